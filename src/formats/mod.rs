@@ -1,0 +1,3 @@
+//! Readers of external formats.
+
+pub mod pharaoh;

@@ -1,0 +1,18 @@
+//! pairmetrics: sentence-pair metrics (LePoD, ...) as DataFusion UDFs over Parquet tables.
+//!
+//! - [`metrics`]: the kernels, plain Rust over token slices;
+//! - [`udf`]: DataFusion adapters, all registered by [`register_all`];
+//! - [`schema`]: our tables' Arrow schemas and the checks on inputs;
+//! - [`formats`]: parsers of external formats;
+//! - [`pipeline`]: the jobs behind the command line (`score`, `sql`, `demo`).
+
+pub mod formats;
+pub mod metrics;
+pub mod pipeline;
+pub mod schema;
+pub mod udf;
+
+pub use udf::register_all;
+
+/// The version written into every output's signature.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

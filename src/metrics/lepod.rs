@@ -1,0 +1,355 @@
+//! LePoD (Niu & Carpuat, AAAI 2020): LeD, the lexical difference, and PoD, the positional
+//! difference, between two sentences (SPEC §1). Plain Rust over token slices: no Arrow here.
+//!
+//! An alignment groups tokens into *units*, the connected components of its link graph. Each
+//! function takes a [`Scratch`] so that a caller scoring many rows reuses its buffers.
+
+use std::fmt;
+
+/// Which sentence of a pair a problem is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Src,
+    Tgt,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Src => "src",
+            Side::Tgt => "tgt",
+        })
+    }
+}
+
+/// Why a pair has no LeD or PoD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LepodError {
+    EmptySentence(Side),
+    LinkOutOfRange { side: Side, position: i64, len: usize },
+}
+
+impl fmt::Display for LepodError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LepodError::EmptySentence(side) => write!(f, "empty sentence ({side})"),
+            LepodError::LinkOutOfRange { side, position, len } => write!(
+                f,
+                "link position {position} outside the {side} sentence of {len} tokens"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LepodError {}
+
+/// A word-alignment link: (position in the first sentence, position in the second), 0-based.
+pub type Link = (u32, u32);
+
+/// Reusable buffers for the unit computations; one per thread or per batch.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    parent: Vec<u32>,
+    /// `members[start[r]..start[r + 1]]`: the nodes of component `r`, ascending.
+    start: Vec<u32>,
+    members: Vec<u32>,
+    anchor1: Vec<u32>,
+    anchor2: Vec<u32>,
+    rank2: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Scratch {
+    /// Build the units of `links` over `n1 + n2` nodes (the second sentence's positions are
+    /// offset by `n1`), after checking every link is inside both sentences.
+    fn units(&mut self, n1: usize, n2: usize, links: &[Link]) -> Result<(), LepodError> {
+        for &(a, b) in links {
+            check_position(Side::Src, a, n1)?;
+            check_position(Side::Tgt, b, n2)?;
+        }
+        let n = n1 + n2;
+        self.parent.clear();
+        self.parent.extend(0..n as u32);
+        for &(a, b) in links {
+            let (ra, rb) = (self.find(a), self.find(n1 as u32 + b));
+            if ra != rb {
+                // Union towards the smaller id keeps roots deterministic.
+                let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+                self.parent[hi as usize] = lo;
+            }
+        }
+        for i in 0..n as u32 {
+            let root = self.find(i);
+            self.parent[i as usize] = root;
+        }
+        Ok(())
+    }
+
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let grand = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = grand;
+            x = grand;
+        }
+        x
+    }
+
+    /// Group node ids by component, ascending within each component (a counting sort), so that
+    /// `members[start[r]..start[r + 1]]` lists the nodes of component `r`: first sentence first.
+    fn group_members(&mut self) {
+        let n = self.parent.len();
+        self.start.clear();
+        self.start.resize(n + 1, 0);
+        for &root in &self.parent {
+            self.start[root as usize + 1] += 1;
+        }
+        for i in 0..n {
+            self.start[i + 1] += self.start[i];
+        }
+        self.members.clear();
+        self.members.resize(n, 0);
+        // Use each bucket start as its fill cursor, then shift the ends back into starts.
+        for (node, &root) in self.parent.iter().enumerate() {
+            self.members[self.start[root as usize] as usize] = node as u32;
+            self.start[root as usize] += 1;
+        }
+        self.start.copy_within(0..n, 1);
+        self.start[0] = 0;
+    }
+}
+
+fn check_position(side: Side, position: u32, len: usize) -> Result<(), LepodError> {
+    if (position as usize) < len {
+        Ok(())
+    } else {
+        Err(LepodError::LinkOutOfRange { side, position: position as i64, len })
+    }
+}
+
+fn check_non_empty(s1: usize, s2: usize) -> Result<(), LepodError> {
+    if s1 == 0 {
+        return Err(LepodError::EmptySentence(Side::Src));
+    }
+    if s2 == 0 {
+        return Err(LepodError::EmptySentence(Side::Tgt));
+    }
+    Ok(())
+}
+
+/// SPEC's formula, summed in exactly this order so results match the original byte for byte.
+fn led_formula(diff1: usize, len1: usize, diff2: usize, len2: usize) -> f64 {
+    (diff1 as f64 / len1 as f64 + diff2 as f64 / len2 as f64) / 2.0
+}
+
+/// Alignment-free LeD: the exact-match alignment of maximum coverage, i.e. a multiset
+/// difference. `scratch` holds sorted copies of both sentences.
+pub fn led_unaligned<'a>(
+    s1: &[&'a str],
+    s2: &[&'a str],
+    scratch: &mut (Vec<&'a str>, Vec<&'a str>),
+) -> Result<f64, LepodError> {
+    check_non_empty(s1.len(), s2.len())?;
+    let (a, b) = scratch;
+    a.clear();
+    a.extend_from_slice(s1);
+    a.sort_unstable();
+    b.clear();
+    b.extend_from_slice(s2);
+    b.sort_unstable();
+    let (mut i, mut j, mut common) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    Ok(led_formula(s1.len() - common, s1.len(), s2.len() - common, s2.len()))
+}
+
+/// Alignment-based LeD: a token is kept when its unit's first-sentence tokens equal its
+/// second-sentence tokens (in position order); every other token, aligned or not, differs.
+pub fn led_aligned(
+    s1: &[&str],
+    s2: &[&str],
+    links: &[Link],
+    scratch: &mut Scratch,
+) -> Result<f64, LepodError> {
+    check_non_empty(s1.len(), s2.len())?;
+    let n1 = s1.len();
+    scratch.units(n1, s2.len(), links)?;
+    scratch.group_members();
+    let mut kept1 = 0;
+    let mut kept2 = 0;
+    for root in 0..scratch.parent.len() {
+        let unit = &scratch.members[scratch.start[root] as usize..scratch.start[root + 1] as usize];
+        let split = unit.partition_point(|&node| (node as usize) < n1);
+        let (side1, side2) = unit.split_at(split);
+        let same = side1.len() == side2.len()
+            && side1
+                .iter()
+                .zip(side2)
+                .all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]);
+        if same {
+            kept1 += side1.len();
+            kept2 += side2.len();
+        }
+    }
+    Ok(led_formula(n1 - kept1, n1, s2.len() - kept2, s2.len()))
+}
+
+/// The punctuation tokens PoD ignores: a token is punctuation when it is exactly one of the
+/// characters of the `-p` string.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Punctuation(Vec<char>);
+
+impl Punctuation {
+    pub fn new(chars: &str) -> Self {
+        let mut set: Vec<char> = chars.chars().collect();
+        set.sort_unstable();
+        set.dedup();
+        Punctuation(set)
+    }
+
+    pub fn contains(&self, token: &str) -> bool {
+        let mut chars = token.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => self.0.binary_search(&c).is_ok(),
+            _ => false,
+        }
+    }
+}
+
+/// PoD: the mean, over the anchors of the units that survive punctuation filtering, of the
+/// largest rank displacement inside each closed segment (SPEC §1). 0 when no unit survives.
+pub fn pod(
+    s1: &[&str],
+    s2: &[&str],
+    links: &[Link],
+    punct: &Punctuation,
+    scratch: &mut Scratch,
+) -> Result<f64, LepodError> {
+    check_non_empty(s1.len(), s2.len())?;
+    let (n1, n2) = (s1.len(), s2.len());
+    scratch.units(n1, n2, links)?;
+    let n = n1 + n2;
+    let Scratch { parent, anchor1, anchor2, rank2, .. } = scratch;
+    for buf in [&mut *anchor1, &mut *anchor2, &mut *rank2] {
+        buf.clear();
+        buf.resize(n, NONE);
+    }
+    // Anchors: the first position of each unit on each side.
+    for pos in (0..n).rev() {
+        let root = parent[pos] as usize;
+        if pos < n1 {
+            anchor1[root] = pos as u32;
+        } else {
+            anchor2[root] = (pos - n1) as u32;
+        }
+    }
+    let survives = |root: usize| {
+        anchor1[root] != NONE
+            && anchor2[root] != NONE
+            && !punct.contains(s1[anchor1[root] as usize])
+            && !punct.contains(s2[anchor2[root] as usize])
+    };
+    let mut units = 0u32;
+    for pos in 0..n2 {
+        let root = parent[n1 + pos] as usize;
+        if anchor2[root] == pos as u32 && survives(root) {
+            rank2[root] = units;
+            units += 1;
+        }
+    }
+    if units == 0 {
+        return Ok(0.0);
+    }
+    let (mut k, mut running, mut segment_max, mut total) = (0i64, 0i64, 0i64, 0i64);
+    for pos in 0..n1 {
+        let root = parent[pos] as usize;
+        if anchor1[root] != pos as u32 || rank2[root] == NONE {
+            continue;
+        }
+        let d = rank2[root] as i64 - k;
+        k += 1;
+        running += d;
+        segment_max = segment_max.max(d.abs());
+        if running == 0 {
+            total += segment_max;
+            segment_max = 0;
+        }
+    }
+    Ok(total as f64 / units as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<&str> {
+        s.split_whitespace().collect()
+    }
+
+    #[test]
+    fn unaligned_led_counts_occurrences_not_types() {
+        let mut scratch = Default::default();
+        let led = led_unaligned(&toks("the cat sat on the mat"), &toks("the mat"), &mut scratch);
+        assert_eq!(led.unwrap(), (4.0 / 6.0 + 0.0 / 2.0) / 2.0);
+    }
+
+    #[test]
+    fn phrase_unit_differs_when_tokens_differ() {
+        // "a lot of" <-> "many" as one unit: 3 of 7 and 1 of 5 tokens differ.
+        let s1 = toks("I have a lot of friends .");
+        let s2 = toks("I have many friends .");
+        let links = [(0, 0), (1, 1), (2, 2), (3, 2), (4, 2), (5, 3), (6, 4)];
+        let led = led_aligned(&s1, &s2, &links, &mut Scratch::default()).unwrap();
+        assert_eq!(led, (3.0 / 7.0 + 1.0 / 5.0) / 2.0);
+    }
+
+    #[test]
+    fn rotation_gives_pod_of_largest_displacement() {
+        let s1 = toks("a b c d e");
+        let s2 = toks("b c d e a");
+        let links = [(1, 0), (2, 1), (3, 2), (4, 3), (0, 4)];
+        let pod = pod(&s1, &s2, &links, &Punctuation::default(), &mut Scratch::default());
+        assert_eq!(pod.unwrap(), 0.8);
+    }
+
+    #[test]
+    fn punctuation_unit_is_dropped_when_either_anchor_is_punctuation() {
+        let s1 = toks("x , y");
+        let s2 = toks("y ; x");
+        let links = [(0, 2), (1, 1), (2, 0)];
+        let scratch = &mut Scratch::default();
+        // Only "," is punctuation; the unit is dropped although its partner ";" is not.
+        let with = pod(&s1, &s2, &links, &Punctuation::new(","), scratch).unwrap();
+        assert_eq!(with, 0.5);
+        let without = pod(&s1, &s2, &links, &Punctuation::default(), scratch).unwrap();
+        assert_eq!(without, 2.0 / 3.0);
+    }
+
+    #[test]
+    fn no_surviving_unit_gives_zero_pod() {
+        let pod = pod(&toks("a b"), &toks("c"), &[], &Punctuation::default(), &mut Scratch::default());
+        assert_eq!(pod.unwrap(), 0.0);
+    }
+
+    #[test]
+    fn problems_are_reported() {
+        let scratch = &mut Scratch::default();
+        assert_eq!(
+            led_aligned(&[], &toks("a"), &[], scratch),
+            Err(LepodError::EmptySentence(Side::Src))
+        );
+        assert_eq!(
+            led_aligned(&toks("a"), &toks("b"), &[(0, 3)], scratch),
+            Err(LepodError::LinkOutOfRange { side: Side::Tgt, position: 3, len: 1 })
+        );
+    }
+}

@@ -1,0 +1,3 @@
+//! Metric kernels: plain Rust, no Arrow, no I/O.
+
+pub mod lepod;

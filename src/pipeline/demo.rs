@@ -1,0 +1,92 @@
+//! `pairmetrics demo`: score the bundled Europarl sample and take a short SQL tour of it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use super::score::{ScoreOptions, score};
+use super::sql::{self, Format};
+
+/// The bundled sample, found beside the crate's manifest.
+pub fn default_data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/europarl-sample")
+}
+
+/// The punctuation the demo asks PoD to ignore.
+pub const DEMO_PUNCT: &str = ".,;:!?\"'()";
+
+/// The SQL tour: (what it shows, query over table `scored`).
+pub const TOUR: &[(&str, &str)] = &[
+    (
+        "Corpus means (NULL rows are left out of the means)",
+        "SELECT count(*) AS pairs, count(led) AS scored, round(avg(led), 4) AS mean_led, \
+         round(avg(pod), 4) AS mean_pod FROM scored",
+    ),
+    (
+        "Why some rows have no score",
+        "SELECT lepod_problem AS reason, count(*) AS pairs FROM scored \
+         WHERE lepod_problem IS NOT NULL GROUP BY reason ORDER BY pairs DESC",
+    ),
+    (
+        "The most reordered pairs of at least 8 tokens",
+        "SELECT pair_id, round(pod, 3) AS pod, cardinality(src) AS len, \
+         substr(tgt_text, 1, 60) AS english FROM scored \
+         WHERE cardinality(src) >= 8 ORDER BY pod DESC, pair_id LIMIT 5",
+    ),
+    (
+        "A histogram of PoD",
+        "SELECT floor(pod * 10) / 10 AS pod_from, count(*) AS pairs, \
+         repeat('#', CAST(count(*) / 40 AS INT)) AS bar \
+         FROM scored WHERE pod IS NOT NULL GROUP BY pod_from ORDER BY pod_from",
+    ),
+    (
+        "Longer sentences are reordered more",
+        "SELECT CASE WHEN cardinality(src) < 10 THEN '1: < 10' \
+         WHEN cardinality(src) < 25 THEN '2: 10-24' ELSE '3: >= 25' END AS src_tokens, \
+         count(*) AS pairs, round(avg(led), 3) AS mean_led, round(avg(pod), 3) AS mean_pod \
+         FROM scored GROUP BY src_tokens ORDER BY src_tokens",
+    ),
+];
+
+pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
+    let [pairs, alignments] = ["pairs", "alignments"].map(|t| data.join(format!("{t}.parquet")));
+    if !pairs.exists() {
+        bail!(
+            "the demo data is not at {} (pass --data DIR, or rebuild it with \
+             scripts/prepare_europarl.py)",
+            data.display()
+        );
+    }
+    writeln!(
+        sink,
+        "Scoring {} (French src, English tgt; spaCy tokens, eflomal alignments).\n\
+         Across languages LeD counts the tokens not carried over unchanged (names, numbers, \
+         punctuation are), and PoD how far aligned words move.\n",
+        data.display()
+    )?;
+    let options = ScoreOptions {
+        pairs,
+        alignments: Some(alignments),
+        arcs: None,
+        out: out.to_path_buf(),
+        lowercase: true,
+        punct: DEMO_PUNCT.to_string(),
+        progress: false,
+    };
+    let summary = score(&options).await?;
+    writeln!(sink, "$ pairmetrics score --lowercase --punct '{DEMO_PUNCT}' ... --out {}", out.display())?;
+    writeln!(sink, "{summary}\n")?;
+    let ctx = sql::context_with_tables(&[("scored".to_string(), out.to_path_buf())]).await?;
+    for (title, query) in TOUR {
+        writeln!(sink, "-- {title}\n{query};")?;
+        sql::run(&ctx, query, Format::Table, None, sink).await?;
+        writeln!(sink)?;
+    }
+    writeln!(
+        sink,
+        "Query it yourself:\n  pairmetrics sql --table scored={} \"SELECT ... FROM scored\"",
+        out.display()
+    )?;
+    Ok(())
+}

@@ -1,0 +1,7 @@
+//! The jobs behind the command line.
+
+pub mod demo;
+pub mod score;
+pub mod session;
+pub mod sql;
+pub mod write;

@@ -1,0 +1,273 @@
+//! `pairmetrics score`: join the input tables on `pair_id`, add a column per computable metric,
+//! and stream the result into a Parquet file written atomically.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::Float64Type;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::TryStreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::session::{self, KeyOrder};
+use super::write::AtomicParquetWriter;
+use crate::schema::Table;
+
+#[derive(Debug, Clone)]
+pub struct ScoreOptions {
+    pub pairs: PathBuf,
+    pub alignments: Option<PathBuf>,
+    pub arcs: Option<PathBuf>,
+    pub out: PathBuf,
+    pub lowercase: bool,
+    pub punct: String,
+    pub progress: bool,
+}
+
+impl ScoreOptions {
+    /// The metric configuration, sacrebleu style, written into the output's metadata.
+    pub fn signature(&self) -> String {
+        let led = if self.alignments.is_some() { "links" } else { "multiset" };
+        let case = if self.lowercase { "lc" } else { "mixed" };
+        let mut sig = format!("pairmetrics:{}|led:{led}|case:{case}", crate::VERSION);
+        if self.alignments.is_some() {
+            sig += &format!("|pod:punct={:?}", self.punct);
+        }
+        sig
+    }
+}
+
+/// The metric columns `score` adds; input columns of the same name are replaced.
+const METRICS: &[&str] = &["led", "pod", "lepod_problem"];
+
+/// Per-metric corpus figures, accumulated batch by batch.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct MetricSummary {
+    pub scored: u64,
+    pub sum: f64,
+}
+
+impl MetricSummary {
+    pub fn mean(&self) -> Option<f64> {
+        (self.scored > 0).then(|| self.sum / self.scored as f64)
+    }
+}
+
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Summary {
+    pub rows: u64,
+    pub metrics: BTreeMap<String, MetricSummary>,
+    /// Rows with NULL metrics, by reason.
+    pub problems: BTreeMap<String, u64>,
+    /// Alignment rows whose pair_id is not in the pairs table (not in the output).
+    pub orphan_alignments: u64,
+    pub signature: String,
+    pub notes: Vec<String>,
+}
+
+impl Summary {
+    fn add(&mut self, batch: &RecordBatch) {
+        self.rows += batch.num_rows() as u64;
+        for name in ["led", "pod"] {
+            let Some(column) = batch.column_by_name(name) else { continue };
+            let values = column.as_primitive::<Float64Type>();
+            let entry = self.metrics.entry(name.to_string()).or_default();
+            entry.scored += (values.len() - values.null_count()) as u64;
+            // Sequential sum in row order: the corpus mean is reproducible to the last bit.
+            for v in values.iter().flatten() {
+                entry.sum += v;
+            }
+        }
+        if let Some(column) = batch.column_by_name("lepod_problem") {
+            for reason in column.as_string::<i32>().iter().flatten() {
+                *self.problems.entry(reason.to_string()).or_default() += 1;
+            }
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "rows: {}", self.rows)?;
+        for (name, m) in &self.metrics {
+            match m.mean() {
+                Some(mean) => writeln!(
+                    f,
+                    "{name}: mean {mean:.4} over {} pairs ({} NULL)",
+                    m.scored,
+                    self.rows - m.scored
+                )?,
+                None => writeln!(f, "{name}: no pair could be scored")?,
+            }
+        }
+        if !self.problems.is_empty() {
+            writeln!(f, "rows with NULL metrics, by reason (column lepod_problem):")?;
+            for (reason, count) in &self.problems {
+                writeln!(f, "  {count:>8}  {reason}")?;
+            }
+        }
+        if self.orphan_alignments > 0 {
+            writeln!(
+                f,
+                "alignment rows with no pair (not in the output): {}",
+                self.orphan_alignments
+            )?;
+        }
+        for note in &self.notes {
+            writeln!(f, "note: {note}")?;
+        }
+        write!(f, "signature: {}", self.signature)
+    }
+}
+
+/// A checked, planned job: the session with its tables and the query to stream.
+pub struct Prepared {
+    pub ctx: SessionContext,
+    pub query: String,
+    pub rows: u64,
+    summary: Summary,
+}
+
+/// Check the inputs (schemas, then pair_id: present, unique, and whether sorted) and plan.
+/// Tables sorted by pair_id are declared so, which lets the join stream (a merge join of two
+/// scans, no sort, no hash table of a whole side).
+pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
+    let mut config = SessionConfig::new();
+    config.options_mut().optimizer.prefer_hash_join = false;
+    let ctx = session::context_with(config)?;
+    let mut summary = Summary { signature: options.signature(), ..Default::default() };
+    let mut inputs = vec![(Table::Pairs, &options.pairs)];
+    inputs.extend(options.alignments.as_ref().map(|path| (Table::Alignments, path)));
+    let mut rows = 0;
+    for (table, path) in inputs {
+        session::register_checked(&ctx, table, path).await?;
+        let order = key_order(&ctx, table, path).await?;
+        if table == Table::Pairs {
+            rows = order.rows;
+        }
+        if order.ascending {
+            ctx.deregister_table(table.name())?;
+            session::register_parquet(&ctx, table.name(), path, true).await?;
+        } else {
+            summary.notes.push(format!(
+                "{} is not sorted by pair_id, so it was sorted (spilling to disk if needed); \
+                 sort it once to stream",
+                path.display()
+            ));
+        }
+    }
+    if let Some(path) = &options.arcs {
+        session::register_checked(&ctx, Table::Arcs, path).await?;
+        summary.notes.push("arcs checked; no metric of this version reads them yet".into());
+    }
+    if options.alignments.is_some() {
+        summary.orphan_alignments = count(
+            &ctx,
+            "SELECT count(*) FROM alignments a LEFT ANTI JOIN pairs p ON a.pair_id = p.pair_id",
+        )
+        .await?;
+    }
+    let query = score_query(&ctx, options).await?;
+    Ok(Prepared { ctx, query, rows, summary })
+}
+
+/// Run the whole job: check inputs, plan, stream, write atomically, summarise.
+pub async fn score(options: &ScoreOptions) -> Result<Summary> {
+    let Prepared { ctx, query, rows, mut summary } = prepare(options).await?;
+    let frame = ctx.sql(&query).await?;
+    let schema = frame.schema().inner().clone();
+    let mut stream = frame.execute_stream().await?;
+    let metadata = vec![
+        ("pairmetrics.signature".to_string(), summary.signature.clone()),
+        ("pairmetrics.query".to_string(), query.clone()),
+    ];
+    let mut writer = AtomicParquetWriter::create(&options.out, schema, metadata)?;
+    let bar = progress_bar(options.progress, rows);
+    while let Some(batch) = stream.try_next().await? {
+        writer.write(&batch)?;
+        summary.add(&batch);
+        bar.inc(batch.num_rows() as u64);
+    }
+    bar.finish_and_clear();
+    if summary.rows != rows {
+        bail!("internal error: {rows} input pairs but {} output rows; nothing was written", summary.rows);
+    }
+    writer.finish()?;
+    Ok(summary)
+}
+
+async fn key_order(ctx: &SessionContext, table: Table, path: &std::path::Path) -> Result<KeyOrder> {
+    let order = session::pair_id_order(path, table).await?;
+    if !order.ascending {
+        let repeated = format!(
+            "SELECT pair_id FROM {} GROUP BY pair_id HAVING count(*) > 1 LIMIT 1",
+            table.name()
+        );
+        if count(ctx, &format!("SELECT count(*) FROM ({repeated})")).await? > 0 {
+            bail!(
+                "{} table {}: pair_id values repeat; pair_id must be unique",
+                table.name(),
+                path.display()
+            );
+        }
+    }
+    Ok(order)
+}
+
+async fn count(ctx: &SessionContext, sql: &str) -> Result<u64> {
+    let batches = ctx.sql(sql).await?.collect().await?;
+    let value = batches[0].column(0).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0);
+    Ok(value as u64)
+}
+
+/// `SELECT <pairs columns>, <metrics> FROM pairs LEFT JOIN alignments ... ORDER BY pair_id`.
+async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<String> {
+    let pairs_schema = ctx.table_provider("pairs").await?.schema();
+    let mut select: Vec<String> = pairs_schema
+        .fields()
+        .iter()
+        .filter(|f| !METRICS.contains(&f.name().as_str()))
+        .map(|f| format!("p.{}", quote(f.name())))
+        .collect();
+    let tokens = |side: &str| {
+        if options.lowercase {
+            format!("lowercase_tokens(p.{side})")
+        } else {
+            format!("p.{side}")
+        }
+    };
+    let (src, tgt) = (tokens("src"), tokens("tgt"));
+    let from = if options.alignments.is_some() {
+        let punct = options.punct.replace('\'', "''");
+        select.push(format!("led({src}, {tgt}, a.links) AS led"));
+        select.push(format!("pod({src}, {tgt}, a.links, '{punct}') AS pod"));
+        select.push(format!("lepod_problem({src}, {tgt}, a.links) AS lepod_problem"));
+        "pairs p LEFT JOIN alignments a ON p.pair_id = a.pair_id"
+    } else {
+        select.push(format!("led({src}, {tgt}) AS led"));
+        select.push(format!("lepod_problem({src}, {tgt}) AS lepod_problem"));
+        "pairs p"
+    };
+    // NULLS FIRST matches the declared order of sorted inputs, so no sort is planned.
+    Ok(format!("SELECT {} FROM {from} ORDER BY p.pair_id NULLS FIRST", select.join(", ")))
+}
+
+fn quote(identifier: &str) -> String {
+    format!("\"{}\"", identifier.replace('"', "\"\""))
+}
+
+fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
+    if !enabled {
+        return ProgressBar::hidden();
+    }
+    // Draws to stderr, and only when it is a terminal.
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} pairs, {per_sec}, eta {eta}")
+            .expect("valid template"),
+    );
+    bar
+}

@@ -1,0 +1,96 @@
+//! DataFusion sessions with every pairmetrics function registered, and Parquet tables in them.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use datafusion::arrow::array::{Array, AsArray};
+use datafusion::arrow::datatypes::Int64Type;
+use datafusion::logical_expr::{SortExpr, col};
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use futures::TryStreamExt;
+
+use crate::schema::Table;
+
+/// A session with the information schema on (so `SHOW FUNCTIONS` works) and every UDF.
+pub fn context() -> Result<SessionContext> {
+    context_with(SessionConfig::new())
+}
+
+pub fn context_with(config: SessionConfig) -> Result<SessionContext> {
+    let mut ctx = SessionContext::new_with_config(config.with_information_schema(true));
+    crate::udf::register_all(&mut ctx)?;
+    Ok(ctx)
+}
+
+/// Register a Parquet file, or a directory of them, as table `name`.
+pub async fn register_parquet(
+    ctx: &SessionContext,
+    name: &str,
+    path: &Path,
+    sorted_by_pair_id: bool,
+) -> Result<()> {
+    if !path.exists() {
+        bail!("table {name}: {} does not exist", path.display());
+    }
+    let mut url = path.to_string_lossy().into_owned();
+    if path.is_dir() && !url.ends_with('/') {
+        url.push('/');
+    }
+    let mut options = ParquetReadOptions::default();
+    if sorted_by_pair_id {
+        options.file_sort_order = vec![vec![SortExpr::new(col("pair_id"), true, true)]];
+    }
+    ctx.register_parquet(name, &url, options)
+        .await
+        .with_context(|| format!("cannot read {} as Parquet", path.display()))?;
+    Ok(())
+}
+
+/// Register `path` as `table.name()` after checking its schema, failing before any work.
+pub async fn register_checked(ctx: &SessionContext, table: Table, path: &Path) -> Result<()> {
+    register_parquet(ctx, table.name(), path, false).await?;
+    let schema = ctx.table_provider(table.name()).await?.schema();
+    table.check(&path.display().to_string(), &schema)?;
+    Ok(())
+}
+
+/// How a table's `pair_id` column is ordered, from one pass over that column alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyOrder {
+    pub rows: u64,
+    /// Strictly increasing in file order: the table can be merge-joined without sorting.
+    pub ascending: bool,
+}
+
+/// Read `pair_id` of `path` in file order; a NULL or (in sorted data) a repeated id is an error
+/// that names the row.
+pub async fn pair_id_order(path: &Path, table: Table) -> Result<KeyOrder> {
+    let ctx = context_with(SessionConfig::new().with_target_partitions(1))?;
+    register_parquet(&ctx, "t", path, false).await?;
+    let mut stream = ctx.sql("SELECT pair_id FROM t").await?.execute_stream().await?;
+    let (mut rows, mut ascending, mut last) = (0u64, true, None::<i64>);
+    let name = table.name();
+    while let Some(batch) = stream.try_next().await? {
+        let ids = batch.column(0).as_primitive::<Int64Type>();
+        if ids.null_count() > 0 {
+            let row = rows + (0..ids.len()).find(|&i| ids.is_null(i)).unwrap_or(0) as u64;
+            bail!("{name} table {}: pair_id is NULL at row {row}", path.display());
+        }
+        for &id in ids.values() {
+            if let Some(prev) = last {
+                if id == prev && ascending {
+                    bail!(
+                        "{name} table {}: pair_id {id} appears twice (rows {} and {rows}); \
+                         pair_id must be unique",
+                        path.display(),
+                        rows - 1
+                    );
+                }
+                ascending &= id > prev;
+            }
+            last = Some(id);
+            rows += 1;
+        }
+    }
+    Ok(KeyOrder { rows, ascending })
+}

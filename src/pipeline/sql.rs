@@ -1,0 +1,79 @@
+//! `pairmetrics sql`: run a query over Parquet tables with every UDF registered.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::arrow::{csv, json};
+use datafusion::prelude::SessionContext;
+use futures::TryStreamExt;
+
+use super::session;
+use super::write::AtomicParquetWriter;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// An aligned text table.
+    Table,
+    /// CSV with a header row.
+    Csv,
+    /// One JSON object per line.
+    Json,
+}
+
+/// A session with `tables` (name, Parquet file or directory) registered.
+pub async fn context_with_tables(tables: &[(String, PathBuf)]) -> Result<SessionContext> {
+    let ctx = session::context()?;
+    for (name, path) in tables {
+        session::register_parquet(&ctx, name, path, false).await?;
+    }
+    Ok(ctx)
+}
+
+/// Run `query`; print it in `format` to `sink`, or write it to `out` as Parquet.
+pub async fn run(
+    ctx: &SessionContext,
+    query: &str,
+    format: Format,
+    out: Option<&Path>,
+    sink: &mut dyn Write,
+) -> Result<()> {
+    let frame = ctx.sql(query).await?;
+    if let Some(path) = out {
+        let schema = frame.schema().inner().clone();
+        let metadata = vec![
+            ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
+            ("pairmetrics.query".to_string(), query.to_string()),
+        ];
+        let mut writer = AtomicParquetWriter::create(path, schema, metadata)?;
+        let mut stream = frame.execute_stream().await?;
+        while let Some(batch) = stream.try_next().await? {
+            writer.write(&batch)?;
+        }
+        return writer.finish();
+    }
+    match format {
+        Format::Table => {
+            let batches: Vec<RecordBatch> = frame.collect().await?;
+            writeln!(sink, "{}", pretty_format_batches(&batches)?)?;
+        }
+        Format::Csv => {
+            let mut stream = frame.execute_stream().await?;
+            let mut writer = csv::WriterBuilder::new().with_header(true).build(sink);
+            while let Some(batch) = stream.try_next().await? {
+                writer.write(&batch).context("writing CSV")?;
+            }
+        }
+        Format::Json => {
+            let mut stream = frame.execute_stream().await?;
+            let mut writer = json::LineDelimitedWriter::new(sink);
+            while let Some(batch) = stream.try_next().await? {
+                writer.write(&batch).context("writing JSON")?;
+            }
+            writer.finish()?;
+        }
+    }
+    Ok(())
+}

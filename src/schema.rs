@@ -1,0 +1,204 @@
+//! The Arrow schemas of our Parquet tables (documented in `schemas/*.md`) and the checks that
+//! fail fast, before any work, when an input does not have them.
+
+use std::fmt;
+
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+
+use crate::udf::args::{is_link_list, is_token_list, link_list_type, token_list_type};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    Pairs,
+    Alignments,
+    Arcs,
+}
+
+/// What a column must hold, with the variants we accept on input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ColumnType {
+    Id,
+    Tokens,
+    Links,
+    Heads,
+}
+
+impl ColumnType {
+    fn canonical(self) -> DataType {
+        match self {
+            ColumnType::Id => DataType::Int64,
+            ColumnType::Tokens => token_list_type(),
+            ColumnType::Links => link_list_type(),
+            ColumnType::Heads => {
+                DataType::List(Field::new_list_field(DataType::Int32, true).into())
+            }
+        }
+    }
+
+    fn accepts(self, dt: &DataType) -> bool {
+        match self {
+            ColumnType::Id => dt == &DataType::Int64,
+            ColumnType::Tokens => is_token_list(dt),
+            ColumnType::Links => is_link_list(dt),
+            ColumnType::Heads => matches!(
+                dt,
+                DataType::List(f) | DataType::LargeList(f) if f.data_type().is_integer()
+            ),
+        }
+    }
+}
+
+struct Column {
+    name: &'static str,
+    kind: ColumnType,
+    required: bool,
+}
+
+const fn col(name: &'static str, kind: ColumnType) -> Column {
+    Column { name, kind, required: true }
+}
+
+const PAIRS: &[Column] = &[
+    col("pair_id", ColumnType::Id),
+    col("src", ColumnType::Tokens),
+    col("tgt", ColumnType::Tokens),
+];
+const ALIGNMENTS: &[Column] = &[col("pair_id", ColumnType::Id), col("links", ColumnType::Links)];
+const ARCS: &[Column] = &[
+    col("pair_id", ColumnType::Id),
+    col("src_head", ColumnType::Heads),
+    col("tgt_head", ColumnType::Heads),
+    col("src_deprel", ColumnType::Tokens),
+    col("tgt_deprel", ColumnType::Tokens),
+    Column { name: "src_upos", kind: ColumnType::Tokens, required: false },
+    Column { name: "tgt_upos", kind: ColumnType::Tokens, required: false },
+];
+
+impl Table {
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Pairs => "pairs",
+            Table::Alignments => "alignments",
+            Table::Arcs => "arcs",
+        }
+    }
+
+    fn columns(self) -> &'static [Column] {
+        match self {
+            Table::Pairs => PAIRS,
+            Table::Alignments => ALIGNMENTS,
+            Table::Arcs => ARCS,
+        }
+    }
+
+    /// The schema our writers produce. `pair_id` is never NULL; lists and items may be.
+    pub fn schema(self) -> Schema {
+        Schema::new(
+            self.columns()
+                .iter()
+                .map(|c| Field::new(c.name, c.kind.canonical(), c.kind != ColumnType::Id))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// Check that `schema`, read from `file`, has every column this table needs with a type we
+    /// accept (List or LargeList, any string type). Other columns are allowed and carried along.
+    pub fn check(self, file: &str, schema: &Schema) -> Result<(), SchemaError> {
+        for column in self.columns() {
+            let problem = match schema.field_with_name(column.name) {
+                Ok(field) if column.kind.accepts(field.data_type()) => continue,
+                Ok(field) => Mismatch::Type(field.data_type().clone()),
+                Err(_) if !column.required => continue,
+                Err(_) => Mismatch::Missing,
+            };
+            return Err(SchemaError {
+                table: self.name(),
+                file: file.to_string(),
+                column: column.name,
+                expected: render_type(&column.kind.canonical()),
+                problem,
+            });
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mismatch {
+    Missing,
+    Type(DataType),
+}
+
+/// An input that is not of the table's schema: names the file, the column and the type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    pub table: &'static str,
+    pub file: String,
+    pub column: &'static str,
+    pub expected: String,
+    pub problem: Mismatch,
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let SchemaError { table, file, column, expected, .. } = self;
+        match &self.problem {
+            Mismatch::Missing => write!(f, "{table} table {file}: column `{column}` is missing"),
+            Mismatch::Type(found) => write!(
+                f,
+                "{table} table {file}: column `{column}` has type {}",
+                render_type(found)
+            ),
+        }?;
+        write!(f, "; expected {expected} (see schemas/{table}.md)")
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+/// A type as `schemas/*.md` writes it: `Int64`, `List<Utf8>`, `List<Struct<src Int32, tgt Int32>>`.
+pub fn render_type(dt: &DataType) -> String {
+    match dt {
+        DataType::List(f) => format!("List<{}>", render_type(f.data_type())),
+        DataType::LargeList(f) => format!("LargeList<{}>", render_type(f.data_type())),
+        DataType::Struct(fields) => {
+            let inner: Vec<String> = fields
+                .iter()
+                .map(|f| format!("{} {}", f.name(), render_type(f.data_type())))
+                .collect();
+            format!("Struct<{}>", inner.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_variants_and_extra_columns() {
+        let large = DataType::LargeList(Field::new("element", DataType::Utf8View, true).into());
+        let schema = Schema::new(vec![
+            Field::new("pair_id", DataType::Int64, true),
+            Field::new("src", large.clone(), true),
+            Field::new("tgt", large, true),
+            Field::new("domain", DataType::Utf8, true),
+        ]);
+        assert_eq!(Table::Pairs.check("p.parquet", &schema), Ok(()));
+    }
+
+    #[test]
+    fn names_file_column_and_expected_type() {
+        let schema = Schema::new(vec![
+            Field::new("pair_id", DataType::Int64, false),
+            Field::new("src", DataType::Int64, true),
+        ]);
+        let err = Table::Pairs.check("p.parquet", &schema).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "pairs table p.parquet: column `src` has type Int64; expected List<Utf8> \
+             (see schemas/pairs.md)"
+        );
+    }
+}

@@ -1,0 +1,314 @@
+//! Argument decoding shared by every UDF: type checks at plan time, and row views at run time
+//! that hand kernels plain slices without allocating per row.
+
+use std::fmt;
+
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, GenericListArray, Int64Array, LargeStringArray, OffsetSizeTrait,
+    StringArray, StringViewArray, StructArray,
+};
+use datafusion::arrow::buffer::NullBuffer;
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Field, Fields};
+use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
+use datafusion::logical_expr::ColumnarValue;
+
+use crate::metrics::lepod::Link;
+
+/// The type we return for token lists and accept for NULL literals: `List<Utf8>`.
+pub fn token_list_type() -> DataType {
+    DataType::List(Field::new_list_field(DataType::Utf8, true).into())
+}
+
+/// `Struct<src Int32, tgt Int32>`: one alignment link.
+pub fn link_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("src", DataType::Int32, false),
+        Field::new("tgt", DataType::Int32, false),
+    ])
+}
+
+/// `List<Struct<src Int32, tgt Int32>>`: a pair's alignment.
+pub fn link_list_type() -> DataType {
+    DataType::List(Field::new_list_field(DataType::Struct(link_fields()), true).into())
+}
+
+pub fn is_string(dt: &DataType) -> bool {
+    matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+fn list_item(dt: &DataType) -> Option<&DataType> {
+    match dt {
+        DataType::List(f) | DataType::LargeList(f) => Some(f.data_type()),
+        _ => None,
+    }
+}
+
+pub fn is_token_list(dt: &DataType) -> bool {
+    list_item(dt).is_some_and(is_string)
+}
+
+pub fn is_link_list(dt: &DataType) -> bool {
+    match list_item(dt) {
+        Some(DataType::Struct(fields)) => ["src", "tgt"].iter().all(|name| {
+            fields.find(name).is_some_and(|(_, f)| f.data_type().is_integer())
+        }),
+        _ => false,
+    }
+}
+
+/// What an argument position accepts, for plan-time checks with messages that say what to pass.
+#[derive(Debug, Clone, Copy)]
+pub enum Expect {
+    Tokens,
+    Links,
+    Text,
+}
+
+impl Expect {
+    fn accepts(self, dt: &DataType) -> bool {
+        match self {
+            Expect::Tokens => is_token_list(dt),
+            Expect::Links => is_link_list(dt),
+            Expect::Text => is_string(dt),
+        }
+    }
+
+    fn null_type(self) -> DataType {
+        match self {
+            Expect::Tokens => token_list_type(),
+            Expect::Links => link_list_type(),
+            Expect::Text => DataType::Utf8,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Expect::Tokens => "a token list: List or LargeList of Utf8, LargeUtf8 or Utf8View",
+            Expect::Links => "alignment links: List<Struct<src Int32, tgt Int32>> (0-based)",
+            Expect::Text => "a string: Utf8, LargeUtf8 or Utf8View",
+        }
+    }
+}
+
+/// Check `arg_types` against one of the accepted argument lists (`shapes`), each a list of
+/// (name, expectation). Literal NULLs are coerced to the expected type.
+pub fn coerce(
+    function: &str,
+    arg_types: &[DataType],
+    shapes: &[&[(&str, Expect)]],
+) -> Result<Vec<DataType>> {
+    let Some(shape) = shapes.iter().find(|s| s.len() == arg_types.len()) else {
+        let usage: Vec<String> = shapes
+            .iter()
+            .map(|s| {
+                let names: Vec<&str> = s.iter().map(|(n, _)| *n).collect();
+                format!("{function}({})", names.join(", "))
+            })
+            .collect();
+        return plan_err!(
+            "{function} takes {} but was given {} arguments",
+            usage.join(" or "),
+            arg_types.len()
+        );
+    };
+    shape
+        .iter()
+        .zip(arg_types)
+        .map(|(&(name, expect), dt)| {
+            if dt.is_null() {
+                Ok(expect.null_type())
+            } else if expect.accepts(dt) {
+                Ok(dt.clone())
+            } else {
+                plan_err!("{function}: argument `{name}` must be {}, got {dt}", expect.describe())
+            }
+        })
+        .collect()
+}
+
+/// Why one row's arguments cannot be scored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowProblem {
+    NullArgument(&'static str),
+    NullElement { arg: &'static str, index: usize },
+    NegativeLink { index: usize },
+}
+
+impl fmt::Display for RowProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RowProblem::NullArgument("links") => f.write_str("links is NULL (no alignment row)"),
+            RowProblem::NullArgument(arg) => write!(f, "{arg} is NULL"),
+            RowProblem::NullElement { arg, index } => write!(f, "{arg}[{index}] is NULL"),
+            RowProblem::NegativeLink { index } => write!(f, "links[{index}] has a negative position"),
+        }
+    }
+}
+
+/// A column of strings (`Utf8`, `LargeUtf8` or `Utf8View`).
+pub enum Strings<'a> {
+    Utf8(&'a StringArray),
+    Large(&'a LargeStringArray),
+    View(&'a StringViewArray),
+}
+
+impl<'a> Strings<'a> {
+    pub fn new(array: &'a dyn Array) -> Result<Self> {
+        Ok(match array.data_type() {
+            DataType::Utf8 => Strings::Utf8(array.as_string()),
+            DataType::LargeUtf8 => Strings::Large(array.as_string()),
+            DataType::Utf8View => Strings::View(array.as_string_view()),
+            other => return exec_err!("expected a string array, got {other}"),
+        })
+    }
+
+    pub fn get(&self, i: usize) -> Option<&'a str> {
+        match self {
+            Strings::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
+            Strings::Large(a) => a.is_valid(i).then(|| a.value(i)),
+            Strings::View(a) => a.is_valid(i).then(|| a.value(i)),
+        }
+    }
+}
+
+/// Row ranges of a List or LargeList, whatever its items.
+struct Lists<'a> {
+    offsets: Offsets<'a>,
+    nulls: Option<&'a NullBuffer>,
+}
+
+enum Offsets<'a> {
+    Small(&'a [i32]),
+    Large(&'a [i64]),
+}
+
+impl<'a> Lists<'a> {
+    fn new(array: &'a dyn Array) -> Result<(Self, &'a ArrayRef)> {
+        fn parts<O: OffsetSizeTrait>(a: &GenericListArray<O>) -> (&[O], &ArrayRef) {
+            (a.value_offsets(), a.values())
+        }
+        let (offsets, values) = match array.data_type() {
+            DataType::List(_) => {
+                let (o, v) = parts(array.as_list::<i32>());
+                (Offsets::Small(o), v)
+            }
+            DataType::LargeList(_) => {
+                let (o, v) = parts(array.as_list::<i64>());
+                (Offsets::Large(o), v)
+            }
+            other => return exec_err!("expected a list array, got {other}"),
+        };
+        Ok((Lists { offsets, nulls: array.nulls() }, values))
+    }
+
+    /// The item range of row `i`, or None for a NULL list.
+    fn range(&self, i: usize) -> Option<std::ops::Range<usize>> {
+        if self.nulls.is_some_and(|n| n.is_null(i)) {
+            return None;
+        }
+        Some(match self.offsets {
+            Offsets::Small(o) => o[i] as usize..o[i + 1] as usize,
+            Offsets::Large(o) => o[i] as usize..o[i + 1] as usize,
+        })
+    }
+}
+
+/// A column of token lists, read row by row into a reused `Vec<&str>`.
+pub struct TokenLists<'a> {
+    name: &'static str,
+    lists: Lists<'a>,
+    strings: Strings<'a>,
+}
+
+impl<'a> TokenLists<'a> {
+    pub fn new(name: &'static str, array: &'a ArrayRef) -> Result<Self> {
+        let (lists, values) = Lists::new(array.as_ref())?;
+        Ok(TokenLists { name, lists, strings: Strings::new(values.as_ref())? })
+    }
+
+    /// Row `i`'s tokens, NULL elements as None; None for a NULL list.
+    pub fn items(&self, i: usize) -> Option<impl Iterator<Item = Option<&'a str>> + '_> {
+        Some(self.lists.range(i)?.map(|item| self.strings.get(item)))
+    }
+
+    /// Fill `out` with row `i`'s tokens.
+    pub fn row(&self, i: usize, out: &mut Vec<&'a str>) -> Result<(), RowProblem> {
+        out.clear();
+        let items = self.items(i).ok_or(RowProblem::NullArgument(self.name))?;
+        for (index, token) in items.enumerate() {
+            out.push(token.ok_or(RowProblem::NullElement { arg: self.name, index })?);
+        }
+        Ok(())
+    }
+}
+
+/// A column of alignments, read row by row into a reused `Vec<Link>`.
+pub struct LinkLists<'a> {
+    lists: Lists<'a>,
+    links: &'a StructArray,
+    src: Int64Array,
+    tgt: Int64Array,
+}
+
+impl<'a> LinkLists<'a> {
+    pub fn new(array: &'a ArrayRef) -> Result<Self> {
+        let (lists, values) = Lists::new(array.as_ref())?;
+        let links = values.as_struct();
+        let position = |name: &str| -> Result<Int64Array> {
+            let Some(column) = links.column_by_name(name) else {
+                return exec_err!("alignment links have no `{name}` field");
+            };
+            Ok(cast(column, &DataType::Int64)?.as_primitive().clone())
+        };
+        Ok(LinkLists { lists, links, src: position("src")?, tgt: position("tgt")? })
+    }
+
+    pub fn row(&self, i: usize, out: &mut Vec<Link>) -> Result<(), RowProblem> {
+        out.clear();
+        let range = self.lists.range(i).ok_or(RowProblem::NullArgument("links"))?;
+        for (index, item) in range.enumerate() {
+            let valid = self.links.is_valid(item) && self.src.is_valid(item) && self.tgt.is_valid(item);
+            if !valid {
+                return Err(RowProblem::NullElement { arg: "links", index });
+            }
+            let (a, b) = (self.src.value(item), self.tgt.value(item));
+            if a < 0 || b < 0 {
+                return Err(RowProblem::NegativeLink { index });
+            }
+            // Positions past u32 are out of range for any sentence; saturate and let the kernel say so.
+            out.push((a.min(u32::MAX as i64) as u32, b.min(u32::MAX as i64) as u32));
+        }
+        Ok(())
+    }
+}
+
+/// A string argument that is usually a literal: decoded once when it is a scalar.
+pub enum TextArg<'a> {
+    Constant(Option<String>),
+    Column(Strings<'a>),
+}
+
+impl<'a> TextArg<'a> {
+    pub fn new(value: &'a ColumnarValue, array: &'a ArrayRef) -> Result<Self> {
+        Ok(match value {
+            ColumnarValue::Scalar(scalar) => TextArg::Constant(scalar_text(scalar)?),
+            ColumnarValue::Array(_) => TextArg::Column(Strings::new(array.as_ref())?),
+        })
+    }
+
+    pub fn get(&self, i: usize) -> Option<&str> {
+        match self {
+            TextArg::Constant(value) => value.as_deref(),
+            TextArg::Column(strings) => strings.get(i),
+        }
+    }
+}
+
+fn scalar_text(scalar: &ScalarValue) -> Result<Option<String>> {
+    match scalar {
+        ScalarValue::Utf8(v) | ScalarValue::LargeUtf8(v) | ScalarValue::Utf8View(v) => Ok(v.clone()),
+        ScalarValue::Null => Ok(None),
+        other => exec_err!("expected a string, got {}", other.data_type()),
+    }
+}

@@ -1,0 +1,252 @@
+//! `led`, `pod` and `lepod_problem`: thin adapters from Arrow columns to the LePoD kernels.
+
+use std::fmt;
+use std::sync::{Arc, LazyLock};
+
+use datafusion::arrow::array::{ArrayRef, Float64Builder, StringBuilder};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::Result;
+use datafusion::logical_expr::{
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+};
+
+use super::args::{Expect, LinkLists, RowProblem, TextArg, TokenLists, coerce};
+use super::DOC_SECTION;
+use crate::metrics::lepod::{self, LepodError, Link, Punctuation, Scratch};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Led,
+    Pod,
+    Problem,
+}
+
+/// One UDF type for the three LePoD functions: they decode the same arguments.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct LepodUdf {
+    kind: Kind,
+    signature: Signature,
+}
+
+impl LepodUdf {
+    pub fn new(kind: Kind) -> Self {
+        LepodUdf { kind, signature: Signature::user_defined(Volatility::Immutable) }
+    }
+}
+
+const SRC: (&str, Expect) = ("src", Expect::Tokens);
+const TGT: (&str, Expect) = ("tgt", Expect::Tokens);
+const LINKS: (&str, Expect) = ("links", Expect::Links);
+const PUNCT: (&str, Expect) = ("punct", Expect::Text);
+
+static LED_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "LeD, the lexical difference of LePoD (Niu & Carpuat 2020): the mean over both sentences \
+         of the share of tokens that are not kept unchanged. With links, a token is kept when its \
+         unit (a connected component of the alignment) has the same tokens on both sides; \
+         without, the exact-match alignment of maximum coverage is used (a multiset difference). \
+         0 = same words, 1 = nothing in common. NULL for an empty sentence, a NULL argument or \
+         element, or a link outside a sentence (see lepod_problem).",
+        "led(src, tgt [, links])",
+    )
+    .with_argument("src", "First sentence: a list of tokens.")
+    .with_argument("tgt", "Second sentence: a list of tokens.")
+    .with_argument("links", "Optional alignment: List<Struct<src Int32, tgt Int32>>, 0-based.")
+    .with_sql_example("SELECT led(tokenize('the cat sat'), tokenize('the cat slept')); -- 0.3333")
+    .with_related_udf("pod")
+    .with_related_udf("lepod_problem")
+    .build()
+});
+
+static POD_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "PoD, the positional difference of LePoD (Niu & Carpuat 2020): how far aligned units \
+         move, as the sum over closed segments of the largest rank displacement, divided by the \
+         number of units. Units whose first token on either side is punctuation (a token equal \
+         to one character of `punct`) are ignored. 0 = same order; 0 when nothing is aligned. \
+         NULL for an empty sentence, a NULL argument or element, or a link outside a sentence.",
+        "pod(src, tgt, links [, punct])",
+    )
+    .with_argument("src", "First sentence: a list of tokens.")
+    .with_argument("tgt", "Second sentence: a list of tokens.")
+    .with_argument("links", "Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.")
+    .with_argument("punct", "Punctuation characters, as lepod-score.py's -p (default: none).")
+    .with_sql_example("SELECT pod(src, tgt, links, ',') FROM pairs JOIN alignments USING (pair_id);")
+    .with_related_udf("led")
+    .build()
+});
+
+static PROBLEM_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "Why led/pod are NULL for a row: 'empty sentence (src)', 'links is NULL (no alignment \
+         row)', 'tgt[3] is NULL', 'link position 9 outside the tgt sentence of 7 tokens', ...; \
+         NULL when the row can be scored.",
+        "lepod_problem(src, tgt [, links])",
+    )
+    .with_argument("src", "First sentence: a list of tokens.")
+    .with_argument("tgt", "Second sentence: a list of tokens.")
+    .with_argument("links", "Optional alignment, as for led.")
+    .with_sql_example(
+        "SELECT lepod_problem(src, tgt, links) AS why, count(*) FROM scored GROUP BY why;",
+    )
+    .build()
+});
+
+impl ScalarUDFImpl for LepodUdf {
+    fn name(&self) -> &str {
+        match self.kind {
+            Kind::Led => "led",
+            Kind::Pod => "pod",
+            Kind::Problem => "lepod_problem",
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        let shapes: &[&[(&str, Expect)]] = match self.kind {
+            Kind::Led | Kind::Problem => &[&[SRC, TGT], &[SRC, TGT, LINKS]],
+            Kind::Pod => &[&[SRC, TGT, LINKS], &[SRC, TGT, LINKS, PUNCT]],
+        };
+        coerce(self.name(), arg_types, shapes)
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(match self.kind {
+            Kind::Led | Kind::Pod => DataType::Float64,
+            Kind::Problem => DataType::Utf8,
+        })
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let input = Input::new(&args.args, &arrays)?;
+        let mut buffers = Buffers::default();
+        let output: ArrayRef = match self.kind {
+            Kind::Problem => {
+                let mut out = StringBuilder::with_capacity(rows, 0);
+                for row in 0..rows {
+                    match input.score(Kind::Led, row, &mut buffers) {
+                        Ok(_) => out.append_null(),
+                        Err(problem) => out.append_value(problem.to_string()),
+                    }
+                }
+                Arc::new(out.finish())
+            }
+            kind => {
+                let mut out = Float64Builder::with_capacity(rows);
+                for row in 0..rows {
+                    out.append_option(input.score(kind, row, &mut buffers).ok());
+                }
+                Arc::new(out.finish())
+            }
+        };
+        Ok(ColumnarValue::Array(output))
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        Some(match self.kind {
+            Kind::Led => &LED_DOC,
+            Kind::Pod => &POD_DOC,
+            Kind::Problem => &PROBLEM_DOC,
+        })
+    }
+}
+
+/// Why a row has no LeD/PoD: its arguments, or the kernel's verdict on them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    Row(RowProblem),
+    Metric(LepodError),
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::Row(p) => p.fmt(f),
+            Problem::Metric(p) => p.fmt(f),
+        }
+    }
+}
+
+impl From<RowProblem> for Problem {
+    fn from(p: RowProblem) -> Self {
+        Problem::Row(p)
+    }
+}
+
+impl From<LepodError> for Problem {
+    fn from(p: LepodError) -> Self {
+        Problem::Metric(p)
+    }
+}
+
+struct Input<'a> {
+    src: TokenLists<'a>,
+    tgt: TokenLists<'a>,
+    links: Option<LinkLists<'a>>,
+    punct: Option<TextArg<'a>>,
+    /// A literal `punct`, parsed once.
+    constant_punct: Option<Punctuation>,
+}
+
+#[derive(Default)]
+struct Buffers<'a> {
+    s1: Vec<&'a str>,
+    s2: Vec<&'a str>,
+    links: Vec<Link>,
+    sorted: (Vec<&'a str>, Vec<&'a str>),
+    scratch: Scratch,
+}
+
+impl<'a> Input<'a> {
+    fn new(values: &'a [ColumnarValue], arrays: &'a [ArrayRef]) -> Result<Self> {
+        let punct = match arrays.get(3) {
+            Some(array) => Some(TextArg::new(&values[3], array)?),
+            None => None,
+        };
+        let constant_punct = match &punct {
+            None => Some(Punctuation::default()),
+            Some(TextArg::Constant(Some(chars))) => Some(Punctuation::new(chars)),
+            Some(_) => None,
+        };
+        Ok(Input {
+            src: TokenLists::new("src", &arrays[0])?,
+            tgt: TokenLists::new("tgt", &arrays[1])?,
+            links: arrays.get(2).map(LinkLists::new).transpose()?,
+            punct,
+            constant_punct,
+        })
+    }
+
+    fn score(&self, kind: Kind, row: usize, b: &mut Buffers<'a>) -> Result<f64, Problem> {
+        self.src.row(row, &mut b.s1)?;
+        self.tgt.row(row, &mut b.s2)?;
+        let Some(links) = &self.links else {
+            return Ok(lepod::led_unaligned(&b.s1, &b.s2, &mut b.sorted)?);
+        };
+        links.row(row, &mut b.links)?;
+        Ok(match kind {
+            Kind::Pod => {
+                let row_punct;
+                let punct = match (&self.constant_punct, &self.punct) {
+                    (Some(p), _) => p,
+                    (None, Some(arg)) => {
+                        let chars = arg.get(row).ok_or(RowProblem::NullArgument("punct"))?;
+                        row_punct = Punctuation::new(chars);
+                        &row_punct
+                    }
+                    (None, None) => unreachable!("punct is constant when absent"),
+                };
+                lepod::pod(&b.s1, &b.s2, &b.links, punct, &mut b.scratch)?
+            }
+            Kind::Led | Kind::Problem => lepod::led_aligned(&b.s1, &b.s2, &b.links, &mut b.scratch)?,
+        })
+    }
+}
