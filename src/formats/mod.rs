@@ -1,3 +1,4 @@
 //! Readers of external formats.
 
+pub mod meteor;
 pub mod pharaoh;

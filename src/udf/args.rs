@@ -11,7 +11,7 @@ use datafusion::arrow::buffer::NullBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
-use datafusion::logical_expr::ColumnarValue;
+use datafusion::logical_expr::{ColumnarValue, Signature, TypeSignature, Volatility};
 
 use crate::metrics::lepod::Link;
 
@@ -91,12 +91,26 @@ impl Expect {
     }
 }
 
+/// Accepted argument lists: a list of (name, expectation) per arity.
+pub type Shapes = &'static [&'static [(&'static str, Expect)]];
+
+/// A signature that lists the canonical types of each shape (so that `SHOW FUNCTIONS` and
+/// `information_schema.parameters` show them) and coerces every other input with [`coerce`].
+pub fn signature(shapes: Shapes) -> Signature {
+    let mut variants: Vec<TypeSignature> = shapes
+        .iter()
+        .map(|shape| TypeSignature::Exact(shape.iter().map(|(_, e)| e.null_type()).collect()))
+        .collect();
+    variants.push(TypeSignature::UserDefined);
+    Signature::one_of(variants, Volatility::Immutable)
+}
+
 /// Check `arg_types` against one of the accepted argument lists (`shapes`), each a list of
 /// (name, expectation). Literal NULLs are coerced to the expected type.
 pub fn coerce(
     function: &str,
     arg_types: &[DataType],
-    shapes: &[&[(&str, Expect)]],
+    shapes: Shapes,
 ) -> Result<Vec<DataType>> {
     let Some(shape) = shapes.iter().find(|s| s.len() == arg_types.len()) else {
         let usage: Vec<String> = shapes

@@ -7,10 +7,10 @@ use datafusion::arrow::array::{ArrayRef, Float64Builder, StringBuilder};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{Expect, LinkLists, RowProblem, TextArg, TokenLists, coerce};
+use super::args::{Expect, LinkLists, RowProblem, Shapes, TextArg, TokenLists, coerce, signature};
 use super::DOC_SECTION;
 use crate::metrics::lepod::{self, LepodError, Link, Punctuation, Scratch};
 
@@ -30,7 +30,14 @@ pub struct LepodUdf {
 
 impl LepodUdf {
     pub fn new(kind: Kind) -> Self {
-        LepodUdf { kind, signature: Signature::user_defined(Volatility::Immutable) }
+        LepodUdf { kind, signature: signature(shapes(kind)) }
+    }
+}
+
+fn shapes(kind: Kind) -> Shapes {
+    match kind {
+        Kind::Led | Kind::Problem => &[&[SRC, TGT], &[SRC, TGT, LINKS]],
+        Kind::Pod => &[&[SRC, TGT, LINKS], &[SRC, TGT, LINKS, PUNCT]],
     }
 }
 
@@ -109,11 +116,7 @@ impl ScalarUDFImpl for LepodUdf {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        let shapes: &[&[(&str, Expect)]] = match self.kind {
-            Kind::Led | Kind::Problem => &[&[SRC, TGT], &[SRC, TGT, LINKS]],
-            Kind::Pod => &[&[SRC, TGT, LINKS], &[SRC, TGT, LINKS, PUNCT]],
-        };
-        coerce(self.name(), arg_types, shapes)
+        coerce(self.name(), arg_types, shapes(self.kind))
     }
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {

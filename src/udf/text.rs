@@ -9,11 +9,14 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
 use super::DOC_SECTION;
-use super::args::{Expect, Strings, TokenLists, coerce, link_fields, link_list_type, token_list_type};
+use super::args::{
+    Expect, Shapes, Strings, TokenLists, coerce, link_fields, link_list_type, signature,
+    token_list_type,
+};
 use crate::formats::pharaoh;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,7 +34,14 @@ pub struct TextUdf {
 
 impl TextUdf {
     pub fn new(kind: Kind) -> Self {
-        TextUdf { kind, signature: Signature::user_defined(Volatility::Immutable) }
+        TextUdf { kind, signature: signature(shapes(kind)) }
+    }
+}
+
+fn shapes(kind: Kind) -> Shapes {
+    match kind {
+        Kind::Tokenize | Kind::Pharaoh => &[&[("text", Expect::Text)]],
+        Kind::LowercaseTokens => &[&[("tokens", Expect::Tokens)]],
     }
 }
 
@@ -67,7 +77,7 @@ static PHARAOH_DOC: LazyLock<Documentation> = LazyLock::new(|| {
         "pharaoh(text)",
     )
     .with_argument("text", "One line of Pharaoh links.")
-    .with_sql_example("SELECT pod(tokenize('a b'), tokenize('b a'), pharaoh('0-1 1-0')); -- 1.0")
+    .with_sql_example("SELECT pod(tokenize('a b'), tokenize('b a'), pharaoh('0-1 1-0')); -- 0.5")
     .build()
 });
 
@@ -85,12 +95,7 @@ impl ScalarUDFImpl for TextUdf {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        let shape: &[(&str, Expect)] = match self.kind {
-            Kind::Tokenize => &[("text", Expect::Text)],
-            Kind::LowercaseTokens => &[("tokens", Expect::Tokens)],
-            Kind::Pharaoh => &[("text", Expect::Text)],
-        };
-        coerce(self.name(), arg_types, &[shape])
+        coerce(self.name(), arg_types, shapes(self.kind))
     }
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {

@@ -1,0 +1,283 @@
+//! The `pairmetrics` binary end to end: real Parquet files in, real processes.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch};
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema};
+use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use tempfile::TempDir;
+
+use crate::common::*;
+
+fn pairmetrics(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pairmetrics")).args(args).output().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>) {
+    let schema = Schema::new(
+        columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect::<Vec<_>>(),
+    );
+    let batch =
+        RecordBatch::try_new(Arc::new(schema), columns.into_iter().map(|(_, a)| a).collect()).unwrap();
+    let mut w = ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+fn ids(values: &[i64]) -> ArrayRef {
+    Arc::new(Int64Array::from(values.to_vec()))
+}
+
+fn read_parquet(path: &Path) -> (RecordBatch, Vec<(String, String)>) {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    let metadata = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| kv.iter().map(|e| (e.key.clone(), e.value.clone().unwrap_or_default())).collect())
+        .unwrap_or_default();
+    let schema = builder.schema().clone();
+    let batches: Vec<RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
+    (datafusion::arrow::compute::concat_batches(&schema, &batches).unwrap(), metadata)
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn sql_reads_a_pyarrow_file_and_matches_the_vectors() {
+    let table = format!("p={}", root().join("tests/data/pyarrow_edge.parquet").display());
+    // The query of the issue, as a user would first type it.
+    let plain = pairmetrics(&["sql", "--table", &table, "SELECT led(src, tgt, links), pod(src, tgt, links, ',') FROM p"]);
+    assert!(stdout(&plain).contains("led(p.src,p.tgt,p.links)"));
+
+    let query = "SELECT round(led(lowercase_tokens(src), lowercase_tokens(tgt), links), 4) AS led, \
+                 round(pod(lowercase_tokens(src), lowercase_tokens(tgt), links, ','), 4) AS pod \
+                 FROM p ORDER BY pair_id";
+    let csv = stdout(&pairmetrics(&["sql", "--table", &table, "--format", "csv", query]));
+    let got: Vec<(f64, f64)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (a, b) = l.split_once(',').unwrap();
+            (a.parse().unwrap(), b.parse().unwrap())
+        })
+        .collect();
+    let expected = |ext: &str| -> Vec<f64> {
+        let text = std::fs::read_to_string(vectors().join(format!("lepod/edge.expected.{ext}"))).unwrap();
+        text.lines().map(|l| l.split('\t').next().unwrap().parse().unwrap()).collect()
+    };
+    let (led, pod): (Vec<f64>, Vec<f64>) = got.into_iter().unzip();
+    assert_eq!(led, expected("led"));
+    assert_eq!(pod, expected("pod"));
+
+    let json = stdout(&pairmetrics(&["sql", "--table", &table, "--format", "json", "SELECT pair_id FROM p ORDER BY pair_id LIMIT 2"]));
+    assert_eq!(json, "{\"pair_id\":0}\n{\"pair_id\":1}\n");
+}
+
+#[test]
+fn sql_errors_exit_non_zero_with_a_message() {
+    let out = pairmetrics(&["sql", "SELECT led(1, 2)"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: ") && err.contains("led(List(Utf8), List(Utf8))"), "{err}");
+    let out = pairmetrics(&["sql", "--table", "t=/no/such/file.parquet", "SELECT 1"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/file.parquet does not exist"));
+    let out = pairmetrics(&["sql", "--table", "nameonly", "SELECT 1"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected NAME=PATH"));
+}
+
+#[test]
+fn schema_errors_fail_before_any_work() {
+    let dir = TempDir::new().unwrap();
+    let out_path = dir.path().join("out.parquet");
+    let missing = dir.path().join("missing_src.parquet");
+    write_parquet(&missing, vec![("pair_id", ids(&[0])), ("tgt", sentences(&["a"]))]);
+    let wrong = dir.path().join("int_src.parquet");
+    write_parquet(&wrong, vec![("pair_id", ids(&[0])), ("src", ids(&[1])), ("tgt", sentences(&["a"]))]);
+    for (file, problem) in [(&missing, "is missing"), (&wrong, "has type Int64")] {
+        let out = pairmetrics(&["score", "--pairs", path_str(file), "--out", path_str(&out_path)]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let want = format!("pairs table {}: column `src` {problem}; expected List<Utf8>", file.display());
+        assert!(err.contains(&want), "{err}");
+        assert!(!out_path.exists());
+    }
+    // A wrong alignments table is reported the same way, naming that file.
+    let pairs = dir.path().join("pairs.parquet");
+    write_parquet(&pairs, vec![("pair_id", ids(&[0])), ("src", sentences(&["a"])), ("tgt", sentences(&["a"]))]);
+    let out = pairmetrics(&["score", "--pairs", path_str(&pairs), "--alignments", path_str(&wrong), "--out", path_str(&out_path)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("alignments table") && err.contains("column `links` is missing"), "{err}");
+    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".partial")));
+}
+
+#[test]
+fn score_enriches_the_bundled_sample() {
+    let dir = TempDir::new().unwrap();
+    let out_path = dir.path().join("scored.parquet");
+    let data = sample();
+    let out = pairmetrics(&[
+        "score",
+        "--pairs", path_str(&data.join("pairs.parquet")),
+        "--alignments", path_str(&data.join("alignments.parquet")),
+        "--arcs", path_str(&data.join("arcs.parquet")),
+        "--out", path_str(&out_path),
+        "--lowercase", "--punct", ",.",
+    ]);
+    let text = stdout(&out);
+    assert!(text.contains("rows: 3000"), "{text}");
+    assert!(text.contains("empty sentence"), "{text}");
+
+    let (batch, metadata) = read_parquet(&out_path);
+    assert_eq!(batch.num_rows(), 3000);
+    let names: Vec<&str> = batch.schema_ref().fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["pair_id", "src", "tgt", "src_text", "tgt_text", "led", "pod", "lepod_problem"]);
+    let pair_ids: Vec<i64> = batch.column(0).as_primitive::<Int64Type>().values().to_vec();
+    assert_eq!(pair_ids, (0..3000).collect::<Vec<_>>());
+    let signature = metadata.iter().find(|(k, _)| k == "pairmetrics.signature").unwrap();
+    assert_eq!(signature.1, format!("pairmetrics:{}|led:links|case:lc|pod:punct=\",.\"", pairmetrics::VERSION));
+    let led = batch.column_by_name("led").unwrap().as_primitive::<Float64Type>();
+    let problems = batch.column_by_name("lepod_problem").unwrap();
+    assert_eq!(led.null_count(), problems.len() - problems.null_count());
+    assert!(led.iter().flatten().all(|v| (0.0..=1.0).contains(&v)));
+
+    // The same figures as SQL over the inputs gives.
+    let summary_led = text.lines().find(|l| l.starts_with("led: mean")).unwrap();
+    let ctx_query = format!(
+        "SELECT round(avg(led(lowercase_tokens(src), lowercase_tokens(tgt), links)), 4) FROM p JOIN a USING (pair_id)"
+    );
+    let sql = stdout(&pairmetrics(&[
+        "sql", "--format", "csv",
+        "--table", &format!("p={}", data.join("pairs.parquet").display()),
+        "--table", &format!("a={}", data.join("alignments.parquet").display()),
+        &ctx_query,
+    ]));
+    let mean: f64 = sql.lines().nth(1).unwrap().parse().unwrap();
+    assert!(summary_led.starts_with(&format!("led: mean {mean:.4}")), "{summary_led} vs {mean}");
+}
+
+fn small_pairs(dir: &Path, order: &[i64]) -> PathBuf {
+    let path = dir.join("pairs.parquet");
+    let text: Vec<String> = order.iter().map(|i| format!("w{i} x y")).collect();
+    let tokens: Vec<&str> = text.iter().map(String::as_str).collect();
+    write_parquet(&path, vec![("pair_id", ids(order)), ("src", sentences(&tokens)), ("tgt", sentences(&tokens))]);
+    path
+}
+
+#[test]
+fn every_pair_gets_a_row_with_or_without_alignment() {
+    let dir = TempDir::new().unwrap();
+    for order in [[0i64, 1, 2, 3], [3, 1, 0, 2]] {
+        let pairs = small_pairs(dir.path(), &order);
+        let alignments = dir.path().join("alignments.parquet");
+        // Pair 0 has no alignment; alignment 7 has no pair.
+        write_parquet(
+            &alignments,
+            vec![
+                ("pair_id", ids(&[2, 1, 7, 3])),
+                ("links", link_lists(&[Some(vec![(0, 0)]), Some(vec![(0, 1), (1, 0)]), Some(vec![]), Some(vec![(0, 0), (1, 1), (2, 2)])])),
+            ],
+        );
+        let out_path = dir.path().join("out.parquet");
+        let text = stdout(&pairmetrics(&[
+            "score", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--out", path_str(&out_path),
+        ]));
+        assert!(text.contains("alignment rows with no pair (not in the output): 1"), "{text}");
+        let note = format!("{} is not sorted by pair_id", pairs.display());
+        assert_eq!(text.contains(&note), order[0] == 3, "{text}");
+        let (batch, _) = read_parquet(&out_path);
+        let pair_ids: Vec<i64> = batch.column(0).as_primitive::<Int64Type>().values().to_vec();
+        assert_eq!(pair_ids, [0, 1, 2, 3]);
+        let led: Vec<Option<f64>> = batch.column_by_name("led").unwrap().as_primitive::<Float64Type>().iter().collect();
+        assert_eq!(led, [None, Some(1.0), Some(2.0 / 3.0), Some(0.0)]);
+        let why = batch.column_by_name("lepod_problem").unwrap().as_string::<i32>().value(0).to_string();
+        assert_eq!(why, "links is NULL (no alignment row)");
+    }
+}
+
+#[test]
+fn duplicate_and_null_pair_ids_are_errors() {
+    let dir = TempDir::new().unwrap();
+    let out_path = dir.path().join("out.parquet");
+    for (order, want) in [
+        (vec![0i64, 1, 1], "pair_id 1 appears twice (rows 1 and 2)"),
+        (vec![2, 1, 2], "pair_id values repeat"),
+    ] {
+        let pairs = small_pairs(dir.path(), &order);
+        let out = pairmetrics(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out_path)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(want), "{err}");
+    }
+    let pairs = dir.path().join("null_id.parquet");
+    let null_ids: ArrayRef = Arc::new(Int64Array::from(vec![Some(0), None]));
+    write_parquet(&pairs, vec![("pair_id", null_ids), ("src", sentences(&["a", "b"])), ("tgt", sentences(&["a", "b"]))]);
+    let out = pairmetrics(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out_path)]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pair_id is NULL at row 1"));
+    assert!(!out_path.exists());
+}
+
+#[test]
+fn score_without_alignments_uses_the_multiset_led() {
+    let dir = TempDir::new().unwrap();
+    let pairs = dir.path().join("pairs.parquet");
+    write_parquet(&pairs, vec![("pair_id", ids(&[5, 9])), ("src", sentences(&["the cat sat on the mat", "A b"])), ("tgt", sentences(&["the mat", "b a"]))]);
+    let out_path = dir.path().join("out.parquet");
+    let text = stdout(&pairmetrics(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out_path), "--lowercase"]));
+    assert!(text.contains("led:multiset|case:lc"), "{text}");
+    let (batch, _) = read_parquet(&out_path);
+    let led: Vec<Option<f64>> = batch.column_by_name("led").unwrap().as_primitive::<Float64Type>().iter().collect();
+    assert_eq!(led, [Some((4.0 / 6.0) / 2.0), Some(0.0)]);
+    assert!(batch.column_by_name("pod").is_none());
+}
+
+#[test]
+fn sql_writes_parquet_atomically() {
+    let dir = TempDir::new().unwrap();
+    let out_path = dir.path().join("q.parquet");
+    let table = format!("p={}", sample().join("pairs.parquet").display());
+    let out = pairmetrics(&["sql", "--table", &table, "--out", path_str(&out_path), "SELECT pair_id, tokenize(src_text) AS raw FROM p WHERE pair_id < 10"]);
+    stdout(&out);
+    let (batch, metadata) = read_parquet(&out_path);
+    assert_eq!(batch.num_rows(), 10);
+    assert_eq!(batch.column(1).data_type(), &DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true))));
+    assert!(metadata.iter().any(|(k, _)| k == "pairmetrics.query"));
+    // A failing query leaves nothing behind.
+    let bad = dir.path().join("bad.parquet");
+    let out = pairmetrics(&["sql", "--table", &table, "--out", path_str(&bad), "SELECT no_such_column FROM p"]);
+    assert!(!out.status.success() && !bad.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn demo_prints_real_corpus_figures() {
+    let dir = TempDir::new().unwrap();
+    let out_path = dir.path().join("demo.parquet");
+    let text = stdout(&pairmetrics(&["demo", "--out", path_str(&out_path)]));
+    assert!(text.contains("rows: 3000"), "{text}");
+    let mean_led = text.lines().find_map(|l| l.strip_prefix("led: mean ")).unwrap();
+    let mean_led: f64 = mean_led.split_whitespace().next().unwrap().parse().unwrap();
+    assert!((0.5..1.0).contains(&mean_led), "cross-lingual LeD is high: {mean_led}");
+    assert!(text.contains("A histogram of PoD"));
+    assert!(out_path.exists());
+}
+
+#[test]
+fn help_explains_the_commands() {
+    let text = stdout(&pairmetrics(&["score", "--help"]));
+    for needle in ["--alignments", "--lowercase", "--punct", "signature", "lepod_problem"] {
+        assert!(text.contains(needle), "{needle} missing from score --help");
+    }
+    let text = stdout(&pairmetrics(&["--help"]));
+    assert!(text.contains("demo") && text.contains("sql"));
+}

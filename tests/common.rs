@@ -1,0 +1,114 @@
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Int32Builder, Int64Array, ListBuilder, RecordBatch, StringBuilder,
+    StructBuilder,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Schema};
+use datafusion::datasource::MemTable;
+use datafusion::prelude::SessionContext;
+use pairmetrics::udf::args::link_fields;
+
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn vectors() -> PathBuf {
+    root().join("tests/vectors")
+}
+
+pub fn sample() -> PathBuf {
+    root().join("data/europarl-sample")
+}
+
+pub fn context() -> SessionContext {
+    pairmetrics::pipeline::session::context().unwrap()
+}
+
+/// A `List<Utf8>` column; `None` is a NULL list, `Some(None)` inside one a NULL token.
+pub fn token_lists(rows: &[Option<Vec<Option<&str>>>]) -> ArrayRef {
+    let mut b = ListBuilder::new(StringBuilder::new());
+    for row in rows {
+        match row {
+            Some(tokens) => {
+                for t in tokens {
+                    b.values().append_option(*t);
+                }
+                b.append(true);
+            }
+            None => b.append(false),
+        }
+    }
+    Arc::new(b.finish())
+}
+
+pub fn sentences(rows: &[&str]) -> ArrayRef {
+    let rows: Vec<_> = rows.iter().map(|s| Some(s.split_whitespace().map(Some).collect())).collect();
+    token_lists(&rows)
+}
+
+/// A links column; positions are i32 so that tests can pass negative ones.
+pub fn link_lists(rows: &[Option<Vec<(i32, i32)>>]) -> ArrayRef {
+    let fields = link_fields();
+    let values = StructBuilder::new(
+        fields.clone(),
+        vec![Box::new(Int32Builder::new()), Box::new(Int32Builder::new())],
+    );
+    let mut b = ListBuilder::new(values)
+        .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
+    for row in rows {
+        match row {
+            Some(links) => {
+                for &(s, t) in links {
+                    let v = b.values();
+                    v.field_builder::<Int32Builder>(0).unwrap().append_value(s);
+                    v.field_builder::<Int32Builder>(1).unwrap().append_value(t);
+                    v.append(true);
+                }
+                b.append(true);
+            }
+            None => b.append(false),
+        }
+    }
+    Arc::new(b.finish())
+}
+
+/// A batch with `pair_id` 0.. and the given columns.
+pub fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    let rows = columns[0].1.len();
+    let mut all = vec![("pair_id", Arc::new(Int64Array::from_iter_values(0..rows as i64)) as ArrayRef)];
+    all.extend(columns);
+    let schema = Schema::new(
+        all.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect::<Vec<_>>(),
+    );
+    RecordBatch::try_new(Arc::new(schema), all.into_iter().map(|(_, a)| a).collect()).unwrap()
+}
+
+pub fn register(ctx: &SessionContext, name: &str, batch: RecordBatch) {
+    let table = MemTable::try_new(batch.schema(), vec![vec![batch]]).unwrap();
+    ctx.register_table(name, Arc::new(table)).unwrap();
+}
+
+pub async fn collect(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
+    ctx.sql(sql).await.unwrap().collect().await.unwrap()
+}
+
+/// Column `i` of a query's result as floats.
+pub async fn floats(ctx: &SessionContext, sql: &str, i: usize) -> Vec<Option<f64>> {
+    let mut out = Vec::new();
+    for b in collect(ctx, sql).await {
+        out.extend(b.column(i).as_primitive::<Float64Type>().iter());
+    }
+    out
+}
+
+/// Column `i` of a query's result as strings (any string type).
+pub async fn strings(ctx: &SessionContext, sql: &str, i: usize) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for b in collect(ctx, sql).await {
+        let col = datafusion::arrow::compute::cast(b.column(i), &DataType::Utf8).unwrap();
+        out.extend(col.as_string::<i32>().iter().map(|s| s.map(str::to_string)));
+    }
+    out
+}

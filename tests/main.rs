@@ -1,0 +1,9 @@
+//! The one integration-test binary: SQL end to end, the CLI, and the reference vectors.
+
+mod cli;
+mod common;
+mod docs;
+mod lepod_vectors;
+mod properties;
+mod schemas;
+mod udf_types;
