@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use pairmetrics::pipeline::{demo, score, sql};
+use pairmetrics::pipeline::{demo, import, lepod, score, sql};
 
 #[derive(Parser)]
 #[command(
@@ -73,6 +73,45 @@ enum Command {
         /// The query.
         query: String,
     },
+    /// Convert text, aligner and parser output into our Parquet tables (see schemas/).
+    ///
+    /// Streaming (constant memory), plain, gzip or zstd input, errors that name the file and
+    /// line, output written atomically; pair_id is the 0-based line, block or sentence number.
+    #[command(subcommand)]
+    Import(ImportCommand),
+    /// Drop-in replacement for lepod-score.py: LeD/PoD from METEOR Matcher output.
+    ///
+    /// Same options and the same PREFIX.led, PREFIX.pod and stdout, byte for byte, as the
+    /// original on every input it accepts. Where the original crashes: a unit with punctuation
+    /// on one side only is dropped from PoD (SPEC's decision); an empty sentence, a malformed
+    /// block, a span past the sentence end or zero pairs stop with an error naming the file and
+    /// line. Inputs may be gzip or zstd compressed.
+    Lepod {
+        /// The alignment file produced by the METEOR aligner (Matcher output).
+        #[arg(short = 'a', long = "alignment", value_name = "ALIGN")]
+        alignment: PathBuf,
+        /// The two files of sentences to compare, one tokenised sentence per line.
+        #[arg(short = 'f', long = "file", num_args = 2, value_names = ["F1", "F2"], required = true)]
+        files: Vec<PathBuf>,
+        /// Number of digits to the right of the decimal point.
+        #[arg(short = 'd', long = "digits", default_value_t = 3)]
+        digits: usize,
+        /// Exclude these punctuation characters from the alignment (PoD).
+        #[arg(short = 'p', long = "punctuations", default_value = "")]
+        punctuations: String,
+        /// Compare lowercased sequences.
+        #[arg(short = 'l', long)]
+        lowercase: bool,
+        /// Print scores for each pair.
+        #[arg(short = 'v', long)]
+        verbose: bool,
+        /// Prefix of the output files PREFIX.led and PREFIX.pod.
+        #[arg(short = 'r', long)]
+        prefix: Option<String>,
+        /// Only print the LeD and PoD scores.
+        #[arg(short = 's', long)]
+        simple: bool,
+    },
     /// Score the bundled Europarl sample (3,000 fr-en pairs) and print a short SQL tour.
     Demo {
         /// Directory with pairs.parquet and alignments.parquet.
@@ -82,6 +121,63 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+#[derive(Subcommand)]
+enum ImportCommand {
+    /// Parallel line-aligned files (Moses style) into a pairs table; tokens split on whitespace.
+    Text {
+        /// First sentences (src), one per line.
+        #[arg(long)]
+        src: PathBuf,
+        /// Second sentences (tgt), one per line; must have as many lines as --src.
+        #[arg(long)]
+        tgt: PathBuf,
+        /// Output pairs table.
+        #[arg(long)]
+        out: PathBuf,
+        /// Lowercase the tokens.
+        #[arg(long)]
+        lowercase: bool,
+    },
+    /// Pharaoh `i-j` links (fast_align, eflomal, awesome-align, Moses symmetrisation) into an
+    /// alignments table; a malformed line is an error.
+    Pharaoh {
+        #[arg(long)]
+        alignments: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// METEOR 1.5 Matcher output into an alignments table; a phrase match becomes the links of
+    /// one unit (every token of one span linked to every token of the other).
+    Meteor {
+        #[arg(long)]
+        alignments: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Two CoNLL-U files (one sentence per pair, in order) into an arcs table. Multiword-token
+    /// ranges and empty nodes are skipped; HEAD stays 1-based with 0 for the root.
+    Conllu {
+        #[arg(long)]
+        src: PathBuf,
+        #[arg(long)]
+        tgt: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+impl ImportCommand {
+    fn into_job(self) -> (import::Source, PathBuf) {
+        use import::Source;
+        match self {
+            ImportCommand::Text { src, tgt, out, lowercase } => (Source::Text { src, tgt, lowercase }, out),
+            ImportCommand::Pharaoh { alignments, out } => (Source::Pharaoh { alignments }, out),
+            ImportCommand::Meteor { alignments, out } => (Source::Meteor { alignments }, out),
+            ImportCommand::Conllu { src, tgt, out } => (Source::Conllu { src, tgt }, out),
+        }
+    }
 }
 
 fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
@@ -115,6 +211,34 @@ async fn run(cli: Cli) -> Result<()> {
             if let Some(out) = out {
                 eprintln!("wrote {}", out.display());
             }
+        }
+        Command::Import(command) => {
+            let (source, out) = command.into_job();
+            let summary = import::import(&source, &out)?;
+            writeln!(
+                stdout,
+                "wrote {}: {} rows in {:.2} s ({:.0} rows/s)",
+                out.display(),
+                summary.rows,
+                summary.seconds,
+                summary.rows as f64 / summary.seconds.max(1e-9)
+            )?;
+        }
+        Command::Lepod { alignment, files, digits, punctuations, lowercase, verbose, prefix, simple } => {
+            let [f1, f2]: [PathBuf; 2] = files.try_into().expect("clap takes two files");
+            let options = lepod::LepodOptions {
+                alignment,
+                files: [f1, f2],
+                digits,
+                punctuations,
+                lowercase,
+                verbose,
+                prefix,
+                simple,
+            };
+            let mut out = std::io::BufWriter::new(&mut *stdout);
+            lepod::run(&options, &mut out, &mut std::io::stderr())?;
+            out.flush()?;
         }
         Command::Demo { data, out } => {
             let out = out.unwrap_or_else(|| std::env::temp_dir().join("pairmetrics-demo.parquet"));

@@ -11,8 +11,10 @@
 //!
 //! Note the order of the match columns: the FIRST is a span of the SECOND sentence.
 
-use std::fmt;
 use std::io::BufRead;
+
+use super::input::{InputError, Lines};
+use super::tokens;
 
 use crate::metrics::lepod::Link;
 
@@ -23,8 +25,6 @@ pub struct Match {
     pub s1_len: u32,
     pub s2_start: u32,
     pub s2_len: u32,
-    pub module: u32,
-    pub score: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +42,12 @@ impl Block {
     /// The links of every match: a phrase match links all its tokens, so it forms one unit.
     pub fn links(&self) -> Vec<Link> {
         let mut links = Vec::new();
+        self.links_into(&mut links);
+        links
+    }
+
+    pub fn links_into(&self, links: &mut Vec<Link>) {
+        links.clear();
         for m in &self.matches {
             for a in m.s1_start..m.s1_start + m.s1_len {
                 for b in m.s2_start..m.s2_start + m.s2_len {
@@ -49,64 +55,36 @@ impl Block {
                 }
             }
         }
-        links
     }
 }
-
-#[derive(Debug)]
-pub struct MeteorError {
-    /// 1-based line number.
-    pub line: u64,
-    pub message: String,
-}
-
-impl fmt::Display for MeteorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for MeteorError {}
 
 /// Iterator over the blocks of a Matcher file; it holds one block in memory at a time.
 pub struct Blocks<R> {
-    reader: R,
-    line: u64,
+    lines: Lines<R>,
     buf: String,
 }
 
 impl<R: BufRead> Blocks<R> {
-    pub fn new(reader: R) -> Self {
-        Blocks { reader, line: 0, buf: String::new() }
+    pub fn new(lines: Lines<R>) -> Self {
+        Blocks { lines, buf: String::new() }
     }
 
-    /// The next line without its line end (`\n` or `\r\n`); None at the end of the input.
-    fn next_line(&mut self) -> Result<Option<&str>, MeteorError> {
-        self.buf.clear();
-        let read = self
-            .reader
-            .read_line(&mut self.buf)
-            .map_err(|e| MeteorError { line: self.line + 1, message: e.to_string() })?;
-        if read == 0 {
-            return Ok(None);
-        }
-        self.line += 1;
-        let trimmed = self.buf.strip_suffix('\n').unwrap_or(&self.buf);
-        Ok(Some(trimmed.strip_suffix('\r').unwrap_or(trimmed)))
+    fn next_line(&mut self) -> Result<Option<&str>, InputError> {
+        Ok(self.lines.next_into(&mut self.buf)?.then_some(self.buf.as_str()))
     }
 
-    fn error(&self, message: impl Into<String>) -> MeteorError {
-        MeteorError { line: self.line, message: message.into() }
+    fn error(&self, message: impl Into<String>) -> InputError {
+        InputError::at(self.lines.file(), self.lines.line_number(), message)
     }
 
-    fn required_line(&mut self, what: &str) -> Result<String, MeteorError> {
+    fn required_line(&mut self, what: &str) -> Result<String, InputError> {
         match self.next_line()? {
             Some(line) => Ok(line.to_string()),
             None => Err(self.error(format!("the file ends inside a block, before {what}"))),
         }
     }
 
-    fn read_block(&mut self) -> Result<Option<Block>, MeteorError> {
+    fn read_block(&mut self) -> Result<Option<Block>, InputError> {
         let header = loop {
             match self.next_line()? {
                 None => return Ok(None),
@@ -114,7 +92,7 @@ impl<R: BufRead> Blocks<R> {
                 Some(line) => break line.to_string(),
             }
         };
-        let line = self.line;
+        let line = self.lines.line_number();
         let number = header
             .strip_prefix("Alignment ")
             .and_then(|n| n.trim().parse().ok())
@@ -141,29 +119,30 @@ impl<R: BufRead> Blocks<R> {
         Ok(Some(Block { number, line, s1, s2, matches }))
     }
 
-    fn parse_match(&self, text: &str) -> Result<Match, MeteorError> {
+    /// `s2start:len2  s1start:len1  [module  score]`, split on whitespace as the original
+    /// scorer does; only the two spans are read.
+    fn parse_match(&self, text: &str) -> Result<Match, InputError> {
         let bad = || self.error(format!("expected `start:len  start:len  module  score`, found `{text}`"));
-        let fields: Vec<&str> = text.split('\t').filter(|f| !f.is_empty()).collect();
-        let [span2, span1, module, score] = fields[..] else { return Err(bad()) };
-        let span = |s: &str| -> Option<(u32, u32)> {
-            let (start, len) = s.split_once(':')?;
-            Some((start.parse().ok()?, len.parse().ok()?))
+        let mut fields = tokens::split(text);
+        let span = |s: Option<&str>| -> Option<(u32, u32)> {
+            let (start, len) = s?.split_once(':')?;
+            Some((digits(start)?, digits(len)?))
         };
-        let ((s2_start, s2_len), (s1_start, s1_len)) =
-            span(span2).zip(span(span1)).ok_or_else(bad)?;
-        Ok(Match {
-            s1_start,
-            s1_len,
-            s2_start,
-            s2_len,
-            module: module.parse().map_err(|_| bad())?,
-            score: score.parse().map_err(|_| bad())?,
-        })
+        let (s2_start, s2_len) = span(fields.next()).ok_or_else(bad)?;
+        let (s1_start, s1_len) = span(fields.next()).ok_or_else(bad)?;
+        if s1_len == 0 || s2_len == 0 {
+            return Err(self.error(format!("a match spans no token: `{text}`")));
+        }
+        Ok(Match { s1_start, s1_len, s2_start, s2_len })
     }
 }
 
+fn digits(text: &str) -> Option<u32> {
+    text.bytes().all(|b| b.is_ascii_digit()).then(|| text.parse().ok()).flatten()
+}
+
 impl<R: BufRead> Iterator for Blocks<R> {
-    type Item = Result<Block, MeteorError>;
+    type Item = Result<Block, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         self.read_block().transpose()
@@ -173,6 +152,7 @@ impl<R: BufRead> Iterator for Blocks<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::input::from_str;
 
     const TWO: &str = "Alignment 1\nI have a lot of friends .\nI have many friends .\n\
         Line2Start:Length\tLine1Start:Length\tModule\t\tScore\n\
@@ -181,7 +161,7 @@ mod tests {
 
     #[test]
     fn reads_blocks_with_second_sentence_first_in_matches() {
-        let blocks: Vec<Block> = Blocks::new(TWO.as_bytes()).collect::<Result<_, _>>().unwrap();
+        let blocks: Vec<Block> = Blocks::new(from_str(TWO)).collect::<Result<_, _>>().unwrap();
         assert_eq!(blocks.len(), 2);
         assert_eq!(blocks[0].s2, "I have many friends .");
         assert_eq!(blocks[0].links(), vec![(0, 0), (2, 2), (3, 2), (4, 2)]);
@@ -191,10 +171,10 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let truncated = "Alignment 1\nonly one sentence\n";
-        let err = Blocks::new(truncated.as_bytes()).next().unwrap().unwrap_err();
-        assert_eq!(err.line, 2);
+        let err = Blocks::new(from_str(truncated)).next().unwrap().unwrap_err();
+        assert_eq!(err.line, Some(2));
         let garbled = TWO.replace("2:1\t\t\t2:3", "2:1\t\t\t2-3");
-        let err = Blocks::new(garbled.as_bytes()).next().unwrap().unwrap_err();
-        assert_eq!(err.line, 6);
+        let err = Blocks::new(from_str(&garbled)).next().unwrap().unwrap_err();
+        assert_eq!(err.line, Some(6));
     }
 }

@@ -1,4 +1,7 @@
-//! Readers of external formats.
+//! Readers of external formats: streaming, with errors that name the file and line.
 
+pub mod conllu;
+pub mod input;
 pub mod meteor;
 pub mod pharaoh;
+pub mod tokens;

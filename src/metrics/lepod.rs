@@ -53,6 +53,7 @@ pub struct Scratch {
     /// `members[start[r]..start[r + 1]]`: the nodes of component `r`, ascending.
     start: Vec<u32>,
     members: Vec<u32>,
+    kept: Vec<bool>,
     anchor1: Vec<u32>,
     anchor2: Vec<u32>,
     rank2: Vec<u32>,
@@ -180,12 +181,24 @@ pub fn led_aligned(
     links: &[Link],
     scratch: &mut Scratch,
 ) -> Result<f64, LepodError> {
+    let (kept1, kept2) = kept_tokens(s1, s2, links, scratch)?;
+    let count = |kept: &[bool]| kept.iter().filter(|&&k| k).count();
+    Ok(led_formula(s1.len() - count(kept1), s1.len(), s2.len() - count(kept2), s2.len()))
+}
+
+/// Which tokens of each sentence LeD keeps (see [`led_aligned`]).
+pub fn kept_tokens<'s>(
+    s1: &[&str],
+    s2: &[&str],
+    links: &[Link],
+    scratch: &'s mut Scratch,
+) -> Result<(&'s [bool], &'s [bool]), LepodError> {
     check_non_empty(s1.len(), s2.len())?;
     let n1 = s1.len();
     scratch.units(n1, s2.len(), links)?;
     scratch.group_members();
-    let mut kept1 = 0;
-    let mut kept2 = 0;
+    scratch.kept.clear();
+    scratch.kept.resize(scratch.parent.len(), false);
     for root in 0..scratch.parent.len() {
         let unit = &scratch.members[scratch.start[root] as usize..scratch.start[root + 1] as usize];
         let split = unit.partition_point(|&node| (node as usize) < n1);
@@ -196,11 +209,12 @@ pub fn led_aligned(
                 .zip(side2)
                 .all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]);
         if same {
-            kept1 += side1.len();
-            kept2 += side2.len();
+            for &node in unit {
+                scratch.kept[node as usize] = true;
+            }
         }
     }
-    Ok(led_formula(n1 - kept1, n1, s2.len() - kept2, s2.len()))
+    Ok(scratch.kept.split_at(n1))
 }
 
 /// The punctuation tokens PoD ignores: a token is punctuation when it is exactly one of the

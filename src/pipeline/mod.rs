@@ -1,6 +1,8 @@
 //! The jobs behind the command line.
 
 pub mod demo;
+pub mod import;
+pub mod lepod;
 pub mod score;
 pub mod session;
 pub mod sql;

@@ -17,7 +17,7 @@ use super::args::{
     Expect, Shapes, Strings, TokenLists, coerce, link_fields, link_list_type, signature,
     token_list_type,
 };
-use crate::formats::pharaoh;
+use crate::formats::{pharaoh, tokens};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -130,7 +130,7 @@ fn tokenize(text: &Strings, rows: usize) -> ArrayRef {
     for row in 0..rows {
         match text.get(row) {
             Some(line) => {
-                for token in line.split_whitespace() {
+                for token in tokens::split(line) {
                     out.values().append_value(token);
                 }
                 out.append(true);

@@ -1,0 +1,192 @@
+//! Opening text inputs (plain, gzip or zstd, told apart by their first bytes) and reading them
+//! line by line with line numbers and errors that name the file and the line.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use flate2::read::MultiGzDecoder;
+
+const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
+const ZSTD_MAGIC: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
+
+/// An input problem at a place: the file, and the 1-based line when there is one.
+#[derive(Debug)]
+pub struct InputError {
+    pub file: PathBuf,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl InputError {
+    pub fn at(file: &Path, line: u64, message: impl Into<String>) -> Self {
+        InputError { file: file.to_path_buf(), line: Some(line), message: message.into() }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file.display(), self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Open `path` for reading, decompressing gzip or zstd transparently.
+pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, InputError> {
+    let fail = |e: io::Error| InputError { file: path.to_path_buf(), line: None, message: e.to_string() };
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(fail)?);
+    let head = reader.fill_buf().map_err(fail)?;
+    Ok(if head.starts_with(GZIP_MAGIC) {
+        Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(reader)))
+    } else if head.starts_with(ZSTD_MAGIC) {
+        Box::new(BufReader::with_capacity(1 << 16, zstd::Decoder::with_buffer(reader).map_err(fail)?))
+    } else {
+        Box::new(reader)
+    })
+}
+
+/// Lines of a UTF-8 text, split as Python's universal newlines do (`\n`, `\r\n` or `\r`), without
+/// their line ends. Invalid UTF-8 is an error naming the line.
+pub struct Lines<R> {
+    reader: R,
+    file: PathBuf,
+    line: u64,
+    bytes: Vec<u8>,
+}
+
+impl<R: BufRead> Lines<R> {
+    pub fn new(reader: R, file: &Path) -> Self {
+        Lines { reader, file: file.to_path_buf(), line: 0, bytes: Vec::new() }
+    }
+
+    /// Number of the line last returned (1-based).
+    pub fn line_number(&self) -> u64 {
+        self.line
+    }
+
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// The next line into `out` (cleared first); false at the end of the input.
+    pub fn next_into(&mut self, out: &mut String) -> Result<bool, InputError> {
+        out.clear();
+        self.bytes.clear();
+        let found = self.read_line().map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
+        if !found {
+            return Ok(false);
+        }
+        self.line += 1;
+        match std::str::from_utf8(&self.bytes) {
+            Ok(text) => out.push_str(text),
+            Err(e) => {
+                return Err(InputError::at(
+                    &self.file,
+                    self.line,
+                    format!("invalid UTF-8 at byte {} of the line", e.valid_up_to()),
+                ));
+            }
+        }
+        Ok(true)
+    }
+
+    /// Read up to the next line end into `self.bytes`; false when nothing is left.
+    fn read_line(&mut self) -> io::Result<bool> {
+        let mut any = false;
+        loop {
+            let buf = self.reader.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(any);
+            }
+            any = true;
+            match buf.iter().position(|&b| b == b'\n' || b == b'\r') {
+                None => {
+                    self.bytes.extend_from_slice(buf);
+                    let n = buf.len();
+                    self.reader.consume(n);
+                }
+                Some(i) => {
+                    let cr = buf[i] == b'\r';
+                    self.bytes.extend_from_slice(&buf[..i]);
+                    self.reader.consume(i + 1);
+                    if cr {
+                        // \r\n is one line end.
+                        let next = self.reader.fill_buf()?;
+                        if next.first() == Some(&b'\n') {
+                            self.reader.consume(1);
+                        }
+                    }
+                    return Ok(true);
+                }
+            }
+        }
+    }
+}
+
+/// Read all of a small file's lines (used by tests and tools, never for corpora).
+pub fn read_lines(path: &Path) -> Result<Vec<String>, InputError> {
+    let mut lines = Lines::new(open(path)?, path);
+    let (mut out, mut line) = (Vec::new(), String::new());
+    while lines.next_into(&mut line)? {
+        out.push(line.clone());
+    }
+    Ok(out)
+}
+
+/// A reader over a string, for parsers' unit tests.
+pub fn from_str(text: &str) -> Lines<&[u8]> {
+    Lines::new(text.as_bytes(), Path::new("<text>"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn all(text: &str) -> Vec<String> {
+        let mut lines = from_str(text);
+        let mut out = Vec::new();
+        let mut line = String::new();
+        while lines.next_into(&mut line).unwrap() {
+            out.push(line.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn universal_newlines() {
+        assert_eq!(all("a\nb\r\nc\rd"), ["a", "b", "c", "d"]);
+        assert_eq!(all("a\n\n"), ["a", ""]);
+        assert!(all("").is_empty());
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_line() {
+        let mut lines = Lines::new(&b"ok\n\xff\xfe\n"[..], Path::new("f.txt"));
+        let mut line = String::new();
+        assert!(lines.next_into(&mut line).unwrap());
+        let err = lines.next_into(&mut line).unwrap_err();
+        assert_eq!(err.to_string(), "f.txt:2: invalid UTF-8 at byte 0 of the line");
+    }
+
+    #[test]
+    fn reads_gzip_and_zstd() {
+        let dir = std::env::temp_dir().join(format!("pm-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let gz = dir.join("a.gz");
+        let mut enc = flate2::write::GzEncoder::new(File::create(&gz).unwrap(), Default::default());
+        enc.write_all(b"x y\nz\n").unwrap();
+        enc.finish().unwrap();
+        let zst = dir.join("a.zst");
+        std::fs::write(&zst, zstd::encode_all(&b"x y\nz\n"[..], 3).unwrap()).unwrap();
+        for path in [gz, zst] {
+            assert_eq!(read_lines(&path).unwrap(), ["x y", "z"]);
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,318 @@
+//! `pairmetrics import`: external formats into our Parquet tables, streaming through a bounded
+//! read → build-batches → write pipeline (three threads joined by `crossbeam` channels), so that
+//! parsing, Arrow building and Parquet compression overlap and memory stays flat.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Result, anyhow, bail};
+use crossbeam_channel::bounded;
+use datafusion::arrow::array::{
+    ArrayRef, Int32Builder, Int64Array, ListBuilder, RecordBatch, StringBuilder, StructBuilder,
+};
+use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
+
+use super::write::AtomicParquetWriter;
+use crate::formats::conllu::{Sentence, Sentences};
+use crate::formats::input::{self, InputError, Lines};
+use crate::formats::meteor::Blocks;
+use crate::formats::{pharaoh, tokens};
+use crate::metrics::lepod::Link;
+use crate::schema::Table;
+use crate::udf::args::link_fields;
+
+/// Rows per record batch (and per chunk handed between the threads).
+const CHUNK_ROWS: usize = 8192;
+/// Chunks in flight between two stages: bounds memory whatever the input size.
+const CHANNEL_CHUNKS: usize = 4;
+
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Parallel line-aligned files of whitespace-separated tokens.
+    Text { src: PathBuf, tgt: PathBuf, lowercase: bool },
+    /// Pharaoh `i-j` links, one line per pair.
+    Pharaoh { alignments: PathBuf },
+    /// METEOR 1.5 Matcher output, one block per pair.
+    Meteor { alignments: PathBuf },
+    /// Two CoNLL-U files, one sentence per pair.
+    Conllu { src: PathBuf, tgt: PathBuf },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportSummary {
+    pub rows: u64,
+    pub seconds: f64,
+}
+
+impl Source {
+    pub fn table(&self) -> Table {
+        match self {
+            Source::Text { .. } => Table::Pairs,
+            Source::Pharaoh { .. } | Source::Meteor { .. } => Table::Alignments,
+            Source::Conllu { .. } => Table::Arcs,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Source::Text { src, tgt, lowercase } => {
+                format!("text src={} tgt={} lowercase={lowercase}", src.display(), tgt.display())
+            }
+            Source::Pharaoh { alignments } => format!("pharaoh {}", alignments.display()),
+            Source::Meteor { alignments } => format!("meteor {}", alignments.display()),
+            Source::Conllu { src, tgt } => format!("conllu src={} tgt={}", src.display(), tgt.display()),
+        }
+    }
+}
+
+/// Import `source` into `out` (written atomically), in pair order from `pair_id` 0.
+pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
+    let started = Instant::now();
+    let schema: SchemaRef = Arc::new(source.table().schema());
+    let metadata = vec![
+        ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
+        ("pairmetrics.import".to_string(), source.describe()),
+    ];
+    let writer = AtomicParquetWriter::create(out, schema.clone(), metadata)?;
+    let rows = match source {
+        Source::Text { src, tgt, lowercase } => {
+            let (mut a, mut b) = (open(src)?, open(tgt)?);
+            let lowercase = *lowercase;
+            run(writer, move || read_text_chunk(&mut a, &mut b), move |chunk| build_pairs(&schema, chunk, lowercase))?
+        }
+        Source::Pharaoh { alignments } => {
+            let mut lines = open(alignments)?;
+            run(writer, move || read_pharaoh_chunk(&mut lines), move |chunk| build_links(&schema, chunk))?
+        }
+        Source::Meteor { alignments } => {
+            let mut blocks = Blocks::new(open(alignments)?);
+            run(
+                writer,
+                move || {
+                    let mut chunk = Chunk::default();
+                    for block in blocks.by_ref().take(CHUNK_ROWS) {
+                        chunk.rows.push(block?.links());
+                    }
+                    Ok(chunk)
+                },
+                move |chunk| build_links(&schema, chunk),
+            )?
+        }
+        Source::Conllu { src, tgt } => {
+            let (mut a, mut b) = (Sentences::new(open(src)?), Sentences::new(open(tgt)?));
+            let (src, tgt) = (src.clone(), tgt.clone());
+            run(
+                writer,
+                move || {
+                    let mut chunk = Chunk::default();
+                    while chunk.rows.len() < CHUNK_ROWS {
+                        match (a.next().transpose()?, b.next().transpose()?) {
+                            (Some(s), Some(t)) => chunk.rows.push((s, t)),
+                            (None, None) => break,
+                            (s, _) => {
+                                let (longer, shorter) = if s.is_some() { (&src, &tgt) } else { (&tgt, &src) };
+                                bail!(
+                                    "{} has more sentences than {}; the files must have one sentence per pair",
+                                    longer.display(),
+                                    shorter.display()
+                                )
+                            }
+                        }
+                    }
+                    Ok(chunk)
+                },
+                move |chunk| build_arcs(&schema, chunk),
+            )?
+        }
+    };
+    Ok(ImportSummary { rows, seconds: started.elapsed().as_secs_f64() })
+}
+
+type Reader = Lines<Box<dyn std::io::BufRead + Send>>;
+
+fn open(path: &Path) -> Result<Reader, InputError> {
+    Ok(Lines::new(input::open(path)?, path))
+}
+
+/// Up to `CHUNK_ROWS` rows of one stage's records; `first` is the pair_id of the first.
+#[derive(Debug)]
+struct Chunk<T> {
+    first: u64,
+    rows: Vec<T>,
+}
+
+impl<T> Default for Chunk<T> {
+    fn default() -> Self {
+        Chunk { first: 0, rows: Vec::with_capacity(CHUNK_ROWS) }
+    }
+}
+
+/// Run read → build → write on three threads. `read` returns an empty chunk at the end of the
+/// input; the first error of any stage stops the others and is returned (the output, never
+/// renamed, is removed).
+fn run<T: Send>(
+    mut writer: AtomicParquetWriter,
+    mut read: impl FnMut() -> Result<Chunk<T>> + Send,
+    build: impl Fn(Chunk<T>) -> Result<RecordBatch> + Send,
+) -> Result<u64> {
+    let (chunk_tx, chunk_rx) = bounded::<Result<Chunk<T>>>(CHANNEL_CHUNKS);
+    let (batch_tx, batch_rx) = bounded::<Result<RecordBatch>>(CHANNEL_CHUNKS);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut next_id = 0u64;
+            loop {
+                let chunk = read().map(|mut c| {
+                    c.first = next_id;
+                    next_id += c.rows.len() as u64;
+                    c
+                });
+                let done = !matches!(&chunk, Ok(c) if !c.rows.is_empty());
+                if chunk_tx.send(chunk).is_err() || done {
+                    return;
+                }
+            }
+        });
+        scope.spawn(move || {
+            for chunk in chunk_rx {
+                let batch = chunk.and_then(|c| if c.rows.is_empty() { Ok(None) } else { build(c).map(Some) });
+                let stop = !matches!(batch, Ok(Some(_)));
+                if let Some(batch) = batch.transpose() {
+                    if batch_tx.send(batch).is_err() {
+                        return;
+                    }
+                }
+                if stop {
+                    return;
+                }
+            }
+        });
+        let mut rows = 0u64;
+        for batch in batch_rx {
+            let batch = batch?;
+            rows += batch.num_rows() as u64;
+            writer.write(&batch)?;
+        }
+        writer.finish()?;
+        Ok(rows)
+    })
+}
+
+fn pair_ids(chunk_first: u64, rows: usize) -> ArrayRef {
+    let first = chunk_first as i64;
+    Arc::new(Int64Array::from_iter_values(first..first + rows as i64))
+}
+
+fn read_text_chunk(src: &mut Reader, tgt: &mut Reader) -> Result<Chunk<(String, String)>> {
+    let mut chunk = Chunk::default();
+    let (mut a, mut b) = (String::new(), String::new());
+    while chunk.rows.len() < CHUNK_ROWS {
+        match (src.next_into(&mut a)?, tgt.next_into(&mut b)?) {
+            (true, true) => chunk.rows.push((std::mem::take(&mut a), std::mem::take(&mut b))),
+            (false, false) => break,
+            (more_src, _) => {
+                let (longer, shorter) = if more_src { (&*src, &*tgt) } else { (&*tgt, &*src) };
+                bail!(
+                    "{} has more lines than {} ({} lines); parallel files must have one line per pair",
+                    longer.file().display(),
+                    shorter.file().display(),
+                    shorter.line_number()
+                );
+            }
+        }
+    }
+    Ok(chunk)
+}
+
+fn token_list_builder(rows: usize) -> ListBuilder<StringBuilder> {
+    ListBuilder::with_capacity(StringBuilder::with_capacity(rows * 24, rows * 160), rows)
+}
+
+fn append_tokens<'a>(b: &mut ListBuilder<StringBuilder>, toks: impl Iterator<Item = &'a str>, lowercase: bool) {
+    for t in toks {
+        if lowercase && t.chars().any(char::is_uppercase) {
+            b.values().append_value(t.to_lowercase());
+        } else {
+            b.values().append_value(t);
+        }
+    }
+    b.append(true);
+}
+
+fn build_pairs(schema: &SchemaRef, chunk: Chunk<(String, String)>, lowercase: bool) -> Result<RecordBatch> {
+    let n = chunk.rows.len();
+    let (mut src, mut tgt) = (token_list_builder(n), token_list_builder(n));
+    for (a, b) in &chunk.rows {
+        append_tokens(&mut src, tokens::split(a), lowercase);
+        append_tokens(&mut tgt, tokens::split(b), lowercase);
+    }
+    let columns: Vec<ArrayRef> =
+        vec![pair_ids(chunk.first, n), Arc::new(src.finish()), Arc::new(tgt.finish())];
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+fn read_pharaoh_chunk(lines: &mut Reader) -> Result<Chunk<Vec<Link>>> {
+    let mut chunk = Chunk::default();
+    let mut line = String::new();
+    while chunk.rows.len() < CHUNK_ROWS && lines.next_into(&mut line)? {
+        let mut links = Vec::new();
+        pharaoh::parse_line(&line, &mut links)
+            .map_err(|e| anyhow!(InputError::at(lines.file(), lines.line_number(), e.to_string())))?;
+        if let Some(&(a, b)) = links.iter().find(|&&(a, b)| a.max(b) > i32::MAX as u32) {
+            bail!(InputError::at(lines.file(), lines.line_number(), format!("link {a}-{b} is past Int32")));
+        }
+        chunk.rows.push(links);
+    }
+    Ok(chunk)
+}
+
+fn build_links(schema: &SchemaRef, chunk: Chunk<Vec<Link>>) -> Result<RecordBatch> {
+    let n = chunk.rows.len();
+    let fields = link_fields();
+    let total: usize = chunk.rows.iter().map(Vec::len).sum();
+    let values = StructBuilder::new(
+        fields.clone(),
+        vec![Box::new(Int32Builder::with_capacity(total)), Box::new(Int32Builder::with_capacity(total))],
+    );
+    let mut b = ListBuilder::with_capacity(values, n)
+        .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
+    for links in &chunk.rows {
+        let v = b.values();
+        for &(s, t) in links {
+            v.field_builder::<Int32Builder>(0).expect("src").append_value(s as i32);
+            v.field_builder::<Int32Builder>(1).expect("tgt").append_value(t as i32);
+            v.append(true);
+        }
+        b.append(true);
+    }
+    Ok(RecordBatch::try_new(schema.clone(), vec![pair_ids(chunk.first, n), Arc::new(b.finish())])?)
+}
+
+fn build_arcs(schema: &SchemaRef, chunk: Chunk<(Sentence, Sentence)>) -> Result<RecordBatch> {
+    let n = chunk.rows.len();
+    let heads = |pick: fn(&(Sentence, Sentence)) -> &Sentence| -> ArrayRef {
+        let mut b = ListBuilder::with_capacity(Int32Builder::new(), n);
+        for pair in &chunk.rows {
+            b.values().append_slice(&pick(pair).heads);
+            b.append(true);
+        }
+        Arc::new(b.finish())
+    };
+    let strings = |pick: fn(&(Sentence, Sentence)) -> &Vec<String>| -> ArrayRef {
+        let mut b = token_list_builder(n);
+        for pair in &chunk.rows {
+            append_tokens(&mut b, pick(pair).iter().map(String::as_str), false);
+        }
+        Arc::new(b.finish())
+    };
+    let columns = vec![
+        pair_ids(chunk.first, n),
+        heads(|p| &p.0),
+        heads(|p| &p.1),
+        strings(|p| &p.0.deprels),
+        strings(|p| &p.1.deprels),
+        strings(|p| &p.0.upos),
+        strings(|p| &p.1.upos),
+    ];
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
