@@ -3,6 +3,7 @@
 mod cli;
 mod common;
 mod docs;
+mod import;
 mod lepod_vectors;
 mod properties;
 mod schemas;
