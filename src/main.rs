@@ -16,7 +16,8 @@ use pairmetrics::pipeline::{demo, import, lepod, score, sql};
     long_about = "Score sentence pairs at corpus scale.\n\n\
         Inputs are Parquet tables (see schemas/ in the source): `pairs` (pair_id, src, tgt token \
         lists), `alignments` (pair_id, links) and `arcs` (dependency parses). Every metric is a \
-        DataFusion SQL function (led, pod, lepod_problem, tokenize, lowercase_tokens, pharaoh): \
+        DataFusion SQL function (led, pod, lepod_problem, derp, derp_detail, derp_problem, \
+        derp_pooled, tokenize, lowercase_tokens, pharaoh): \
         `score` adds them as columns, `sql` lets you call them yourself.\n\n\
         Start with `pairmetrics demo`."
 )]
@@ -31,7 +32,8 @@ enum Command {
     ///
     /// Adds `led` (over the alignment's units when --alignments is given, as lepod-score.py
     /// does; otherwise the alignment-free multiset LeD), `pod` (needs --alignments) and
-    /// `lepod_problem` (why led/pod are NULL for a row). Every input column is kept; every pair
+    /// `lepod_problem` (why led/pod are NULL for a row); with --arcs and --alignments also `derp`
+    /// (the dependency-path word-order score) and `derp_problem`. Every input column is kept; every pair
     /// gives one output row, in pair_id order. The output is zstd Parquet, written under a
     /// temporary name and renamed when complete; its key-value metadata holds the metric
     /// signature (`pairmetrics.signature`).
@@ -42,7 +44,8 @@ enum Command {
         /// Alignments table (pair_id, links List<Struct<src Int32, tgt Int32>>, 0-based).
         #[arg(long)]
         alignments: Option<PathBuf>,
-        /// Dependency arcs table; checked now, used by the word-order metrics.
+        /// Dependency parses (arcs table: pair_id, src_head, src_deprel, tgt_head, tgt_deprel);
+        /// with --alignments, adds `derp` and `derp_problem`.
         #[arg(long)]
         arcs: Option<PathBuf>,
         /// Output Parquet file.

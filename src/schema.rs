@@ -5,7 +5,9 @@ use std::fmt;
 
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 
-use crate::udf::args::{is_link_list, is_token_list, link_list_type, token_list_type};
+use crate::udf::args::{
+    head_list_type, is_head_list, is_link_list, is_token_list, link_list_type, token_list_type,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
@@ -29,9 +31,7 @@ impl ColumnType {
             ColumnType::Id => DataType::Int64,
             ColumnType::Tokens => token_list_type(),
             ColumnType::Links => link_list_type(),
-            ColumnType::Heads => {
-                DataType::List(Field::new_list_field(DataType::Int32, true).into())
-            }
+            ColumnType::Heads => head_list_type(),
         }
     }
 
@@ -40,10 +40,7 @@ impl ColumnType {
             ColumnType::Id => dt == &DataType::Int64,
             ColumnType::Tokens => is_token_list(dt),
             ColumnType::Links => is_link_list(dt),
-            ColumnType::Heads => matches!(
-                dt,
-                DataType::List(f) | DataType::LargeList(f) if f.data_type().is_integer()
-            ),
+            ColumnType::Heads => is_head_list(dt),
         }
     }
 }

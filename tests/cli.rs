@@ -142,15 +142,27 @@ fn score_enriches_the_bundled_sample() {
     let (batch, metadata) = read_parquet(&out_path);
     assert_eq!(batch.num_rows(), 3000);
     let names: Vec<&str> = batch.schema_ref().fields().iter().map(|f| f.name().as_str()).collect();
-    assert_eq!(names, ["pair_id", "src", "tgt", "src_text", "tgt_text", "led", "pod", "lepod_problem"]);
+    assert_eq!(
+        names,
+        ["pair_id", "src", "tgt", "src_text", "tgt_text", "led", "pod", "lepod_problem", "derp", "derp_problem"]
+    );
     let pair_ids: Vec<i64> = batch.column(0).as_primitive::<Int64Type>().values().to_vec();
     assert_eq!(pair_ids, (0..3000).collect::<Vec<_>>());
     let signature = metadata.iter().find(|(k, _)| k == "pairmetrics.signature").unwrap();
-    assert_eq!(signature.1, format!("pairmetrics:{}|led:links|case:lc|pod:punct=\",.\"", pairmetrics::VERSION));
+    assert_eq!(
+        signature.1,
+        format!("pairmetrics:{}|led:links|case:lc|pod:punct=\",.\"|derp:mst", pairmetrics::VERSION)
+    );
     let led = batch.column_by_name("led").unwrap().as_primitive::<Float64Type>();
     let problems = batch.column_by_name("lepod_problem").unwrap();
     assert_eq!(led.null_count(), problems.len() - problems.null_count());
     assert!(led.iter().flatten().all(|v| (0.0..=1.0).contains(&v)));
+    let derp = batch.column_by_name("derp").unwrap().as_primitive::<Float64Type>();
+    let problems = batch.column_by_name("derp_problem").unwrap();
+    assert_eq!(derp.null_count(), problems.len() - problems.null_count());
+    assert!(derp.len() - derp.null_count() > 2900, "most pairs have a DERP");
+    assert!(derp.iter().flatten().all(|v| (0.0..=1.0).contains(&v)));
+    assert!(text.contains("derp: mean"), "{text}");
 
     // The same figures as SQL over the inputs gives.
     let summary_led = text.lines().find(|l| l.starts_with("led: mean")).unwrap();
@@ -193,7 +205,7 @@ fn every_pair_gets_a_row_with_or_without_alignment() {
         let text = stdout(&pairmetrics(&[
             "score", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--out", path_str(&out_path),
         ]));
-        assert!(text.contains("alignment rows with no pair (not in the output): 1"), "{text}");
+        assert!(text.contains("rows of alignments with no pair (not in the output): 1"), "{text}");
         let note = format!("{} is not sorted by pair_id", pairs.display());
         assert_eq!(text.contains(&note), order[0] == 3, "{text}");
         let (batch, _) = read_parquet(&out_path);
@@ -204,6 +216,61 @@ fn every_pair_gets_a_row_with_or_without_alignment() {
         let why = batch.column_by_name("lepod_problem").unwrap().as_string::<i32>().value(0).to_string();
         assert_eq!(why, "links is NULL (no alignment row)");
     }
+}
+
+fn heads(rows: &[Option<Vec<i32>>]) -> ArrayRef {
+    let mut b = datafusion::arrow::array::ListBuilder::new(datafusion::arrow::array::Int32Builder::new());
+    for row in rows {
+        match row {
+            Some(h) => {
+                b.values().append_slice(h);
+                b.append(true);
+            }
+            None => b.append(false),
+        }
+    }
+    Arc::new(b.finish())
+}
+
+#[test]
+fn score_adds_derp_from_arcs_and_says_why_it_is_null() {
+    let dir = TempDir::new().unwrap();
+    let pairs = small_pairs(dir.path(), &[0, 1, 2, 3]); // every sentence "wI x y"
+    let alignments = dir.path().join("alignments.parquet");
+    let identity = Some(vec![(0, 0), (1, 1), (2, 2)]);
+    write_parquet(
+        &alignments,
+        vec![("pair_id", ids(&[0, 1, 2, 3])), ("links", link_lists(&[identity.clone(), identity.clone(), identity.clone(), Some(vec![(0, 1), (1, 0)])]))],
+    );
+    // Pair 1's src parse has 2 entries for 3 tokens; pair 2 has no arcs row; arcs 9 has no pair.
+    let arcs = dir.path().join("arcs.parquet");
+    let tree = Some(vec![2, 0, 2]);
+    let labels = |rows: &[&str]| sentences(rows);
+    write_parquet(
+        &arcs,
+        vec![
+            ("pair_id", ids(&[0, 1, 3, 9])),
+            ("src_head", heads(&[tree.clone(), Some(vec![2, 0]), tree.clone(), tree.clone()])),
+            ("tgt_head", heads(&[tree.clone(), tree.clone(), Some(vec![0, 1, 2]), tree.clone()])),
+            ("src_deprel", labels(&["a root b", "a root", "a root b", "a root b"])),
+            ("tgt_deprel", labels(&["a root b", "a root b", "root a b", "a root b"])),
+        ],
+    );
+    let out_path = dir.path().join("out.parquet");
+    let text = stdout(&pairmetrics(&[
+        "score", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments),
+        "--arcs", path_str(&arcs), "--out", path_str(&out_path),
+    ]));
+    assert!(text.contains("rows of arcs with no pair (not in the output): 1"), "{text}");
+    assert!(text.contains("rows with NULL metrics, by reason (column derp_problem):"), "{text}");
+    let (batch, metadata) = read_parquet(&out_path);
+    let derp: Vec<Option<f64>> = batch.column_by_name("derp").unwrap().as_primitive::<Float64Type>().iter().collect();
+    // Pair 3: src "w3 x y" (a <- root -> b) against tgt chain root -> a -> b, links 0-1 and 1-0:
+    // src path 0 -> 1 is ([a], alpha, []), tgt path 1 -> 0 is ([a], beta, []): L = 1, Lmax = 2.
+    assert_eq!(derp, [Some(1.0), None, None, Some(0.5)]);
+    let why: Vec<Option<&str>> = batch.column_by_name("derp_problem").unwrap().as_string::<i32>().iter().collect();
+    assert_eq!(why, [None, Some("src has 3 tokens but its parse 2"), Some("src_head is NULL"), None]);
+    assert!(metadata.iter().any(|(k, v)| k == "pairmetrics.signature" && v.ends_with("|derp:mst")));
 }
 
 #[test]
@@ -269,13 +336,14 @@ fn demo_prints_real_corpus_figures() {
     let mean_led: f64 = mean_led.split_whitespace().next().unwrap().parse().unwrap();
     assert!((0.5..1.0).contains(&mean_led), "cross-lingual LeD is high: {mean_led}");
     assert!(text.contains("A histogram of PoD"));
+    assert!(text.contains("pooled_derp"), "{text}");
     assert!(out_path.exists());
 }
 
 #[test]
 fn help_explains_the_commands() {
     let text = stdout(&pairmetrics(&["score", "--help"]));
-    for needle in ["--alignments", "--lowercase", "--punct", "signature", "lepod_problem"] {
+    for needle in ["--alignments", "--arcs", "--lowercase", "--punct", "signature", "lepod_problem", "derp"] {
         assert!(text.contains(needle), "{needle} missing from score --help");
     }
     let text = stdout(&pairmetrics(&["--help"]));

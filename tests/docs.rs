@@ -2,7 +2,29 @@
 
 use crate::common::*;
 
-const NAMES: [&str; 6] = ["led", "pod", "lepod_problem", "tokenize", "lowercase_tokens", "pharaoh"];
+const NAMES: [&str; 10] = [
+    "led",
+    "pod",
+    "lepod_problem",
+    "derp",
+    "derp_detail",
+    "derp_problem",
+    "derp_pooled",
+    "tokenize",
+    "lowercase_tokens",
+    "pharaoh",
+];
+
+#[test]
+fn names_cover_every_registered_function() {
+    let scalar = pairmetrics::udf::all_scalar_udfs().into_iter().map(|f| f.name().to_string());
+    let aggregate = pairmetrics::udf::all_aggregate_udfs().into_iter().map(|f| f.name().to_string());
+    let mut registered: Vec<String> = scalar.chain(aggregate).collect();
+    let mut names: Vec<String> = NAMES.map(String::from).to_vec();
+    registered.sort();
+    names.sort();
+    assert_eq!(registered, names);
+}
 
 #[tokio::test]
 async fn routines_describe_every_function() {
@@ -21,6 +43,8 @@ async fn routines_describe_every_function() {
     }
     let syntax = strings(&ctx, &sql, 2).await;
     assert!(syntax.contains(&Some("pod(src, tgt, links [, punct])".to_string())));
+    let derp = "derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links)";
+    assert!(syntax.contains(&Some(derp.to_string())), "{syntax:?}");
 }
 
 #[tokio::test]

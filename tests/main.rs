@@ -2,6 +2,7 @@
 
 mod cli;
 mod common;
+mod derp;
 mod docs;
 mod import;
 mod lepod_vectors;

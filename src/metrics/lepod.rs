@@ -6,21 +6,7 @@
 
 use std::fmt;
 
-/// Which sentence of a pair a problem is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    Src,
-    Tgt,
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Side::Src => "src",
-            Side::Tgt => "tgt",
-        })
-    }
-}
+pub use super::{Link, Side};
 
 /// Why a pair has no LeD or PoD.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,9 +28,6 @@ impl fmt::Display for LepodError {
 }
 
 impl std::error::Error for LepodError {}
-
-/// A word-alignment link: (position in the first sentence, position in the second), 0-based.
-pub type Link = (u32, u32);
 
 /// Reusable buffers for the unit computations; one per thread or per batch.
 #[derive(Debug, Default)]

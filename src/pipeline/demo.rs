@@ -47,10 +47,30 @@ pub const TOUR: &[(&str, &str)] = &[
          count(*) AS pairs, round(avg(led), 3) AS mean_led, round(avg(pod), 3) AS mean_pod \
          FROM scored GROUP BY src_tokens ORDER BY src_tokens",
     ),
+    (
+        "DERP, word order through the dependency trees (1 = the same order)",
+        "SELECT count(derp) AS scored, round(avg(derp), 4) AS mean_derp, \
+         round(min(derp), 4) AS min_derp, round(median(derp), 4) AS median_derp FROM scored",
+    ),
+    (
+        "Why some rows have no DERP",
+        "SELECT derp_problem AS reason, count(*) AS pairs FROM scored \
+         WHERE derp_problem IS NOT NULL GROUP BY reason ORDER BY pairs DESC",
+    ),
+    (
+        "PoD and DERP agree on which pairs are reordered (mean DERP by PoD band)",
+        "SELECT floor(pod * 5) / 5 AS pod_from, count(*) AS pairs, round(avg(derp), 3) AS mean_derp \
+         FROM scored WHERE pod IS NOT NULL AND derp IS NOT NULL GROUP BY pod_from ORDER BY pod_from",
+    ),
 ];
 
+/// Over the input tables (registered as `pairs`, `alignments`, `arcs`): the pooled DERP.
+pub const POOLED: &str = "SELECT round(derp_pooled(r.src_head, r.src_deprel, r.tgt_head, \
+    r.tgt_deprel, a.links), 4) AS pooled_derp FROM arcs r JOIN alignments a USING (pair_id)";
+
 pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
-    let [pairs, alignments] = ["pairs", "alignments"].map(|t| data.join(format!("{t}.parquet")));
+    let [pairs, alignments, arcs] =
+        ["pairs", "alignments", "arcs"].map(|t| data.join(format!("{t}.parquet")));
     if !pairs.exists() {
         bail!(
             "the demo data is not at {} (pass --data DIR, or rebuild it with \
@@ -62,13 +82,17 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         sink,
         "Scoring {} (French src, English tgt; spaCy tokens, eflomal alignments).\n\
          Across languages LeD counts the tokens not carried over unchanged (names, numbers, \
-         punctuation are), and PoD how far aligned words move.\n",
+         punctuation are), and PoD how far aligned words move. DERP compares the dependency \
+         paths between aligned words in the two parses; the French parser labels with Universal \
+         Dependencies (obj, obl:arg, ...) and the English one with ClearNLP labels (dobj, pobj, \
+         prep, ...), so across these languages DERP counts label differences as well as \
+         reordering: read it relatively (pair against pair), not against 1.\n",
         data.display()
     )?;
     let options = ScoreOptions {
         pairs,
-        alignments: Some(alignments),
-        arcs: None,
+        alignments: Some(alignments.clone()),
+        arcs: Some(arcs.clone()),
         out: out.to_path_buf(),
         lowercase: true,
         punct: DEMO_PUNCT.to_string(),
@@ -77,8 +101,10 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
     let summary = score(&options).await?;
     writeln!(sink, "$ pairmetrics score --lowercase --punct '{DEMO_PUNCT}' ... --out {}", out.display())?;
     writeln!(sink, "{summary}\n")?;
-    let ctx = sql::context_with_tables(&[("scored".to_string(), out.to_path_buf())]).await?;
-    for (title, query) in TOUR {
+    let tables = [("scored", out), ("arcs", &arcs), ("alignments", &alignments)]
+        .map(|(name, path)| (name.to_string(), path.to_path_buf()));
+    let ctx = sql::context_with_tables(&tables).await?;
+    for (title, query) in TOUR.iter().chain([&("The pooled DERP: 1 - sum(L) / sum(Lmax) over all pairs", POOLED)]) {
         writeln!(sink, "-- {title}\n{query};")?;
         sql::run(&ctx, query, Format::Table, None, sink).await?;
         writeln!(sink)?;

@@ -36,12 +36,24 @@ impl ScoreOptions {
         if self.alignments.is_some() {
             sig += &format!("|pod:punct={:?}", self.punct);
         }
+        if self.scores_derp() {
+            sig += "|derp:mst";
+        }
         sig
+    }
+
+    /// DERP needs both parses and the alignment.
+    pub fn scores_derp(&self) -> bool {
+        self.arcs.is_some() && self.alignments.is_some()
     }
 }
 
 /// The metric columns `score` adds; input columns of the same name are replaced.
-const METRICS: &[&str] = &["led", "pod", "lepod_problem"];
+const METRICS: &[&str] = &["led", "pod", "lepod_problem", "derp", "derp_problem"];
+
+/// The metric columns the summary averages, and those that say why a metric is NULL.
+const SCORED: &[&str] = &["led", "pod", "derp"];
+const PROBLEM_COLUMNS: &[&str] = &["lepod_problem", "derp_problem"];
 
 /// Per-metric corpus figures, accumulated batch by batch.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -60,10 +72,11 @@ impl MetricSummary {
 pub struct Summary {
     pub rows: u64,
     pub metrics: BTreeMap<String, MetricSummary>,
-    /// Rows with NULL metrics, by reason.
-    pub problems: BTreeMap<String, u64>,
-    /// Alignment rows whose pair_id is not in the pairs table (not in the output).
-    pub orphan_alignments: u64,
+    /// Rows with NULL metrics, by problem column and reason.
+    pub problems: BTreeMap<(String, String), u64>,
+    /// Rows of the alignments and arcs tables whose pair_id is not in the pairs table (they are
+    /// not in the output), by table.
+    pub orphans: BTreeMap<&'static str, u64>,
     pub signature: String,
     pub notes: Vec<String>,
 }
@@ -71,7 +84,7 @@ pub struct Summary {
 impl Summary {
     fn add(&mut self, batch: &RecordBatch) {
         self.rows += batch.num_rows() as u64;
-        for name in ["led", "pod"] {
+        for &name in SCORED {
             let Some(column) = batch.column_by_name(name) else { continue };
             let values = column.as_primitive::<Float64Type>();
             let entry = self.metrics.entry(name.to_string()).or_default();
@@ -81,9 +94,10 @@ impl Summary {
                 entry.sum += v;
             }
         }
-        if let Some(column) = batch.column_by_name("lepod_problem") {
+        for &name in PROBLEM_COLUMNS {
+            let Some(column) = batch.column_by_name(name) else { continue };
             for reason in column.as_string::<i32>().iter().flatten() {
-                *self.problems.entry(reason.to_string()).or_default() += 1;
+                *self.problems.entry((name.to_string(), reason.to_string())).or_default() += 1;
             }
         }
     }
@@ -92,7 +106,8 @@ impl Summary {
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "rows: {}", self.rows)?;
-        for (name, m) in &self.metrics {
+        let metrics = SCORED.iter().filter_map(|&name| Some((name, self.metrics.get(name)?)));
+        for (name, m) in metrics {
             match m.mean() {
                 Some(mean) => writeln!(
                     f,
@@ -103,18 +118,16 @@ impl fmt::Display for Summary {
                 None => writeln!(f, "{name}: no pair could be scored")?,
             }
         }
-        if !self.problems.is_empty() {
-            writeln!(f, "rows with NULL metrics, by reason (column lepod_problem):")?;
-            for (reason, count) in &self.problems {
-                writeln!(f, "  {count:>8}  {reason}")?;
+        let mut column = None;
+        for ((name, reason), count) in &self.problems {
+            if column != Some(name) {
+                writeln!(f, "rows with NULL metrics, by reason (column {name}):")?;
+                column = Some(name);
             }
+            writeln!(f, "  {count:>8}  {reason}")?;
         }
-        if self.orphan_alignments > 0 {
-            writeln!(
-                f,
-                "alignment rows with no pair (not in the output): {}",
-                self.orphan_alignments
-            )?;
+        for (table, count) in self.orphans.iter().filter(|&(_, &count)| count > 0) {
+            writeln!(f, "rows of {table} with no pair (not in the output): {count}")?;
         }
         for note in &self.notes {
             writeln!(f, "note: {note}")?;
@@ -141,6 +154,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let mut summary = Summary { signature: options.signature(), ..Default::default() };
     let mut inputs = vec![(Table::Pairs, &options.pairs)];
     inputs.extend(options.alignments.as_ref().map(|path| (Table::Alignments, path)));
+    inputs.extend(options.arcs.as_ref().filter(|_| options.scores_derp()).map(|path| (Table::Arcs, path)));
     let mut rows = 0;
     for (table, path) in inputs {
         session::register_checked(&ctx, table, path).await?;
@@ -159,16 +173,16 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             ));
         }
     }
-    if let Some(path) = &options.arcs {
+    if let (Some(path), None) = (&options.arcs, &options.alignments) {
         session::register_checked(&ctx, Table::Arcs, path).await?;
-        summary.notes.push("arcs checked; no metric of this version reads them yet".into());
+        summary.notes.push("arcs checked; DERP needs --alignments too, so it was not scored".into());
     }
-    if options.alignments.is_some() {
-        summary.orphan_alignments = count(
-            &ctx,
-            "SELECT count(*) FROM alignments a LEFT ANTI JOIN pairs p ON a.pair_id = p.pair_id",
-        )
-        .await?;
+    for (table, given) in [(Table::Alignments, options.alignments.is_some()), (Table::Arcs, options.scores_derp())] {
+        if given {
+            let name = table.name();
+            let orphans = format!("SELECT count(*) FROM {name} x LEFT ANTI JOIN pairs p ON x.pair_id = p.pair_id");
+            summary.orphans.insert(name, count(&ctx, &orphans).await?);
+        }
     }
     let query = score_query(&ctx, options).await?;
     Ok(Prepared { ctx, query, rows, summary })
@@ -240,17 +254,36 @@ async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<Str
         }
     };
     let (src, tgt) = (tokens("src"), tokens("tgt"));
-    let from = if options.alignments.is_some() {
+    let mut from = "pairs p".to_string();
+    if options.alignments.is_some() {
         let punct = options.punct.replace('\'', "''");
         select.push(format!("led({src}, {tgt}, a.links) AS led"));
         select.push(format!("pod({src}, {tgt}, a.links, '{punct}') AS pod"));
         select.push(format!("lepod_problem({src}, {tgt}, a.links) AS lepod_problem"));
-        "pairs p LEFT JOIN alignments a ON p.pair_id = a.pair_id"
+        from += " LEFT JOIN alignments a ON p.pair_id = a.pair_id";
     } else {
         select.push(format!("led({src}, {tgt}) AS led"));
         select.push(format!("lepod_problem({src}, {tgt}) AS lepod_problem"));
-        "pairs p"
-    };
+    }
+    if options.scores_derp() {
+        let args = "r.src_head, r.src_deprel, r.tgt_head, r.tgt_deprel, a.links";
+        // A parse of other tokens than the pair's would score silently wrong: say so instead.
+        let mismatch = |side: &str| {
+            format!(
+                "WHEN cardinality(p.{side}) <> cardinality(r.{side}_head) THEN concat('{side} has ', \
+                 cardinality(p.{side}), ' tokens but its parse ', cardinality(r.{side}_head))"
+            )
+        };
+        let (src_mismatch, tgt_mismatch) = (mismatch("src"), mismatch("tgt"));
+        select.push(format!(
+            "CASE WHEN cardinality(p.src) <> cardinality(r.src_head) \
+             OR cardinality(p.tgt) <> cardinality(r.tgt_head) THEN NULL ELSE derp({args}) END AS derp"
+        ));
+        select.push(format!(
+            "CASE {src_mismatch} {tgt_mismatch} ELSE derp_problem({args}) END AS derp_problem"
+        ));
+        from += " LEFT JOIN arcs r ON p.pair_id = r.pair_id";
+    }
     // NULLS FIRST matches the declared order of sorted inputs, so no sort is planned.
     Ok(format!("SELECT {} FROM {from} ORDER BY p.pair_id NULLS FIRST", select.join(", ")))
 }

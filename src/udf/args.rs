@@ -4,12 +4,12 @@
 use std::fmt;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, GenericListArray, Int64Array, LargeStringArray, OffsetSizeTrait,
+    Array, ArrayRef, AsArray, GenericListArray, Int32Array, Int64Array, LargeStringArray, OffsetSizeTrait,
     StringArray, StringViewArray, StructArray,
 };
-use datafusion::arrow::buffer::NullBuffer;
+use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Field, Fields};
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Int32Type};
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
 use datafusion::logical_expr::{ColumnarValue, Signature, TypeSignature, Volatility};
 
@@ -48,6 +48,15 @@ pub fn is_token_list(dt: &DataType) -> bool {
     list_item(dt).is_some_and(is_string)
 }
 
+/// `List<Int32>`: a parse's heads.
+pub fn head_list_type() -> DataType {
+    DataType::List(Field::new_list_field(DataType::Int32, true).into())
+}
+
+pub fn is_head_list(dt: &DataType) -> bool {
+    list_item(dt).is_some_and(DataType::is_integer)
+}
+
 pub fn is_link_list(dt: &DataType) -> bool {
     match list_item(dt) {
         Some(DataType::Struct(fields)) => ["src", "tgt"].iter().all(|name| {
@@ -62,6 +71,7 @@ pub fn is_link_list(dt: &DataType) -> bool {
 pub enum Expect {
     Tokens,
     Links,
+    Heads,
     Text,
 }
 
@@ -70,6 +80,7 @@ impl Expect {
         match self {
             Expect::Tokens => is_token_list(dt),
             Expect::Links => is_link_list(dt),
+            Expect::Heads => is_head_list(dt),
             Expect::Text => is_string(dt),
         }
     }
@@ -78,6 +89,7 @@ impl Expect {
         match self {
             Expect::Tokens => token_list_type(),
             Expect::Links => link_list_type(),
+            Expect::Heads => head_list_type(),
             Expect::Text => DataType::Utf8,
         }
     }
@@ -86,6 +98,7 @@ impl Expect {
         match self {
             Expect::Tokens => "a token list: List or LargeList of Utf8, LargeUtf8 or Utf8View",
             Expect::Links => "alignment links: List<Struct<src Int32, tgt Int32>> (0-based)",
+            Expect::Heads => "dependency heads: List<Int32>, 1-based, 0 for a root",
             Expect::Text => "a string: Utf8, LargeUtf8 or Utf8View",
         }
     }
@@ -96,9 +109,14 @@ pub type Shapes = &'static [&'static [(&'static str, Expect)]];
 
 /// A signature that lists the canonical types of each shape (so that `SHOW FUNCTIONS` and
 /// `information_schema.parameters` show them) and coerces every other input with [`coerce`].
+///
+/// DataFusion coerces any list into an `Exact` list type, casting its items: a list of labels
+/// passed as heads would become NULLs. Shapes with heads are therefore left to [`coerce`] alone,
+/// which rejects them at plan time.
 pub fn signature(shapes: Shapes) -> Signature {
     let mut variants: Vec<TypeSignature> = shapes
         .iter()
+        .filter(|shape| !shape.iter().any(|(_, e)| matches!(e, Expect::Heads)))
         .map(|shape| TypeSignature::Exact(shape.iter().map(|(_, e)| e.null_type()).collect()))
         .collect();
     variants.push(TypeSignature::UserDefined);
@@ -294,6 +312,41 @@ impl<'a> LinkLists<'a> {
             out.push((a.min(u32::MAX as i64) as u32, b.min(u32::MAX as i64) as u32));
         }
         Ok(())
+    }
+}
+
+/// A column of integer lists (dependency heads), read row by row as `&[i32]` without copying.
+pub struct HeadLists {
+    name: &'static str,
+    offsets: OffsetBuffer<i32>,
+    nulls: Option<NullBuffer>,
+    values: Int32Array,
+}
+
+impl HeadLists {
+    /// Any List or LargeList of integers; values outside Int32 become NULL elements.
+    pub fn new(name: &'static str, array: &ArrayRef) -> Result<Self> {
+        let list = cast(array, &head_list_type())?;
+        let list = list.as_list::<i32>();
+        Ok(HeadLists {
+            name,
+            offsets: list.offsets().clone(),
+            nulls: list.nulls().cloned(),
+            values: list.values().as_primitive::<Int32Type>().clone(),
+        })
+    }
+
+    pub fn row(&self, i: usize) -> Result<&[i32], RowProblem> {
+        if self.nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+            return Err(RowProblem::NullArgument(self.name));
+        }
+        let range = self.offsets[i] as usize..self.offsets[i + 1] as usize;
+        if let Some(nulls) = self.values.nulls() {
+            if let Some(index) = range.clone().position(|item| nulls.is_null(item)) {
+                return Err(RowProblem::NullElement { arg: self.name, index });
+            }
+        }
+        Ok(&self.values.values()[range])
     }
 }
 
