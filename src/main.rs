@@ -169,6 +169,16 @@ enum ImportCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// A Moses phrase table (`src ||| tgt ||| p(f|e) lex(f|e) p(e|f) lex(e|f) [more] |||
+    /// alignment ||| counts`) into a phrase_table (see schemas/phrase_table.md); a malformed
+    /// line is an error naming it.
+    MosesPhraseTable {
+        /// The phrase-table file (plain, .gz or .zst).
+        #[arg(long)]
+        table: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 impl ImportCommand {
@@ -179,6 +189,7 @@ impl ImportCommand {
             ImportCommand::Pharaoh { alignments, out } => (Source::Pharaoh { alignments }, out),
             ImportCommand::Meteor { alignments, out } => (Source::Meteor { alignments }, out),
             ImportCommand::Conllu { src, tgt, out } => (Source::Conllu { src, tgt }, out),
+            ImportCommand::MosesPhraseTable { table, out } => (Source::MosesPhraseTable { table }, out),
         }
     }
 }

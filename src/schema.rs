@@ -6,7 +6,8 @@ use std::fmt;
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 
 use crate::udf::args::{
-    head_list_type, is_head_list, is_link_list, is_token_list, link_list_type, token_list_type,
+    head_list_type, is_head_list, is_link_list, is_string, is_token_list, link_list_type,
+    token_list_type,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +15,7 @@ pub enum Table {
     Pairs,
     Alignments,
     Arcs,
+    PhraseTable,
 }
 
 /// What a column must hold, with the variants we accept on input.
@@ -23,6 +25,9 @@ enum ColumnType {
     Tokens,
     Links,
     Heads,
+    Text,
+    Score,
+    Scores,
 }
 
 impl ColumnType {
@@ -32,6 +37,9 @@ impl ColumnType {
             ColumnType::Tokens => token_list_type(),
             ColumnType::Links => link_list_type(),
             ColumnType::Heads => head_list_type(),
+            ColumnType::Text => DataType::Utf8,
+            ColumnType::Score => DataType::Float64,
+            ColumnType::Scores => DataType::List(Field::new_list_field(DataType::Float64, true).into()),
         }
     }
 
@@ -41,6 +49,11 @@ impl ColumnType {
             ColumnType::Tokens => is_token_list(dt),
             ColumnType::Links => is_link_list(dt),
             ColumnType::Heads => is_head_list(dt),
+            ColumnType::Text => is_string(dt),
+            ColumnType::Score => dt.is_numeric(),
+            ColumnType::Scores => {
+                matches!(dt, DataType::List(f) | DataType::LargeList(f) if f.data_type().is_numeric())
+            }
         }
     }
 }
@@ -70,6 +83,19 @@ const ARCS: &[Column] = &[
     Column { name: "src_upos", kind: ColumnType::Tokens, required: false },
     Column { name: "tgt_upos", kind: ColumnType::Tokens, required: false },
 ];
+const PHRASE_TABLE: &[Column] = &[
+    Column { name: "src", kind: ColumnType::Text, required: false },
+    Column { name: "tgt", kind: ColumnType::Text, required: false },
+    col("src_tokens", ColumnType::Tokens),
+    col("tgt_tokens", ColumnType::Tokens),
+    col("p_f_e", ColumnType::Score),
+    col("lex_f_e", ColumnType::Score),
+    col("p_e_f", ColumnType::Score),
+    col("lex_e_f", ColumnType::Score),
+    Column { name: "extra_scores", kind: ColumnType::Scores, required: false },
+    Column { name: "alignment", kind: ColumnType::Links, required: false },
+    Column { name: "counts", kind: ColumnType::Scores, required: false },
+];
 
 impl Table {
     pub fn name(self) -> &'static str {
@@ -77,6 +103,7 @@ impl Table {
             Table::Pairs => "pairs",
             Table::Alignments => "alignments",
             Table::Arcs => "arcs",
+            Table::PhraseTable => "phrase_table",
         }
     }
 
@@ -85,6 +112,7 @@ impl Table {
             Table::Pairs => PAIRS,
             Table::Alignments => ALIGNMENTS,
             Table::Arcs => ARCS,
+            Table::PhraseTable => PHRASE_TABLE,
         }
     }
 

@@ -2,7 +2,7 @@
 
 use crate::common::*;
 
-const NAMES: [&str; 10] = [
+const NAMES: [&str; 11] = [
     "led",
     "pod",
     "lepod_problem",
@@ -10,6 +10,7 @@ const NAMES: [&str; 10] = [
     "derp_detail",
     "derp_problem",
     "derp_pooled",
+    "kendall_tau_a",
     "tokenize",
     "lowercase_tokens",
     "pharaoh",

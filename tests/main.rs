@@ -7,5 +7,7 @@ mod docs;
 mod import;
 mod lepod_vectors;
 mod properties;
+mod rank;
 mod schemas;
+mod true_score;
 mod udf_types;

@@ -3,5 +3,6 @@
 pub mod conllu;
 pub mod input;
 pub mod meteor;
+pub mod moses;
 pub mod pharaoh;
 pub mod tokens;

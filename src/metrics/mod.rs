@@ -2,6 +2,8 @@
 
 pub mod derp;
 pub mod lepod;
+pub mod rank;
+pub mod true_score;
 
 use std::fmt;
 

@@ -9,7 +9,8 @@ use std::time::Instant;
 use anyhow::{Result, anyhow, bail};
 use crossbeam_channel::bounded;
 use datafusion::arrow::array::{
-    ArrayRef, Int32Builder, Int64Array, ListBuilder, RecordBatch, StringBuilder, StructBuilder,
+    ArrayRef, Float64Array, Float64Builder, Int32Builder, Int64Array, ListBuilder, RecordBatch,
+    StringBuilder, StructBuilder,
 };
 use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
 
@@ -17,7 +18,7 @@ use super::write::AtomicParquetWriter;
 use crate::formats::conllu::{Sentence, Sentences};
 use crate::formats::input::{self, InputError, Lines};
 use crate::formats::meteor::Blocks;
-use crate::formats::{pharaoh, tokens};
+use crate::formats::{moses, pharaoh, tokens};
 use crate::metrics::lepod::Link;
 use crate::schema::Table;
 use crate::udf::args::link_fields;
@@ -37,6 +38,8 @@ pub enum Source {
     Meteor { alignments: PathBuf },
     /// Two CoNLL-U files, one sentence per pair.
     Conllu { src: PathBuf, tgt: PathBuf },
+    /// A Moses phrase table, one rule per line.
+    MosesPhraseTable { table: PathBuf },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +54,7 @@ impl Source {
             Source::Text { .. } => Table::Pairs,
             Source::Pharaoh { .. } | Source::Meteor { .. } => Table::Alignments,
             Source::Conllu { .. } => Table::Arcs,
+            Source::MosesPhraseTable { .. } => Table::PhraseTable,
         }
     }
 
@@ -62,6 +66,7 @@ impl Source {
             Source::Pharaoh { alignments } => format!("pharaoh {}", alignments.display()),
             Source::Meteor { alignments } => format!("meteor {}", alignments.display()),
             Source::Conllu { src, tgt } => format!("conllu src={} tgt={}", src.display(), tgt.display()),
+            Source::MosesPhraseTable { table } => format!("moses-phrase-table {}", table.display()),
         }
     }
 }
@@ -123,6 +128,22 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
                     Ok(chunk)
                 },
                 move |chunk| build_arcs(&schema, chunk),
+            )?
+        }
+        Source::MosesPhraseTable { table } => {
+            let mut lines = open(table)?;
+            let path = table.clone();
+            run(
+                writer,
+                move || {
+                    let mut chunk = Chunk::default();
+                    let mut line = String::new();
+                    while chunk.rows.len() < CHUNK_ROWS && lines.next_into(&mut line)? {
+                        chunk.rows.push((lines.line_number(), std::mem::take(&mut line)));
+                    }
+                    Ok(chunk)
+                },
+                move |chunk| build_phrase_table(&schema, &path, chunk),
             )?
         }
     };
@@ -268,24 +289,30 @@ fn read_pharaoh_chunk(lines: &mut Reader) -> Result<Chunk<Vec<Link>>> {
 
 fn build_links(schema: &SchemaRef, chunk: Chunk<Vec<Link>>) -> Result<RecordBatch> {
     let n = chunk.rows.len();
+    Ok(RecordBatch::try_new(schema.clone(), vec![pair_ids(chunk.first, n), links_array(&chunk.rows, None)])?)
+}
+
+/// A links column; `valid[i] == false` makes row i NULL.
+fn links_array(rows: &[Vec<Link>], valid: Option<Vec<bool>>) -> ArrayRef {
+    let n = rows.len();
     let fields = link_fields();
-    let total: usize = chunk.rows.iter().map(Vec::len).sum();
+    let total: usize = rows.iter().map(Vec::len).sum();
     let values = StructBuilder::new(
         fields.clone(),
         vec![Box::new(Int32Builder::with_capacity(total)), Box::new(Int32Builder::with_capacity(total))],
     );
     let mut b = ListBuilder::with_capacity(values, n)
         .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
-    for links in &chunk.rows {
+    for (i, links) in rows.iter().enumerate() {
         let v = b.values();
         for &(s, t) in links {
             v.field_builder::<Int32Builder>(0).expect("src").append_value(s as i32);
             v.field_builder::<Int32Builder>(1).expect("tgt").append_value(t as i32);
             v.append(true);
         }
-        b.append(true);
+        b.append(valid.as_ref().is_none_or(|v| v[i]));
     }
-    Ok(RecordBatch::try_new(schema.clone(), vec![pair_ids(chunk.first, n), Arc::new(b.finish())])?)
+    Arc::new(b.finish())
 }
 
 fn build_arcs(schema: &SchemaRef, chunk: Chunk<(Sentence, Sentence)>) -> Result<RecordBatch> {
@@ -314,5 +341,58 @@ fn build_arcs(schema: &SchemaRef, chunk: Chunk<(Sentence, Sentence)>) -> Result<
         strings(|p| &p.0.upos),
         strings(|p| &p.1.upos),
     ];
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+/// Parse a chunk of phrase-table lines (with their line numbers) into `phrase_table` rows.
+fn build_phrase_table(schema: &SchemaRef, path: &Path, chunk: Chunk<(u64, String)>) -> Result<RecordBatch> {
+    let n = chunk.rows.len();
+    let text = || StringBuilder::with_capacity(n, n * 16);
+    let (mut src, mut tgt) = (text(), text());
+    let (mut src_tokens, mut tgt_tokens) = (token_list_builder(n), token_list_builder(n));
+    let mut scores: [Vec<f64>; 4] = Default::default();
+    let mut extra = ListBuilder::with_capacity(Float64Builder::new(), n);
+    let mut counts = ListBuilder::with_capacity(Float64Builder::new(), n);
+    let mut alignments = Vec::with_capacity(n);
+    let mut has_alignment = Vec::with_capacity(n);
+    let mut joined = String::new();
+    for (line_number, line) in &chunk.rows {
+        let entry = moses::parse_phrase_line(line)
+            .map_err(|e| anyhow!(InputError::at(path, *line_number, e.to_string())))?;
+        for (phrase, text, tokens) in [(entry.src, &mut src, &mut src_tokens), (entry.tgt, &mut tgt, &mut tgt_tokens)] {
+            joined.clear();
+            for (i, token) in tokens::split(phrase).enumerate() {
+                if i > 0 {
+                    joined.push(' ');
+                }
+                joined.push_str(token);
+            }
+            text.append_value(&joined);
+            append_tokens(tokens, tokens::split(phrase), false);
+        }
+        for (column, value) in scores.iter_mut().zip(&entry.scores) {
+            column.push(*value);
+        }
+        extra.values().append_slice(&entry.scores[4..]);
+        extra.append(true);
+        match &entry.counts {
+            Some(c) => {
+                counts.values().append_slice(c);
+                counts.append(true);
+            }
+            None => counts.append(false),
+        }
+        has_alignment.push(entry.alignment.is_some());
+        alignments.push(entry.alignment.unwrap_or_default());
+    }
+    let alignment = links_array(&alignments, Some(has_alignment));
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(src.finish()),
+        Arc::new(tgt.finish()),
+        Arc::new(src_tokens.finish()),
+        Arc::new(tgt_tokens.finish()),
+    ];
+    columns.extend(scores.into_iter().map(|v| Arc::new(Float64Array::from(v)) as ArrayRef));
+    columns.extend([Arc::new(extra.finish()) as ArrayRef, alignment, Arc::new(counts.finish())]);
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }

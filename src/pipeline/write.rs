@@ -12,6 +12,9 @@ use datafusion::parquet::basic::{Compression, ZstdLevel};
 use datafusion::parquet::file::metadata::KeyValue;
 use datafusion::parquet::file::properties::WriterProperties;
 
+/// Encoded bytes after which a row group is flushed.
+const ROW_GROUP_BYTES: usize = 64 << 20;
+
 pub struct AtomicParquetWriter {
     target: PathBuf,
     temp: PathBuf,
@@ -36,6 +39,9 @@ impl AtomicParquetWriter {
             .with_context(|| format!("cannot create {}", temp.display()))?;
         let props = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
+            // A row group is buffered in memory until flushed: bound it by size, not by rows, so
+            // memory stays flat however large the output.
+            .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
             .set_key_value_metadata(Some(
                 metadata.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect(),
             ))

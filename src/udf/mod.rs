@@ -4,6 +4,7 @@
 pub mod args;
 pub mod derp;
 pub mod lepod;
+pub mod rank;
 pub mod text;
 
 use std::sync::Arc;
@@ -38,7 +39,10 @@ pub fn all_scalar_udfs() -> Vec<Arc<ScalarUDF>> {
 
 /// Every aggregate UDF of pairmetrics.
 pub fn all_aggregate_udfs() -> Vec<Arc<AggregateUDF>> {
-    vec![Arc::new(AggregateUDF::from(derp::DerpPooled::default()))]
+    vec![
+        Arc::new(AggregateUDF::from(derp::DerpPooled::default())),
+        Arc::new(AggregateUDF::from(rank::KendallTauA::default())),
+    ]
 }
 
 /// Register every pairmetrics function with a DataFusion registry (a `SessionContext`, say).

@@ -1,0 +1,121 @@
+//! The true score: `tests/vectors/true_score/example_2.json` (Chevelu et al. 2010, errata
+//! corrected) and a differential test of the DP against brute-force enumeration.
+
+use pairmetrics::metrics::true_score::{Identity, PhraseIndex, PhraseIndexBuilder, Scratch};
+use proptest::prelude::*;
+use serde_json::Value;
+
+use crate::common::*;
+
+fn words(s: &str) -> Vec<&str> {
+    s.split_whitespace().collect()
+}
+
+pub fn example() -> Value {
+    let text = std::fs::read_to_string(vectors().join("true_score/example_2.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn example_index(v: &Value) -> PhraseIndex {
+    let mut b = PhraseIndexBuilder::new(Identity::default());
+    for rule in v["rules"].as_array().unwrap() {
+        let (src, tgt) = (rule["src"].as_str().unwrap(), rule["tgt"].as_str().unwrap());
+        b.add(&words(src), &words(tgt), rule["p"].as_f64().unwrap());
+    }
+    b.build()
+}
+
+#[test]
+fn example_2_every_target() {
+    let v = example();
+    let index = example_index(&v);
+    let source = words(v["source"].as_str().unwrap());
+    let s = &mut Scratch::default();
+    for target in v["targets"].as_array().unwrap() {
+        let tgt = target["tgt"].as_str().unwrap();
+        let got = index.true_score(&source, &words(tgt), s);
+        match target["true_score"].as_f64() {
+            None => assert_eq!(got, None, "{tgt} is unreachable"),
+            Some(p) => {
+                let got = got.unwrap_or_else(|| panic!("{tgt} is reachable"));
+                assert!((got.score - p.ln()).abs() < 1e-12, "{tgt}: {} vs ln {p}", got.score);
+                let best_rules = target["best_rules"].as_array().unwrap().len() as u32;
+                assert_eq!(got.rules, best_rules, "{tgt}");
+                let others = target.get("other_derivations").map_or(0, |o| o.as_array().unwrap().len());
+                assert_eq!(got.derivations, 1 + others as u64, "{tgt}");
+            }
+        }
+    }
+    let two = index.true_score(&source, &words("the beast runs after the kitten ."), s).unwrap();
+    assert_eq!(two.derivations, 2);
+}
+
+/// Every derivation's (ln score, rules) by plain recursion over the rules, no DP.
+fn enumerate(
+    rules: &[(Vec<u8>, Vec<u8>, f64)],
+    identity: Identity,
+    source: &[u8],
+    target: &[u8],
+    acc: (f64, u32),
+    out: &mut Vec<(f64, u32)>,
+) {
+    if source.is_empty() && target.is_empty() {
+        out.push(acc);
+        return;
+    }
+    let self_rule = |w: u8| rules.iter().any(|(s, t, _)| s.len() == 1 && s == t && s[0] == w);
+    if let (Some(&w), Some(&v)) = (source.first(), target.first()) {
+        if w == v && (identity == Identity::Always || !self_rule(w)) {
+            enumerate(rules, identity, &source[1..], &target[1..], acc, out);
+        }
+    }
+    for (s, t, p) in rules {
+        if source.starts_with(s) && target.starts_with(t) {
+            let next = (acc.0 + p.ln(), acc.1 + 1);
+            enumerate(rules, identity, &source[s.len()..], &target[t.len()..], next, out);
+        }
+    }
+}
+
+const VOCAB: [&str; 3] = ["a", "b", "c"];
+
+fn to_words(ids: &[u8]) -> Vec<&'static str> {
+    ids.iter().map(|&i| VOCAB[i as usize]).collect()
+}
+
+proptest! {
+    #[test]
+    fn the_dp_equals_brute_force_enumeration(
+        rules in prop::collection::vec(
+            (prop::collection::vec(0u8..3, 1..=3), prop::collection::vec(0u8..3, 1..=3), prop::sample::select(vec![0.9, 0.5, 0.25, 1.0])),
+            0..8,
+        ),
+        source in prop::collection::vec(0u8..3, 0..7),
+        noise in prop::collection::vec(0u8..3, 0..7),
+        use_source in any::<bool>(),
+        always in any::<bool>(),
+    ) {
+        let identity = if always { Identity::Always } else { Identity::UnlessInTable };
+        let target = if use_source { source.clone() } else { noise };
+        let mut b = PhraseIndexBuilder::new(identity);
+        for (s, t, p) in &rules {
+            b.add(&to_words(s), &to_words(t), *p);
+        }
+        let index = b.build();
+        let got = index.true_score(&to_words(&source), &to_words(&target), &mut Scratch::default());
+
+        let mut all = Vec::new();
+        enumerate(&rules, identity, &source, &target, (0.0, 0), &mut all);
+        let want = all.iter().map(|d| d.0).fold(None, |best: Option<f64>, s| Some(best.map_or(s, |b| b.max(s))));
+        match (got, want) {
+            (None, None) => {}
+            (Some(g), Some(best)) => {
+                prop_assert_eq!(g.score, best);
+                let fewest = all.iter().filter(|d| d.0 == best).map(|d| d.1).min().unwrap();
+                prop_assert_eq!(g.rules, fewest);
+                prop_assert_eq!(g.derivations, all.len() as u64);
+            }
+            (g, w) => prop_assert!(false, "dp {g:?} vs brute force {w:?}"),
+        }
+    }
+}
