@@ -9,10 +9,12 @@
 pub mod formats;
 pub mod metrics;
 pub mod pipeline;
+pub mod resources;
 pub mod schema;
 pub mod udf;
 
-pub use udf::register_all;
+pub use resources::Resources;
+pub use udf::{register_all, register_all_with};
 
 /// The version written into every output's signature.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

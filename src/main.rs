@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use pairmetrics::pipeline::{demo, import, lepod, score, sql};
+use pairmetrics::Resources;
+use pairmetrics::metrics::true_score::Identity;
+use pairmetrics::pipeline::{demo, import, lepod, resources, score, sql};
 
 #[derive(Parser)]
 #[command(
@@ -73,6 +75,8 @@ enum Command {
         /// Write the result to this Parquet file (atomically) instead of printing it.
         #[arg(long)]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        phrases: PhraseTableArgs,
         /// The query.
         query: String,
     },
@@ -124,6 +128,33 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// The phrase table behind true_score / true_score_detail.
+#[derive(clap::Args)]
+struct PhraseTableArgs {
+    /// A phrase_table (Parquet file or directory, see schemas/phrase_table.md; make one with
+    /// `import moses-phrase-table`) for true_score and true_score_detail.
+    #[arg(long, value_name = "PATH")]
+    phrase_table: Option<PathBuf>,
+    /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
+    #[arg(long, default_value = "p_f_e", requires = "phrase_table")]
+    prob_column: String,
+    /// Keep unchanged words for free even when the table has a `w -> w` rule (by default such a
+    /// rule's probability applies).
+    #[arg(long, requires = "phrase_table")]
+    free_identity: bool,
+}
+
+impl PhraseTableArgs {
+    async fn load(self) -> Result<Resources> {
+        let Some(path) = self.phrase_table else { return Ok(Resources::default()) };
+        let identity = if self.free_identity { Identity::Always } else { Identity::UnlessInTable };
+        let options = resources::PhraseTableOptions { path, prob_column: self.prob_column, identity };
+        let (index, seconds) = resources::load_phrase_index(&options).await?;
+        eprintln!("{}", resources::describe(&options.path, &index, seconds));
+        Ok(Resources::default().with_phrase_table(index))
+    }
 }
 
 #[derive(Subcommand)]
@@ -219,8 +250,9 @@ async fn run(cli: Cli) -> Result<()> {
             let summary = score::score(&options).await?;
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
-        Command::Sql { tables, format, out, query } => {
-            let ctx = sql::context_with_tables(&tables).await?;
+        Command::Sql { tables, format, out, phrases, query } => {
+            let resources = phrases.load().await?;
+            let ctx = sql::context_with_tables_and(&tables, &resources).await?;
             sql::run(&ctx, &query, format, out.as_deref(), stdout).await?;
             if let Some(out) = out {
                 eprintln!("wrote {}", out.display());

@@ -119,3 +119,71 @@ proptest! {
         }
     }
 }
+
+fn pairmetrics(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pairmetrics")).args(args).output().unwrap()
+}
+
+/// The example's rules as a Moses phrase table (p in the first score, p(f|e)), imported, then
+/// every target scored through `sql --phrase-table`.
+#[test]
+fn example_2_through_moses_import_and_sql() {
+    let v = example();
+    let dir = tempfile::TempDir::new().unwrap();
+    let moses = dir.path().join("phrase-table");
+    let mut text = String::new();
+    for rule in v["rules"].as_array().unwrap() {
+        let p = rule["p"].as_f64().unwrap();
+        text += &format!("{} ||| {} ||| {p} 0.5 0.25 0.5 2.718 ||| 0-0 ||| 3 4 2\n", rule["src"].as_str().unwrap(), rule["tgt"].as_str().unwrap());
+    }
+    std::fs::write(&moses, text).unwrap();
+    let table = dir.path().join("pt.parquet");
+    let out = pairmetrics(&["import", "moses-phrase-table", "--table", moses.to_str().unwrap(), "--out", table.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let source = v["source"].as_str().unwrap();
+    let targets: Vec<&str> = v["targets"].as_array().unwrap().iter().map(|t| t["tgt"].as_str().unwrap()).collect();
+    let values = targets.iter().enumerate().map(|(i, t)| format!("({i}, '{t}')")).collect::<Vec<_>>().join(", ");
+    let query = format!(
+        "SELECT true_score(tokenize('{source}'), tokenize(t)) AS score, \
+         true_score_detail(tokenize('{source}'), tokenize(t))['derivations'] AS derivations \
+         FROM (VALUES {values}) AS v(i, t) ORDER BY i"
+    );
+    let out = pairmetrics(&["sql", "--format", "csv", "--phrase-table", table.to_str().unwrap(), &query]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("5 rules indexed"));
+    let rows: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().skip(1).map(str::to_string).collect();
+    for (row, target) in rows.iter().zip(v["targets"].as_array().unwrap()) {
+        let (score, derivations) = row.split_once(',').unwrap();
+        match target["true_score"].as_f64() {
+            None => assert_eq!((score, derivations), ("", "")),
+            Some(p) => assert!((score.parse::<f64>().unwrap() - p.ln()).abs() < 1e-12, "{row} vs ln {p}"),
+        }
+    }
+    assert_eq!(rows[2].split_once(',').unwrap().1, "2", "the beast runs after the kitten .");
+
+    // The other probability column, and the table's columns as imported.
+    let query = "SELECT src, tgt, p_f_e, p_e_f, extra_scores, alignment, counts FROM pt WHERE src = 'cat'";
+    let out = pairmetrics(&["sql", "--format", "json", "--table", &format!("pt={}", table.display()), query]);
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(json.contains(r#""src":"cat","tgt":"kitten","p_f_e":0.1,"p_e_f":0.25,"extra_scores":[2.718],"alignment":[{"src":0,"tgt":0}],"counts":[3.0,4.0,2.0]"#), "{json}");
+}
+
+#[test]
+fn true_score_without_a_phrase_table_says_how_to_give_one() {
+    let out = pairmetrics(&["sql", "SELECT true_score(tokenize('a'), tokenize('a'))"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("true_score needs a phrase table: pass --phrase-table PATH"), "{err}");
+}
+
+#[test]
+fn a_malformed_phrase_table_line_is_named() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let moses = dir.path().join("phrase-table");
+    std::fs::write(&moses, "a ||| b ||| 1 1 1 1\nc ||| d ||| 0.5 0.5\n").unwrap();
+    let out_path = dir.path().join("pt.parquet");
+    let out = pairmetrics(&["import", "moses-phrase-table", "--table", moses.to_str().unwrap(), "--out", out_path.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("{}:2: 2 score(s); expected at least 4", moses.display())), "{err}");
+    assert!(!out_path.exists());
+}

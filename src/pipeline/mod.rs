@@ -3,6 +3,7 @@
 pub mod demo;
 pub mod import;
 pub mod lepod;
+pub mod resources;
 pub mod score;
 pub mod session;
 pub mod sql;

@@ -9,6 +9,7 @@ use datafusion::logical_expr::{SortExpr, col};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
+use crate::Resources;
 use crate::schema::Table;
 
 /// A session with the information schema on (so `SHOW FUNCTIONS` works) and every UDF.
@@ -17,8 +18,13 @@ pub fn context() -> Result<SessionContext> {
 }
 
 pub fn context_with(config: SessionConfig) -> Result<SessionContext> {
+    context_with_resources(config, &Resources::default())
+}
+
+/// A session whose functions are bound to `resources` (a phrase table, ...).
+pub fn context_with_resources(config: SessionConfig, resources: &Resources) -> Result<SessionContext> {
     let mut ctx = SessionContext::new_with_config(config.with_information_schema(true));
-    crate::udf::register_all(&mut ctx)?;
+    crate::udf::register_all_with(&mut ctx, resources)?;
     Ok(ctx)
 }
 

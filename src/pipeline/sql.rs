@@ -7,11 +7,12 @@ use anyhow::{Context, Result};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::arrow::{csv, json};
-use datafusion::prelude::SessionContext;
+use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
 use super::session;
 use super::write::AtomicParquetWriter;
+use crate::Resources;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -25,7 +26,15 @@ pub enum Format {
 
 /// A session with `tables` (name, Parquet file or directory) registered.
 pub async fn context_with_tables(tables: &[(String, PathBuf)]) -> Result<SessionContext> {
-    let ctx = session::context()?;
+    context_with_tables_and(tables, &Resources::default()).await
+}
+
+/// The same, with functions bound to `resources`.
+pub async fn context_with_tables_and(
+    tables: &[(String, PathBuf)],
+    resources: &Resources,
+) -> Result<SessionContext> {
+    let ctx = session::context_with_resources(SessionConfig::new(), resources)?;
     for (name, path) in tables {
         session::register_parquet(&ctx, name, path, false).await?;
     }

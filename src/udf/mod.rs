@@ -6,6 +6,7 @@ pub mod derp;
 pub mod lepod;
 pub mod rank;
 pub mod text;
+pub mod true_score;
 
 use std::sync::Arc;
 
@@ -13,17 +14,26 @@ use datafusion::common::Result;
 use datafusion::execution::FunctionRegistry;
 use datafusion::logical_expr::{AggregateUDF, DocSection, ScalarUDF};
 
+use crate::Resources;
+
 pub(crate) const DOC_SECTION: DocSection = DocSection {
     include: true,
     label: "pairmetrics",
     description: Some("Sentence-pair metrics and the helpers that prepare their inputs."),
 };
 
-/// Every scalar UDF of pairmetrics.
+/// Every scalar UDF of pairmetrics, those that need resources without them.
 pub fn all_scalar_udfs() -> Vec<Arc<ScalarUDF>> {
+    all_scalar_udfs_with(&Resources::default())
+}
+
+/// Every scalar UDF of pairmetrics, bound to `resources`.
+pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
     use derp::{DerpUdf, Kind as D};
     use lepod::{Kind as L, LepodUdf};
     use text::{Kind as T, TextUdf};
+    use true_score::{Kind as S, TrueScoreUdf};
+    let phrases = || resources.phrase_index.clone();
     vec![
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Led))),
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Pod))),
@@ -34,6 +44,8 @@ pub fn all_scalar_udfs() -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(TextUdf::new(T::Tokenize))),
         Arc::new(ScalarUDF::from(TextUdf::new(T::LowercaseTokens))),
         Arc::new(ScalarUDF::from(TextUdf::new(T::Pharaoh))),
+        Arc::new(ScalarUDF::from(TrueScoreUdf::new(S::Score, phrases()))),
+        Arc::new(ScalarUDF::from(TrueScoreUdf::new(S::Detail, phrases()))),
     ]
 }
 
@@ -45,9 +57,15 @@ pub fn all_aggregate_udfs() -> Vec<Arc<AggregateUDF>> {
     ]
 }
 
-/// Register every pairmetrics function with a DataFusion registry (a `SessionContext`, say).
+/// Register every pairmetrics function with a DataFusion registry (a `SessionContext`, say);
+/// those that need resources (a phrase table) say so when called.
 pub fn register_all(registry: &mut dyn FunctionRegistry) -> Result<()> {
-    for udf in all_scalar_udfs() {
+    register_all_with(registry, &Resources::default())
+}
+
+/// Register every pairmetrics function, bound to `resources`.
+pub fn register_all_with(registry: &mut dyn FunctionRegistry, resources: &Resources) -> Result<()> {
+    for udf in all_scalar_udfs_with(resources) {
         registry.register_udf(udf)?;
     }
     for udaf in all_aggregate_udfs() {
