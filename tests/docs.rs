@@ -2,7 +2,7 @@
 
 use crate::common::*;
 
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 13] = [
     "led",
     "pod",
     "lepod_problem",
@@ -14,6 +14,8 @@ const NAMES: [&str; 11] = [
     "tokenize",
     "lowercase_tokens",
     "pharaoh",
+    "true_score",
+    "true_score_detail",
 ];
 
 #[test]
