@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use pairmetrics::Resources;
 use pairmetrics::metrics::true_score::Identity;
-use pairmetrics::pipeline::{demo, import, lepod, resources, score, sql};
+use pairmetrics::pipeline::{demo, import, lepod, pivot, resources, score, sql};
 
 #[derive(Parser)]
 #[command(
@@ -119,6 +119,36 @@ enum Command {
         #[arg(short = 's', long)]
         simple: bool,
     },
+    /// Build a paraphrase table from a bilingual phrase_table by pivoting (Bannard &
+    /// Callison-Burch 2005): p(f2|f1) = sum over pivot phrases e of p(f2|e) p(e|f1).
+    ///
+    /// The input's src is f and tgt the pivot e (p_f_e = p(f|e), p_e_f = p(e|f), as Moses
+    /// writes them). The output is a phrase_table of f -> f paraphrases with p_e_f = p(f2|f1)
+    /// and p_f_e = p(f1|f2), lexical weights NULL, sorted by src then probability. It runs as one
+    /// DataFusion plan (self-join, GROUP BY, window), spilling to disk under --memory-limit.
+    Pivot {
+        /// The bilingual phrase_table (Parquet file or directory).
+        #[arg(long)]
+        table: PathBuf,
+        /// Output paraphrase phrase_table.
+        #[arg(long)]
+        out: PathBuf,
+        /// E: drop per-pivot products p(f2|e) p(e|f1) below this.
+        #[arg(long, default_value_t = 1e-5)]
+        min_product: f64,
+        /// tau: drop pivot phrases shared by more source phrases than this.
+        #[arg(long, default_value_t = 200)]
+        max_cluster: u64,
+        /// kappa: keep this many most probable paraphrases per source phrase.
+        #[arg(long, default_value_t = 20)]
+        keep: u64,
+        /// Leave out (f, f) pairs (kept by default).
+        #[arg(long)]
+        no_self_pairs: bool,
+        /// Memory for sorts and aggregations in MiB; beyond it they spill to disk.
+        #[arg(long, value_name = "MIB")]
+        memory_limit: Option<usize>,
+    },
     /// Score the bundled Europarl sample (3,000 fr-en pairs) and print a short SQL tour.
     Demo {
         /// Directory with pairs.parquet and alignments.parquet.
@@ -210,6 +240,15 @@ enum ImportCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Moses n-best lists (`id ||| hypothesis ||| features ||| total`) into an nbest table (see
+    /// schemas/nbest.md) with each hypothesis' 0-based rank in its list.
+    MosesNbest {
+        /// The n-best file (plain, .gz or .zst).
+        #[arg(long)]
+        nbest: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 impl ImportCommand {
@@ -221,6 +260,7 @@ impl ImportCommand {
             ImportCommand::Meteor { alignments, out } => (Source::Meteor { alignments }, out),
             ImportCommand::Conllu { src, tgt, out } => (Source::Conllu { src, tgt }, out),
             ImportCommand::MosesPhraseTable { table, out } => (Source::MosesPhraseTable { table }, out),
+            ImportCommand::MosesNbest { nbest, out } => (Source::MosesNbest { nbest }, out),
         }
     }
 }
@@ -285,6 +325,19 @@ async fn run(cli: Cli) -> Result<()> {
             let mut out = std::io::BufWriter::new(&mut *stdout);
             lepod::run(&options, &mut out, &mut std::io::stderr())?;
             out.flush()?;
+        }
+        Command::Pivot { table, out, min_product, max_cluster, keep, no_self_pairs, memory_limit } => {
+            let options = pivot::PivotOptions {
+                table,
+                out,
+                min_product,
+                max_cluster,
+                keep,
+                self_pairs: !no_self_pairs,
+                memory_limit: memory_limit.map(|mib| mib << 20),
+            };
+            let summary = pivot::pivot(&options).await?;
+            writeln!(stdout, "wrote {}: {} paraphrase rules\nsignature: {}", options.out.display(), summary.rows, summary.signature)?;
         }
         Command::Demo { data, out } => {
             let out = out.unwrap_or_else(|| std::env::temp_dir().join("pairmetrics-demo.parquet"));

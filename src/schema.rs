@@ -16,6 +16,7 @@ pub enum Table {
     Alignments,
     Arcs,
     PhraseTable,
+    Nbest,
 }
 
 /// What a column must hold, with the variants we accept on input.
@@ -28,6 +29,7 @@ enum ColumnType {
     Text,
     Score,
     Scores,
+    Rank,
 }
 
 impl ColumnType {
@@ -39,6 +41,7 @@ impl ColumnType {
             ColumnType::Heads => head_list_type(),
             ColumnType::Text => DataType::Utf8,
             ColumnType::Score => DataType::Float64,
+            ColumnType::Rank => DataType::Int32,
             ColumnType::Scores => DataType::List(Field::new_list_field(DataType::Float64, true).into()),
         }
     }
@@ -51,6 +54,7 @@ impl ColumnType {
             ColumnType::Heads => is_head_list(dt),
             ColumnType::Text => is_string(dt),
             ColumnType::Score => dt.is_numeric(),
+            ColumnType::Rank => dt.is_integer(),
             ColumnType::Scores => {
                 matches!(dt, DataType::List(f) | DataType::LargeList(f) if f.data_type().is_numeric())
             }
@@ -96,6 +100,15 @@ const PHRASE_TABLE: &[Column] = &[
     Column { name: "alignment", kind: ColumnType::Links, required: false },
     Column { name: "counts", kind: ColumnType::Scores, required: false },
 ];
+const NBEST: &[Column] = &[
+    col("id", ColumnType::Id),
+    col("rank", ColumnType::Rank),
+    col("hyp", ColumnType::Text),
+    col("hyp_tokens", ColumnType::Tokens),
+    col("features", ColumnType::Text),
+    col("scores", ColumnType::Scores),
+    col("total", ColumnType::Score),
+];
 
 impl Table {
     pub fn name(self) -> &'static str {
@@ -104,6 +117,7 @@ impl Table {
             Table::Alignments => "alignments",
             Table::Arcs => "arcs",
             Table::PhraseTable => "phrase_table",
+            Table::Nbest => "nbest",
         }
     }
 
@@ -113,6 +127,7 @@ impl Table {
             Table::Alignments => ALIGNMENTS,
             Table::Arcs => ARCS,
             Table::PhraseTable => PHRASE_TABLE,
+            Table::Nbest => NBEST,
         }
     }
 

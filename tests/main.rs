@@ -6,6 +6,7 @@ mod derp;
 mod docs;
 mod import;
 mod lepod_vectors;
+mod pivot;
 mod properties;
 mod rank;
 mod schemas;

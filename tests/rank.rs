@@ -20,7 +20,7 @@ fn register_rows(ctx: &datafusion::prelude::SessionContext, rows: &[(i64, Option
         Field::new("y", DataType::Float64, true),
     ]));
     let chunk = rows.len().div_ceil(partitions).max(1);
-    let parts = rows
+    let mut parts: Vec<Vec<RecordBatch>> = rows
         .chunks(chunk)
         .map(|part| {
             let columns: Vec<ArrayRef> = vec![
@@ -31,6 +31,9 @@ fn register_rows(ctx: &datafusion::prelude::SessionContext, rows: &[(i64, Option
             vec![RecordBatch::try_new(schema.clone(), columns).unwrap()]
         })
         .collect();
+    if parts.is_empty() {
+        parts.push(vec![]); // a table of no rows still has a partition
+    }
     ctx.register_table("t", Arc::new(MemTable::try_new(schema, parts).unwrap())).unwrap();
 }
 

@@ -1,6 +1,9 @@
-//! Moses phrase tables: `src ||| tgt ||| scores ||| alignment ||| counts [||| ...]`, one entry
-//! per line. Scores are φ(f|e) lex(f|e) φ(e|f) lex(e|f) and optionally more (the phrase
-//! penalty); the alignment and counts fields may be missing.
+//! Moses formats, one entry per line:
+//! - phrase tables: `src ||| tgt ||| scores ||| alignment ||| counts [||| ...]`; scores are
+//!   φ(f|e) lex(f|e) φ(e|f) lex(e|f) and optionally more (the phrase penalty); the alignment and
+//!   counts fields may be missing;
+//! - n-best lists: `id ||| hypothesis ||| features ||| total [||| ...]`, features as
+//!   `name: value value name: value ...`.
 
 use std::fmt;
 
@@ -75,9 +78,55 @@ pub fn parse_phrase_line(line: &str) -> Result<PhraseEntry<'_>, MosesError> {
     Ok(PhraseEntry { src, tgt, scores, alignment, counts })
 }
 
+/// One n-best hypothesis, borrowing its line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NbestEntry<'a> {
+    pub id: i64,
+    pub hyp: &'a str,
+    pub features: &'a str,
+    /// The feature values in order, names left out.
+    pub scores: Vec<f64>,
+    pub total: f64,
+}
+
+/// Parse one n-best line.
+pub fn parse_nbest_line(line: &str) -> Result<NbestEntry<'_>, MosesError> {
+    let fields: Vec<&str> = line.split("|||").map(str::trim).collect();
+    if fields.len() < 4 {
+        return fail(format!(
+            "{} field(s) separated by `|||`; an n-best line has `id ||| hypothesis ||| features ||| total`",
+            fields.len()
+        ));
+    }
+    let Ok(id) = fields[0].parse::<i64>() else {
+        return fail(format!("id `{}` is not an integer", fields[0]));
+    };
+    let scores = fields[2]
+        .split_whitespace()
+        .filter(|x| !x.ends_with(':') && !x.ends_with('='))
+        .map(|x| x.parse::<f64>().or_else(|_| fail(format!("features: `{x}` is neither a number nor a `name:`"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let Ok(total) = fields[3].parse::<f64>() else {
+        return fail(format!("total `{}` is not a number", fields[3]));
+    };
+    Ok(NbestEntry { id, hyp: fields[1], features: fields[2], scores, total })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nbest_lines() {
+        let e = parse_nbest_line("3 ||| the house . ||| d: 0 -1 lm: -12.5 tm: -1 -2.5 w: -3 ||| -7.25").unwrap();
+        assert_eq!((e.id, e.hyp, e.total), (3, "the house .", -7.25));
+        assert_eq!(e.scores, [0.0, -1.0, -12.5, -1.0, -2.5, -3.0]);
+        let err = |line: &str| parse_nbest_line(line).unwrap_err().to_string();
+        assert!(err("x ||| a ||| d: 0 ||| 1").contains("id `x` is not an integer"));
+        assert!(err("0 ||| a ||| d: 0").contains("3 field(s)"));
+        assert!(err("0 ||| a ||| d: zero ||| 1").contains("`zero` is neither a number"));
+        assert!(err("0 ||| a ||| d: 0 ||| one").contains("total `one` is not a number"));
+    }
 
     #[test]
     fn full_and_short_lines() {

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Result, anyhow, bail};
 use crossbeam_channel::bounded;
 use datafusion::arrow::array::{
-    ArrayRef, Float64Array, Float64Builder, Int32Builder, Int64Array, ListBuilder, RecordBatch,
+    ArrayRef, Float64Array, Float64Builder, Int32Array, Int32Builder, Int64Array, ListBuilder, RecordBatch,
     StringBuilder, StructBuilder,
 };
 use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
@@ -40,6 +40,8 @@ pub enum Source {
     Conllu { src: PathBuf, tgt: PathBuf },
     /// A Moses phrase table, one rule per line.
     MosesPhraseTable { table: PathBuf },
+    /// Moses n-best lists, one hypothesis per line.
+    MosesNbest { nbest: PathBuf },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +57,7 @@ impl Source {
             Source::Pharaoh { .. } | Source::Meteor { .. } => Table::Alignments,
             Source::Conllu { .. } => Table::Arcs,
             Source::MosesPhraseTable { .. } => Table::PhraseTable,
+            Source::MosesNbest { .. } => Table::Nbest,
         }
     }
 
@@ -67,6 +70,7 @@ impl Source {
             Source::Meteor { alignments } => format!("meteor {}", alignments.display()),
             Source::Conllu { src, tgt } => format!("conllu src={} tgt={}", src.display(), tgt.display()),
             Source::MosesPhraseTable { table } => format!("moses-phrase-table {}", table.display()),
+            Source::MosesNbest { nbest } => format!("moses-nbest {}", nbest.display()),
         }
     }
 }
@@ -133,17 +137,16 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
         Source::MosesPhraseTable { table } => {
             let mut lines = open(table)?;
             let path = table.clone();
+            run(writer, move || read_numbered_lines(&mut lines), move |chunk| build_phrase_table(&schema, &path, chunk))?
+        }
+        Source::MosesNbest { nbest } => {
+            let mut lines = open(nbest)?;
+            let path = nbest.clone();
+            let mut ranks = NbestRanks::default();
             run(
                 writer,
-                move || {
-                    let mut chunk = Chunk::default();
-                    let mut line = String::new();
-                    while chunk.rows.len() < CHUNK_ROWS && lines.next_into(&mut line)? {
-                        chunk.rows.push((lines.line_number(), std::mem::take(&mut line)));
-                    }
-                    Ok(chunk)
-                },
-                move |chunk| build_phrase_table(&schema, &path, chunk),
+                move || read_numbered_lines(&mut lines),
+                move |chunk| build_nbest(&schema, &path, chunk, &mut ranks),
             )?
         }
     };
@@ -175,7 +178,7 @@ impl<T> Default for Chunk<T> {
 fn run<T: Send>(
     mut writer: AtomicParquetWriter,
     mut read: impl FnMut() -> Result<Chunk<T>> + Send,
-    build: impl Fn(Chunk<T>) -> Result<RecordBatch> + Send,
+    mut build: impl FnMut(Chunk<T>) -> Result<RecordBatch> + Send,
 ) -> Result<u64> {
     let (chunk_tx, chunk_rx) = bounded::<Result<Chunk<T>>>(CHANNEL_CHUNKS);
     let (batch_tx, batch_rx) = bounded::<Result<RecordBatch>>(CHANNEL_CHUNKS);
@@ -394,5 +397,56 @@ fn build_phrase_table(schema: &SchemaRef, path: &Path, chunk: Chunk<(u64, String
     ];
     columns.extend(scores.into_iter().map(|v| Arc::new(Float64Array::from(v)) as ArrayRef));
     columns.extend([Arc::new(extra.finish()) as ArrayRef, alignment, Arc::new(counts.finish())]);
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+/// Up to `CHUNK_ROWS` lines with their 1-based line numbers, for a parser on the build thread.
+fn read_numbered_lines(lines: &mut Reader) -> Result<Chunk<(u64, String)>> {
+    let mut chunk = Chunk::default();
+    let mut line = String::new();
+    while chunk.rows.len() < CHUNK_ROWS && lines.next_into(&mut line)? {
+        chunk.rows.push((lines.line_number(), std::mem::take(&mut line)));
+    }
+    Ok(chunk)
+}
+
+/// The next rank of each n-best id (lists are usually contiguous; interleaved ones work too).
+#[derive(Default)]
+struct NbestRanks(std::collections::HashMap<i64, i32>);
+
+fn build_nbest(
+    schema: &SchemaRef,
+    path: &Path,
+    chunk: Chunk<(u64, String)>,
+    ranks: &mut NbestRanks,
+) -> Result<RecordBatch> {
+    let n = chunk.rows.len();
+    let (mut ids, mut rank, mut totals) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut hyp, mut features) = (StringBuilder::with_capacity(n, n * 64), StringBuilder::with_capacity(n, n * 64));
+    let mut tokens = token_list_builder(n);
+    let mut scores = ListBuilder::with_capacity(Float64Builder::new(), n);
+    for (line_number, line) in &chunk.rows {
+        let entry = moses::parse_nbest_line(line)
+            .map_err(|e| anyhow!(InputError::at(path, *line_number, e.to_string())))?;
+        let next = ranks.0.entry(entry.id).or_insert(0);
+        ids.push(entry.id);
+        rank.push(*next);
+        *next += 1;
+        hyp.append_value(entry.hyp);
+        append_tokens(&mut tokens, tokens::split(entry.hyp), false);
+        features.append_value(entry.features);
+        scores.values().append_slice(&entry.scores);
+        scores.append(true);
+        totals.push(entry.total);
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(ids)),
+        Arc::new(Int32Array::from(rank)),
+        Arc::new(hyp.finish()),
+        Arc::new(tokens.finish()),
+        Arc::new(features.finish()),
+        Arc::new(scores.finish()),
+        Arc::new(Float64Array::from(totals)),
+    ];
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }

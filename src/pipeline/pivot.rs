@@ -1,0 +1,114 @@
+//! `pairmetrics pivot`: a paraphrase table from a bilingual one (Bannard & Callison-Burch 2005,
+//! as used by Chevelu et al. 2010; SPEC §3), as one DataFusion plan — a self-join on the pivot
+//! phrase, a GROUP BY and a window — so sorts and aggregations spill to disk under a memory
+//! limit instead of holding the table in memory.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::TryStreamExt;
+
+use super::session;
+use super::write::AtomicParquetWriter;
+use crate::schema::Table;
+
+#[derive(Debug, Clone)]
+pub struct PivotOptions {
+    /// The bilingual phrase_table: src = f, tgt = e (the pivot language).
+    pub table: PathBuf,
+    pub out: PathBuf,
+    /// E: per-pivot products p(f2|e) p(e|f1) below this are dropped.
+    pub min_product: f64,
+    /// tau: pivot phrases e with more source phrases than this are dropped.
+    pub max_cluster: u64,
+    /// kappa: the most probable paraphrases kept per source phrase.
+    pub keep: u64,
+    /// Keep (f, f) pairs.
+    pub self_pairs: bool,
+    /// Memory for DataFusion's sorts and aggregations, in bytes; beyond it they spill.
+    pub memory_limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PivotSummary {
+    pub rows: u64,
+    pub signature: String,
+}
+
+impl PivotOptions {
+    pub fn signature(&self) -> String {
+        format!(
+            "pairmetrics:{}|pivot|E={}|tau={}|kappa={}|self={}",
+            crate::VERSION,
+            self.min_product,
+            self.max_cluster,
+            self.keep,
+            self.self_pairs
+        )
+    }
+
+    /// The plan, over table `bilingual`. In the output, as in any phrase_table, p_e_f is
+    /// P(tgt|src) = p(f2|f1) = sum over e of p(f2|e) p(e|f1), and p_f_e is the reverse
+    /// p(f1|f2), summed over the same kept pivots.
+    pub fn query(&self) -> String {
+        let (e, tau, kappa) = (self.min_product, self.max_cluster, self.keep);
+        let no_self = if self.self_pairs { "" } else { "AND a.src <> b.src" };
+        format!(
+            "WITH t AS (SELECT src, tgt, p_f_e, p_e_f FROM bilingual WHERE p_f_e > 0 AND p_e_f > 0), \
+             kept AS (SELECT tgt FROM t GROUP BY tgt HAVING count(*) <= {tau}), \
+             pivots AS (SELECT t.* FROM t JOIN kept USING (tgt)), \
+             products AS ( \
+               SELECT a.src AS src, b.src AS para, a.p_e_f * b.p_f_e AS forward, \
+                      b.p_e_f * a.p_f_e AS backward \
+               FROM pivots a JOIN pivots b ON a.tgt = b.tgt \
+               WHERE a.p_e_f * b.p_f_e >= {e:e} {no_self}), \
+             summed AS (SELECT src, para, sum(forward) AS p, sum(backward) AS p_back \
+                        FROM products GROUP BY src, para), \
+             ranked AS (SELECT *, row_number() OVER (PARTITION BY src ORDER BY p DESC, para) AS r \
+                        FROM summed) \
+             SELECT src, para AS tgt, string_to_array(src, ' ') AS src_tokens, \
+                    string_to_array(para, ' ') AS tgt_tokens, \
+                    p_back AS p_f_e, CAST(NULL AS DOUBLE) AS lex_f_e, \
+                    p AS p_e_f, CAST(NULL AS DOUBLE) AS lex_e_f \
+             FROM ranked WHERE r <= {kappa} ORDER BY src, p_e_f DESC, tgt"
+        )
+    }
+}
+
+/// Build the paraphrase table and write it atomically.
+pub async fn pivot(options: &PivotOptions) -> Result<PivotSummary> {
+    let mut runtime = RuntimeEnvBuilder::new();
+    if let Some(bytes) = options.memory_limit {
+        runtime = runtime.with_memory_limit(bytes, 1.0);
+    }
+    let ctx = SessionContext::new_with_config_rt(SessionConfig::new(), runtime.build_arc()?);
+    session::register_parquet(&ctx, "bilingual", &options.table, false).await?;
+    let schema = ctx.table_provider("bilingual").await?.schema();
+    Table::PhraseTable.check(&options.table.display().to_string(), &schema)?;
+    for column in ["src", "tgt"] {
+        if schema.field_with_name(column).is_err() {
+            bail!(
+                "phrase_table {}: pivot needs the `{column}` column (Utf8, tokens joined by spaces)",
+                options.table.display()
+            );
+        }
+    }
+    let query = options.query();
+    let frame = ctx.sql(&query).await?;
+    let out_schema = frame.schema().inner().clone();
+    let metadata = vec![
+        ("pairmetrics.signature".to_string(), options.signature()),
+        ("pairmetrics.query".to_string(), query.clone()),
+    ];
+    let mut writer = AtomicParquetWriter::create(&options.out, out_schema, metadata)?;
+    let mut stream = frame.execute_stream().await.context("planning the pivot")?;
+    let mut rows = 0;
+    while let Some(batch) = stream.try_next().await? {
+        rows += batch.num_rows() as u64;
+        writer.write(&batch)?;
+    }
+    writer.finish()?;
+    Ok(PivotSummary { rows, signature: options.signature() })
+}
