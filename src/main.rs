@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use pairmetrics::Resources;
 use pairmetrics::metrics::true_score::Identity;
 use pairmetrics::pipeline::{demo, import, lepod, pivot, resources, score, sql};
 
@@ -59,6 +58,9 @@ enum Command {
         /// Characters whose single-character tokens PoD ignores, e.g. "," (lepod-score.py's -p).
         #[arg(long, default_value = "")]
         punct: String,
+        /// With --phrase-table, adds `true_score`: tgt as a paraphrase of src.
+        #[command(flatten)]
+        phrases: PhraseTableArgs,
     },
     /// Run a SQL query over Parquet tables, with every pairmetrics function available.
     ///
@@ -177,13 +179,10 @@ struct PhraseTableArgs {
 }
 
 impl PhraseTableArgs {
-    async fn load(self) -> Result<Resources> {
-        let Some(path) = self.phrase_table else { return Ok(Resources::default()) };
+    fn options(self) -> Option<resources::PhraseTableOptions> {
         let identity = if self.free_identity { Identity::Always } else { Identity::UnlessInTable };
-        let options = resources::PhraseTableOptions { path, prob_column: self.prob_column, identity };
-        let (index, seconds) = resources::load_phrase_index(&options).await?;
-        eprintln!("{}", resources::describe(&options.path, &index, seconds));
-        Ok(Resources::default().with_phrase_table(index))
+        let path = self.phrase_table?;
+        Some(resources::PhraseTableOptions { path, prob_column: self.prob_column, identity })
     }
 }
 
@@ -277,7 +276,7 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, arcs, out, lowercase, punct } => {
+        Command::Score { pairs, alignments, arcs, out, lowercase, punct, phrases } => {
             let options = score::ScoreOptions {
                 pairs,
                 alignments,
@@ -285,13 +284,17 @@ async fn run(cli: Cli) -> Result<()> {
                 out,
                 lowercase,
                 punct,
+                phrase_table: phrases.options(),
                 progress: std::io::stderr().is_terminal(),
             };
             let summary = score::score(&options).await?;
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
         Command::Sql { tables, format, out, phrases, query } => {
-            let resources = phrases.load().await?;
+            let (resources, loaded) = resources::load(phrases.options().as_ref()).await?;
+            if let Some(loaded) = loaded {
+                eprintln!("{loaded}");
+            }
             let ctx = sql::context_with_tables_and(&tables, &resources).await?;
             sql::run(&ctx, &query, format, out.as_deref(), stdout).await?;
             if let Some(out) = out {

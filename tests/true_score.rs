@@ -162,6 +162,26 @@ fn example_2_through_moses_import_and_sql() {
     }
     assert_eq!(rows[2].split_once(',').unwrap().1, "2", "the beast runs after the kitten .");
 
+    // The same through `score`: a pairs table of (source, target) rows.
+    let (src_file, tgt_file) = (dir.path().join("src.txt"), dir.path().join("tgt.txt"));
+    std::fs::write(&src_file, format!("{source}\n").repeat(targets.len())).unwrap();
+    std::fs::write(&tgt_file, targets.iter().map(|t| format!("{t}\n")).collect::<String>()).unwrap();
+    let pairs = dir.path().join("pairs.parquet");
+    let p = |path: &std::path::Path| path.to_str().unwrap().to_string();
+    let out = pairmetrics(&["import", "text", "--src", &p(&src_file), "--tgt", &p(&tgt_file), "--out", &p(&pairs)]);
+    assert!(out.status.success());
+    let scored = dir.path().join("scored.parquet");
+    let out = pairmetrics(&["score", "--pairs", &p(&pairs), "--phrase-table", &p(&table), "--out", &p(&scored)]);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && summary.contains("true_score:p=p_f_e|identity:unless-in-table"), "{summary}");
+    let query = "SELECT true_score FROM s ORDER BY pair_id";
+    let out = pairmetrics(&["sql", "--format", "csv", "--table", &format!("s={}", scored.display()), query]);
+    let scores: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().skip(1).map(str::to_string).collect();
+    assert_eq!(scores.len(), targets.len());
+    for (row, target) in rows.iter().zip(&scores) {
+        assert_eq!(row.split_once(',').unwrap().0, target.trim_matches('"'), "a single NULL column is written as \"\"");
+    }
+
     // The other probability column, and the table's columns as imported.
     let query = "SELECT src, tgt, p_f_e, p_e_f, extra_scores, alignment, counts FROM pt WHERE src = 'cat'";
     let out = pairmetrics(&["sql", "--format", "json", "--table", &format!("pt={}", table.display()), query]);

@@ -9,6 +9,7 @@ use datafusion::arrow::datatypes::Float64Type;
 use futures::TryStreamExt;
 
 use super::session;
+use crate::Resources;
 use crate::metrics::true_score::{Identity, PhraseIndex, PhraseIndexBuilder};
 use crate::schema::Table;
 use crate::udf::args::TokenLists;
@@ -20,6 +21,26 @@ pub struct PhraseTableOptions {
     /// The probability column: p_f_e (P(src|tgt), the default), p_e_f, lex_f_e or lex_e_f.
     pub prob_column: String,
     pub identity: Identity,
+}
+
+impl PhraseTableOptions {
+    /// The part of an output's signature that says how true_score was computed.
+    pub fn signature(&self) -> String {
+        let identity = match self.identity {
+            Identity::UnlessInTable => "unless-in-table",
+            Identity::Always => "always",
+        };
+        format!("true_score:p={}|identity:{identity}", self.prob_column)
+    }
+}
+
+/// Load what `phrase_table` asks for (nothing when None); the second value describes what was
+/// loaded, for the user.
+pub async fn load(phrase_table: Option<&PhraseTableOptions>) -> Result<(Resources, Option<String>)> {
+    let Some(options) = phrase_table else { return Ok((Resources::default(), None)) };
+    let (index, seconds) = load_phrase_index(options).await?;
+    let description = describe(&options.path, &index, seconds);
+    Ok((Resources::default().with_phrase_table(index), Some(description)))
 }
 
 /// The columns a rule's probability may come from.

@@ -13,6 +13,7 @@ use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::session::{self, KeyOrder};
+use super::resources::PhraseTableOptions;
 use super::write::AtomicParquetWriter;
 use crate::schema::Table;
 
@@ -24,6 +25,8 @@ pub struct ScoreOptions {
     pub out: PathBuf,
     pub lowercase: bool,
     pub punct: String,
+    /// When given, adds `true_score` (tgt as a paraphrase of src under this table).
+    pub phrase_table: Option<PhraseTableOptions>,
     pub progress: bool,
 }
 
@@ -39,6 +42,9 @@ impl ScoreOptions {
         if self.scores_derp() {
             sig += "|derp:mst";
         }
+        if let Some(table) = &self.phrase_table {
+            sig += &format!("|{}", table.signature());
+        }
         sig
     }
 
@@ -49,10 +55,10 @@ impl ScoreOptions {
 }
 
 /// The metric columns `score` adds; input columns of the same name are replaced.
-const METRICS: &[&str] = &["led", "pod", "lepod_problem", "derp", "derp_problem"];
+const METRICS: &[&str] = &["led", "pod", "lepod_problem", "derp", "derp_problem", "true_score"];
 
 /// The metric columns the summary averages, and those that say why a metric is NULL.
-const SCORED: &[&str] = &["led", "pod", "derp"];
+const SCORED: &[&str] = &["led", "pod", "derp", "true_score"];
 const PROBLEM_COLUMNS: &[&str] = &["lepod_problem", "derp_problem"];
 
 /// Per-metric corpus figures, accumulated batch by batch.
@@ -150,8 +156,10 @@ pub struct Prepared {
 pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let mut config = SessionConfig::new();
     config.options_mut().optimizer.prefer_hash_join = false;
-    let ctx = session::context_with(config)?;
+    let (resources, loaded) = super::resources::load(options.phrase_table.as_ref()).await?;
+    let ctx = session::context_with_resources(config, &resources)?;
     let mut summary = Summary { signature: options.signature(), ..Default::default() };
+    summary.notes.extend(loaded);
     let mut inputs = vec![(Table::Pairs, &options.pairs)];
     inputs.extend(options.alignments.as_ref().map(|path| (Table::Alignments, path)));
     inputs.extend(options.arcs.as_ref().filter(|_| options.scores_derp()).map(|path| (Table::Arcs, path)));
@@ -283,6 +291,9 @@ async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<Str
             "CASE {src_mismatch} {tgt_mismatch} ELSE derp_problem({args}) END AS derp_problem"
         ));
         from += " LEFT JOIN arcs r ON p.pair_id = r.pair_id";
+    }
+    if options.phrase_table.is_some() {
+        select.push(format!("true_score({src}, {tgt}) AS true_score"));
     }
     // NULLS FIRST matches the declared order of sorted inputs, so no sort is planned.
     Ok(format!("SELECT {} FROM {from} ORDER BY p.pair_id NULLS FIRST", select.join(", ")))
