@@ -41,6 +41,9 @@ pub struct PhraseIndex {
 
 #[derive(Debug, Clone, Copy)]
 struct Rule {
+    /// The target phrase's first token: a node's rules are sorted by it, so the rules that can
+    /// match at a target position are found by binary search.
+    first: u32,
     target: (u32, u32),
     log_p: f64,
 }
@@ -94,7 +97,8 @@ impl PhraseIndexBuilder {
     }
 
     pub fn build(mut self) -> PhraseIndex {
-        self.pending.sort_by_key(|&(node, ..)| node);
+        let targets = &self.index.targets;
+        self.pending.sort_by_key(|&(node, start, ..)| (node, targets[start as usize]));
         let mut index = self.index;
         index.node_rules = vec![0; self.nodes as usize + 1];
         for &(node, ..) in &self.pending {
@@ -103,8 +107,11 @@ impl PhraseIndexBuilder {
         for i in 1..index.node_rules.len() {
             index.node_rules[i] += index.node_rules[i - 1];
         }
-        index.rules =
-            self.pending.into_iter().map(|(_, start, end, log_p)| Rule { target: (start, end), log_p }).collect();
+        index.rules = self
+            .pending
+            .into_iter()
+            .map(|(_, start, end, log_p)| Rule { first: index.targets[start as usize], target: (start, end), log_p })
+            .collect();
         index
     }
 }
@@ -139,6 +146,8 @@ pub struct Scratch {
     best: Vec<f64>,
     rules: Vec<u32>,
     count: Vec<u64>,
+    /// (length, trie node) of the source phrases starting at the current position.
+    phrases: Vec<(usize, u32)>,
 }
 
 impl PhraseIndex {
@@ -210,6 +219,16 @@ impl PhraseIndex {
         s.count[0] = 1;
         // Forward over reachable cells: a derivation of t[..j] from s[..i] extends by one step.
         for i in 0..n {
+            // The trie nodes of s[i..i+k] that have rules, once per i rather than per cell.
+            s.phrases.clear();
+            let mut node = ROOT;
+            for k in 0..self.longest_source.min(n - i) {
+                let Some(&child) = self.children.get(&(node, s.source[i + k])) else { break };
+                node = child;
+                if !self.rules_of(node).is_empty() {
+                    s.phrases.push((k + 1, node));
+                }
+            }
             for j in 0..=m {
                 let here = i * width + j;
                 if s.count[here] == 0 {
@@ -226,14 +245,15 @@ impl PhraseIndex {
                 if j < m && s.source[i] == s.target[j] && self.identity_is_free(s.source[i]) {
                     relax(here + width + 1, best, rules);
                 }
-                let mut node = ROOT;
-                for k in 0..self.longest_source.min(n - i) {
-                    let Some(&child) = self.children.get(&(node, s.source[i + k])) else { break };
-                    node = child;
-                    for rule in self.rules_of(node) {
+                let Some(&next) = s.target.get(j) else { continue };
+                for &(len, node) in &s.phrases {
+                    let candidates = self.rules_of(node);
+                    let from = candidates.partition_point(|r| r.first < next);
+                    for rule in candidates[from..].iter().take_while(|r| r.first == next) {
                         let phrase = &self.targets[rule.target.0 as usize..rule.target.1 as usize];
-                        if s.target[j..].starts_with(phrase) {
-                            let cell = (i + k + 1) * width + j + phrase.len();
+                        let rest = &s.target[j..];
+                        if phrase.len() <= rest.len() && phrase.iter().zip(rest).all(|(a, b)| a == b) {
+                            let cell = (i + len) * width + j + phrase.len();
                             relax(cell, best + rule.log_p, rules + 1);
                         }
                     }
