@@ -207,3 +207,32 @@ fn a_malformed_phrase_table_line_is_named() {
     assert!(err.contains(&format!("{}:2: 2 score(s); expected at least 4", moses.display())), "{err}");
     assert!(!out_path.exists());
 }
+
+/// The README's worked example, end to end, with its figures.
+#[test]
+fn readme_rank_agreement_example() {
+    let data = root().join("data/chevelu-example");
+    let dir = tempfile::TempDir::new().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let input = |name: &str| data.join(name).to_str().unwrap().to_string();
+    for args in [
+        vec!["import", "moses-phrase-table", "--table", &input("phrase-table"), "--out", &path("rules.parquet")],
+        vec!["import", "moses-nbest", "--nbest", &input("nbest.txt"), "--out", &path("nbest.parquet")],
+        vec!["import", "text", "--src", &input("source.txt"), "--tgt", &input("source.txt"), "--out", &path("sources.parquet")],
+    ] {
+        let out = pairmetrics(&args.iter().map(|s| s.as_ref()).collect::<Vec<&str>>());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("WITH scored AS (").unwrap();
+    let query = &readme[start..start + readme[start..].find("\"\n").unwrap()];
+    let out = pairmetrics(&[
+        "sql", "--format", "csv", "--phrase-table", &path("rules.parquet"),
+        "--table", &format!("nbest={}", path("nbest.parquet")),
+        "--table", &format!("sources={}", path("sources.parquet")),
+        query,
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(csv, "prefix,sentences,mean_tau_a\n3,1,-1.0\n5,1,0.4\n8,1,0.2857\n12,1,0.4727\n");
+}
