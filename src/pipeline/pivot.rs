@@ -4,8 +4,10 @@
 //! limit instead of holding the table in memory.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
@@ -80,10 +82,13 @@ impl PivotOptions {
 /// Build the paraphrase table and write it atomically.
 pub async fn pivot(options: &PivotOptions) -> Result<PivotSummary> {
     let mut runtime = RuntimeEnvBuilder::new();
+    let mut config = SessionConfig::new();
     if let Some(bytes) = options.memory_limit {
-        runtime = runtime.with_memory_limit(bytes, 1.0);
+        // Sorts, sort-merge joins and aggregations can spill; hash joins cannot.
+        runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
+        config.options_mut().optimizer.prefer_hash_join = false;
     }
-    let ctx = SessionContext::new_with_config_rt(SessionConfig::new(), runtime.build_arc()?);
+    let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
     session::register_parquet(&ctx, "bilingual", &options.table, false).await?;
     let schema = ctx.table_provider("bilingual").await?.schema();
     Table::PhraseTable.check(&options.table.display().to_string(), &schema)?;
