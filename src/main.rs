@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use pairmetrics::metrics::true_score::Identity;
+use pairmetrics::pipeline::session::Tuning;
 use pairmetrics::pipeline::{demo, import, lepod, pivot, resources, score, sql};
 
 #[derive(Parser)]
@@ -61,6 +62,8 @@ enum Command {
         /// With --phrase-table, adds `true_score`: tgt as a paraphrase of src.
         #[command(flatten)]
         phrases: PhraseTableArgs,
+        #[command(flatten)]
+        tuning: TuningArgs,
     },
     /// Run a SQL query over Parquet tables, with every pairmetrics function available.
     ///
@@ -79,6 +82,8 @@ enum Command {
         out: Option<PathBuf>,
         #[command(flatten)]
         phrases: PhraseTableArgs,
+        #[command(flatten)]
+        tuning: TuningArgs,
         /// The query.
         query: String,
     },
@@ -147,9 +152,8 @@ enum Command {
         /// Leave out (f, f) pairs (kept by default).
         #[arg(long)]
         no_self_pairs: bool,
-        /// Memory for sorts and aggregations in MiB; beyond it they spill to disk.
-        #[arg(long, value_name = "MIB")]
-        memory_limit: Option<usize>,
+        #[command(flatten)]
+        tuning: TuningArgs,
     },
     /// Score the bundled Europarl sample (3,000 fr-en pairs) and print a short SQL tour.
     Demo {
@@ -160,6 +164,27 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// How DataFusion runs the job.
+#[derive(clap::Args)]
+struct TuningArgs {
+    /// Partitions (threads) to plan with (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    partitions: Option<usize>,
+    /// Rows per record batch (default 8192).
+    #[arg(long, value_name = "ROWS")]
+    batch_size: Option<usize>,
+    /// Memory for sorts, joins and aggregations in MiB; beyond it they spill to the temporary
+    /// directory (joins become sort-merge joins, which can spill).
+    #[arg(long, value_name = "MIB")]
+    memory_limit: Option<usize>,
+}
+
+impl From<TuningArgs> for Tuning {
+    fn from(t: TuningArgs) -> Self {
+        Tuning { partitions: t.partitions, batch_size: t.batch_size, memory_limit: t.memory_limit.map(|m| m << 20) }
+    }
 }
 
 /// The phrase table behind true_score / true_score_detail.
@@ -276,7 +301,7 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, arcs, out, lowercase, punct, phrases } => {
+        Command::Score { pairs, alignments, arcs, out, lowercase, punct, phrases, tuning } => {
             let options = score::ScoreOptions {
                 pairs,
                 alignments,
@@ -285,17 +310,18 @@ async fn run(cli: Cli) -> Result<()> {
                 lowercase,
                 punct,
                 phrase_table: phrases.options(),
+                tuning: tuning.into(),
                 progress: std::io::stderr().is_terminal(),
             };
             let summary = score::score(&options).await?;
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
-        Command::Sql { tables, format, out, phrases, query } => {
+        Command::Sql { tables, format, out, phrases, tuning, query } => {
             let (resources, loaded) = resources::load(phrases.options().as_ref()).await?;
             if let Some(loaded) = loaded {
                 eprintln!("{loaded}");
             }
-            let ctx = sql::context_with_tables_and(&tables, &resources).await?;
+            let ctx = sql::context_with_tables_and(&tables, &resources, &tuning.into()).await?;
             sql::run(&ctx, &query, format, out.as_deref(), stdout).await?;
             if let Some(out) = out {
                 eprintln!("wrote {}", out.display());
@@ -329,7 +355,7 @@ async fn run(cli: Cli) -> Result<()> {
             lepod::run(&options, &mut out, &mut std::io::stderr())?;
             out.flush()?;
         }
-        Command::Pivot { table, out, min_product, max_cluster, keep, no_self_pairs, memory_limit } => {
+        Command::Pivot { table, out, min_product, max_cluster, keep, no_self_pairs, tuning } => {
             let options = pivot::PivotOptions {
                 table,
                 out,
@@ -337,7 +363,7 @@ async fn run(cli: Cli) -> Result<()> {
                 max_cluster,
                 keep,
                 self_pairs: !no_self_pairs,
-                memory_limit: memory_limit.map(|mib| mib << 20),
+                tuning: tuning.into(),
             };
             let summary = pivot::pivot(&options).await?;
             writeln!(stdout, "wrote {}: {} paraphrase rules\nsignature: {}", options.out.display(), summary.rows, summary.signature)?;

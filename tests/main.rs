@@ -9,6 +9,7 @@ mod lepod_vectors;
 mod pivot;
 mod properties;
 mod rank;
+mod reliability;
 mod schemas;
 mod true_score;
 mod udf_types;

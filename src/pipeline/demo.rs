@@ -97,6 +97,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         lowercase: true,
         punct: DEMO_PUNCT.to_string(),
         phrase_table: None,
+        tuning: Default::default(),
         progress: false,
     };
     let summary = score(&options).await?;

@@ -4,15 +4,12 @@
 //! limit instead of holding the table in memory.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use datafusion::execution::memory_pool::FairSpillPool;
-use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
-use super::session;
+use super::session::{self, Tuning};
 use super::write::AtomicParquetWriter;
 use crate::schema::Table;
 
@@ -29,8 +26,7 @@ pub struct PivotOptions {
     pub keep: u64,
     /// Keep (f, f) pairs.
     pub self_pairs: bool,
-    /// Memory for DataFusion's sorts and aggregations, in bytes; beyond it they spill.
-    pub memory_limit: Option<usize>,
+    pub tuning: Tuning,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -81,14 +77,10 @@ impl PivotOptions {
 
 /// Build the paraphrase table and write it atomically.
 pub async fn pivot(options: &PivotOptions) -> Result<PivotSummary> {
-    let mut runtime = RuntimeEnvBuilder::new();
-    let mut config = SessionConfig::new();
-    if let Some(bytes) = options.memory_limit {
-        // Sorts, sort-merge joins and aggregations can spill; hash joins cannot.
-        runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
-        config.options_mut().optimizer.prefer_hash_join = false;
-    }
-    let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
+    let ctx = SessionContext::new_with_config_rt(
+        options.tuning.apply(SessionConfig::new()),
+        options.tuning.runtime()?,
+    );
     session::register_parquet(&ctx, "bilingual", &options.table, false).await?;
     let schema = ctx.table_provider("bilingual").await?.schema();
     Table::PhraseTable.check(&options.table.display().to_string(), &schema)?;

@@ -12,7 +12,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::session::{self, KeyOrder};
+use super::session::{self, KeyOrder, Tuning};
 use super::resources::PhraseTableOptions;
 use super::write::AtomicParquetWriter;
 use crate::schema::Table;
@@ -27,6 +27,7 @@ pub struct ScoreOptions {
     pub punct: String,
     /// When given, adds `true_score` (tgt as a paraphrase of src under this table).
     pub phrase_table: Option<PhraseTableOptions>,
+    pub tuning: Tuning,
     pub progress: bool,
 }
 
@@ -157,7 +158,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let mut config = SessionConfig::new();
     config.options_mut().optimizer.prefer_hash_join = false;
     let (resources, loaded) = super::resources::load(options.phrase_table.as_ref()).await?;
-    let ctx = session::context_with_resources(config, &resources)?;
+    let ctx = session::context_with_resources(config, &resources, &options.tuning)?;
     let mut summary = Summary { signature: options.signature(), ..Default::default() };
     summary.notes.extend(loaded);
     let mut inputs = vec![(Table::Pairs, &options.pairs)];

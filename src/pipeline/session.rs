@@ -1,10 +1,13 @@
 //! DataFusion sessions with every pairmetrics function registered, and Parquet tables in them.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::Int64Type;
+use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::logical_expr::{SortExpr, col};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use futures::TryStreamExt;
@@ -18,12 +21,56 @@ pub fn context() -> Result<SessionContext> {
 }
 
 pub fn context_with(config: SessionConfig) -> Result<SessionContext> {
-    context_with_resources(config, &Resources::default())
+    context_with_resources(config, &Resources::default(), &Tuning::default())
 }
 
-/// A session whose functions are bound to `resources` (a phrase table, ...).
-pub fn context_with_resources(config: SessionConfig, resources: &Resources) -> Result<SessionContext> {
-    let mut ctx = SessionContext::new_with_config(config.with_information_schema(true));
+/// How a job runs: parallelism, batch size and memory. None = DataFusion's default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// Partitions (threads) DataFusion plans with; default: the number of cores.
+    pub partitions: Option<usize>,
+    /// Rows per record batch; default 8192.
+    pub batch_size: Option<usize>,
+    /// Memory for sorts, joins and aggregations, in bytes; beyond it they spill to the
+    /// temporary directory. Hash joins cannot spill, so under a limit joins are sort-merge.
+    pub memory_limit: Option<usize>,
+}
+
+impl Tuning {
+    pub fn apply(&self, mut config: SessionConfig) -> SessionConfig {
+        if let Some(n) = self.partitions {
+            config = config.with_target_partitions(n.max(1));
+        }
+        if let Some(n) = self.batch_size {
+            config = config.with_batch_size(n.max(1));
+        }
+        if let Some(bytes) = self.memory_limit {
+            config.options_mut().optimizer.prefer_hash_join = false;
+            // Each sort reserves this much up front for its merge; DataFusion's 10 MB default
+            // would exhaust a small limit before anything spills.
+            let reservation = &mut config.options_mut().execution.sort_spill_reservation_bytes;
+            *reservation = (*reservation).min(bytes / 16);
+        }
+        config
+    }
+
+    pub fn runtime(&self) -> Result<Arc<RuntimeEnv>> {
+        let mut runtime = RuntimeEnvBuilder::new();
+        if let Some(bytes) = self.memory_limit {
+            runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
+        }
+        Ok(runtime.build_arc()?)
+    }
+}
+
+/// A session whose functions are bound to `resources` (a phrase table, ...), run as `tuning` says.
+pub fn context_with_resources(
+    config: SessionConfig,
+    resources: &Resources,
+    tuning: &Tuning,
+) -> Result<SessionContext> {
+    let config = tuning.apply(config.with_information_schema(true));
+    let mut ctx = SessionContext::new_with_config_rt(config, tuning.runtime()?);
     crate::udf::register_all_with(&mut ctx, resources)?;
     Ok(ctx)
 }

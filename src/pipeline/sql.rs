@@ -10,7 +10,7 @@ use datafusion::arrow::{csv, json};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
-use super::session;
+use super::session::{self, Tuning};
 use super::write::AtomicParquetWriter;
 use crate::Resources;
 
@@ -26,15 +26,16 @@ pub enum Format {
 
 /// A session with `tables` (name, Parquet file or directory) registered.
 pub async fn context_with_tables(tables: &[(String, PathBuf)]) -> Result<SessionContext> {
-    context_with_tables_and(tables, &Resources::default()).await
+    context_with_tables_and(tables, &Resources::default(), &Tuning::default()).await
 }
 
-/// The same, with functions bound to `resources`.
+/// The same, with functions bound to `resources`, run as `tuning` says.
 pub async fn context_with_tables_and(
     tables: &[(String, PathBuf)],
     resources: &Resources,
+    tuning: &Tuning,
 ) -> Result<SessionContext> {
-    let ctx = session::context_with_resources(SessionConfig::new(), resources)?;
+    let ctx = session::context_with_resources(SessionConfig::new(), resources, tuning)?;
     for (name, path) in tables {
         session::register_parquet(&ctx, name, path, false).await?;
     }
