@@ -64,10 +64,11 @@ fn enumerate(
         return;
     }
     let self_rule = |w: u8| rules.iter().any(|(s, t, _)| s.len() == 1 && s == t && s[0] == w);
-    if let (Some(&w), Some(&v)) = (source.first(), target.first()) {
-        if w == v && (identity == Identity::Always || !self_rule(w)) {
-            enumerate(rules, identity, &source[1..], &target[1..], acc, out);
-        }
+    if let (Some(&w), Some(&v)) = (source.first(), target.first())
+        && w == v
+        && (identity == Identity::Always || !self_rule(w))
+    {
+        enumerate(rules, identity, &source[1..], &target[1..], acc, out);
     }
     for (s, t, p) in rules {
         if source.starts_with(s) && target.starts_with(t) {

@@ -130,9 +130,9 @@ mod tests {
 
     #[test]
     fn full_and_short_lines() {
-        let e = parse_phrase_line("la maison ||| the house ||| 0.5 0.25 0.6 0.3 2.718 ||| 0-0 1-1 ||| 4 5 2 |||").unwrap();
+        let e = parse_phrase_line("la maison ||| the house ||| 0.5 0.25 0.6 0.3 2.5 ||| 0-0 1-1 ||| 4 5 2 |||").unwrap();
         assert_eq!((e.src, e.tgt), ("la maison", "the house"));
-        assert_eq!(e.scores, [0.5, 0.25, 0.6, 0.3, 2.718]);
+        assert_eq!(e.scores, [0.5, 0.25, 0.6, 0.3, 2.5]);
         assert_eq!(e.alignment, Some(vec![(0, 0), (1, 1)]));
         assert_eq!(e.counts, Some(vec![4.0, 5.0, 2.0]));
         let e = parse_phrase_line("a ||| b ||| 1 1 1 1").unwrap();

@@ -71,7 +71,7 @@ impl PhraseIndexBuilder {
     /// Add the rule `source -> target` with probability `p`. Rules with p <= 0 (or NaN) can be in
     /// no derivation with a finite score and are skipped; an empty side is skipped too.
     pub fn add(&mut self, source: &[&str], target: &[&str], p: f64) {
-        if source.is_empty() || target.is_empty() || !(p > 0.0) {
+        if source.is_empty() || target.is_empty() || p.is_nan() || p <= 0.0 {
             return;
         }
         let mut node = ROOT;

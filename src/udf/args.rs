@@ -178,6 +178,28 @@ impl fmt::Display for RowProblem {
     }
 }
 
+/// Why a row has no value: its arguments, or the kernel's verdict `E` on them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem<E> {
+    Row(RowProblem),
+    Metric(E),
+}
+
+impl<E: fmt::Display> fmt::Display for Problem<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::Row(p) => p.fmt(f),
+            Problem::Metric(p) => p.fmt(f),
+        }
+    }
+}
+
+impl<E> From<RowProblem> for Problem<E> {
+    fn from(p: RowProblem) -> Self {
+        Problem::Row(p)
+    }
+}
+
 /// A column of strings (`Utf8`, `LargeUtf8` or `Utf8View`).
 pub enum Strings<'a> {
     Utf8(&'a StringArray),
@@ -341,10 +363,10 @@ impl HeadLists {
             return Err(RowProblem::NullArgument(self.name));
         }
         let range = self.offsets[i] as usize..self.offsets[i + 1] as usize;
-        if let Some(nulls) = self.values.nulls() {
-            if let Some(index) = range.clone().position(|item| nulls.is_null(item)) {
-                return Err(RowProblem::NullElement { arg: self.name, index });
-            }
+        if let Some(nulls) = self.values.nulls()
+            && let Some(index) = range.clone().position(|item| nulls.is_null(item))
+        {
+            return Err(RowProblem::NullElement { arg: self.name, index });
         }
         Ok(&self.values.values()[range])
     }

@@ -1,17 +1,15 @@
 //! `derp`, `derp_detail`, `derp_problem` and the aggregate `derp_pooled`: thin adapters from
 //! Arrow columns to the DERP kernel.
 
-use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, Float64Builder, Int32Builder, Int64Builder, ListArray, StringBuilder,
-    StructArray, UInt64Array,
+    Array, ArrayRef, AsArray, Float64Builder, Int32Array, Int32Builder, Int64Builder, ListArray,
+    StringBuilder, StructArray, UInt64Array,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, UInt64Type};
 use datafusion::common::{Result, ScalarValue};
-use datafusion::arrow::array::AsArray;
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
@@ -20,7 +18,7 @@ use datafusion::logical_expr::{
 };
 
 use super::DOC_SECTION;
-use super::args::{Expect, HeadLists, LinkLists, RowProblem, Shapes, TokenLists, coerce, signature};
+use super::args::{Expect, HeadLists, LinkLists, Shapes, TokenLists, coerce, signature};
 use crate::metrics::derp::{self, Derp, DerpError, Link, Parse, Scratch};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -271,7 +269,7 @@ impl DetailBuilder {
         let nulls = Some(NullBuffer::from(std::mem::take(&mut self.valid)));
         let edge_columns: Vec<ArrayRef> = self
             .edges
-            .map(|values| Arc::new(datafusion::arrow::array::Int32Array::from(values)) as ArrayRef)
+            .map(|values| Arc::new(Int32Array::from(values)) as ArrayRef)
             .into();
         let edges = StructArray::try_new(edge_fields(), edge_columns, None)?;
         let DataType::List(edge_field) = detail_fields()[5].data_type().clone() else {
@@ -295,27 +293,7 @@ impl DetailBuilder {
     }
 }
 
-/// Why a row has no DERP: its arguments, or the kernel's verdict on them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Problem {
-    Row(RowProblem),
-    Metric(DerpError),
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Problem::Row(p) => p.fmt(f),
-            Problem::Metric(p) => p.fmt(f),
-        }
-    }
-}
-
-impl From<RowProblem> for Problem {
-    fn from(p: RowProblem) -> Self {
-        Problem::Row(p)
-    }
-}
+type Problem = super::args::Problem<DerpError>;
 
 impl From<DerpError> for Problem {
     fn from(p: DerpError) -> Self {

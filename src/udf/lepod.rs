@@ -1,6 +1,5 @@
 //! `led`, `pod` and `lepod_problem`: thin adapters from Arrow columns to the LePoD kernels.
 
-use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 use datafusion::arrow::array::{ArrayRef, Float64Builder, StringBuilder};
@@ -162,27 +161,7 @@ impl ScalarUDFImpl for LepodUdf {
     }
 }
 
-/// Why a row has no LeD/PoD: its arguments, or the kernel's verdict on them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Problem {
-    Row(RowProblem),
-    Metric(LepodError),
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Problem::Row(p) => p.fmt(f),
-            Problem::Metric(p) => p.fmt(f),
-        }
-    }
-}
-
-impl From<RowProblem> for Problem {
-    fn from(p: RowProblem) -> Self {
-        Problem::Row(p)
-    }
-}
+type Problem = super::args::Problem<LepodError>;
 
 impl From<LepodError> for Problem {
     fn from(p: LepodError) -> Self {
