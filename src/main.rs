@@ -64,6 +64,10 @@ enum Command {
         phrases: PhraseTableArgs,
         #[command(flatten)]
         tuning: TuningArgs,
+        /// Stop with an error at the first pair a metric cannot score (naming its pair_id and
+        /// why), instead of writing NULL and counting it in the summary.
+        #[arg(long)]
+        strict: bool,
     },
     /// Run a SQL query over Parquet tables, with every pairmetrics function available.
     ///
@@ -301,7 +305,7 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, arcs, out, lowercase, punct, phrases, tuning } => {
+        Command::Score { pairs, alignments, arcs, out, lowercase, punct, phrases, tuning, strict } => {
             let options = score::ScoreOptions {
                 pairs,
                 alignments,
@@ -311,6 +315,7 @@ async fn run(cli: Cli) -> Result<()> {
                 punct,
                 phrase_table: phrases.options(),
                 tuning: tuning.into(),
+                strict,
                 progress: std::io::stderr().is_terminal(),
             };
             let summary = score::score(&options).await?;

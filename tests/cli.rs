@@ -271,6 +271,18 @@ fn score_adds_derp_from_arcs_and_says_why_it_is_null() {
     let why: Vec<Option<&str>> = batch.column_by_name("derp_problem").unwrap().as_string::<i32>().iter().collect();
     assert_eq!(why, [None, Some("src has 3 tokens but its parse 2"), Some("src_head is NULL"), None]);
     assert!(metadata.iter().any(|(k, v)| k == "pairmetrics.signature" && v.ends_with("|derp:mst")));
+
+    // --strict stops at the first such row, names it, and writes nothing.
+    let strict_out = dir.path().join("strict.parquet");
+    let out = pairmetrics(&[
+        "score", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments),
+        "--arcs", path_str(&arcs), "--out", path_str(&strict_out), "--strict",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("pair_id 1: src has 3 tokens but its parse 2 (column derp_problem); --strict"), "{err}");
+    assert!(!strict_out.exists());
+    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".partial")));
 }
 
 #[test]

@@ -98,6 +98,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         punct: DEMO_PUNCT.to_string(),
         phrase_table: None,
         tuning: Default::default(),
+        strict: false,
         progress: false,
     };
     let summary = score(&options).await?;

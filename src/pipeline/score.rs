@@ -28,6 +28,8 @@ pub struct ScoreOptions {
     /// When given, adds `true_score` (tgt as a paraphrase of src under this table).
     pub phrase_table: Option<PhraseTableOptions>,
     pub tuning: Tuning,
+    /// Stop at the first row a metric cannot score, naming it, instead of writing NULL.
+    pub strict: bool,
     pub progress: bool,
 }
 
@@ -210,6 +212,9 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     let mut writer = AtomicParquetWriter::create(&options.out, schema, metadata)?;
     let bar = progress_bar(options.progress, rows);
     while let Some(batch) = stream.try_next().await? {
+        if options.strict {
+            check_strict(&batch)?;
+        }
         writer.write(&batch)?;
         summary.add(&batch);
         bar.inc(batch.num_rows() as u64);
@@ -220,6 +225,24 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     }
     writer.finish()?;
     Ok(summary)
+}
+
+/// Under --strict, the first row with a problem is an error (and the output is never written).
+fn check_strict(batch: &RecordBatch) -> Result<()> {
+    for &name in PROBLEM_COLUMNS {
+        let Some(column) = batch.column_by_name(name) else { continue };
+        let reasons = column.as_string::<i32>();
+        if let Some(row) = (0..reasons.len()).find(|&i| reasons.is_valid(i)) {
+            let ids = batch.column_by_name("pair_id").expect("score keeps pair_id");
+            let id = ids.as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(row);
+            bail!(
+                "pair_id {id}: {} (column {name}); --strict stops at the first row that cannot \
+                 be scored, nothing was written",
+                reasons.value(row)
+            );
+        }
+    }
+    Ok(())
 }
 
 async fn key_order(ctx: &SessionContext, table: Table, path: &std::path::Path) -> Result<KeyOrder> {
