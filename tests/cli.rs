@@ -218,20 +218,6 @@ fn every_pair_gets_a_row_with_or_without_alignment() {
     }
 }
 
-fn heads(rows: &[Option<Vec<i32>>]) -> ArrayRef {
-    let mut b = datafusion::arrow::array::ListBuilder::new(datafusion::arrow::array::Int32Builder::new());
-    for row in rows {
-        match row {
-            Some(h) => {
-                b.values().append_slice(h);
-                b.append(true);
-            }
-            None => b.append(false),
-        }
-    }
-    Arc::new(b.finish())
-}
-
 #[test]
 fn score_adds_derp_from_arcs_and_says_why_it_is_null() {
     let dir = TempDir::new().unwrap();
@@ -250,8 +236,8 @@ fn score_adds_derp_from_arcs_and_says_why_it_is_null() {
         &arcs,
         vec![
             ("pair_id", ids(&[0, 1, 3, 9])),
-            ("src_head", heads(&[tree.clone(), Some(vec![2, 0]), tree.clone(), tree.clone()])),
-            ("tgt_head", heads(&[tree.clone(), tree.clone(), Some(vec![0, 1, 2]), tree.clone()])),
+            ("src_head", head_lists(&[tree.clone(), Some(vec![2, 0]), tree.clone(), tree.clone()])),
+            ("tgt_head", head_lists(&[tree.clone(), tree.clone(), Some(vec![0, 1, 2]), tree.clone()])),
             ("src_deprel", labels(&["a root b", "a root", "a root b", "a root b"])),
             ("tgt_deprel", labels(&["a root b", "a root b", "root a b", "a root b"])),
         ],

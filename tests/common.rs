@@ -48,6 +48,21 @@ pub fn sentences(rows: &[&str]) -> ArrayRef {
     token_lists(&rows)
 }
 
+/// A heads column (`List<Int32>`); `None` is a NULL list.
+pub fn head_lists(rows: &[Option<Vec<i32>>]) -> ArrayRef {
+    let mut b = ListBuilder::new(Int32Builder::new());
+    for row in rows {
+        match row {
+            Some(heads) => {
+                b.values().append_slice(heads);
+                b.append(true);
+            }
+            None => b.append(false),
+        }
+    }
+    Arc::new(b.finish())
+}
+
 /// A links column; positions are i32 so that tests can pass negative ones.
 pub fn link_lists(rows: &[Option<Vec<(i32, i32)>>]) -> ArrayRef {
     let fields = link_fields();

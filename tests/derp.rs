@@ -2,9 +2,8 @@
 //! and through SQL, malformed parses, and properties over random trees and alignments.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, AsArray, Int32Builder, ListBuilder};
+use datafusion::arrow::array::{ArrayRef, AsArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Int64Type};
 use pairmetrics::metrics::derp::{Derp, Encoding, Labels, Link, Parse, Scratch, Side, Tree, derp, disparity};
@@ -138,20 +137,6 @@ fn small_cases_identical_trees_score_one() {
     assert_eq!(result.sum_l, 0);
 }
 
-fn heads_column(rows: &[Option<Vec<i32>>]) -> ArrayRef {
-    let mut b = ListBuilder::new(Int32Builder::new());
-    for row in rows {
-        match row {
-            Some(heads) => {
-                b.values().append_slice(heads);
-                b.append(true);
-            }
-            None => b.append(false),
-        }
-    }
-    Arc::new(b.finish())
-}
-
 fn labels_column(rows: &[Vec<&str>]) -> ArrayRef {
     token_lists(&rows.iter().map(|r| Some(r.iter().map(|s| Some(*s)).collect())).collect::<Vec<_>>())
 }
@@ -168,7 +153,7 @@ fn sql_table() -> Vec<(&'static str, ArrayRef)> {
     let (same_h, same_d) = (ints_of(&same["head"]), strings_of(&same["deprel"]));
     let (fig_sd, fig_td) = (f.deprels("src"), f.deprels("tgt"));
     let three = || same_h.clone();
-    let src_head = heads_column(&[
+    let src_head = head_lists(&[
         Some(sh.clone()),
         Some(same_h.clone()),
         Some(three()),
@@ -178,7 +163,7 @@ fn sql_table() -> Vec<(&'static str, ArrayRef)> {
         Some(three()),
         Some(three()),
     ]);
-    let tgt_head = heads_column(&[
+    let tgt_head = head_lists(&[
         Some(th.clone()),
         Some(same_h.clone()),
         Some(three()),
