@@ -14,7 +14,7 @@ pub mod schema;
 pub mod udf;
 
 pub use resources::Resources;
-pub use udf::{register_all, register_all_with};
+pub use udf::{register_all, register_all_with, register_table_functions};
 
 /// The version written into every output's signature.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use pairmetrics::metrics::true_score::Identity;
 use pairmetrics::pipeline::session::Tuning;
-use pairmetrics::pipeline::{demo, import, lepod, pivot, resources, score, sql};
+use pairmetrics::pipeline::{demo, import, lepod, pivot, resources, score, sql, triples};
 
 #[derive(Parser)]
 #[command(
@@ -18,8 +18,8 @@ use pairmetrics::pipeline::{demo, import, lepod, pivot, resources, score, sql};
     long_about = "Score sentence pairs at corpus scale.\n\n\
         Inputs are Parquet tables (see schemas/ in the source): `pairs` (pair_id, src, tgt token \
         lists), `alignments` (pair_id, links) and `arcs` (dependency parses). Every metric is a \
-        DataFusion SQL function (led, pod, lepod_problem, derp, derp_detail, derp_problem, \
-        derp_pooled, tokenize, lowercase_tokens, pharaoh): \
+        DataFusion SQL function (led, pod, derp, true_score, kendall_tau_a, dep_fit, lm_logprob, \
+        word_accuracy and more; `pairmetrics sql \"SHOW FUNCTIONS\"` lists them): \
         `score` adds them as columns, `sql` lets you call them yourself.\n\n\
         Start with `pairmetrics demo`."
 )]
@@ -59,9 +59,11 @@ enum Command {
         /// Characters whose single-character tokens PoD ignores, e.g. "," (lepod-score.py's -p).
         #[arg(long, default_value = "")]
         punct: String,
-        /// With --phrase-table, adds `true_score`: tgt as a paraphrase of src.
+        /// --phrase-table adds `true_score` (tgt as a paraphrase of src); --triples with --arcs adds
+        /// `tgt_dep_fit` (the whole tgt sentence's fitness) and `tgt_dep_fit_problem`; --lm adds
+        /// `src_lm_logprob` and `tgt_lm_logprob`.
         #[command(flatten)]
-        phrases: PhraseTableArgs,
+        resources: ResourceArgs,
         #[command(flatten)]
         tuning: TuningArgs,
         /// Stop with an error at the first pair a metric cannot score (naming its pair_id and
@@ -85,7 +87,7 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         #[command(flatten)]
-        phrases: PhraseTableArgs,
+        resources: ResourceArgs,
         #[command(flatten)]
         tuning: TuningArgs,
         /// The query.
@@ -159,6 +161,33 @@ enum Command {
         #[command(flatten)]
         tuning: TuningArgs,
     },
+    /// Count dependency triples (head, dependent, deprel) over a parsed corpus, at the `form`
+    /// and `upos` levels, into a triples table (see schemas/triples.md) for dep_fit.
+    ///
+    /// One DataFusion aggregation (spilling to disk under --memory-limit), output sorted by
+    /// level, head, dep, deprel. Root arcs are not counted; a parse whose lengths differ from
+    /// its sentence's, or with a head out of range, is skipped at the form level and counted in
+    /// the summary. The upos level reads the arcs table alone (its optional {side}_upos
+    /// column), so it needs the tags and the parse to agree, not the sentence.
+    Triples {
+        /// Pairs table (pair_id, src, tgt): the word forms.
+        #[arg(long)]
+        pairs: PathBuf,
+        /// Arcs table: the parses ({side}_head, {side}_deprel, {side}_upos).
+        #[arg(long)]
+        arcs: PathBuf,
+        /// Which side of the pairs to count.
+        #[arg(long, value_enum, default_value = "tgt")]
+        side: triples::Side,
+        /// Output triples table.
+        #[arg(long)]
+        out: PathBuf,
+        /// Lowercase the word forms (then pass lowercased tokens to dep_fit).
+        #[arg(long)]
+        lowercase: bool,
+        #[command(flatten)]
+        tuning: TuningArgs,
+    },
     /// Score the bundled Europarl sample (3,000 fr-en pairs) and print a short SQL tour.
     Demo {
         /// Directory with pairs.parquet and alignments.parquet.
@@ -191,11 +220,11 @@ impl From<TuningArgs> for Tuning {
     }
 }
 
-/// The phrase table behind true_score / true_score_detail.
+/// What functions beyond their arguments need: a phrase table, triple counts, a language model.
 #[derive(clap::Args)]
-struct PhraseTableArgs {
+struct ResourceArgs {
     /// A phrase_table (Parquet file or directory, see schemas/phrase_table.md; make one with
-    /// `import moses-phrase-table`) for true_score and true_score_detail.
+    /// `import moses-phrase-table`) for true_score, true_score_detail and synthetic_phrases.
     #[arg(long, value_name = "PATH")]
     phrase_table: Option<PathBuf>,
     /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
@@ -205,13 +234,22 @@ struct PhraseTableArgs {
     /// rule's probability applies).
     #[arg(long, requires = "phrase_table")]
     free_identity: bool,
+    /// A triples table (see schemas/triples.md; make one with `pairmetrics triples` or `import
+    /// syntactic-ngrams`) for dep_fit, dep_fit_pos and their _iucl variants.
+    #[arg(long, value_name = "PATH")]
+    triples: Option<PathBuf>,
+    /// An ARPA back-off language model (plain, .gz or .zst) for lm_logprob.
+    #[arg(long, value_name = "PATH")]
+    lm: Option<PathBuf>,
 }
 
-impl PhraseTableArgs {
-    fn options(self) -> Option<resources::PhraseTableOptions> {
+impl ResourceArgs {
+    fn options(self) -> resources::ResourceOptions {
         let identity = if self.free_identity { Identity::Always } else { Identity::UnlessInTable };
-        let path = self.phrase_table?;
-        Some(resources::PhraseTableOptions { path, prob_column: self.prob_column, identity })
+        let phrase_table = self
+            .phrase_table
+            .map(|path| resources::PhraseTableOptions { path, prob_column: self.prob_column, identity });
+        resources::ResourceOptions { phrase_table, triples: self.triples, lm: self.lm }
     }
 }
 
@@ -277,6 +315,20 @@ enum ImportCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Google Books Syntactic N-grams `arcs` (or `extended-arcs`) files (`head<TAB>w/pos/label/
+    /// head-index ...<TAB>total<TAB>year,count...`) into a triples table (see
+    /// schemas/triples.md) at the `form` level: one row per arc of each line, the line's total
+    /// as its count, root arcs left out.
+    SyntacticNgrams {
+        /// The files (plain, .gz or .zst), read in order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        /// Lowercase the words.
+        #[arg(long)]
+        lowercase: bool,
+    },
 }
 
 impl ImportCommand {
@@ -289,6 +341,7 @@ impl ImportCommand {
             ImportCommand::Conllu { src, tgt, out } => (Source::Conllu { src, tgt }, out),
             ImportCommand::MosesPhraseTable { table, out } => (Source::MosesPhraseTable { table }, out),
             ImportCommand::MosesNbest { nbest, out } => (Source::MosesNbest { nbest }, out),
+            ImportCommand::SyntacticNgrams { files, out, lowercase } => (Source::SyntacticNgrams { files, lowercase }, out),
         }
     }
 }
@@ -305,7 +358,7 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, arcs, out, lowercase, punct, phrases, tuning, strict } => {
+        Command::Score { pairs, alignments, arcs, out, lowercase, punct, resources, tuning, strict } => {
             let options = score::ScoreOptions {
                 pairs,
                 alignments,
@@ -313,7 +366,7 @@ async fn run(cli: Cli) -> Result<()> {
                 out,
                 lowercase,
                 punct,
-                phrase_table: phrases.options(),
+                resources: resources.options(),
                 tuning: tuning.into(),
                 strict,
                 progress: std::io::stderr().is_terminal(),
@@ -321,10 +374,10 @@ async fn run(cli: Cli) -> Result<()> {
             let summary = score::score(&options).await?;
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
-        Command::Sql { tables, format, out, phrases, tuning, query } => {
-            let (resources, loaded) = resources::load(phrases.options().as_ref()).await?;
-            if let Some(loaded) = loaded {
-                eprintln!("{loaded}");
+        Command::Sql { tables, format, out, resources: wanted, tuning, query } => {
+            let (resources, loaded) = resources::load(&wanted.options()).await?;
+            for line in loaded {
+                eprintln!("{line}");
             }
             let ctx = sql::context_with_tables_and(&tables, &resources, &tuning.into()).await?;
             sql::run(&ctx, &query, format, out.as_deref(), stdout).await?;
@@ -372,6 +425,11 @@ async fn run(cli: Cli) -> Result<()> {
             };
             let summary = pivot::pivot(&options).await?;
             writeln!(stdout, "wrote {}: {} paraphrase rules\nsignature: {}", options.out.display(), summary.rows, summary.signature)?;
+        }
+        Command::Triples { pairs, arcs, side, out, lowercase, tuning } => {
+            let options = triples::TriplesOptions { pairs, arcs, side, out, lowercase, tuning: tuning.into() };
+            let summary = triples::triples(&options).await?;
+            writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
         Command::Demo { data, out } => {
             let out = out.unwrap_or_else(|| std::env::temp_dir().join("pairmetrics-demo.parquet"));

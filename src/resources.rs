@@ -1,21 +1,80 @@
-//! What some functions need beyond their arguments — a phrase table for `true_score` — loaded
+//! What some functions need beyond their arguments — a phrase table for `true_score` and
+//! `synthetic_phrases`, triple counts for `dep_fit`, a language model for `lm_logprob` — loaded
 //! once per session and shared by every partition. Pass to [`crate::register_all_with`].
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use crate::metrics::dep_fit::TripleIndex;
+use crate::metrics::ngram::NgramModel;
 use crate::metrics::true_score::PhraseIndex;
 
 #[derive(Debug, Clone, Default)]
 pub struct Resources {
-    pub phrase_index: Option<Arc<PhraseIndex>>,
+    pub phrase_index: Shared<PhraseIndex>,
+    pub triples: Shared<TripleIndex>,
+    pub lm: Shared<NgramModel>,
 }
 
 impl Resources {
-    /// Score `true_score` / `true_score_detail` under this phrase table (build it with
-    /// `metrics::true_score::PhraseIndexBuilder`, or load a phrase_table Parquet file with
-    /// `pipeline::resources::load_phrase_index`).
+    /// Score `true_score` / `true_score_detail` and list `synthetic_phrases` under this phrase
+    /// table (build it with `metrics::true_score::PhraseIndexBuilder`, or load a phrase_table
+    /// Parquet file with `pipeline::resources::load_phrase_index`).
     pub fn with_phrase_table(mut self, index: PhraseIndex) -> Self {
-        self.phrase_index = Some(Arc::new(index));
+        self.phrase_index = Shared(Some(Arc::new(index)));
         self
+    }
+
+    /// Compute `dep_fit` and friends from these triple counts (`pipeline::resources::load_triples`
+    /// reads a triples Parquet file).
+    pub fn with_triples(mut self, triples: TripleIndex) -> Self {
+        self.triples = Shared(Some(Arc::new(triples)));
+        self
+    }
+
+    /// Score `lm_logprob` under this model (`formats::arpa::read` loads an ARPA file).
+    pub fn with_lm(mut self, model: NgramModel) -> Self {
+        self.lm = Shared(Some(Arc::new(model)));
+        self
+    }
+}
+
+/// A resource shared by the functions bound to it, or none. Two are equal when they are the
+/// same resource (pointer equality), which is what DataFusion needs to tell functions apart.
+#[derive(Debug)]
+pub struct Shared<T>(pub Option<Arc<T>>);
+
+impl<T> Shared<T> {
+    pub fn get(&self) -> Option<&T> {
+        self.0.as_deref()
+    }
+}
+
+impl<T> Default for Shared<T> {
+    fn default() -> Self {
+        Shared(None)
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl<T> Eq for Shared<T> {}
+
+impl<T> Hash for Shared<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.as_ref().map(Arc::as_ptr).hash(state);
     }
 }

@@ -17,6 +17,7 @@ pub enum Table {
     Arcs,
     PhraseTable,
     Nbest,
+    Triples,
 }
 
 /// What a column must hold, with the variants we accept on input.
@@ -30,6 +31,7 @@ enum ColumnType {
     Score,
     Scores,
     Rank,
+    Count,
 }
 
 impl ColumnType {
@@ -42,6 +44,7 @@ impl ColumnType {
             ColumnType::Text => DataType::Utf8,
             ColumnType::Score => DataType::Float64,
             ColumnType::Rank => DataType::Int32,
+            ColumnType::Count => DataType::Int64,
             ColumnType::Scores => DataType::List(Field::new_list_field(DataType::Float64, true).into()),
         }
     }
@@ -54,7 +57,7 @@ impl ColumnType {
             ColumnType::Heads => is_head_list(dt),
             ColumnType::Text => is_string(dt),
             ColumnType::Score => dt.is_numeric(),
-            ColumnType::Rank => dt.is_integer(),
+            ColumnType::Rank | ColumnType::Count => dt.is_integer(),
             ColumnType::Scores => {
                 matches!(dt, DataType::List(f) | DataType::LargeList(f) if f.data_type().is_numeric())
             }
@@ -110,6 +113,14 @@ const NBEST: &[Column] = &[
     col("total", ColumnType::Score),
 ];
 
+const TRIPLES: &[Column] = &[
+    col("level", ColumnType::Text),
+    col("head", ColumnType::Text),
+    col("dep", ColumnType::Text),
+    col("deprel", ColumnType::Text),
+    col("count", ColumnType::Count),
+];
+
 impl Table {
     pub fn name(self) -> &'static str {
         match self {
@@ -118,6 +129,7 @@ impl Table {
             Table::Arcs => "arcs",
             Table::PhraseTable => "phrase_table",
             Table::Nbest => "nbest",
+            Table::Triples => "triples",
         }
     }
 
@@ -128,6 +140,7 @@ impl Table {
             Table::Arcs => ARCS,
             Table::PhraseTable => PHRASE_TABLE,
             Table::Nbest => NBEST,
+            Table::Triples => TRIPLES,
         }
     }
 

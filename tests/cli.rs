@@ -2,40 +2,14 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch};
-use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema};
-use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type};
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use tempfile::TempDir;
 
 use crate::common::*;
-
-fn pairmetrics(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pairmetrics")).args(args).output().unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>) {
-    let schema = Schema::new(
-        columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect::<Vec<_>>(),
-    );
-    let batch =
-        RecordBatch::try_new(Arc::new(schema), columns.into_iter().map(|(_, a)| a).collect()).unwrap();
-    let mut w = ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
-}
-
-fn ids(values: &[i64]) -> ArrayRef {
-    Arc::new(Int64Array::from(values.to_vec()))
-}
 
 fn read_parquet(path: &Path) -> (RecordBatch, Vec<(String, String)>) {
     let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
@@ -50,9 +24,6 @@ fn read_parquet(path: &Path) -> (RecordBatch, Vec<(String, String)>) {
     (datafusion::arrow::compute::concat_batches(&schema, &batches).unwrap(), metadata)
 }
 
-fn path_str(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 #[test]
 fn sql_reads_a_pyarrow_file_and_matches_the_vectors() {

@@ -1,4 +1,6 @@
+use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
@@ -7,6 +9,7 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Schema};
 use datafusion::datasource::MemTable;
+use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::SessionContext;
 use pairmetrics::udf::args::link_fields;
 
@@ -126,4 +129,47 @@ pub async fn strings(ctx: &SessionContext, sql: &str, i: usize) -> Vec<Option<St
         out.extend(col.as_string::<i32>().iter().map(|s| s.map(str::to_string)));
     }
     out
+}
+
+/// Run the pairmetrics binary.
+pub fn pairmetrics(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pairmetrics")).args(args).output().unwrap()
+}
+
+/// Its stdout, after checking that it succeeded.
+pub fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+pub fn ok(args: &[&str]) -> String {
+    let out = pairmetrics(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+pub fn err(args: &[&str]) -> String {
+    let out = pairmetrics(args);
+    assert!(!out.status.success(), "{args:?} should fail");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Write one batch of these columns (all nullable) to a Parquet file.
+pub fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>) {
+    let schema = Schema::new(
+        columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect::<Vec<_>>(),
+    );
+    let batch =
+        RecordBatch::try_new(Arc::new(schema), columns.into_iter().map(|(_, a)| a).collect()).unwrap();
+    let mut w = ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+pub fn ids(values: &[i64]) -> ArrayRef {
+    Arc::new(Int64Array::from(values.to_vec()))
 }

@@ -2,7 +2,7 @@
 
 use crate::common::*;
 
-const NAMES: [&str; 13] = [
+const NAMES: [&str; 21] = [
     "led",
     "pod",
     "lepod_problem",
@@ -16,6 +16,14 @@ const NAMES: [&str; 13] = [
     "pharaoh",
     "true_score",
     "true_score_detail",
+    "dep_fit",
+    "dep_fit_pos",
+    "dep_fit_iucl",
+    "dep_fit_pos_iucl",
+    "dep_fit_problem",
+    "dep_triples",
+    "lm_logprob",
+    "word_accuracy",
 ];
 
 #[test]

@@ -3,29 +3,10 @@
 use std::fs;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
 
 use tempfile::TempDir;
 
-fn pairmetrics(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pairmetrics")).args(args).output().unwrap()
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = pairmetrics(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn err(args: &[&str]) -> String {
-    let out = pairmetrics(args);
-    assert!(!out.status.success(), "{args:?} should fail");
-    String::from_utf8(out.stderr).unwrap()
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
+use crate::common::*;
 
 /// The single CSV column of a query, without the header.
 fn column(tables: &[(&str, &Path)], query: &str) -> Vec<String> {
@@ -51,7 +32,7 @@ fn text_round_trips_through_parquet_and_sql() {
     let tgt = dir.path().join("tgt.zst");
     fs::write(&tgt, zstd::encode_all(tgt_lines.join("\r\n").as_bytes(), 3).unwrap()).unwrap();
     let out = dir.path().join("pairs.parquet");
-    let text = ok(&["import", "text", "--src", p(&src), "--tgt", p(&tgt), "--out", p(&out)]);
+    let text = ok(&["import", "text", "--src", path_str(&src), "--tgt", path_str(&tgt), "--out", path_str(&out)]);
     assert!(text.contains(": 3 rows"), "{text}");
     let t = [("p", out.as_path())];
     assert_eq!(column(&t, "SELECT array_to_string(src, ' ') FROM p ORDER BY pair_id"), src_lines);
@@ -59,7 +40,7 @@ fn text_round_trips_through_parquet_and_sql() {
     assert_eq!(column(&t, "SELECT pair_id FROM p ORDER BY pair_id"), ["0", "1", "2"]);
 
     let lower = dir.path().join("lower.parquet");
-    ok(&["import", "text", "--src", p(&src), "--tgt", p(&tgt), "--out", p(&lower), "--lowercase"]);
+    ok(&["import", "text", "--src", path_str(&src), "--tgt", path_str(&tgt), "--out", path_str(&lower), "--lowercase"]);
     let l = [("p", lower.as_path())];
     assert_eq!(column(&l, "SELECT array_to_string(src, ' ') FROM p WHERE pair_id = 0"), ["resumption of the session"]);
 }
@@ -70,7 +51,7 @@ fn text_files_of_different_lengths_are_an_error() {
     let (src, tgt, out) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("o.parquet"));
     fs::write(&src, "a\nb\nc\n").unwrap();
     fs::write(&tgt, "a\nb\n").unwrap();
-    let e = err(&["import", "text", "--src", p(&src), "--tgt", p(&tgt), "--out", p(&out)]);
+    let e = err(&["import", "text", "--src", path_str(&src), "--tgt", path_str(&tgt), "--out", path_str(&out)]);
     assert!(e.contains(&format!("{} has more lines than {} (2 lines)", src.display(), tgt.display())), "{e}");
     assert!(!out.exists());
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2, "no partial file is left");
@@ -82,7 +63,7 @@ fn invalid_utf8_names_file_and_line() {
     let (src, tgt, out) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("o.parquet"));
     fs::write(&src, b"a\n\xc3\x28\n").unwrap();
     fs::write(&tgt, "a\nb\n").unwrap();
-    let e = err(&["import", "text", "--src", p(&src), "--tgt", p(&tgt), "--out", p(&out)]);
+    let e = err(&["import", "text", "--src", path_str(&src), "--tgt", path_str(&tgt), "--out", path_str(&out)]);
     assert!(e.contains(&format!("{}:2: invalid UTF-8", src.display())), "{e}");
 }
 
@@ -92,7 +73,7 @@ fn pharaoh_round_trips_and_rejects_malformed_lines() {
     let input = dir.path().join("fwd.align");
     fs::write(&input, "0-0 1-2 2-1\n\n3-3\n").unwrap();
     let out = dir.path().join("alignments.parquet");
-    ok(&["import", "pharaoh", "--alignments", p(&input), "--out", p(&out)]);
+    ok(&["import", "pharaoh", "--alignments", path_str(&input), "--out", path_str(&out)]);
     let t = [("a", out.as_path())];
     let links = column(
         &t,
@@ -103,7 +84,7 @@ fn pharaoh_round_trips_and_rejects_malformed_lines() {
     assert_eq!(column(&t, "SELECT cardinality(links) FROM a ORDER BY pair_id"), ["3", "0", "1"]);
 
     fs::write(&input, "0-0\n0-0 1-x\n").unwrap();
-    let e = err(&["import", "pharaoh", "--alignments", p(&input), "--out", p(&out)]);
+    let e = err(&["import", "pharaoh", "--alignments", path_str(&input), "--out", path_str(&out)]);
     assert!(e.contains(&format!("{}:2: alignment entry 2 is `1-x`", input.display())), "{e}");
 }
 
@@ -134,14 +115,14 @@ fn conllu_imports_heads_across_multiword_tokens_and_empty_nodes() {
     )
     .unwrap();
     let out = dir.path().join("arcs.parquet");
-    ok(&["import", "conllu", "--src", p(&src), "--tgt", p(&tgt), "--out", p(&out)]);
+    ok(&["import", "conllu", "--src", path_str(&src), "--tgt", path_str(&tgt), "--out", path_str(&out)]);
     let t = [("r", out.as_path())];
     assert_eq!(column(&t, "SELECT array_to_string(src_head, ' ') FROM r ORDER BY pair_id"), ["5 5 5 5 0 5", "2 0"]);
     assert_eq!(column(&t, "SELECT array_to_string(src_deprel, ' ') FROM r WHERE pair_id = 0"), ["nsubj advmod expl obj root advmod"]);
     assert_eq!(column(&t, "SELECT array_to_string(tgt_upos, ' ') FROM r ORDER BY pair_id"), ["PRON VERB", "NOUN"]);
 
     fs::write(&tgt, "1\tThere\tthere\tPRON\t_\t_\t2\texpl\t_\t_\n2\tis\tbe\tVERB\t_\t_\t0\troot\t_\t_\n").unwrap();
-    let e = err(&["import", "conllu", "--src", p(&src), "--tgt", p(&tgt), "--out", p(&out)]);
+    let e = err(&["import", "conllu", "--src", path_str(&src), "--tgt", path_str(&tgt), "--out", path_str(&out)]);
     assert!(e.contains("has more sentences than"), "{e}");
 }
 
@@ -150,6 +131,6 @@ fn meteor_import_reports_the_bad_line() {
     let dir = TempDir::new().unwrap();
     let input = dir.path().join("m.align");
     fs::write(&input, "Alignment 1\na b\na b\nLine2Start:Length\tLine1Start:Length\tModule\t\tScore\n0:1\t\t\t0:x\t\t\t0\t\t1.0\n\n").unwrap();
-    let e = err(&["import", "meteor", "--alignments", p(&input), "--out", p(&dir.path().join("o.parquet"))]);
+    let e = err(&["import", "meteor", "--alignments", path_str(&input), "--out", path_str(&dir.path().join("o.parquet"))]);
     assert!(e.contains(&format!("{}:5: expected `start:len", input.display())), "{e}");
 }

@@ -4,6 +4,7 @@ mod cli;
 mod common;
 mod derp;
 mod docs;
+mod fitness;
 mod import;
 mod lepod_vectors;
 mod pivot;

@@ -1,8 +1,10 @@
 //! Readers of external formats: streaming, with errors that name the file and line.
 
+pub mod arpa;
 pub mod conllu;
 pub mod input;
 pub mod meteor;
 pub mod moses;
 pub mod pharaoh;
+pub mod syntactic_ngrams;
 pub mod tokens;

@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 
+use super::intern::Interner;
+
 /// When a word may be kept unchanged for free.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Identity {
@@ -25,7 +27,7 @@ const ROOT: u32 = 0;
 /// A phrase table indexed for the DP. Built once, shared read-only by every thread.
 #[derive(Debug, Default)]
 pub struct PhraseIndex {
-    vocabulary: HashMap<String, u32>,
+    vocabulary: Interner,
     /// Trie of source phrases: (node, token) -> child node.
     children: HashMap<(u32, u32), u32>,
     /// Per node, its rules: `rules[node_rules[node]..node_rules[node + 1]]` once built.
@@ -40,20 +42,32 @@ pub struct PhraseIndex {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Rule {
+pub(super) struct Rule {
     /// The target phrase's first token: a node's rules are sorted by it, so the rules that can
     /// match at a target position are found by binary search.
     first: u32,
-    target: (u32, u32),
+    pub(super) target: (u32, u32),
     log_p: f64,
+    pub(super) directions: Directions,
+}
+
+/// A rule's probabilities in both directions (for synthetic phrases), whatever column the
+/// true score uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Directions {
+    /// p(tgt | src): the Moses table's p_e_f.
+    pub direct: f64,
+    /// p(src | tgt): p_f_e.
+    pub inverse: f64,
 }
 
 /// Builds a [`PhraseIndex`] entry by entry.
 #[derive(Debug, Default)]
 pub struct PhraseIndexBuilder {
     index: PhraseIndex,
-    /// (node, target start, target end, ln p) in insertion order; sorted by node at the end.
-    pending: Vec<(u32, u32, u32, f64)>,
+    /// (node, target start, target end, ln p, directions) in insertion order; sorted by node at
+    /// the end.
+    pending: Vec<(u32, u32, u32, f64, Directions)>,
     nodes: u32,
 }
 
@@ -65,12 +79,18 @@ impl PhraseIndexBuilder {
     }
 
     fn intern(&mut self, token: &str) -> u32 {
-        intern(&mut self.index.vocabulary, token)
+        self.index.vocabulary.intern(token)
     }
 
-    /// Add the rule `source -> target` with probability `p`. Rules with p <= 0 (or NaN) can be in
-    /// no derivation with a finite score and are skipped; an empty side is skipped too.
+    /// Add the rule `source -> target` with probability `p` in every use.
     pub fn add(&mut self, source: &[&str], target: &[&str], p: f64) {
+        self.add_with_directions(source, target, p, Directions { direct: p, inverse: p });
+    }
+
+    /// Add the rule `source -> target` with probability `p` for the true score and `directions`
+    /// for synthetic phrases. Rules with p <= 0 (or NaN) can be in no derivation with a finite
+    /// score and are skipped; an empty side is skipped too.
+    pub fn add_with_directions(&mut self, source: &[&str], target: &[&str], p: f64, directions: Directions) {
         if source.is_empty() || target.is_empty() || p.is_nan() || p <= 0.0 {
             return;
         }
@@ -89,11 +109,11 @@ impl PhraseIndexBuilder {
             self.index.targets.push(id);
         }
         if source.len() == 1 && target.len() == 1 && source[0] == target[0] {
-            let id = self.index.vocabulary[source[0]];
+            let id = self.intern(source[0]);
             self.index.self_rules.insert(id);
         }
         self.index.longest_source = self.index.longest_source.max(source.len());
-        self.pending.push((node, start, self.index.targets.len() as u32, p.ln()));
+        self.pending.push((node, start, self.index.targets.len() as u32, p.ln(), directions));
     }
 
     pub fn build(mut self) -> PhraseIndex {
@@ -110,19 +130,15 @@ impl PhraseIndexBuilder {
         index.rules = self
             .pending
             .into_iter()
-            .map(|(_, start, end, log_p)| Rule { first: index.targets[start as usize], target: (start, end), log_p })
+            .map(|(_, start, end, log_p, directions)| Rule {
+                first: index.targets[start as usize],
+                target: (start, end),
+                log_p,
+                directions,
+            })
             .collect();
         index
     }
-}
-
-fn intern(vocabulary: &mut HashMap<String, u32>, token: &str) -> u32 {
-    if let Some(&id) = vocabulary.get(token) {
-        return id;
-    }
-    let id = vocabulary.len() as u32;
-    vocabulary.insert(token.to_owned(), id);
-    id
 }
 
 /// The true score of one pair and how it was reached.
@@ -161,8 +177,7 @@ impl PhraseIndex {
 
     /// Approximate heap bytes held.
     pub fn memory(&self) -> usize {
-        let vocabulary: usize = self.vocabulary.keys().map(|k| k.len() + 32).sum();
-        vocabulary
+        self.vocabulary.memory()
             + self.children.capacity() * 16
             + self.node_rules.capacity() * 4
             + self.rules.capacity() * size_of::<Rule>()
@@ -173,8 +188,8 @@ impl PhraseIndex {
     fn ids(&self, tokens: &[&str], out: &mut Vec<u32>, unknown: &mut HashMap<String, u32>) {
         out.clear();
         for token in tokens {
-            let id = match self.vocabulary.get(*token) {
-                Some(&id) => id,
+            let id = match self.vocabulary.get(token) {
+                Some(id) => id,
                 None => {
                     let next = (self.vocabulary.len() + unknown.len()) as u32;
                     match unknown.get(*token) {
@@ -190,9 +205,22 @@ impl PhraseIndex {
         }
     }
 
-    fn rules_of(&self, node: u32) -> &[Rule] {
+    pub(super) fn rules_of(&self, node: u32) -> &[Rule] {
         let node = node as usize;
         &self.rules[self.node_rules[node] as usize..self.node_rules[node + 1] as usize]
+    }
+
+    /// The trie node of a source phrase, if some rule's source starts with it.
+    pub(super) fn node(&self, phrase: &[&str]) -> Option<u32> {
+        phrase.iter().try_fold(ROOT, |node, token| {
+            let id = self.vocabulary.get(token)?;
+            self.children.get(&(node, id)).copied()
+        })
+    }
+
+    /// The target tokens of a rule.
+    pub(super) fn target_words(&self, rule: &Rule) -> impl Iterator<Item = &str> {
+        self.targets[rule.target.0 as usize..rule.target.1 as usize].iter().map(|&id| self.vocabulary.resolve(id))
     }
 
     fn identity_is_free(&self, word: u32) -> bool {

@@ -96,7 +96,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         out: out.to_path_buf(),
         lowercase: true,
         punct: DEMO_PUNCT.to_string(),
-        phrase_table: None,
+        resources: Default::default(),
         tuning: Default::default(),
         strict: false,
         progress: false,

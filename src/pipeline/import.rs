@@ -18,7 +18,7 @@ use super::write::AtomicParquetWriter;
 use crate::formats::conllu::{Sentence, Sentences};
 use crate::formats::input::{self, InputError, Lines};
 use crate::formats::meteor::Blocks;
-use crate::formats::{moses, pharaoh, tokens};
+use crate::formats::{moses, pharaoh, syntactic_ngrams, tokens};
 use crate::metrics::lepod::Link;
 use crate::schema::Table;
 use crate::udf::args::link_fields;
@@ -42,6 +42,8 @@ pub enum Source {
     MosesPhraseTable { table: PathBuf },
     /// Moses n-best lists, one hypothesis per line.
     MosesNbest { nbest: PathBuf },
+    /// Google Books Syntactic N-grams `arcs` files, read in order.
+    SyntacticNgrams { files: Vec<PathBuf>, lowercase: bool },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +60,7 @@ impl Source {
             Source::Conllu { .. } => Table::Arcs,
             Source::MosesPhraseTable { .. } => Table::PhraseTable,
             Source::MosesNbest { .. } => Table::Nbest,
+            Source::SyntacticNgrams { .. } => Table::Triples,
         }
     }
 
@@ -71,6 +74,10 @@ impl Source {
             Source::Conllu { src, tgt } => format!("conllu src={} tgt={}", src.display(), tgt.display()),
             Source::MosesPhraseTable { table } => format!("moses-phrase-table {}", table.display()),
             Source::MosesNbest { nbest } => format!("moses-nbest {}", nbest.display()),
+            Source::SyntacticNgrams { files, lowercase } => {
+                let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+                format!("syntactic-ngrams {} lowercase={lowercase}", files.join(" "))
+            }
         }
     }
 }
@@ -147,6 +154,35 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
                 writer,
                 move || read_numbered_lines(&mut lines),
                 move |chunk| build_nbest(&schema, &path, chunk, &mut ranks),
+            )?
+        }
+        Source::SyntacticNgrams { files, lowercase } => {
+            let mut files = files.clone().into_iter();
+            let mut current: Option<Reader> = None;
+            let lowercase = *lowercase;
+            run(
+                writer,
+                move || {
+                    // Lines of the files one after the other, each with its file and line number.
+                    let mut chunk = Chunk::default();
+                    while chunk.rows.len() < CHUNK_ROWS {
+                        let Some(lines) = current.as_mut() else {
+                            match files.next() {
+                                Some(path) => current = Some(open(&path)?),
+                                None => break,
+                            }
+                            continue;
+                        };
+                        let mut line = String::new();
+                        if lines.next_into(&mut line)? {
+                            chunk.rows.push((lines.file().to_path_buf(), lines.line_number(), line));
+                        } else {
+                            current = None;
+                        }
+                    }
+                    Ok(chunk)
+                },
+                move |chunk| build_triples(&schema, chunk, lowercase),
             )?
         }
     };
@@ -397,6 +433,42 @@ fn build_phrase_table(schema: &SchemaRef, path: &Path, chunk: Chunk<(u64, String
     ];
     columns.extend(scores.into_iter().map(|v| Arc::new(Float64Array::from(v)) as ArrayRef));
     columns.extend([Arc::new(extra.finish()) as ArrayRef, alignment, Arc::new(counts.finish())]);
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+/// One `form` row per arc of each syntactic n-gram line, the line's total as its count.
+fn build_triples(schema: &SchemaRef, chunk: Chunk<(PathBuf, u64, String)>, lowercase: bool) -> Result<RecordBatch> {
+    let n = chunk.rows.len() * 2;
+    let text = || StringBuilder::with_capacity(n, n * 8);
+    let (mut level, mut head, mut dep, mut deprel) = (text(), text(), text(), text());
+    let mut counts = Vec::with_capacity(n);
+    let mut arcs = Vec::new();
+    let word = |b: &mut StringBuilder, w: &str| {
+        if lowercase && w.chars().any(char::is_uppercase) {
+            b.append_value(w.to_lowercase())
+        } else {
+            b.append_value(w)
+        }
+    };
+    for (path, line_number, line) in &chunk.rows {
+        let total = syntactic_ngrams::parse_line(line, &mut arcs)
+            .map_err(|e| anyhow!(InputError::at(path, *line_number, e.to_string())))?;
+        let total = i64::try_from(total).map_err(|_| anyhow!(InputError::at(path, *line_number, "count past Int64")))?;
+        for &(h, d, l) in &arcs {
+            level.append_value("form");
+            word(&mut head, h);
+            word(&mut dep, d);
+            deprel.append_value(l);
+            counts.push(total);
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(level.finish()),
+        Arc::new(head.finish()),
+        Arc::new(dep.finish()),
+        Arc::new(deprel.finish()),
+        Arc::new(Int64Array::from(counts)),
+    ];
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
 

@@ -8,4 +8,5 @@ pub mod resources;
 pub mod score;
 pub mod session;
 pub mod sql;
+pub mod triples;
 pub mod write;

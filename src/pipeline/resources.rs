@@ -1,18 +1,32 @@
-//! Loading session resources from our Parquet tables.
+//! Loading session resources: phrase tables and triple counts from our Parquet tables, language
+//! models from ARPA files.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray};
-use datafusion::arrow::datatypes::Float64Type;
+use datafusion::arrow::datatypes::{Float64Type, Int64Type};
 use futures::TryStreamExt;
 
 use super::session;
 use crate::Resources;
-use crate::metrics::true_score::{Identity, PhraseIndex, PhraseIndexBuilder};
+use crate::formats::arpa;
+use crate::metrics::dep_fit::TripleIndex;
+use crate::metrics::ngram::NgramModel;
+use crate::metrics::true_score::{Directions, Identity, PhraseIndex, PhraseIndexBuilder};
 use crate::schema::Table;
-use crate::udf::args::TokenLists;
+use crate::udf::args::{Strings, TokenLists};
+
+/// What a session loads before it runs: each is optional.
+#[derive(Debug, Clone, Default)]
+pub struct ResourceOptions {
+    pub phrase_table: Option<PhraseTableOptions>,
+    /// A triples table (`pairmetrics triples`, `import syntactic-ngrams`) for dep_fit.
+    pub triples: Option<PathBuf>,
+    /// An ARPA language model for lm_logprob.
+    pub lm: Option<PathBuf>,
+}
 
 /// Which phrase table the true score uses, and how.
 #[derive(Debug, Clone)]
@@ -34,13 +48,73 @@ impl PhraseTableOptions {
     }
 }
 
-/// Load what `phrase_table` asks for (nothing when None); the second value describes what was
-/// loaded, for the user.
-pub async fn load(phrase_table: Option<&PhraseTableOptions>) -> Result<(Resources, Option<String>)> {
-    let Some(options) = phrase_table else { return Ok((Resources::default(), None)) };
-    let (index, seconds) = load_phrase_index(options).await?;
-    let description = describe(&options.path, &index, seconds);
-    Ok((Resources::default().with_phrase_table(index), Some(description)))
+/// Load what `options` asks for; the second value describes what was loaded, a line each, for
+/// the user.
+pub async fn load(options: &ResourceOptions) -> Result<(Resources, Vec<String>)> {
+    let (mut resources, mut loaded) = (Resources::default(), Vec::new());
+    if let Some(table) = &options.phrase_table {
+        let (index, seconds) = load_phrase_index(table).await?;
+        loaded.push(describe(&table.path, &index, seconds));
+        resources = resources.with_phrase_table(index);
+    }
+    if let Some(path) = &options.triples {
+        let started = Instant::now();
+        let triples = load_triples(path).await?;
+        loaded.push(format!(
+            "triples {}: {} form and {} upos triples indexed in {:.2} s (~{} MiB)",
+            path.display(),
+            triples.form.len(),
+            triples.upos.len(),
+            started.elapsed().as_secs_f64(),
+            triples.memory() >> 20
+        ));
+        resources = resources.with_triples(triples);
+    }
+    if let Some(path) = &options.lm {
+        let started = Instant::now();
+        let model = load_lm(path)?;
+        let counts: Vec<String> = model.counts().iter().map(u64::to_string).collect();
+        loaded.push(format!(
+            "language model {}: order {}, n-grams {} loaded in {:.2} s (~{} MiB)",
+            path.display(),
+            model.order(),
+            counts.join("/"),
+            started.elapsed().as_secs_f64(),
+            model.memory() >> 20
+        ));
+        resources = resources.with_lm(model);
+    }
+    Ok((resources, loaded))
+}
+
+/// Read an ARPA file (plain, gzip or zstd) into an [`NgramModel`].
+pub fn load_lm(path: &Path) -> Result<NgramModel> {
+    Ok(arpa::read(path)?)
+}
+
+/// Read a triples table (Parquet file or directory, `schemas/triples.md`) into a
+/// [`TripleIndex`], streaming its rows; repeated keys add up.
+pub async fn load_triples(path: &Path) -> Result<TripleIndex> {
+    let ctx = session::context()?;
+    session::register_checked(&ctx, Table::Triples, path).await?;
+    let query = "SELECT level, head, dep, deprel, CAST(count AS BIGINT) FROM triples \
+                 WHERE level IN ('form', 'upos') AND count > 0";
+    let mut stream = ctx.sql(query).await?.execute_stream().await?;
+    let mut index = TripleIndex::default();
+    while let Some(batch) = stream.try_next().await? {
+        let [level, head, dep, deprel] = [0, 1, 2, 3].map(|i| Strings::new(batch.column(i).as_ref()));
+        let (level, head, dep, deprel) = (level?, head?, dep?, deprel?);
+        let counts = batch.column(4).as_primitive::<Int64Type>();
+        for row in 0..batch.num_rows() {
+            // A triple with a NULL part counts nothing: leave it out.
+            let (Some(l), Some(h), Some(d), Some(r)) = (level.get(row), head.get(row), dep.get(row), deprel.get(row)) else {
+                continue;
+            };
+            let counts_of = if l == "form" { &mut index.form } else { &mut index.upos };
+            counts_of.add(h, d, r, counts.value(row) as u64);
+        }
+    }
+    Ok(index)
 }
 
 /// The columns a rule's probability may come from.
@@ -56,18 +130,26 @@ pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIn
     }
     let ctx = session::context()?;
     session::register_checked(&ctx, Table::PhraseTable, &options.path).await?;
-    let query = format!("SELECT src_tokens, tgt_tokens, CAST({column} AS DOUBLE) FROM phrase_table");
+    let query = format!(
+        "SELECT src_tokens, tgt_tokens, CAST({column} AS DOUBLE) AS p, CAST(p_e_f AS DOUBLE) AS direct, \
+         CAST(p_f_e AS DOUBLE) AS inverse FROM phrase_table"
+    );
     let mut stream = ctx.sql(&query).await?.execute_stream().await?;
     let mut builder = PhraseIndexBuilder::new(options.identity);
     while let Some(batch) = stream.try_next().await? {
         let (mut src, mut tgt) = (Vec::new(), Vec::new());
         let sources = TokenLists::new("src_tokens", batch.column(0))?;
         let targets = TokenLists::new("tgt_tokens", batch.column(1))?;
-        let probabilities = batch.column(2).as_primitive::<Float64Type>();
+        let [probabilities, direct, inverse] = [2, 3, 4].map(|i| batch.column(i).as_primitive::<Float64Type>());
         for row in 0..batch.num_rows() {
             // A rule with a NULL side or probability can be in no derivation: leave it out.
             if sources.row(row, &mut src).is_ok() && targets.row(row, &mut tgt).is_ok() && probabilities.is_valid(row) {
-                builder.add(&src, &tgt, probabilities.value(row));
+                // A NULL direction makes the rule worthless to synthetic phrases, not to the DP.
+                let directions = Directions {
+                    direct: if direct.is_valid(row) { direct.value(row) } else { 0.0 },
+                    inverse: if inverse.is_valid(row) { inverse.value(row) } else { 0.0 },
+                };
+                builder.add_with_directions(&src, &tgt, probabilities.value(row), directions);
             }
         }
     }

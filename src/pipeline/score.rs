@@ -13,7 +13,7 @@ use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::session::{self, KeyOrder, Tuning};
-use super::resources::PhraseTableOptions;
+use super::resources::ResourceOptions;
 use super::write::AtomicParquetWriter;
 use crate::schema::Table;
 
@@ -25,8 +25,9 @@ pub struct ScoreOptions {
     pub out: PathBuf,
     pub lowercase: bool,
     pub punct: String,
-    /// When given, adds `true_score` (tgt as a paraphrase of src under this table).
-    pub phrase_table: Option<PhraseTableOptions>,
+    /// A phrase table adds `true_score` (tgt as a paraphrase of src); a language model adds
+    /// `src_lm_logprob` and `tgt_lm_logprob`; triple counts (with arcs) add `tgt_dep_fit`.
+    pub resources: ResourceOptions,
     pub tuning: Tuning,
     /// Stop at the first row a metric cannot score, naming it, instead of writing NULL.
     pub strict: bool,
@@ -45,8 +46,14 @@ impl ScoreOptions {
         if self.scores_derp() {
             sig += "|derp:mst";
         }
-        if let Some(table) = &self.phrase_table {
+        if let Some(table) = &self.resources.phrase_table {
             sig += &format!("|{}", table.signature());
+        }
+        if self.scores_fit() {
+            sig += "|dep_fit:paper,form,sentence";
+        }
+        if self.resources.lm.is_some() {
+            sig += "|lm:log10,bos,eos";
         }
         sig
     }
@@ -55,14 +62,34 @@ impl ScoreOptions {
     pub fn scores_derp(&self) -> bool {
         self.arcs.is_some() && self.alignments.is_some()
     }
+
+    /// The dependency fitness of tgt needs its parse and triple counts.
+    pub fn scores_fit(&self) -> bool {
+        self.arcs.is_some() && self.resources.triples.is_some()
+    }
+
+    fn joins_arcs(&self) -> bool {
+        self.scores_derp() || self.scores_fit()
+    }
 }
 
 /// The metric columns `score` adds; input columns of the same name are replaced.
-const METRICS: &[&str] = &["led", "pod", "lepod_problem", "derp", "derp_problem", "true_score"];
+const METRICS: &[&str] = &[
+    "led",
+    "pod",
+    "lepod_problem",
+    "derp",
+    "derp_problem",
+    "true_score",
+    "tgt_dep_fit",
+    "tgt_dep_fit_problem",
+    "src_lm_logprob",
+    "tgt_lm_logprob",
+];
 
 /// The metric columns the summary averages, and those that say why a metric is NULL.
-const SCORED: &[&str] = &["led", "pod", "derp", "true_score"];
-const PROBLEM_COLUMNS: &[&str] = &["lepod_problem", "derp_problem"];
+const SCORED: &[&str] = &["led", "pod", "derp", "true_score", "tgt_dep_fit", "src_lm_logprob", "tgt_lm_logprob"];
+const PROBLEM_COLUMNS: &[&str] = &["lepod_problem", "derp_problem", "tgt_dep_fit_problem"];
 
 /// Per-metric corpus figures, accumulated batch by batch.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -159,13 +186,13 @@ pub struct Prepared {
 pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let mut config = SessionConfig::new();
     config.options_mut().optimizer.prefer_hash_join = false;
-    let (resources, loaded) = super::resources::load(options.phrase_table.as_ref()).await?;
+    let (resources, loaded) = super::resources::load(&options.resources).await?;
     let ctx = session::context_with_resources(config, &resources, &options.tuning)?;
     let mut summary = Summary { signature: options.signature(), ..Default::default() };
     summary.notes.extend(loaded);
     let mut inputs = vec![(Table::Pairs, &options.pairs)];
     inputs.extend(options.alignments.as_ref().map(|path| (Table::Alignments, path)));
-    inputs.extend(options.arcs.as_ref().filter(|_| options.scores_derp()).map(|path| (Table::Arcs, path)));
+    inputs.extend(options.arcs.as_ref().filter(|_| options.joins_arcs()).map(|path| (Table::Arcs, path)));
     let mut rows = 0;
     for (table, path) in inputs {
         session::register_checked(&ctx, table, path).await?;
@@ -184,11 +211,11 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             ));
         }
     }
-    if let (Some(path), None) = (&options.arcs, &options.alignments) {
+    if let (Some(path), false) = (&options.arcs, options.joins_arcs()) {
         session::register_checked(&ctx, Table::Arcs, path).await?;
-        summary.notes.push("arcs checked; DERP needs --alignments too, so it was not scored".into());
+        summary.notes.push("arcs checked; DERP needs --alignments too and dep_fit --triples, so neither was scored".into());
     }
-    for (table, given) in [(Table::Alignments, options.alignments.is_some()), (Table::Arcs, options.scores_derp())] {
+    for (table, given) in [(Table::Alignments, options.alignments.is_some()), (Table::Arcs, options.joins_arcs())] {
         if given {
             let name = table.name();
             let orphans = format!("SELECT count(*) FROM {name} x LEFT ANTI JOIN pairs p ON x.pair_id = p.pair_id");
@@ -314,10 +341,24 @@ async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<Str
         select.push(format!(
             "CASE {src_mismatch} {tgt_mismatch} ELSE derp_problem({args}) END AS derp_problem"
         ));
+    }
+    if options.scores_fit() {
+        let args = format!("{tgt}, r.tgt_head, r.tgt_deprel, 0, cardinality(p.tgt)");
+        select.push(format!("dep_fit({args}) AS tgt_dep_fit"));
+        select.push(format!(
+            "CASE WHEN r.pair_id IS NULL THEN 'no parse (no arcs row)' ELSE dep_fit_problem({args}) END \
+             AS tgt_dep_fit_problem"
+        ));
+    }
+    if options.joins_arcs() {
         from += " LEFT JOIN arcs r ON p.pair_id = r.pair_id";
     }
-    if options.phrase_table.is_some() {
+    if options.resources.phrase_table.is_some() {
         select.push(format!("true_score({src}, {tgt}) AS true_score"));
+    }
+    if options.resources.lm.is_some() {
+        select.push(format!("lm_logprob({src}) AS src_lm_logprob"));
+        select.push(format!("lm_logprob({tgt}) AS tgt_lm_logprob"));
     }
     // NULLS FIRST matches the declared order of sorted inputs, so no sort is planned.
     Ok(format!("SELECT {} FROM {from} ORDER BY p.pair_id NULLS FIRST", select.join(", ")))

@@ -72,6 +72,7 @@ pub fn context_with_resources(
     let config = tuning.apply(config.with_information_schema(true));
     let mut ctx = SessionContext::new_with_config_rt(config, tuning.runtime()?);
     crate::udf::register_all_with(&mut ctx, resources)?;
+    crate::udf::register_table_functions(&ctx, resources);
     Ok(ctx)
 }
 

@@ -57,6 +57,10 @@ pub fn is_head_list(dt: &DataType) -> bool {
     list_item(dt).is_some_and(DataType::is_integer)
 }
 
+pub fn is_token_list_list(dt: &DataType) -> bool {
+    list_item(dt).is_some_and(is_token_list)
+}
+
 pub fn is_link_list(dt: &DataType) -> bool {
     match list_item(dt) {
         Some(DataType::Struct(fields)) => ["src", "tgt"].iter().all(|name| {
@@ -73,6 +77,12 @@ pub enum Expect {
     Links,
     Heads,
     Text,
+    /// Several token lists per row: List<List<Utf8>>.
+    TokenLists,
+    /// An integer.
+    Int,
+    /// 0-based token positions: List<Int32>.
+    Positions,
 }
 
 impl Expect {
@@ -80,8 +90,10 @@ impl Expect {
         match self {
             Expect::Tokens => is_token_list(dt),
             Expect::Links => is_link_list(dt),
-            Expect::Heads => is_head_list(dt),
+            Expect::Heads | Expect::Positions => is_head_list(dt),
             Expect::Text => is_string(dt),
+            Expect::TokenLists => is_token_list_list(dt),
+            Expect::Int => dt.is_integer(),
         }
     }
 
@@ -89,8 +101,10 @@ impl Expect {
         match self {
             Expect::Tokens => token_list_type(),
             Expect::Links => link_list_type(),
-            Expect::Heads => head_list_type(),
+            Expect::Heads | Expect::Positions => head_list_type(),
             Expect::Text => DataType::Utf8,
+            Expect::TokenLists => DataType::List(Field::new_list_field(token_list_type(), true).into()),
+            Expect::Int => DataType::Int64,
         }
     }
 
@@ -100,6 +114,9 @@ impl Expect {
             Expect::Links => "alignment links: List<Struct<src Int32, tgt Int32>> (0-based)",
             Expect::Heads => "dependency heads: List<Int32>, 1-based, 0 for a root",
             Expect::Text => "a string: Utf8, LargeUtf8 or Utf8View",
+            Expect::TokenLists => "a list of token lists: List<List<Utf8>>",
+            Expect::Int => "an integer",
+            Expect::Positions => "token positions: List<Int32>, 0-based",
         }
     }
 }
@@ -116,7 +133,7 @@ pub type Shapes = &'static [&'static [(&'static str, Expect)]];
 pub fn signature(shapes: Shapes) -> Signature {
     let mut variants: Vec<TypeSignature> = shapes
         .iter()
-        .filter(|shape| !shape.iter().any(|(_, e)| matches!(e, Expect::Heads)))
+        .filter(|shape| !shape.iter().any(|(_, e)| matches!(e, Expect::Heads | Expect::Positions)))
         .map(|shape| TypeSignature::Exact(shape.iter().map(|(_, e)| e.null_type()).collect()))
         .collect();
     variants.push(TypeSignature::UserDefined);
@@ -124,13 +141,18 @@ pub fn signature(shapes: Shapes) -> Signature {
 }
 
 /// Check `arg_types` against one of the accepted argument lists (`shapes`), each a list of
-/// (name, expectation). Literal NULLs are coerced to the expected type.
+/// (name, expectation): the first of the right length whose types fit, or else the first of the
+/// right length, to explain what does not fit. Literal NULLs are coerced to the expected type.
 pub fn coerce(
     function: &str,
     arg_types: &[DataType],
     shapes: Shapes,
 ) -> Result<Vec<DataType>> {
-    let Some(shape) = shapes.iter().find(|s| s.len() == arg_types.len()) else {
+    let fits = |shape: &&&[(&str, Expect)]| {
+        shape.iter().zip(arg_types).all(|((_, expect), dt)| is_untyped(*expect, dt) || expect.accepts(dt))
+    };
+    let same_length = || shapes.iter().filter(|s| s.len() == arg_types.len());
+    let Some(shape) = same_length().find(fits).or_else(|| same_length().next()) else {
         let usage: Vec<String> = shapes
             .iter()
             .map(|s| {
@@ -148,7 +170,7 @@ pub fn coerce(
         .iter()
         .zip(arg_types)
         .map(|(&(name, expect), dt)| {
-            if dt.is_null() {
+            if is_untyped(expect, dt) {
                 Ok(expect.null_type())
             } else if expect.accepts(dt) {
                 Ok(dt.clone())
@@ -157,6 +179,11 @@ pub fn coerce(
             }
         })
         .collect()
+}
+
+/// A NULL literal, or an empty list literal (`[]`, of type List<Null>) where a list is expected.
+fn is_untyped(expect: Expect, dt: &DataType) -> bool {
+    dt.is_null() || list_item(dt).is_some_and(DataType::is_null) && list_item(&expect.null_type()).is_some()
 }
 
 /// Why one row's arguments cannot be scored.
@@ -294,6 +321,63 @@ impl<'a> TokenLists<'a> {
             out.push(token.ok_or(RowProblem::NullElement { arg: self.name, index })?);
         }
         Ok(())
+    }
+}
+
+/// A column of lists of token lists (a reference and its alternatives, say), read row by row
+/// into reused buffers: all tokens of the row, and the range of each list.
+pub struct TokenListLists<'a> {
+    name: &'static str,
+    outer: Lists<'a>,
+    inner: TokenLists<'a>,
+}
+
+impl<'a> TokenListLists<'a> {
+    pub fn new(name: &'static str, array: &'a ArrayRef) -> Result<Self> {
+        let (outer, values) = Lists::new(array.as_ref())?;
+        Ok(TokenListLists { name, outer, inner: TokenLists::new(name, values)? })
+    }
+
+    pub fn row(
+        &self,
+        i: usize,
+        tokens: &mut Vec<&'a str>,
+        lists: &mut Vec<std::ops::Range<usize>>,
+    ) -> Result<(), RowProblem> {
+        tokens.clear();
+        lists.clear();
+        let range = self.outer.range(i).ok_or(RowProblem::NullArgument(self.name))?;
+        for (index, list) in range.enumerate() {
+            let items = self.inner.items(list).ok_or(RowProblem::NullElement { arg: self.name, index })?;
+            let start = tokens.len();
+            for token in items {
+                tokens.push(token.ok_or(RowProblem::NullElement { arg: self.name, index })?);
+            }
+            lists.push(start..tokens.len());
+        }
+        Ok(())
+    }
+}
+
+/// An integer argument, literal or column.
+pub struct IntArg {
+    values: Int64Array,
+    constant: bool,
+}
+
+impl IntArg {
+    pub fn new(value: &ColumnarValue) -> Result<Self> {
+        let (array, constant) = match value {
+            ColumnarValue::Scalar(scalar) => (scalar.to_array_of_size(1)?, true),
+            ColumnarValue::Array(array) => (array.clone(), false),
+        };
+        let values = cast(&array, &DataType::Int64)?.as_primitive().clone();
+        Ok(IntArg { values, constant })
+    }
+
+    pub fn get(&self, i: usize) -> Option<i64> {
+        let i = if self.constant { 0 } else { i };
+        self.values.is_valid(i).then(|| self.values.value(i))
     }
 }
 

@@ -2,16 +2,21 @@
 //! to a kernel in `metrics`, and builds the output array.
 
 pub mod args;
+pub mod dep_fit;
 pub mod derp;
 pub mod lepod;
+pub mod lm;
 pub mod rank;
+pub mod synthetic;
 pub mod text;
 pub mod true_score;
+pub mod word_accuracy;
 
 use std::sync::Arc;
 
 use datafusion::common::Result;
 use datafusion::execution::FunctionRegistry;
+use datafusion::prelude::SessionContext;
 use datafusion::logical_expr::{AggregateUDF, DocSection, ScalarUDF};
 
 use crate::Resources;
@@ -29,11 +34,14 @@ pub fn all_scalar_udfs() -> Vec<Arc<ScalarUDF>> {
 
 /// Every scalar UDF of pairmetrics, bound to `resources`.
 pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
+    use crate::metrics::dep_fit::Formula::{Iucl, Paper};
+    use dep_fit::{DepFitUdf, Kind as F, Level::{Form, Upos}};
     use derp::{DerpUdf, Kind as D};
     use lepod::{Kind as L, LepodUdf};
     use text::{Kind as T, TextUdf};
     use true_score::{Kind as S, TrueScoreUdf};
     let phrases = || resources.phrase_index.clone();
+    let triples = || resources.triples.clone();
     vec![
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Led))),
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Pod))),
@@ -46,6 +54,14 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(TextUdf::new(T::Pharaoh))),
         Arc::new(ScalarUDF::from(TrueScoreUdf::new(S::Score, phrases()))),
         Arc::new(ScalarUDF::from(TrueScoreUdf::new(S::Detail, phrases()))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Fit(Form, Paper), triples()))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Fit(Upos, Paper), triples()))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Fit(Form, Iucl), triples()))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Fit(Upos, Iucl), triples()))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Problem, triples()))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Triples, triples()))),
+        Arc::new(ScalarUDF::from(lm::LmUdf::new(resources.lm.clone()))),
+        Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
     ]
 }
 
@@ -63,7 +79,13 @@ pub fn register_all(registry: &mut dyn FunctionRegistry) -> Result<()> {
     register_all_with(registry, &Resources::default())
 }
 
-/// Register every pairmetrics function, bound to `resources`.
+/// Register pairmetrics' table functions (`synthetic_phrases`) with a session, bound to
+/// `resources`; a `FunctionRegistry` cannot hold them.
+pub fn register_table_functions(ctx: &SessionContext, resources: &Resources) {
+    ctx.register_udtf(synthetic::NAME, Arc::new(synthetic::SyntheticPhrases::new(resources.phrase_index.clone())));
+}
+
+/// Register every pairmetrics scalar and aggregate function, bound to `resources`.
 pub fn register_all_with(registry: &mut dyn FunctionRegistry, resources: &Resources) -> Result<()> {
     for udf in all_scalar_udfs_with(resources) {
         registry.register_udf(udf)?;

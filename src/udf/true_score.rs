@@ -2,7 +2,6 @@
 //! thin adapters around `metrics::true_score`. The index is built once and shared (an `Arc`)
 //! by every partition and batch.
 
-use std::hash::{Hash, Hasher};
 use std::sync::{Arc, LazyLock};
 
 use datafusion::arrow::array::{ArrayRef, Float64Builder, Int32Builder, StructArray, UInt64Builder};
@@ -15,6 +14,7 @@ use datafusion::logical_expr::{
 use super::DOC_SECTION;
 use super::args::{Expect, Shapes, TokenLists, coerce, signature};
 use crate::metrics::true_score::{PhraseIndex, Scratch, TrueScore};
+use crate::resources::Shared;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -23,35 +23,16 @@ pub enum Kind {
 }
 
 /// A true-score function bound to a phrase table (or to none, and then it says how to give one).
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct TrueScoreUdf {
     kind: Kind,
-    index: Option<Arc<PhraseIndex>>,
+    index: Shared<PhraseIndex>,
     signature: Signature,
 }
 
 impl TrueScoreUdf {
-    pub fn new(kind: Kind, index: Option<Arc<PhraseIndex>>) -> Self {
+    pub fn new(kind: Kind, index: Shared<PhraseIndex>) -> Self {
         TrueScoreUdf { kind, index, signature: signature(SHAPES) }
-    }
-}
-
-impl PartialEq for TrueScoreUdf {
-    fn eq(&self, other: &Self) -> bool {
-        let same_index = match (&self.index, &other.index) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        self.kind == other.kind && same_index
-    }
-}
-
-impl Eq for TrueScoreUdf {}
-
-impl Hash for TrueScoreUdf {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.kind.hash(state);
-        self.index.as_ref().map(Arc::as_ptr).hash(state);
     }
 }
 
@@ -113,7 +94,7 @@ impl ScalarUDFImpl for TrueScoreUdf {
     }
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        if self.index.is_none() {
+        if self.index.get().is_none() {
             return plan_err!(
                 "{} needs a phrase table: pass --phrase-table PATH to pairmetrics sql or score \
                  (library: Resources::with_phrase_table, then register_all_with)",
@@ -127,7 +108,7 @@ impl ScalarUDFImpl for TrueScoreUdf {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let index = self.index.as_ref().expect("return_type refuses a session without a table");
+        let index = self.index.get().expect("return_type refuses a session without a table");
         let rows = args.number_rows;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
         let (src, tgt) = (TokenLists::new("src", &arrays[0])?, TokenLists::new("tgt", &arrays[1])?);

@@ -1,0 +1,176 @@
+//! ARPA back-off language models (as SRILM, KenLM's lmplz and IRSTLM write them), streamed
+//! into an [`NgramModel`]:
+//!
+//! ```text
+//! \data\
+//! ngram 1=4
+//! ngram 2=2
+//!
+//! \1-grams:
+//! -1.0  </s>
+//! -99   <s>   -0.5
+//! ...
+//! \2-grams:
+//! -0.1  <s> a
+//! \end\
+//! ```
+//!
+//! Fields are separated by tabs or spaces. Every error names the file and the line.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use super::input::{self, InputError, Lines};
+use crate::metrics::ngram::{NgramModel, NgramModelBuilder};
+
+/// Read an ARPA file (plain, gzip or zstd).
+pub fn read(path: &Path) -> Result<NgramModel, InputError> {
+    parse(&mut Lines::new(input::open(path)?, path))
+}
+
+/// The longest n-grams we read (KenLM's default build stops at 6).
+pub const MAX_ORDER: usize = 16;
+
+enum State {
+    Preamble,
+    Header,
+    Section { order: usize, seen: u64 },
+    End,
+}
+
+pub fn parse<R: BufRead>(lines: &mut Lines<R>) -> Result<NgramModel, InputError> {
+    let mut line = String::new();
+    let mut counts: Vec<u64> = Vec::new();
+    let mut builder: Option<NgramModelBuilder> = None;
+    let mut state = State::Preamble;
+    while lines.next_into(&mut line)? {
+        let fail = |message: String| InputError::at(lines.file(), lines.line_number(), message);
+        let text = line.trim();
+        match &mut state {
+            State::Preamble if text == "\\data\\" => state = State::Header,
+            State::Preamble => {}
+            State::Header if text.is_empty() => {}
+            State::Header if text.starts_with("ngram ") => {
+                let count = text["ngram ".len()..]
+                    .split_once('=')
+                    .and_then(|(n, c)| Some((n.trim().parse::<usize>().ok()?, c.trim().parse::<u64>().ok()?)));
+                match count {
+                    Some((n, _)) if n > MAX_ORDER => return Err(fail(format!("order {n}: at most {MAX_ORDER} is supported"))),
+                    Some((n, c)) if n == counts.len() + 1 => counts.push(c),
+                    _ => return Err(fail(format!("expected `ngram {}=COUNT`, got `{text}`", counts.len() + 1))),
+                }
+            }
+            State::Header | State::Section { .. } if text.starts_with('\\') => {
+                if let State::Section { order, seen } = state {
+                    check_count(&counts, order, seen).map_err(fail)?;
+                }
+                let next = match &state {
+                    State::Section { order, .. } => order + 1,
+                    _ => 1,
+                };
+                if text == "\\end\\" {
+                    if next <= counts.len() {
+                        return Err(fail(format!("\\end\\ before the {next}-grams the header announces")));
+                    }
+                    state = State::End;
+                } else if text == format!("\\{next}-grams:") {
+                    if next > counts.len() {
+                        return Err(fail(format!("{next}-grams, but the header announces only {} orders", counts.len())));
+                    }
+                    builder.get_or_insert_with(|| NgramModelBuilder::new(&counts));
+                    state = State::Section { order: next, seen: 0 };
+                } else {
+                    return Err(fail(format!("expected \\{next}-grams: or \\end\\, got `{text}`")));
+                }
+            }
+            State::Header => return Err(fail(format!("expected `ngram N=COUNT` or \\1-grams:, got `{text}`"))),
+            State::Section { .. } if text.is_empty() => {}
+            State::Section { order, seen } => {
+                let order = *order;
+                let mut fields = text.split_whitespace();
+                let number = |field: Option<&str>, what: &str| -> Result<f32, InputError> {
+                    let field = field.ok_or_else(|| fail(format!("missing {what}")))?;
+                    field.parse::<f32>().map_err(|_| fail(format!("{what} `{field}` is not a number")))
+                };
+                let log_p = number(fields.next(), "log10 probability")?;
+                let mut words = [""; MAX_ORDER];
+                let mut got = 0;
+                for (slot, word) in words.iter_mut().zip(fields.by_ref().take(order)) {
+                    *slot = word;
+                    got += 1;
+                }
+                if got < order {
+                    return Err(fail(format!("a {order}-gram line needs {order} words, got {got}")));
+                }
+                let words = &words[..order];
+                let backoff = match fields.next() {
+                    None => 0.0,
+                    field => number(field, "back-off weight")?,
+                };
+                if fields.next().is_some() {
+                    return Err(fail(format!("too many fields for a {order}-gram line")));
+                }
+                let builder = builder.as_mut().expect("created with the first section");
+                let added = if order == 1 {
+                    builder.add_unigram(words[0], log_p, backoff)
+                } else {
+                    builder.add(words, log_p, backoff)
+                };
+                added.map_err(|e| fail(e.to_string()))?;
+                *seen += 1;
+            }
+            State::End if text.is_empty() => {}
+            State::End => return Err(fail(format!("text after \\end\\: `{text}`"))),
+        }
+    }
+    match (state, builder) {
+        (State::End, Some(builder)) => Ok(builder.build()),
+        (State::Preamble, _) => Err(InputError { file: lines.file().into(), line: None, message: "no \\data\\ header: not an ARPA file".into() }),
+        _ => Err(InputError::at(
+            lines.file(),
+            lines.line_number(),
+            "the file ends before \\end\\ (truncated?)",
+        )),
+    }
+}
+
+fn check_count(counts: &[u64], order: usize, seen: u64) -> Result<(), String> {
+    let announced = counts[order - 1];
+    if seen == announced {
+        Ok(())
+    } else {
+        Err(format!("the header announces {announced} {order}-grams but the section has {seen}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::input::from_str;
+
+    const MODEL: &str = "\\data\\\nngram 1=4\nngram 2=2\n\n\\1-grams:\n-99\t<s>\t-0.5\n-1.0\t</s>\n-0.6\ta\t-0.3\n-0.8 b -0.2\n\n\\2-grams:\n-0.1\t<s> a\n-0.2\ta b\n\n\\end\\\n";
+
+    #[test]
+    fn reads_a_bigram_model() {
+        let model = parse(&mut from_str(MODEL)).unwrap();
+        assert_eq!(model.order(), 2);
+        assert_eq!(model.counts(), &[4, 2]);
+        let mut ids = Vec::new();
+        assert!((model.sentence_log10(&["a", "b"], &mut ids) + 1.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases = [
+            (MODEL.replace("ngram 2=2", "ngram 2=3"), "<text>:15: the header announces 3 2-grams but the section has 2"),
+            (MODEL.replace("-0.2\ta b", "-0.2\ta zz"), "<text>:13: `zz` is in an n-gram but not among the unigrams"),
+            (MODEL.replace("-0.8 b", "x b"), "<text>:9: log10 probability `x` is not a number"),
+            (MODEL.replace("\\end\\\n", ""), "<text>:14: the file ends before \\end\\ (truncated?)"),
+            ("hello\n".to_string(), "<text>: no \\data\\ header: not an ARPA file"),
+        ];
+        for (text, expected) in cases {
+            let error = parse(&mut from_str(&text)).unwrap_err();
+            assert_eq!(error.to_string(), expected);
+        }
+    }
+}

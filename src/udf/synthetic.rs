@@ -1,0 +1,107 @@
+//! `synthetic_phrases(phrase [, max_candidates])`: a table function listing translations of a
+//! phrase built from the session's phrase table (`metrics::synthetic`).
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, Float64Array, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
+use datafusion::common::{Result, ScalarValue, plan_err};
+use datafusion::datasource::MemTable;
+use datafusion::logical_expr::Expr;
+
+use super::args::token_list_type;
+use crate::formats::tokens;
+use crate::metrics::synthetic::{Candidate, MAX_TOKENS, synthetic_phrases};
+use crate::metrics::true_score::PhraseIndex;
+use crate::resources::Shared;
+
+pub const NAME: &str = "synthetic_phrases";
+/// Candidates listed when the call does not say.
+pub const DEFAULT_MAX: usize = 100;
+
+#[derive(Debug)]
+pub struct SyntheticPhrases {
+    index: Shared<PhraseIndex>,
+}
+
+impl SyntheticPhrases {
+    pub fn new(index: Shared<PhraseIndex>) -> Self {
+        SyntheticPhrases { index }
+    }
+}
+
+/// The columns of the table it returns.
+pub fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("rank", DataType::Int32, false),
+        Field::new("candidate", DataType::Utf8, false),
+        Field::new("candidate_tokens", token_list_type(), false),
+        Field::new("p_e_f", DataType::Float64, false),
+        Field::new("p_f_e", DataType::Float64, false),
+        Field::new("pieces", DataType::Int32, false),
+        Field::new("split", token_list_type(), false),
+    ]))
+}
+
+const USAGE: &str = "synthetic_phrases('a phrase' [, max_candidates])";
+
+impl TableFunctionImpl for SyntheticPhrases {
+    fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
+        let Some(index) = self.index.get() else {
+            return plan_err!(
+                "{NAME} needs a phrase table: pass --phrase-table PATH to pairmetrics sql \
+                 (library: Resources::with_phrase_table, then register_table_functions)"
+            );
+        };
+        let (phrase, max) = match args.exprs() {
+            [phrase] => (phrase, DEFAULT_MAX),
+            [phrase, max] => (phrase, max_candidates(max)?),
+            other => return plan_err!("{USAGE}: takes 1 or 2 arguments, got {}", other.len()),
+        };
+        let Expr::Literal(ScalarValue::Utf8(Some(phrase)) | ScalarValue::LargeUtf8(Some(phrase)) | ScalarValue::Utf8View(Some(phrase)), _) = phrase
+        else {
+            return plan_err!("{USAGE}: the phrase must be a string literal, got {phrase}");
+        };
+        let words: Vec<&str> = tokens::split(phrase).collect();
+        if words.len() > MAX_TOKENS {
+            return plan_err!("{NAME}: the phrase has {} tokens; at most {MAX_TOKENS} are split", words.len());
+        }
+        let batch = batch(&synthetic_phrases(index, &words, max))?;
+        Ok(Arc::new(MemTable::try_new(schema(), vec![vec![batch]])?))
+    }
+}
+
+fn max_candidates(expr: &Expr) -> Result<usize> {
+    let value = match expr {
+        Expr::Literal(scalar, _) if scalar.data_type().is_integer() => scalar.cast_to(&DataType::Int64)?,
+        _ => return plan_err!("{USAGE}: max_candidates must be an integer literal, got {expr}"),
+    };
+    match value {
+        ScalarValue::Int64(Some(n)) if n >= 0 => Ok(n as usize),
+        _ => plan_err!("{USAGE}: max_candidates must be 0 or more, got {expr}"),
+    }
+}
+
+fn batch(candidates: &[Candidate]) -> Result<RecordBatch> {
+    let list = |pick: fn(&Candidate) -> &Vec<String>| -> ArrayRef {
+        let mut b = ListBuilder::new(StringBuilder::new());
+        for c in candidates {
+            for s in pick(c) {
+                b.values().append_value(s);
+            }
+            b.append(true);
+        }
+        Arc::new(b.finish())
+    };
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int32Array::from_iter_values(1..=candidates.len() as i32)),
+        Arc::new(StringArray::from_iter_values(candidates.iter().map(|c| c.tokens.join(" ")))),
+        list(|c| &c.tokens),
+        Arc::new(Float64Array::from_iter_values(candidates.iter().map(|c| c.direct))),
+        Arc::new(Float64Array::from_iter_values(candidates.iter().map(|c| c.inverse))),
+        Arc::new(Int32Array::from_iter_values(candidates.iter().map(|c| c.split.len() as i32))),
+        list(|c| &c.split),
+    ];
+    Ok(RecordBatch::try_new(schema(), columns)?)
+}

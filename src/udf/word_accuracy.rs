@@ -1,0 +1,127 @@
+//! `word_accuracy(out, refs)`: SemEval-2014 Task 5's word accuracy of a fragment.
+
+use std::sync::{Arc, LazyLock};
+
+use datafusion::arrow::array::{ArrayRef, Float64Builder};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::Result;
+use datafusion::logical_expr::{
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+};
+
+use super::DOC_SECTION;
+use super::args::{Expect, Shapes, Strings, TokenListLists, TokenLists, coerce, is_string};
+use crate::formats::tokens;
+use crate::metrics::word_accuracy::{Scratch, word_accuracy};
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct WordAccuracyUdf {
+    signature: Signature,
+}
+
+impl Default for WordAccuracyUdf {
+    fn default() -> Self {
+        // Both shapes take lists, which DataFusion would cast into each other: coerce() alone
+        // tells them apart, by the type of `out`.
+        WordAccuracyUdf { signature: Signature::user_defined(Volatility::Immutable) }
+    }
+}
+
+const SHAPES: Shapes = &[
+    &[("out", Expect::Tokens), ("refs", Expect::TokenLists)],
+    &[("out", Expect::Text), ("refs", Expect::Tokens)],
+];
+
+static DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "SemEval-2014 Task 5 word accuracy of an output fragment: after removing tokens that are \
+         single punctuation marks among , ; . ? ¿ ¡ !, 1 when the output and a reference are \
+         equal, else the longest run of tokens they share divided by the longer one's length; \
+         the best over the reference and its alternatives. The task's accuracy is \
+         word_accuracy(...) = 1. NULL when there is no reference or an argument is NULL.",
+        "word_accuracy(out, refs)",
+    )
+    .with_argument("out", "The output: a token list, or a string split on whitespace.")
+    .with_argument(
+        "refs",
+        "The reference and its alternatives: a list of token lists (with a token-list out), or a \
+         list of strings (with a string out).",
+    )
+    .with_sql_example("SELECT word_accuracy('auf der Grenze', ['an der Grenze']); -- 0.6667")
+    .build()
+});
+
+impl ScalarUDFImpl for WordAccuracyUdf {
+    fn name(&self) -> &str {
+        "word_accuracy"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        coerce(self.name(), arg_types, SHAPES)
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Float64)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let out = if is_string(arrays[0].data_type()) {
+            from_text(&arrays, rows)?
+        } else {
+            from_tokens(&arrays, rows)?
+        };
+        Ok(ColumnarValue::Array(out))
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        Some(&DOC)
+    }
+}
+
+fn from_tokens(arrays: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
+    let outs = TokenLists::new("out", &arrays[0])?;
+    let refs = TokenListLists::new("refs", &arrays[1])?;
+    let (mut out, mut tokens, mut lists, mut scratch) = (Vec::new(), Vec::new(), Vec::new(), Scratch::default());
+    let mut result = Float64Builder::with_capacity(rows);
+    for row in 0..rows {
+        let score = (|| {
+            outs.row(row, &mut out).ok()?;
+            refs.row(row, &mut tokens, &mut lists).ok()?;
+            word_accuracy(&out, lists.iter().map(|r| &tokens[r.clone()]), &mut scratch)
+        })();
+        result.append_option(score);
+    }
+    Ok(Arc::new(result.finish()))
+}
+
+fn from_text(arrays: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
+    let outs = Strings::new(arrays[0].as_ref())?;
+    let refs = TokenLists::new("refs", &arrays[1])?;
+    let (mut texts, mut out, mut words, mut lists) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut scratch = Scratch::default();
+    let mut result = Float64Builder::with_capacity(rows);
+    for row in 0..rows {
+        let score = (|| {
+            out.clear();
+            out.extend(tokens::split(outs.get(row)?));
+            refs.row(row, &mut texts).ok()?;
+            words.clear();
+            lists.clear();
+            for text in &texts {
+                let start = words.len();
+                words.extend(tokens::split(text));
+                lists.push(start..words.len());
+            }
+            word_accuracy(&out, lists.iter().map(|r| &words[r.clone()]), &mut scratch)
+        })();
+        result.append_option(score);
+    }
+    Ok(Arc::new(result.finish()))
+}
