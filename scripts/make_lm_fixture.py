@@ -20,7 +20,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import kenlm
 
 TOKEN = re.compile(r"\w+(?:[-']\w+)*|[^\w\s]", re.UNICODE)
 
@@ -77,6 +76,8 @@ def backoff_arpa(sentences, order=3, discount=0.5):
 
 
 def main(corpus, out_dir):
+    import kenlm  # only here: backoff_arpa is also used by scripts/bench_fitness.sh without it
+
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     lines = [tokenise(l) for l in Path(corpus).read_text(encoding="utf-8").splitlines()]

@@ -442,3 +442,135 @@ fn score_adds_fitness_and_lm_columns() {
     let rows: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(rows, ["0,1.0,true", "1,0.666667,true", "2,0.666667,true", "3,,true"], "{csv}");
 }
+
+mod properties {
+    use std::collections::HashMap;
+
+    use pairmetrics::metrics::dep_fit::{Formula, Parse, TripleCounts, dep_fit};
+    use pairmetrics::metrics::ngram::{NgramModel, NgramModelBuilder};
+    use pairmetrics::metrics::word_accuracy::{Scratch, word_accuracy};
+    use proptest::prelude::*;
+
+    /// A random tree over n tokens (each token's head is an earlier token or the root).
+    fn tree() -> impl Strategy<Value = Vec<i32>> {
+        (1usize..12).prop_flat_map(|n| {
+            (0..n).map(|i| (0..=i as i32).prop_map(move |h| if h == 0 || i == 0 { 0 } else { h })).collect::<Vec<_>>()
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn dep_fit_is_bounded(heads in tree(), words in prop::collection::vec(0u8..4, 12), counts in prop::collection::vec(0u64..5, 64)) {
+            let n = heads.len();
+            let names = ["a", "b", "c", "d"];
+            let words: Vec<&str> = words[..n].iter().map(|&w| names[w as usize]).collect();
+            let deprels: Vec<&str> = (0..n).map(|i| if i % 2 == 0 { "x" } else { "y" }).collect();
+            let mut table = TripleCounts::default();
+            for (k, &c) in counts.iter().enumerate() {
+                let (h, d, l) = (names[k % 4], names[(k / 4) % 4], ["x", "y"][(k / 16) % 2]);
+                table.add(h, d, l, c);
+            }
+            let parse = Parse { words: &words, heads: &heads, deprels: &deprels };
+            prop_assert!(parse.check().is_ok());
+            let phrase: Vec<usize> = (0..n).collect();
+            for (formula, top) in [(Formula::Paper, 1.0), (Formula::Iucl, 0.5)] {
+                if let Ok(fit) = dep_fit(&table, &parse, &phrase, formula) {
+                    prop_assert!((0.0..=top + 1e-12).contains(&fit), "{formula:?} {fit}");
+                }
+            }
+        }
+
+        /// Counts made from the sentence (a tree or a forest) alone, with words and labels that
+        /// never repeat: every count and marginal is 1, so every SIM, FIT and the phrase's
+        /// fitness are 1.
+        #[test]
+        fn a_sentence_fits_its_own_counts_perfectly(heads in tree(), start in 0usize..12, len in 1usize..12) {
+            let n = heads.len();
+            let names: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
+            let words: Vec<&str> = names.iter().map(String::as_str).collect();
+            let labels: Vec<String> = (0..n).map(|i| format!("l{i}")).collect();
+            let deprels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            let mut table = TripleCounts::default();
+            for (d, &h) in heads.iter().enumerate().filter(|&(_, &h)| h > 0) {
+                table.add(words[h as usize - 1], words[d], deprels[d], 1);
+            }
+            let parse = Parse { words: &words, heads: &heads, deprels: &deprels };
+            let start = start % n;
+            let phrase: Vec<usize> = (start..(start + len).min(n)).collect();
+            let has_arc = |t: usize| heads[t] > 0 || heads.contains(&(t as i32 + 1));
+            match dep_fit(&table, &parse, &phrase, Formula::Paper) {
+                Ok(fit) => prop_assert_eq!(fit, 1.0),
+                Err(_) => prop_assert!(!phrase.iter().any(|&t| has_arc(t)), "only lone roots have no arc"),
+            }
+        }
+
+        #[test]
+        fn word_accuracy_is_symmetric_bounded_and_one_on_identity(
+            a in prop::collection::vec(prop::sample::select(vec!["x", "y", "z", ",", "."]), 0..8),
+            b in prop::collection::vec(prop::sample::select(vec!["x", "y", "z", ",", "."]), 0..8),
+        ) {
+            let s = &mut Scratch::default();
+            let ab = word_accuracy(&a, [b.as_slice()], s).unwrap();
+            let ba = word_accuracy(&b, [a.as_slice()], s).unwrap();
+            prop_assert_eq!(ab, ba);
+            prop_assert!((0.0..=1.0).contains(&ab));
+            prop_assert_eq!(word_accuracy(&a, [a.as_slice()], s), Some(1.0));
+            // More references never lower the score.
+            prop_assert!(word_accuracy(&a, [b.as_slice(), a.as_slice()], s).unwrap() >= ab);
+        }
+
+        /// The trie's two walks against the textbook recursion over a map of n-grams.
+        #[test]
+        fn lm_matches_the_back_off_recursion(
+            entries in prop::collection::vec((prop::collection::vec(0usize..5, 1..4), -3.0f32..0.0, -1.0f32..0.5), 1..40),
+            sentence in prop::collection::vec(0usize..6, 0..10),
+        ) {
+            let vocab = ["<s>", "</s>", "a", "b", "c", "zzz"];
+            // Close the n-grams under prefixes and suffixes, as an ARPA file is.
+            let mut grams: HashMap<Vec<&str>, (f32, f32)> = HashMap::new();
+            for w in &vocab[..5] {
+                grams.insert(vec![*w], (-2.0, -0.1));
+            }
+            for (ids, p, bo) in &entries {
+                let words: Vec<&str> = ids.iter().map(|&i| vocab[i]).collect();
+                for k in 1..words.len() {
+                    grams.entry(words[..k].to_vec()).or_insert((-1.5, -0.2));
+                    grams.entry(words[k..].to_vec()).or_insert((-1.5, -0.2));
+                }
+                grams.insert(words, (*p, *bo));
+            }
+            let mut orders = [0u64; 3];
+            for g in grams.keys() {
+                orders[g.len() - 1] += 1;
+            }
+            let mut builder = NgramModelBuilder::new(&orders);
+            let mut sorted: Vec<_> = grams.iter().collect();
+            sorted.sort_by_key(|(g, _)| (g.len(), (*g).clone()));
+            for &(g, &(p, bo)) in &sorted {
+                if g.len() == 1 {
+                    builder.add_unigram(g[0], p, bo).unwrap();
+                } else {
+                    builder.add(g, p, bo).unwrap();
+                }
+            }
+            let model: NgramModel = builder.build();
+            let words: Vec<&str> = sentence.iter().map(|&i| vocab[i]).filter(|w| *w != "<s>" && *w != "</s>").collect();
+            let got = model.sentence_log10(&words, &mut Vec::new());
+
+            fn log_p(grams: &HashMap<Vec<&str>, (f32, f32)>, context: &[&str], word: &str) -> f64 {
+                let mut gram = context.to_vec();
+                gram.push(word);
+                match grams.get(&gram) {
+                    Some(&(p, _)) => p as f64,
+                    None if context.is_empty() => grams.get(&vec!["<unk>"]).map_or(-100.0, |e| e.0 as f64),
+                    None => grams.get(context).map_or(0.0, |e| e.1 as f64) + log_p(grams, &context[1..], word),
+                }
+            }
+            let mut padded = vec!["<s>"];
+            padded.extend(words.iter().map(|w| if grams.contains_key(&vec![*w]) { *w } else { "<unk>" }));
+            padded.push("</s>");
+            let want: f64 = (1..padded.len()).map(|i| log_p(&grams, &padded[i.saturating_sub(2)..i], padded[i])).sum();
+            prop_assert!((got - want).abs() < 1e-3, "{got} vs {want}");
+        }
+    }
+}
