@@ -1,5 +1,6 @@
 //! The one integration-test binary: SQL end to end, the CLI, and the reference vectors.
 
+mod bad_input;
 mod cli;
 mod common;
 mod derp;

@@ -1,5 +1,7 @@
 //! DataFusion sessions with every pairmetrics function registered, and Parquet tables in them.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -9,6 +11,7 @@ use datafusion::arrow::datatypes::Int64Type;
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::logical_expr::{SortExpr, col};
+use datafusion::parquet::file::metadata::ParquetMetaDataReader;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
@@ -86,6 +89,7 @@ pub async fn register_parquet(
     if !path.exists() {
         bail!("table {name}: {} does not exist", path.display());
     }
+    check_parquet_files(path).with_context(|| format!("table {name}"))?;
     let mut url = path.to_string_lossy().into_owned();
     if path.is_dir() && !url.ends_with('/') {
         url.push('/');
@@ -98,6 +102,49 @@ pub async fn register_parquet(
         .await
         .with_context(|| format!("cannot read {} as Parquet", path.display()))?;
     Ok(())
+}
+
+/// Check that `path` (a file, or a directory's `*.parquet` files, as DataFusion reads them) is
+/// Parquet before DataFusion reads it: a corrupt footer can make the reader panic.
+fn check_parquet_files(path: &Path) -> Result<()> {
+    if path.is_file() {
+        return check_parquet_file(path);
+    }
+    let entries = std::fs::read_dir(path).with_context(|| format!("cannot list {}", path.display()))?;
+    for entry in entries {
+        let file = entry?.path();
+        if file.is_file() && file.extension().is_some_and(|e| e == "parquet") {
+            check_parquet_file(&file)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_parquet_file(path: &Path) -> Result<()> {
+    const MAGIC: &[u8; 4] = b"PAR1";
+    let fail = |why: String| anyhow::anyhow!("{} is not a readable Parquet file: {why}", path.display());
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let size = file.metadata()?.len();
+    if size < 12 {
+        return Err(fail(format!("{size} bytes, fewer than a Parquet file's header and footer")));
+    }
+    let (mut head, mut tail) = ([0u8; 4], [0u8; 8]);
+    file.read_exact(&mut head)?;
+    file.seek(SeekFrom::End(-8))?;
+    file.read_exact(&mut tail)?;
+    if &head != MAGIC || &tail[4..] != MAGIC {
+        return Err(fail("no PAR1 magic at its start and end (truncated, or another format)".into()));
+    }
+    let footer = u32::from_le_bytes(tail[..4].try_into().expect("4 bytes")) as u64;
+    if footer + 12 > size {
+        return Err(fail(format!("its footer claims {footer} bytes of metadata but the file has {size} (truncated?)")));
+    }
+    let decoded = std::panic::catch_unwind(|| ParquetMetaDataReader::new().parse_and_finish(&file));
+    match decoded {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(fail(e.to_string())),
+        Err(_) => Err(fail("its metadata cannot be decoded".into())),
+    }
 }
 
 /// Register `path` as `table.name()` after checking its schema, failing before any work.
