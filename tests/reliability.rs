@@ -53,8 +53,7 @@ fn output_is_the_same_for_any_partitions_and_batch_size() {
     score_sample(&reference, &["--partitions", "1", "--batch-size", "8192"]);
     let want = read(&reference);
     assert_eq!(want.num_rows(), 3000);
-    // Batch size 1 is left out: on 3,000 pairs it runs for minutes (see issue 8's note).
-    for (partitions, batch) in [("2", "1000"), ("8", "7"), ("8", "8192"), ("1", "7")] {
+    for (partitions, batch) in [("1", "1"), ("1", "1000"), ("2", "1"), ("2", "1000"), ("2", "8192"), ("8", "1"), ("8", "7"), ("8", "8192")] {
         let out = dir.path().join(format!("p{partitions}_b{batch}.parquet"));
         score_sample(&out, &["--partitions", partitions, "--batch-size", batch]);
         assert_eq!(read(&out), want, "--partitions {partitions} --batch-size {batch}");

@@ -41,6 +41,9 @@ pub struct Tuning {
 
 impl Tuning {
     pub fn apply(&self, mut config: SessionConfig) -> SessionConfig {
+        // Strings as Utf8, not Utf8View: every slice of a view array carries all of its data
+        // buffers, which made small batches quadratic (3 min for 3,000 pairs at batch size 1).
+        config.options_mut().execution.parquet.schema_force_view_types = false;
         if let Some(n) = self.partitions {
             config = config.with_target_partitions(n.max(1));
         }
