@@ -12,7 +12,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::session::{self, KeyOrder, Tuning};
+use super::session::{self, Tuning};
 use super::resources::ResourceOptions;
 use super::write::AtomicParquetWriter;
 use crate::schema::Table;
@@ -195,15 +195,11 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     inputs.extend(options.arcs.as_ref().filter(|_| options.joins_arcs()).map(|path| (Table::Arcs, path)));
     let mut rows = 0;
     for (table, path) in inputs {
-        session::register_checked(&ctx, table, path).await?;
-        let order = key_order(&ctx, table, path).await?;
+        let order = session::register_keyed(&ctx, table, path).await?;
         if table == Table::Pairs {
             rows = order.rows;
         }
-        if order.ascending {
-            ctx.deregister_table(table.name())?;
-            session::register_parquet(&ctx, table.name(), path, true).await?;
-        } else {
+        if !order.ascending {
             summary.notes.push(format!(
                 "{} is not sorted by pair_id, so it was sorted (spilling to disk if needed); \
                  sort it once to stream",
@@ -219,7 +215,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         if given {
             let name = table.name();
             let orphans = format!("SELECT count(*) FROM {name} x LEFT ANTI JOIN pairs p ON x.pair_id = p.pair_id");
-            summary.orphans.insert(name, count(&ctx, &orphans).await?);
+            summary.orphans.insert(name, session::count(&ctx, &orphans).await?);
         }
     }
     let query = score_query(&ctx, options).await?;
@@ -272,29 +268,6 @@ fn check_strict(batch: &RecordBatch) -> Result<()> {
     Ok(())
 }
 
-async fn key_order(ctx: &SessionContext, table: Table, path: &std::path::Path) -> Result<KeyOrder> {
-    let order = session::pair_id_order(path, table).await?;
-    if !order.ascending {
-        let repeated = format!(
-            "SELECT pair_id FROM {} GROUP BY pair_id HAVING count(*) > 1 LIMIT 1",
-            table.name()
-        );
-        if count(ctx, &format!("SELECT count(*) FROM ({repeated})")).await? > 0 {
-            bail!(
-                "{} table {}: pair_id values repeat; pair_id must be unique",
-                table.name(),
-                path.display()
-            );
-        }
-    }
-    Ok(order)
-}
-
-async fn count(ctx: &SessionContext, sql: &str) -> Result<u64> {
-    let batches = ctx.sql(sql).await?.collect().await?;
-    let value = batches[0].column(0).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0);
-    Ok(value as u64)
-}
 
 /// `SELECT <pairs columns>, <metrics> FROM pairs LEFT JOIN alignments ... ORDER BY pair_id`.
 async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<String> {

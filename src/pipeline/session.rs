@@ -158,6 +158,30 @@ pub async fn register_checked(ctx: &SessionContext, table: Table, path: &Path) -
     Ok(())
 }
 
+/// Register a table keyed by `pair_id` after checking its schema and its keys (present, and
+/// unique): when they ascend in file order it is declared sorted, so joins on `pair_id` merge
+/// two scans instead of sorting or hashing a whole table.
+pub async fn register_keyed(ctx: &SessionContext, table: Table, path: &Path) -> Result<KeyOrder> {
+    register_checked(ctx, table, path).await?;
+    let order = pair_id_order(path, table).await?;
+    if order.ascending {
+        ctx.deregister_table(table.name())?;
+        register_parquet(ctx, table.name(), path, true).await?;
+    } else {
+        let repeated = format!("SELECT pair_id FROM {} GROUP BY pair_id HAVING count(*) > 1 LIMIT 1", table.name());
+        if count(ctx, &format!("SELECT count(*) FROM ({repeated})")).await? > 0 {
+            bail!("{} table {}: pair_id values repeat; pair_id must be unique", table.name(), path.display());
+        }
+    }
+    Ok(order)
+}
+
+/// The single integer a query such as `SELECT count(*) ...` returns.
+pub async fn count(ctx: &SessionContext, sql: &str) -> Result<u64> {
+    let batches = ctx.sql(sql).await?.collect().await?;
+    Ok(batches[0].column(0).as_primitive::<Int64Type>().value(0) as u64)
+}
+
 /// How a table's `pair_id` column is ordered, from one pass over that column alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyOrder {

@@ -96,8 +96,8 @@ pub fn query(options: &TriplesOptions, upos: bool) -> String {
 pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
     let started = Instant::now();
     let ctx = session::context_with_resources(SessionConfig::new(), &Resources::default(), &options.tuning)?;
-    session::register_checked(&ctx, Table::Pairs, &options.pairs).await?;
-    session::register_checked(&ctx, Table::Arcs, &options.arcs).await?;
+    session::register_keyed(&ctx, Table::Pairs, &options.pairs).await?;
+    session::register_keyed(&ctx, Table::Arcs, &options.arcs).await?;
     let side = options.side.name();
     let arcs_schema = ctx.table_provider("arcs").await?.schema();
     let upos = arcs_schema.field_with_name(&format!("{side}_upos")).is_ok();
@@ -107,8 +107,7 @@ pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
         "SELECT count(*) FROM pairs p JOIN arcs r ON p.pair_id = r.pair_id \
          WHERE dep_triples(p.{side}, r.{side}_head, r.{side}_deprel) IS NULL"
     );
-    let batches = ctx.sql(&skipped).await?.collect().await?;
-    summary.skipped = batches[0].column(0).as_primitive::<Int64Type>().value(0) as u64;
+    summary.skipped = session::count(&ctx, &skipped).await?;
 
     let query = query(options, upos);
     let frame = ctx.sql(&query).await?;
