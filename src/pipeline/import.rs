@@ -332,7 +332,7 @@ fn build_links(schema: &SchemaRef, chunk: Chunk<Vec<Link>>) -> Result<RecordBatc
 }
 
 /// A links column; `valid[i] == false` makes row i NULL.
-fn links_array(rows: &[Vec<Link>], valid: Option<Vec<bool>>) -> ArrayRef {
+pub fn links_array(rows: &[Vec<Link>], valid: Option<Vec<bool>>) -> ArrayRef {
     let n = rows.len();
     let fields = link_fields();
     let total: usize = rows.iter().map(Vec::len).sum();

@@ -1,0 +1,14 @@
+//! METEOR Matcher output: any bytes give blocks or errors naming a line, never a panic.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use pairmetrics::formats::input::Lines;
+use pairmetrics::formats::meteor::Blocks;
+
+fuzz_target!(|data: &[u8]| {
+    for block in Blocks::new(Lines::new(data, std::path::Path::new("fuzz"))) {
+        match block {
+            Ok(block) => drop(block.links()),
+            Err(_) => break,
+        }
+    }
+});

@@ -1,0 +1,9 @@
+//! Moses phrase-table and n-best lines: entries or errors, never a panic.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use pairmetrics::formats::moses;
+
+fuzz_target!(|line: &str| {
+    let _ = moses::parse_phrase_line(line);
+    let _ = moses::parse_nbest_line(line);
+});

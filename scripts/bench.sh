@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The end-to-end benchmark suite: pairmetrics against the scan floor and against the Python
+# UDFs a user would otherwise write, on generated Europarl-like corpora. Writes BENCHMARKS.md.
+#
+#   scripts/bench.sh                      # 1M and 10M pairs (about 15 minutes on 2 cores)
+#   BENCH_SIZES="100000" scripts/bench.sh # a quick run
+#
+# Needs: a Rust toolchain, Python 3 with `pip install duckdb polars pyarrow`, GNU time.
+# Corpora go to $BENCH_DIR (default /tmp/pm-bench) and are reused when present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZES=${BENCH_SIZES:-"1000000 10000000"}
+DIR=${BENCH_DIR:-/tmp/pm-bench}
+ORACLE_PAIRS=${ORACLE_PAIRS:-5000}
+mkdir -p "$DIR"
+cargo build --release --quiet --bin pairmetrics --example generate_corpus
+BIN=target/release/pairmetrics
+GEN=target/release/examples/generate_corpus
+RESULTS=$DIR/results.tsv
+printf 'pairs\tjob\tseconds\tpeak_kb\n' > "$RESULTS"
+
+# measure PAIRS JOB COMMAND...: wall time and peak RSS of one command, appended to RESULTS.
+measure() {
+    local pairs=$1 job=$2; shift 2
+    /usr/bin/time -f "%e %M" -o "$DIR/time" "$@" > "$DIR/stdout" 2> "$DIR/stderr" || {
+        echo "failed: $job" >&2; cat "$DIR/stderr" >&2; exit 1; }
+    read -r seconds kb < "$DIR/time"
+    printf '%s\t%s\t%s\t%s\n' "$pairs" "$job" "$seconds" "$kb" >> "$RESULTS"
+    printf '%10s pairs  %-28s %8.2f s %8d MB\n' "$pairs" "$job" "$seconds" $((kb / 1024)) >&2
+}
+
+first=""
+for n in $SIZES; do
+    c=$DIR/c$n
+    [ -f "$c/arcs.parquet" ] || "$GEN" "$n" "$c" >&2
+    first=${first:-$n}
+    tables=(--table "p=$c/pairs.parquet" --table "a=$c/alignments.parquet")
+    measure "$n" "scan floor" $BIN sql "${tables[@]}" \
+        "SELECT sum(cardinality(p.src) + cardinality(p.tgt) + cardinality(a.links)) FROM p JOIN a USING (pair_id)"
+    measure "$n" "sql led" $BIN sql "${tables[@]}" \
+        "SELECT sum(led(p.src, p.tgt, a.links)) FROM p JOIN a USING (pair_id)"
+    measure "$n" "score led+pod" $BIN score --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
+        --out "$DIR/scored.parquet"
+    measure "$n" "score led+pod+derp" $BIN score --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
+        --arcs "$c/arcs.parquet" --out "$DIR/scored_derp$n.parquet"
+done
+
+# Peers, on the first size: the same LeD as a vectorised (Arrow) Python UDF, and DERP in Python.
+c=$DIR/c$first
+for peer in duckdb-led polars-led; do
+    measure "$first" "$peer" python3 scripts/peers.py "$peer" "$c"
+    cp "$DIR/stdout" "$DIR/$peer.out"
+done
+measure "$ORACLE_PAIRS" "python derp" python3 scripts/peers.py derp "$c" "$ORACLE_PAIRS" "$DIR/scored_derp$first.parquet"
+cp "$DIR/stdout" "$DIR/derp.out"
+python3 - "$c" "$DIR" <<'PY' >&2
+import sys
+d, out = sys.argv[1], sys.argv[2]
+seconds, n, worst, disagree = open(f"{out}/derp.out").read().split()
+assert int(disagree) == 0 and float(worst) <= 1e-12, f"DERP oracle disagrees: {disagree} NULLs differ, worst {worst}"
+print(f"python derp agrees with pairmetrics on {n} pairs (largest difference {worst})")
+PY
+$BIN sql --format csv --table "p=$c/pairs.parquet" --table "a=$c/alignments.parquet" \
+    "SELECT sum(led(p.src, p.tgt, a.links)) FROM p JOIN a USING (pair_id)" | tail -1 > "$DIR/ours-led.out"
+python3 scripts/bench_report.py "$RESULTS" "$DIR" > BENCHMARKS.md
+echo "wrote BENCHMARKS.md" >&2
