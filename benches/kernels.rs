@@ -1,8 +1,13 @@
-//! Criterion benches of the LePoD and DERP kernels at 10, 30 and 80 tokens, 80 % of tokens
-//! aligned with local reordering, as after a word aligner. Run: `cargo bench --bench kernels`.
+//! Criterion benches of every kernel on realistic inputs: LePoD and DERP at 10, 30 and 80 tokens
+//! (80 % of tokens aligned with local reordering, as after a word aligner), the true score under
+//! a 50,000-rule table, dependency fitness, the language model of `tests/data/lm`, and Kendall
+//! tau_A. Run: `cargo bench --bench kernels [-- FILTER]`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use pairmetrics::metrics::dep_fit::{self, Formula, TripleCounts};
 use pairmetrics::metrics::derp::{self, Parse};
+use pairmetrics::metrics::rank::kendall_tau_a;
+use pairmetrics::metrics::true_score::{self, Identity, PhraseIndexBuilder};
 use pairmetrics::metrics::lepod::{Link, Punctuation, Scratch, led_aligned, led_unaligned, pod};
 
 /// A small deterministic generator, so every run scores the same pairs.
@@ -134,5 +139,123 @@ fn derp(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, lepod, derp);
+/// Words w0..w1999, drawn roughly Zipfian (the square of a uniform draw favours small ids).
+fn word(rng: &mut Lcg, words: &[String]) -> usize {
+    let x = rng.next(1 << 16) as f64 / 65536.0;
+    ((x * x) * words.len() as f64) as usize
+}
+
+/// A 50,000-rule table of 1-3 token phrases, and 30-token pairs whose tgt rewrites a third of
+/// src's phrases with rules of the table (so the DP has real derivations to find).
+fn true_score(c: &mut Criterion) {
+    let words: Vec<String> = (0..2000).map(|i| format!("w{i}")).collect();
+    let mut rng = Lcg(5);
+    let mut rules: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    let mut builder = PhraseIndexBuilder::new(Identity::default());
+    for _ in 0..50_000 {
+        let (n, m) = (1 + rng.next(3) as usize, 1 + rng.next(3) as usize);
+        let src: Vec<usize> = (0..n).map(|_| word(&mut rng, &words)).collect();
+        let tgt: Vec<usize> = (0..m).map(|_| word(&mut rng, &words)).collect();
+        let text = |ids: &[usize]| ids.iter().map(|&i| words[i].as_str()).collect::<Vec<_>>();
+        builder.add(&text(&src), &text(&tgt), (1 + rng.next(100)) as f64 / 101.0);
+        rules.push((src, tgt));
+    }
+    let index = builder.build();
+    let pairs: Vec<(Vec<&str>, Vec<&str>)> = (0..500)
+        .map(|_| {
+            let (mut s, mut t) = (Vec::new(), Vec::new());
+            while s.len() < 30 {
+                if rng.next(3) == 0 {
+                    let (src, tgt) = &rules[rng.next(rules.len() as u64) as usize];
+                    s.extend(src.iter().map(|&i| words[i].as_str()));
+                    t.extend(tgt.iter().map(|&i| words[i].as_str()));
+                } else {
+                    let w = words[word(&mut rng, &words)].as_str();
+                    s.push(w);
+                    t.push(w);
+                }
+            }
+            (s, t)
+        })
+        .collect();
+    let mut group = c.benchmark_group("true_score/30_tokens");
+    group.throughput(Throughput::Elements(pairs.len() as u64));
+    let mut scratch = true_score::Scratch::default();
+    group.bench_function("true_score", |b| {
+        b.iter(|| pairs.iter().filter_map(|(s, t)| index.true_score(s, t, &mut scratch)).map(|r| r.score).sum::<f64>())
+    });
+    group.finish();
+}
+
+/// Counts of 200,000 random arcs over 2,000 words, then 30-token parsed sentences: the fitness
+/// of a 3-token phrase and of the whole sentence.
+fn dep_fit(c: &mut Criterion) {
+    let words: Vec<String> = (0..2000).map(|i| format!("w{i}")).collect();
+    let mut rng = Lcg(11);
+    let mut counts = TripleCounts::default();
+    for _ in 0..200_000 {
+        let (h, d) = (word(&mut rng, &words), word(&mut rng, &words));
+        counts.add(&words[h], &words[d], LABELS[rng.next(12) as usize], 1 + rng.next(5));
+    }
+    let sentences: Vec<(Vec<&str>, Vec<i32>, Vec<&str>)> = (0..1000)
+        .map(|_| {
+            let tokens = (0..30).map(|_| words[word(&mut rng, &words)].as_str()).collect();
+            let heads = random_tree(30, &mut rng).iter().map(|&p| if p == usize::MAX { 0 } else { p as i32 + 1 }).collect();
+            let labels = (0..30).map(|_| LABELS[rng.next(12) as usize]).collect();
+            (tokens, heads, labels)
+        })
+        .collect();
+    let mut group = c.benchmark_group("dep_fit/30_tokens");
+    group.throughput(Throughput::Elements(sentences.len() as u64));
+    for (name, phrase) in [("phrase_of_3", (10..13).collect::<Vec<usize>>()), ("whole_sentence", (0..30).collect())] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                sentences
+                    .iter()
+                    .map(|(w, h, l)| {
+                        let parse = dep_fit::Parse { words: w, heads: h, deprels: l };
+                        dep_fit::dep_fit(&counts, &parse, &phrase, Formula::Paper).unwrap_or(0.0)
+                    })
+                    .sum::<f64>()
+            })
+        });
+    }
+    group.finish();
+}
+
+/// The test trigram model (3,666 words, 44,529 n-grams) on its 105 test sentences.
+fn lm_logprob(c: &mut Criterion) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lm");
+    let model = pairmetrics::formats::arpa::read(&root.join("europarl.en.3gram.arpa.gz")).unwrap();
+    let cases: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("kenlm_scores.json")).unwrap()).unwrap();
+    let sentences: Vec<String> = cases["cases"].as_array().unwrap().iter().map(|c| c["sentence"].as_str().unwrap().to_string()).collect();
+    let tokens: Vec<Vec<&str>> = sentences.iter().map(|s| s.split_whitespace().collect()).collect();
+    let words: usize = tokens.iter().map(|t| t.len() + 1).sum();
+    let mut group = c.benchmark_group("lm_logprob");
+    group.throughput(Throughput::Elements(words as u64));
+    let mut ids = Vec::new();
+    group.bench_function("words", |b| b.iter(|| tokens.iter().map(|t| model.sentence_log10(t, &mut ids)).sum::<f64>()));
+    group.finish();
+}
+
+/// tau_A of a group of 100 and of 10,000 (score, score) pairs, with ties.
+fn kendall(c: &mut Criterion) {
+    let mut rng = Lcg(3);
+    for n in [100, 10_000] {
+        let pairs: Vec<(f64, f64)> = (0..n).map(|_| (rng.next(50) as f64, rng.next(1000) as f64)).collect();
+        let mut group = c.benchmark_group("kendall_tau_a");
+        group.throughput(Throughput::Elements(n as u64));
+        let (mut work, mut scratch) = (pairs.clone(), Vec::new());
+        group.bench_function(BenchmarkId::new("pairs", n), |b| {
+            b.iter(|| {
+                work.copy_from_slice(&pairs);
+                kendall_tau_a(&mut work, &mut scratch)
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, lepod, derp, true_score, dep_fit, lm_logprob, kendall);
 criterion_main!(benches);

@@ -70,6 +70,9 @@ enum Command {
         /// why), instead of writing NULL and counting it in the summary.
         #[arg(long)]
         strict: bool,
+        /// Print the query and DataFusion's physical plan instead of running them.
+        #[arg(long)]
+        explain: bool,
     },
     /// Run a SQL query over Parquet tables, with every pairmetrics function available.
     ///
@@ -358,7 +361,7 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, arcs, out, lowercase, punct, resources, tuning, strict } => {
+        Command::Score { pairs, alignments, arcs, out, lowercase, punct, resources, tuning, strict, explain } => {
             let options = score::ScoreOptions {
                 pairs,
                 alignments,
@@ -371,8 +374,12 @@ async fn run(cli: Cli) -> Result<()> {
                 strict,
                 progress: std::io::stderr().is_terminal(),
             };
-            let summary = score::score(&options).await?;
-            writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
+            if explain {
+                writeln!(stdout, "{}", score::explain(&options).await?)?;
+            } else {
+                let summary = score::score(&options).await?;
+                writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
+            }
         }
         Command::Sql { tables, format, out, resources: wanted, tuning, query } => {
             let (resources, loaded) = resources::load(&wanted.options()).await?;

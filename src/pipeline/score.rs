@@ -222,6 +222,14 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     Ok(Prepared { ctx, query, rows, summary })
 }
 
+/// The physical plan `score` would run (inputs are checked, nothing is written).
+pub async fn explain(options: &ScoreOptions) -> Result<String> {
+    let Prepared { ctx, query, .. } = prepare(options).await?;
+    let plan = ctx.sql(&query).await?.create_physical_plan().await?;
+    let shown = datafusion::physical_plan::displayable(plan.as_ref()).indent(true).to_string();
+    Ok(format!("{query}\n\n{shown}"))
+}
+
 /// Run the whole job: check inputs, plan, stream, write atomically, summarise.
 pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     let Prepared { ctx, query, rows, mut summary } = prepare(options).await?;
@@ -287,32 +295,43 @@ async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<Str
     };
     let (src, tgt) = (tokens("src"), tokens("tgt"));
     let mut from = "pairs p".to_string();
+    // Each metric is written once, unconditionally; its problem column repeats it first in a
+    // CASE, so DataFusion computes it once (common subexpression) and the problem only for the
+    // rows it leaves NULL.
     if options.alignments.is_some() {
         let punct = options.punct.replace('\'', "''");
-        select.push(format!("led({src}, {tgt}, a.links) AS led"));
-        select.push(format!("pod({src}, {tgt}, a.links, '{punct}') AS pod"));
-        select.push(format!("lepod_problem({src}, {tgt}, a.links) AS lepod_problem"));
+        let led = format!("led({src}, {tgt}, a.links)");
+        let pod = format!("pod({src}, {tgt}, a.links, '{punct}')");
+        select.push(format!("{led} AS led"));
+        select.push(format!("{pod} AS pod"));
+        select.push(format!(
+            "CASE WHEN {led} IS NULL OR {pod} IS NULL THEN lepod_problem({src}, {tgt}, a.links) END AS lepod_problem"
+        ));
         from += " LEFT JOIN alignments a ON p.pair_id = a.pair_id";
     } else {
-        select.push(format!("led({src}, {tgt}) AS led"));
-        select.push(format!("lepod_problem({src}, {tgt}) AS lepod_problem"));
+        let led = format!("led({src}, {tgt})");
+        select.push(format!("{led} AS led"));
+        select.push(format!("CASE WHEN {led} IS NULL THEN lepod_problem({src}, {tgt}) END AS lepod_problem"));
     }
     if options.scores_derp() {
         let args = "r.src_head, r.src_deprel, r.tgt_head, r.tgt_deprel, a.links";
+        let derp = format!("derp({args})");
         // A parse of other tokens than the pair's would score silently wrong: say so instead.
+        let differs = |side: &str| format!("cardinality(p.{side}) <> cardinality(r.{side}_head)");
         let mismatch = |side: &str| {
             format!(
-                "WHEN cardinality(p.{side}) <> cardinality(r.{side}_head) THEN concat('{side} has ', \
-                 cardinality(p.{side}), ' tokens but its parse ', cardinality(r.{side}_head))"
+                "WHEN {} THEN concat('{side} has ', cardinality(p.{side}), ' tokens but its parse ', \
+                 cardinality(r.{side}_head))",
+                differs(side)
             )
         };
-        let (src_mismatch, tgt_mismatch) = (mismatch("src"), mismatch("tgt"));
+        let any_differs = format!("{} OR {}", differs("src"), differs("tgt"));
+        select.push(format!("CASE WHEN {derp} IS NULL OR {any_differs} THEN NULL ELSE {derp} END AS derp"));
         select.push(format!(
-            "CASE WHEN cardinality(p.src) <> cardinality(r.src_head) \
-             OR cardinality(p.tgt) <> cardinality(r.tgt_head) THEN NULL ELSE derp({args}) END AS derp"
-        ));
-        select.push(format!(
-            "CASE {src_mismatch} {tgt_mismatch} ELSE derp_problem({args}) END AS derp_problem"
+            "CASE WHEN {derp} IS NOT NULL AND NOT ({any_differs}) THEN NULL {} {} \
+             ELSE derp_problem({args}) END AS derp_problem",
+            mismatch("src"),
+            mismatch("tgt")
         ));
     }
     if options.scores_fit() {
