@@ -167,6 +167,11 @@ mod tests {
             (MODEL.replace("-0.8 b", "x b"), "<text>:9: log10 probability `x` is not a number"),
             (MODEL.replace("\\end\\\n", ""), "<text>:14: the file ends before \\end\\ (truncated?)"),
             ("hello\n".to_string(), "<text>: no \\data\\ header: not an ARPA file"),
+            // Found by fuzzing: a header announcing more n-grams than memory holds.
+            (
+                MODEL.replace("ngram 2=2", "ngram 2=18446744073709551615"),
+                "<text>:15: the header announces 18446744073709551615 2-grams but the section has 2",
+            ),
         ];
         for (text, expected) in cases {
             let error = parse(&mut from_str(&text)).unwrap_err();

@@ -62,15 +62,17 @@ pub struct NgramModelBuilder {
 }
 
 impl NgramModelBuilder {
-    /// `counts[k]` is the number of (k+1)-grams announced (used to size the tables).
+    /// `counts[k]` is the number of (k+1)-grams announced, used to size the tables (up to a
+    /// bound: a header is not trusted with the memory it asks for; the tables grow past it).
     pub fn new(counts: &[u64]) -> Self {
-        let unigrams = counts.first().copied().unwrap_or(0) as usize;
-        let longer: u64 = counts.iter().skip(1).sum();
-        let nodes = unigrams + longer as usize;
+        const RESERVE: u64 = 1 << 24;
+        let unigrams = counts.first().copied().unwrap_or(0).min(RESERVE) as usize;
+        let longer = counts.iter().skip(1).fold(0u64, |a, &c| a.saturating_add(c)).min(RESERVE) as usize;
+        let nodes = unigrams + longer;
         let mut builder = NgramModelBuilder {
             model: NgramModel {
                 vocabulary: Interner::with_capacity(unigrams + 1),
-                children: HashMap::with_capacity(longer as usize),
+                children: HashMap::with_capacity(longer),
                 log_p: Vec::with_capacity(nodes + 1),
                 backoff: Vec::with_capacity(nodes + 1),
                 order: counts.len(),
