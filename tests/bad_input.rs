@@ -240,21 +240,17 @@ fn nulls_everywhere_give_null_metrics_with_reasons() {
         path_str(&out),
     ]);
     assert!(summary.contains("rows: 3"), "{summary}");
-    let csv = ok(&[
-        "sql",
-        "--format",
-        "csv",
-        "--table",
-        &format!("s={}", out.display()),
+    let rows = csv_rows(
+        &[],
+        &[("s", &out)],
         "SELECT pair_id, led IS NULL, lepod_problem, derp IS NULL, derp_problem FROM s ORDER BY pair_id",
-    ]);
-    let rows: Vec<&str> = csv.lines().skip(1).collect();
-    assert_eq!(rows.len(), 3, "{csv}");
-    assert!(rows[0].starts_with("0,true,src is NULL,true,"), "{csv}");
-    assert!(rows[1].starts_with("1,true,"), "{csv}");
-    assert!(rows[2].starts_with("2,false,,true,"), "{csv}");
+    );
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert!(rows[0].starts_with("0,true,src is NULL,true,"), "{rows:?}");
+    assert!(rows[1].starts_with("1,true,"), "{rows:?}");
+    assert!(rows[2].starts_with("2,false,,true,"), "{rows:?}");
     for row in &rows {
-        assert!(row.split(',').nth(4).is_some_and(|why| !why.is_empty()), "every NULL derp has a reason: {csv}");
+        assert!(row.split(',').nth(4).is_some_and(|why| !why.is_empty()), "every NULL derp has a reason: {rows:?}");
     }
 }
 
@@ -280,21 +276,15 @@ fn long_sentences_and_unusual_unicode() {
     write_lines(&links, &[reversed.join(" "), "1-1 2-2 3-3 4-4".to_string()]);
     let alignments = dir.path().join("alignments.parquet");
     ok(&["import", "pharaoh", "--alignments", path_str(&links), "--out", path_str(&alignments)]);
-    let csv = ok(&[
-        "sql",
-        "--format",
-        "csv",
-        "--table",
-        &format!("p={}", pairs.display()),
-        "--table",
-        &format!("a={}", alignments.display()),
+    let rows = csv_rows(
+        &[],
+        &[("p", &pairs), ("a", &alignments)],
         "SELECT pair_id, cardinality(src), led(src, tgt, links), round(pod(src, tgt, links), 6), \
          led(src, tgt) FROM p JOIN a USING (pair_id) ORDER BY pair_id",
-    ]);
-    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    );
     // Reversed: every word kept (LeD 0), every unit moved (PoD near 1).
-    assert_eq!(rows[0], "0,10000,0.0,0.9999,0.0", "{csv}");
+    assert_eq!(rows[0], "0,10000,0.0,0.9999,0.0");
     // `e` + combining acute and the precomposed `é` are different tokens (their bytes differ):
     // one token of five changed on each side; the other four, aligned in place, do not move.
-    assert_eq!(rows[1], "1,5,0.2,0.0,0.2", "{csv}");
+    assert_eq!(rows[1], "1,5,0.2,0.0,0.2");
 }

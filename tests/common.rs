@@ -173,3 +173,14 @@ pub fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>) {
 pub fn ids(values: &[i64]) -> ArrayRef {
     Arc::new(Int64Array::from(values.to_vec()))
 }
+
+/// The rows of `pairmetrics sql --format csv [extra...] --table NAME=PATH... QUERY`, header left out.
+pub fn csv_rows(extra: &[&str], tables: &[(&str, &Path)], query: &str) -> Vec<String> {
+    let mut args: Vec<String> = ["sql", "--format", "csv"].iter().chain(extra).map(|s| s.to_string()).collect();
+    for (name, path) in tables {
+        args.extend(["--table".to_string(), format!("{name}={}", path.display())]);
+    }
+    args.push(query.to_string());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&args).lines().skip(1).map(str::to_string).collect()
+}

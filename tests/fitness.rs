@@ -240,45 +240,25 @@ fn triples_cli_on_the_bundled_sample_then_dep_fit_in_sql() {
     // Every non-root arc of a well-formed parse is counted once, at each level.
     let arcs = sample.join("arcs.parquet");
     let pairs = sample.join("pairs.parquet");
-    let expected = ok(&[
-        "sql",
-        "--format",
-        "csv",
-        "--table",
-        &format!("p={}", pairs.display()),
-        "--table",
-        &format!("r={}", arcs.display()),
+    let expected = csv_rows(
+        &[],
+        &[("p", &pairs), ("r", &arcs)],
         "SELECT count(*) FROM (SELECT unnest(tgt_head) AS h FROM p JOIN r USING (pair_id) \
          WHERE cardinality(p.tgt) = cardinality(r.tgt_head)) WHERE h > 0",
-    ]);
-    let expected: u64 = expected.lines().nth(1).unwrap().parse().unwrap();
-    let counted = ok(&[
-        "sql",
-        "--format",
-        "csv",
-        "--table",
-        &format!("t={}", out.display()),
-        "SELECT level, sum(count) FROM t GROUP BY level ORDER BY level",
-    ]);
-    assert_eq!(counted, format!("level,sum(t.count)\nform,{expected}\nupos,{expected}\n"));
+    );
+    let counted = csv_rows(&[], &[("t", &out)], "SELECT level, sum(count) FROM t GROUP BY level ORDER BY level");
+    assert_eq!(counted, [format!("form,{}", expected[0]), format!("upos,{}", expected[0])]);
     // The README's query: a phrase's fitness against the corpus it came from is positive.
-    let fit = ok(&[
-        "sql",
-        "--format",
-        "csv",
-        "--triples",
-        path_str(&out),
-        "--table",
-        &format!("p={}", pairs.display()),
-        "--table",
-        &format!("r={}", arcs.display()),
+    let fit = csv_rows(
+        &["--triples", path_str(&out)],
+        &[("p", &pairs), ("r", &arcs)],
         "SELECT count(*), min(fit) > 0, max(fit) <= 1 FROM (SELECT dep_fit(lowercase_tokens(p.tgt), \
          r.tgt_head, r.tgt_deprel, 0, 3) AS fit FROM p JOIN r USING (pair_id) WHERE cardinality(p.tgt) >= 3 \
          AND cardinality(p.tgt) = cardinality(r.tgt_head))",
-    ]);
-    let row: Vec<&str> = fit.lines().nth(1).unwrap().split(',').collect();
-    assert!(row[0].parse::<u64>().unwrap() > 2900, "{fit}");
-    assert_eq!(&row[1..], ["true", "true"], "{fit}");
+    );
+    let row: Vec<&str> = fit[0].split(',').collect();
+    assert!(row[0].parse::<u64>().unwrap() > 2900, "{fit:?}");
+    assert_eq!(&row[1..], ["true", "true"], "{fit:?}");
 }
 
 #[test]
@@ -383,8 +363,8 @@ fn synthetic_phrases_from_an_imported_phrase_table() {
     ok(&["import", "moses-phrase-table", "--table", path_str(&moses), "--out", path_str(&table)]);
     let query = "SELECT rank, candidate, p_e_f, p_f_e, pieces, array_to_string(split, '|') \
                  FROM synthetic_phrases('la maison bleue') ORDER BY rank";
-    let csv = ok(&["sql", "--format", "csv", "--phrase-table", path_str(&table), query]);
-    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    let with_table = ["--phrase-table", path_str(&table)];
+    let rows = csv_rows(&with_table, &[], query);
     let product = |a: f64, b: f64| a * b;
     assert_eq!(
         rows,
@@ -395,10 +375,8 @@ fn synthetic_phrases_from_an_imported_phrase_table() {
             format!("4,it house blue,{},{},3,la|maison|bleue", product(0.2, 0.9) * 0.8, product(0.1, 0.8) * 0.9),
         ]
     );
-    let two = ok(&["sql", "--format", "csv", "--phrase-table", path_str(&table), "SELECT count(*) FROM synthetic_phrases('la maison bleue', 2)"]);
-    assert_eq!(two, "count(*)\n2\n");
-    let none = ok(&["sql", "--format", "csv", "--phrase-table", path_str(&table), "SELECT count(*) FROM synthetic_phrases('la voiture')"]);
-    assert_eq!(none, "count(*)\n0\n");
+    assert_eq!(csv_rows(&with_table, &[], "SELECT count(*) FROM synthetic_phrases('la maison bleue', 2)"), ["2"]);
+    assert_eq!(csv_rows(&with_table, &[], "SELECT count(*) FROM synthetic_phrases('la voiture')"), ["0"]);
     let error = err(&["sql", "SELECT * FROM synthetic_phrases('la')"]);
     assert!(error.contains("synthetic_phrases needs a phrase table"), "{error}");
     let error = err(&["sql", "--phrase-table", path_str(&table), "SELECT * FROM synthetic_phrases(1)"]);
@@ -429,18 +407,10 @@ fn score_adds_fitness_and_lm_columns() {
     assert!(summary.contains("tgt_dep_fit: mean"), "{summary}");
     assert!(summary.contains("the sentence has 3 tokens but 2 heads and 2 deprels"), "{summary}");
     assert!(summary.contains("|dep_fit:paper,form,sentence|lm:log10,bos,eos"), "{summary}");
-    let csv = ok(&[
-        "sql",
-        "--format",
-        "csv",
-        "--table",
-        &format!("s={}", out.display()),
-        "SELECT pair_id, round(tgt_dep_fit, 6), tgt_lm_logprob < 0 FROM s ORDER BY pair_id",
-    ]);
+    let rows = csv_rows(&[], &[("s", &out)], "SELECT pair_id, round(tgt_dep_fit, 6), tgt_lm_logprob < 0 FROM s ORDER BY pair_id");
     // Cased counts (no --lowercase): (b,A,x), (B,a,x) and (c,a,x) once each. The whole sentence's
     // fitness is its one arc's SIM: 2*1/(1+1) for `A b`, 2*1/(1+2) for `a B` and `a c`.
-    let rows: Vec<&str> = csv.lines().skip(1).collect();
-    assert_eq!(rows, ["0,1.0,true", "1,0.666667,true", "2,0.666667,true", "3,,true"], "{csv}");
+    assert_eq!(rows, ["0,1.0,true", "1,0.666667,true", "2,0.666667,true", "3,,true"]);
 }
 
 mod properties {
