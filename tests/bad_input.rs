@@ -58,8 +58,10 @@ fn import_cases() -> Vec<(&'static str, Vec<u8>, Result<u64, String>)> {
         ("meteor", String::from_utf8(meteor("Alignment 1\na b\na b\nHEADER\n0:1\t0:1\t0\t1.0\n\n")).unwrap().replace('\n', "\r\n").into_bytes(), ok(1)),
         ("meteor", meteor("Alignment 1\na b\na b\nHEADER\n0:1\t0:1\t0\t1.0\n\nAlignment 2\na b\n"), err("input:8: the file ends inside a block")),
         ("meteor", meteor("Alignment 1\na b\na b\nHEADER\n0:x\t0:1\t0\t1.0\n\n"), err("input:5: expected `start:len")),
-        // A span past the sentence is a row problem: kept, and the metrics say so (NULL + reason).
-        ("meteor", meteor("Alignment 1\na b\na b\nHEADER\n0:1\t5:1\t0\t1.0\n\n"), ok(1)),
+        // Spans are checked against the block's sentences before their links are made: found
+        // by fuzzing, a span of 177777 tokens made billions of links.
+        ("meteor", meteor("Alignment 1\na b\na b\nHEADER\n0:1\t5:1\t0\t1.0\n\n"), err("input:1: block 1: a match reaches position 5, past the src sentence of 2 tokens")),
+        ("meteor", meteor("Alignment 1\na b\na b\nHEADER\n0:1\t1:177777\t0\t1.0\n\n"), err("input:1: block 1: a match reaches position 2, past the src sentence of 2 tokens")),
         ("meteor", b"Alignment 1\na \xff\n".to_vec(), err("input:2: invalid UTF-8")),
         ("conllu", b"".to_vec(), ok(0)),
         ("conllu", format!("{good_sentence}\n").into_bytes(), ok(1)),

@@ -7,7 +7,12 @@ use pairmetrics::formats::meteor::Blocks;
 fuzz_target!(|data: &[u8]| {
     for block in Blocks::new(Lines::new(data, std::path::Path::new("fuzz"))) {
         match block {
-            Ok(block) => drop(block.links()),
+            Ok(block) => {
+                let (n1, n2) = block.sentence_lengths();
+                if block.span_past_end(n1, n2).is_none() {
+                    drop(block.links());
+                }
+            }
             Err(_) => break,
         }
     }

@@ -16,7 +16,7 @@ use std::io::BufRead;
 use super::input::{InputError, Lines};
 use super::tokens;
 
-use crate::metrics::lepod::Link;
+use crate::metrics::{Link, Side};
 
 /// One matched span pair: `s1[s1_start, s1_start + s1_len)` <-> `s2[s2_start, s2_start + s2_len)`.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +44,23 @@ impl Block {
         let mut links = Vec::new();
         self.links_into(&mut links);
         links
+    }
+
+    /// The first match that reaches past sentences of `n1` and `n2` tokens: (side, its first
+    /// position outside, the sentence's length). Check before [`Block::links`]: a span's links
+    /// are the product of its lengths, and a file can claim any length.
+    pub fn span_past_end(&self, n1: usize, n2: usize) -> Option<(Side, u64, usize)> {
+        self.matches.iter().find_map(|m| {
+            [(Side::Src, m.s1_start, m.s1_len, n1), (Side::Tgt, m.s2_start, m.s2_len, n2)]
+                .into_iter()
+                .find(|&(_, start, len, n)| u64::from(start) + u64::from(len) > n as u64)
+                .map(|(side, start, _, n)| (side, u64::from(start).max(n as u64), n))
+        })
+    }
+
+    /// The tokens of the block's own sentences.
+    pub fn sentence_lengths(&self) -> (usize, usize) {
+        (tokens::split(&self.s1).count(), tokens::split(&self.s2).count())
     }
 
     pub fn links_into(&self, links: &mut Vec<Link>) {

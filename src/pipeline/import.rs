@@ -103,12 +103,22 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
         }
         Source::Meteor { alignments } => {
             let mut blocks = Blocks::new(open(alignments)?);
+            let path = alignments.clone();
             run(
                 writer,
                 move || {
                     let mut chunk = Chunk::default();
                     for block in blocks.by_ref().take(CHUNK_ROWS) {
-                        chunk.rows.push(block?.links());
+                        let block = block?;
+                        let (n1, n2) = block.sentence_lengths();
+                        if let Some((side, position, n)) = block.span_past_end(n1, n2) {
+                            bail!(InputError::at(
+                                &path,
+                                block.line,
+                                format!("block {}: a match reaches position {position}, past the {side} sentence of {n} tokens", block.number)
+                            ));
+                        }
+                        chunk.rows.push(block.links());
                     }
                     Ok(chunk)
                 },

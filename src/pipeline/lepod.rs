@@ -170,8 +170,11 @@ pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) ->
                 path1.display()
             ),
         };
-        block.links_into(&mut links);
         let place = || Place { options, block: &block, counter };
+        if let Some((side, position, len)) = block.span_past_end(toks1.len(), toks2.len()) {
+            return Err(place().error(LepodError::LinkOutOfRange { side, position: position as i64, len }));
+        }
+        block.links_into(&mut links);
         let (kept1, kept2) =
             lepod::kept_tokens(&toks1, &toks2, &links, &mut scratch).map_err(|e| place().error(e))?;
         let (sub1, sub2) = (kept1.iter().filter(|k| !**k).count(), kept2.iter().filter(|k| !**k).count());
