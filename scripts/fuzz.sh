@@ -13,14 +13,15 @@ JOBS=${JOBS:-2}
 cargo fuzz build -O || exit 1
 mkdir -p logs
 run_one() {
-    local t=$1
+    local t=$1 started runs status
     mkdir -p "corpus/$t"
+    cargo fuzz build -O "$t" > /dev/null 2>&1
+    started=$(date +%s)
     cargo fuzz run -O "$t" "corpus/$t" "seeds/$t" -- -max_total_time="$DURATION" -print_final_stats=1 \
         > "logs/$t.log" 2>&1
-    local status=$?
-    local runs
+    status=$?
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$')
-    echo "$t: ${runs:-?} executions in ${DURATION} s, $([ $status -eq 0 ] && echo 'no crash' || echo "CRASH (exit $status, see fuzz/logs/$t.log)")"
+    echo "$t: ${runs:-?} executions in $(( $(date +%s) - started )) s, $([ $status -eq 0 ] && echo 'no crash' || echo "CRASH (exit $status, see fuzz/logs/$t.log)")"
 }
 export -f run_one
 cargo fuzz list | xargs -P "$JOBS" -I{} bash -c 'run_one {}'
