@@ -96,6 +96,11 @@ pub async fn register_parquet(
         bail!("table {name}: {} does not exist", path.display());
     }
     check_parquet_files(path).with_context(|| format!("table {name}"))?;
+    register_listing(ctx, name, path, sorted_by_pair_id).await
+}
+
+/// Register files that [`register_parquet`] has already checked.
+async fn register_listing(ctx: &SessionContext, name: &str, path: &Path, sorted_by_pair_id: bool) -> Result<()> {
     let mut url = path.to_string_lossy().into_owned();
     if path.is_dir() && !url.ends_with('/') {
         url.push('/');
@@ -169,7 +174,7 @@ pub async fn register_keyed(ctx: &SessionContext, table: Table, path: &Path) -> 
     let order = pair_id_order(path, table).await?;
     if order.ascending {
         ctx.deregister_table(table.name())?;
-        register_parquet(ctx, table.name(), path, true).await?;
+        register_listing(ctx, table.name(), path, true).await?;
     } else {
         let repeated = format!("SELECT pair_id FROM {} GROUP BY pair_id HAVING count(*) > 1 LIMIT 1", table.name());
         if count(ctx, &format!("SELECT count(*) FROM ({repeated})")).await? > 0 {
@@ -193,11 +198,11 @@ pub struct KeyOrder {
     pub ascending: bool,
 }
 
-/// Read `pair_id` of `path` in file order; a NULL or (in sorted data) a repeated id is an error
-/// that names the row.
-pub async fn pair_id_order(path: &Path, table: Table) -> Result<KeyOrder> {
-    let ctx = context_with(SessionConfig::new().with_target_partitions(1))?;
-    register_parquet(&ctx, "t", path, false).await?;
+/// Read `pair_id` of `path` (files already checked) in file order; a NULL or (in sorted data) a
+/// repeated id is an error that names the row.
+async fn pair_id_order(path: &Path, table: Table) -> Result<KeyOrder> {
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
+    register_listing(&ctx, "t", path, false).await?;
     let mut stream = ctx.sql("SELECT pair_id FROM t").await?.execute_stream().await?;
     let (mut rows, mut ascending, mut last) = (0u64, true, None::<i64>);
     let name = table.name();
