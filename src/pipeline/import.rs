@@ -167,32 +167,34 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
             )?
         }
         Source::SyntacticNgrams { files, lowercase } => {
-            let mut files = files.clone().into_iter();
+            let (paths, lowercase) = (files.clone(), *lowercase);
+            let mut next_file = 0;
             let mut current: Option<Reader> = None;
-            let lowercase = *lowercase;
             run(
                 writer,
                 move || {
-                    // Lines of the files one after the other, each with its file and line number.
+                    // Lines of the files one after the other, each with its file's index and its
+                    // line number.
                     let mut chunk = Chunk::default();
+                    let mut line = String::new();
                     while chunk.rows.len() < CHUNK_ROWS {
                         let Some(lines) = current.as_mut() else {
-                            match files.next() {
-                                Some(path) => current = Some(open(&path)?),
+                            match files.get(next_file) {
+                                Some(path) => current = Some(open(path)?),
                                 None => break,
                             }
+                            next_file += 1;
                             continue;
                         };
-                        let mut line = String::new();
                         if lines.next_into(&mut line)? {
-                            chunk.rows.push((lines.file().to_path_buf(), lines.line_number(), line));
+                            chunk.rows.push((next_file - 1, lines.line_number(), std::mem::take(&mut line)));
                         } else {
                             current = None;
                         }
                     }
                     Ok(chunk)
                 },
-                move |chunk| build_triples(&schema, chunk, lowercase),
+                move |chunk| build_triples(&schema, &paths, chunk, lowercase),
             )?
         }
     };
@@ -447,7 +449,7 @@ fn build_phrase_table(schema: &SchemaRef, path: &Path, chunk: Chunk<(u64, String
 }
 
 /// One `form` row per arc of each syntactic n-gram line, the line's total as its count.
-fn build_triples(schema: &SchemaRef, chunk: Chunk<(PathBuf, u64, String)>, lowercase: bool) -> Result<RecordBatch> {
+fn build_triples(schema: &SchemaRef, paths: &[PathBuf], chunk: Chunk<(usize, u64, String)>, lowercase: bool) -> Result<RecordBatch> {
     let n = chunk.rows.len() * 2;
     let text = || StringBuilder::with_capacity(n, n * 8);
     let (mut level, mut head, mut dep, mut deprel) = (text(), text(), text(), text());
@@ -460,7 +462,8 @@ fn build_triples(schema: &SchemaRef, chunk: Chunk<(PathBuf, u64, String)>, lower
             b.append_value(w)
         }
     };
-    for (path, line_number, line) in &chunk.rows {
+    for (file, line_number, line) in &chunk.rows {
+        let path = &paths[*file];
         let total = syntactic_ngrams::parse_line(line, &mut arcs)
             .map_err(|e| anyhow!(InputError::at(path, *line_number, e.to_string())))?;
         let total = i64::try_from(total).map_err(|_| anyhow!(InputError::at(path, *line_number, "count past Int64")))?;
