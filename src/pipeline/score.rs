@@ -336,10 +336,11 @@ async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<Str
     }
     if options.scores_fit() {
         let args = format!("{tgt}, r.tgt_head, r.tgt_deprel, 0, cardinality(p.tgt)");
-        select.push(format!("dep_fit({args}) AS tgt_dep_fit"));
+        let fit = format!("dep_fit({args})");
+        select.push(format!("{fit} AS tgt_dep_fit"));
         select.push(format!(
-            "CASE WHEN r.pair_id IS NULL THEN 'no parse (no arcs row)' ELSE dep_fit_problem({args}) END \
-             AS tgt_dep_fit_problem"
+            "CASE WHEN {fit} IS NOT NULL THEN NULL WHEN r.pair_id IS NULL THEN 'no parse (no arcs row)' \
+             ELSE dep_fit_problem({args}) END AS tgt_dep_fit_problem"
         ));
     }
     if options.joins_arcs() {
