@@ -78,8 +78,7 @@ pub fn query(options: &TriplesOptions, upos: bool) -> String {
     let level = |name: &str, triples: String, from: &str| {
         format!(
             "SELECT '{name}' AS level, t['head'] AS head, t['dep'] AS dep, t['deprel'] AS deprel, \
-             count(*) AS count FROM (SELECT unnest({triples}) AS t FROM {from}) \
-             WHERE t IS NOT NULL GROUP BY 2, 3, 4"
+             count(*) AS count FROM (SELECT unnest({triples}) AS t FROM {from}) GROUP BY 2, 3, 4"
         )
     };
     let mut levels = vec![level(
