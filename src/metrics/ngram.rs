@@ -159,15 +159,17 @@ impl NgramModel {
                 (log_p, matched) = (self.log_p[node as usize], k + 1);
             }
         }
-        // The contexts longer than the match back off: add their weights.
+        // The contexts longer than the match back off: add their weights. The context of length
+        // j is the node reached by walking j words back from the last one.
         let Some((&last, rest)) = context.split_last() else { return log_p };
         let mut node = last;
-        for (k, &previous) in std::iter::once(&last).chain(rest.iter().rev()).enumerate() {
-            if k > 0 {
-                let Some(&child) = self.children.get(&(node, previous)) else { break };
-                node = child;
-            }
-            if k + 1 > matched {
+        if matched < 1 {
+            log_p += self.backoff[node as usize];
+        }
+        for (j, &previous) in (2..).zip(rest.iter().rev()) {
+            let Some(&child) = self.children.get(&(node, previous)) else { break };
+            node = child;
+            if j > matched {
                 log_p += self.backoff[node as usize];
             }
         }
