@@ -2,10 +2,11 @@
 
 use crate::common::*;
 
-const NAMES: [&str; 21] = [
+const NAMES: [&str; 22] = [
     "led",
     "pod",
     "lepod_problem",
+    "lepod",
     "derp",
     "derp_detail",
     "derp_problem",

@@ -11,7 +11,13 @@ use datafusion::arrow::compute::concat_batches;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use tempfile::TempDir;
 
-use crate::common::sample;
+use datafusion::arrow::array::UInt32Array;
+use datafusion::arrow::compute::take;
+use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::parquet::file::properties::WriterProperties;
+use pairmetrics::pipeline::lockstep::{Source, Zip, zipped_schema};
+
+use crate::common::{ids, sample, write_parquet};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
@@ -58,6 +64,75 @@ fn output_is_the_same_for_any_partitions_and_batch_size() {
         score_sample(&out, &["--partitions", partitions, "--batch-size", batch]);
         assert_eq!(read(&out), want, "--partitions {partitions} --batch-size {batch}");
     }
+}
+
+/// `from` rewritten with row groups of `rows` rows, its rows reversed when `reverse`.
+fn rewrite(from: &Path, to: &Path, rows: usize, reverse: bool) {
+    let mut batch = read(from);
+    if reverse {
+        let n = batch.num_rows() as u32;
+        let back = UInt32Array::from_iter_values((0..n).rev());
+        let columns = batch.columns().iter().map(|c| take(c, &back, None).unwrap()).collect();
+        batch = RecordBatch::try_new(batch.schema(), columns).unwrap();
+    }
+    let props = WriterProperties::builder().set_max_row_group_row_count(Some(rows)).build();
+    let mut writer = ArrowWriter::try_new(File::create(to).unwrap(), batch.schema(), Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn lockstep_reading_and_the_join_give_the_same_output() {
+    let dir = TempDir::new().unwrap();
+    let reference = dir.path().join("reference.parquet");
+    score_sample(&reference, &[]);
+    let want = read(&reference);
+    let data = sample();
+    // Row groups of different sizes per table: batches of the three tables never line up.
+    // Reversed alignments and arcs: the tables no longer list the same ids in the same order.
+    for (case, reverse) in [("lockstep", false), ("join", true)] {
+        let tables = ["pairs", "alignments", "arcs"].map(|t| dir.path().join(format!("{case}_{t}.parquet")));
+        rewrite(&data.join("pairs.parquet"), &tables[0], 7, false);
+        rewrite(&data.join("alignments.parquet"), &tables[1], 5, reverse);
+        rewrite(&data.join("arcs.parquet"), &tables[2], 11, reverse);
+        let out = dir.path().join(format!("{case}.parquet"));
+        let mut args = vec![
+            "score", "--pairs", s(&tables[0]), "--alignments", s(&tables[1]), "--arcs", s(&tables[2]),
+            "--out", s(&out), "--lowercase", "--punct", ",.", "--batch-size", "3",
+        ];
+        run(&args);
+        // The same values; the metadata differs, as it holds the query each way ran.
+        let got = read(&out);
+        assert_eq!(got.schema().fields(), want.schema().fields(), "{case}");
+        assert_eq!(got.columns(), want.columns(), "{case}");
+        args.push("--explain");
+        let plan = String::from_utf8(run(&args).stdout).unwrap();
+        assert_eq!(plan.starts_with("-- lockstep: pairs, alignments, arcs list the same pair_ids"), !reverse, "{plan}");
+        assert_eq!(plan.contains("SortMergeJoin"), reverse, "{plan}");
+    }
+}
+
+/// Tables chosen for lockstep that no longer match (a file changed during the run) are an
+/// error naming the row, never rows of different pairs side by side.
+#[tokio::test]
+async fn lockstep_reading_stops_where_the_ids_differ() {
+    let dir = TempDir::new().unwrap();
+    let (a, b) = (dir.path().join("a.parquet"), dir.path().join("b.parquet"));
+    write_parquet(&a, vec![("pair_id", ids(&[1, 2, 3, 4])), ("x", ids(&[0, 0, 0, 0]))]);
+    write_parquet(&b, vec![("pair_id", ids(&[1, 2, 5, 6])), ("y", ids(&[0, 0, 0, 0]))]);
+    let source = |name: &'static str, path: &Path, alias, column: &str| {
+        let columns = vec!["pair_id".to_string(), column.to_string()];
+        Source { name, path: path.to_path_buf(), alias, columns }
+    };
+    let sources = vec![source("pairs", &a, None, "x"), source("alignments", &b, Some("a"), "y")];
+    let schema = |path: &Path| read(path).schema();
+    let zipped = zipped_schema(&[(sources[0].clone(), schema(&a)), (sources[1].clone(), schema(&b))]).unwrap();
+    let names: Vec<&str> = zipped.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["pair_id", "x", "__a_pair_id", "__a_y"]);
+    let mut zip = Zip::open(sources, zipped, 2).await.unwrap();
+    assert_eq!(zip.next().await.unwrap().unwrap().num_rows(), 2);
+    let error = zip.next().await.unwrap_err().to_string();
+    assert_eq!(error, "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?");
 }
 
 /// A pairs table big enough that scoring it takes a while: the sample's lines, many times.

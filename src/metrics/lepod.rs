@@ -232,8 +232,25 @@ pub fn pod(
     scratch: &mut Scratch,
 ) -> Result<f64, LepodError> {
     check_non_empty(s1.len(), s2.len())?;
+    scratch.units(s1.len(), s2.len(), links)?;
+    Ok(pod_of_units(s1, s2, punct, scratch))
+}
+
+/// LeD and PoD of one pair, its units computed once: what `score` asks of every pair.
+pub fn led_and_pod(
+    s1: &[&str],
+    s2: &[&str],
+    links: &[Link],
+    punct: &Punctuation,
+    scratch: &mut Scratch,
+) -> Result<(f64, f64), LepodError> {
+    let led = led_aligned(s1, s2, links, scratch)?;
+    Ok((led, pod_of_units(s1, s2, punct, scratch)))
+}
+
+/// PoD over the units `scratch` holds for these two (non-empty) sentences.
+fn pod_of_units(s1: &[&str], s2: &[&str], punct: &Punctuation, scratch: &mut Scratch) -> f64 {
     let (n1, n2) = (s1.len(), s2.len());
-    scratch.units(n1, n2, links)?;
     let n = n1 + n2;
     let Scratch { parent, anchor1, anchor2, rank2, .. } = scratch;
     for buf in [&mut *anchor1, &mut *anchor2, &mut *rank2] {
@@ -264,7 +281,7 @@ pub fn pod(
         }
     }
     if units == 0 {
-        return Ok(0.0);
+        return 0.0;
     }
     let (mut k, mut running, mut segment_max, mut total) = (0i64, 0i64, 0i64, 0i64);
     for pos in 0..n1 {
@@ -281,7 +298,7 @@ pub fn pod(
             segment_max = 0;
         }
     }
-    Ok(total as f64 / units as f64)
+    total as f64 / units as f64
 }
 
 #[cfg(test)]

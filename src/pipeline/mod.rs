@@ -3,6 +3,7 @@
 pub mod demo;
 pub mod import;
 pub mod lepod;
+pub mod lockstep;
 pub mod pivot;
 pub mod resources;
 pub mod score;

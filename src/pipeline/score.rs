@@ -4,14 +4,18 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
-use datafusion::arrow::datatypes::Float64Type;
+use datafusion::arrow::datatypes::{Float64Type, SchemaRef};
+use datafusion::datasource::MemTable;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use futures::TryStreamExt;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::lockstep;
 use super::session::{self, Tuning};
 use super::resources::ResourceOptions;
 use super::write::AtomicParquetWriter;
@@ -177,15 +181,25 @@ pub struct Prepared {
     pub ctx: SessionContext,
     pub query: String,
     pub rows: u64,
+    /// Set when every table lists the same pair_ids in the same order: the tables are then
+    /// read side by side and the query runs over the zipped batches, with no join.
+    lockstep: Option<Vec<lockstep::Source>>,
     summary: Summary,
 }
 
+/// The name of the zipped tables in a lockstep query.
+const LOCKSTEP: &str = "lockstep";
+
 /// Check the inputs (schemas, then pair_id: present, unique, and whether sorted) and plan.
-/// Tables sorted by pair_id are declared so, which lets the join stream (a merge join of two
-/// scans, no sort, no hash table of a whole side).
+/// Tables that list the same sorted pair_ids are read in lockstep; otherwise tables sorted by
+/// pair_id are declared so, which lets the join stream (a merge join of two scans, no sort, no
+/// hash table of a whole side).
 pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let mut config = SessionConfig::new();
     config.options_mut().optimizer.prefer_hash_join = false;
+    // Left on, it copies `lepod(...)` into each of its three field accesses (DataFusion 55
+    // pushes get_field towards the scan), and LePoD would run three times per pair.
+    config.options_mut().optimizer.enable_leaf_expression_pushdown = false;
     let (resources, loaded) = super::resources::load(&options.resources).await?;
     let ctx = session::context_with_resources(config, &resources, &options.tuning)?;
     let mut summary = Summary { signature: options.signature(), ..Default::default() };
@@ -193,49 +207,117 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let mut inputs = vec![(Table::Pairs, &options.pairs)];
     inputs.extend(options.alignments.as_ref().map(|path| (Table::Alignments, path)));
     inputs.extend(options.arcs.as_ref().filter(|_| options.joins_arcs()).map(|path| (Table::Arcs, path)));
-    let mut rows = 0;
-    for (table, path) in inputs {
-        let order = session::register_keyed(&ctx, table, path).await?;
-        if table == Table::Pairs {
-            rows = order.rows;
-        }
-        if !order.ascending {
-            summary.notes.push(format!(
-                "{} is not sorted by pair_id, so it was sorted (spilling to disk if needed); \
-                 sort it once to stream",
-                path.display()
-            ));
-        }
+    let mut orders = Vec::new();
+    for &(table, path) in &inputs {
+        orders.push(session::register_keyed(&ctx, table, path).await?);
     }
+    let rows = orders[0].rows;
     if let (Some(path), false) = (&options.arcs, options.joins_arcs()) {
         session::register_checked(&ctx, Table::Arcs, path).await?;
         summary.notes.push("arcs checked; DERP needs --alignments too and dep_fit --triples, so neither was scored".into());
     }
-    for (table, given) in [(Table::Alignments, options.alignments.is_some()), (Table::Arcs, options.joins_arcs())] {
-        if given {
-            let name = table.name();
-            let orphans = format!("SELECT count(*) FROM {name} x LEFT ANTI JOIN pairs p ON x.pair_id = p.pair_id");
-            summary.orphans.insert(name, session::count(&ctx, &orphans).await?);
+    let lockstep = match orders.iter().all(|o| o.ascending && o.same_sequence(&orders[0])) {
+        true => lockstep_sources(&ctx, &inputs).await?,
+        false => None,
+    };
+    if let Some(sources) = &lockstep {
+        for source in &sources[1..] {
+            summary.orphans.insert(source.name, 0);
+        }
+        let zipped = lockstep::zipped_schema(&lockstep_schemas(&ctx, sources).await?)?;
+        ctx.register_table(LOCKSTEP, Arc::new(MemTable::try_new(zipped, vec![vec![]])?))?;
+    } else {
+        for ((table, path), order) in inputs.iter().zip(&orders) {
+            if !order.ascending {
+                summary.notes.push(format!(
+                    "{} is not sorted by pair_id, so it was sorted (spilling to disk if needed); \
+                     sort it once to stream",
+                    path.display()
+                ));
+            }
+            if *table != Table::Pairs {
+                let name = table.name();
+                let orphans = format!("SELECT count(*) FROM {name} x LEFT ANTI JOIN pairs p ON x.pair_id = p.pair_id");
+                summary.orphans.insert(name, session::count(&ctx, &orphans).await?);
+            }
         }
     }
-    let query = score_query(&ctx, options).await?;
-    Ok(Prepared { ctx, query, rows, summary })
+    let query = score_query(&ctx, options, lockstep.is_some()).await?;
+    Ok(Prepared { ctx, query, rows, lockstep, summary })
 }
 
-/// The physical plan `score` would run (inputs are checked, nothing is written).
+/// The tables to read in lockstep: pairs whole, and the columns the metrics use of the others.
+/// None when a pairs column would clash with their names in the zipped batch.
+async fn lockstep_sources(ctx: &SessionContext, inputs: &[(Table, &PathBuf)]) -> Result<Option<Vec<lockstep::Source>>> {
+    let pairs_schema = ctx.table_provider("pairs").await?.schema();
+    let mut sources = Vec::new();
+    for &(table, path) in inputs {
+        let (alias, columns): (_, &[&str]) = match table {
+            Table::Pairs => (None, &[]),
+            Table::Alignments => (Some("a"), &["links"]),
+            Table::Arcs => (Some("r"), &["src_head", "src_deprel", "tgt_head", "tgt_deprel"]),
+            _ => unreachable!("score reads pairs, alignments and arcs"),
+        };
+        let columns: Vec<String> = match alias {
+            None => pairs_schema.fields().iter().map(|f| f.name().clone()).collect(),
+            Some(alias) => {
+                if columns.iter().any(|c| pairs_schema.index_of(&lockstep::renamed(alias, c)).is_ok()) {
+                    return Ok(None);
+                }
+                columns.iter().map(|c| c.to_string()).collect()
+            }
+        };
+        sources.push(lockstep::Source { name: table.name(), path: path.clone(), alias, columns });
+    }
+    Ok(Some(sources))
+}
+
+async fn lockstep_schemas(ctx: &SessionContext, sources: &[lockstep::Source]) -> Result<Vec<(lockstep::Source, SchemaRef)>> {
+    let mut schemas = Vec::new();
+    for source in sources {
+        schemas.push((source.clone(), ctx.table_provider(source.name).await?.schema()));
+    }
+    Ok(schemas)
+}
+
+/// The plan `score` would run (inputs are checked, nothing is written).
 pub async fn explain(options: &ScoreOptions) -> Result<String> {
-    let Prepared { ctx, query, .. } = prepare(options).await?;
+    let Prepared { ctx, query, lockstep, .. } = prepare(options).await?;
     let plan = ctx.sql(&query).await?.create_physical_plan().await?;
     let shown = datafusion::physical_plan::displayable(plan.as_ref()).indent(true).to_string();
-    Ok(format!("{query}\n\n{shown}"))
+    let how = match lockstep {
+        Some(sources) => {
+            let names: Vec<_> = sources.iter().map(|s| s.name).collect();
+            format!(
+                "-- lockstep: {} list the same pair_ids in the same order, so they are read side by \
+                 side (no join) and the projections below run per batch on every core\n",
+                names.join(", ")
+            )
+        }
+        None => String::new(),
+    };
+    Ok(format!("{how}{query}\n\n{shown}"))
 }
 
 /// Run the whole job: check inputs, plan, stream, write atomically, summarise.
 pub async fn score(options: &ScoreOptions) -> Result<Summary> {
-    let Prepared { ctx, query, rows, mut summary } = prepare(options).await?;
+    let Prepared { ctx, query, rows, lockstep, mut summary } = prepare(options).await?;
     let frame = ctx.sql(&query).await?;
-    let schema = frame.schema().inner().clone();
-    let mut stream = frame.execute_stream().await?;
+    let (schema, mut stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep {
+        Some(sources) => {
+            let plan = frame.create_physical_plan().await?;
+            let zipped = ctx.table_provider(LOCKSTEP).await?.schema();
+            let projection = Arc::new(lockstep::Projection::from_plan(&plan, &zipped)?);
+            let config = ctx.copied_config();
+            let zip = lockstep::Zip::open(sources, zipped, config.batch_size()).await?;
+            let parallel = 2 * config.target_partitions();
+            (projection.schema(), lockstep::evaluate(zip, projection, parallel).boxed())
+        }
+        None => {
+            let schema = frame.schema().inner().clone();
+            (schema, frame.execute_stream().await?.map_err(anyhow::Error::from).boxed())
+        }
+    };
     let metadata = vec![
         ("pairmetrics.signature".to_string(), summary.signature.clone()),
         ("pairmetrics.query".to_string(), query.clone()),
@@ -246,9 +328,9 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         if options.strict {
             check_strict(&batch)?;
         }
-        writer.write(&batch)?;
         summary.add(&batch);
         bar.inc(batch.num_rows() as u64);
+        writer.write(&batch)?;
     }
     bar.finish_and_clear();
     if summary.rows != rows {
@@ -277,14 +359,15 @@ fn check_strict(batch: &RecordBatch) -> Result<()> {
 }
 
 
-/// `SELECT <pairs columns>, <metrics> FROM pairs LEFT JOIN alignments ... ORDER BY pair_id`.
-async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<String> {
+/// `SELECT <pairs columns>, <metrics> FROM pairs LEFT JOIN alignments ... ORDER BY pair_id`, or
+/// in lockstep `SELECT <pairs columns>, <metrics> FROM lockstep p` over the zipped batches.
+async fn score_query(ctx: &SessionContext, options: &ScoreOptions, lockstep: bool) -> Result<String> {
     let pairs_schema = ctx.table_provider("pairs").await?.schema();
     let mut select: Vec<String> = pairs_schema
         .fields()
         .iter()
         .filter(|f| !METRICS.contains(&f.name().as_str()))
-        .map(|f| format!("p.{}", quote(f.name())))
+        .map(|f| format!("p.{}", session::quote(f.name())))
         .collect();
     let tokens = |side: &str| {
         if options.lowercase {
@@ -293,36 +376,54 @@ async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<Str
             format!("p.{side}")
         }
     };
+    // A column of the alignments (alias a) or arcs (alias r) table.
+    let joined = |alias: &str, column: &str| match lockstep {
+        true => format!("p.{}", lockstep::renamed(alias, column)),
+        false => format!("{alias}.{column}"),
+    };
+    let links = joined("a", "links");
+    let arcs = |column: &str| joined("r", column);
     let (src, tgt) = (tokens("src"), tokens("tgt"));
-    let mut from = "pairs p".to_string();
+    let mut from = match lockstep {
+        true => format!("{LOCKSTEP} p"),
+        false => "pairs p".to_string(),
+    };
     // Each metric is written once, unconditionally; its problem column repeats it first in a
     // CASE, so DataFusion computes it once (common subexpression) and the problem only for the
     // rows it leaves NULL.
     if options.alignments.is_some() {
         let punct = options.punct.replace('\'', "''");
-        let led = format!("led({src}, {tgt}, a.links)");
-        let pod = format!("pod({src}, {tgt}, a.links, '{punct}')");
-        select.push(format!("{led} AS led"));
-        select.push(format!("{pod} AS pod"));
-        select.push(format!(
-            "CASE WHEN {led} IS NULL OR {pod} IS NULL THEN lepod_problem({src}, {tgt}, a.links) END AS lepod_problem"
-        ));
-        from += " LEFT JOIN alignments a ON p.pair_id = a.pair_id";
+        // One call for all three: the alignment's units are computed once per pair.
+        let lepod = format!("lepod({src}, {tgt}, {links}, '{punct}')");
+        for (field, name) in [("led", "led"), ("pod", "pod"), ("problem", "lepod_problem")] {
+            select.push(format!("{lepod}['{field}'] AS {name}"));
+        }
+        if !lockstep {
+            from += " LEFT JOIN alignments a ON p.pair_id = a.pair_id";
+        }
     } else {
         let led = format!("led({src}, {tgt})");
         select.push(format!("{led} AS led"));
         select.push(format!("CASE WHEN {led} IS NULL THEN lepod_problem({src}, {tgt}) END AS lepod_problem"));
     }
     if options.scores_derp() {
-        let args = "r.src_head, r.src_deprel, r.tgt_head, r.tgt_deprel, a.links";
+        let heads = |side: &str| arcs(&format!("{side}_head"));
+        let args = format!(
+            "{}, {}, {}, {}, {links}",
+            heads("src"),
+            arcs("src_deprel"),
+            heads("tgt"),
+            arcs("tgt_deprel")
+        );
         let derp = format!("derp({args})");
         // A parse of other tokens than the pair's would score silently wrong: say so instead.
-        let differs = |side: &str| format!("cardinality(p.{side}) <> cardinality(r.{side}_head)");
+        let differs = |side: &str| format!("cardinality(p.{side}) <> cardinality({})", heads(side));
         let mismatch = |side: &str| {
             format!(
                 "WHEN {} THEN concat('{side} has ', cardinality(p.{side}), ' tokens but its parse ', \
-                 cardinality(r.{side}_head))",
-                differs(side)
+                 cardinality({}))",
+                differs(side),
+                heads(side)
             )
         };
         let any_differs = format!("{} OR {}", differs("src"), differs("tgt"));
@@ -335,15 +436,19 @@ async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<Str
         ));
     }
     if options.scores_fit() {
-        let args = format!("{tgt}, r.tgt_head, r.tgt_deprel, 0, cardinality(p.tgt)");
+        let args = format!("{tgt}, {}, {}, 0, cardinality(p.tgt)", arcs("tgt_head"), arcs("tgt_deprel"));
         let fit = format!("dep_fit({args})");
         select.push(format!("{fit} AS tgt_dep_fit"));
+        // In lockstep every pair has its arcs row.
+        let no_arcs = match lockstep {
+            true => "",
+            false => "WHEN r.pair_id IS NULL THEN 'no parse (no arcs row)' ",
+        };
         select.push(format!(
-            "CASE WHEN {fit} IS NOT NULL THEN NULL WHEN r.pair_id IS NULL THEN 'no parse (no arcs row)' \
-             ELSE dep_fit_problem({args}) END AS tgt_dep_fit_problem"
+            "CASE WHEN {fit} IS NOT NULL THEN NULL {no_arcs}ELSE dep_fit_problem({args}) END AS tgt_dep_fit_problem"
         ));
     }
-    if options.joins_arcs() {
+    if options.joins_arcs() && !lockstep {
         from += " LEFT JOIN arcs r ON p.pair_id = r.pair_id";
     }
     if options.resources.phrase_table.is_some() {
@@ -353,12 +458,10 @@ async fn score_query(ctx: &SessionContext, options: &ScoreOptions) -> Result<Str
         select.push(format!("lm_logprob({src}) AS src_lm_logprob"));
         select.push(format!("lm_logprob({tgt}) AS tgt_lm_logprob"));
     }
-    // NULLS FIRST matches the declared order of sorted inputs, so no sort is planned.
-    Ok(format!("SELECT {} FROM {from} ORDER BY p.pair_id NULLS FIRST", select.join(", ")))
-}
-
-fn quote(identifier: &str) -> String {
-    format!("\"{}\"", identifier.replace('"', "\"\""))
+    // Lockstep batches come in pair_id order. Otherwise NULLS FIRST matches the declared order
+    // of sorted inputs, so no sort is planned.
+    let order = if lockstep { "" } else { " ORDER BY p.pair_id NULLS FIRST" };
+    Ok(format!("SELECT {} FROM {from}{order}", select.join(", ")))
 }
 
 fn progress_bar(enabled: bool, total: u64) -> ProgressBar {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::Int64Type;
+use datafusion::execution::SendableRecordBatchStream;
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::logical_expr::{SortExpr, col};
@@ -196,15 +197,37 @@ pub struct KeyOrder {
     pub rows: u64,
     /// Strictly increasing in file order: the table can be merge-joined without sorting.
     pub ascending: bool,
+    /// A hash of the whole id sequence in file order: two tables with the same rows and
+    /// fingerprint list the same pairs in the same order (and the lockstep reader checks that).
+    pub fingerprint: u64,
+}
+
+impl KeyOrder {
+    /// Both tables list the same pair_ids in the same order.
+    pub fn same_sequence(&self, other: &KeyOrder) -> bool {
+        (self.rows, self.fingerprint) == (other.rows, other.fingerprint)
+    }
+}
+
+/// Stream `columns` of the Parquet file or directory at `path` (files already checked) on one
+/// partition, so batches arrive in file order. Strings are read as in every session (Utf8).
+pub async fn scan_in_file_order(path: &Path, columns: &[&str], batch_size: usize) -> Result<SendableRecordBatchStream> {
+    let config = Tuning::default().apply(SessionConfig::new().with_target_partitions(1).with_batch_size(batch_size));
+    let ctx = SessionContext::new_with_config(config);
+    register_listing(&ctx, "t", path, false).await?;
+    let list = if columns.is_empty() {
+        "*".to_string()
+    } else {
+        columns.iter().map(|c| quote(c)).collect::<Vec<_>>().join(", ")
+    };
+    Ok(ctx.sql(&format!("SELECT {list} FROM t")).await?.execute_stream().await?)
 }
 
 /// Read `pair_id` of `path` (files already checked) in file order; a NULL or (in sorted data) a
 /// repeated id is an error that names the row.
 async fn pair_id_order(path: &Path, table: Table) -> Result<KeyOrder> {
-    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
-    register_listing(&ctx, "t", path, false).await?;
-    let mut stream = ctx.sql("SELECT pair_id FROM t").await?.execute_stream().await?;
-    let (mut rows, mut ascending, mut last) = (0u64, true, None::<i64>);
+    let mut stream = scan_in_file_order(path, &["pair_id"], 8192).await?;
+    let (mut rows, mut ascending, mut last, mut fingerprint) = (0u64, true, None::<i64>, 0u64);
     let name = table.name();
     while let Some(batch) = stream.try_next().await? {
         let ids = batch.column(0).as_primitive::<Int64Type>();
@@ -226,7 +249,13 @@ async fn pair_id_order(path: &Path, table: Table) -> Result<KeyOrder> {
             }
             last = Some(id);
             rows += 1;
+            fingerprint = (fingerprint.rotate_left(5) ^ id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
     }
-    Ok(KeyOrder { rows, ascending })
+    Ok(KeyOrder { rows, ascending, fingerprint })
+}
+
+/// `identifier` quoted for SQL, so any column name is read as written.
+pub fn quote(identifier: &str) -> String {
+    format!("\"{}\"", identifier.replace('"', "\"\""))
 }

@@ -1,9 +1,10 @@
-//! `led`, `pod` and `lepod_problem`: thin adapters from Arrow columns to the LePoD kernels.
+//! `led`, `pod`, `lepod_problem` and `lepod` (all three at once): thin adapters from Arrow columns to the LePoD kernels.
 
+use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{ArrayRef, Float64Builder, StringBuilder};
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::array::{ArrayRef, Float64Builder, StringBuilder, StructArray};
+use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
@@ -18,9 +19,11 @@ pub enum Kind {
     Led,
     Pod,
     Problem,
+    /// All three at once, the alignment's units computed once.
+    Both,
 }
 
-/// One UDF type for the three LePoD functions: they decode the same arguments.
+/// One UDF type for the four LePoD functions: they decode the same arguments.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct LepodUdf {
     kind: Kind,
@@ -36,7 +39,7 @@ impl LepodUdf {
 fn shapes(kind: Kind) -> Shapes {
     match kind {
         Kind::Led | Kind::Problem => &[&[SRC, TGT], &[SRC, TGT, LINKS]],
-        Kind::Pod => &[&[SRC, TGT, LINKS], &[SRC, TGT, LINKS, PUNCT]],
+        Kind::Pod | Kind::Both => &[&[SRC, TGT, LINKS], &[SRC, TGT, LINKS, PUNCT]],
     }
 }
 
@@ -101,12 +104,40 @@ static PROBLEM_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .build()
 });
 
+static BOTH_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "LeD, PoD and the reason they are NULL, as one struct {led, pod, problem}: the same values \
+         as led, pod and lepod_problem, for the cost of one (the alignment's units are computed \
+         once). What `score` uses.",
+        "lepod(src, tgt, links [, punct])",
+    )
+    .with_argument("src", "First sentence: a list of tokens.")
+    .with_argument("tgt", "Second sentence: a list of tokens.")
+    .with_argument("links", "Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.")
+    .with_argument("punct", "Punctuation characters, as for pod.")
+    .with_sql_example("SELECT s['led'], s['pod'] FROM (SELECT lepod(src, tgt, links) AS s FROM pairs JOIN alignments USING (pair_id));")
+    .with_related_udf("led")
+    .with_related_udf("pod")
+    .build()
+});
+
+/// The fields of `lepod`'s struct.
+pub fn lepod_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("led", DataType::Float64, true),
+        Field::new("pod", DataType::Float64, true),
+        Field::new("problem", DataType::Utf8, true),
+    ])
+}
+
 impl ScalarUDFImpl for LepodUdf {
     fn name(&self) -> &str {
         match self.kind {
             Kind::Led => "led",
             Kind::Pod => "pod",
             Kind::Problem => "lepod_problem",
+            Kind::Both => "lepod",
         }
     }
 
@@ -122,6 +153,7 @@ impl ScalarUDFImpl for LepodUdf {
         Ok(match self.kind {
             Kind::Led | Kind::Pod => DataType::Float64,
             Kind::Problem => DataType::Utf8,
+            Kind::Both => DataType::Struct(lepod_fields()),
         })
     }
 
@@ -141,6 +173,26 @@ impl ScalarUDFImpl for LepodUdf {
                 }
                 Arc::new(out.finish())
             }
+            Kind::Both => {
+                let (mut led, mut pod) = (Float64Builder::with_capacity(rows), Float64Builder::with_capacity(rows));
+                let mut problem = StringBuilder::with_capacity(rows, 0);
+                for row in 0..rows {
+                    match input.led_and_pod(row, &mut buffers) {
+                        Ok((l, p)) => {
+                            led.append_value(l);
+                            pod.append_value(p);
+                            problem.append_null();
+                        }
+                        Err(why) => {
+                            led.append_null();
+                            pod.append_null();
+                            problem.append_value(why.to_string());
+                        }
+                    }
+                }
+                let columns: Vec<ArrayRef> = vec![Arc::new(led.finish()), Arc::new(pod.finish()), Arc::new(problem.finish())];
+                Arc::new(StructArray::try_new(lepod_fields(), columns, None)?)
+            }
             kind => {
                 let mut out = Float64Builder::with_capacity(rows);
                 for row in 0..rows {
@@ -157,6 +209,7 @@ impl ScalarUDFImpl for LepodUdf {
             Kind::Led => &LED_DOC,
             Kind::Pod => &POD_DOC,
             Kind::Problem => &PROBLEM_DOC,
+            Kind::Both => &BOTH_DOC,
         })
     }
 }
@@ -216,19 +269,31 @@ impl<'a> Input<'a> {
         links.row(row, &mut b.links)?;
         Ok(match kind {
             Kind::Pod => {
-                let row_punct;
-                let punct = match (&self.constant_punct, &self.punct) {
-                    (Some(p), _) => p,
-                    (None, Some(arg)) => {
-                        let chars = arg.get(row).ok_or(RowProblem::NullArgument("punct"))?;
-                        row_punct = Punctuation::new(chars);
-                        &row_punct
-                    }
-                    (None, None) => unreachable!("punct is constant when absent"),
-                };
-                lepod::pod(&b.s1, &b.s2, &b.links, punct, &mut b.scratch)?
+                let punct = self.punct(row)?;
+                lepod::pod(&b.s1, &b.s2, &b.links, &punct, &mut b.scratch)?
             }
             Kind::Led | Kind::Problem => lepod::led_aligned(&b.s1, &b.s2, &b.links, &mut b.scratch)?,
+            Kind::Both => unreachable!("lepod is scored by led_and_pod"),
         })
+    }
+
+    fn led_and_pod(&self, row: usize, b: &mut Buffers<'a>) -> Result<(f64, f64), Problem> {
+        self.src.row(row, &mut b.s1)?;
+        self.tgt.row(row, &mut b.s2)?;
+        self.links.as_ref().expect("lepod takes links").row(row, &mut b.links)?;
+        let punct = self.punct(row)?;
+        Ok(lepod::led_and_pod(&b.s1, &b.s2, &b.links, &punct, &mut b.scratch)?)
+    }
+
+    /// The punctuation set of `row`: the literal's, parsed once, or the row's own.
+    fn punct(&self, row: usize) -> Result<Cow<'_, Punctuation>, Problem> {
+        match (&self.constant_punct, &self.punct) {
+            (Some(p), _) => Ok(Cow::Borrowed(p)),
+            (None, Some(arg)) => {
+                let chars = arg.get(row).ok_or(RowProblem::NullArgument("punct"))?;
+                Ok(Cow::Owned(Punctuation::new(chars)))
+            }
+            (None, None) => unreachable!("punct is constant when absent"),
+        }
     }
 }

@@ -46,6 +46,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Led))),
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Pod))),
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Problem))),
+        Arc::new(ScalarUDF::from(LepodUdf::new(L::Both))),
         Arc::new(ScalarUDF::from(DerpUdf::new(D::Score))),
         Arc::new(ScalarUDF::from(DerpUdf::new(D::Detail))),
         Arc::new(ScalarUDF::from(DerpUdf::new(D::Problem))),
