@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use pairmetrics::metrics::true_score::Identity;
 use pairmetrics::pipeline::session::Tuning;
+use pairmetrics::pipeline::write::Codec;
 use pairmetrics::pipeline::{demo, import, lepod, pivot, resources, score, sql, triples};
 
 #[derive(Parser)]
@@ -36,7 +37,8 @@ enum Command {
     /// does; otherwise the alignment-free multiset LeD), `pod` (needs --alignments) and
     /// `lepod_problem` (why led/pod are NULL for a row); with --arcs and --alignments also `derp`
     /// (the dependency-path word-order score) and `derp_problem`. Every input column is kept; every pair
-    /// gives one output row, in pair_id order. The output is zstd Parquet, written under a
+    /// gives one output row, in pair_id order. The output is Parquet (snappy unless
+    /// --compression says otherwise), written under a
     /// temporary name and renamed when complete; its key-value metadata holds the metric
     /// signature (`pairmetrics.signature`).
     Score {
@@ -66,6 +68,10 @@ enum Command {
         resources: ResourceArgs,
         #[command(flatten)]
         tuning: TuningArgs,
+        /// How the output is compressed. Snappy, what pyarrow, Spark and DuckDB write by default,
+        /// scores ~12 % faster than zstd; zstd files are ~1/3 smaller.
+        #[arg(long, value_enum, default_value = "snappy")]
+        compression: Codec,
         /// Stop with an error at the first pair a metric cannot score (naming its pair_id and
         /// why), instead of writing NULL and counting it in the summary.
         #[arg(long)]
@@ -361,7 +367,7 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, arcs, out, lowercase, punct, resources, tuning, strict, explain } => {
+        Command::Score { pairs, alignments, arcs, out, lowercase, punct, resources, tuning, compression, strict, explain } => {
             let options = score::ScoreOptions {
                 pairs,
                 alignments,
@@ -371,6 +377,7 @@ async fn run(cli: Cli) -> Result<()> {
                 punct,
                 resources: resources.options(),
                 tuning: tuning.into(),
+                compression,
                 strict,
                 progress: std::io::stderr().is_terminal(),
             };

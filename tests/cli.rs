@@ -318,3 +318,30 @@ fn help_explains_the_commands() {
     let text = stdout(&pairmetrics(&["--help"]));
     assert!(text.contains("demo") && text.contains("sql"));
 }
+
+#[test]
+fn score_writes_snappy_unless_told_otherwise() {
+    use datafusion::parquet::basic::Compression;
+    let dir = TempDir::new().unwrap();
+    let data = sample();
+    let (pairs, alignments) = (data.join("pairs.parquet"), data.join("alignments.parquet"));
+    let mut outputs = Vec::new();
+    for codec in [None, Some("zstd"), Some("lz4"), Some("none")] {
+        let out = dir.path().join(format!("{codec:?}.parquet"));
+        let mut args = vec!["score", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--out", path_str(&out)];
+        args.extend(codec.iter().flat_map(|c| ["--compression", *c]));
+        ok(&args);
+        let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&out).unwrap()).unwrap();
+        let compression = reader.metadata().row_group(0).column(1).compression();
+        let want = match codec {
+            None => Compression::SNAPPY,
+            Some("zstd") => Compression::ZSTD(Default::default()),
+            Some("lz4") => Compression::LZ4_RAW,
+            _ => Compression::UNCOMPRESSED,
+        };
+        assert_eq!(std::mem::discriminant(&compression), std::mem::discriminant(&want), "{codec:?}");
+        outputs.push(read_parquet(&out).0);
+    }
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]), "the codec changes the bytes, not the values");
+    assert!(err(&["score", "--pairs", path_str(&pairs), "--out", "x.parquet", "--compression", "gzip"]).contains("possible values"));
+}

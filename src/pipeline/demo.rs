@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 
 use super::score::{ScoreOptions, score};
 use super::sql::{self, Format};
+use super::write::Codec;
 
 /// The bundled sample, found beside the crate's manifest.
 pub fn default_data_dir() -> PathBuf {
@@ -98,6 +99,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         punct: DEMO_PUNCT.to_string(),
         resources: Default::default(),
         tuning: Default::default(),
+        compression: Codec::Snappy,
         strict: false,
         progress: false,
     };

@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::lockstep;
 use super::session::{self, Tuning};
 use super::resources::ResourceOptions;
-use super::write::AtomicParquetWriter;
+use super::write::{AtomicParquetWriter, Codec};
 use crate::schema::Table;
 
 #[derive(Debug, Clone)]
@@ -33,6 +33,8 @@ pub struct ScoreOptions {
     /// `src_lm_logprob` and `tgt_lm_logprob`; triple counts (with arcs) add `tgt_dep_fit`.
     pub resources: ResourceOptions,
     pub tuning: Tuning,
+    /// How the output is compressed.
+    pub compression: Codec,
     /// Stop at the first row a metric cannot score, naming it, instead of writing NULL.
     pub strict: bool,
     pub progress: bool,
@@ -322,7 +324,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         ("pairmetrics.signature".to_string(), summary.signature.clone()),
         ("pairmetrics.query".to_string(), query.clone()),
     ];
-    let mut writer = AtomicParquetWriter::create(&options.out, schema, metadata)?;
+    let mut writer = AtomicParquetWriter::create_with(&options.out, schema, metadata, options.compression)?;
     let bar = progress_bar(options.progress, rows);
     while let Some(batch) = stream.try_next().await? {
         if options.strict {
