@@ -41,6 +41,8 @@ for n in $SIZES; do
         "SELECT sum(led(p.src, p.tgt, a.links)) FROM p JOIN a USING (pair_id)"
     measure "$n" "score led+pod" $BIN score --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
         --out "$DIR/scored.parquet"
+    measure "$n" "score led+pod zstd" $BIN score --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
+        --compression zstd --out "$DIR/scored.parquet"
     measure "$n" "score led+pod+derp" $BIN score --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
         --arcs "$c/arcs.parquet" --out "$DIR/scored_derp$n.parquet"
 done

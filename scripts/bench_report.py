@@ -41,7 +41,7 @@ def main(results, bench_dir):
     out += ["| pairs | job | wall | pairs/s | peak RSS | vs scan floor |", "|---|---|---|---|---|---|"]
     for n in sizes:
         floor = by[(n, "scan floor")][0]
-        for job in ["scan floor", "sql led", "score led+pod", "score led+pod+derp"]:
+        for job in ["scan floor", "sql led", "score led+pod", "score led+pod zstd", "score led+pod+derp"]:
             if (n, job) in by:
                 s, mem = by[(n, job)]
                 out.append(f"| {n:,} | `{job}` | {s:.2f} s | {n / s:,.0f} | {mem / 2**20:,.0f} MB | {s / floor:.2f}x |")

@@ -215,11 +215,7 @@ pub async fn scan_in_file_order(path: &Path, columns: &[&str], batch_size: usize
     let config = Tuning::default().apply(SessionConfig::new().with_target_partitions(1).with_batch_size(batch_size));
     let ctx = SessionContext::new_with_config(config);
     register_listing(&ctx, "t", path, false).await?;
-    let list = if columns.is_empty() {
-        "*".to_string()
-    } else {
-        columns.iter().map(|c| quote(c)).collect::<Vec<_>>().join(", ")
-    };
+    let list = columns.iter().map(|c| quote(c)).collect::<Vec<_>>().join(", ");
     Ok(ctx.sql(&format!("SELECT {list} FROM t")).await?.execute_stream().await?)
 }
 
