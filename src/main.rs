@@ -454,6 +454,12 @@ async fn run(cli: Cli) -> Result<()> {
     Ok(())
 }
 
+// glibc's allocator let `score`'s peak memory grow with the length of the run (its output
+// columns are encoded on threads of their own): 449 MB at 1M pairs but 716 MB at 10M. With
+// mimalloc it stays flat.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build();
