@@ -260,13 +260,19 @@ impl<'a> Input<'a> {
         })
     }
 
-    fn score(&self, kind: Kind, row: usize, b: &mut Buffers<'a>) -> Result<f64, Problem> {
+    /// Decode row `row` into the buffers; false when the call has no links.
+    fn decode(&self, row: usize, b: &mut Buffers<'a>) -> Result<bool, Problem> {
         self.src.row(row, &mut b.s1)?;
         self.tgt.row(row, &mut b.s2)?;
-        let Some(links) = &self.links else {
-            return Ok(lepod::led_unaligned(&b.s1, &b.s2, &mut b.sorted)?);
-        };
+        let Some(links) = &self.links else { return Ok(false) };
         links.row(row, &mut b.links)?;
+        Ok(true)
+    }
+
+    fn score(&self, kind: Kind, row: usize, b: &mut Buffers<'a>) -> Result<f64, Problem> {
+        if !self.decode(row, b)? {
+            return Ok(lepod::led_unaligned(&b.s1, &b.s2, &mut b.sorted)?);
+        }
         Ok(match kind {
             Kind::Pod => {
                 let punct = self.punct(row)?;
@@ -278,9 +284,8 @@ impl<'a> Input<'a> {
     }
 
     fn led_and_pod(&self, row: usize, b: &mut Buffers<'a>) -> Result<(f64, f64), Problem> {
-        self.src.row(row, &mut b.s1)?;
-        self.tgt.row(row, &mut b.s2)?;
-        self.links.as_ref().expect("lepod takes links").row(row, &mut b.links)?;
+        let linked = self.decode(row, b)?;
+        debug_assert!(linked, "lepod's signature requires links");
         let punct = self.punct(row)?;
         Ok(lepod::led_and_pod(&b.s1, &b.s2, &b.links, &punct, &mut b.scratch)?)
     }
