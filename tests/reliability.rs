@@ -14,6 +14,7 @@ use tempfile::TempDir;
 use datafusion::arrow::array::UInt32Array;
 use datafusion::arrow::compute::take;
 use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::properties::WriterProperties;
 use pairmetrics::pipeline::lockstep::{Source, Zip, zipped_schema};
 
@@ -109,6 +110,55 @@ fn lockstep_reading_and_the_join_give_the_same_output() {
         let plan = String::from_utf8(run(&args).stdout).unwrap();
         assert_eq!(plan.starts_with("-- lockstep: pairs, alignments, arcs list the same pair_ids"), !reverse, "{plan}");
         assert_eq!(plan.contains("SortMergeJoin"), reverse, "{plan}");
+    }
+}
+
+/// The codec of each column chunk of `path`'s row groups, and the rows of each row group.
+fn layout(path: &Path) -> (Vec<Vec<Compression>>, Vec<i64>) {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    let groups = builder.metadata().row_groups();
+    (groups.iter().map(|g| g.columns().iter().map(|c| c.compression()).collect()).collect(), groups.iter().map(|g| g.num_rows()).collect())
+}
+
+/// In lockstep, the pairs file's own columns are copied into the output as stored (no decoding
+/// and encoding again), its row groups become the output's, and the values are the same as
+/// when they are encoded anew.
+#[test]
+fn score_copies_the_pairs_columns_as_they_are_stored() {
+    let dir = TempDir::new().unwrap();
+    let reference = dir.path().join("reference.parquet");
+    score_sample(&reference, &[]);
+    let want = read(&reference);
+    let data = sample();
+    // Uncompressed (ArrowWriter's default), with an offset index, in row groups of 7 rows.
+    let pairs = dir.path().join("pairs.parquet");
+    rewrite(&data.join("pairs.parquet"), &pairs, 7, false);
+    let pairs_dir = dir.path().join("pairs_dir");
+    std::fs::create_dir(&pairs_dir).unwrap();
+    std::fs::copy(&pairs, pairs_dir.join("part-0.parquet")).unwrap();
+    // The bundled sample was written by pyarrow without an offset index: it is encoded anew.
+    let cases = [(pairs.clone(), true), (pairs_dir, false), (data.join("pairs.parquet"), false)];
+    for (i, (pairs, copied)) in cases.into_iter().enumerate() {
+        let out = dir.path().join(format!("{i}.parquet"));
+        run(&[
+            "score", "--pairs", s(&pairs), "--alignments", s(&data.join("alignments.parquet")),
+            "--arcs", s(&data.join("arcs.parquet")), "--out", s(&out), "--lowercase", "--punct", ",.",
+            "--batch-size", "3", "--compression", "zstd",
+        ]);
+        let got = read(&out);
+        assert_eq!(got.schema().fields(), want.schema().fields(), "{pairs:?}");
+        assert_eq!(got.columns(), want.columns(), "{pairs:?}");
+        let (codecs, rows) = layout(&out);
+        let src = got.schema().index_of("src").unwrap();
+        let led = got.schema().index_of("led").unwrap();
+        for group in &codecs {
+            assert!(matches!(group[led], Compression::ZSTD(_)), "{pairs:?}: computed columns as --compression says");
+            let src_codec = group[src];
+            assert_eq!(src_codec == Compression::UNCOMPRESSED, copied, "{pairs:?}: src {src_codec:?}");
+        }
+        if copied {
+            assert_eq!(rows, layout(&pairs).1, "row groups follow the pairs file's");
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The jobs behind the command line.
 
+pub mod copied;
 pub mod demo;
 pub mod import;
 pub mod lepod;

@@ -18,6 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::lockstep;
 use super::session::{self, Tuning};
 use super::resources::ResourceOptions;
+use super::copied::CopyFrom;
 use super::write::{AtomicParquetWriter, Codec};
 use crate::schema::Table;
 
@@ -305,8 +306,14 @@ pub async fn explain(options: &ScoreOptions) -> Result<String> {
 pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     let Prepared { ctx, query, rows, lockstep, mut summary } = prepare(options).await?;
     let frame = ctx.sql(&query).await?;
+    let mut copy = None;
     let (schema, mut stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep {
         Some(sources) => {
+            // Rows come in the pairs file's order, so its columns can be copied as stored.
+            if options.pairs.is_file() {
+                let columns = sources[0].columns.iter().filter(|c| !METRICS.contains(&c.as_str())).cloned().collect();
+                copy = Some(CopyFrom { path: options.pairs.clone(), columns });
+            }
             let plan = frame.create_physical_plan().await?;
             let zipped = ctx.table_provider(LOCKSTEP).await?.schema();
             let projection = Arc::new(lockstep::Projection::from_plan(&plan, &zipped)?);
@@ -324,7 +331,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         ("pairmetrics.signature".to_string(), summary.signature.clone()),
         ("pairmetrics.query".to_string(), query.clone()),
     ];
-    let mut writer = AtomicParquetWriter::create_with(&options.out, schema, metadata, options.compression)?;
+    let mut writer = AtomicParquetWriter::create_fast(&options.out, schema, metadata, options.compression, copy.as_ref())?;
     let bar = progress_bar(options.progress, rows);
     while let Some(batch) = stream.try_next().await? {
         if options.strict {

@@ -21,8 +21,13 @@ use datafusion::parquet::file::metadata::KeyValue;
 use datafusion::parquet::arrow::ArrowSchemaConverter;
 use datafusion::parquet::file::properties::{EnabledStatistics, WriterProperties};
 
-/// Encoded bytes after which a row group is flushed.
-const ROW_GROUP_BYTES: usize = 64 << 20;
+use super::copied::{CopyFrom, Copier};
+
+/// A row group is flushed at this many encoded bytes or rows, whichever comes first: about
+/// 130,000 pairs of Europarl-like text. DataFusion splits a file between cores by row group,
+/// so a million pairs in a handful of row groups would leave a core idle for part of a scan.
+const ROW_GROUP_BYTES: usize = 16 << 20;
+const ROW_GROUP_ROWS: usize = 128 << 10;
 
 /// How output Parquet is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -61,12 +66,15 @@ struct Open {
     columns: ArrowRowGroupWriterFactory,
     schema: SchemaRef,
     row_group: Option<RowGroup>,
+    /// Columns copied from an input file; its row groups then decide where the output's end.
+    copier: Option<Copier>,
 }
 
 /// A row group's leaf columns, each encoded and compressed on its own thread (the token lists
 /// of src and tgt are most of the work): writing is not one core's serial job.
 struct RowGroup {
     columns: Vec<ColumnThread>,
+    rows: usize,
 }
 
 struct ColumnThread {
@@ -99,14 +107,45 @@ impl ColumnThread {
 
 impl Open {
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if self.copier.is_none() {
+            self.encode(batch)?;
+            let row_group = self.row_group.as_ref().expect("started by encode");
+            let encoded: usize = row_group.columns.iter().map(|c| c.encoded_bytes.load(Ordering::Relaxed)).sum();
+            if encoded >= self.row_group_bytes || row_group.rows >= ROW_GROUP_ROWS {
+                self.flush()?;
+            }
+            return Ok(());
+        }
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            let copier = self.copier.as_mut().expect("checked above");
+            let rows = copier.rows_left()?.min(batch.num_rows() - offset);
+            let complete = copier.wrote(rows);
+            self.encode(&batch.slice(offset, rows))?;
+            offset += rows;
+            if complete {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Send the columns of `batch` that are not copied to their encoding threads.
+    fn encode(&mut self, batch: &RecordBatch) -> Result<()> {
         if self.row_group.is_none() {
             let index = self.file.flushed_row_groups().len();
-            let writers = self.columns.create_column_writers(index)?;
-            self.row_group = Some(RowGroup { columns: writers.into_iter().map(ColumnThread::spawn).collect() });
+            let writers = self.columns.create_column_writers(index)?.into_iter().enumerate();
+            let copied = |leaf: usize| self.copier.as_ref().is_some_and(|c| c.is_copied_leaf(leaf));
+            let columns = writers.filter(|(leaf, _)| !copied(*leaf)).map(|(_, w)| ColumnThread::spawn(w)).collect();
+            self.row_group = Some(RowGroup { columns, rows: 0 });
         }
         let row_group = self.row_group.as_mut().expect("started above");
+        row_group.rows += batch.num_rows();
         let mut columns = row_group.columns.iter();
-        for (field, array) in self.schema.fields().iter().zip(batch.columns()) {
+        for (index, (field, array)) in self.schema.fields().iter().zip(batch.columns()).enumerate() {
+            if self.copier.as_ref().is_some_and(|c| c.is_copied_field(index)) {
+                continue;
+            }
             for leaf in compute_leaves(field, array)? {
                 let column = columns.next().expect("a writer per leaf");
                 if column.leaves.send(leaf).is_err() {
@@ -116,10 +155,6 @@ impl Open {
                 }
             }
         }
-        let encoded: usize = row_group.columns.iter().map(|c| c.encoded_bytes.load(Ordering::Relaxed)).sum();
-        if encoded >= self.row_group_bytes {
-            self.flush()?;
-        }
         Ok(())
     }
 
@@ -128,9 +163,14 @@ impl Open {
         let Some(row_group) = self.row_group.take() else { return Ok(()) };
         let chunks: Vec<ArrowColumnChunk> =
             row_group.columns.into_iter().map(ColumnThread::finish).collect::<ParquetResult<_>>()?;
+        let mut chunks = chunks.into_iter();
+        let leaves = self.file.schema_descr().num_columns();
         let mut appender = self.file.next_row_group()?;
-        for chunk in chunks {
-            chunk.append_to_row_group(&mut appender)?;
+        for leaf in 0..leaves {
+            match &self.copier {
+                Some(copier) if copier.is_copied_leaf(leaf) => copier.append(leaf, &mut appender)?,
+                _ => chunks.next().expect("a chunk per encoded leaf").append_to_row_group(&mut appender)?,
+            }
         }
         appender.close()?;
         Ok(())
@@ -138,13 +178,38 @@ impl Open {
 }
 
 impl AtomicParquetWriter {
-    /// Start writing `target` with zstd compression and `metadata` as key-value pairs.
+    /// Start writing a table that will be read many times (an import, a corpus, a query's
+    /// result) to `target`, with `metadata` as key-value pairs: zstd and dictionary pages, the
+    /// smallest files and the fastest to read.
     pub fn create(target: &Path, schema: SchemaRef, metadata: Vec<(String, String)>) -> Result<Self> {
-        Self::create_with(target, schema, metadata, Codec::Zstd)
+        Self::open(target, schema, metadata, Codec::Zstd, true, None)
     }
 
-    /// Start writing `target`, compressed with `codec`, with `metadata` as key-value pairs.
-    pub fn create_with(target: &Path, schema: SchemaRef, metadata: Vec<(String, String)>, codec: Codec) -> Result<Self> {
+    /// Start writing `target` as fast as it can be written: compressed with `codec`, and without
+    /// dictionary pages (hashing every token as it is written cost a third of `score`'s CPU;
+    /// files are ~1.4x larger).
+    ///
+    /// With `copy`, the columns it names are copied from its file as they are stored there
+    /// (encoding and compression unchanged) where their Parquet types match, and the output's
+    /// row groups follow that file's. The caller writes that file's rows, in its order.
+    pub fn create_fast(
+        target: &Path,
+        schema: SchemaRef,
+        metadata: Vec<(String, String)>,
+        codec: Codec,
+        copy: Option<&CopyFrom>,
+    ) -> Result<Self> {
+        Self::open(target, schema, metadata, codec, false, copy)
+    }
+
+    fn open(
+        target: &Path,
+        schema: SchemaRef,
+        metadata: Vec<(String, String)>,
+        codec: Codec,
+        dictionary: bool,
+        copy: Option<&CopyFrom>,
+    ) -> Result<Self> {
         let name = target
             .file_name()
             .with_context(|| format!("output path {} has no file name", target.display()))?;
@@ -160,9 +225,7 @@ impl AtomicParquetWriter {
             .with_context(|| format!("cannot create {}", temp.display()))?;
         let mut props = WriterProperties::builder()
             .set_compression(codec.parquet()?)
-            // Dictionary encoding of token lists cost a third of `score`'s CPU (hashing every
-            // token as it is written); without it zstd files are ~1.4x larger.
-            .set_dictionary_enabled(false)
+            .set_dictionary_enabled(dictionary)
             .set_statistics_enabled(EnabledStatistics::Page);
         // Statistics of values inside lists (the smallest and largest token of a page) prune
         // nothing, and comparing every token cost a tenth of `score`'s writing.
@@ -179,7 +242,11 @@ impl AtomicParquetWriter {
         // ArrowWriter sets up the file (the Arrow schema goes into its metadata); its row groups
         // are then written column by column in parallel.
         let (file, columns) = ArrowWriter::try_new(file, schema.clone(), Some(props))?.into_serialized_writer()?;
-        let writer = Open { row_group_bytes: ROW_GROUP_BYTES, file, columns, schema, row_group: None };
+        let copier = match copy {
+            Some(copy) => Copier::open(copy, &schema, file.schema_descr())?,
+            None => None,
+        };
+        let writer = Open { row_group_bytes: ROW_GROUP_BYTES, file, columns, schema, row_group: None, copier };
         Ok(AtomicParquetWriter { target: target.to_path_buf(), temp, writer: Some(writer) })
     }
 
@@ -192,6 +259,9 @@ impl AtomicParquetWriter {
     pub fn finish(mut self) -> Result<()> {
         let mut writer = self.writer.take().expect("finish is called once");
         writer.flush().with_context(|| format!("writing {}", self.temp.display()))?;
+        if let Some(copier) = &writer.copier {
+            copier.finish()?;
+        }
         let file = writer.file.into_inner().context("closing the Parquet writer")?;
         file.sync_all()?;
         fs::rename(&self.temp, &self.target).with_context(|| {

@@ -1,0 +1,147 @@
+//! Output columns that are columns of an input Parquet file, unchanged and row for row: their
+//! column chunks are copied byte for byte instead of being decoded and encoded again.
+//!
+//! `score` passes the pairs table's columns (src, tgt, ...) through to its output. Encoding and
+//! compressing those token lists again was a third of its CPU; copying the input's chunks costs
+//! a read and a write. The output's row groups then follow the input's.
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, anyhow, bail};
+use datafusion::arrow::datatypes::Schema;
+use datafusion::parquet::column::writer::ColumnCloseResult;
+use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData};
+use datafusion::parquet::file::writer::SerializedRowGroupWriter;
+use datafusion::parquet::schema::types::SchemaDescriptor;
+
+/// An input row group larger than this is not copied: the output's row group must hold as many
+/// rows, and the computed columns of all of them wait in memory until it is written.
+const MAX_ROW_GROUP_ROWS: i64 = 1 << 20;
+
+/// Copy `columns` (top-level, named alike in both files) from the Parquet file at `path`.
+#[derive(Debug, Clone)]
+pub struct CopyFrom {
+    pub path: PathBuf,
+    pub columns: Vec<String>,
+}
+
+/// The input file and which of the output's leaf columns come from it.
+pub struct Copier {
+    path: PathBuf,
+    file: File,
+    metadata: ParquetMetaData,
+    /// For each leaf column of the output, the input leaf it is a copy of.
+    sources: Vec<Option<usize>>,
+    /// For each top-level field of the output, whether all its leaves are copied.
+    copied_fields: Vec<bool>,
+    /// The input row group the output's current row group copies, the next one, and the rows
+    /// of the current one not yet written.
+    current: usize,
+    next: usize,
+    rows_left: usize,
+}
+
+impl Copier {
+    /// None when nothing can be copied: a column's Parquet type differs between the files (as
+    /// when another writer named the list items differently), or a row group is too large.
+    pub fn open(copy: &CopyFrom, schema: &Schema, output: &SchemaDescriptor) -> Result<Option<Copier>> {
+        let file = File::open(&copy.path).with_context(|| format!("cannot open {}", copy.path.display()))?;
+        let metadata = ParquetMetaDataReader::new()
+            .with_page_index_policy(PageIndexPolicy::Optional)
+            .parse_and_finish(&file)
+            .with_context(|| format!("reading the metadata of {}", copy.path.display()))?;
+        if metadata.row_groups().iter().any(|rg| rg.num_rows() > MAX_ROW_GROUP_ROWS) {
+            return Ok(None);
+        }
+        // The output has an offset index for every column it encodes, and a file's offset
+        // index covers all of its columns or none.
+        let Some(offset_index) = metadata.offset_index() else { return Ok(None) };
+        if offset_index.len() != metadata.num_row_groups() {
+            return Ok(None);
+        }
+        let input = metadata.file_metadata().schema_descr();
+        let mut sources = vec![None; output.num_columns()];
+        let mut copied_fields = vec![false; schema.fields().len()];
+        for name in &copy.columns {
+            let (Ok(out_root), Some(in_root)) = (schema.index_of(name), root_index(input, name)) else {
+                continue;
+            };
+            let (out_leaves, in_leaves) = (leaves_of(output, out_root), leaves_of(input, in_root));
+            let same = out_leaves.len() == in_leaves.len()
+                && out_leaves.iter().zip(&in_leaves).all(|(&o, &i)| output.column(o) == input.column(i));
+            if same {
+                out_leaves.iter().zip(&in_leaves).for_each(|(&o, &i)| sources[o] = Some(i));
+                copied_fields[out_root] = true;
+            }
+        }
+        if !copied_fields.contains(&true) {
+            return Ok(None);
+        }
+        let path = copy.path.clone();
+        Ok(Some(Copier { path, file, metadata, sources, copied_fields, current: 0, next: 0, rows_left: 0 }))
+    }
+
+    pub fn is_copied_field(&self, field: usize) -> bool {
+        self.copied_fields[field]
+    }
+
+    pub fn is_copied_leaf(&self, leaf: usize) -> bool {
+        self.sources[leaf].is_some()
+    }
+
+    /// Rows the output's current row group still needs; after a complete one, the next's.
+    pub fn rows_left(&mut self) -> Result<usize> {
+        while self.rows_left == 0 {
+            let row_group = self.metadata.row_groups().get(self.next).ok_or_else(|| {
+                anyhow!("internal error: more rows to write than {} has", self.path.display())
+            })?;
+            (self.current, self.rows_left) = (self.next, row_group.num_rows() as usize);
+            self.next += 1;
+        }
+        Ok(self.rows_left)
+    }
+
+    /// `rows` more rows of the current row group were written; true when it is complete.
+    pub fn wrote(&mut self, rows: usize) -> bool {
+        self.rows_left -= rows;
+        self.rows_left == 0
+    }
+
+    /// Append the current row group's chunk for output leaf `leaf`.
+    pub fn append(&self, leaf: usize, writer: &mut SerializedRowGroupWriter<'_, File>) -> Result<()> {
+        let source = self.sources[leaf].expect("append is called for copied leaves only");
+        let row_group: &RowGroupMetaData = self.metadata.row_group(self.current);
+        let chunk = row_group.column(source).clone();
+        let close = ColumnCloseResult {
+            bytes_written: chunk.compressed_size() as u64,
+            rows_written: row_group.num_rows() as u64,
+            metadata: chunk,
+            bloom_filter: None,
+            column_index: self.metadata.column_index().and_then(|index| index[self.current].get(source)).cloned(),
+            offset_index: self.metadata.offset_index().and_then(|index| index[self.current].get(source)).cloned(),
+        };
+        writer.append_column(&self.file, close).with_context(|| format!("copying a column of {}", self.path.display()))
+    }
+
+    /// Check, at the end, that every row of the input was written.
+    pub fn finish(&self) -> Result<()> {
+        let unwritten = self.rows_left + self.metadata.row_groups()[self.next.min(self.metadata.num_row_groups())..]
+            .iter()
+            .map(|rg| rg.num_rows() as usize)
+            .sum::<usize>();
+        if unwritten > 0 {
+            bail!("internal error: {unwritten} rows of {} were not written", self.path.display());
+        }
+        Ok(())
+    }
+}
+
+fn root_index(schema: &SchemaDescriptor, name: &str) -> Option<usize> {
+    schema.root_schema().get_fields().iter().position(|field| field.name() == name)
+}
+
+fn leaves_of(schema: &SchemaDescriptor, root: usize) -> Vec<usize> {
+    (0..schema.num_columns()).filter(|&leaf| schema.get_column_root_idx(leaf) == root).collect()
+}
+
