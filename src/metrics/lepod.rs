@@ -36,6 +36,9 @@ pub struct Scratch {
     /// `members[start[r]..start[r + 1]]`: the nodes of component `r`, ascending.
     start: Vec<u32>,
     members: Vec<u32>,
+    /// Per component root: its tokens in each sentence.
+    count1: Vec<u32>,
+    count2: Vec<u32>,
     kept: Vec<bool>,
     anchor1: Vec<u32>,
     anchor2: Vec<u32>,
@@ -177,27 +180,80 @@ pub fn kept_tokens<'s>(
     scratch: &'s mut Scratch,
 ) -> Result<(&'s [bool], &'s [bool]), LepodError> {
     check_non_empty(s1.len(), s2.len())?;
-    let n1 = s1.len();
-    scratch.units(n1, s2.len(), links)?;
-    scratch.group_members();
+    scratch.units(s1.len(), s2.len(), links)?;
     scratch.kept.clear();
     scratch.kept.resize(scratch.parent.len(), false);
-    for root in 0..scratch.parent.len() {
-        let unit = &scratch.members[scratch.start[root] as usize..scratch.start[root + 1] as usize];
-        let split = unit.partition_point(|&node| (node as usize) < n1);
-        let (side1, side2) = unit.split_at(split);
-        let same = side1.len() == side2.len()
-            && side1
-                .iter()
-                .zip(side2)
-                .all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]);
-        if same {
-            for &node in unit {
-                scratch.kept[node as usize] = true;
+    if !scratch.keep_one_to_one(s1, s2) {
+        scratch.keep_equal_units(s1, s2);
+    }
+    Ok(scratch.kept.split_at(s1.len()))
+}
+
+impl Scratch {
+    /// Keep both tokens of every one-to-one unit whose tokens are equal: no unit of any other
+    /// shape is kept unless it has as many tokens on each side. False when such a unit (more
+    /// than one token a side) exists, for [`Self::keep_equal_units`] to decide.
+    fn keep_one_to_one(&mut self, s1: &[&str], s2: &[&str]) -> bool {
+        let n1 = s1.len();
+        let Scratch { parent, count1, count2, anchor1, anchor2, kept, .. } = self;
+        let n = parent.len();
+        for buf in [&mut *count1, &mut *count2] {
+            buf.clear();
+            buf.resize(n, 0);
+        }
+        anchor1.resize(n, NONE);
+        anchor2.resize(n, NONE);
+        // For a one-to-one unit, anchor1/anchor2 end up holding its only token on each side.
+        for (node, &root) in parent.iter().enumerate() {
+            let root = root as usize;
+            if node < n1 {
+                count1[root] += 1;
+                anchor1[root] = node as u32;
+            } else {
+                count2[root] += 1;
+                anchor2[root] = node as u32;
+            }
+        }
+        for (root, &parent_of_root) in parent.iter().enumerate() {
+            if parent_of_root as usize != root {
+                continue;
+            }
+            match (count1[root], count2[root]) {
+                (1, 1) => {
+                    let (a, b) = (anchor1[root] as usize, anchor2[root] as usize);
+                    if s1[a] == s2[b - n1] {
+                        (kept[a], kept[b]) = (true, true);
+                    }
+                }
+                (c1, c2) if c1 == c2 => return false,
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Keep the tokens of every unit whose first-sentence tokens equal its second-sentence
+    /// tokens, in position order.
+    fn keep_equal_units(&mut self, s1: &[&str], s2: &[&str]) {
+        let n1 = s1.len();
+        self.group_members();
+        self.kept.fill(false);
+        for root in 0..self.parent.len() {
+            let unit = &self.members[self.start[root] as usize..self.start[root + 1] as usize];
+            let split = unit.partition_point(|&node| (node as usize) < n1);
+            let (side1, side2) = unit.split_at(split);
+            let same = side1.len() == side2.len()
+                && side1
+                    .iter()
+                    .zip(side2)
+                    .all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]);
+            if same {
+                for &node in unit {
+                    self.kept[node as usize] = true;
+                }
             }
         }
     }
-    Ok(scratch.kept.split_at(n1))
 }
 
 /// The punctuation tokens PoD ignores: a token is punctuation when it is exactly one of the
@@ -324,6 +380,46 @@ mod tests {
         let links = [(0, 0), (1, 1), (2, 2), (3, 2), (4, 2), (5, 3), (6, 4)];
         let led = led_aligned(&s1, &s2, &links, &mut Scratch::default()).unwrap();
         assert_eq!(led, (3.0 / 7.0 + 1.0 / 5.0) / 2.0);
+    }
+
+    #[test]
+    fn many_to_many_units_are_kept_when_equal_in_order() {
+        // Units: "New York" <-> "New York" (all four links) kept; "big apple" <-> "apple big"
+        // not (same tokens, another order); "is" <-> "is" kept; "." unaligned on both sides.
+        let s1 = toks("New York is big apple .");
+        let s2 = toks("New York is apple big .");
+        let links = [(0, 0), (0, 1), (1, 0), (1, 1), (2, 2), (3, 3), (3, 4), (4, 3), (4, 4)];
+        let scratch = &mut Scratch::default();
+        let (kept1, kept2) = kept_tokens(&s1, &s2, &links, scratch).unwrap();
+        let want = [true, true, true, false, false, false];
+        assert_eq!((kept1, kept2), (&want[..], &want[..]));
+        assert_eq!(led_aligned(&s1, &s2, &links, scratch).unwrap(), 0.5);
+        // Linked word for word (the one-to-one path), big <-> big and apple <-> apple are kept.
+        let links = [(0, 0), (1, 1), (2, 2), (3, 4), (4, 3)];
+        let (kept1, kept2) = kept_tokens(&s1, &s2, &links, scratch).unwrap();
+        let want = [true, true, true, true, true, false];
+        assert_eq!((kept1, kept2), (&want[..], &want[..]));
+        assert_eq!(led_aligned(&s1, &s2, &links, scratch).unwrap(), 1.0 / 6.0);
+    }
+
+    #[test]
+    fn the_one_to_one_path_agrees_with_the_general_one() {
+        let words = ["a", "b", "c"];
+        let mut state = 7u64;
+        let mut next = |bound: usize| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize % bound
+        };
+        let scratch = &mut Scratch::default();
+        for _ in 0..5000 {
+            let (n1, n2) = (1 + next(6), 1 + next(6));
+            let s1: Vec<&str> = (0..n1).map(|_| words[next(3)]).collect();
+            let s2: Vec<&str> = (0..n2).map(|_| words[next(3)]).collect();
+            let links: Vec<Link> = (0..next(8)).map(|_| (next(n1) as u32, next(n2) as u32)).collect();
+            let fast = kept_tokens(&s1, &s2, &links, scratch).map(|(a, b)| [a, b].concat()).unwrap();
+            scratch.keep_equal_units(&s1, &s2);
+            assert_eq!(fast, scratch.kept, "{s1:?} {s2:?} {links:?}");
+        }
     }
 
     #[test]

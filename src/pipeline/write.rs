@@ -255,19 +255,26 @@ impl AtomicParquetWriter {
         writer.write(batch).with_context(|| format!("writing {}", self.temp.display()))
     }
 
-    /// Close the file, sync it, and move it to the target name.
+    /// Close the file, sync it, and move it to the target name. On an error (or a panic) the
+    /// temporary file is removed as on drop.
     pub fn finish(mut self) -> Result<()> {
-        let mut writer = self.writer.take().expect("finish is called once");
+        let writer = self.writer.as_mut().expect("finish is called once");
         writer.flush().with_context(|| format!("writing {}", self.temp.display()))?;
         if let Some(copier) = &writer.copier {
             copier.finish()?;
         }
-        let file = writer.file.into_inner().context("closing the Parquet writer")?;
-        file.sync_all()?;
-        fs::rename(&self.temp, &self.target).with_context(|| {
-            format!("moving {} to {}", self.temp.display(), self.target.display())
-        })?;
-        Ok(())
+        let writer = self.writer.take().expect("still open");
+        let file = writer.file.into_inner();
+        let synced = file.context("closing the Parquet writer").and_then(|f| Ok(f.sync_all()?));
+        let moved = synced.and_then(|()| {
+            fs::rename(&self.temp, &self.target).with_context(|| {
+                format!("moving {} to {}", self.temp.display(), self.target.display())
+            })
+        });
+        if moved.is_err() {
+            let _ = fs::remove_file(&self.temp);
+        }
+        moved
     }
 }
 
