@@ -33,9 +33,10 @@ impl std::error::Error for LepodError {}
 #[derive(Debug, Default)]
 pub struct Scratch {
     parent: Vec<u32>,
-    /// `members[start[r]..start[r + 1]]`: the nodes of component `r`, ascending.
-    start: Vec<u32>,
+    /// The nodes of the units with as many tokens (more than one) on each side, grouped by
+    /// unit, and where each unit's group ends.
     members: Vec<u32>,
+    end: Vec<u32>,
     /// Per component root: its tokens in each sentence.
     count1: Vec<u32>,
     count2: Vec<u32>,
@@ -80,29 +81,6 @@ impl Scratch {
             x = grand;
         }
         x
-    }
-
-    /// Group node ids by component, ascending within each component (a counting sort), so that
-    /// `members[start[r]..start[r + 1]]` lists the nodes of component `r`: first sentence first.
-    fn group_members(&mut self) {
-        let n = self.parent.len();
-        self.start.clear();
-        self.start.resize(n + 1, 0);
-        for &root in &self.parent {
-            self.start[root as usize + 1] += 1;
-        }
-        for i in 0..n {
-            self.start[i + 1] += self.start[i];
-        }
-        self.members.clear();
-        self.members.resize(n, 0);
-        // Use each bucket start as its fill cursor, then shift the ends back into starts.
-        for (node, &root) in self.parent.iter().enumerate() {
-            self.members[self.start[root as usize] as usize] = node as u32;
-            self.start[root as usize] += 1;
-        }
-        self.start.copy_within(0..n, 1);
-        self.start[0] = 0;
     }
 }
 
@@ -181,29 +159,28 @@ pub fn kept_tokens<'s>(
 ) -> Result<(&'s [bool], &'s [bool]), LepodError> {
     check_non_empty(s1.len(), s2.len())?;
     scratch.units(s1.len(), s2.len(), links)?;
-    scratch.kept.clear();
-    scratch.kept.resize(scratch.parent.len(), false);
-    if !scratch.keep_one_to_one(s1, s2) {
-        scratch.keep_equal_units(s1, s2);
-    }
+    scratch.mark_kept(s1, s2);
     Ok(scratch.kept.split_at(s1.len()))
 }
 
 impl Scratch {
-    /// Keep both tokens of every one-to-one unit whose tokens are equal: no unit of any other
-    /// shape is kept unless it has as many tokens on each side. False when such a unit (more
-    /// than one token a side) exists, for [`Self::keep_equal_units`] to decide.
-    fn keep_one_to_one(&mut self, s1: &[&str], s2: &[&str]) -> bool {
+    /// Mark the tokens of every unit whose first-sentence tokens equal its second-sentence
+    /// tokens in position order. Only units with as many tokens on each side can be kept:
+    /// one-to-one units (most of them) are decided from the counts alone, and only the others
+    /// have their tokens gathered.
+    fn mark_kept(&mut self, s1: &[&str], s2: &[&str]) {
         let n1 = s1.len();
-        let Scratch { parent, count1, count2, anchor1, anchor2, kept, .. } = self;
+        let Scratch { parent, count1, count2, anchor1, anchor2, members, end, kept, .. } = self;
         let n = parent.len();
         for buf in [&mut *count1, &mut *count2] {
             buf.clear();
             buf.resize(n, 0);
         }
+        kept.clear();
+        kept.resize(n, false);
+        // For a one-to-one unit, anchor1/anchor2 end up holding its only token on each side.
         anchor1.resize(n, NONE);
         anchor2.resize(n, NONE);
-        // For a one-to-one unit, anchor1/anchor2 end up holding its only token on each side.
         for (node, &root) in parent.iter().enumerate() {
             let root = root as usize;
             if node < n1 {
@@ -214,42 +191,46 @@ impl Scratch {
                 anchor2[root] = node as u32;
             }
         }
-        for (root, &parent_of_root) in parent.iter().enumerate() {
-            if parent_of_root as usize != root {
+        let phrase = |root: usize| count1[root] == count2[root] && count1[root] > 1;
+        end.resize(n, 0);
+        let mut gathered = 0;
+        for root in 0..n {
+            if parent[root] as usize != root {
                 continue;
             }
-            match (count1[root], count2[root]) {
-                (1, 1) => {
-                    let (a, b) = (anchor1[root] as usize, anchor2[root] as usize);
-                    if s1[a] == s2[b - n1] {
-                        (kept[a], kept[b]) = (true, true);
-                    }
+            if (count1[root], count2[root]) == (1, 1) {
+                let (a, b) = (anchor1[root] as usize, anchor2[root] as usize);
+                if s1[a] == s2[b - n1] {
+                    (kept[a], kept[b]) = (true, true);
                 }
-                (c1, c2) if c1 == c2 => return false,
-                _ => {}
+            } else if phrase(root) {
+                end[root] = gathered;
+                gathered += 2 * count1[root];
             }
         }
-        true
-    }
-
-    /// Keep the tokens of every unit whose first-sentence tokens equal its second-sentence
-    /// tokens, in position order.
-    fn keep_equal_units(&mut self, s1: &[&str], s2: &[&str]) {
-        let n1 = s1.len();
-        self.group_members();
-        self.kept.fill(false);
-        for root in 0..self.parent.len() {
-            let unit = &self.members[self.start[root] as usize..self.start[root + 1] as usize];
-            let split = unit.partition_point(|&node| (node as usize) < n1);
-            let (side1, side2) = unit.split_at(split);
-            let same = side1.len() == side2.len()
-                && side1
-                    .iter()
-                    .zip(side2)
-                    .all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]);
-            if same {
+        if gathered == 0 {
+            return;
+        }
+        // Gather each such unit's nodes in ascending order (first sentence first); end[root]
+        // moves from where its group starts to where it ends.
+        members.resize(gathered as usize, 0);
+        for (node, &root) in parent.iter().enumerate() {
+            let root = root as usize;
+            if phrase(root) {
+                members[end[root] as usize] = node as u32;
+                end[root] += 1;
+            }
+        }
+        for root in 0..n {
+            if parent[root] as usize != root || !phrase(root) {
+                continue;
+            }
+            let c = count1[root] as usize;
+            let unit = &members[end[root] as usize - 2 * c..end[root] as usize];
+            let (side1, side2) = unit.split_at(c);
+            if side1.iter().zip(side2).all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]) {
                 for &node in unit {
-                    self.kept[node as usize] = true;
+                    kept[node as usize] = true;
                 }
             }
         }
@@ -403,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn the_one_to_one_path_agrees_with_the_general_one() {
+    fn kept_tokens_equals_the_definition_on_random_alignments() {
         let words = ["a", "b", "c"];
         let mut state = 7u64;
         let mut next = |bound: usize| {
@@ -415,10 +396,15 @@ mod tests {
             let (n1, n2) = (1 + next(6), 1 + next(6));
             let s1: Vec<&str> = (0..n1).map(|_| words[next(3)]).collect();
             let s2: Vec<&str> = (0..n2).map(|_| words[next(3)]).collect();
-            let links: Vec<Link> = (0..next(8)).map(|_| (next(n1) as u32, next(n2) as u32)).collect();
-            let fast = kept_tokens(&s1, &s2, &links, scratch).map(|(a, b)| [a, b].concat()).unwrap();
-            scratch.keep_equal_units(&s1, &s2);
-            assert_eq!(fast, scratch.kept, "{s1:?} {s2:?} {links:?}");
+            let links: Vec<Link> = (0..next(10)).map(|_| (next(n1) as u32, next(n2) as u32)).collect();
+            let got = kept_tokens(&s1, &s2, &links, scratch).map(|(a, b)| [a, b].concat()).unwrap();
+            // The definition: a unit's tokens are kept when its two sides are equal in order.
+            let unit = scratch.parent.clone();
+            let side = |root: u32, s: &[&str], offset: usize| -> Vec<String> {
+                (0..s.len()).filter(|&i| unit[i + offset] == root).map(|i| s[i].to_string()).collect()
+            };
+            let want: Vec<bool> = unit.iter().map(|&root| side(root, &s1, 0) == side(root, &s2, n1)).collect();
+            assert_eq!(got, want, "{s1:?} {s2:?} {links:?}");
         }
     }
 
