@@ -56,11 +56,11 @@ impl Copier {
         }
         // The output has an offset index for every column it encodes, and a file's offset
         // index covers all of its columns or none.
+        let input = metadata.file_metadata().schema_descr();
         let Some(offset_index) = metadata.offset_index() else { return Ok(None) };
-        if offset_index.len() != metadata.num_row_groups() {
+        if offset_index.len() != metadata.num_row_groups() || offset_index.iter().any(|rg| rg.len() != input.num_columns()) {
             return Ok(None);
         }
-        let input = metadata.file_metadata().schema_descr();
         let mut sources = vec![None; output.num_columns()];
         let mut copied_fields = vec![false; schema.fields().len()];
         for name in &copy.columns {

@@ -255,8 +255,8 @@ impl AtomicParquetWriter {
         writer.write(batch).with_context(|| format!("writing {}", self.temp.display()))
     }
 
-    /// Close the file, sync it, and move it to the target name. On an error (or a panic) the
-    /// temporary file is removed as on drop.
+    /// Close the file, sync it, and move it to the target name. On an error the temporary file
+    /// is removed, as on drop.
     pub fn finish(mut self) -> Result<()> {
         let writer = self.writer.as_mut().expect("finish is called once");
         writer.flush().with_context(|| format!("writing {}", self.temp.display()))?;
