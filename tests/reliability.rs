@@ -140,11 +140,13 @@ fn score_copies_the_pairs_columns_as_they_are_stored() {
     let cases = [(pairs.clone(), true), (pairs_dir, false), (data.join("pairs.parquet"), false)];
     for (i, (pairs, copied)) in cases.into_iter().enumerate() {
         let out = dir.path().join(format!("{i}.parquet"));
-        run(&[
+        let printed = run(&[
             "score", "--pairs", s(&pairs), "--alignments", s(&data.join("alignments.parquet")),
             "--arcs", s(&data.join("arcs.parquet")), "--out", s(&out), "--lowercase", "--punct", ",.",
             "--batch-size", "3", "--compression", "zstd",
         ]);
+        let note = format!("note: pair_id, src, tgt, src_text, tgt_text copied from {} as stored", pairs.display());
+        assert_eq!(String::from_utf8(printed.stdout).unwrap().contains(&note), copied, "{pairs:?}");
         let got = read(&out);
         assert_eq!(got.schema().fields(), want.schema().fields(), "{pairs:?}");
         assert_eq!(got.columns(), want.columns(), "{pairs:?}");

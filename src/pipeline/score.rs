@@ -332,6 +332,14 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         ("pairmetrics.query".to_string(), query.clone()),
     ];
     let mut writer = AtomicParquetWriter::create_fast(&options.out, schema, metadata, options.compression, copy.as_ref())?;
+    let copied = writer.copied_columns();
+    if !copied.is_empty() {
+        summary.notes.push(format!(
+            "{} copied from {} as stored (its encoding and compression; --compression applies to the computed columns)",
+            copied.join(", "),
+            options.pairs.display()
+        ));
+    }
     let bar = progress_bar(options.progress, rows);
     while let Some(batch) = stream.try_next().await? {
         if options.strict {

@@ -250,6 +250,13 @@ impl AtomicParquetWriter {
         Ok(AtomicParquetWriter { target: target.to_path_buf(), temp, writer: Some(writer) })
     }
 
+    /// The columns copied as stored from the file given to [`Self::create_fast`].
+    pub fn copied_columns(&self) -> Vec<&str> {
+        let Some(Open { schema, copier: Some(copier), .. }) = &self.writer else { return vec![] };
+        let fields = schema.fields().iter().enumerate();
+        fields.filter(|&(i, _)| copier.is_copied_field(i)).map(|(_, f)| f.name().as_str()).collect()
+    }
+
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         let writer = self.writer.as_mut().expect("writer is open until finish");
         writer.write(batch).with_context(|| format!("writing {}", self.temp.display()))
