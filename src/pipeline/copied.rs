@@ -126,10 +126,8 @@ impl Copier {
 
     /// Check, at the end, that every row of the input was written.
     pub fn finish(&self) -> Result<()> {
-        let unwritten = self.rows_left + self.metadata.row_groups()[self.next.min(self.metadata.num_row_groups())..]
-            .iter()
-            .map(|rg| rg.num_rows() as usize)
-            .sum::<usize>();
+        let later: usize = self.metadata.row_groups()[self.next..].iter().map(|rg| rg.num_rows() as usize).sum();
+        let unwritten = self.rows_left + later;
         if unwritten > 0 {
             bail!("internal error: {unwritten} rows of {} were not written", self.path.display());
         }
