@@ -41,16 +41,20 @@ fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
-fn score_sample(out: &Path, extra: &[&str]) {
-    let data = sample();
-    let (pairs, alignments, arcs) =
-        (data.join("pairs.parquet"), data.join("alignments.parquet"), data.join("arcs.parquet"));
+/// `score` of these tables into `out`, lowercased and ignoring "," and "." for PoD, then `extra`.
+fn score_args<'a>(tables: [&'a Path; 3], out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let [pairs, alignments, arcs] = tables;
     let mut args = vec![
-        "score", "--pairs", s(&pairs), "--alignments", s(&alignments), "--arcs", s(&arcs),
+        "score", "--pairs", s(pairs), "--alignments", s(alignments), "--arcs", s(arcs),
         "--out", s(out), "--lowercase", "--punct", ",.",
     ];
     args.extend(extra);
-    run(&args);
+    args
+}
+
+fn score_sample(out: &Path, extra: &[&str]) {
+    let tables = ["pairs", "alignments", "arcs"].map(|t| sample().join(format!("{t}.parquet")));
+    run(&score_args(tables.each_ref().map(PathBuf::as_path), out, extra));
 }
 
 #[test]
@@ -97,10 +101,7 @@ fn lockstep_reading_and_the_join_give_the_same_output() {
         rewrite(&data.join("alignments.parquet"), &tables[1], 5, reverse);
         rewrite(&data.join("arcs.parquet"), &tables[2], 11, reverse);
         let out = dir.path().join(format!("{case}.parquet"));
-        let mut args = vec![
-            "score", "--pairs", s(&tables[0]), "--alignments", s(&tables[1]), "--arcs", s(&tables[2]),
-            "--out", s(&out), "--lowercase", "--punct", ",.", "--batch-size", "3",
-        ];
+        let mut args = score_args(tables.each_ref().map(PathBuf::as_path), &out, &["--batch-size", "3"]);
         run(&args);
         // The same values; the metadata differs, as it holds the query each way ran.
         let got = read(&out);
@@ -140,11 +141,9 @@ fn score_copies_the_pairs_columns_as_they_are_stored() {
     let cases = [(pairs.clone(), true), (pairs_dir, false), (data.join("pairs.parquet"), false)];
     for (i, (pairs, copied)) in cases.into_iter().enumerate() {
         let out = dir.path().join(format!("{i}.parquet"));
-        let printed = run(&[
-            "score", "--pairs", s(&pairs), "--alignments", s(&data.join("alignments.parquet")),
-            "--arcs", s(&data.join("arcs.parquet")), "--out", s(&out), "--lowercase", "--punct", ",.",
-            "--batch-size", "3", "--compression", "zstd",
-        ]);
+        let (alignments, arcs) = (data.join("alignments.parquet"), data.join("arcs.parquet"));
+        let extra = ["--batch-size", "3", "--compression", "zstd"];
+        let printed = run(&score_args([&pairs, &alignments, &arcs], &out, &extra));
         let note = format!("note: pair_id, src, tgt, src_text, tgt_text copied from {} as stored", pairs.display());
         assert_eq!(String::from_utf8(printed.stdout).unwrap().contains(&note), copied, "{pairs:?}");
         let got = read(&out);
