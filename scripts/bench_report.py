@@ -44,15 +44,21 @@ def main(results, bench_dir):
            "Europarl-shaped: the sample's lengths, alignments and parses, Zipfian words). Wall time and",
            "peak RSS from GNU time; every job reads the same Parquet files. Jobs run more than once",
            "(interleaved, as this VM's speed drifts) show the median time, the range, and the largest peak.", ""]
-    out += ["| pairs | job | wall | runs | pairs/s | peak RSS | vs scan floor |", "|---|---|---|---|---|---|---|"]
+    out += ["`decode floor` decodes the columns every job reads with no join and no work (each table",
+            "scanned on its own); `scan floor` is the join users write in `sql`, `pairs JOIN alignments",
+            "USING (pair_id)`, a merge join since the files record their pair_id order.", ""]
+    out += ["| pairs | job | wall | runs | pairs/s | peak RSS | vs decode floor | vs scan floor |",
+            "|---|---|---|---|---|---|---|---|"]
     for n in sizes:
         floor = by[(n, "scan floor")][0]
-        for job in ["scan floor", "sql led", "score led+pod", "score led+pod zstd", "score led+pod+derp"]:
+        decode = by.get((n, "decode floor"), (None,))[0]
+        for job in ["decode floor", "scan floor", "sql led", "score led+pod", "score led+pod zstd", "score led+pod+derp"]:
             if (n, job) in by:
                 s, mem = by[(n, job)]
                 times = sorted(t for t, _ in runs[(n, job)])
                 spread = f"{len(times)}: {times[0]:.2f}–{times[-1]:.2f} s" if len(times) > 1 else "1"
-                out.append(f"| {n:,} | `{job}` | {s:.2f} s | {spread} | {n / s:,.0f} | {mem / 2**20:,.0f} MB | {s / floor:.2f}x |")
+                vs_decode = f"{s / decode:.2f}x" if decode else "-"
+                out.append(f"| {n:,} | `{job}` | {s:.2f} s | {spread} | {n / s:,.0f} | {mem / 2**20:,.0f} MB | {vs_decode} | {s / floor:.2f}x |")
     peers = [(job, n, *v) for (n, job), v in by.items() if job in ("duckdb-led", "polars-led", "python derp")]
     if peers:
         out += ["", "## Peers", "",
@@ -84,7 +90,12 @@ def main(results, bench_dir):
         (f"`score` LeD + PoD at {big:,} pairs: >= {TARGET_RATE:,} pairs/s", big / s >= TARGET_RATE, f"{big / s:,.0f} pairs/s"),
         (f"`score` LeD + PoD <= {TARGET_FLOOR_RATIO}x the scan floor", s / floor <= TARGET_FLOOR_RATIO, f"{s / floor:.2f}x"),
     ]
+    if (big, "decode floor") in by:
+        decode = by[(big, "decode floor")][0]
+        checks.append((f"`score` LeD + PoD against the decode floor (no join) at {big:,}", True, f"{s / decode:.2f}x"))
     for (n, job), (s2, mem2) in by.items():
+        if n == big and job in ("scan floor", "sql led"):
+            checks.append((f"peak memory of the `sql` join `{job}` at {n:,} pairs <= 1 GiB", mem2 <= TARGET_MEMORY, f"{mem2 / 2**20:,.0f} MB"))
         if job.startswith("score") and n == big:
             checks.append((f"peak memory of `{job}` at {n:,} pairs <= 1 GiB", mem2 <= TARGET_MEMORY, f"{mem2 / 2**20:,.0f} MB"))
             if (sizes[0], job) in by and sizes[0] != big:

@@ -61,6 +61,10 @@ enum Command {
         /// Characters whose single-character tokens PoD ignores, e.g. "," (lepod-score.py's -p).
         #[arg(long, default_value = "")]
         punct: String,
+        /// The metrics to compute, comma-separated (default: every metric whose inputs are
+        /// given, but not the opt-in ones).
+        #[arg(long, value_delimiter = ',', value_name = "NAME,...", long_help = metrics_help())]
+        metrics: Option<Vec<String>>,
         /// --phrase-table adds `true_score` (tgt as a paraphrase of src); --triples with --arcs adds
         /// `tgt_dep_fit` (the whole tgt sentence's fitness) and `tgt_dep_fit_problem`; --lm adds
         /// `src_lm_logprob` and `tgt_lm_logprob`.
@@ -91,6 +95,12 @@ enum Command {
         /// Register a Parquet file or directory as a table: NAME=PATH (repeatable).
         #[arg(long = "table", value_name = "NAME=PATH", value_parser = parse_table)]
         tables: Vec<(String, PathBuf)>,
+        /// Declare table NAME sorted by pair_id, ascending (repeatable). Files pairmetrics writes
+        /// in pair_id order record it and need no flag, as do files whose Parquet sorting_columns
+        /// say so. With a sorted table, joins are planned as merge joins, which stream in bounded
+        /// memory; a table declared sorted that is not gives wrong join results.
+        #[arg(long = "sorted", value_name = "NAME")]
+        sorted: Vec<String>,
         /// How to print the result.
         #[arg(long, value_enum, default_value = "table")]
         format: sql::Format,
@@ -357,6 +367,22 @@ impl ImportCommand {
     }
 }
 
+/// `score --help`'s list of metrics, from the metric table.
+fn metrics_help() -> String {
+    let metrics: Vec<String> = score::METRICS
+        .iter()
+        .map(|m| {
+            let opt_in = if m.by_default { "" } else { " (opt-in)" };
+            format!("  {}{opt_in}: {}", m.name, m.about.split_whitespace().collect::<Vec<_>>().join(" "))
+        })
+        .collect();
+    format!(
+        "The metrics to compute, comma-separated. Default: every metric whose inputs are given, \
+         except the opt-in ones. A metric named here without its inputs is an error.\n\n{}",
+        metrics.join("\n")
+    )
+}
+
 fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
     match value.split_once('=') {
         Some((name, path)) if !name.is_empty() && !path.is_empty() => {
@@ -369,7 +395,7 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, arcs, out, lowercase, punct, resources, tuning, compression, strict, explain } => {
+        Command::Score { pairs, alignments, arcs, out, lowercase, punct, metrics, resources, tuning, compression, strict, explain } => {
             let options = score::ScoreOptions {
                 pairs,
                 alignments,
@@ -377,6 +403,7 @@ async fn run(cli: Cli) -> Result<()> {
                 out,
                 lowercase,
                 punct,
+                metrics,
                 resources: resources.options(),
                 tuning: tuning.into(),
                 compression,
@@ -390,12 +417,12 @@ async fn run(cli: Cli) -> Result<()> {
                 writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
             }
         }
-        Command::Sql { tables, format, out, resources: wanted, tuning, query } => {
+        Command::Sql { tables, sorted, format, out, resources: wanted, tuning, query } => {
             let (resources, loaded) = resources::load(&wanted.options()).await?;
             for line in loaded {
                 eprintln!("{line}");
             }
-            let ctx = sql::context_with_tables_and(&tables, &resources, &tuning.into()).await?;
+            let ctx = sql::context_with_tables_and(&tables, &sorted, &resources, &tuning.into()).await?;
             sql::run(&ctx, &query, format, out.as_deref(), stdout).await?;
             if let Some(out) = out {
                 eprintln!("wrote {}", out.display());

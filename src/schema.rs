@@ -144,6 +144,11 @@ impl Table {
         }
     }
 
+    /// The columns a table of this kind must have.
+    pub fn required_columns(self) -> impl Iterator<Item = &'static str> {
+        self.columns().iter().filter(|c| c.required).map(|c| c.name)
+    }
+
     /// The schema our writers produce. `pair_id` is never NULL; lists and items may be.
     pub fn schema(self) -> Schema {
         Schema::new(

@@ -264,3 +264,66 @@ fn a_memory_limit_makes_a_large_aggregation_spill_and_complete() {
         .sum();
     assert!(spills > 0, "the aggregation spilled: {plan}");
 }
+
+/// Files pairmetrics writes in pair_id order record it; `sql` then plans joins on pair_id as
+/// merge joins (which stream), with the same results as the hash join of unsorted tables.
+#[test]
+fn sql_merge_joins_tables_that_record_their_pair_id_order() {
+    let dir = TempDir::new().unwrap();
+    let table = |name: &str, path: &Path| format!("{name}={}", path.display());
+    let (pairs, alignments) = (sample().join("pairs.parquet"), sample().join("alignments.parquet"));
+    let copy = |from: &Path, to: &Path, order: &str| {
+        let query = format!("SELECT * FROM t ORDER BY pair_id {order}");
+        run(&["sql", "--table", &table("t", from), "--out", s(to), &query]);
+    };
+    let (sorted_p, sorted_a, descending_a) = (dir.path().join("p.parquet"), dir.path().join("a.parquet"), dir.path().join("d.parquet"));
+    copy(&pairs, &sorted_p, "ASC");
+    copy(&alignments, &sorted_a, "ASC");
+    copy(&alignments, &descending_a, "DESC");
+    let recorded = |path: &Path| pairmetrics::pipeline::session::records_sorted_by_pair_id(path).unwrap();
+    assert!(recorded(&sorted_p) && recorded(&sorted_a));
+    assert!(!recorded(&descending_a), "a file whose ids descend records nothing");
+
+    let query = "SELECT count(*), sum(led(p.src, p.tgt, a.links)) FROM p JOIN a USING (pair_id)";
+    let sql = |tables: &[String], extra: &[&str], query: &str| {
+        let mut args = vec!["sql", "--format", "csv"];
+        tables.iter().for_each(|t| args.extend(["--table", t.as_str()]));
+        args.extend(extra);
+        args.push(query);
+        String::from_utf8(run(&args).stdout).unwrap()
+    };
+    let hashed = [table("p", &pairs), table("a", &alignments)];
+    let recorded = [table("p", &sorted_p), table("a", &sorted_a)];
+    let want = sql(&hashed, &[], query);
+    assert!(want.contains("2994") || want.lines().nth(1).is_some_and(|l| l.starts_with("3000,")), "{want}");
+    for (tables, extra) in [(&recorded, &[][..]), (&hashed, &["--sorted", "p", "--sorted", "a"][..])] {
+        assert_eq!(sql(tables, extra, query), want, "{tables:?} {extra:?}");
+        let plan = sql(tables, extra, &format!("EXPLAIN {query}"));
+        assert!(plan.contains("SortMergeJoin") && !plan.contains("HashJoinExec"), "{plan}");
+        assert!(!plan.contains("SortExec"), "sorted inputs are not sorted again: {plan}");
+    }
+    let plan = sql(&hashed, &[], &format!("EXPLAIN {query}"));
+    assert!(plan.contains("HashJoinExec"), "unsorted tables are hash-joined as before: {plan}");
+
+    let unknown = bin().args(["sql", "--table", &hashed[0], "--sorted", "x", "SELECT 1"]).output().unwrap();
+    let error = String::from_utf8_lossy(&unknown.stderr);
+    assert!(!unknown.status.success() && error.contains("--sorted x: no table of that name"), "{error}");
+}
+
+/// Parquet `sorting_columns` written by another tool (here arrow-rs, as pyarrow or Spark would)
+/// count as a recorded order too.
+#[test]
+fn parquet_sorting_columns_record_a_pair_id_order() {
+    use datafusion::parquet::file::metadata::SortingColumn;
+    let dir = TempDir::new().unwrap();
+    let batch = read(&sample().join("alignments.parquet"));
+    for (descending, want) in [(false, true), (true, false)] {
+        let path = dir.path().join(format!("sorted_{descending}.parquet"));
+        let sorting = vec![SortingColumn { column_idx: 0, descending, nulls_first: true }];
+        let props = WriterProperties::builder().set_sorting_columns(Some(sorting)).build();
+        let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        assert_eq!(pairmetrics::pipeline::session::records_sorted_by_pair_id(&path).unwrap(), want, "descending: {descending}");
+    }
+}

@@ -1,5 +1,6 @@
 //! Metric kernels: plain Rust, no Arrow, no I/O.
 
+pub mod chrf;
 pub mod dep_fit;
 pub mod derp;
 pub mod intern;

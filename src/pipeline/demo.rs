@@ -96,6 +96,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         arcs: Some(arcs.clone()),
         out: out.to_path_buf(),
         lowercase: true,
+        metrics: None,
         punct: DEMO_PUNCT.to_string(),
         resources: Default::default(),
         tuning: Default::default(),

@@ -133,6 +133,31 @@ fn check_parquet_files(path: &Path) -> Result<()> {
 }
 
 fn check_parquet_file(path: &Path) -> Result<()> {
+    parquet_metadata(path).map(drop)
+}
+
+/// Whether the Parquet file at `path` records that its rows ascend by `pair_id`: pairmetrics'
+/// key-value entry (see [`super::write::SORTED_BY`]), or Parquet `sorting_columns` naming
+/// pair_id first, ascending, in every row group (as Spark, DuckDB and pyarrow can write). A
+/// directory records nothing: the order across its files is not known.
+pub fn records_sorted_by_pair_id(path: &Path) -> Result<bool> {
+    if !path.is_file() {
+        return Ok(false);
+    }
+    let metadata = parquet_metadata(path)?;
+    let file = metadata.file_metadata();
+    let (key, value) = super::write::SORTED_BY;
+    let recorded = file.key_value_metadata().is_some_and(|kv| kv.iter().any(|e| e.key == key && e.value.as_deref() == Some(value)));
+    let schema = file.schema_descr();
+    let leaf = (0..schema.num_columns()).find(|&i| schema.column(i).path().string() == "pair_id");
+    let sorting = |group: &datafusion::parquet::file::metadata::RowGroupMetaData| {
+        group.sorting_columns().and_then(|c| c.first()).is_some_and(|c| Some(c.column_idx as usize) == leaf && !c.descending)
+    };
+    let groups = metadata.row_groups();
+    Ok(recorded || (!groups.is_empty() && groups.iter().all(sorting)))
+}
+
+fn parquet_metadata(path: &Path) -> Result<datafusion::parquet::file::metadata::ParquetMetaData> {
     const MAGIC: &[u8; 4] = b"PAR1";
     let fail = |why: String| anyhow::anyhow!("{} is not a readable Parquet file: {why}", path.display());
     let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
@@ -153,7 +178,7 @@ fn check_parquet_file(path: &Path) -> Result<()> {
     }
     let decoded = std::panic::catch_unwind(|| ParquetMetaDataReader::new().parse_and_finish(&file));
     match decoded {
-        Ok(Ok(_)) => Ok(()),
+        Ok(Ok(metadata)) => Ok(metadata),
         Ok(Err(e)) => Err(fail(e.to_string())),
         Err(_) => Err(fail("its metadata cannot be decoded".into())),
     }

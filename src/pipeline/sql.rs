@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::arrow::{csv, json};
@@ -26,18 +26,35 @@ pub enum Format {
 
 /// A session with `tables` (name, Parquet file or directory) registered.
 pub async fn context_with_tables(tables: &[(String, PathBuf)]) -> Result<SessionContext> {
-    context_with_tables_and(tables, &Resources::default(), &Tuning::default()).await
+    context_with_tables_and(tables, &[], &Resources::default(), &Tuning::default()).await
 }
 
-/// The same, with functions bound to `resources`, run as `tuning` says.
+/// The same, with functions bound to `resources`, run as `tuning` says. Tables named in
+/// `sorted`, and files that record it (every file pairmetrics writes in pair_id order), are
+/// declared sorted by `pair_id`; then joins are planned as merge joins, which stream: a join of
+/// two sorted tables on pair_id holds a few batches, not a hash table of a whole side.
 pub async fn context_with_tables_and(
     tables: &[(String, PathBuf)],
+    sorted: &[String],
     resources: &Resources,
     tuning: &Tuning,
 ) -> Result<SessionContext> {
-    let ctx = session::context_with_resources(SessionConfig::new(), resources, tuning)?;
+    if let Some(unknown) = sorted.iter().find(|s| !tables.iter().any(|(name, _)| name == *s)) {
+        bail!("--sorted {unknown}: no table of that name (give it with --table {unknown}=PATH)");
+    }
+    let mut declared = Vec::new();
     for (name, path) in tables {
-        session::register_parquet(&ctx, name, path, false).await?;
+        let sorted = sorted.contains(name) || (path.exists() && session::records_sorted_by_pair_id(path)?);
+        declared.push(sorted);
+    }
+    let mut config = SessionConfig::new();
+    if declared.contains(&true) {
+        // A hash join would build a table of a whole side however the inputs are ordered.
+        config.options_mut().optimizer.prefer_hash_join = false;
+    }
+    let ctx = session::context_with_resources(config, resources, tuning)?;
+    for ((name, path), sorted) in tables.iter().zip(declared) {
+        session::register_parquet(&ctx, name, path, sorted).await?;
     }
     Ok(ctx)
 }

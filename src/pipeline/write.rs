@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
-use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::{DataType, Int64Type, SchemaRef};
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::arrow::arrow_writer::{
     ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory, compute_leaves,
@@ -68,6 +68,44 @@ struct Open {
     row_group: Option<RowGroup>,
     /// Columns copied from an input file; its row groups then decide where the output's end.
     copier: Option<Copier>,
+    /// Whether the rows written so far ascend by pair_id (when there is one).
+    keys: KeyOrder,
+}
+
+/// The key-value entry that says a file's rows strictly ascend by `pair_id`; `sql` then declares
+/// the table sorted, so joins on pair_id merge instead of hashing a whole table.
+pub const SORTED_BY: (&str, &str) = ("pairmetrics.sorted_by", "pair_id");
+
+/// Watches `pair_id` as batches are written: the file records that it is sorted only if every
+/// id was non-NULL and greater than the one before.
+#[derive(Debug, Clone, Copy)]
+struct KeyOrder {
+    column: Option<usize>,
+    last: Option<i64>,
+    ascending: bool,
+}
+
+impl KeyOrder {
+    fn new(schema: &SchemaRef) -> Self {
+        let column = schema.index_of("pair_id").ok().filter(|&i| schema.field(i).data_type() == &DataType::Int64);
+        KeyOrder { column, last: None, ascending: column.is_some() }
+    }
+
+    fn see(&mut self, batch: &RecordBatch) {
+        let Some(column) = self.column.filter(|_| self.ascending) else { return };
+        let ids = batch.column(column).as_primitive::<Int64Type>();
+        if ids.null_count() > 0 {
+            self.ascending = false;
+            return;
+        }
+        for &id in ids.values() {
+            if self.last.is_some_and(|last| id <= last) {
+                self.ascending = false;
+                return;
+            }
+            self.last = Some(id);
+        }
+    }
 }
 
 /// A row group's leaf columns, each encoded and compressed on its own thread (the token lists
@@ -107,6 +145,7 @@ impl ColumnThread {
 
 impl Open {
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.keys.see(batch);
         if self.copier.is_none() {
             self.encode(batch)?;
             let row_group = self.row_group.as_ref().expect("started by encode");
@@ -246,7 +285,8 @@ impl AtomicParquetWriter {
             Some(copy) => Copier::open(copy, &schema, file.schema_descr())?,
             None => None,
         };
-        let writer = Open { row_group_bytes: ROW_GROUP_BYTES, file, columns, schema, row_group: None, copier };
+        let keys = KeyOrder::new(&schema);
+        let writer = Open { row_group_bytes: ROW_GROUP_BYTES, file, columns, schema, row_group: None, copier, keys };
         Ok(AtomicParquetWriter { target: target.to_path_buf(), temp, writer: Some(writer) })
     }
 
@@ -270,7 +310,10 @@ impl AtomicParquetWriter {
         if let Some(copier) = &writer.copier {
             copier.finish()?;
         }
-        let writer = self.writer.take().expect("still open");
+        let mut writer = self.writer.take().expect("still open");
+        if writer.keys.ascending {
+            writer.file.append_key_value_metadata(KeyValue::new(SORTED_BY.0.to_string(), SORTED_BY.1.to_string()));
+        }
         let file = writer.file.into_inner();
         let synced = file.context("closing the Parquet writer").and_then(|f| Ok(f.sync_all()?));
         let moved = synced.and_then(|()| {

@@ -2,6 +2,7 @@
 //! to a kernel in `metrics`, and builds the output array.
 
 pub mod args;
+pub mod chrf;
 pub mod dep_fit;
 pub mod derp;
 pub mod lepod;
@@ -63,6 +64,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(DepFitUdf::new(F::Triples, triples()))),
         Arc::new(ScalarUDF::from(lm::LmUdf::new(resources.lm.clone()))),
         Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
+        Arc::new(ScalarUDF::from(chrf::ChrfUdf::default())),
     ]
 }
 

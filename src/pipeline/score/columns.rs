@@ -1,0 +1,334 @@
+//! The metrics `score` can add, one row each: the columns it writes, the inputs it needs, its
+//! part of the signature and the DataFusion expressions that compute it. The query, the summary,
+//! strict mode, the signature and `--help` are all derived from [`METRICS`]; adding a metric
+//! column to `score` is one row here.
+
+use anyhow::{Result, bail};
+use datafusion::common::Column as ColumnRef;
+use datafusion::execution::FunctionRegistry;
+use datafusion::common::ScalarValue;
+use datafusion::functions::core::expr_ext::FieldAccessor;
+use datafusion::functions::expr_fn::concat;
+use datafusion::functions_nested::expr_fn::cardinality;
+use datafusion::logical_expr::{Expr, lit, when};
+
+use super::ScoreOptions;
+use crate::pipeline::lockstep;
+use crate::schema::Table;
+
+/// A table `score` can read besides the pairs, or a resource it can load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    Alignments,
+    Arcs,
+    PhraseTable,
+    Triples,
+    Lm,
+}
+
+impl Input {
+    fn given(self, options: &ScoreOptions) -> bool {
+        match self {
+            Input::Alignments => options.alignments.is_some(),
+            Input::Arcs => options.arcs.is_some(),
+            Input::PhraseTable => options.resources.phrase_table.is_some(),
+            Input::Triples => options.resources.triples.is_some(),
+            Input::Lm => options.resources.lm.is_some(),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Input::Alignments => "an alignments table",
+            Input::Arcs => "an arcs table (dependency parses)",
+            Input::PhraseTable => "a phrase table",
+            Input::Triples => "triple counts",
+            Input::Lm => "a language model",
+        }
+    }
+}
+
+/// What the summary does with a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A Float64 score: averaged over the rows that have one.
+    Score,
+    /// Why the metric is NULL for a row (Utf8, NULL when it scores): counted by reason, and
+    /// the first one stops `--strict`.
+    Problem,
+}
+
+#[derive(Debug)]
+pub struct Column {
+    pub name: &'static str,
+    pub role: Role,
+}
+
+const fn score(name: &'static str) -> Column {
+    Column { name, role: Role::Score }
+}
+
+const fn problem(name: &'static str) -> Column {
+    Column { name, role: Role::Problem }
+}
+
+/// One metric of `score`.
+pub struct Metric {
+    /// Its name in `--metrics`.
+    pub name: &'static str,
+    /// What it adds, for `--help`.
+    pub about: &'static str,
+    /// Every column it can write (input columns of these names are replaced).
+    pub columns: &'static [Column],
+    /// What it needs besides the pairs.
+    pub needs: &'static [Input],
+    /// What it uses when given, but can do without.
+    pub uses: &'static [Input],
+    /// Scored whenever its inputs are given; otherwise only when named in `--metrics`.
+    pub by_default: bool,
+    /// Its part of the output's signature.
+    signature: fn(&ScoreOptions) -> String,
+    /// Its columns, as (name, expression), in the order of `columns`.
+    exprs: fn(&Inputs) -> Result<Vec<(&'static str, Expr)>>,
+}
+
+/// Every metric `score` knows, in the order of the output's columns.
+pub static METRICS: &[Metric] = &[
+    Metric {
+        name: "lepod",
+        about: "led, pod and lepod_problem (LeD over the alignment's units with --alignments, as \
+                lepod-score.py; without, the multiset LeD and no pod)",
+        columns: &[score("led"), score("pod"), problem("lepod_problem")],
+        needs: &[],
+        uses: &[Input::Alignments],
+        by_default: true,
+        signature: |o| match o.alignments {
+            Some(_) => format!("led:links|{}|pod:punct={:?}", case(o), o.punct),
+            None => format!("led:multiset|{}", case(o)),
+        },
+        exprs: lepod,
+    },
+    Metric {
+        name: "derp",
+        about: "derp and derp_problem, the dependency-path word-order score",
+        columns: &[score("derp"), problem("derp_problem")],
+        needs: &[Input::Alignments, Input::Arcs],
+        uses: &[],
+        by_default: true,
+        signature: |_| "derp:mst".into(),
+        exprs: derp,
+    },
+    Metric {
+        name: "true_score",
+        about: "true_score, tgt as a paraphrase of src under the phrase table",
+        columns: &[score("true_score")],
+        needs: &[Input::PhraseTable],
+        uses: &[],
+        by_default: true,
+        signature: |o| o.resources.phrase_table.as_ref().expect("needed").signature(),
+        exprs: |i| Ok(vec![("true_score", i.call("true_score", vec![i.tokens("src"), i.tokens("tgt")])?)]),
+    },
+    Metric {
+        name: "dep_fit",
+        about: "tgt_dep_fit and tgt_dep_fit_problem, the whole tgt sentence's dependency fitness",
+        columns: &[score("tgt_dep_fit"), problem("tgt_dep_fit_problem")],
+        needs: &[Input::Arcs, Input::Triples],
+        uses: &[],
+        by_default: true,
+        signature: |_| "dep_fit:paper,form,sentence".into(),
+        exprs: dep_fit,
+    },
+    Metric {
+        name: "lm",
+        about: "src_lm_logprob and tgt_lm_logprob, log10 probabilities under the language model",
+        columns: &[score("src_lm_logprob"), score("tgt_lm_logprob")],
+        needs: &[Input::Lm],
+        uses: &[],
+        by_default: true,
+        signature: |_| "lm:log10,bos,eos".into(),
+        exprs: |i| {
+            let logprob = |side| i.call("lm_logprob", vec![i.tokens(side)]);
+            Ok(vec![("src_lm_logprob", logprob("src")?), ("tgt_lm_logprob", logprob("tgt")?)])
+        },
+    },
+    Metric {
+        name: "chrf",
+        about: "chrf, sentence chrF of tgt against src on sacrebleu's 0-100 scale (sacrebleu's \
+                defaults); only when asked",
+        columns: &[score("chrf")],
+        needs: &[],
+        uses: &[],
+        by_default: false,
+        signature: |_| "chrf:nc=6,nw=0,beta=2,space=no,eff=yes".into(),
+        exprs: |i| Ok(vec![("chrf", i.call("chrf", vec![i.tokens("tgt"), i.tokens("src")])?)]),
+    },
+];
+
+fn case(options: &ScoreOptions) -> &'static str {
+    if options.lowercase { "case:lc" } else { "case:mixed" }
+}
+
+/// Every column `score` can write.
+pub fn all_columns() -> impl Iterator<Item = &'static Column> {
+    METRICS.iter().flat_map(|m| m.columns)
+}
+
+/// The metrics a job computes: those named (each must have its inputs), or else every default
+/// metric whose inputs are given.
+pub fn selected(options: &ScoreOptions) -> Result<Vec<&'static Metric>> {
+    let has_inputs = |m: &Metric| m.needs.iter().all(|n| n.given(options));
+    let Some(names) = &options.metrics else {
+        return Ok(METRICS.iter().filter(|m| m.by_default && has_inputs(m)).collect());
+    };
+    let mut chosen = Vec::new();
+    for name in names {
+        let Some(metric) = METRICS.iter().find(|m| m.name == name) else {
+            let known: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
+            bail!("unknown metric `{name}`; score knows {}", known.join(", "));
+        };
+        let missing: Vec<&str> = metric.needs.iter().filter(|n| !n.given(options)).map(|n| n.describe()).collect();
+        if !missing.is_empty() {
+            bail!("metric {name} needs {}", missing.join(" and "));
+        }
+        chosen.push(metric);
+    }
+    // Columns come in the table's order, whatever the order asked.
+    chosen.sort_by_key(|m| METRICS.iter().position(|x| x.name == m.name));
+    chosen.dedup_by_key(|m| m.name);
+    Ok(chosen)
+}
+
+/// The metric configuration, sacrebleu style: `pairmetrics:VERSION|` and each metric's part.
+/// LePoD's part carries the case (as every signature before `--metrics` did); without it the
+/// case comes first.
+pub fn signature(options: &ScoreOptions, metrics: &[&Metric]) -> String {
+    let mut parts = vec![format!("pairmetrics:{}", crate::VERSION)];
+    if !metrics.iter().any(|m| m.name == "lepod") {
+        parts.push(case(options).into());
+    }
+    parts.extend(metrics.iter().map(|m| (m.signature)(options)));
+    parts.join("|")
+}
+
+/// Whether a job computing `metrics` reads the table or resource `input` (it is given, and one
+/// of them needs or uses it).
+pub fn reads(options: &ScoreOptions, metrics: &[&Metric], input: Input) -> bool {
+    input.given(options) && metrics.iter().any(|m| m.needs.contains(&input) || m.uses.contains(&input))
+}
+
+/// The expressions of every selected metric's columns.
+pub fn exprs(inputs: &Inputs, metrics: &[&Metric]) -> Result<Vec<Expr>> {
+    let mut out = Vec::new();
+    for metric in metrics {
+        for (name, expr) in (metric.exprs)(inputs)? {
+            out.push(expr.alias(name));
+        }
+    }
+    Ok(out)
+}
+
+/// The alias of a joined table in the query: its columns are `a.links`, `r.src_head`, ... (or
+/// renamed with it in a lockstep batch).
+pub fn alias(table: Table) -> &'static str {
+    match table {
+        Table::Alignments => "a",
+        Table::Arcs => "r",
+        _ => unreachable!("score joins only alignments and arcs"),
+    }
+}
+
+/// What metric expressions are built from: the pairs table (alias `p`), the joined tables'
+/// columns (aliases `a` and `r`, or their renamed columns in a lockstep batch), the options as
+/// typed values, and the session's functions (those bound to resources are the session's).
+pub struct Inputs<'a> {
+    pub options: &'a ScoreOptions,
+    pub functions: &'a dyn FunctionRegistry,
+    pub lockstep: bool,
+}
+
+impl Inputs<'_> {
+    /// A column of the pairs table.
+    pub fn pairs(&self, column: &str) -> Expr {
+        Expr::Column(ColumnRef::new(Some("p"), column))
+    }
+
+    /// A side's tokens, lowercased when asked.
+    fn tokens(&self, side: &str) -> Expr {
+        let tokens = self.pairs(side);
+        match self.options.lowercase {
+            true => self.call("lowercase_tokens", vec![tokens]).expect("registered in every session"),
+            false => tokens,
+        }
+    }
+
+    /// A column of the alignments (`a`) or arcs (`r`) table.
+    fn joined(&self, alias: &str, column: &str) -> Expr {
+        match self.lockstep {
+            true => self.pairs(&lockstep::renamed(alias, column)),
+            false => Expr::Column(ColumnRef::new(Some(alias), column)),
+        }
+    }
+
+    fn links(&self) -> Expr {
+        self.joined(alias(Table::Alignments), "links")
+    }
+
+    fn arcs(&self, column: &str) -> Expr {
+        self.joined(alias(Table::Arcs), column)
+    }
+
+    /// A call to the session's function `name`.
+    fn call(&self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        Ok(self.functions.udf(name)?.call(args))
+    }
+}
+
+/// LeD, PoD and the problem from one `lepod` call (the alignment's units are built once, and
+/// DataFusion evaluates the shared call once); without alignments, the multiset LeD.
+fn lepod(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
+    let (src, tgt) = (i.tokens("src"), i.tokens("tgt"));
+    if i.options.alignments.is_none() {
+        let led = i.call("led", vec![src.clone(), tgt.clone()])?;
+        let problem = when(led.clone().is_null(), i.call("lepod_problem", vec![src, tgt])?).end()?;
+        return Ok(vec![("led", led), ("lepod_problem", problem)]);
+    }
+    let both = i.call("lepod", vec![src, tgt, i.links(), lit(i.options.punct.as_str())])?;
+    Ok(vec![("led", both.clone().field("led")), ("pod", both.clone().field("pod")), ("lepod_problem", both.field("problem"))])
+}
+
+/// DERP, NULL with a reason when a parse has other tokens than its sentence (it would score
+/// silently wrong), else the kernel's score or problem.
+fn derp(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
+    let head = |side: &str| i.arcs(&format!("{side}_head"));
+    let args = vec![head("src"), i.arcs("src_deprel"), head("tgt"), i.arcs("tgt_deprel"), i.links()];
+    let derp = i.call("derp", args.clone())?;
+    let differs = |side: &str| cardinality(i.pairs(side)).not_eq(cardinality(head(side)));
+    let any_differs = differs("src").or(differs("tgt"));
+    let mismatch = |side: &'static str| {
+        concat(vec![
+            lit(format!("{side} has ")),
+            cardinality(i.pairs(side)),
+            lit(" tokens but its parse "),
+            cardinality(head(side)),
+        ])
+    };
+    let score = when(derp.clone().is_null().or(any_differs.clone()), lit(ScalarValue::Float64(None))).otherwise(derp.clone())?;
+    let problem = when(derp.is_not_null().and(!any_differs), lit(ScalarValue::Utf8(None)))
+        .when(differs("src"), mismatch("src"))
+        .when(differs("tgt"), mismatch("tgt"))
+        .otherwise(i.call("derp_problem", args)?)?;
+    Ok(vec![("derp", score), ("derp_problem", problem)])
+}
+
+/// The fitness of the whole tgt sentence in its parse; a pair with no arcs row says so.
+fn dep_fit(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
+    let args = vec![i.tokens("tgt"), i.arcs("tgt_head"), i.arcs("tgt_deprel"), lit(0i64), cardinality(i.pairs("tgt"))];
+    let fit = i.call("dep_fit", args.clone())?;
+    let mut problem = when(fit.clone().is_not_null(), lit(ScalarValue::Utf8(None)));
+    if !i.lockstep {
+        // In lockstep every pair has its arcs row.
+        problem = problem.when(i.arcs("pair_id").is_null(), lit("no parse (no arcs row)"));
+    }
+    let problem = problem.otherwise(i.call("dep_fit_problem", args)?)?;
+    Ok(vec![("tgt_dep_fit", fit), ("tgt_dep_fit_problem", problem)])
+}

@@ -1,0 +1,318 @@
+//! `pairmetrics score`: join the input tables on `pair_id`, add a column per computable metric,
+//! and stream the result into a Parquet file written atomically.
+
+mod columns;
+mod summary;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Result, bail};
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
+use datafusion::common::JoinType;
+use datafusion::datasource::MemTable;
+use datafusion::logical_expr::{Expr, SortExpr};
+use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::copied::CopyFrom;
+use super::lockstep;
+use super::resources::ResourceOptions;
+use super::session::{self, Tuning};
+use super::write::{AtomicParquetWriter, Codec};
+use crate::schema::Table;
+pub use columns::{METRICS, Metric};
+pub use summary::{MetricSummary, Summary};
+
+#[derive(Debug, Clone)]
+pub struct ScoreOptions {
+    pub pairs: PathBuf,
+    pub alignments: Option<PathBuf>,
+    pub arcs: Option<PathBuf>,
+    pub out: PathBuf,
+    pub lowercase: bool,
+    pub punct: String,
+    /// The metrics to compute, by name (see [`METRICS`]); None = every default metric whose
+    /// inputs are given.
+    pub metrics: Option<Vec<String>>,
+    /// A phrase table adds `true_score` (tgt as a paraphrase of src); a language model adds
+    /// `src_lm_logprob` and `tgt_lm_logprob`; triple counts (with arcs) add `tgt_dep_fit`.
+    pub resources: ResourceOptions,
+    pub tuning: Tuning,
+    /// How the output is compressed.
+    pub compression: Codec,
+    /// Stop at the first row a metric cannot score, naming it, instead of writing NULL.
+    pub strict: bool,
+    pub progress: bool,
+}
+
+impl ScoreOptions {
+    /// The metric configuration, sacrebleu style, written into the output's metadata.
+    pub fn signature(&self) -> Result<String> {
+        Ok(columns::signature(self, &columns::selected(self)?))
+    }
+}
+
+/// A checked, planned job: the session with its tables and the query to stream.
+pub struct Prepared {
+    pub ctx: SessionContext,
+    /// The query, built from expressions; its SQL text (or plan) goes into the metadata.
+    pub frame: DataFrame,
+    pub query: String,
+    pub rows: u64,
+    /// Set when every table lists the same pair_ids in the same order: the tables are then
+    /// read side by side and the query runs over the zipped batches, with no join.
+    lockstep: Option<Vec<lockstep::Source>>,
+    summary: Summary,
+}
+
+/// The name of the zipped tables in a lockstep query.
+const LOCKSTEP: &str = "lockstep";
+
+/// Check the inputs (schemas, then pair_id: present, unique, and whether sorted) and plan.
+/// Tables that list the same sorted pair_ids are read in lockstep; otherwise tables sorted by
+/// pair_id are declared so, which lets the join stream (a merge join of two scans, no sort, no
+/// hash table of a whole side).
+pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
+    let metrics = columns::selected(options)?;
+    let reads = |input| columns::reads(options, &metrics, input);
+    let mut config = SessionConfig::new();
+    config.options_mut().optimizer.prefer_hash_join = false;
+    // Left on, it copies `lepod(...)` into each of its three field accesses (DataFusion 55
+    // pushes get_field towards the scan), and LePoD would run three times per pair.
+    config.options_mut().optimizer.enable_leaf_expression_pushdown = false;
+    let (resources, loaded) = super::resources::load(&options.resources).await?;
+    let ctx = session::context_with_resources(config, &resources, &options.tuning)?;
+    let mut summary = Summary { signature: columns::signature(options, &metrics), ..Default::default() };
+    summary.notes.extend(loaded);
+    let mut inputs = vec![(Table::Pairs, &options.pairs)];
+    inputs.extend(options.alignments.as_ref().filter(|_| reads(columns::Input::Alignments)).map(|path| (Table::Alignments, path)));
+    inputs.extend(options.arcs.as_ref().filter(|_| reads(columns::Input::Arcs)).map(|path| (Table::Arcs, path)));
+    let mut orders = Vec::new();
+    for &(table, path) in &inputs {
+        orders.push(session::register_keyed(&ctx, table, path).await?);
+    }
+    let rows = orders[0].rows;
+    for (table, path, input) in [
+        (Table::Alignments, &options.alignments, columns::Input::Alignments),
+        (Table::Arcs, &options.arcs, columns::Input::Arcs),
+    ] {
+        if let (Some(path), false) = (path, reads(input)) {
+            session::register_checked(&ctx, table, path).await?;
+            summary.notes.push(format!("{} checked; no metric computed uses it", table.name()));
+        }
+    }
+    let lockstep = match orders.iter().all(|o| o.ascending && o.same_sequence(&orders[0])) {
+        true => lockstep_sources(&ctx, &inputs).await?,
+        false => None,
+    };
+    if let Some(sources) = &lockstep {
+        for source in &sources[1..] {
+            summary.orphans.insert(source.name, 0);
+        }
+        let zipped = lockstep::zipped_schema(&lockstep_schemas(&ctx, sources).await?)?;
+        ctx.register_table(LOCKSTEP, Arc::new(MemTable::try_new(zipped, vec![vec![]])?))?;
+    } else {
+        for ((table, path), order) in inputs.iter().zip(&orders) {
+            if !order.ascending {
+                summary.notes.push(format!(
+                    "{} is not sorted by pair_id, so it was sorted (spilling to disk if needed); \
+                     sort it once to stream",
+                    path.display()
+                ));
+            }
+            if *table != Table::Pairs {
+                let name = table.name();
+                let orphans = format!("SELECT count(*) FROM {name} x LEFT ANTI JOIN pairs p ON x.pair_id = p.pair_id");
+                summary.orphans.insert(name, session::count(&ctx, &orphans).await?);
+            }
+        }
+    }
+    let frame = score_frame(&ctx, options, &metrics, &inputs, lockstep.is_some()).await?;
+    let query = query_text(&frame);
+    Ok(Prepared { ctx, frame, query, rows, lockstep, summary })
+}
+
+/// The tables to read in lockstep: pairs whole, and the columns the metrics use of the others.
+/// None when a pairs column would clash with their names in the zipped batch.
+async fn lockstep_sources(ctx: &SessionContext, inputs: &[(Table, &PathBuf)]) -> Result<Option<Vec<lockstep::Source>>> {
+    let pairs_schema = ctx.table_provider("pairs").await?.schema();
+    let mut sources = Vec::new();
+    for &(table, path) in inputs {
+        let alias = (table != Table::Pairs).then(|| columns::alias(table));
+        let columns: Vec<String> = match alias {
+            None => pairs_schema.fields().iter().map(|f| f.name().clone()).collect(),
+            // The columns the metrics read: what the table must have.
+            Some(alias) => {
+                let wanted: Vec<&str> = table.required_columns().filter(|&c| c != "pair_id").collect();
+                if wanted.iter().any(|c| pairs_schema.index_of(&lockstep::renamed(alias, c)).is_ok()) {
+                    return Ok(None);
+                }
+                wanted.iter().map(|c| c.to_string()).collect()
+            }
+        };
+        sources.push(lockstep::Source { name: table.name(), path: path.clone(), alias, columns });
+    }
+    Ok(Some(sources))
+}
+
+async fn lockstep_schemas(ctx: &SessionContext, sources: &[lockstep::Source]) -> Result<Vec<(lockstep::Source, SchemaRef)>> {
+    let mut schemas = Vec::new();
+    for source in sources {
+        schemas.push((source.clone(), ctx.table_provider(source.name).await?.schema()));
+    }
+    Ok(schemas)
+}
+
+/// The plan `score` would run (inputs are checked, nothing is written).
+pub async fn explain(options: &ScoreOptions) -> Result<String> {
+    let Prepared { frame, query, lockstep, .. } = prepare(options).await?;
+    let plan = frame.create_physical_plan().await?;
+    let shown = datafusion::physical_plan::displayable(plan.as_ref()).indent(true).to_string();
+    let how = match lockstep {
+        Some(sources) => {
+            let names: Vec<_> = sources.iter().map(|s| s.name).collect();
+            format!(
+                "-- lockstep: {} list the same pair_ids in the same order, so they are read side by \
+                 side (no join) and the projections below run per batch on every core\n",
+                names.join(", ")
+            )
+        }
+        None => String::new(),
+    };
+    Ok(format!("{how}{query}\n\n{shown}"))
+}
+
+/// Run the whole job: check inputs, plan, stream, write atomically, summarise.
+pub async fn score(options: &ScoreOptions) -> Result<Summary> {
+    let Prepared { ctx, frame, query, rows, lockstep, mut summary } = prepare(options).await?;
+    let mut copy = None;
+    let (schema, mut stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep {
+        Some(sources) => {
+            // Rows come in the pairs file's order, so its columns can be copied as stored.
+            if options.pairs.is_file() {
+                let computed: Vec<&str> = columns::all_columns().map(|c| c.name).collect();
+                let columns = sources[0].columns.iter().filter(|c| !computed.contains(&c.as_str())).cloned().collect();
+                copy = Some(CopyFrom { path: options.pairs.clone(), columns });
+            }
+            let plan = frame.create_physical_plan().await?;
+            let zipped = ctx.table_provider(LOCKSTEP).await?.schema();
+            let projection = Arc::new(lockstep::Projection::from_plan(&plan, &zipped)?);
+            let config = ctx.copied_config();
+            let zip = lockstep::Zip::open(sources, zipped, config.batch_size()).await?;
+            let parallel = 2 * config.target_partitions();
+            (projection.schema(), lockstep::evaluate(zip, projection, parallel).boxed())
+        }
+        None => {
+            let schema = frame.schema().inner().clone();
+            (schema, frame.execute_stream().await?.map_err(anyhow::Error::from).boxed())
+        }
+    };
+    let metadata = vec![
+        ("pairmetrics.signature".to_string(), summary.signature.clone()),
+        ("pairmetrics.query".to_string(), query.clone()),
+    ];
+    let mut writer = AtomicParquetWriter::create_fast(&options.out, schema, metadata, options.compression, copy.as_ref())?;
+    let copied = writer.copied_columns();
+    if !copied.is_empty() {
+        summary.notes.push(format!(
+            "{} copied from {} as stored (its encoding and compression; --compression applies to the computed columns)",
+            copied.join(", "),
+            options.pairs.display()
+        ));
+    }
+    let bar = progress_bar(options.progress, rows);
+    while let Some(batch) = stream.try_next().await? {
+        if options.strict {
+            check_strict(&batch)?;
+        }
+        summary.add(&batch);
+        bar.inc(batch.num_rows() as u64);
+        writer.write(&batch)?;
+    }
+    bar.finish_and_clear();
+    if summary.rows != rows {
+        bail!("internal error: {rows} input pairs but {} output rows; nothing was written", summary.rows);
+    }
+    writer.finish()?;
+    Ok(summary)
+}
+
+/// Under --strict, the first row with a problem is an error (and the output is never written).
+fn check_strict(batch: &RecordBatch) -> Result<()> {
+    for name in summary::columns(columns::Role::Problem) {
+        let Some(column) = batch.column_by_name(name) else { continue };
+        let reasons = column.as_string::<i32>();
+        if let Some(row) = (0..reasons.len()).find(|&i| reasons.is_valid(i)) {
+            let ids = batch.column_by_name("pair_id").expect("score keeps pair_id");
+            let id = ids.as_primitive::<Int64Type>().value(row);
+            bail!(
+                "pair_id {id}: {} (column {name}); --strict stops at the first row that cannot \
+                 be scored, nothing was written",
+                reasons.value(row)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `SELECT <pairs columns>, <metrics> FROM pairs p LEFT JOIN alignments a ... LEFT JOIN arcs r
+/// ... ORDER BY p.pair_id`, or in lockstep the same projection over the zipped batches
+/// (`lockstep p`), built as expressions: option values travel typed, never as SQL text.
+async fn score_frame(
+    ctx: &SessionContext,
+    options: &ScoreOptions,
+    metrics: &[&Metric],
+    inputs: &[(Table, &PathBuf)],
+    lockstep: bool,
+) -> Result<DataFrame> {
+    let builder = columns::Inputs { options, functions: ctx, lockstep };
+    let computed: Vec<&str> = columns::all_columns().map(|c| c.name).collect();
+    let pairs_schema = ctx.table_provider("pairs").await?.schema();
+    let mut select: Vec<Expr> = pairs_schema
+        .fields()
+        .iter()
+        .filter(|f| !computed.contains(&f.name().as_str()))
+        .map(|f| builder.pairs(f.name()))
+        .collect();
+    select.extend(columns::exprs(&builder, metrics)?);
+    if lockstep {
+        // Lockstep batches come in pair_id order.
+        return Ok(ctx.table(LOCKSTEP).await?.alias("p")?.select(select)?);
+    }
+    let mut frame = ctx.table("pairs").await?.alias("p")?;
+    for &(table, _) in &inputs[1..] {
+        let alias = columns::alias(table);
+        let right = ctx.table(table.name()).await?.alias(alias)?;
+        let on = builder.pairs("pair_id").eq(Expr::Column(datafusion::common::Column::new(Some(alias), "pair_id")));
+        frame = frame.join_on(right, JoinType::Left, [on])?;
+    }
+    // NULLS FIRST matches the declared order of sorted inputs, so no sort is planned.
+    let order = SortExpr::new(builder.pairs("pair_id"), true, true);
+    Ok(frame.select(select)?.sort(vec![order])?)
+}
+
+/// The query as SQL, for `--explain` and the output's metadata (the logical plan where a part
+/// of it has no SQL form).
+fn query_text(frame: &DataFrame) -> String {
+    match datafusion::sql::unparser::plan_to_sql(frame.logical_plan()) {
+        Ok(statement) => statement.to_string(),
+        Err(_) => frame.logical_plan().display_indent().to_string(),
+    }
+}
+
+fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
+    if !enabled {
+        return ProgressBar::hidden();
+    }
+    // Draws to stderr, and only when it is a terminal.
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} pairs, {per_sec}, eta {eta}")
+            .expect("valid template"),
+    );
+    bar
+}
