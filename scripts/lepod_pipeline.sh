@@ -2,7 +2,10 @@
 # The original LePoD pipeline shape, end to end, on a corpus prepared here:
 #   tokenised text -> alignments (METEOR Matcher format) -> pairmetrics lepod
 #
-#   scripts/lepod_pipeline.sh [EUROPARL_EN] [WORKDIR]
+#   scripts/lepod_pipeline.sh EUROPARL_EN [WORKDIR]
+#
+# EUROPARL_EN: English lines of Europarl v7 fr-en (https://www.statmt.org/europarl/), e.g. the
+# first 3,000 (europarl-v7.fr-en.head3000.en).
 #
 # S1 is the English side of the bundled Europarl sample, tokenised with sacremoses (the Python
 # port of Moses' tokenizer.perl, which the original example.sh uses). S2 stands in for a
@@ -11,7 +14,7 @@
 # scripts/meteor_exact.py writes the Matcher blocks (exact matches only).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-input=${1:-$here/../../shared/data/europarl/europarl-v7.fr-en.head3000.en}
+input=${1:?usage: scripts/lepod_pipeline.sh EUROPARL_EN [WORKDIR]}
 work=${2:-${TMPDIR:-/tmp}/lepod-pipeline}
 mkdir -p "$work"
 if [ ! -x "$work/venv/bin/python" ]; then

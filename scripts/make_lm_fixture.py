@@ -2,7 +2,9 @@
 """Build the small language model the tests use, and KenLM's scores for a test set.
 
     pip install kenlm
-    python3 scripts/make_lm_fixture.py ../shared/data/europarl/europarl-v7.fr-en.head3000.en tests/data/lm
+    python3 scripts/make_lm_fixture.py europarl-v7.fr-en.head3000.en tests/data/lm
+
+(the first 3,000 English lines of Europarl v7 fr-en, https://www.statmt.org/europarl/).
 
 Estimates a trigram back-off model (absolute discounting, Katz-style back-off weights) on
 English lines 1-1000 of the Europarl sample (tokenised by splitting punctuation off words), then scores lines 2001-2100 and a few edge

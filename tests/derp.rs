@@ -1,4 +1,4 @@
-//! DERP: the `tests/vectors/derp/` cases (copied from ../shared/testvectors) at the kernel level
+//! DERP: the `tests/vectors/derp/` cases (the project's reference vectors) at the kernel level
 //! and through SQL, malformed parses, and properties over random trees and alignments.
 
 use std::collections::HashMap;

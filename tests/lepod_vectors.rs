@@ -1,4 +1,4 @@
-//! Every `tests/vectors/lepod/` case (copied from ../shared/testvectors, produced by the original
+//! Every `tests/vectors/lepod/` case (the project's reference vectors, produced by the original
 //! lepod-score.py with `-l -d 4 -p ","`), checked at the UDF level through SQL.
 
 use std::fs;

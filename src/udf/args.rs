@@ -2,10 +2,11 @@
 //! that hand kernels plain slices without allocating per row.
 
 use std::fmt;
+use std::sync::Arc;
 
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, GenericListArray, Int32Array, Int64Array, LargeStringArray, OffsetSizeTrait,
-    StringArray, StringViewArray, StructArray,
+    StringArray, StringBuilder, StringViewArray, StructArray,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::cast;
@@ -140,6 +141,26 @@ pub fn signature(shapes: Shapes) -> Signature {
     Signature::one_of(variants, Volatility::Immutable)
 }
 
+/// The argument half of a UDF's `ScalarUDFImpl` or `AggregateUDFImpl`: `signature()` returns
+/// the stored `signature` field, and `coerce_types()` checks the arguments with [`coerce`]
+/// against the shapes that `$shapes` (a closure of the UDF) gives.
+macro_rules! checked_arguments {
+    ($shapes:expr) => {
+        fn signature(&self) -> &datafusion::logical_expr::Signature {
+            &self.signature
+        }
+
+        fn coerce_types(
+            &self,
+            arg_types: &[datafusion::arrow::datatypes::DataType],
+        ) -> datafusion::common::Result<Vec<datafusion::arrow::datatypes::DataType>> {
+            let shapes: fn(&Self) -> $crate::udf::args::Shapes = $shapes;
+            $crate::udf::args::coerce(self.name(), arg_types, shapes(self))
+        }
+    };
+}
+pub(crate) use checked_arguments;
+
 /// Check `arg_types` against one of the accepted argument lists (`shapes`), each a list of
 /// (name, expectation): the first of the right length whose types fit, or else the first of the
 /// right length, to explain what does not fit. Literal NULLs are coerced to the expected type.
@@ -184,6 +205,18 @@ pub fn coerce(
 /// A NULL literal, or an empty list literal (`[]`, of type List<Null>) where a list is expected.
 fn is_untyped(expect: Expect, dt: &DataType) -> bool {
     dt.is_null() || list_item(dt).is_some_and(DataType::is_null) && list_item(&expect.null_type()).is_some()
+}
+
+/// A `*_problem` column: per row, NULL when `check(row)` succeeds, else why it failed.
+pub fn problem_column<T, E: fmt::Display>(
+    rows: usize,
+    mut check: impl FnMut(usize) -> std::result::Result<T, E>,
+) -> ArrayRef {
+    let mut out = StringBuilder::with_capacity(rows, 0);
+    for row in 0..rows {
+        out.append_option(check(row).err().map(|why| why.to_string()));
+    }
+    Arc::new(out.finish())
 }
 
 /// Why one row's arguments cannot be scored.

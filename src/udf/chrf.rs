@@ -10,7 +10,7 @@ use datafusion::logical_expr::{
 };
 
 use super::DOC_SECTION;
-use super::args::{Expect, Shapes, Strings, TokenLists, coerce, is_string};
+use super::args::{Expect, Shapes, Strings, TokenLists, checked_arguments, is_string};
 use crate::metrics::chrf::{Scratch, chrf};
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -52,13 +52,7 @@ impl ScalarUDFImpl for ChrfUdf {
         "chrf"
     }
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        coerce(self.name(), arg_types, SHAPES)
-    }
+    checked_arguments!(|_| SHAPES);
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(DataType::Float64)

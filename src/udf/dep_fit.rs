@@ -11,7 +11,7 @@ use datafusion::logical_expr::{
 };
 
 use super::DOC_SECTION;
-use super::args::{Expect, HeadLists, IntArg, Problem, Shapes, TokenLists, coerce, signature};
+use super::args::{Expect, problem_column, HeadLists, IntArg, Problem, Shapes, TokenLists, checked_arguments, signature};
 use crate::metrics::dep_fit::{FitProblem, Formula, Parse, TripleCounts, TripleIndex, dep_fit};
 use crate::resources::Shared;
 
@@ -158,13 +158,7 @@ impl ScalarUDFImpl for DepFitUdf {
         }
     }
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        coerce(self.name(), arg_types, shapes(self.kind))
-    }
+    checked_arguments!(|udf| shapes(udf.kind));
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {
@@ -204,13 +198,8 @@ impl ScalarUDFImpl for DepFitUdf {
             Kind::Problem => {
                 let phrase = PhraseArg::new(&args.args, &arrays)?;
                 let empty = TripleCounts::default();
-                let mut out = StringBuilder::new();
                 let mut scratch = RowScratch::default();
-                for row in 0..rows {
-                    let result = fit_row(&sentences, &phrase, row, &empty, Formula::Paper, &mut scratch);
-                    out.append_option(result.err().map(|e| e.to_string()));
-                }
-                Arc::new(out.finish())
+                problem_column(rows, |row| fit_row(&sentences, &phrase, row, &empty, Formula::Paper, &mut scratch))
             }
             Kind::Triples => triples_array(&sentences, rows),
         };

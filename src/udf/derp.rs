@@ -18,7 +18,7 @@ use datafusion::logical_expr::{
 };
 
 use super::DOC_SECTION;
-use super::args::{Expect, HeadLists, LinkLists, Shapes, TokenLists, coerce, signature};
+use super::args::{Expect, problem_column, HeadLists, LinkLists, Shapes, TokenLists, checked_arguments, signature};
 use crate::metrics::derp::{self, Derp, DerpError, Link, Parse, Scratch};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -160,13 +160,7 @@ impl ScalarUDFImpl for DerpUdf {
         }
     }
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        coerce(self.name(), arg_types, SHAPES)
-    }
+    checked_arguments!(|_| SHAPES);
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {
@@ -189,16 +183,7 @@ impl ScalarUDFImpl for DerpUdf {
                 }
                 Arc::new(out.finish())
             }
-            Kind::Problem => {
-                let mut out = StringBuilder::with_capacity(rows, 0);
-                for row in 0..rows {
-                    match input.score(row, &mut buffers) {
-                        Ok(_) => out.append_null(),
-                        Err(problem) => out.append_value(problem.to_string()),
-                    }
-                }
-                Arc::new(out.finish())
-            }
+            Kind::Problem => problem_column(rows, |row| input.score(row, &mut buffers)),
             Kind::Detail => {
                 let mut out = DetailBuilder::with_capacity(rows);
                 for row in 0..rows {
@@ -358,13 +343,7 @@ impl AggregateUDFImpl for DerpPooled {
         "derp_pooled"
     }
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        coerce(self.name(), arg_types, SHAPES)
-    }
+    checked_arguments!(|_| SHAPES);
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(DataType::Float64)

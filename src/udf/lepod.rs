@@ -10,7 +10,7 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{Expect, LinkLists, RowProblem, Shapes, TextArg, TokenLists, coerce, signature};
+use super::args::{Expect, problem_column, LinkLists, RowProblem, Shapes, TextArg, TokenLists, checked_arguments, signature};
 use super::DOC_SECTION;
 use crate::metrics::lepod::{self, LepodError, Link, Punctuation, Scratch};
 
@@ -141,13 +141,7 @@ impl ScalarUDFImpl for LepodUdf {
         }
     }
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        coerce(self.name(), arg_types, shapes(self.kind))
-    }
+    checked_arguments!(|udf| shapes(udf.kind));
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {
@@ -163,16 +157,7 @@ impl ScalarUDFImpl for LepodUdf {
         let input = Input::new(&args.args, &arrays)?;
         let mut buffers = Buffers::default();
         let output: ArrayRef = match self.kind {
-            Kind::Problem => {
-                let mut out = StringBuilder::with_capacity(rows, 0);
-                for row in 0..rows {
-                    match input.score(Kind::Led, row, &mut buffers) {
-                        Ok(_) => out.append_null(),
-                        Err(problem) => out.append_value(problem.to_string()),
-                    }
-                }
-                Arc::new(out.finish())
-            }
+            Kind::Problem => problem_column(rows, |row| input.score(Kind::Led, row, &mut buffers)),
             Kind::Both => {
                 let (mut led, mut pod) = (Float64Builder::with_capacity(rows), Float64Builder::with_capacity(rows));
                 let mut problem = StringBuilder::with_capacity(rows, 0);

@@ -14,7 +14,7 @@ use datafusion::logical_expr::{
 
 use super::DOC_SECTION;
 use super::args::{
-    Expect, Shapes, Strings, TokenLists, coerce, link_fields, link_list_type, signature,
+    Expect, Shapes, Strings, TokenLists, checked_arguments, link_fields, link_list_type, signature,
     token_list_type,
 };
 use crate::formats::{pharaoh, tokens};
@@ -90,13 +90,7 @@ impl ScalarUDFImpl for TextUdf {
         }
     }
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        coerce(self.name(), arg_types, shapes(self.kind))
-    }
+    checked_arguments!(|udf| shapes(udf.kind));
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {

@@ -12,7 +12,7 @@ use datafusion::logical_expr::{
 };
 
 use super::DOC_SECTION;
-use super::args::{Expect, Shapes, TokenLists, coerce, signature};
+use super::args::{Expect, Shapes, TokenLists, checked_arguments, signature};
 use crate::metrics::true_score::{PhraseIndex, Scratch, TrueScore};
 use crate::resources::Shared;
 
@@ -85,13 +85,7 @@ impl ScalarUDFImpl for TrueScoreUdf {
         }
     }
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        coerce(self.name(), arg_types, SHAPES)
-    }
+    checked_arguments!(|_| SHAPES);
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         if self.index.get().is_none() {
