@@ -13,6 +13,7 @@ from collections import defaultdict
 
 TARGET_RATE = 300_000  # score LeD + PoD, pairs/s
 TARGET_FLOOR_RATIO = 2.0
+TARGET_DECODE_RATIO = 1.3
 TARGET_PEER_RATIO = 20.0
 TARGET_MEMORY = 1 << 30
 
@@ -47,6 +48,9 @@ def main(results, bench_dir):
     out += ["`decode floor` decodes the columns every job reads with no join and no work (each table",
             "scanned on its own); `scan floor` is the join users write in `sql`, `pairs JOIN alignments",
             "USING (pair_id)`, a merge join since the files record their pair_id order.", ""]
+    out += ["Before tables recorded their pair_id order (commit b49b4bc, measured on an Intel Xeon VM of the",
+            "same size), this join was a hash join of a whole side: 2.35 s and 1,185 MB peak at 1M pairs,",
+            "22.52 s and 10,892 MB at 10M. The merge join holds a few batches per side instead.", ""]
     out += ["| pairs | job | wall | runs | pairs/s | peak RSS | vs decode floor | vs scan floor |",
             "|---|---|---|---|---|---|---|---|"]
     for n in sizes:
@@ -92,7 +96,8 @@ def main(results, bench_dir):
     ]
     if (big, "decode floor") in by:
         decode = by[(big, "decode floor")][0]
-        checks.append((f"`score` LeD + PoD against the decode floor (no join) at {big:,}", True, f"{s / decode:.2f}x"))
+        ratio = s / decode
+        checks.append((f"`score` LeD + PoD <= {TARGET_DECODE_RATIO}x the decode floor (no join) at {big:,}", ratio <= TARGET_DECODE_RATIO, f"{ratio:.2f}x"))
     for (n, job), (s2, mem2) in by.items():
         if n == big and job in ("scan floor", "sql led"):
             checks.append((f"peak memory of the `sql` join `{job}` at {n:,} pairs <= 1 GiB", mem2 <= TARGET_MEMORY, f"{mem2 / 2**20:,.0f} MB"))

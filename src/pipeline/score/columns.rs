@@ -216,6 +216,19 @@ pub fn reads(options: &ScoreOptions, metrics: &[&Metric], input: Input) -> bool 
     input.given(options) && metrics.iter().any(|m| m.needs.contains(&input) || m.uses.contains(&input))
 }
 
+/// Why a given table is read by no metric: what the metrics that need it lack besides, e.g.
+/// "derp also needs an alignments table; dep_fit also needs triple counts".
+pub fn unused(options: &ScoreOptions, input: Input) -> String {
+    let lacking = METRICS.iter().filter(|m| m.needs.contains(&input)).map(|m| {
+        let missing: Vec<&str> = m.needs.iter().filter(|n| !n.given(options)).map(|n| n.describe()).collect();
+        match missing.is_empty() {
+            true => format!("{} was not asked for", m.name),
+            false => format!("{} also needs {}", m.name, missing.join(" and ")),
+        }
+    });
+    lacking.collect::<Vec<_>>().join("; ")
+}
+
 /// The expressions of every selected metric's columns.
 pub fn exprs(inputs: &Inputs, metrics: &[&Metric]) -> Result<Vec<Expr>> {
     let mut out = Vec::new();

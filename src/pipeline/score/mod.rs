@@ -102,7 +102,8 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     ] {
         if let (Some(path), false) = (path, reads(input)) {
             session::register_checked(&ctx, table, path).await?;
-            summary.notes.push(format!("{} checked; no metric computed uses it", table.name()));
+            let why = columns::unused(options, input);
+            summary.notes.push(format!("{} checked but not used: {why}", table.name()));
         }
     }
     let lockstep = match orders.iter().all(|o| o.ascending && o.same_sequence(&orders[0])) {
