@@ -2,7 +2,7 @@
 # The end-to-end benchmark suite: pairmetrics against the scan floor and against the Python
 # UDFs a user would otherwise write, on generated Europarl-like corpora. Writes BENCHMARKS.md.
 #
-#   scripts/bench.sh                      # 1M and 10M pairs (about 15 minutes on 2 cores)
+#   scripts/bench.sh                      # 1M and 10M pairs (about 35 minutes on 2 cores)
 #   BENCH_SIZES="100000" scripts/bench.sh # a quick run
 #   BENCH_REPEAT=1 scripts/bench.sh       # each fast job once (default 3, median reported)
 #
