@@ -373,7 +373,7 @@ fn metrics_help() -> String {
         .iter()
         .map(|m| {
             let opt_in = if m.by_default { "" } else { " (opt-in)" };
-            format!("  {}{opt_in}: {}", m.name, m.about.split_whitespace().collect::<Vec<_>>().join(" "))
+            format!("  {}{opt_in}: {}", m.name, m.about)
         })
         .collect();
     format!(

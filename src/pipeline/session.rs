@@ -12,7 +12,7 @@ use datafusion::execution::SendableRecordBatchStream;
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::logical_expr::{SortExpr, col};
-use datafusion::parquet::file::metadata::ParquetMetaDataReader;
+use datafusion::parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
@@ -93,15 +93,23 @@ pub async fn register_parquet(
     path: &Path,
     sorted_by_pair_id: bool,
 ) -> Result<()> {
-    if !path.exists() {
-        bail!("table {name}: {} does not exist", path.display());
-    }
-    check_parquet_files(path).with_context(|| format!("table {name}"))?;
+    check_parquet(name, path)?;
     register_listing(ctx, name, path, sorted_by_pair_id).await
 }
 
-/// Register files that [`register_parquet`] has already checked.
-async fn register_listing(ctx: &SessionContext, name: &str, path: &Path, sorted_by_pair_id: bool) -> Result<()> {
+/// Check that table `name`'s `path` exists and is Parquet (a file, or a directory's `*.parquet`
+/// files, as DataFusion reads them) before DataFusion reads it: a corrupt footer can make the
+/// reader panic. Returns whether it records that its rows ascend by `pair_id` (see
+/// [`records_sorted_by_pair_id`]), from the footer it has just read.
+pub fn check_parquet(name: &str, path: &Path) -> Result<bool> {
+    if !path.exists() {
+        bail!("table {name}: {} does not exist", path.display());
+    }
+    check_parquet_files(path).with_context(|| format!("table {name}"))
+}
+
+/// Register files that [`check_parquet`] has already checked.
+pub async fn register_listing(ctx: &SessionContext, name: &str, path: &Path, sorted_by_pair_id: bool) -> Result<()> {
     let mut url = path.to_string_lossy().into_owned();
     if path.is_dir() && !url.ends_with('/') {
         url.push('/');
@@ -116,48 +124,44 @@ async fn register_listing(ctx: &SessionContext, name: &str, path: &Path, sorted_
     Ok(())
 }
 
-/// Check that `path` (a file, or a directory's `*.parquet` files, as DataFusion reads them) is
-/// Parquet before DataFusion reads it: a corrupt footer can make the reader panic.
-fn check_parquet_files(path: &Path) -> Result<()> {
+/// Check `path`'s Parquet files; a single file also says whether it records its pair_id order
+/// (a directory records nothing: the order across its files is not known).
+fn check_parquet_files(path: &Path) -> Result<bool> {
     if path.is_file() {
-        return check_parquet_file(path);
+        return parquet_metadata(path).map(|metadata| sorted_by_pair_id(&metadata));
     }
     let entries = std::fs::read_dir(path).with_context(|| format!("cannot list {}", path.display()))?;
     for entry in entries {
         let file = entry?.path();
         if file.is_file() && file.extension().is_some_and(|e| e == "parquet") {
-            check_parquet_file(&file)?;
+            parquet_metadata(&file)?;
         }
     }
-    Ok(())
-}
-
-fn check_parquet_file(path: &Path) -> Result<()> {
-    parquet_metadata(path).map(drop)
+    Ok(false)
 }
 
 /// Whether the Parquet file at `path` records that its rows ascend by `pair_id`: pairmetrics'
 /// key-value entry (see [`super::write::SORTED_BY`]), or Parquet `sorting_columns` naming
 /// pair_id first, ascending, in every row group (as Spark, DuckDB and pyarrow can write). A
-/// directory records nothing: the order across its files is not known.
+/// directory records nothing.
 pub fn records_sorted_by_pair_id(path: &Path) -> Result<bool> {
-    if !path.is_file() {
-        return Ok(false);
-    }
-    let metadata = parquet_metadata(path)?;
+    Ok(path.is_file() && sorted_by_pair_id(&parquet_metadata(path)?))
+}
+
+fn sorted_by_pair_id(metadata: &ParquetMetaData) -> bool {
     let file = metadata.file_metadata();
     let (key, value) = super::write::SORTED_BY;
     let recorded = file.key_value_metadata().is_some_and(|kv| kv.iter().any(|e| e.key == key && e.value.as_deref() == Some(value)));
     let schema = file.schema_descr();
     let leaf = (0..schema.num_columns()).find(|&i| schema.column(i).path().string() == "pair_id");
-    let sorting = |group: &datafusion::parquet::file::metadata::RowGroupMetaData| {
+    let sorting = |group: &RowGroupMetaData| {
         group.sorting_columns().and_then(|c| c.first()).is_some_and(|c| Some(c.column_idx as usize) == leaf && !c.descending)
     };
     let groups = metadata.row_groups();
-    Ok(recorded || (!groups.is_empty() && groups.iter().all(sorting)))
+    recorded || (!groups.is_empty() && groups.iter().all(sorting))
 }
 
-fn parquet_metadata(path: &Path) -> Result<datafusion::parquet::file::metadata::ParquetMetaData> {
+fn parquet_metadata(path: &Path) -> Result<ParquetMetaData> {
     const MAGIC: &[u8; 4] = b"PAR1";
     let fail = |why: String| anyhow::anyhow!("{} is not a readable Parquet file: {why}", path.display());
     let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;

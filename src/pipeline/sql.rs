@@ -42,10 +42,11 @@ pub async fn context_with_tables_and(
     if let Some(unknown) = sorted.iter().find(|s| !tables.iter().any(|(name, _)| name == *s)) {
         bail!("--sorted {unknown}: no table of that name (give it with --table {unknown}=PATH)");
     }
+    // Each table's footer is read once: to check it, and for the order it records.
     let mut declared = Vec::new();
     for (name, path) in tables {
-        let sorted = sorted.contains(name) || (path.exists() && session::records_sorted_by_pair_id(path)?);
-        declared.push(sorted);
+        let recorded = session::check_parquet(name, path)?;
+        declared.push(recorded || sorted.contains(name));
     }
     let mut config = SessionConfig::new();
     if declared.contains(&true) {
@@ -54,7 +55,7 @@ pub async fn context_with_tables_and(
     }
     let ctx = session::context_with_resources(config, resources, tuning)?;
     for ((name, path), sorted) in tables.iter().zip(declared) {
-        session::register_parquet(&ctx, name, path, sorted).await?;
+        session::register_listing(&ctx, name, path, sorted).await?;
     }
     Ok(ctx)
 }

@@ -69,7 +69,7 @@ struct Open {
     /// Columns copied from an input file; its row groups then decide where the output's end.
     copier: Option<Copier>,
     /// Whether the rows written so far ascend by pair_id (when there is one).
-    keys: KeyOrder,
+    ids: AscendingIds,
 }
 
 /// The key-value entry that says a file's rows strictly ascend by `pair_id`; `sql` then declares
@@ -79,16 +79,16 @@ pub const SORTED_BY: (&str, &str) = ("pairmetrics.sorted_by", "pair_id");
 /// Watches `pair_id` as batches are written: the file records that it is sorted only if every
 /// id was non-NULL and greater than the one before.
 #[derive(Debug, Clone, Copy)]
-struct KeyOrder {
+struct AscendingIds {
     column: Option<usize>,
     last: Option<i64>,
     ascending: bool,
 }
 
-impl KeyOrder {
+impl AscendingIds {
     fn new(schema: &SchemaRef) -> Self {
         let column = schema.index_of("pair_id").ok().filter(|&i| schema.field(i).data_type() == &DataType::Int64);
-        KeyOrder { column, last: None, ascending: column.is_some() }
+        AscendingIds { column, last: None, ascending: column.is_some() }
     }
 
     fn see(&mut self, batch: &RecordBatch) {
@@ -145,7 +145,7 @@ impl ColumnThread {
 
 impl Open {
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        self.keys.see(batch);
+        self.ids.see(batch);
         if self.copier.is_none() {
             self.encode(batch)?;
             let row_group = self.row_group.as_ref().expect("started by encode");
@@ -285,8 +285,8 @@ impl AtomicParquetWriter {
             Some(copy) => Copier::open(copy, &schema, file.schema_descr())?,
             None => None,
         };
-        let keys = KeyOrder::new(&schema);
-        let writer = Open { row_group_bytes: ROW_GROUP_BYTES, file, columns, schema, row_group: None, copier, keys };
+        let ids = AscendingIds::new(&schema);
+        let writer = Open { row_group_bytes: ROW_GROUP_BYTES, file, columns, schema, row_group: None, copier, ids };
         Ok(AtomicParquetWriter { target: target.to_path_buf(), temp, writer: Some(writer) })
     }
 
@@ -311,7 +311,7 @@ impl AtomicParquetWriter {
             copier.finish()?;
         }
         let mut writer = self.writer.take().expect("still open");
-        if writer.keys.ascending {
+        if writer.ids.ascending {
             writer.file.append_key_value_metadata(KeyValue::new(SORTED_BY.0.to_string(), SORTED_BY.1.to_string()));
         }
         let file = writer.file.into_inner();

@@ -173,6 +173,11 @@ pub fn all_columns() -> impl Iterator<Item = &'static Column> {
     METRICS.iter().flat_map(|m| m.columns)
 }
 
+/// Whether `score` computes a column of this name (an input column of the name is replaced).
+pub fn is_computed(name: &str) -> bool {
+    all_columns().any(|c| c.name == name)
+}
+
 /// The metrics a job computes: those named (each must have its inputs), or else every default
 /// metric whose inputs are given.
 pub fn selected(options: &ScoreOptions) -> Result<Vec<&'static Metric>> {

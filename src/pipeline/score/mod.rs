@@ -49,13 +49,6 @@ pub struct ScoreOptions {
     pub progress: bool,
 }
 
-impl ScoreOptions {
-    /// The metric configuration, sacrebleu style, written into the output's metadata.
-    pub fn signature(&self) -> Result<String> {
-        Ok(columns::signature(self, &columns::selected(self)?))
-    }
-}
-
 /// A checked, planned job: the session with its tables and the query to stream.
 pub struct Prepared {
     pub ctx: SessionContext,
@@ -195,8 +188,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         Some(sources) => {
             // Rows come in the pairs file's order, so its columns can be copied as stored.
             if options.pairs.is_file() {
-                let computed: Vec<&str> = columns::all_columns().map(|c| c.name).collect();
-                let columns = sources[0].columns.iter().filter(|c| !computed.contains(&c.as_str())).cloned().collect();
+                let columns = sources[0].columns.iter().filter(|c| !columns::is_computed(c)).cloned().collect();
                 copy = Some(CopyFrom { path: options.pairs.clone(), columns });
             }
             let plan = frame.create_physical_plan().await?;
@@ -271,12 +263,11 @@ async fn score_frame(
     lockstep: bool,
 ) -> Result<DataFrame> {
     let builder = columns::Inputs { options, functions: ctx, lockstep };
-    let computed: Vec<&str> = columns::all_columns().map(|c| c.name).collect();
     let pairs_schema = ctx.table_provider("pairs").await?.schema();
     let mut select: Vec<Expr> = pairs_schema
         .fields()
         .iter()
-        .filter(|f| !computed.contains(&f.name().as_str()))
+        .filter(|f| !columns::is_computed(f.name()))
         .map(|f| builder.pairs(f.name()))
         .collect();
     select.extend(columns::exprs(&builder, metrics)?);
