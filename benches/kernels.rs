@@ -8,7 +8,8 @@ use pairmetrics::metrics::dep_fit::{self, Formula, TripleCounts};
 use pairmetrics::metrics::derp::{self, Parse};
 use pairmetrics::metrics::rank::kendall_tau_a;
 use pairmetrics::metrics::true_score::{self, Identity, PhraseIndexBuilder};
-use pairmetrics::metrics::lepod::{Link, Punctuation, Scratch, led_aligned, led_unaligned, pod};
+use pairmetrics::metrics::Link;
+use pairmetrics::metrics::lepod::{Punctuation, Scratch, led_aligned, led_unaligned, pod};
 
 /// A small deterministic generator, so every run scores the same pairs.
 struct Lcg(u64);

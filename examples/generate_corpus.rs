@@ -22,7 +22,8 @@ use pairmetrics::metrics::Link;
 use pairmetrics::pipeline::import::links_array;
 use pairmetrics::pipeline::write::AtomicParquetWriter;
 use pairmetrics::schema::Table;
-use pairmetrics::udf::args::{HeadLists, LinkLists, TokenLists, token_list_type};
+use pairmetrics::udf::args::{HeadLists, LinkLists, TokenLists};
+use pairmetrics::schema::{token_list_type};
 
 const VOCABULARY: usize = 100_000;
 const BATCH: usize = 8192;

@@ -1,15 +1,131 @@
-//! The Arrow schemas of our Parquet tables (documented in `schemas/*.md`) and the checks that
+//! The Arrow types of our columns and arguments, the schemas of our Parquet tables (documented in `schemas/*.md`) and the checks that
 //! fail fast, before any work, when an input does not have them.
 
 use std::fmt;
 
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema};
 
-use crate::udf::args::{
-    head_list_type, is_head_list, is_link_list, is_string, is_token_list, link_list_type,
-    token_list_type,
-};
+/// `List<Utf8>`: a token list, as our writers store it and as a NULL literal is typed.
+pub fn token_list_type() -> DataType {
+    DataType::List(Field::new_list_field(DataType::Utf8, true).into())
+}
 
+/// `Struct<src Int32, tgt Int32>`: one alignment link.
+pub fn link_fields() -> Fields {
+    Fields::from(vec![Field::new("src", DataType::Int32, false), Field::new("tgt", DataType::Int32, false)])
+}
+
+/// `List<Struct<src Int32, tgt Int32>>`: a pair's alignment.
+pub fn link_list_type() -> DataType {
+    DataType::List(Field::new_list_field(DataType::Struct(link_fields()), true).into())
+}
+
+/// `List<Int32>`: a parse's heads, or token positions.
+pub fn head_list_type() -> DataType {
+    DataType::List(Field::new_list_field(DataType::Int32, true).into())
+}
+
+pub fn is_string(dt: &DataType) -> bool {
+    matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// The item type of a List or LargeList.
+pub fn list_item(dt: &DataType) -> Option<&DataType> {
+    match dt {
+        DataType::List(f) | DataType::LargeList(f) => Some(f.data_type()),
+        _ => None,
+    }
+}
+
+pub fn is_token_list(dt: &DataType) -> bool {
+    list_item(dt).is_some_and(is_string)
+}
+
+pub fn is_head_list(dt: &DataType) -> bool {
+    list_item(dt).is_some_and(DataType::is_integer)
+}
+
+pub fn is_link_list(dt: &DataType) -> bool {
+    match list_item(dt) {
+        Some(DataType::Struct(fields)) => {
+            ["src", "tgt"].iter().all(|name| fields.find(name).is_some_and(|(_, f)| f.data_type().is_integer()))
+        }
+        _ => false,
+    }
+}
+
+/// What a table column or a function argument holds: the type our writers produce (and a NULL
+/// literal takes), and the variants accepted on input (List or LargeList, any string type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// `pair_id`: Int64, exactly.
+    Id,
+    Tokens,
+    /// Several token lists per row: List<List<Utf8>>.
+    TokenLists,
+    Links,
+    /// Dependency heads: 1-based, 0 for a root.
+    Heads,
+    /// 0-based token positions.
+    Positions,
+    Text,
+    /// A number, stored as Float64.
+    Float,
+    /// A list of numbers, stored as List<Float64>.
+    Floats,
+    /// An n-best rank: Int32.
+    Rank,
+    /// An integer, stored as Int64.
+    Int,
+}
+
+impl ColumnType {
+    pub fn canonical(self) -> DataType {
+        match self {
+            ColumnType::Id | ColumnType::Int => DataType::Int64,
+            ColumnType::Tokens => token_list_type(),
+            ColumnType::TokenLists => DataType::List(Field::new_list_field(token_list_type(), true).into()),
+            ColumnType::Links => link_list_type(),
+            ColumnType::Heads | ColumnType::Positions => head_list_type(),
+            ColumnType::Text => DataType::Utf8,
+            ColumnType::Float => DataType::Float64,
+            ColumnType::Floats => DataType::List(Field::new_list_field(DataType::Float64, true).into()),
+            ColumnType::Rank => DataType::Int32,
+        }
+    }
+
+    pub fn accepts(self, dt: &DataType) -> bool {
+        match self {
+            ColumnType::Id => dt == &DataType::Int64,
+            ColumnType::Tokens => is_token_list(dt),
+            ColumnType::TokenLists => list_item(dt).is_some_and(is_token_list),
+            ColumnType::Links => is_link_list(dt),
+            ColumnType::Heads | ColumnType::Positions => is_head_list(dt),
+            ColumnType::Text => is_string(dt),
+            ColumnType::Float => dt.is_numeric(),
+            ColumnType::Floats => list_item(dt).is_some_and(DataType::is_numeric),
+            ColumnType::Rank | ColumnType::Int => dt.is_integer(),
+        }
+    }
+
+    /// What to pass, for messages about function arguments.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ColumnType::Id => "an id: Int64",
+            ColumnType::Tokens => "a token list: List or LargeList of Utf8, LargeUtf8 or Utf8View",
+            ColumnType::TokenLists => "a list of token lists: List<List<Utf8>>",
+            ColumnType::Links => "alignment links: List<Struct<src Int32, tgt Int32>> (0-based)",
+            ColumnType::Heads => "dependency heads: List<Int32>, 1-based, 0 for a root",
+            ColumnType::Positions => "token positions: List<Int32>, 0-based",
+            ColumnType::Text => "a string: Utf8, LargeUtf8 or Utf8View",
+            ColumnType::Float => "a number",
+            ColumnType::Floats => "a list of numbers: List<Float64>",
+            ColumnType::Rank | ColumnType::Int => "an integer",
+        }
+    }
+}
+
+/// Our tables, each documented in `schemas/<name>.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
     Pairs,
@@ -18,51 +134,6 @@ pub enum Table {
     PhraseTable,
     Nbest,
     Triples,
-}
-
-/// What a column must hold, with the variants we accept on input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ColumnType {
-    Id,
-    Tokens,
-    Links,
-    Heads,
-    Text,
-    Score,
-    Scores,
-    Rank,
-    Count,
-}
-
-impl ColumnType {
-    fn canonical(self) -> DataType {
-        match self {
-            ColumnType::Id => DataType::Int64,
-            ColumnType::Tokens => token_list_type(),
-            ColumnType::Links => link_list_type(),
-            ColumnType::Heads => head_list_type(),
-            ColumnType::Text => DataType::Utf8,
-            ColumnType::Score => DataType::Float64,
-            ColumnType::Rank => DataType::Int32,
-            ColumnType::Count => DataType::Int64,
-            ColumnType::Scores => DataType::List(Field::new_list_field(DataType::Float64, true).into()),
-        }
-    }
-
-    fn accepts(self, dt: &DataType) -> bool {
-        match self {
-            ColumnType::Id => dt == &DataType::Int64,
-            ColumnType::Tokens => is_token_list(dt),
-            ColumnType::Links => is_link_list(dt),
-            ColumnType::Heads => is_head_list(dt),
-            ColumnType::Text => is_string(dt),
-            ColumnType::Score => dt.is_numeric(),
-            ColumnType::Rank | ColumnType::Count => dt.is_integer(),
-            ColumnType::Scores => {
-                matches!(dt, DataType::List(f) | DataType::LargeList(f) if f.data_type().is_numeric())
-            }
-        }
-    }
 }
 
 struct Column {
@@ -95,13 +166,13 @@ const PHRASE_TABLE: &[Column] = &[
     Column { name: "tgt", kind: ColumnType::Text, required: false },
     col("src_tokens", ColumnType::Tokens),
     col("tgt_tokens", ColumnType::Tokens),
-    col("p_f_e", ColumnType::Score),
-    col("lex_f_e", ColumnType::Score),
-    col("p_e_f", ColumnType::Score),
-    col("lex_e_f", ColumnType::Score),
-    Column { name: "extra_scores", kind: ColumnType::Scores, required: false },
+    col("p_f_e", ColumnType::Float),
+    col("lex_f_e", ColumnType::Float),
+    col("p_e_f", ColumnType::Float),
+    col("lex_e_f", ColumnType::Float),
+    Column { name: "extra_scores", kind: ColumnType::Floats, required: false },
     Column { name: "alignment", kind: ColumnType::Links, required: false },
-    Column { name: "counts", kind: ColumnType::Scores, required: false },
+    Column { name: "counts", kind: ColumnType::Floats, required: false },
 ];
 const NBEST: &[Column] = &[
     col("id", ColumnType::Id),
@@ -109,8 +180,8 @@ const NBEST: &[Column] = &[
     col("hyp", ColumnType::Text),
     col("hyp_tokens", ColumnType::Tokens),
     col("features", ColumnType::Text),
-    col("scores", ColumnType::Scores),
-    col("total", ColumnType::Score),
+    col("scores", ColumnType::Floats),
+    col("total", ColumnType::Float),
 ];
 
 const TRIPLES: &[Column] = &[
@@ -118,7 +189,7 @@ const TRIPLES: &[Column] = &[
     col("head", ColumnType::Text),
     col("dep", ColumnType::Text),
     col("deprel", ColumnType::Text),
-    col("count", ColumnType::Count),
+    col("count", ColumnType::Int),
 ];
 
 impl Table {

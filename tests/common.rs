@@ -11,7 +11,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Schema};
 use datafusion::datasource::MemTable;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::SessionContext;
-use pairmetrics::udf::args::link_fields;
+use pairmetrics::schema::link_fields;
 
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

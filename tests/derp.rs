@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use datafusion::arrow::array::{ArrayRef, AsArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Int64Type};
-use pairmetrics::metrics::derp::{Derp, Encoding, Labels, Link, Parse, Scratch, Side, Tree, derp, disparity};
+use pairmetrics::metrics::derp::{Derp, Encoding, Labels, Parse, Scratch, Tree, derp, disparity};
+use pairmetrics::metrics::{Link, Side};
 use proptest::prelude::*;
 use serde_json::Value;
 

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::metrics::lepod::Link;
+use crate::metrics::Link;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PharaohError {

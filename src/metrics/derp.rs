@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt;
 
-pub use super::{Link, Side};
+use super::{Link, Side};
 
 /// Pairs with more aligned nodes than this are not scored: the meta-graph is complete, so its
 /// edges grow as the square (1,000 nodes are 499,500 edges, about 50 ms). No sentence comes near.

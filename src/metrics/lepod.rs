@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-pub use super::{Link, Side};
+use super::{Link, Side};
 
 /// Why a pair has no LeD or PoD.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,9 +19,9 @@ use crate::formats::conllu::{Sentence, Sentences};
 use crate::formats::input::{self, InputError, Lines};
 use crate::formats::meteor::Blocks;
 use crate::formats::{moses, pharaoh, syntactic_ngrams, tokens};
-use crate::metrics::lepod::Link;
+use crate::metrics::Link;
 use crate::schema::Table;
-use crate::udf::args::link_fields;
+use crate::schema::link_fields;
 
 /// Rows per record batch (and per chunk handed between the threads).
 const CHUNK_ROWS: usize = 8192;

@@ -14,7 +14,8 @@ use anyhow::{Context, Result, bail};
 use crate::formats::input::{self, InputError, Lines};
 use crate::formats::meteor::{Block, Blocks};
 use crate::formats::tokens;
-use crate::metrics::lepod::{self, LepodError, Link, Punctuation, Scratch};
+use crate::metrics::Link;
+use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
 
 #[derive(Debug, Clone)]
 pub struct LepodOptions {
@@ -223,7 +224,7 @@ impl Place<'_> {
         let [path1, path2] = &self.options.files;
         match e {
             LepodError::EmptySentence(side) => {
-                let path = if side == lepod::Side::Src { path1 } else { path2 };
+                let path = if side == crate::metrics::Side::Src { path1 } else { path2 };
                 anyhow::anyhow!(
                     "{}:{}: empty sentence; LeD is undefined for it (lepod-score.py divides by zero)",
                     path.display(),

@@ -10,120 +10,15 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Field, Fields, Int32Type};
+use datafusion::arrow::datatypes::{DataType, Int32Type};
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
 use datafusion::logical_expr::{ColumnarValue, Signature, TypeSignature, Volatility};
 
-use crate::metrics::lepod::Link;
-
-/// The type we return for token lists and accept for NULL literals: `List<Utf8>`.
-pub fn token_list_type() -> DataType {
-    DataType::List(Field::new_list_field(DataType::Utf8, true).into())
-}
-
-/// `Struct<src Int32, tgt Int32>`: one alignment link.
-pub fn link_fields() -> Fields {
-    Fields::from(vec![
-        Field::new("src", DataType::Int32, false),
-        Field::new("tgt", DataType::Int32, false),
-    ])
-}
-
-/// `List<Struct<src Int32, tgt Int32>>`: a pair's alignment.
-pub fn link_list_type() -> DataType {
-    DataType::List(Field::new_list_field(DataType::Struct(link_fields()), true).into())
-}
-
-pub fn is_string(dt: &DataType) -> bool {
-    matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
-}
-
-fn list_item(dt: &DataType) -> Option<&DataType> {
-    match dt {
-        DataType::List(f) | DataType::LargeList(f) => Some(f.data_type()),
-        _ => None,
-    }
-}
-
-pub fn is_token_list(dt: &DataType) -> bool {
-    list_item(dt).is_some_and(is_string)
-}
-
-/// `List<Int32>`: a parse's heads.
-pub fn head_list_type() -> DataType {
-    DataType::List(Field::new_list_field(DataType::Int32, true).into())
-}
-
-pub fn is_head_list(dt: &DataType) -> bool {
-    list_item(dt).is_some_and(DataType::is_integer)
-}
-
-pub fn is_token_list_list(dt: &DataType) -> bool {
-    list_item(dt).is_some_and(is_token_list)
-}
-
-pub fn is_link_list(dt: &DataType) -> bool {
-    match list_item(dt) {
-        Some(DataType::Struct(fields)) => ["src", "tgt"].iter().all(|name| {
-            fields.find(name).is_some_and(|(_, f)| f.data_type().is_integer())
-        }),
-        _ => false,
-    }
-}
-
-/// What an argument position accepts, for plan-time checks with messages that say what to pass.
-#[derive(Debug, Clone, Copy)]
-pub enum Expect {
-    Tokens,
-    Links,
-    Heads,
-    Text,
-    /// Several token lists per row: List<List<Utf8>>.
-    TokenLists,
-    /// An integer.
-    Int,
-    /// 0-based token positions: List<Int32>.
-    Positions,
-}
-
-impl Expect {
-    fn accepts(self, dt: &DataType) -> bool {
-        match self {
-            Expect::Tokens => is_token_list(dt),
-            Expect::Links => is_link_list(dt),
-            Expect::Heads | Expect::Positions => is_head_list(dt),
-            Expect::Text => is_string(dt),
-            Expect::TokenLists => is_token_list_list(dt),
-            Expect::Int => dt.is_integer(),
-        }
-    }
-
-    fn null_type(self) -> DataType {
-        match self {
-            Expect::Tokens => token_list_type(),
-            Expect::Links => link_list_type(),
-            Expect::Heads | Expect::Positions => head_list_type(),
-            Expect::Text => DataType::Utf8,
-            Expect::TokenLists => DataType::List(Field::new_list_field(token_list_type(), true).into()),
-            Expect::Int => DataType::Int64,
-        }
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            Expect::Tokens => "a token list: List or LargeList of Utf8, LargeUtf8 or Utf8View",
-            Expect::Links => "alignment links: List<Struct<src Int32, tgt Int32>> (0-based)",
-            Expect::Heads => "dependency heads: List<Int32>, 1-based, 0 for a root",
-            Expect::Text => "a string: Utf8, LargeUtf8 or Utf8View",
-            Expect::TokenLists => "a list of token lists: List<List<Utf8>>",
-            Expect::Int => "an integer",
-            Expect::Positions => "token positions: List<Int32>, 0-based",
-        }
-    }
-}
+use crate::metrics::Link;
+use crate::schema::{ColumnType, head_list_type, list_item};
 
 /// Accepted argument lists: a list of (name, expectation) per arity.
-pub type Shapes = &'static [&'static [(&'static str, Expect)]];
+pub type Shapes = &'static [&'static [(&'static str, ColumnType)]];
 
 /// A signature that lists the canonical types of each shape (so that `SHOW FUNCTIONS` and
 /// `information_schema.parameters` show them) and coerces every other input with [`coerce`].
@@ -134,8 +29,8 @@ pub type Shapes = &'static [&'static [(&'static str, Expect)]];
 pub fn signature(shapes: Shapes) -> Signature {
     let mut variants: Vec<TypeSignature> = shapes
         .iter()
-        .filter(|shape| !shape.iter().any(|(_, e)| matches!(e, Expect::Heads | Expect::Positions)))
-        .map(|shape| TypeSignature::Exact(shape.iter().map(|(_, e)| e.null_type()).collect()))
+        .filter(|shape| !shape.iter().any(|(_, e)| matches!(e, ColumnType::Heads | ColumnType::Positions)))
+        .map(|shape| TypeSignature::Exact(shape.iter().map(|(_, e)| e.canonical()).collect()))
         .collect();
     variants.push(TypeSignature::UserDefined);
     Signature::one_of(variants, Volatility::Immutable)
@@ -169,7 +64,7 @@ pub fn coerce(
     arg_types: &[DataType],
     shapes: Shapes,
 ) -> Result<Vec<DataType>> {
-    let fits = |shape: &&&[(&str, Expect)]| {
+    let fits = |shape: &&&[(&str, ColumnType)]| {
         shape.iter().zip(arg_types).all(|((_, expect), dt)| is_untyped(*expect, dt) || expect.accepts(dt))
     };
     let same_length = || shapes.iter().filter(|s| s.len() == arg_types.len());
@@ -192,7 +87,7 @@ pub fn coerce(
         .zip(arg_types)
         .map(|(&(name, expect), dt)| {
             if is_untyped(expect, dt) {
-                Ok(expect.null_type())
+                Ok(expect.canonical())
             } else if expect.accepts(dt) {
                 Ok(dt.clone())
             } else {
@@ -203,8 +98,8 @@ pub fn coerce(
 }
 
 /// A NULL literal, or an empty list literal (`[]`, of type List<Null>) where a list is expected.
-fn is_untyped(expect: Expect, dt: &DataType) -> bool {
-    dt.is_null() || list_item(dt).is_some_and(DataType::is_null) && list_item(&expect.null_type()).is_some()
+fn is_untyped(expect: ColumnType, dt: &DataType) -> bool {
+    dt.is_null() || list_item(dt).is_some_and(DataType::is_null) && list_item(&expect.canonical()).is_some()
 }
 
 /// A `*_problem` column: per row, NULL when `check(row)` succeeds, else why it failed.

@@ -9,8 +9,9 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use super::DOC_SECTION;
-use super::args::{Expect, Shapes, Strings, TokenLists, checked_arguments, is_string};
+use super::docs::DOC_SECTION;
+use super::args::{Shapes, Strings, TokenLists, checked_arguments};
+use crate::schema::{ColumnType, is_string};
 use crate::metrics::chrf::{Scratch, chrf};
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -27,8 +28,8 @@ impl Default for ChrfUdf {
 }
 
 const SHAPES: Shapes = &[
-    &[("hyp", Expect::Text), ("ref", Expect::Text)],
-    &[("hyp", Expect::Tokens), ("ref", Expect::Tokens)],
+    &[("hyp", ColumnType::Text), ("ref", ColumnType::Text)],
+    &[("hyp", ColumnType::Tokens), ("ref", ColumnType::Tokens)],
 ];
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {

@@ -10,8 +10,9 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::DOC_SECTION;
-use super::args::{Expect, problem_column, HeadLists, IntArg, Problem, Shapes, TokenLists, checked_arguments, signature};
+use super::docs::DOC_SECTION;
+use super::args::{problem_column, HeadLists, IntArg, Problem, Shapes, TokenLists, checked_arguments, signature};
+use crate::schema::{ColumnType};
 use crate::metrics::dep_fit::{FitProblem, Formula, Parse, TripleCounts, TripleIndex, dep_fit};
 use crate::resources::Shared;
 
@@ -44,19 +45,19 @@ impl DepFitUdf {
 
 const PHRASE_SHAPES: Shapes = &[
     &[
-        ("tokens", Expect::Tokens),
-        ("head", Expect::Heads),
-        ("deprel", Expect::Tokens),
-        ("start", Expect::Int),
-        ("len", Expect::Int),
+        ("tokens", ColumnType::Tokens),
+        ("head", ColumnType::Heads),
+        ("deprel", ColumnType::Tokens),
+        ("start", ColumnType::Int),
+        ("len", ColumnType::Int),
     ],
-    &[("tokens", Expect::Tokens), ("head", Expect::Heads), ("deprel", Expect::Tokens), ("positions", Expect::Positions)],
+    &[("tokens", ColumnType::Tokens), ("head", ColumnType::Heads), ("deprel", ColumnType::Tokens), ("positions", ColumnType::Positions)],
 ];
 const POS_SHAPES: Shapes = &[
-    &[("upos", Expect::Tokens), ("head", Expect::Heads), ("deprel", Expect::Tokens), ("start", Expect::Int), ("len", Expect::Int)],
-    &[("upos", Expect::Tokens), ("head", Expect::Heads), ("deprel", Expect::Tokens), ("positions", Expect::Positions)],
+    &[("upos", ColumnType::Tokens), ("head", ColumnType::Heads), ("deprel", ColumnType::Tokens), ("start", ColumnType::Int), ("len", ColumnType::Int)],
+    &[("upos", ColumnType::Tokens), ("head", ColumnType::Heads), ("deprel", ColumnType::Tokens), ("positions", ColumnType::Positions)],
 ];
-const TRIPLE_SHAPES: Shapes = &[&[("tokens", Expect::Tokens), ("head", Expect::Heads), ("deprel", Expect::Tokens)]];
+const TRIPLE_SHAPES: Shapes = &[&[("tokens", ColumnType::Tokens), ("head", ColumnType::Heads), ("deprel", ColumnType::Tokens)]];
 
 fn shapes(kind: Kind) -> Shapes {
     match kind {

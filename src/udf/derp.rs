@@ -17,9 +17,11 @@ use datafusion::logical_expr::{
     ScalarUDFImpl, Signature,
 };
 
-use super::DOC_SECTION;
-use super::args::{Expect, problem_column, HeadLists, LinkLists, Shapes, TokenLists, checked_arguments, signature};
-use crate::metrics::derp::{self, Derp, DerpError, Link, Parse, Scratch};
+use super::docs::DOC_SECTION;
+use super::args::{problem_column, HeadLists, LinkLists, Shapes, TokenLists, checked_arguments, signature};
+use crate::schema::{ColumnType};
+use crate::metrics::Link;
+use crate::metrics::derp::{self, Derp, DerpError, Parse, Scratch};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -42,11 +44,11 @@ impl DerpUdf {
 }
 
 const SHAPES: Shapes = &[&[
-    ("src_head", Expect::Heads),
-    ("src_deprel", Expect::Tokens),
-    ("tgt_head", Expect::Heads),
-    ("tgt_deprel", Expect::Tokens),
-    ("links", Expect::Links),
+    ("src_head", ColumnType::Heads),
+    ("src_deprel", ColumnType::Tokens),
+    ("tgt_head", ColumnType::Heads),
+    ("tgt_deprel", ColumnType::Tokens),
+    ("links", ColumnType::Links),
 ]];
 
 const SYNTAX_ARGS: &str = "src_head, src_deprel, tgt_head, tgt_deprel, links";

@@ -10,9 +10,11 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{Expect, problem_column, LinkLists, RowProblem, Shapes, TextArg, TokenLists, checked_arguments, signature};
-use super::DOC_SECTION;
-use crate::metrics::lepod::{self, LepodError, Link, Punctuation, Scratch};
+use super::args::{problem_column, LinkLists, RowProblem, Shapes, TextArg, TokenLists, checked_arguments, signature};
+use crate::schema::{ColumnType};
+use super::docs::DOC_SECTION;
+use crate::metrics::Link;
+use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -43,10 +45,10 @@ fn shapes(kind: Kind) -> Shapes {
     }
 }
 
-const SRC: (&str, Expect) = ("src", Expect::Tokens);
-const TGT: (&str, Expect) = ("tgt", Expect::Tokens);
-const LINKS: (&str, Expect) = ("links", Expect::Links);
-const PUNCT: (&str, Expect) = ("punct", Expect::Text);
+const SRC: (&str, ColumnType) = ("src", ColumnType::Tokens);
+const TGT: (&str, ColumnType) = ("tgt", ColumnType::Tokens);
+const LINKS: (&str, ColumnType) = ("links", ColumnType::Links);
+const PUNCT: (&str, ColumnType) = ("punct", ColumnType::Text);
 
 static LED_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(

@@ -9,8 +9,9 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::DOC_SECTION;
-use super::args::{Expect, Shapes, TokenLists, checked_arguments, signature};
+use super::docs::DOC_SECTION;
+use super::args::{Shapes, TokenLists, checked_arguments, signature};
+use crate::schema::{ColumnType};
 use crate::metrics::ngram::NgramModel;
 use crate::resources::Shared;
 
@@ -26,7 +27,7 @@ impl LmUdf {
     }
 }
 
-const SHAPES: Shapes = &[&[("tokens", Expect::Tokens)]];
+const SHAPES: Shapes = &[&[("tokens", ColumnType::Tokens)]];
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(

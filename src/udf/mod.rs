@@ -5,6 +5,7 @@ pub mod args;
 pub mod chrf;
 pub mod dep_fit;
 pub mod derp;
+pub mod docs;
 pub mod lepod;
 pub mod lm;
 pub mod rank;
@@ -18,15 +19,10 @@ use std::sync::Arc;
 use datafusion::common::Result;
 use datafusion::execution::FunctionRegistry;
 use datafusion::prelude::SessionContext;
-use datafusion::logical_expr::{AggregateUDF, DocSection, ScalarUDF};
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 
 use crate::Resources;
 
-pub(crate) const DOC_SECTION: DocSection = DocSection {
-    include: true,
-    label: "pairmetrics",
-    description: Some("Sentence-pair metrics and the helpers that prepare their inputs."),
-};
 
 /// Every scalar UDF of pairmetrics, those that need resources without them.
 pub fn all_scalar_udfs() -> Vec<Arc<ScalarUDF>> {

@@ -16,7 +16,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDFImpl, Documentation, EmitTo, GroupsAccumulator, Signature, Volatility,
 };
 
-use super::DOC_SECTION;
+use super::docs::DOC_SECTION;
 use crate::metrics::rank::kendall_tau_a;
 
 #[derive(Debug, PartialEq, Eq, Hash)]

@@ -10,7 +10,7 @@ use datafusion::common::{Result, ScalarValue, plan_err};
 use datafusion::datasource::MemTable;
 use datafusion::logical_expr::Expr;
 
-use super::args::token_list_type;
+use crate::schema::token_list_type;
 use crate::formats::tokens;
 use crate::metrics::synthetic::{Candidate, MAX_TOKENS, synthetic_phrases};
 use crate::metrics::true_score::PhraseIndex;

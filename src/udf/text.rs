@@ -12,11 +12,9 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::DOC_SECTION;
-use super::args::{
-    Expect, Shapes, Strings, TokenLists, checked_arguments, link_fields, link_list_type, signature,
-    token_list_type,
-};
+use super::docs::DOC_SECTION;
+use super::args::{Shapes, Strings, TokenLists, checked_arguments, signature};
+use crate::schema::{ColumnType, link_fields, link_list_type, token_list_type};
 use crate::formats::{pharaoh, tokens};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,8 +38,8 @@ impl TextUdf {
 
 fn shapes(kind: Kind) -> Shapes {
     match kind {
-        Kind::Tokenize | Kind::Pharaoh => &[&[("text", Expect::Text)]],
-        Kind::LowercaseTokens => &[&[("tokens", Expect::Tokens)]],
+        Kind::Tokenize | Kind::Pharaoh => &[&[("text", ColumnType::Text)]],
+        Kind::LowercaseTokens => &[&[("tokens", ColumnType::Tokens)]],
     }
 }
 

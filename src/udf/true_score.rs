@@ -11,8 +11,9 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::DOC_SECTION;
-use super::args::{Expect, Shapes, TokenLists, checked_arguments, signature};
+use super::docs::DOC_SECTION;
+use super::args::{Shapes, TokenLists, checked_arguments, signature};
+use crate::schema::{ColumnType};
 use crate::metrics::true_score::{PhraseIndex, Scratch, TrueScore};
 use crate::resources::Shared;
 
@@ -36,7 +37,7 @@ impl TrueScoreUdf {
     }
 }
 
-const SHAPES: Shapes = &[&[("src", Expect::Tokens), ("tgt", Expect::Tokens)]];
+const SHAPES: Shapes = &[&[("src", ColumnType::Tokens), ("tgt", ColumnType::Tokens)]];
 
 static SCORE_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(

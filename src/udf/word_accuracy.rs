@@ -9,8 +9,9 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use super::DOC_SECTION;
-use super::args::{Expect, Shapes, Strings, TokenListLists, TokenLists, checked_arguments, is_string};
+use super::docs::DOC_SECTION;
+use super::args::{Shapes, Strings, TokenListLists, TokenLists, checked_arguments};
+use crate::schema::{ColumnType, is_string};
 use crate::formats::tokens;
 use crate::metrics::word_accuracy::{Scratch, word_accuracy};
 
@@ -28,8 +29,8 @@ impl Default for WordAccuracyUdf {
 }
 
 const SHAPES: Shapes = &[
-    &[("out", Expect::Tokens), ("refs", Expect::TokenLists)],
-    &[("out", Expect::Text), ("refs", Expect::Tokens)],
+    &[("out", ColumnType::Tokens), ("refs", ColumnType::TokenLists)],
+    &[("out", ColumnType::Text), ("refs", ColumnType::Tokens)],
 ];
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
