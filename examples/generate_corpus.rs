@@ -20,7 +20,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use pairmetrics::metrics::Link;
 use pairmetrics::pipeline::import::links_array;
-use pairmetrics::pipeline::write::AtomicParquetWriter;
+use pairmetrics::parquet::AtomicParquetWriter;
 use pairmetrics::schema::Table;
 use pairmetrics::udf::args::{HeadLists, LinkLists, TokenLists};
 use pairmetrics::schema::{token_list_type};

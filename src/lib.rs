@@ -4,13 +4,17 @@
 //! - [`udf`]: DataFusion adapters, all registered by [`register_all`];
 //! - [`schema`]: our tables' Arrow schemas and the checks on inputs;
 //! - [`formats`]: parsers of external formats;
+//! - [`parquet`]: Parquet inputs opened once, the atomic writer, column copying, lockstep reading;
+//! - [`session`]: the DataFusion session every command runs in;
 //! - [`pipeline`]: the jobs behind the command line (`score`, `sql`, `demo`).
 
 pub mod formats;
 pub mod metrics;
+pub mod parquet;
 pub mod pipeline;
 pub mod resources;
 pub mod schema;
+pub mod session;
 pub mod udf;
 
 pub use resources::Resources;

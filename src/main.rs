@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use pairmetrics::metrics::true_score::Identity;
-use pairmetrics::pipeline::session::Tuning;
-use pairmetrics::pipeline::write::Codec;
-use pairmetrics::pipeline::{demo, import, lepod, pivot, resources, score, sql, triples};
+use pairmetrics::resources::{self, MissingResource, Resource};
+use pairmetrics::session::Tuning;
+use pairmetrics::parquet::Codec;
+use pairmetrics::pipeline::{demo, import, lepod, pivot, score, sql, triples};
 
 #[derive(Parser)]
 #[command(
@@ -502,8 +503,21 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            match err.chain().find_map(|e| e.downcast_ref::<MissingResource>()) {
+                Some(missing) => eprintln!("error: {}", resource_hint(missing)),
+                None => eprintln!("error: {err:#}"),
+            }
             ExitCode::FAILURE
         }
     }
+}
+
+/// A function used without its resource, said in the command line's terms.
+fn resource_hint(missing: &MissingResource) -> String {
+    let flag = match missing.resource {
+        Resource::PhraseTable => "--phrase-table PATH",
+        Resource::Triples => "--triples PATH (make them with `pairmetrics triples` or `import syntactic-ngrams`)",
+        Resource::Lm => "--lm PATH (an ARPA file, plain, .gz or .zst)",
+    };
+    format!("{} needs {}: pass {flag} to pairmetrics sql or score", missing.function, missing.resource.what())
 }

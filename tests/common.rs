@@ -26,7 +26,7 @@ pub fn sample() -> PathBuf {
 }
 
 pub fn context() -> SessionContext {
-    pairmetrics::pipeline::session::context().unwrap()
+    pairmetrics::session::context().unwrap()
 }
 
 /// A `List<Utf8>` column; `None` is a NULL list, `Some(None)` inside one a NULL token.

@@ -6,11 +6,11 @@ use std::io::Write;
 use std::path::Path;
 
 use datafusion::arrow::array::{Array, AsArray};
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::prelude::SessionContext;
 use pairmetrics::Resources;
 use pairmetrics::metrics::dep_fit::{Formula, Parse, TripleIndex, dep_fit};
-use pairmetrics::pipeline::resources::{load_lm, load_triples};
-use pairmetrics::pipeline::session::{self, Tuning};
+use pairmetrics::resources::{load_lm, load_triples};
+use pairmetrics::session::{Session, Tuning};
 use pairmetrics::pipeline::triples::{Side, TriplesOptions, triples};
 use serde_json::Value;
 use tempfile::TempDir;
@@ -22,7 +22,7 @@ fn json(path: &str) -> Value {
 }
 
 fn ctx_with(resources: &Resources) -> SessionContext {
-    session::context_with_resources(SessionConfig::new(), resources, &Tuning::default()).unwrap()
+    Session { resources: resources.clone(), ..Default::default() }.build().unwrap()
 }
 
 fn quote(s: &str) -> String {
@@ -161,8 +161,11 @@ async fn malformed_parses_give_null_and_a_reason() {
         let want = if tokens == "['a']" { Some(0.0) } else { None };
         assert_eq!(triples, [want], "{args}");
     }
+    // The library names the resource and how to bind it; the command line names its flag.
     let error = ctx_with(&Resources::default()).sql("SELECT dep_fit(['a'], [0], ['root'], 0, 1)").await.unwrap_err();
-    assert!(error.to_string().contains("needs triple counts: pass --triples PATH"), "{error}");
+    assert!(error.to_string().contains("dep_fit needs triple counts: bind one with Resources::with_triples"), "{error}");
+    let error = err(&["sql", "SELECT dep_fit(['a'], [0], ['root'], 0, 1)"]);
+    assert!(error.contains("needs triple counts: pass --triples PATH"), "{error}");
 }
 
 /// A tiny corpus whose counts are known: `b -x-> a` twice, `c -x-> a` once, one bad parse.
@@ -316,7 +319,9 @@ async fn lm_logprob_equals_kenlm_on_every_test_sentence() {
     }
     assert_eq!(floats(&ctx, "SELECT lm_logprob(NULL), lm_logprob(['a', NULL])", 0).await, [None]);
     let error = ctx_with(&Resources::default()).sql("SELECT lm_logprob(['a'])").await.unwrap_err();
-    assert!(error.to_string().contains("needs a language model: pass --lm PATH"), "{error}");
+    assert!(error.to_string().contains("lm_logprob needs a language model: bind one with Resources::with_lm"), "{error}");
+    let error = err(&["sql", "SELECT lm_logprob(['a'])"]);
+    assert!(error.contains("needs a language model: pass --lm PATH"), "{error}");
 }
 
 #[test]

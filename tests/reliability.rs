@@ -16,7 +16,8 @@ use datafusion::arrow::compute::take;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::properties::WriterProperties;
-use pairmetrics::pipeline::lockstep::{Source, Zip, zipped_schema};
+use pairmetrics::parquet::ParquetInput;
+use pairmetrics::parquet::lockstep::{Source, Zip, zipped_schema};
 
 use crate::common::{ids, sample, write_parquet};
 
@@ -173,14 +174,13 @@ async fn lockstep_reading_stops_where_the_ids_differ() {
     write_parquet(&b, vec![("pair_id", ids(&[1, 2, 5, 6])), ("y", ids(&[0, 0, 0, 0]))]);
     let source = |name: &'static str, path: &Path, alias, column: &str| {
         let columns = vec!["pair_id".to_string(), column.to_string()];
-        Source { name, path: path.to_path_buf(), alias, columns }
+        Source { input: ParquetInput::open(name, path).unwrap(), schema: read(path).schema(), alias, columns }
     };
     let sources = vec![source("pairs", &a, None, "x"), source("alignments", &b, Some("a"), "y")];
-    let schema = |path: &Path| read(path).schema();
-    let zipped = zipped_schema(&[(sources[0].clone(), schema(&a)), (sources[1].clone(), schema(&b))]).unwrap();
+    let zipped = zipped_schema(&sources).unwrap();
     let names: Vec<&str> = zipped.fields().iter().map(|f| f.name().as_str()).collect();
     assert_eq!(names, ["pair_id", "x", "__a_pair_id", "__a_y"]);
-    let mut zip = Zip::open(sources, zipped, 2).await.unwrap();
+    let mut zip = Zip::open(sources, zipped, 2).unwrap();
     assert_eq!(zip.next().await.unwrap().unwrap().num_rows(), 2);
     let error = zip.next().await.unwrap_err().to_string();
     assert_eq!(error, "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?");
@@ -280,7 +280,7 @@ fn sql_merge_joins_tables_that_record_their_pair_id_order() {
     copy(&pairs, &sorted_p, "ASC");
     copy(&alignments, &sorted_a, "ASC");
     copy(&alignments, &descending_a, "DESC");
-    let recorded = |path: &Path| pairmetrics::pipeline::session::records_sorted_by_pair_id(path).unwrap();
+    let recorded = |path: &Path| ParquetInput::open("t", path).unwrap().records_sorted_by_pair_id();
     assert!(recorded(&sorted_p) && recorded(&sorted_a));
     assert!(!recorded(&descending_a), "a file whose ids descend records nothing");
 
@@ -324,6 +324,6 @@ fn parquet_sorting_columns_record_a_pair_id_order() {
         let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
         writer.write(&batch).unwrap();
         writer.close().unwrap();
-        assert_eq!(pairmetrics::pipeline::session::records_sorted_by_pair_id(&path).unwrap(), want, "descending: {descending}");
+        assert_eq!(ParquetInput::open("t", &path).unwrap().records_sorted_by_pair_id(), want, "descending: {descending}");
     }
 }

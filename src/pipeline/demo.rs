@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 
 use super::score::{ScoreOptions, score};
 use super::sql::{self, Format};
-use super::write::Codec;
+use crate::parquet::Codec;
 
 /// The bundled sample, found beside the crate's manifest.
 pub fn default_data_dir() -> PathBuf {

@@ -14,7 +14,7 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
 
-use super::write::AtomicParquetWriter;
+use crate::parquet::AtomicParquetWriter;
 use crate::formats::conllu::{Sentence, Sentences};
 use crate::formats::input::{self, InputError, Lines};
 use crate::formats::meteor::Blocks;

@@ -6,11 +6,10 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
-use super::session::{self, Tuning};
-use super::write::AtomicParquetWriter;
+use crate::parquet::AtomicParquetWriter;
+use crate::session::{self, Session, Tuning};
 use crate::schema::Table;
 
 #[derive(Debug, Clone)]
@@ -47,14 +46,14 @@ impl PivotOptions {
         )
     }
 
-    /// The plan, over table `bilingual`. In the output, as in any phrase_table, p_e_f is
+    /// The plan, over the bilingual table, registered as `phrase_table`. In the output, as in any phrase_table, p_e_f is
     /// P(tgt|src) = p(f2|f1) = sum over e of p(f2|e) p(e|f1), and p_f_e is the reverse
     /// p(f1|f2), summed over the same kept pivots.
     pub fn query(&self) -> String {
         let (e, tau, kappa) = (self.min_product, self.max_cluster, self.keep);
         let no_self = if self.self_pairs { "" } else { "AND a.src <> b.src" };
         format!(
-            "WITH t AS (SELECT src, tgt, p_f_e, p_e_f FROM bilingual WHERE p_f_e > 0 AND p_e_f > 0), \
+            "WITH t AS (SELECT src, tgt, p_f_e, p_e_f FROM phrase_table WHERE p_f_e > 0 AND p_e_f > 0), \
              kept AS (SELECT tgt FROM t GROUP BY tgt HAVING count(*) <= {tau}), \
              pivots AS (SELECT t.* FROM t JOIN kept USING (tgt)), \
              products AS ( \
@@ -77,13 +76,9 @@ impl PivotOptions {
 
 /// Build the paraphrase table and write it atomically.
 pub async fn pivot(options: &PivotOptions) -> Result<PivotSummary> {
-    let ctx = SessionContext::new_with_config_rt(
-        options.tuning.apply(SessionConfig::new()),
-        options.tuning.runtime()?,
-    );
-    session::register_parquet(&ctx, "bilingual", &options.table, false).await?;
-    let schema = ctx.table_provider("bilingual").await?.schema();
-    Table::PhraseTable.check(&options.table.display().to_string(), &schema)?;
+    let ctx = Session { tuning: options.tuning, ..Default::default() }.build()?;
+    session::register_checked(&ctx, Table::PhraseTable, &options.table).await?;
+    let schema = ctx.table_provider(Table::PhraseTable.name()).await?.schema();
     for column in ["src", "tgt"] {
         if schema.field_with_name(column).is_err() {
             bail!(

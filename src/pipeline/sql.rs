@@ -10,8 +10,8 @@ use datafusion::arrow::{csv, json};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
-use super::session::{self, Tuning};
-use super::write::AtomicParquetWriter;
+use crate::parquet::{AtomicParquetWriter, ParquetInput};
+use crate::session::{Session, Tuning};
 use crate::Resources;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -43,19 +43,20 @@ pub async fn context_with_tables_and(
         bail!("--sorted {unknown}: no table of that name (give it with --table {unknown}=PATH)");
     }
     // Each table's footer is read once: to check it, and for the order it records.
-    let mut declared = Vec::new();
+    let mut inputs = Vec::new();
     for (name, path) in tables {
-        let recorded = session::check_parquet(name, path)?;
-        declared.push(recorded || sorted.contains(name));
+        let input = ParquetInput::open(name, path)?;
+        let declared = input.records_sorted_by_pair_id() || sorted.contains(name);
+        inputs.push((input, declared));
     }
     let mut config = SessionConfig::new();
-    if declared.contains(&true) {
+    if inputs.iter().any(|&(_, declared)| declared) {
         // A hash join would build a table of a whole side however the inputs are ordered.
         config.options_mut().optimizer.prefer_hash_join = false;
     }
-    let ctx = session::context_with_resources(config, resources, tuning)?;
-    for ((name, path), sorted) in tables.iter().zip(declared) {
-        session::register_listing(&ctx, name, path, sorted).await?;
+    let ctx = Session { config, resources: resources.clone(), tuning: *tuning }.build()?;
+    for (input, declared) in &inputs {
+        input.register(&ctx, *declared).await?;
     }
     Ok(ctx)
 }

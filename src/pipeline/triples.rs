@@ -8,12 +8,10 @@ use std::time::Instant;
 use anyhow::Result;
 use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::Int64Type;
-use datafusion::prelude::SessionConfig;
 use futures::TryStreamExt;
 
-use super::session::{self, Tuning};
-use super::write::AtomicParquetWriter;
-use crate::Resources;
+use crate::parquet::AtomicParquetWriter;
+use crate::session::{self, Session, Tuning};
 use crate::schema::Table;
 use crate::udf::args::Strings;
 
@@ -94,7 +92,7 @@ pub fn query(options: &TriplesOptions, upos: bool) -> String {
 
 pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
     let started = Instant::now();
-    let ctx = session::context_with_resources(SessionConfig::new(), &Resources::default(), &options.tuning)?;
+    let ctx = Session { tuning: options.tuning, ..Default::default() }.build()?;
     session::register_keyed(&ctx, Table::Pairs, &options.pairs).await?;
     session::register_keyed(&ctx, Table::Arcs, &options.arcs).await?;
     let side = options.side.name();

@@ -5,13 +5,14 @@ use std::sync::{Arc, LazyLock};
 
 use datafusion::arrow::array::{ArrayRef, Float64Builder, ListBuilder, StringBuilder, StructBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
-use datafusion::common::{Result, plan_err};
+use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
 use super::docs::DOC_SECTION;
 use super::args::{problem_column, HeadLists, IntArg, Problem, Shapes, TokenLists, checked_arguments, signature};
+use crate::resources::{MissingResource, Resource};
 use crate::schema::{ColumnType};
 use crate::metrics::dep_fit::{FitProblem, Formula, Parse, TripleCounts, TripleIndex, dep_fit};
 use crate::resources::Shared;
@@ -164,12 +165,7 @@ impl ScalarUDFImpl for DepFitUdf {
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {
             Kind::Fit(..) if self.triples.get().is_none() => {
-                return plan_err!(
-                    "{} needs triple counts: pass --triples PATH to pairmetrics sql or score (make \
-                     them with `pairmetrics triples` or `import syntactic-ngrams`; library: \
-                     Resources::with_triples, then register_all_with)",
-                    self.name()
-                );
+                return Err(MissingResource::error(self.name(), Resource::Triples));
             }
             Kind::Fit(..) => DataType::Float64,
             Kind::Problem => DataType::Utf8,

@@ -4,13 +4,14 @@ use std::sync::{Arc, LazyLock};
 
 use datafusion::arrow::array::Float64Builder;
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::{Result, plan_err};
+use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
 use super::docs::DOC_SECTION;
 use super::args::{Shapes, TokenLists, checked_arguments, signature};
+use crate::resources::{MissingResource, Resource};
 use crate::schema::{ColumnType};
 use crate::metrics::ngram::NgramModel;
 use crate::resources::Shared;
@@ -52,10 +53,7 @@ impl ScalarUDFImpl for LmUdf {
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         if self.model.get().is_none() {
-            return plan_err!(
-                "lm_logprob needs a language model: pass --lm PATH (an ARPA file, plain, .gz or .zst) \
-                 to pairmetrics sql or score (library: Resources::with_lm, then register_all_with)"
-            );
+            return Err(MissingResource::error(self.name(), Resource::Lm));
         }
         Ok(DataType::Float64)
     }

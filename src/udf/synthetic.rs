@@ -10,6 +10,7 @@ use datafusion::common::{Result, ScalarValue, plan_err};
 use datafusion::datasource::MemTable;
 use datafusion::logical_expr::Expr;
 
+use crate::resources::{MissingResource, Resource};
 use crate::schema::token_list_type;
 use crate::formats::tokens;
 use crate::metrics::synthetic::{Candidate, MAX_TOKENS, synthetic_phrases};
@@ -49,10 +50,7 @@ const USAGE: &str = "synthetic_phrases('a phrase' [, max_candidates])";
 impl TableFunctionImpl for SyntheticPhrases {
     fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
         let Some(index) = self.index.get() else {
-            return plan_err!(
-                "{NAME} needs a phrase table: pass --phrase-table PATH to pairmetrics sql \
-                 (library: Resources::with_phrase_table, then register_table_functions)"
-            );
+            return Err(MissingResource::error(NAME, Resource::PhraseTable));
         };
         let (phrase, max) = match args.exprs() {
             [phrase] => (phrase, DEFAULT_MAX),

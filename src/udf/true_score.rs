@@ -6,13 +6,14 @@ use std::sync::{Arc, LazyLock};
 
 use datafusion::arrow::array::{ArrayRef, Float64Builder, Int32Builder, StructArray, UInt64Builder};
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
-use datafusion::common::{Result, plan_err};
+use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
 use super::docs::DOC_SECTION;
 use super::args::{Shapes, TokenLists, checked_arguments, signature};
+use crate::resources::{MissingResource, Resource};
 use crate::schema::{ColumnType};
 use crate::metrics::true_score::{PhraseIndex, Scratch, TrueScore};
 use crate::resources::Shared;
@@ -90,11 +91,7 @@ impl ScalarUDFImpl for TrueScoreUdf {
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         if self.index.get().is_none() {
-            return plan_err!(
-                "{} needs a phrase table: pass --phrase-table PATH to pairmetrics sql or score \
-                 (library: Resources::with_phrase_table, then register_all_with)",
-                self.name()
-            );
+            return Err(MissingResource::error(self.name(), Resource::PhraseTable));
         }
         Ok(match self.kind {
             Kind::Score => DataType::Float64,

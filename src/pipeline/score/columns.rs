@@ -13,7 +13,7 @@ use datafusion::functions_nested::expr_fn::cardinality;
 use datafusion::logical_expr::{Expr, lit, when};
 
 use super::ScoreOptions;
-use crate::pipeline::lockstep;
+use crate::parquet::lockstep;
 use crate::schema::Table;
 
 /// A table `score` can read besides the pairs, or a resource it can load.

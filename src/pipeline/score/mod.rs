@@ -18,12 +18,10 @@ use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::copied::CopyFrom;
-use super::lockstep;
-use super::resources::ResourceOptions;
-use super::session::{self, Tuning};
-use super::write::{AtomicParquetWriter, Codec};
+use crate::resources::{self, ResourceOptions};
+use crate::parquet::{AtomicParquetWriter, Codec, ParquetInput, lockstep};
 use crate::schema::Table;
+use crate::session::{self, Session, Tuning};
 pub use columns::{METRICS, Metric};
 pub use summary::{MetricSummary, Summary};
 
@@ -77,16 +75,19 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     // Left on, it copies `lepod(...)` into each of its three field accesses (DataFusion 55
     // pushes get_field towards the scan), and LePoD would run three times per pair.
     config.options_mut().optimizer.enable_leaf_expression_pushdown = false;
-    let (resources, loaded) = super::resources::load(&options.resources).await?;
-    let ctx = session::context_with_resources(config, &resources, &options.tuning)?;
+    let (resources, loaded) = resources::load(&options.resources).await?;
+    let ctx = Session { config, resources, tuning: options.tuning }.build()?;
     let mut summary = Summary { signature: columns::signature(options, &metrics), ..Default::default() };
     summary.notes.extend(loaded);
     let mut inputs = vec![(Table::Pairs, &options.pairs)];
     inputs.extend(options.alignments.as_ref().filter(|_| reads(columns::Input::Alignments)).map(|path| (Table::Alignments, path)));
     inputs.extend(options.arcs.as_ref().filter(|_| reads(columns::Input::Arcs)).map(|path| (Table::Arcs, path)));
+    let mut opened = Vec::new();
     let mut orders = Vec::new();
     for &(table, path) in &inputs {
-        orders.push(session::register_keyed(&ctx, table, path).await?);
+        let (input, order) = session::register_keyed(&ctx, table, path).await?;
+        opened.push(input);
+        orders.push(order);
     }
     let rows = orders[0].rows;
     for (table, path, input) in [
@@ -100,14 +101,14 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         }
     }
     let lockstep = match orders.iter().all(|o| o.ascending && o.same_sequence(&orders[0])) {
-        true => lockstep_sources(&ctx, &inputs).await?,
+        true => lockstep_sources(&ctx, &inputs, &opened).await?,
         false => None,
     };
     if let Some(sources) = &lockstep {
-        for source in &sources[1..] {
-            summary.orphans.insert(source.name, 0);
+        for &(table, _) in &inputs[1..] {
+            summary.orphans.insert(table.name(), 0);
         }
-        let zipped = lockstep::zipped_schema(&lockstep_schemas(&ctx, sources).await?)?;
+        let zipped = lockstep::zipped_schema(sources)?;
         ctx.register_table(LOCKSTEP, Arc::new(MemTable::try_new(zipped, vec![vec![]])?))?;
     } else {
         for ((table, path), order) in inputs.iter().zip(&orders) {
@@ -132,10 +133,14 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
 
 /// The tables to read in lockstep: pairs whole, and the columns the metrics use of the others.
 /// None when a pairs column would clash with their names in the zipped batch.
-async fn lockstep_sources(ctx: &SessionContext, inputs: &[(Table, &PathBuf)]) -> Result<Option<Vec<lockstep::Source>>> {
+async fn lockstep_sources(
+    ctx: &SessionContext,
+    inputs: &[(Table, &PathBuf)],
+    opened: &[ParquetInput],
+) -> Result<Option<Vec<lockstep::Source>>> {
     let pairs_schema = ctx.table_provider("pairs").await?.schema();
     let mut sources = Vec::new();
-    for &(table, path) in inputs {
+    for (&(table, _), input) in inputs.iter().zip(opened) {
         let alias = (table != Table::Pairs).then(|| columns::alias(table));
         let columns: Vec<String> = match alias {
             None => pairs_schema.fields().iter().map(|f| f.name().clone()).collect(),
@@ -148,17 +153,10 @@ async fn lockstep_sources(ctx: &SessionContext, inputs: &[(Table, &PathBuf)]) ->
                 wanted.iter().map(|c| c.to_string()).collect()
             }
         };
-        sources.push(lockstep::Source { name: table.name(), path: path.clone(), alias, columns });
+        let schema = ctx.table_provider(table.name()).await?.schema();
+        sources.push(lockstep::Source { input: input.clone(), schema, alias, columns });
     }
     Ok(Some(sources))
-}
-
-async fn lockstep_schemas(ctx: &SessionContext, sources: &[lockstep::Source]) -> Result<Vec<(lockstep::Source, SchemaRef)>> {
-    let mut schemas = Vec::new();
-    for source in sources {
-        schemas.push((source.clone(), ctx.table_provider(source.name).await?.schema()));
-    }
-    Ok(schemas)
 }
 
 /// The plan `score` would run (inputs are checked, nothing is written).
@@ -168,7 +166,7 @@ pub async fn explain(options: &ScoreOptions) -> Result<String> {
     let shown = datafusion::physical_plan::displayable(plan.as_ref()).indent(true).to_string();
     let how = match lockstep {
         Some(sources) => {
-            let names: Vec<_> = sources.iter().map(|s| s.name).collect();
+            let names: Vec<_> = sources.iter().map(|s| s.input.name()).collect();
             format!(
                 "-- lockstep: {} list the same pair_ids in the same order, so they are read side by \
                  side (no join) and the projections below run per batch on every core\n",
@@ -187,15 +185,13 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     let (schema, mut stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep {
         Some(sources) => {
             // Rows come in the pairs file's order, so its columns can be copied as stored.
-            if options.pairs.is_file() {
-                let columns = sources[0].columns.iter().filter(|c| !columns::is_computed(c)).cloned().collect();
-                copy = Some(CopyFrom { path: options.pairs.clone(), columns });
-            }
+            let columns = sources[0].columns.iter().filter(|c| !columns::is_computed(c)).cloned().collect::<Vec<_>>();
+            copy = Some((sources[0].input.clone(), columns));
             let plan = frame.create_physical_plan().await?;
             let zipped = ctx.table_provider(LOCKSTEP).await?.schema();
             let projection = Arc::new(lockstep::Projection::from_plan(&plan, &zipped)?);
             let config = ctx.copied_config();
-            let zip = lockstep::Zip::open(sources, zipped, config.batch_size()).await?;
+            let zip = lockstep::Zip::open(sources, zipped, config.batch_size())?;
             let parallel = 2 * config.target_partitions();
             (projection.schema(), lockstep::evaluate(zip, projection, parallel).boxed())
         }
@@ -208,8 +204,11 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         ("pairmetrics.signature".to_string(), summary.signature.clone()),
         ("pairmetrics.query".to_string(), query.clone()),
     ];
-    let mut writer = AtomicParquetWriter::create_fast(&options.out, schema, metadata, options.compression, copy.as_ref())?;
-    let copied = writer.copied_columns();
+    let mut writer = AtomicParquetWriter::create_fast(&options.out, schema, metadata, options.compression)?;
+    let copied = match &copy {
+        Some((input, columns)) => writer.copy_columns(input, columns)?,
+        None => vec![],
+    };
     if !copied.is_empty() {
         summary.notes.push(format!(
             "{} copied from {} as stored (its encoding and compression; --compression applies to the computed columns)",

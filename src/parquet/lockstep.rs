@@ -5,7 +5,6 @@
 //! list three times; here each table is decoded on its own task, the rows are zipped into one
 //! batch, the metric expressions run on every core, and batches come out in input order.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
@@ -15,22 +14,22 @@ use datafusion::common::runtime::SpawnedTask;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::physical_expr::projection::Projector;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::physical_plan::common::spawn_buffered;
+use datafusion::physical_plan::coop::CooperativeExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use futures::{Stream, TryStreamExt};
 
-use super::session;
+use super::ParquetInput;
 
 /// The name a column of a joined table takes in the zipped batch (pairs' columns keep theirs).
 pub fn renamed(alias: &str, column: &str) -> String {
     format!("__{alias}_{column}")
 }
 
-/// One table to read: where it is, what it is called in messages, and which columns to take.
+/// One table to read: the input, its schema as registered, and which columns to take.
 #[derive(Debug, Clone)]
 pub struct Source {
-    pub name: &'static str,
-    pub path: PathBuf,
+    pub input: ParquetInput,
+    pub schema: SchemaRef,
     /// Prefix of its columns in the zipped batch (see [`renamed`]); None keeps their names.
     pub alias: Option<&'static str>,
     pub columns: Vec<String>,
@@ -54,12 +53,12 @@ impl Source {
     }
 }
 
-/// The schema of the zipped batches, given each source's schema as registered.
-pub fn zipped_schema(sources: &[(Source, SchemaRef)]) -> Result<SchemaRef> {
+/// The schema of the zipped batches.
+pub fn zipped_schema(sources: &[Source]) -> Result<SchemaRef> {
     let mut fields = Vec::new();
-    for (source, schema) in sources {
+    for source in sources {
         for column in &source.columns {
-            let field = schema.field_with_name(column)?;
+            let field = source.schema.field_with_name(column)?;
             fields.push(Field::new(source.output_name(column), field.data_type().clone(), field.is_nullable()));
         }
     }
@@ -83,7 +82,7 @@ impl Cursor {
             {
                 return Ok(batch.num_rows() - self.offset);
             }
-            let next = self.stream.try_next().await.with_context(|| format!("reading {}", self.source.path.display()))?;
+            let next = self.stream.try_next().await.with_context(|| format!("reading {}", self.source.input.path().display()))?;
             match next {
                 Some(batch) => (self.batch, self.offset) = (Some(batch), 0),
                 None => return Ok(0),
@@ -106,12 +105,12 @@ pub struct Zip {
 }
 
 impl Zip {
-    /// Open every source (each decoded on its own task, a few batches ahead).
-    pub async fn open(sources: Vec<Source>, schema: SchemaRef, batch_size: usize) -> Result<Zip> {
+    /// Open every source (each decoded on its own thread, a few batches ahead).
+    pub fn open(sources: Vec<Source>, schema: SchemaRef, batch_size: usize) -> Result<Zip> {
         let mut cursors = Vec::new();
         for source in sources {
-            let stream = session::scan_in_file_order(&source.path, &source.read_columns(), batch_size).await?;
-            cursors.push(Cursor { stream: spawn_buffered(stream, 2), source, batch: None, offset: 0 });
+            let stream = source.input.scan(&source.read_columns(), &source.schema, batch_size)?;
+            cursors.push(Cursor { stream, source, batch: None, offset: 0 });
         }
         Ok(Zip { cursors, schema, rows: 0 })
     }
@@ -126,7 +125,7 @@ impl Zip {
             if let Some(longer) = available.iter().position(|&n| n > 0) {
                 bail!(
                     "{} has more rows than the other tables ({} rows zipped); did a file change during the run?",
-                    self.cursors[longer].source.name,
+                    self.cursors[longer].source.input.name(),
                     self.rows
                 );
             }
@@ -156,9 +155,9 @@ impl Zip {
                     "row {}: pair_id {} in {} but {} in {}; did a file change during the run?",
                     self.rows + row as u64,
                     first[row],
-                    self.cursors[0].source.name,
+                    self.cursors[0].source.input.name(),
                     other[row],
-                    cursor.source.name
+                    cursor.source.input.name()
                 );
             }
         }
@@ -182,8 +181,10 @@ pub struct Projection {
     schema: SchemaRef,
 }
 
-/// Plan nodes that pass batches through unchanged.
-const PASS_THROUGH: &[&str] = &["CooperativeExec", "CoalesceBatchesExec"];
+/// Whether a plan node passes batches through unchanged.
+fn passes_through(node: &dyn ExecutionPlan) -> bool {
+    node.downcast_ref::<CooperativeExec>().is_some()
+}
 
 impl Projection {
     /// Take the projections out of `plan`, which must be projections over a scan of `zipped`.
@@ -200,7 +201,7 @@ impl Projection {
                 let scan = node.schema().fields().iter().map(|f| zipped.index_of(f.name())).collect::<Result<_, _>>()?;
                 steps.reverse();
                 return Ok(Projection { scan, steps, schema: plan.schema() });
-            } else if children.len() == 1 && PASS_THROUGH.contains(&node.name()) {
+            } else if children.len() == 1 && passes_through(node.as_ref()) {
                 node = children[0];
             } else {
                 bail!("internal error: lockstep scoring cannot run plan node {}", node.name());

@@ -7,30 +7,26 @@
 
 use std::fs::File;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
 use datafusion::arrow::datatypes::Schema;
 use datafusion::parquet::column::writer::ColumnCloseResult;
-use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData};
+use datafusion::parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 use datafusion::parquet::file::writer::SerializedRowGroupWriter;
 use datafusion::parquet::schema::types::SchemaDescriptor;
+
+use super::ParquetInput;
 
 /// An input row group larger than this is not copied: the output's row group must hold as many
 /// rows, and the computed columns of all of them wait in memory until it is written.
 const MAX_ROW_GROUP_ROWS: i64 = 1 << 20;
 
-/// Copy `columns` (top-level, named alike in both files) from the Parquet file at `path`.
-#[derive(Debug, Clone)]
-pub struct CopyFrom {
-    pub path: PathBuf,
-    pub columns: Vec<String>,
-}
-
 /// The input file and which of the output's leaf columns come from it.
 pub struct Copier {
     path: PathBuf,
     file: File,
-    metadata: ParquetMetaData,
+    metadata: Arc<ParquetMetaData>,
     /// For each leaf column of the output, the input leaf it is a copy of.
     sources: Vec<Option<usize>>,
     /// For each top-level field of the output, whether all its leaves are copied.
@@ -43,14 +39,12 @@ pub struct Copier {
 }
 
 impl Copier {
-    /// None when nothing can be copied: a column's Parquet type differs between the files (as
-    /// when another writer named the list items differently), or a row group is too large.
-    pub fn open(copy: &CopyFrom, schema: &Schema, output: &SchemaDescriptor) -> Result<Option<Copier>> {
-        let file = File::open(&copy.path).with_context(|| format!("cannot open {}", copy.path.display()))?;
-        let metadata = ParquetMetaDataReader::new()
-            .with_page_index_policy(PageIndexPolicy::Optional)
-            .parse_and_finish(&file)
-            .with_context(|| format!("reading the metadata of {}", copy.path.display()))?;
+    /// Copy `columns` (top-level, named alike in both) of `input` into an output of `schema`.
+    /// None when nothing can be copied: the input is a directory, has no offset index, a
+    /// column's Parquet type differs between the files (as when another writer named the list
+    /// items differently), or a row group is too large.
+    pub fn open(input: &ParquetInput, columns: &[String], schema: &Schema, output: &SchemaDescriptor) -> Result<Option<Copier>> {
+        let Some((path, metadata)) = input.single_file() else { return Ok(None) };
         if metadata.row_groups().iter().any(|rg| rg.num_rows() > MAX_ROW_GROUP_ROWS) {
             return Ok(None);
         }
@@ -63,7 +57,7 @@ impl Copier {
         }
         let mut sources = vec![None; output.num_columns()];
         let mut copied_fields = vec![false; schema.fields().len()];
-        for name in &copy.columns {
+        for name in columns {
             let (Ok(out_root), Some(in_root)) = (schema.index_of(name), root_index(input, name)) else {
                 continue;
             };
@@ -78,7 +72,8 @@ impl Copier {
         if !copied_fields.contains(&true) {
             return Ok(None);
         }
-        let path = copy.path.clone();
+        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let (path, metadata) = (path.to_path_buf(), metadata.clone());
         Ok(Some(Copier { path, file, metadata, sources, copied_fields, current: 0, next: 0, rows_left: 0 }))
     }
 

@@ -21,7 +21,8 @@ use datafusion::parquet::file::metadata::KeyValue;
 use datafusion::parquet::arrow::ArrowSchemaConverter;
 use datafusion::parquet::file::properties::{EnabledStatistics, WriterProperties};
 
-use super::copied::{CopyFrom, Copier};
+use super::ParquetInput;
+use super::copy::Copier;
 
 /// A row group is flushed at this many encoded bytes or rows, whichever comes first: about
 /// 130,000 pairs of Europarl-like text. DataFusion splits a file between cores by row group,
@@ -221,24 +222,27 @@ impl AtomicParquetWriter {
     /// result) to `target`, with `metadata` as key-value pairs: zstd and dictionary pages, the
     /// smallest files and the fastest to read.
     pub fn create(target: &Path, schema: SchemaRef, metadata: Vec<(String, String)>) -> Result<Self> {
-        Self::open(target, schema, metadata, Codec::Zstd, true, None)
+        Self::open(target, schema, metadata, Codec::Zstd, true)
     }
 
     /// Start writing `target` as fast as it can be written: compressed with `codec`, and without
     /// dictionary pages (hashing every token as it is written cost a third of `score`'s CPU;
     /// files are ~1.4x larger).
-    ///
-    /// With `copy`, the columns it names are copied from its file as they are stored there
-    /// (encoding and compression unchanged) where their Parquet types match, and the output's
-    /// row groups follow that file's. The caller writes that file's rows, in its order.
-    pub fn create_fast(
-        target: &Path,
-        schema: SchemaRef,
-        metadata: Vec<(String, String)>,
-        codec: Codec,
-        copy: Option<&CopyFrom>,
-    ) -> Result<Self> {
-        Self::open(target, schema, metadata, codec, false, copy)
+    pub fn create_fast(target: &Path, schema: SchemaRef, metadata: Vec<(String, String)>, codec: Codec) -> Result<Self> {
+        Self::open(target, schema, metadata, codec, false)
+    }
+
+    /// Before the first write: take `columns` of `input` as they are stored there (encoding and
+    /// compression unchanged) where their Parquet types match, instead of encoding them again;
+    /// the output's row groups then follow the input's. The caller must write the input's rows,
+    /// in its order. Returns the columns that will be copied (none, if the input cannot be).
+    pub fn copy_columns(&mut self, input: &ParquetInput, columns: &[String]) -> Result<Vec<String>> {
+        let writer = self.writer.as_mut().expect("writer is open until finish");
+        assert!(writer.row_group.is_none() && writer.file.flushed_row_groups().is_empty(), "copy_columns before writing");
+        writer.copier = Copier::open(input, columns, &writer.schema, writer.file.schema_descr())?;
+        let Some(copier) = &writer.copier else { return Ok(vec![]) };
+        let fields = writer.schema.fields().iter().enumerate();
+        Ok(fields.filter(|&(i, _)| copier.is_copied_field(i)).map(|(_, f)| f.name().clone()).collect())
     }
 
     fn open(
@@ -247,7 +251,6 @@ impl AtomicParquetWriter {
         metadata: Vec<(String, String)>,
         codec: Codec,
         dictionary: bool,
-        copy: Option<&CopyFrom>,
     ) -> Result<Self> {
         let name = target
             .file_name()
@@ -281,20 +284,9 @@ impl AtomicParquetWriter {
         // ArrowWriter sets up the file (the Arrow schema goes into its metadata); its row groups
         // are then written column by column in parallel.
         let (file, columns) = ArrowWriter::try_new(file, schema.clone(), Some(props))?.into_serialized_writer()?;
-        let copier = match copy {
-            Some(copy) => Copier::open(copy, &schema, file.schema_descr())?,
-            None => None,
-        };
         let ids = AscendingIds::new(&schema);
-        let writer = Open { row_group_bytes: ROW_GROUP_BYTES, file, columns, schema, row_group: None, copier, ids };
+        let writer = Open { row_group_bytes: ROW_GROUP_BYTES, file, columns, schema, row_group: None, copier: None, ids };
         Ok(AtomicParquetWriter { target: target.to_path_buf(), temp, writer: Some(writer) })
-    }
-
-    /// The columns copied as stored from the file given to [`Self::create_fast`].
-    pub fn copied_columns(&self) -> Vec<&str> {
-        let Some(Open { schema, copier: Some(copier), .. }) = &self.writer else { return vec![] };
-        let fields = schema.fields().iter().enumerate();
-        fields.filter(|&(i, _)| copier.is_copied_field(i)).map(|(_, f)| f.name().as_str()).collect()
     }
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {

@@ -2,12 +2,62 @@
 //! `synthetic_phrases`, triple counts for `dep_fit`, a language model for `lm_logprob` — loaded
 //! once per session and shared by every partition. Pass to [`crate::register_all_with`].
 
+mod load;
+
+pub use load::{PhraseTableOptions, ResourceOptions, load, load_lm, load_phrase_index, load_triples};
+
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::metrics::dep_fit::TripleIndex;
 use crate::metrics::ngram::NgramModel;
 use crate::metrics::true_score::PhraseIndex;
+
+/// A kind of resource a function can need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    PhraseTable,
+    Triples,
+    Lm,
+}
+
+impl Resource {
+    /// What it is, in a sentence: "true_score needs a phrase table".
+    pub fn what(self) -> &'static str {
+        match self {
+            Resource::PhraseTable => "a phrase table",
+            Resource::Triples => "triple counts",
+            Resource::Lm => "a language model",
+        }
+    }
+
+    /// The [`Resources`] method that binds it.
+    fn binding(self) -> &'static str {
+        match self {
+            Resource::PhraseTable => "Resources::with_phrase_table",
+            Resource::Triples => "Resources::with_triples",
+            Resource::Lm => "Resources::with_lm",
+        }
+    }
+}
+
+/// A function used in a session that was built without the resource it needs. Front ends find
+/// it in the error's chain and say how to give the resource in their own terms (the CLI names
+/// its flag).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{function} needs {}: bind one with {} before the functions are registered", resource.what(), resource.binding())]
+pub struct MissingResource {
+    pub function: String,
+    pub resource: Resource,
+}
+
+impl MissingResource {
+    /// The error a function returns at plan time.
+    pub fn error(function: &str, resource: Resource) -> datafusion::error::DataFusionError {
+        let missing = MissingResource { function: function.to_string(), resource };
+        datafusion::error::DataFusionError::External(Box::new(missing))
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Resources {
@@ -19,13 +69,13 @@ pub struct Resources {
 impl Resources {
     /// Score `true_score` / `true_score_detail` and list `synthetic_phrases` under this phrase
     /// table (build it with `metrics::true_score::PhraseIndexBuilder`, or load a phrase_table
-    /// Parquet file with `pipeline::resources::load_phrase_index`).
+    /// Parquet file with [`load_phrase_index`]).
     pub fn with_phrase_table(mut self, index: PhraseIndex) -> Self {
         self.phrase_index = Shared(Some(Arc::new(index)));
         self
     }
 
-    /// Compute `dep_fit` and friends from these triple counts (`pipeline::resources::load_triples`
+    /// Compute `dep_fit` and friends from these triple counts ([`load_triples`]
     /// reads a triples Parquet file).
     pub fn with_triples(mut self, triples: TripleIndex) -> Self {
         self.triples = Shared(Some(Arc::new(triples)));

@@ -1,4 +1,4 @@
-//! Loading session resources: phrase tables and triple counts from our Parquet tables, language
+//! Loading resources: phrase tables and triple counts from our Parquet tables, language
 //! models from ARPA files.
 
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::{Float64Type, Int64Type};
 use futures::TryStreamExt;
 
-use super::session;
+use crate::session;
 use crate::Resources;
 use crate::formats::arpa;
 use crate::metrics::dep_fit::TripleIndex;
@@ -118,7 +118,7 @@ pub async fn load_triples(path: &Path) -> Result<TripleIndex> {
 }
 
 /// The columns a rule's probability may come from.
-pub const PROB_COLUMNS: [&str; 4] = ["p_f_e", "p_e_f", "lex_f_e", "lex_e_f"];
+const PROB_COLUMNS: [&str; 4] = ["p_f_e", "p_e_f", "lex_f_e", "lex_e_f"];
 
 /// Read a phrase_table (Parquet file or directory) into a [`PhraseIndex`], streaming its rows.
 /// Returns the index and the seconds it took.
@@ -156,7 +156,7 @@ pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIn
     Ok((builder.build(), started.elapsed().as_secs_f64()))
 }
 
-pub fn describe(path: &Path, index: &PhraseIndex, seconds: f64) -> String {
+fn describe(path: &Path, index: &PhraseIndex, seconds: f64) -> String {
     format!(
         "phrase table {}: {} rules indexed in {seconds:.2} s (~{} MiB)",
         path.display(),

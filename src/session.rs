@@ -1,0 +1,117 @@
+//! The DataFusion session every command runs in, and our tables registered in it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Result, bail};
+use datafusion::arrow::array::AsArray;
+use datafusion::arrow::datatypes::Int64Type;
+use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::Resources;
+use crate::parquet::{KeyOrder, ParquetInput};
+use crate::schema::Table;
+
+/// A session with every function of pairmetrics and DataFusion's defaults (see [`Session`]).
+pub fn context() -> Result<SessionContext> {
+    Session::default().build()
+}
+
+/// How a job runs: parallelism, batch size and memory. None = DataFusion's default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// Partitions (threads) DataFusion plans with; default: the number of cores.
+    pub partitions: Option<usize>,
+    /// Rows per record batch; default 8192.
+    pub batch_size: Option<usize>,
+    /// Memory for sorts, joins and aggregations, in bytes; beyond it they spill to the
+    /// temporary directory. Hash joins cannot spill, so under a limit joins are sort-merge.
+    pub memory_limit: Option<usize>,
+}
+
+impl Tuning {
+    pub fn apply(&self, mut config: SessionConfig) -> SessionConfig {
+        // Strings as Utf8, not Utf8View: every slice of a view array carries all of its data
+        // buffers, which made small batches quadratic (3 min for 3,000 pairs at batch size 1).
+        config.options_mut().execution.parquet.schema_force_view_types = false;
+        // Inputs declared sorted by pair_id stay sorted through repartitioning (an order-
+        // preserving merge), so a merge join on pair_id streams instead of sorting whole tables.
+        config.options_mut().optimizer.prefer_existing_sort = true;
+        if let Some(n) = self.partitions {
+            config = config.with_target_partitions(n.max(1));
+        }
+        if let Some(n) = self.batch_size {
+            config = config.with_batch_size(n.max(1));
+        }
+        if let Some(bytes) = self.memory_limit {
+            config.options_mut().optimizer.prefer_hash_join = false;
+            // Each sort reserves this much up front for its merge; DataFusion's 10 MB default
+            // would exhaust a small limit before anything spills.
+            let reservation = &mut config.options_mut().execution.sort_spill_reservation_bytes;
+            *reservation = (*reservation).min(bytes / 16);
+        }
+        config
+    }
+
+    pub fn runtime(&self) -> Result<Arc<RuntimeEnv>> {
+        let mut runtime = RuntimeEnvBuilder::new();
+        if let Some(bytes) = self.memory_limit {
+            runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
+        }
+        Ok(runtime.build_arc()?)
+    }
+}
+
+/// How every command builds its session: the information schema on (so `SHOW FUNCTIONS`
+/// works), every pairmetrics function bound to `resources`, run as `tuning` says.
+#[derive(Default)]
+pub struct Session {
+    pub config: SessionConfig,
+    pub resources: Resources,
+    pub tuning: Tuning,
+}
+
+impl Session {
+    pub fn build(self) -> Result<SessionContext> {
+        let config = self.tuning.apply(self.config.with_information_schema(true));
+        let mut ctx = SessionContext::new_with_config_rt(config, self.tuning.runtime()?);
+        crate::udf::register_all_with(&mut ctx, &self.resources)?;
+        crate::udf::register_table_functions(&ctx, &self.resources);
+        Ok(ctx)
+    }
+}
+
+/// Open `path` as table `table`, register it and check its schema, failing before any work.
+pub async fn register_checked(ctx: &SessionContext, table: Table, path: &Path) -> Result<ParquetInput> {
+    let input = ParquetInput::open(table.name(), path)?;
+    input.register(ctx, false).await?;
+    let schema = ctx.table_provider(table.name()).await?.schema();
+    table.check(&path.display().to_string(), &schema)?;
+    Ok(input)
+}
+
+/// Register a table keyed by `pair_id` after checking its schema and its keys (present, and
+/// unique): when they ascend in file order it is declared sorted, so joins on `pair_id` merge
+/// two scans instead of sorting or hashing a whole table.
+pub async fn register_keyed(ctx: &SessionContext, table: Table, path: &Path) -> Result<(ParquetInput, KeyOrder)> {
+    let input = register_checked(ctx, table, path).await?;
+    let order = input.key_order().await?;
+    if order.ascending {
+        ctx.deregister_table(table.name())?;
+        input.register(ctx, true).await?;
+    } else {
+        let repeated = format!("SELECT pair_id FROM {} GROUP BY pair_id HAVING count(*) > 1 LIMIT 1", table.name());
+        if count(ctx, &format!("SELECT count(*) FROM ({repeated})")).await? > 0 {
+            bail!("{} table {}: pair_id values repeat; pair_id must be unique", table.name(), path.display());
+        }
+    }
+    Ok((input, order))
+}
+
+/// The single integer a query such as `SELECT count(*) ...` returns.
+pub async fn count(ctx: &SessionContext, sql: &str) -> Result<u64> {
+    let batches = ctx.sql(sql).await?.collect().await?;
+    Ok(batches[0].column(0).as_primitive::<Int64Type>().value(0) as u64)
+}
