@@ -128,6 +128,117 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
+impl<R: BufRead> Iterator for Lines<R> {
+    type Item = Result<String, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut line = String::new();
+        self.next_into(&mut line).map(|found| found.then_some(line)).transpose()
+    }
+}
+
+impl<R: BufRead> Lines<R> {
+    /// The lines with their 1-based numbers, for a parser that runs later and must name them.
+    pub fn numbered(self) -> Numbered<R> {
+        Numbered(self)
+    }
+}
+
+pub struct Numbered<R>(Lines<R>);
+
+impl<R: BufRead> Iterator for Numbered<R> {
+    type Item = Result<(u64, String), InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let line = self.0.next()?;
+        Some(line.map(|line| (self.0.line_number(), line)))
+    }
+}
+
+/// The lines of several files one after the other, each with its file's index in `paths` and
+/// its line number; each file is opened when the one before it ends.
+pub struct Concatenated {
+    paths: Vec<PathBuf>,
+    next: usize,
+    current: Option<Lines<Box<dyn BufRead + Send>>>,
+}
+
+impl Concatenated {
+    pub fn new(paths: Vec<PathBuf>) -> Self {
+        Concatenated { paths, next: 0, current: None }
+    }
+}
+
+impl Iterator for Concatenated {
+    type Item = Result<(usize, u64, String), InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let Some(lines) = self.current.as_mut() else {
+                let path = self.paths.get(self.next)?;
+                self.next += 1;
+                match open(path) {
+                    Ok(reader) => self.current = Some(Lines::new(reader, path)),
+                    Err(e) => return Some(Err(e)),
+                }
+                continue;
+            };
+            match lines.next() {
+                Some(line) => return Some(line.map(|line| (self.next - 1, lines.line_number(), line))),
+                None => self.current = None,
+            }
+        }
+    }
+}
+
+/// Two inputs read in step, an item of each per pair (parallel text, a parse of each side);
+/// one ending before the other is an error naming both files.
+pub struct Paired<A, B> {
+    inputs: (A, B),
+    files: (PathBuf, PathBuf),
+    /// What one item is, for the message: "line", "sentence".
+    unit: &'static str,
+    pairs: u64,
+}
+
+impl<A, B> Paired<A, B> {
+    pub fn new(a: A, b: B, files: (&Path, &Path), unit: &'static str) -> Self {
+        Paired { inputs: (a, b), files: (files.0.to_path_buf(), files.1.to_path_buf()), unit, pairs: 0 }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PairedError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("{} has more {unit}s than {} ({pairs} {unit}s); the files must have one {unit} per pair", longer.display(), shorter.display())]
+    Longer { longer: PathBuf, shorter: PathBuf, pairs: u64, unit: &'static str },
+}
+
+impl<T, U, A, B> Iterator for Paired<A, B>
+where
+    A: Iterator<Item = Result<T, InputError>>,
+    B: Iterator<Item = Result<U, InputError>>,
+{
+    type Item = Result<(T, U), PairedError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (a, b) = (self.inputs.0.next(), self.inputs.1.next());
+        let (longer, shorter) = match (a, b) {
+            (None, None) => return None,
+            (Some(Err(e)), _) | (_, Some(Err(e))) => return Some(Err(e.into())),
+            (Some(Ok(a)), Some(Ok(b))) => {
+                self.pairs += 1;
+                return Some(Ok((a, b)));
+            }
+            (Some(_), None) => (&self.files.0, &self.files.1),
+            (None, Some(_)) => (&self.files.1, &self.files.0),
+        };
+        let (longer, shorter) = (longer.clone(), shorter.clone());
+        Some(Err(PairedError::Longer { longer, shorter, pairs: self.pairs, unit: self.unit }))
+    }
+}
+
 /// Read all of a small file's lines (used by tests and tools, never for corpora).
 pub fn read_lines(path: &Path) -> Result<Vec<String>, InputError> {
     let mut lines = Lines::new(open(path)?, path);
@@ -172,6 +283,28 @@ mod tests {
         assert!(lines.next_into(&mut line).unwrap());
         let err = lines.next_into(&mut line).unwrap_err();
         assert_eq!(err.to_string(), "f.txt:2: invalid UTF-8 at byte 0 of the line");
+    }
+
+    #[test]
+    fn paired_inputs_that_end_apart_name_both_files() {
+        let lines = |text: &'static str, name: &str| Lines::new(text.as_bytes(), Path::new(name));
+        let paired = Paired::new(lines("a\nb\n", "src"), lines("x\n", "tgt"), (Path::new("src"), Path::new("tgt")), "line");
+        let got: Vec<_> = paired.map(|r| r.map_err(|e| e.to_string())).collect();
+        assert_eq!(got[0].as_ref().unwrap(), &("a".to_string(), "x".to_string()));
+        assert_eq!(got[1].as_ref().unwrap_err(), "src has more lines than tgt (1 lines); the files must have one line per pair");
+        assert_eq!(got.len(), 2);
+    }
+
+    #[test]
+    fn concatenated_files_number_their_own_lines() {
+        let dir = std::env::temp_dir().join(format!("pm-concat-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+        std::fs::write(&a, "1\n2\n").unwrap();
+        std::fs::write(&b, "3\n").unwrap();
+        let got: Vec<_> = Concatenated::new(vec![a, b]).map(Result::unwrap).collect();
+        assert_eq!(got, [(0, 1, "1".to_string()), (0, 2, "2".to_string()), (1, 1, "3".to_string())]);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -166,6 +166,33 @@ impl<R: BufRead> Iterator for Blocks<R> {
     }
 }
 
+/// The links of each block, every match checked against the block's own sentences (a match
+/// past their end is an error naming the block, never a link to nowhere).
+pub struct Alignments<R>(Blocks<R>);
+
+impl<R: BufRead> Alignments<R> {
+    pub fn new(lines: Lines<R>) -> Self {
+        Alignments(Blocks::new(lines))
+    }
+}
+
+impl<R: BufRead> Iterator for Alignments<R> {
+    type Item = Result<Vec<Link>, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let block = match self.0.next()? {
+            Ok(block) => block,
+            Err(e) => return Some(Err(e)),
+        };
+        let (n1, n2) = block.sentence_lengths();
+        if let Some((side, position, n)) = block.span_past_end(n1, n2) {
+            let message = format!("block {}: a match reaches position {position}, past the {side} sentence of {n} tokens", block.number);
+            return Some(Err(InputError::at(self.0.lines.file(), block.line, message)));
+        }
+        Some(Ok(block.links()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

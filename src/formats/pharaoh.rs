@@ -2,8 +2,39 @@
 //! fast_align, eflomal, awesome-align and Moses' symmetrisation write them.
 
 use std::fmt;
+use std::io::BufRead;
 
+use super::input::{InputError, Lines};
 use crate::metrics::Link;
+
+/// The links of each line of a Pharaoh file, each link checked to fit our links column (Int32).
+pub struct Alignments<R>(Lines<R>);
+
+impl<R: BufRead> Alignments<R> {
+    pub fn new(lines: Lines<R>) -> Self {
+        Alignments(lines)
+    }
+}
+
+impl<R: BufRead> Iterator for Alignments<R> {
+    type Item = Result<Vec<Link>, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let line = match self.0.next()? {
+            Ok(line) => line,
+            Err(e) => return Some(Err(e)),
+        };
+        let error = |message: String| Some(Err(InputError::at(self.0.file(), self.0.line_number(), message)));
+        let mut links = Vec::new();
+        if let Err(e) = parse_line(&line, &mut links) {
+            return error(e.to_string());
+        }
+        if let Some(&(a, b)) = links.iter().find(|&&(a, b)| a.max(b) > i32::MAX as u32) {
+            return error(format!("link {a}-{b} is past Int32"));
+        }
+        Some(Ok(links))
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PharaohError {

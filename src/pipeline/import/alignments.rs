@@ -1,0 +1,40 @@
+//! The alignments table, from Pharaoh or METEOR Matcher links.
+
+use std::sync::Arc;
+
+use anyhow::Result;
+use datafusion::arrow::array::{ArrayRef, Int32Builder, ListBuilder, RecordBatch, StructBuilder};
+use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
+
+use super::{Chunk, pair_ids};
+use crate::metrics::Link;
+use crate::schema::link_fields;
+
+pub(super) fn build(schema: &SchemaRef, chunk: Chunk<Vec<Link>>) -> Result<RecordBatch> {
+    let n = chunk.rows.len();
+    Ok(RecordBatch::try_new(schema.clone(), vec![pair_ids(chunk.first, n), links_array(&chunk.rows, None)])?)
+}
+
+/// A links column; `valid[i] == false` makes row i NULL.
+pub fn links_array(rows: &[Vec<Link>], valid: Option<Vec<bool>>) -> ArrayRef {
+    let n = rows.len();
+    let fields = link_fields();
+    let total: usize = rows.iter().map(Vec::len).sum();
+    let values = StructBuilder::new(
+        fields.clone(),
+        vec![Box::new(Int32Builder::with_capacity(total)), Box::new(Int32Builder::with_capacity(total))],
+    );
+    let mut b = ListBuilder::with_capacity(values, n)
+        .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
+    for (i, links) in rows.iter().enumerate() {
+        let v = b.values();
+        for &(s, t) in links {
+            v.field_builder::<Int32Builder>(0).expect("src").append_value(s as i32);
+            v.field_builder::<Int32Builder>(1).expect("tgt").append_value(t as i32);
+            v.append(true);
+        }
+        b.append(valid.as_ref().is_none_or(|v| v[i]));
+    }
+    Arc::new(b.finish())
+}
+
