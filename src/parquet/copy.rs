@@ -40,19 +40,20 @@ pub struct Copier {
 
 impl Copier {
     /// Copy `columns` (top-level, named alike in both) of `input` into an output of `schema`.
-    /// None when nothing can be copied: the input is a directory, has no offset index, a
-    /// column's Parquet type differs between the files (as when another writer named the list
-    /// items differently), or a row group is too large.
+    /// None when nothing can be copied: the input is a directory, has an offset index for some
+    /// columns only, a column's Parquet type differs between the files (as when another writer
+    /// named the list items differently), or a row group is too large.
     pub fn open(input: &ParquetInput, columns: &[String], schema: &Schema, output: &SchemaDescriptor) -> Result<Option<Copier>> {
         let Some((path, metadata)) = input.single_file() else { return Ok(None) };
         if metadata.row_groups().iter().any(|rg| rg.num_rows() > MAX_ROW_GROUP_ROWS) {
             return Ok(None);
         }
-        // The output has an offset index for every column it encodes, and a file's offset
-        // index covers all of its columns or none.
+        // A file's offset index covers all of its columns or none, so must the input's: the
+        // output then has one for all its columns, or (see `has_page_index`) none.
         let input = metadata.file_metadata().schema_descr();
-        let Some(offset_index) = metadata.offset_index() else { return Ok(None) };
-        if offset_index.len() != metadata.num_row_groups() || offset_index.iter().any(|rg| rg.len() != input.num_columns()) {
+        if let Some(offset_index) = metadata.offset_index()
+            && (offset_index.len() != metadata.num_row_groups() || offset_index.iter().any(|rg| rg.len() != input.num_columns()))
+        {
             return Ok(None);
         }
         let mut sources = vec![None; output.num_columns()];
@@ -75,6 +76,11 @@ impl Copier {
         let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         let (path, metadata) = (path.to_path_buf(), metadata.clone());
         Ok(Some(Copier { path, file, metadata, sources, copied_fields, current: 0, next: 0, rows_left: 0 }))
+    }
+
+    /// Whether the copied chunks come with their offset index (else the output can have none).
+    pub fn has_page_index(&self) -> bool {
+        self.metadata.offset_index().is_some()
     }
 
     pub fn is_copied_field(&self, field: usize) -> bool {

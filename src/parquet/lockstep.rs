@@ -43,13 +43,17 @@ impl Source {
         }
     }
 
-    /// The columns read: its own, and pair_id to check the rows line up.
-    fn read_columns(&self) -> Vec<&str> {
-        let mut columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
-        if !columns.contains(&"pair_id") {
-            columns.push("pair_id");
+    /// The columns to read, in groups decoded each on its own thread: every list column alone
+    /// (token lists are most of the decoding, and a file written as one row group would
+    /// otherwise be decoded by one thread), the others together with pair_id, which checks
+    /// that the tables' rows line up.
+    fn column_groups(&self) -> Vec<Vec<&str>> {
+        let is_list = |c: &&str| self.schema.field_with_name(c).is_ok_and(|f| f.data_type().is_nested());
+        let (lists, mut flat): (Vec<&str>, Vec<&str>) = self.columns.iter().map(String::as_str).partition(is_list);
+        if !flat.contains(&"pair_id") {
+            flat.push("pair_id");
         }
-        columns
+        std::iter::once(flat).chain(lists.into_iter().map(|c| vec![c])).collect()
     }
 }
 
@@ -65,9 +69,13 @@ pub fn zipped_schema(sources: &[Source]) -> Result<SchemaRef> {
     Ok(Arc::new(Schema::new(fields)))
 }
 
-/// Where a table stands: its current batch and the rows of it already zipped.
+/// Where a group of a table's columns stands: its current batch and the rows of it already
+/// zipped.
 struct Cursor {
-    source: Source,
+    /// Index of its source.
+    source: usize,
+    /// Whether it reads pair_id.
+    ids: bool,
     stream: SendableRecordBatchStream,
     batch: Option<RecordBatch>,
     offset: usize,
@@ -82,7 +90,7 @@ impl Cursor {
             {
                 return Ok(batch.num_rows() - self.offset);
             }
-            let next = self.stream.try_next().await.with_context(|| format!("reading {}", self.source.input.path().display()))?;
+            let next = self.stream.try_next().await?;
             match next {
                 Some(batch) => (self.batch, self.offset) = (Some(batch), 0),
                 None => return Ok(0),
@@ -99,33 +107,44 @@ impl Cursor {
 
 /// Batches of all sources' columns, row i of every table side by side.
 pub struct Zip {
+    sources: Vec<Source>,
     cursors: Vec<Cursor>,
     schema: SchemaRef,
     rows: u64,
 }
 
 impl Zip {
-    /// Open every source (each decoded on its own thread, a few batches ahead).
+    /// Open every source (each group of its columns decoded on its own thread, a few batches
+    /// ahead).
     pub fn open(sources: Vec<Source>, schema: SchemaRef, batch_size: usize) -> Result<Zip> {
         let mut cursors = Vec::new();
-        for source in sources {
-            let stream = source.input.scan(&source.read_columns(), &source.schema, batch_size)?;
-            cursors.push(Cursor { stream, source, batch: None, offset: 0 });
+        for (index, source) in sources.iter().enumerate() {
+            for group in source.column_groups() {
+                let stream = source.input.scan(&group, &source.schema, batch_size)?;
+                let ids = group.contains(&"pair_id");
+                cursors.push(Cursor { source: index, ids, stream, batch: None, offset: 0 });
+            }
         }
-        Ok(Zip { cursors, schema, rows: 0 })
+        Ok(Zip { sources, cursors, schema, rows: 0 })
+    }
+
+    fn name(&self, cursor: &Cursor) -> &str {
+        self.sources[cursor.source].input.name()
     }
 
     pub async fn next(&mut self) -> Result<Option<RecordBatch>> {
         let mut available = Vec::with_capacity(self.cursors.len());
         for cursor in &mut self.cursors {
-            available.push(cursor.available().await?);
+            let rows = cursor.available().await;
+            let path = || self.sources[cursor.source].input.path().display();
+            available.push(rows.with_context(|| format!("reading {}", path()))?);
         }
         let rows = available.iter().copied().min().unwrap_or(0);
         if rows == 0 {
             if let Some(longer) = available.iter().position(|&n| n > 0) {
                 bail!(
                     "{} has more rows than the other tables ({} rows zipped); did a file change during the run?",
-                    self.cursors[longer].source.input.name(),
+                    self.name(&self.cursors[longer]),
                     self.rows
                 );
             }
@@ -134,9 +153,11 @@ impl Zip {
         let parts: Vec<RecordBatch> = self.cursors.iter_mut().map(|c| c.take(rows)).collect();
         self.check_ids(&parts)?;
         let mut columns = Vec::with_capacity(self.schema.fields().len());
-        for (cursor, part) in self.cursors.iter().zip(&parts) {
-            for column in &cursor.source.columns {
-                columns.push(part.column_by_name(column).expect("read").clone());
+        for (index, source) in self.sources.iter().enumerate() {
+            for column in &source.columns {
+                let mut own = self.cursors.iter().zip(&parts).filter(|(c, _)| c.source == index);
+                let found = own.find_map(|(_, part)| part.column_by_name(column));
+                columns.push(found.expect("every column is read by a group").clone());
             }
         }
         self.rows += rows as u64;
@@ -147,17 +168,19 @@ impl Zip {
     /// changed since, and must not pair the wrong rows.
     fn check_ids(&self, parts: &[RecordBatch]) -> Result<()> {
         let ids = |part: &RecordBatch| part.column_by_name("pair_id").expect("read").as_primitive::<Int64Type>().values().clone();
-        let first = ids(&parts[0]);
-        for (cursor, part) in self.cursors.iter().zip(parts).skip(1) {
+        let mut with_ids = self.cursors.iter().zip(parts).filter(|(c, _)| c.ids);
+        let (first_cursor, first_part) = with_ids.next().expect("every source reads pair_id");
+        let first = ids(first_part);
+        for (cursor, part) in with_ids {
             let other = ids(part);
             if let Some(row) = (0..first.len()).find(|&i| first[i] != other[i]) {
                 bail!(
                     "row {}: pair_id {} in {} but {} in {}; did a file change during the run?",
                     self.rows + row as u64,
                     first[row],
-                    self.cursors[0].source.input.name(),
+                    self.name(first_cursor),
                     other[row],
-                    cursor.source.input.name()
+                    self.name(cursor)
                 );
             }
         }

@@ -63,6 +63,8 @@ pub struct AtomicParquetWriter {
 /// The file being written and the row group being encoded.
 struct Open {
     row_group_bytes: usize,
+    /// How the file is written (kept to start it again, see `copy_columns`).
+    props: WriterProperties,
     file: SerializedFileWriter<File>,
     columns: ArrowRowGroupWriterFactory,
     schema: SchemaRef,
@@ -145,6 +147,15 @@ impl ColumnThread {
 }
 
 impl Open {
+    /// Create (or truncate) `temp` and set it up: ArrowWriter writes the header and keeps the
+    /// Arrow schema for the footer; row groups are then written column by column in parallel.
+    fn start(temp: &Path, schema: SchemaRef, props: WriterProperties) -> Result<Open> {
+        let file = File::create(temp).with_context(|| format!("cannot create {}", temp.display()))?;
+        let (file, columns) = ArrowWriter::try_new(file, schema.clone(), Some(props.clone()))?.into_serialized_writer()?;
+        let ids = AscendingIds::new(&schema);
+        Ok(Open { row_group_bytes: ROW_GROUP_BYTES, props, file, columns, schema, row_group: None, copier: None, ids })
+    }
+
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.ids.see(batch);
         if self.copier.is_none() {
@@ -239,8 +250,20 @@ impl AtomicParquetWriter {
     pub fn copy_columns(&mut self, input: &ParquetInput, columns: &[String]) -> Result<Vec<String>> {
         let writer = self.writer.as_mut().expect("writer is open until finish");
         assert!(writer.row_group.is_none() && writer.file.flushed_row_groups().is_empty(), "copy_columns before writing");
-        writer.copier = Copier::open(input, columns, &writer.schema, writer.file.schema_descr())?;
-        let Some(copier) = &writer.copier else { return Ok(vec![]) };
+        let Some(copier) = Copier::open(input, columns, &writer.schema, writer.file.schema_descr())? else { return Ok(vec![]) };
+        if !copier.has_page_index() && !writer.props.offset_index_disabled() {
+            // An input without a page index (pyarrow's default) gives copied chunks without
+            // one, and a file's offset index covers all of its columns or none: the output
+            // then has none either, and chunk statistics. Nothing is written yet: start again.
+            let props = writer.props.clone().into_builder();
+            let props = props.set_statistics_enabled(EnabledStatistics::Chunk).set_offset_index_disabled(true).build();
+            let schema = writer.schema.clone();
+            drop(self.writer.take());
+            self.writer = Some(Open::start(&self.temp, schema, props)?);
+        }
+        let writer = self.writer.as_mut().expect("open");
+        writer.copier = Some(copier);
+        let copier = writer.copier.as_ref().expect("set");
         let fields = writer.schema.fields().iter().enumerate();
         Ok(fields.filter(|&(i, _)| copier.is_copied_field(i)).map(|(_, f)| f.name().clone()).collect())
     }
@@ -263,8 +286,6 @@ impl AtomicParquetWriter {
             anyhow::bail!("output directory {} does not exist", dir.display());
         }
         let temp = dir.join(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id()));
-        let file = File::create(&temp)
-            .with_context(|| format!("cannot create {}", temp.display()))?;
         let mut props = WriterProperties::builder()
             .set_compression(codec.parquet()?)
             .set_dictionary_enabled(dictionary)
@@ -281,11 +302,7 @@ impl AtomicParquetWriter {
                 metadata.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect(),
             ))
             .build();
-        // ArrowWriter sets up the file (the Arrow schema goes into its metadata); its row groups
-        // are then written column by column in parallel.
-        let (file, columns) = ArrowWriter::try_new(file, schema.clone(), Some(props))?.into_serialized_writer()?;
-        let ids = AscendingIds::new(&schema);
-        let writer = Open { row_group_bytes: ROW_GROUP_BYTES, file, columns, schema, row_group: None, copier: None, ids };
+        let writer = Open::start(&temp, schema, props)?;
         Ok(AtomicParquetWriter { target: target.to_path_buf(), temp, writer: Some(writer) })
     }
 
