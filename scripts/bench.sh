@@ -10,7 +10,7 @@
 # pairmetrics writes record that they are sorted by pair_id, so it is planned as a merge join.
 # `decode floor` decodes the same columns with no join at all: the physical limit.
 #
-# Needs: a Rust toolchain, Python 3 with `pip install duckdb polars pyarrow`, GNU time.
+# Needs: a Rust toolchain, Python 3 with `pip install duckdb polars pyarrow`, GNU time, bc.
 # Corpora go to $BENCH_DIR (default /tmp/pm-bench) and are generated afresh (about 80 s for both
 # sizes), so they are always written by the current writer; BENCH_REUSE_CORPORA=1 keeps them.
 set -euo pipefail
@@ -24,15 +24,16 @@ cargo build --release --quiet --bin pairmetrics --example generate_corpus
 BIN=target/release/pairmetrics
 GEN=target/release/examples/generate_corpus
 RESULTS=$DIR/results.tsv
-printf 'pairs\tjob\tseconds\tpeak_kb\n' > "$RESULTS"
+printf 'pairs\tjob\tseconds\tpeak_kb\tcpu_seconds\n' > "$RESULTS"
 
-# measure PAIRS JOB COMMAND...: wall time and peak RSS of one command, appended to RESULTS.
+# measure PAIRS JOB COMMAND...: wall time, peak RSS and CPU time (user + system) of one
+# command, appended to RESULTS.
 measure() {
     local pairs=$1 job=$2; shift 2
-    /usr/bin/time -f "%e %M" -o "$DIR/time" "$@" > "$DIR/stdout" 2> "$DIR/stderr" || {
+    /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$@" > "$DIR/stdout" 2> "$DIR/stderr" || {
         echo "failed: $job" >&2; cat "$DIR/stderr" >&2; exit 1; }
-    read -r seconds kb < "$DIR/time"
-    printf '%s\t%s\t%s\t%s\n' "$pairs" "$job" "$seconds" "$kb" >> "$RESULTS"
+    read -r seconds kb user sys < "$DIR/time"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$pairs" "$job" "$seconds" "$kb" "$(echo "$user + $sys" | bc)" >> "$RESULTS"
     printf '%10s pairs  %-28s %8.2f s %8d MB\n' "$pairs" "$job" "$seconds" $((kb / 1024)) >&2
 }
 
@@ -61,6 +62,22 @@ for n in $SIZES; do
         measure "$n" "score led+pod zstd" $BIN score --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
             --compression zstd --out "$DIR/scored.parquet"
     done
+    if [ "$n" = "$first" ]; then
+        # The files users most often have: pyarrow's defaults (row groups of up to 1Mi rows,
+        # no page index), the same rows.
+        python3 - "$c" <<'PY'
+import sys, pyarrow.parquet as pq
+c = sys.argv[1]
+for name in ["pairs", "alignments"]:
+    pq.write_table(pq.read_table(f"{c}/{name}.parquet"), f"{c}/pyarrow_{name}.parquet")
+PY
+        for _ in $(seq "$REPEAT"); do
+            measure "$n" "decode floor, pyarrow file" $BIN sql --table "p=$c/pyarrow_pairs.parquet" --table "a=$c/pyarrow_alignments.parquet" \
+                "SELECT (SELECT sum(cardinality(src) + cardinality(tgt)) FROM p) + (SELECT sum(cardinality(links)) FROM a)"
+            measure "$n" "score led+pod, pyarrow file" $BIN score --pairs "$c/pyarrow_pairs.parquet" \
+                --alignments "$c/pyarrow_alignments.parquet" --out "$DIR/scored.parquet"
+        done
+    fi
     rm -f "$DIR/scored.parquet"
     measure "$n" "score led+pod+derp" $BIN score --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
         --arcs "$c/arcs.parquet" --out "$DIR/scored_derp$n.parquet"
