@@ -241,12 +241,7 @@ where
 
 /// Read all of a small file's lines (used by tests and tools, never for corpora).
 pub fn read_lines(path: &Path) -> Result<Vec<String>, InputError> {
-    let mut lines = Lines::new(open(path)?, path);
-    let (mut out, mut line) = (Vec::new(), String::new());
-    while lines.next_into(&mut line)? {
-        out.push(line.clone());
-    }
-    Ok(out)
+    Lines::new(open(path)?, path).collect()
 }
 
 /// A reader over a string, for parsers' unit tests.

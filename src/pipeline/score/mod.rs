@@ -19,7 +19,7 @@ use futures::{StreamExt, TryStreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::resources::{self, ResourceOptions};
-use crate::parquet::{AtomicParquetWriter, Codec, ParquetInput, lockstep};
+use crate::parquet::{AtomicParquetWriter, Codec, KeyOrder, ParquetInput, lockstep};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
 pub use columns::{METRICS, Metric};
@@ -79,17 +79,15 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let ctx = Session { config, resources, tuning: options.tuning }.build()?;
     let mut summary = Summary { signature: columns::signature(options, &metrics), ..Default::default() };
     summary.notes.extend(loaded);
-    let mut inputs = vec![(Table::Pairs, &options.pairs)];
-    inputs.extend(options.alignments.as_ref().filter(|_| reads(columns::Input::Alignments)).map(|path| (Table::Alignments, path)));
-    inputs.extend(options.arcs.as_ref().filter(|_| reads(columns::Input::Arcs)).map(|path| (Table::Arcs, path)));
-    let mut opened = Vec::new();
-    let mut orders = Vec::new();
-    for &(table, path) in &inputs {
+    let mut paths = vec![(Table::Pairs, &options.pairs)];
+    paths.extend(options.alignments.as_ref().filter(|_| reads(columns::Input::Alignments)).map(|path| (Table::Alignments, path)));
+    paths.extend(options.arcs.as_ref().filter(|_| reads(columns::Input::Arcs)).map(|path| (Table::Arcs, path)));
+    let mut inputs = Vec::new();
+    for (table, path) in paths {
         let (input, order) = session::register_keyed(&ctx, table, path).await?;
-        opened.push(input);
-        orders.push(order);
+        inputs.push(Keyed { table, input, order });
     }
-    let rows = orders[0].rows;
+    let rows = inputs[0].order.rows;
     for (table, path, input) in [
         (Table::Alignments, &options.alignments, columns::Input::Alignments),
         (Table::Arcs, &options.arcs, columns::Input::Arcs),
@@ -100,23 +98,23 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             summary.notes.push(format!("{} checked but not used: {why}", table.name()));
         }
     }
-    let lockstep = match orders.iter().all(|o| o.ascending && o.same_sequence(&orders[0])) {
-        true => lockstep_sources(&ctx, &inputs, &opened).await?,
+    let lockstep = match inputs.iter().all(|k| k.order.ascending && k.order.same_sequence(&inputs[0].order)) {
+        true => lockstep_sources(&ctx, &inputs).await?,
         false => None,
     };
     if let Some(sources) = &lockstep {
-        for &(table, _) in &inputs[1..] {
-            summary.orphans.insert(table.name(), 0);
+        for keyed in &inputs[1..] {
+            summary.orphans.insert(keyed.table.name(), 0);
         }
         let zipped = lockstep::zipped_schema(sources)?;
         ctx.register_table(LOCKSTEP, Arc::new(MemTable::try_new(zipped, vec![vec![]])?))?;
     } else {
-        for ((table, path), order) in inputs.iter().zip(&orders) {
+        for Keyed { table, input, order } in &inputs {
             if !order.ascending {
                 summary.notes.push(format!(
                     "{} is not sorted by pair_id, so it was sorted (spilling to disk if needed); \
                      sort it once to stream",
-                    path.display()
+                    input.path().display()
                 ));
             }
             if *table != Table::Pairs {
@@ -131,16 +129,20 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     Ok(Prepared { ctx, frame, query, rows, lockstep, summary })
 }
 
+/// An input table of `score`: opened, registered, its pair_id order known.
+struct Keyed {
+    table: Table,
+    input: ParquetInput,
+    order: KeyOrder,
+}
+
 /// The tables to read in lockstep: pairs whole, and the columns the metrics use of the others.
 /// None when a pairs column would clash with their names in the zipped batch.
-async fn lockstep_sources(
-    ctx: &SessionContext,
-    inputs: &[(Table, &PathBuf)],
-    opened: &[ParquetInput],
-) -> Result<Option<Vec<lockstep::Source>>> {
+async fn lockstep_sources(ctx: &SessionContext, inputs: &[Keyed]) -> Result<Option<Vec<lockstep::Source>>> {
     let pairs_schema = ctx.table_provider("pairs").await?.schema();
     let mut sources = Vec::new();
-    for (&(table, _), input) in inputs.iter().zip(opened) {
+    for Keyed { table, input, .. } in inputs {
+        let table = *table;
         let alias = (table != Table::Pairs).then(|| columns::alias(table));
         let columns: Vec<String> = match alias {
             None => pairs_schema.fields().iter().map(|f| f.name().clone()).collect(),
@@ -258,7 +260,7 @@ async fn score_frame(
     ctx: &SessionContext,
     options: &ScoreOptions,
     metrics: &[&Metric],
-    inputs: &[(Table, &PathBuf)],
+    inputs: &[Keyed],
     lockstep: bool,
 ) -> Result<DataFrame> {
     let builder = columns::Inputs { options, functions: ctx, lockstep };
@@ -275,7 +277,7 @@ async fn score_frame(
         return Ok(ctx.table(LOCKSTEP).await?.alias("p")?.select(select)?);
     }
     let mut frame = ctx.table("pairs").await?.alias("p")?;
-    for &(table, _) in &inputs[1..] {
+    for &Keyed { table, .. } in &inputs[1..] {
         let alias = columns::alias(table);
         let right = ctx.table(table.name()).await?.alias(alias)?;
         let on = builder.pairs("pair_id").eq(Expr::Column(datafusion::common::Column::new(Some(alias), "pair_id")));
