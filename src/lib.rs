@@ -8,6 +8,7 @@
 //! - [`session`]: the DataFusion session every command runs in;
 //! - [`pipeline`]: the jobs behind the command line (`score`, `sql`, `demo`).
 
+pub mod align;
 pub mod formats;
 pub mod metrics;
 pub mod parquet;

@@ -10,7 +10,8 @@ use pairmetrics::metrics::true_score::Identity;
 use pairmetrics::resources::{self, MissingResource, Resource};
 use pairmetrics::session::Tuning;
 use pairmetrics::parquet::Codec;
-use pairmetrics::pipeline::{demo, import, lepod, pivot, score, sql, triples};
+use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
+use pairmetrics::pipeline::{align, demo, import, lepod, pivot, score, sql, triples};
 
 #[derive(Parser)]
 #[command(
@@ -121,6 +122,29 @@ enum Command {
     /// line, output written atomically; pair_id is the 0-based line, block or sentence number.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// METEOR 1.5's aligner (its `Matcher`), natively: align line i of TEST with line i of REF.
+    ///
+    /// Prints what `java -cp meteor-1.5.jar Matcher TEST REF [options]` prints, byte for byte
+    /// (an `Alignment N` block per line pair), so `pairmetrics align t r > a && pairmetrics lepod
+    /// -a a -f t r` is LePoD's whole pipeline. With --out, writes an alignments table instead
+    /// (pair_id = 0-based line number; each link names its module). Like METEOR, it splits
+    /// tokens on whitespace and neither lowercases nor normalises: lowercase first if you want
+    /// case-insensitive matches (LePoD's pipeline does). Uses every core; inputs may be gzip or
+    /// zstd compressed. See docs/meteor-aligner.md.
+    Align {
+        /// The first sentences (METEOR's test), one tokenised sentence per line.
+        test: PathBuf,
+        /// The second sentences (METEOR's reference), as many lines.
+        reference: PathBuf,
+        #[command(flatten)]
+        aligner: AlignerArgs,
+        /// Write an alignments table (Parquet, atomically) instead of Matcher's text.
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
+        /// Worker threads (default: the number of cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
     /// Drop-in replacement for lepod-score.py: LeD/PoD from METEOR Matcher output.
     ///
     /// Same options and the same PREFIX.led, PREFIX.pod and stdout, byte for byte, as the
@@ -219,6 +243,48 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// METEOR 1.5 aligner options, with Matcher's own short flags.
+#[derive(clap::Args, Clone)]
+struct AlignerArgs {
+    /// Language (Matcher's -l): en da de es fi fr hu it nl no pt ro ru se tr. English synonyms
+    /// are built in; other languages need --syn-dir for the synonym module.
+    #[arg(short = 'l', long = "lang", default_value = "en")]
+    lang: String,
+    /// Modules, in order (Matcher's -m), e.g. 'exact stem synonym paraphrase'. Default: exact
+    /// stem synonym, then paraphrase when --para is given.
+    #[arg(short = 'm', long = "modules", value_name = "MODULES")]
+    modules: Option<String>,
+    /// Beam size of the alignment search (Matcher's -x).
+    #[arg(short = 'x', long = "beam", default_value_t = 40)]
+    beam: usize,
+    /// Alignment type (Matcher's -t): maxcov or maxacc.
+    #[arg(short = 't', long = "type", default_value = "maxcov")]
+    objective: String,
+    /// Stem lookup table instead of the Snowball stemmer (Matcher's -e): lines `word count stem`.
+    #[arg(short = 'e', long = "stem-table", value_name = "PATH")]
+    stem_table: Option<PathBuf>,
+    /// Directory with LANGUAGE.synsets and LANGUAGE.exceptions in METEOR's format (Matcher's -d).
+    #[arg(short = 'd', long = "syn-dir", value_name = "DIR")]
+    syn_dir: Option<PathBuf>,
+    /// Paraphrase table in METEOR's format, gzip or plain (Matcher's -a).
+    #[arg(short = 'a', long = "para", value_name = "PATH")]
+    para: Option<PathBuf>,
+}
+
+impl AlignerArgs {
+    fn options(self) -> Result<AlignerOptions> {
+        Ok(AlignerOptions {
+            language: self.lang,
+            modules: self.modules.as_deref().map(Module::parse_list).transpose()?,
+            beam: self.beam,
+            objective: Objective::parse(&self.objective)?,
+            stem_file: self.stem_table,
+            synonym_dir: self.syn_dir,
+            paraphrase_file: self.para,
+        })
+    }
 }
 
 /// How DataFusion runs the job.
@@ -440,6 +506,21 @@ async fn run(cli: Cli) -> Result<()> {
                 summary.seconds,
                 summary.rows as f64 / summary.seconds.max(1e-9)
             )?;
+        }
+        Command::Align { test, reference, aligner, out, threads } => {
+            let aligner = Aligner::new(aligner.options()?)?;
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            match out {
+                Some(path) => {
+                    let summary = align::run(&test, &reference, &aligner, threads, align::Output::Parquet(&path))?;
+                    let rate = summary.pairs as f64 / summary.seconds.max(1e-9);
+                    writeln!(stdout, "wrote {}: {} pairs, {} links in {:.2} s ({rate:.0} pairs/s)", path.display(), summary.pairs, summary.links, summary.seconds)?;
+                }
+                None => {
+                    let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut *stdout);
+                    align::run(&test, &reference, &aligner, threads, align::Output::Matcher(&mut out))?;
+                }
+            }
         }
         Command::Lepod { alignment, files, digits, punctuations, lowercase, verbose, prefix, simple } => {
             let [f1, f2]: [PathBuf; 2] = files.try_into().expect("clap takes two files");

@@ -15,6 +15,20 @@ pub fn link_fields() -> Fields {
     Fields::from(vec![Field::new("src", DataType::Int32, false), Field::new("tgt", DataType::Int32, false)])
 }
 
+/// `Struct<src Int32, tgt Int32, module Utf8>`: a link found by an aligner that says which
+/// matcher found it (`exact`, `stem`, `synonym`, `paraphrase` for METEOR). Every function taking
+/// links accepts it.
+pub fn module_link_fields() -> Fields {
+    let mut fields: Vec<Field> = link_fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields.push(Field::new("module", DataType::Utf8, false));
+    Fields::from(fields)
+}
+
+/// `List<Struct<src Int32, tgt Int32, module Utf8>>`.
+pub fn module_link_list_type() -> DataType {
+    DataType::List(Field::new_list_field(DataType::Struct(module_link_fields()), true).into())
+}
+
 /// `List<Struct<src Int32, tgt Int32>>`: a pair's alignment.
 pub fn link_list_type() -> DataType {
     DataType::List(Field::new_list_field(DataType::Struct(link_fields()), true).into())

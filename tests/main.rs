@@ -9,6 +9,7 @@ mod docs;
 mod fitness;
 mod import;
 mod lepod_vectors;
+mod meteor_align;
 mod pivot;
 mod properties;
 mod rank;

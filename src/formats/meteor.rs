@@ -11,12 +11,16 @@
 //!
 //! Note the order of the match columns: the FIRST is a span of the SECOND sentence.
 
-use std::io::BufRead;
+use std::io::{self, BufRead, Write};
 
 use super::input::{InputError, Lines};
 use super::tokens;
 
+use crate::align;
 use crate::metrics::{Link, Side};
+
+/// The column header line of every block.
+pub const COLUMNS: &str = "Line2Start:Length\tLine1Start:Length\tModule\t\tScore";
 
 /// One matched span pair: `s1[s1_start, s1_start + s1_len)` <-> `s2[s2_start, s2_start + s2_len)`.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +29,8 @@ pub struct Match {
     pub s1_len: u32,
     pub s2_start: u32,
     pub s2_len: u32,
+    /// The module column: the index of the matcher stage in the aligner's module list.
+    pub module: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -73,6 +79,35 @@ impl Block {
             }
         }
     }
+
+    /// The links with the module column of the match each comes from.
+    pub fn links_with_modules(&self) -> Vec<(Link, Option<u8>)> {
+        let mut links = Vec::new();
+        for m in &self.matches {
+            for a in m.s1_start..m.s1_start + m.s1_len {
+                for b in m.s2_start..m.s2_start + m.s2_len {
+                    links.push(((a, b), m.module));
+                }
+            }
+        }
+        links
+    }
+}
+
+/// Write one block as METEOR 1.5's `Matcher` prints it (`Alignment.toString` then `println`):
+/// each sentence's tokens joined by one space and trimmed as Java trims, a match line per match
+/// (the score is always 1.0 for the four modules), and a blank line.
+pub fn write_block(out: &mut impl Write, number: u64, words1: &[&str], words2: &[&str], matches: &[align::Match]) -> io::Result<()> {
+    writeln!(out, "Alignment {number}")?;
+    for words in [words1, words2] {
+        out.write_all(align::trim(&words.join(" ")).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    writeln!(out, "{COLUMNS}")?;
+    for m in matches {
+        writeln!(out, "{}:{}\t\t\t{}:{}\t\t\t{}\t\t1.0", m.s2_start, m.s2_len, m.s1_start, m.s1_len, m.stage)?;
+    }
+    out.write_all(b"\n")
 }
 
 /// Iterator over the blocks of a Matcher file; it holds one block in memory at a time.
@@ -117,7 +152,7 @@ impl<R: BufRead> Blocks<R> {
         let s1 = self.required_line("the first sentence")?;
         let s2 = self.required_line("the second sentence")?;
         let columns = self.required_line("the column header")?;
-        if !columns.starts_with("Line2Start:Length") {
+        if !columns.starts_with(&COLUMNS[..17]) {
             return Err(self.error(format!(
                 "expected the header `Line2Start:Length\\tLine1Start:Length\\tModule\\t\\tScore`, \
                  found `{columns}`"
@@ -150,7 +185,8 @@ impl<R: BufRead> Blocks<R> {
         if s1_len == 0 || s2_len == 0 {
             return Err(self.error(format!("a match spans no token: `{text}`")));
         }
-        Ok(Match { s1_start, s1_len, s2_start, s2_len })
+        let module = fields.next().and_then(|m| digits(m)).and_then(|m| u8::try_from(m).ok());
+        Ok(Match { s1_start, s1_len, s2_start, s2_len, module })
     }
 }
 

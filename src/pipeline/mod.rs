@@ -1,8 +1,10 @@
 //! The jobs behind the command line.
 
+pub mod align;
 pub mod demo;
 pub mod import;
 pub mod lepod;
+pub mod parallel;
 pub mod pivot;
 pub mod score;
 pub mod sql;

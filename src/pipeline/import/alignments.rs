@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use anyhow::Result;
-use datafusion::arrow::array::{ArrayRef, Int32Builder, ListBuilder, RecordBatch, StructBuilder};
+use datafusion::arrow::array::{ArrayRef, Int32Builder, ListBuilder, RecordBatch, StringBuilder, StructBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
 
 use super::{Chunk, pair_ids};
 use crate::metrics::Link;
-use crate::schema::link_fields;
+use crate::schema::{link_fields, module_link_fields};
 
 pub(super) fn build(schema: &SchemaRef, chunk: Chunk<Vec<Link>>) -> Result<RecordBatch> {
     let n = chunk.rows.len();
@@ -38,3 +38,25 @@ pub fn links_array(rows: &[Vec<Link>], valid: Option<Vec<bool>>) -> ArrayRef {
     Arc::new(b.finish())
 }
 
+
+/// A links column whose links name the module that found them (`schema::module_link_fields`).
+pub fn module_links_array<'a>(rows: impl ExactSizeIterator<Item = &'a [(Link, &'a str)]>) -> ArrayRef {
+    let fields = module_link_fields();
+    let values = StructBuilder::new(
+        fields.clone(),
+        vec![Box::new(Int32Builder::new()), Box::new(Int32Builder::new()), Box::new(StringBuilder::new())],
+    );
+    let mut b = ListBuilder::with_capacity(values, rows.len())
+        .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
+    for links in rows {
+        let v = b.values();
+        for &((s, t), module) in links {
+            v.field_builder::<Int32Builder>(0).expect("src").append_value(s as i32);
+            v.field_builder::<Int32Builder>(1).expect("tgt").append_value(t as i32);
+            v.field_builder::<StringBuilder>(2).expect("module").append_value(module);
+            v.append(true);
+        }
+        b.append(true);
+    }
+    Arc::new(b.finish())
+}

@@ -21,7 +21,7 @@ use crossbeam_channel::bounded;
 use datafusion::arrow::array::{ArrayRef, Int64Array, ListBuilder, RecordBatch, StringBuilder};
 use datafusion::arrow::datatypes::SchemaRef;
 
-pub use alignments::links_array;
+pub use alignments::{links_array, module_links_array};
 use crate::formats::conllu::Sentences;
 use crate::formats::input::{self, Concatenated, InputError, Lines, Paired};
 use crate::formats::{meteor, pharaoh};

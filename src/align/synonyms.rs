@@ -1,0 +1,129 @@
+//! METEOR's synonym dictionary: WordNet synsets in its own two files, `<language>.synsets` (a
+//! word line, then a line of synset ids) and `<language>.exceptions` (a base-form line, then a
+//! line of its irregular forms), and the WordNet morphology METEOR applies to a word that is
+//! not an exception.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use super::java;
+use super::load::{LoadError, pairs_of_lines};
+
+/// Synset ids of a word, sorted and without duplicates.
+pub type Synsets = Vec<u32>;
+
+#[derive(Debug, Default)]
+pub struct SynonymDictionary {
+    synsets: HashMap<Box<str>, Box<[u32]>>,
+    bases: HashMap<Box<str>, Vec<Box<str>>>,
+}
+
+/// WordNet 3's detachment rules (`morph` in METEOR's `SynonymDictionary`): nouns, verbs,
+/// adjectives, tried in this order; the first candidate that is a known word wins.
+const SUFFIXES: [(&str, &str); 20] = [
+    ("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y"),
+    ("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""),
+    ("er", ""), ("est", ""), ("er", "e"), ("est", "e"),
+];
+
+impl SynonymDictionary {
+    /// Read both files. Later entries for the same word replace earlier ones, as METEOR's
+    /// `Hashtable.put` does; forms listed under several bases keep them all.
+    pub fn read(synsets: impl BufRead, exceptions: impl BufRead, names: (&str, &str)) -> Result<Self, LoadError> {
+        let mut dictionary = SynonymDictionary::default();
+        for entry in pairs_of_lines(exceptions, names.1) {
+            let (base, forms) = entry?;
+            for form in java::tokens(&forms) {
+                dictionary.bases.entry(form.into()).or_default().push(base.as_str().into());
+            }
+        }
+        for entry in pairs_of_lines(synsets, names.0) {
+            let (word, ids) = entry?;
+            let mut set = java::tokens(&ids)
+                .map(|id| id.parse::<u32>().map_err(|_| LoadError::new(names.0, format!("`{id}` is not a synset id (word `{word}`)"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            set.sort_unstable();
+            set.dedup();
+            dictionary.synsets.insert(word.into_boxed_str(), set.into_boxed_slice());
+        }
+        Ok(dictionary)
+    }
+
+    pub fn words(&self) -> usize {
+        self.synsets.len()
+    }
+
+    fn synsets_of(&self, word: &str) -> &[u32] {
+        self.synsets.get(word).map_or(&[], |set| set)
+    }
+
+    /// What METEOR's synonym matcher compares: the word's own synsets and those of its base
+    /// forms (the exception list's, or else the morphology's).
+    pub fn synsets_into(&self, word: &str, out: &mut Synsets) {
+        out.clear();
+        out.extend_from_slice(self.synsets_of(word));
+        match self.bases.get(word) {
+            Some(bases) => bases.iter().for_each(|base| out.extend_from_slice(self.synsets_of(base))),
+            None => match self.morph(word) {
+                Morph::Itself => out.extend_from_slice(self.synsets_of(word)),
+                Morph::Base(base) => out.extend_from_slice(self.synsets_of(&base)),
+                Morph::Unknown => out.extend_from_slice(self.synsets_of("")),
+            },
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// METEOR's `morph`: words ending in "ss" or of at most two UTF-16 units are their own
+    /// base; otherwise the first suffix rule giving a known word, or nothing (METEOR then looks
+    /// up the empty word). Its "ful" branch never changes the result: no suffix ends in "l".
+    fn morph(&self, word: &str) -> Morph {
+        if word.ends_with("ss") || java::string_length(word) <= 2 {
+            return Morph::Itself;
+        }
+        for (suffix, ending) in SUFFIXES {
+            if let Some(stem) = word.strip_suffix(suffix) {
+                let base = format!("{stem}{ending}");
+                if self.synsets.contains_key(base.as_str()) {
+                    return Morph::Base(base);
+                }
+            }
+        }
+        Morph::Unknown
+    }
+}
+
+enum Morph {
+    Itself,
+    Base(String),
+    Unknown,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dictionary() -> SynonymDictionary {
+        let synsets = "cat\n1 2\nfeline\n2\nchild\n7\nbox\n9\nboxing\n11\nmoss\n4\n";
+        let exceptions = "child\nchildren\n";
+        SynonymDictionary::read(synsets.as_bytes(), exceptions.as_bytes(), ("s", "e")).unwrap()
+    }
+
+    fn synsets(d: &SynonymDictionary, word: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        d.synsets_into(word, &mut out);
+        out
+    }
+
+    #[test]
+    fn bases_come_from_exceptions_then_morphology() {
+        let d = dictionary();
+        assert_eq!(synsets(&d, "cats"), [1, 2]);
+        assert_eq!(synsets(&d, "children"), [7]);
+        assert_eq!(synsets(&d, "boxes"), [9], "`xes` -> `x` comes before the verb rules");
+        assert_eq!(synsets(&d, "boxing"), [9, 11], "its own synsets and those of `box`");
+        assert_eq!(synsets(&d, "mosses"), [4], "`s` -> `mosse` is unknown, `ses` -> `s` gives `moss`");
+        assert_eq!(synsets(&d, "moss"), [4], "a word ending in `ss` is its own base");
+        assert_eq!(synsets(&d, "dogs"), Vec::<u32>::new());
+    }
+}

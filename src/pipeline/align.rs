@@ -1,0 +1,115 @@
+//! `pairmetrics align`: METEOR 1.5's `Matcher` on two text files — its output byte for byte on
+//! stdout, or an alignments table whose links name their module. Pairs are aligned on every
+//! core and written in input order.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Result;
+use datafusion::arrow::array::{Int64Array, RecordBatch};
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+
+use super::import::module_links_array;
+use super::parallel::{Chunk, map_ordered};
+use crate::align::{self, Aligner, Scratch};
+use crate::formats::input::{self, Lines, Paired};
+use crate::formats::meteor;
+use crate::metrics::Link;
+use crate::parquet::AtomicParquetWriter;
+use crate::schema::module_link_list_type;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlignSummary {
+    pub pairs: u64,
+    pub links: u64,
+    pub seconds: f64,
+}
+
+/// Where the alignments go.
+pub enum Output<'a> {
+    /// Matcher's text.
+    Matcher(&'a mut dyn Write),
+    /// An alignments table (pair_id = 0-based line number), written atomically.
+    Parquet(&'a Path),
+}
+
+/// The alignments table `align --out` writes: links with their module.
+pub fn schema() -> Schema {
+    Schema::new(vec![Field::new("pair_id", DataType::Int64, false), Field::new("links", module_link_list_type(), true)])
+}
+
+/// Align line i of `test` with line i of `reference`, for every line.
+pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, output: Output) -> Result<AlignSummary> {
+    let started = Instant::now();
+    let open = |path: &Path| -> Result<_> { Ok(Lines::new(input::open(path)?, path)) };
+    let pairs = Paired::new(open(test)?, open(reference)?, (test, reference), "line");
+    let (mut count, mut links) = (0u64, 0u64);
+    match output {
+        Output::Matcher(out) => {
+            let text = |scratch: &mut Scratch, chunk: Chunk<(String, String)>| -> Result<(Vec<u8>, u64, u64)> {
+                let mut text = Vec::with_capacity(chunk.records.len() * 256);
+                let mut links = 0;
+                for (i, (line1, line2)) in chunk.records.iter().enumerate() {
+                    let words1: Vec<&str> = align::tokens(line1).collect();
+                    let words2: Vec<&str> = align::tokens(line2).collect();
+                    let matches = aligner.align(&words1, &words2, scratch);
+                    links += matches.iter().map(|m| u64::from(m.s1_len * m.s2_len)).sum::<u64>();
+                    meteor::write_block(&mut text, chunk.first + i as u64 + 1, &words1, &words2, &matches)?;
+                }
+                Ok((text, chunk.records.len() as u64, links))
+            };
+            map_ordered(pairs, threads, Scratch::default, text, |(text, pairs, n)| {
+                count += pairs;
+                links += n;
+                Ok(out.write_all(&text)?)
+            })?;
+            out.flush()?;
+        }
+        Output::Parquet(path) => {
+            let schema = Arc::new(schema());
+            let metadata = vec![
+                ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
+                ("pairmetrics.align".to_string(), aligner.options().describe()),
+            ];
+            let mut writer = AtomicParquetWriter::create(path, schema.clone(), metadata)?;
+            let names: Vec<&str> = aligner.modules().iter().map(|m| m.name()).collect();
+            let batch = |scratch: &mut Scratch, chunk: Chunk<(String, String)>| -> Result<RecordBatch> {
+                let rows: Vec<Vec<(Link, &str)>> = chunk
+                    .records
+                    .iter()
+                    .map(|(line1, line2)| {
+                        let words1: Vec<&str> = align::tokens(line1).collect();
+                        let words2: Vec<&str> = align::tokens(line2).collect();
+                        module_links(&aligner.align(&words1, &words2, scratch), &names)
+                    })
+                    .collect();
+                let first = chunk.first as i64;
+                let ids = Int64Array::from_iter_values(first..first + rows.len() as i64);
+                Ok(RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), module_links_array(rows.iter().map(Vec::as_slice))])?)
+            };
+            map_ordered(pairs, threads, Scratch::default, batch, |batch| {
+                count += batch.num_rows() as u64;
+                links += batch.column(1).to_data().child_data()[0].len() as u64;
+                writer.write(&batch)
+            })?;
+            writer.finish()?;
+        }
+    }
+    Ok(AlignSummary { pairs: count, links, seconds: started.elapsed().as_secs_f64() })
+}
+
+/// The links of the matches (a phrase match links every word of one side to every word of the
+/// other, so it is one LePoD unit), each with its module's name.
+pub fn module_links<'a>(matches: &[align::Match], names: &[&'a str]) -> Vec<(Link, &'a str)> {
+    let mut links = Vec::new();
+    for m in matches {
+        for a in m.s1_start..m.s1_start + m.s1_len {
+            for b in m.s2_start..m.s2_start + m.s2_len {
+                links.push(((a, b), names[m.stage as usize]));
+            }
+        }
+    }
+    links
+}

@@ -1,0 +1,130 @@
+//! The native METEOR aligner against METEOR 1.5 itself: tests/data/meteor/ holds what its
+//! `Matcher` printed for each case (scripts/meteor/reference.sh made them from METEOR's source).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use pairmetrics::align::stem::{Stemmer, snowball};
+use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
+use pairmetrics::pipeline::align::{self, Output};
+use tempfile::TempDir;
+
+use crate::common::*;
+
+fn data(name: &str) -> PathBuf {
+    root().join("tests/data/meteor").join(name)
+}
+
+fn gunzip(path: &Path) -> String {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap()).read_to_string(&mut text).unwrap();
+    text
+}
+
+fn matcher_output(case: &str, options: AlignerOptions) -> String {
+    let aligner = Aligner::new(options).unwrap();
+    let (test, reference) = (data(&format!("{case}.test.gz")), data(&format!("{case}.ref.gz")));
+    let mut out = Vec::new();
+    align::run(&test, &reference, &aligner, 2, Output::Matcher(&mut out)).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn modules(text: &str) -> Option<Vec<Module>> {
+    Some(Module::parse_list(text).unwrap())
+}
+
+fn assert_same(case: &str, expected: &str, options: AlignerOptions) {
+    let ours = matcher_output(case, options);
+    let theirs = gunzip(&data(&format!("{expected}.matcher.gz")));
+    if ours != theirs {
+        let (n, (a, b)) = ours.lines().zip(theirs.lines()).enumerate().find(|(_, (a, b))| a != b).unwrap_or((0, ("", "")));
+        panic!("{expected}: differs from METEOR at output line {}: ours `{a}`, METEOR `{b}`", n + 1);
+    }
+}
+
+#[test]
+fn handmade_cases_match_meteor_byte_for_byte() {
+    let ess = || AlignerOptions { modules: modules("exact stem synonym"), ..Default::default() };
+    assert_same("handmade", "handmade", ess());
+    assert_same("handmade", "handmade.exact", AlignerOptions { modules: modules("exact"), ..Default::default() });
+    assert_same("handmade", "handmade.reordered", AlignerOptions { modules: modules("synonym stem exact"), ..Default::default() });
+}
+
+#[test]
+fn europarl_cases_match_meteor_byte_for_byte() {
+    assert_same("europarl-perturbed", "europarl-perturbed", AlignerOptions::default());
+    let maxacc = AlignerOptions { objective: Objective::MaxAccuracy, ..Default::default() };
+    assert_same("europarl-perturbed", "europarl-perturbed.maxacc", maxacc);
+    assert_same("europarl-shifted", "europarl-shifted", AlignerOptions::default());
+    assert_same("europarl-shifted", "europarl-shifted.beam1", AlignerOptions { beam: 1, ..Default::default() });
+}
+
+#[test]
+fn paraphrase_case_matches_meteor_byte_for_byte() {
+    let options = AlignerOptions { paraphrase_file: Some(data("paraphrase.para.gz")), ..Default::default() };
+    assert_eq!(options.modules(), Module::ALL, "a paraphrase table adds the module");
+    assert_same("paraphrase", "paraphrase", options);
+}
+
+#[test]
+fn snowball_english_stems_equal_meteors_on_every_europarl_word() {
+    let stemmer = Stemmer::Snowball(rust_stemmers::Stemmer::create(snowball("english").unwrap()));
+    let expected = gunzip(&data("europarl-stems.tsv.gz"));
+    let mut words = 0;
+    for line in expected.lines() {
+        let (word, stem) = line.split_once('\t').unwrap();
+        assert_eq!(stemmer.stem(word), stem, "the stem of `{word}`");
+        words += 1;
+    }
+    assert!(words > 10_000, "{words} words");
+}
+
+#[test]
+fn align_cli_prints_matcher_output_and_writes_alignments() {
+    let (test, reference) = (data("handmade.test.gz"), data("handmade.ref.gz"));
+    let out = pairmetrics(&["align", test.to_str().unwrap(), reference.to_str().unwrap(), "-m", "exact stem synonym", "-x", "40"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), gunzip(&data("handmade.matcher.gz")));
+
+    let dir = TempDir::new().unwrap();
+    let parquet = dir.path().join("alignments.parquet");
+    let out = pairmetrics(&["align", test.to_str().unwrap(), reference.to_str().unwrap(), "--out", parquet.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = csv_rows(
+        &[],
+        &[("a", &parquet)],
+        "SELECT l['src'], l['tgt'], l['module'] FROM (SELECT pair_id, unnest(links) AS l FROM a) WHERE pair_id = 0 ORDER BY l['tgt']",
+    );
+    // "the cats sat on the mat ." / "the cat sits on a mat ."
+    let expected = ["0,0,exact", "1,1,stem", "2,2,synonym", "3,3,exact", "5,5,exact", "6,6,exact"];
+    assert_eq!(rows, expected);
+}
+
+#[test]
+fn align_cli_errors_name_the_files_and_lines() {
+    let dir = TempDir::new().unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (three, two) = (write("three.txt", b"a\nb\nc\n"), write("two.txt", b"a\nb\n"));
+    let out = pairmetrics(&["align", &three, &two]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("three.txt has more lines than") && stderr.contains("two.txt (2 lines)"), "{stderr}");
+
+    let bad = write("bad.txt", b"ok\n\xff\xfe\n");
+    let out = pairmetrics(&["align", &bad, &two]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.txt:2: invalid UTF-8"), "{stderr}");
+
+    let out = pairmetrics(&["align", &two, &two, "-m", "exact fuzzy"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown module `fuzzy`"));
+    let out = pairmetrics(&["align", &two, &two, "-m", "paraphrase"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a paraphrase table"));
+    let out = pairmetrics(&["align", &two, &two, "-l", "fr"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no synonyms are bundled for french"));
+    let out = pairmetrics(&["align", &two, &two, "-l", "fr", "-m", "exact stem"]);
+    assert!(out.status.success());
+}
