@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The original LePoD pipeline shape, end to end, on a corpus prepared here:
-#   tokenised text -> alignments (METEOR Matcher format) -> pairmetrics lepod
+# The original LePoD pipeline, end to end, with pairmetrics alone after tokenisation:
+#   tokenised, lowercased text -> pairmetrics align (METEOR 1.5's Matcher) -> pairmetrics lepod
 #
 #   scripts/lepod_pipeline.sh EUROPARL_EN [WORKDIR]
 #
@@ -10,8 +10,9 @@
 # S1 is the English side of the bundled Europarl sample, tokenised with sacremoses (the Python
 # port of Moses' tokenizer.perl, which the original example.sh uses). S2 stands in for a
 # paraphrase system's output: S1 with adjacent words swapped, words dropped and a few words
-# replaced by synonyms, at random (seed 1). The METEOR jar is not installable here, so
-# scripts/meteor_exact.py writes the Matcher blocks (exact matches only).
+# replaced by synonyms, at random (seed 1). Both are lowercased, as LePoD's pipeline does before
+# METEOR (which compares words as given), and `pairmetrics align` writes what METEOR 1.5's
+# Matcher would (exact, stem and synonym matches).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 input=${1:?usage: scripts/lepod_pipeline.sh EUROPARL_EN [WORKDIR]}
@@ -40,10 +41,10 @@ with open(src, encoding="utf-8") as f, open(f"{work}/s1.tok", "w") as o1, open(f
         for i in range(1, len(t2)):
             if rng.random() < 0.1:
                 t2[i - 1], t2[i] = t2[i], t2[i - 1]
-        o1.write(" ".join(t1) + "\n")
-        o2.write(" ".join(t2) + "\n")
+        o1.write(" ".join(t1).lower() + "\n")
+        o2.write(" ".join(t2).lower() + "\n")
 PY
-"$py" "$here/meteor_exact.py" "$work/s1.tok" "$work/s2.tok" > "$work/align"
-cargo run --quiet --release --manifest-path "$here/../Cargo.toml" -- \
-  lepod -l -d 4 -p "," -a "$work/align" -f "$work/s1.tok" "$work/s2.tok" -r "$work/score"
+pairmetrics() { cargo run --quiet --release --manifest-path "$here/../Cargo.toml" -- "$@"; }
+pairmetrics align "$work/s1.tok" "$work/s2.tok" -m 'exact stem synonym' > "$work/align"
+pairmetrics lepod -d 4 -p "," -a "$work/align" -f "$work/s1.tok" "$work/s2.tok" -r "$work/score"
 echo "per-pair scores: $work/score.led $work/score.pod"

@@ -50,6 +50,12 @@ enum Command {
         /// Alignments table (pair_id, links List<Struct<src Int32, tgt Int32>>, 0-based).
         #[arg(long)]
         alignments: Option<PathBuf>,
+        /// Without an alignments table, align src and tgt with METEOR 1.5's aligner in the same
+        /// pass: `meteor`, or `meteor:MODULES` (e.g. meteor:exact+stem; default exact, stem,
+        /// synonym). Tokens are aligned as compared (lowercased with --lowercase). The signature
+        /// records the aligner, its modules and language.
+        #[arg(long, value_name = "meteor[:MODULES]", conflicts_with = "alignments")]
+        align: Option<String>,
         /// Dependency parses (arcs table: pair_id, src_head, src_deprel, tgt_head, tgt_deprel);
         /// with --alignments, adds `derp` and `derp_problem`.
         #[arg(long)]
@@ -245,8 +251,10 @@ enum Command {
     },
 }
 
-/// METEOR 1.5 aligner options, with Matcher's own short flags.
+/// METEOR 1.5 aligner options, with Matcher's own short flags (`align`; in `sql` and `score`
+/// they set how meteor_align aligns).
 #[derive(clap::Args, Clone)]
+#[command(next_help_heading = "METEOR aligner (align, meteor_align, score --align)")]
 struct AlignerArgs {
     /// Language (Matcher's -l): en da de es fi fr hu it nl no pt ro ru se tr. English synonyms
     /// are built in; other languages need --syn-dir for the synonym module.
@@ -329,15 +337,17 @@ struct ResourceArgs {
     /// An ARPA back-off language model (plain, .gz or .zst) for lm_logprob.
     #[arg(long, value_name = "PATH")]
     lm: Option<PathBuf>,
+    #[command(flatten)]
+    aligner: AlignerArgs,
 }
 
 impl ResourceArgs {
-    fn options(self) -> resources::ResourceOptions {
+    fn options(self) -> Result<resources::ResourceOptions> {
         let identity = if self.free_identity { Identity::Always } else { Identity::UnlessInTable };
         let phrase_table = self
             .phrase_table
             .map(|path| resources::PhraseTableOptions { path, prob_column: self.prob_column, identity });
-        resources::ResourceOptions { phrase_table, triples: self.triples, lm: self.lm }
+        Ok(resources::ResourceOptions { phrase_table, triples: self.triples, lm: self.lm, aligner: self.aligner.options()? })
     }
 }
 
@@ -367,12 +377,16 @@ enum ImportCommand {
         out: PathBuf,
     },
     /// METEOR 1.5 Matcher output into an alignments table; a phrase match becomes the links of
-    /// one unit (every token of one span linked to every token of the other).
+    /// one unit (every token of one span linked to every token of the other), and each link
+    /// names its module (Matcher prints the module's index in its -m list).
     Meteor {
         #[arg(long)]
         alignments: PathBuf,
         #[arg(long)]
         out: PathBuf,
+        /// The -m list the file was aligned with, to name the modules by index.
+        #[arg(long, value_name = "MODULES", default_value = "exact stem synonym paraphrase")]
+        modules: String,
     },
     /// Two CoNLL-U files (one sentence per pair, in order) into an arcs table. Multiword-token
     /// ranges and empty nodes are skipped; HEAD stays 1-based with 0 for the root.
@@ -420,17 +434,17 @@ enum ImportCommand {
 }
 
 impl ImportCommand {
-    fn into_job(self) -> (import::Source, PathBuf) {
+    fn into_job(self) -> Result<(import::Source, PathBuf)> {
         use import::Source;
-        match self {
+        Ok(match self {
             ImportCommand::Text { src, tgt, out, lowercase } => (Source::Text { src, tgt, lowercase }, out),
             ImportCommand::Pharaoh { alignments, out } => (Source::Pharaoh { alignments }, out),
-            ImportCommand::Meteor { alignments, out } => (Source::Meteor { alignments }, out),
+            ImportCommand::Meteor { alignments, out, modules } => (Source::Meteor { alignments, modules: Module::parse_list(&modules)? }, out),
             ImportCommand::Conllu { src, tgt, out } => (Source::Conllu { src, tgt }, out),
             ImportCommand::MosesPhraseTable { table, out } => (Source::MosesPhraseTable { table }, out),
             ImportCommand::MosesNbest { nbest, out } => (Source::MosesNbest { nbest }, out),
             ImportCommand::SyntacticNgrams { files, out, lowercase } => (Source::SyntacticNgrams { files, lowercase }, out),
-        }
+        })
     }
 }
 
@@ -450,6 +464,19 @@ fn metrics_help() -> String {
     )
 }
 
+/// `score --align meteor[:MODULES]` on top of the aligner flags.
+fn score_aligner(spec: &str, base: &AlignerOptions) -> Result<AlignerOptions> {
+    let (name, modules) = spec.split_once(':').unwrap_or((spec, ""));
+    if name != "meteor" {
+        anyhow::bail!("--align {spec}: the aligner is `meteor` (METEOR 1.5), as meteor or meteor:MODULES");
+    }
+    let mut options = base.clone();
+    if !modules.is_empty() {
+        options.modules = Some(Module::parse_list(modules)?);
+    }
+    Ok(options)
+}
+
 fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
     match value.split_once('=') {
         Some((name, path)) if !name.is_empty() && !path.is_empty() => {
@@ -462,16 +489,19 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, arcs, out, lowercase, punct, metrics, resources, tuning, compression, strict, explain } => {
+        Command::Score { pairs, alignments, align, arcs, out, lowercase, punct, metrics, resources, tuning, compression, strict, explain } => {
+            let resources = resources.options()?;
+            let align = align.map(|spec| score_aligner(&spec, &resources.aligner)).transpose()?;
             let options = score::ScoreOptions {
                 pairs,
                 alignments,
+                align,
                 arcs,
                 out,
                 lowercase,
                 punct,
                 metrics,
-                resources: resources.options(),
+                resources,
                 tuning: tuning.into(),
                 compression,
                 strict,
@@ -485,7 +515,7 @@ async fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Sql { tables, sorted, format, out, resources: wanted, tuning, query } => {
-            let (resources, loaded) = resources::load(&wanted.options()).await?;
+            let (resources, loaded) = resources::load(&wanted.options()?).await?;
             for line in loaded {
                 eprintln!("{line}");
             }
@@ -496,7 +526,7 @@ async fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Import(command) => {
-            let (source, out) = command.into_job();
+            let (source, out) = command.into_job()?;
             let summary = import::import(&source, &out)?;
             writeln!(
                 stdout,

@@ -16,11 +16,12 @@ pub fn link_fields() -> Fields {
 }
 
 /// `Struct<src Int32, tgt Int32, module Utf8>`: a link found by an aligner that says which
-/// matcher found it (`exact`, `stem`, `synonym`, `paraphrase` for METEOR). Every function taking
-/// links accepts it.
+/// matcher found it (`exact`, `stem`, `synonym`, `paraphrase` for METEOR; NULL when a Matcher
+/// file has no module column). Every function taking links accepts it.
 pub fn module_link_fields() -> Fields {
     let mut fields: Vec<Field> = link_fields().iter().map(|f| f.as_ref().clone()).collect();
-    fields.push(Field::new("module", DataType::Utf8, false));
+    // NULL when a Matcher file has no module column.
+    fields.push(Field::new("module", DataType::Utf8, true));
     Fields::from(fields)
 }
 

@@ -128,3 +128,37 @@ fn align_cli_errors_name_the_files_and_lines() {
     let out = pairmetrics(&["align", &two, &two, "-l", "fr", "-m", "exact stem"]);
     assert!(out.status.success());
 }
+
+#[test]
+fn meteor_align_in_sql_and_score_align_give_meteors_own_links() {
+    let dir = TempDir::new().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let (pairs, expected, matcher) = (path("pairs.parquet"), path("meteor.parquet"), path("meteor.txt"));
+    std::fs::write(&matcher, gunzip(&data("europarl-perturbed.matcher.gz"))).unwrap();
+    let (test, reference) = (data("europarl-perturbed.test.gz"), data("europarl-perturbed.ref.gz"));
+    ok(&["import", "text", "--src", path_str(&test), "--tgt", path_str(&reference), "--out", path_str(&pairs)]);
+    ok(&["import", "meteor", "--alignments", path_str(&matcher), "--modules", "exact stem synonym", "--out", path_str(&expected)]);
+
+    // The SQL function gives METEOR's links, modules included, on every row.
+    let same = csv_rows(
+        &[],
+        &[("p", &pairs), ("m", &expected)],
+        "SELECT count(*), sum(CASE WHEN meteor_align(p.src, p.tgt) = m.links THEN 1 ELSE 0 END), \
+         sum(cardinality(m.links)) FROM p JOIN m USING (pair_id)",
+    );
+    assert_eq!(same, ["1000,1000,25405"]);
+    let modules = csv_rows(&[], &[("m", &expected)], "SELECT l['module'], count(*) FROM (SELECT unnest(links) AS l FROM m) GROUP BY 1 ORDER BY 1");
+    assert_eq!(modules, ["exact,21577", "stem,1680", "synonym,2148"], "the counts of METEOR's own output");
+
+    // score --align meteor scores as METEOR's alignments table does.
+    let (aligned, given) = (path("aligned.parquet"), path("given.parquet"));
+    ok(&["score", "--pairs", path_str(&pairs), "--align", "meteor", "--out", path_str(&aligned)]);
+    ok(&["score", "--pairs", path_str(&pairs), "--alignments", path_str(&expected), "--out", path_str(&given)]);
+    let differing = csv_rows(
+        &[],
+        &[("a", &aligned), ("g", &given)],
+        "SELECT count(*), sum(CASE WHEN (a.led IS DISTINCT FROM g.led) OR (a.pod IS DISTINCT FROM g.pod) THEN 1 ELSE 0 END) \
+         FROM a JOIN g USING (pair_id)",
+    );
+    assert_eq!(differing, ["1000,0"]);
+}

@@ -56,9 +56,9 @@ impl Module {
     }
 
     /// A module list as METEOR's `-m` takes it: names separated by whitespace (we also accept
-    /// commas).
+    /// `,` and `+`).
     pub fn parse_list(text: &str) -> Result<Vec<Module>, AlignError> {
-        let modules = text.split([',', ' ', '\t']).filter(|t| !t.is_empty()).map(Module::parse).collect::<Result<Vec<_>, _>>()?;
+        let modules = text.split([',', '+', ' ', '\t']).filter(|t| !t.is_empty()).map(Module::parse).collect::<Result<Vec<_>, _>>()?;
         if modules.is_empty() {
             return Err(AlignError::Option("no module given: expected some of exact, stem, synonym, paraphrase".into()));
         }

@@ -202,8 +202,8 @@ impl<R: BufRead> Iterator for Blocks<R> {
     }
 }
 
-/// The links of each block, every match checked against the block's own sentences (a match
-/// past their end is an error naming the block, never a link to nowhere).
+/// The blocks, every match checked against the block's own sentences (a match past their end
+/// is an error naming the block, never a link to nowhere).
 pub struct Alignments<R>(Blocks<R>);
 
 impl<R: BufRead> Alignments<R> {
@@ -213,7 +213,7 @@ impl<R: BufRead> Alignments<R> {
 }
 
 impl<R: BufRead> Iterator for Alignments<R> {
-    type Item = Result<Vec<Link>, InputError>;
+    type Item = Result<Block, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let block = match self.0.next()? {
@@ -225,7 +225,7 @@ impl<R: BufRead> Iterator for Alignments<R> {
             let message = format!("block {}: a match reaches position {position}, past the {side} sentence of {n} tokens", block.number);
             return Some(Err(InputError::at(self.0.lines.file(), block.line, message)));
         }
-        Some(Ok(block.links()))
+        Some(Ok(block))
     }
 }
 

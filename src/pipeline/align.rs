@@ -87,7 +87,7 @@ pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, out
                     .collect();
                 let first = chunk.first as i64;
                 let ids = Int64Array::from_iter_values(first..first + rows.len() as i64);
-                Ok(RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), module_links_array(rows.iter().map(Vec::as_slice))])?)
+                Ok(RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), module_links_array(rows.iter().map(Vec::as_slice), None)])?)
             };
             map_ordered(pairs, threads, Scratch::default, batch, |batch| {
                 count += batch.num_rows() as u64;

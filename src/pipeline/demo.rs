@@ -63,6 +63,21 @@ pub const TOUR: &[(&str, &str)] = &[
         "SELECT floor(pod * 5) / 5 AS pod_from, count(*) AS pairs, round(avg(derp), 3) AS mean_derp \
          FROM scored WHERE pod IS NOT NULL AND derp IS NOT NULL GROUP BY pod_from ORDER BY pod_from",
     ),
+    (
+        "METEOR's aligner in SQL (meteor_align): each English sentence against itself with its \
+         halves swapped. LeD stays 0 (every word is kept), PoD measures the move",
+        "SELECT count(*) AS pairs, round(avg(led(t, r, l)), 4) AS mean_led, round(avg(pod(t, r, l)), 4) AS mean_pod \
+         FROM (SELECT t, r, meteor_align(t, r) AS l FROM (SELECT t, \
+         array_concat(array_slice(t, h + 1, n), array_slice(t, 1, h)) AS r FROM (SELECT t, \
+         CAST(cardinality(t) AS BIGINT) AS n, CAST(cardinality(t) / 2 AS BIGINT) AS h \
+         FROM (SELECT lowercase_tokens(tgt) AS t FROM scored WHERE cardinality(tgt) >= 4))))",
+    ),
+    (
+        "METEOR aligns two sentences of one language: across French and English its exact, stem and \
+         synonym matches are only names, numbers, punctuation and a few cognates (links per pair)",
+        "SELECT round(avg(cardinality(meteor_align(lowercase_tokens(src), lowercase_tokens(tgt)))), 2) AS meteor, \
+         round(avg(cardinality(links)), 2) AS eflomal FROM scored JOIN alignments USING (pair_id)",
+    ),
 ];
 
 /// Over the input tables (registered as `pairs`, `alignments`, `arcs`): the pooled DERP.
@@ -93,6 +108,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
     let options = ScoreOptions {
         pairs,
         alignments: Some(alignments.clone()),
+        align: None,
         arcs: Some(arcs.clone()),
         out: out.to_path_buf(),
         lowercase: true,

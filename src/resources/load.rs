@@ -9,6 +9,7 @@ use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::{Float64Type, Int64Type};
 use futures::TryStreamExt;
 
+use crate::align::AlignerOptions;
 use crate::session;
 use crate::Resources;
 use crate::formats::arpa;
@@ -26,6 +27,8 @@ pub struct ResourceOptions {
     pub triples: Option<PathBuf>,
     /// An ARPA language model for lm_logprob.
     pub lm: Option<PathBuf>,
+    /// How meteor_align aligns by default (its resource files are read on first use).
+    pub aligner: AlignerOptions,
 }
 
 /// Which phrase table the true score uses, and how.
@@ -51,7 +54,7 @@ impl PhraseTableOptions {
 /// Load what `options` asks for; the second value describes what was loaded, a line each, for
 /// the user.
 pub async fn load(options: &ResourceOptions) -> Result<(Resources, Vec<String>)> {
-    let (mut resources, mut loaded) = (Resources::default(), Vec::new());
+    let (mut resources, mut loaded) = (Resources::default().with_aligner(options.aligner.clone()), Vec::new());
     if let Some(table) = &options.phrase_table {
         let (index, seconds) = load_phrase_index(table).await?;
         loaded.push(describe(&table.path, &index, seconds));

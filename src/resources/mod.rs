@@ -9,6 +9,7 @@ pub use load::{PhraseTableOptions, ResourceOptions, load, load_lm, load_phrase_i
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use crate::align::AlignerOptions;
 use crate::metrics::dep_fit::TripleIndex;
 use crate::metrics::ngram::NgramModel;
 use crate::metrics::true_score::PhraseIndex;
@@ -64,6 +65,9 @@ pub struct Resources {
     pub phrase_index: Shared<PhraseIndex>,
     pub triples: Shared<TripleIndex>,
     pub lm: Shared<NgramModel>,
+    /// How `meteor_align` aligns when its arguments do not say: beam, objective, resource files
+    /// (read when the function is first used), default modules and language.
+    pub aligner: AlignerOptions,
 }
 
 impl Resources {
@@ -79,6 +83,12 @@ impl Resources {
     /// reads a triples Parquet file).
     pub fn with_triples(mut self, triples: TripleIndex) -> Self {
         self.triples = Shared(Some(Arc::new(triples)));
+        self
+    }
+
+    /// Align with these options in `meteor_align` (see [`AlignerOptions`]).
+    pub fn with_aligner(mut self, options: AlignerOptions) -> Self {
+        self.aligner = options;
         self
     }
 

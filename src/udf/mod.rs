@@ -8,6 +8,7 @@ pub mod derp;
 pub mod docs;
 pub mod lepod;
 pub mod lm;
+pub mod meteor_align;
 pub mod rank;
 pub mod synthetic;
 pub mod text;
@@ -61,6 +62,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(lm::LmUdf::new(resources.lm.clone()))),
         Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
         Arc::new(ScalarUDF::from(chrf::ChrfUdf::default())),
+        Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone()))),
     ]
 }
 

@@ -25,6 +25,7 @@ pub use alignments::{links_array, module_links_array};
 use crate::formats::conllu::Sentences;
 use crate::formats::input::{self, Concatenated, InputError, Lines, Paired};
 use crate::formats::{meteor, pharaoh};
+use crate::align::Module;
 use crate::parquet::AtomicParquetWriter;
 use crate::schema::Table;
 
@@ -39,8 +40,9 @@ pub enum Source {
     Text { src: PathBuf, tgt: PathBuf, lowercase: bool },
     /// Pharaoh `i-j` links, one line per pair.
     Pharaoh { alignments: PathBuf },
-    /// METEOR 1.5 Matcher output, one block per pair.
-    Meteor { alignments: PathBuf },
+    /// METEOR 1.5 Matcher output, one block per pair, aligned with these modules (its module
+    /// column indexes them).
+    Meteor { alignments: PathBuf, modules: Vec<Module> },
     /// Two CoNLL-U files, one sentence per pair.
     Conllu { src: PathBuf, tgt: PathBuf },
     /// A Moses phrase table, one rule per line.
@@ -58,6 +60,14 @@ pub struct ImportSummary {
 }
 
 impl Source {
+    /// The schema written: a table's, with module-naming links for METEOR's.
+    fn schema(&self) -> datafusion::arrow::datatypes::Schema {
+        match self {
+            Source::Meteor { .. } => super::align::schema(),
+            _ => self.table().schema(),
+        }
+    }
+
     pub fn table(&self) -> Table {
         match self {
             Source::Text { .. } => Table::Pairs,
@@ -75,7 +85,10 @@ impl Source {
                 format!("text src={} tgt={} lowercase={lowercase}", src.display(), tgt.display())
             }
             Source::Pharaoh { alignments } => format!("pharaoh {}", alignments.display()),
-            Source::Meteor { alignments } => format!("meteor {}", alignments.display()),
+            Source::Meteor { alignments, modules } => {
+                let modules: Vec<&str> = modules.iter().map(|m| m.name()).collect();
+                format!("meteor {} modules={}", alignments.display(), modules.join("+"))
+            }
             Source::Conllu { src, tgt } => format!("conllu src={} tgt={}", src.display(), tgt.display()),
             Source::MosesPhraseTable { table } => format!("moses-phrase-table {}", table.display()),
             Source::MosesNbest { nbest } => format!("moses-nbest {}", nbest.display()),
@@ -90,7 +103,7 @@ impl Source {
 /// Import `source` into `out` (written atomically), in pair order from `pair_id` 0.
 pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
     let started = Instant::now();
-    let schema: SchemaRef = Arc::new(source.table().schema());
+    let schema: SchemaRef = Arc::new(source.schema());
     let metadata = vec![
         ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
         ("pairmetrics.import".to_string(), source.describe()),
@@ -105,8 +118,9 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
         Source::Pharaoh { alignments: path } => {
             run(writer, pharaoh::Alignments::new(open(path)?), move |chunk| alignments::build(&schema, chunk))?
         }
-        Source::Meteor { alignments: path } => {
-            run(writer, meteor::Alignments::new(open(path)?), move |chunk| alignments::build(&schema, chunk))?
+        Source::Meteor { alignments: path, modules } => {
+            let (names, path) = (modules.iter().map(|m| m.name()).collect::<Vec<_>>(), path.clone());
+            run(writer, meteor::Alignments::new(open(&path)?), move |chunk| alignments::build_named(&schema, &path, chunk, &names))?
         }
         Source::Conllu { src, tgt } => {
             let sentences = Paired::new(Sentences::new(open(src)?), Sentences::new(open(tgt)?), (src, tgt), "sentence");

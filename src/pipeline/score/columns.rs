@@ -29,7 +29,7 @@ pub enum Input {
 impl Input {
     fn given(self, options: &ScoreOptions) -> bool {
         match self {
-            Input::Alignments => options.alignments.is_some(),
+            Input::Alignments => options.alignments.is_some() || options.align.is_some(),
             Input::Arcs => options.arcs.is_some(),
             Input::PhraseTable => options.resources.phrase_table.is_some(),
             Input::Triples => options.resources.triples.is_some(),
@@ -102,9 +102,10 @@ pub static METRICS: &[Metric] = &[
         needs: &[],
         uses: &[Input::Alignments],
         by_default: true,
-        signature: |o| match o.alignments {
-            Some(_) => format!("led:links|{}|pod:punct={:?}", case(o), o.punct),
-            None => format!("led:multiset|{}", case(o)),
+        signature: |o| match (&o.alignments, &o.align) {
+            (Some(_), _) => format!("led:links|{}|pod:punct={:?}", case(o), o.punct),
+            (None, Some(aligner)) => format!("led:links|{}|pod:punct={:?}|align:{}", case(o), o.punct, aligner.describe()),
+            (None, None) => format!("led:multiset|{}", case(o)),
         },
         exprs: lepod,
     },
@@ -287,8 +288,13 @@ impl Inputs<'_> {
         }
     }
 
+    /// The alignment: the alignments table's links, or else METEOR's (`--align meteor`) of the
+    /// tokens as compared (lowercased when asked).
     fn links(&self) -> Expr {
-        self.joined(alias(Table::Alignments), "links")
+        match self.options.alignments {
+            Some(_) => self.joined(alias(Table::Alignments), "links"),
+            None => self.call(crate::udf::meteor_align::NAME, vec![self.tokens("src"), self.tokens("tgt")]).expect("registered in every session"),
+        }
     }
 
     fn arcs(&self, column: &str) -> Expr {
@@ -305,7 +311,7 @@ impl Inputs<'_> {
 /// DataFusion evaluates the shared call once); without alignments, the multiset LeD.
 fn lepod(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
     let (src, tgt) = (i.tokens("src"), i.tokens("tgt"));
-    if i.options.alignments.is_none() {
+    if !Input::Alignments.given(i.options) {
         let led = i.call("led", vec![src.clone(), tgt.clone()])?;
         let problem = when(led.clone().is_null(), i.call("lepod_problem", vec![src, tgt])?).end()?;
         return Ok(vec![("led", led), ("lepod_problem", problem)]);

@@ -18,6 +18,7 @@ use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::align::{Aligner, AlignerOptions};
 use crate::resources::{self, ResourceOptions};
 use crate::parquet::{AtomicParquetWriter, Codec, KeyOrder, ParquetInput, lockstep};
 use crate::schema::Table;
@@ -29,6 +30,9 @@ pub use summary::{MetricSummary, Summary};
 pub struct ScoreOptions {
     pub pairs: PathBuf,
     pub alignments: Option<PathBuf>,
+    /// Align src and tgt with METEOR 1.5's aligner (`meteor_align`) when no alignments table is
+    /// given.
+    pub align: Option<AlignerOptions>,
     pub arcs: Option<PathBuf>,
     pub out: PathBuf,
     pub lowercase: bool,
@@ -75,7 +79,16 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     // Left on, it copies `lepod(...)` into each of its three field accesses (DataFusion 55
     // pushes get_field towards the scan), and LePoD would run three times per pair.
     config.options_mut().optimizer.enable_leaf_expression_pushdown = false;
-    let (resources, loaded) = resources::load(&options.resources).await?;
+    let mut resource_options = options.resources.clone();
+    if let Some(align) = &options.align {
+        if options.alignments.is_some() {
+            bail!("--align computes the alignment when no --alignments table is given: give one or the other");
+        }
+        // Fail before any work on a bad module, language or resource file.
+        Aligner::new(align.clone())?;
+        resource_options.aligner = align.clone();
+    }
+    let (resources, loaded) = resources::load(&resource_options).await?;
     let ctx = Session { config, resources, tuning: options.tuning }.build()?;
     let mut summary = Summary { signature: columns::signature(options, &metrics), ..Default::default() };
     summary.notes.extend(loaded);
