@@ -14,7 +14,7 @@ mod search;
 pub mod stem;
 pub mod synonyms;
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -171,6 +171,10 @@ impl From<LoadError> for AlignError {
     }
 }
 
+/// The widest beam: the search numbers its paths in 24 bits (a beam of this width is already
+/// far past any accuracy gain).
+pub const MAX_BEAM: usize = 100_000;
+
 /// How to align: METEOR `Matcher`'s options.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct AlignerOptions {
@@ -273,6 +277,9 @@ pub struct Aligner {
 impl Aligner {
     pub fn new(options: AlignerOptions) -> Result<Aligner, AlignError> {
         let language = language_name(&options.language)?;
+        if options.beam > MAX_BEAM {
+            return Err(AlignError::Option(format!("a beam of {} is too wide: at most {MAX_BEAM}", options.beam)));
+        }
         let modules = options.modules();
         let has = |module| modules.contains(&module);
         let stemmer = match (&options.stem_file, has(Module::Stem)) {
@@ -322,7 +329,7 @@ impl Aligner {
     /// Align two tokenised sentences (METEOR's test, then its reference): the matches of the
     /// best alignment, in order of their position in the second sentence.
     pub fn align<S: AsRef<str>>(&self, words1: &[S], words2: &[S], scratch: &mut Scratch) -> Vec<Match> {
-        let Scratch { cache, side1, side2, candidates } = scratch;
+        let Scratch { cache, side1, side2, candidates, beam } = scratch;
         cache.make_room();
         cache.describe(self, words1, side1);
         cache.describe(self, words2, side2);
@@ -340,12 +347,18 @@ impl Aligner {
                 paraphrase_matches(table, &ids1, &ids2, stage, candidates);
                 continue;
             }
+            if module == Module::Synonym {
+                cache.index_synsets(side1);
+            }
             for (j, b) in side2.iter().enumerate() {
+                if module == Module::Synonym {
+                    cache.mark_synonyms(b, side1.len());
+                }
                 for (i, a) in side1.iter().enumerate() {
                     let found = match module {
                         Module::Exact => a.hash == b.hash,
                         Module::Stem => a.stem == b.stem && a.hash != b.hash,
-                        Module::Synonym | Module::Paraphrase => a.hash != b.hash && cache.share_synset(a, b),
+                        Module::Synonym | Module::Paraphrase => cache.marked[i] && a.hash != b.hash,
                     };
                     if found {
                         candidates.add(Match { s1_start: i as u32, s1_len: 1, s2_start: j as u32, s2_len: 1, stage });
@@ -353,7 +366,7 @@ impl Aligner {
                 }
             }
         }
-        search::resolve(candidates, &self.weights, self.options.beam, self.options.objective)
+        search::resolve(candidates, &self.weights, self.options.beam, self.options.objective, beam)
     }
 }
 
@@ -397,6 +410,7 @@ pub struct Scratch {
     side1: Vec<Token>,
     side2: Vec<Token>,
     candidates: Candidates,
+    beam: search::Beam,
 }
 
 #[derive(Debug, Default)]
@@ -404,6 +418,10 @@ struct TokenCache {
     tokens: HashMap<Box<str>, Token>,
     synsets: Vec<u32>,
     buffer: Vec<u32>,
+    /// (synset, position) of the first sentence's words, sorted.
+    by_synset: Vec<(u32, u32)>,
+    /// Which first-sentence words share a synset with the current second-sentence word.
+    marked: Vec<bool>,
 }
 
 /// Distinct words kept described before the cache starts over (memory stays flat on any
@@ -444,21 +462,26 @@ impl TokenCache {
         }
     }
 
-    fn synsets_of(&self, token: &Token) -> &[u32] {
-        let (start, len) = token.synsets;
-        &self.synsets[start as usize..(start + len) as usize]
+    /// Index the first sentence's words by synset, for [`TokenCache::mark_synonyms`].
+    fn index_synsets(&mut self, side1: &[Token]) {
+        self.by_synset.clear();
+        for (i, token) in side1.iter().enumerate() {
+            let (start, len) = token.synsets;
+            self.by_synset.extend(self.synsets[start as usize..(start + len) as usize].iter().map(|&s| (s, i as u32)));
+        }
+        self.by_synset.sort_unstable();
     }
 
-    /// Whether two words share a synset (both lists are sorted).
-    fn share_synset(&self, a: &Token, b: &Token) -> bool {
-        let (mut x, mut y) = (self.synsets_of(a).iter().peekable(), self.synsets_of(b).iter().peekable());
-        while let (Some(&&p), Some(&&q)) = (x.peek(), y.peek()) {
-            match p.cmp(&q) {
-                std::cmp::Ordering::Less => _ = x.next(),
-                std::cmp::Ordering::Greater => _ = y.next(),
-                std::cmp::Ordering::Equal => return true,
+    /// Mark the first sentence's words that share a synset with `word`.
+    fn mark_synonyms(&mut self, word: &Token, n1: usize) {
+        self.marked.clear();
+        self.marked.resize(n1, false);
+        let (start, len) = word.synsets;
+        for &synset in &self.synsets[start as usize..(start + len) as usize] {
+            let first = self.by_synset.partition_point(|&(s, _)| s < synset);
+            for &(_, i) in self.by_synset[first..].iter().take_while(|&&(s, _)| s == synset) {
+                self.marked[i as usize] = true;
             }
         }
-        false
     }
 }

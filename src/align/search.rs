@@ -3,8 +3,6 @@
 //! right over the second sentence. Its arithmetic and its quirks are METEOR's on purpose; each
 //! is explained in docs/meteor-aligner.md.
 
-use std::cmp::Ordering;
-
 use super::{Match, Objective};
 
 /// Candidate matches, listed under the position where they start in the second sentence, in
@@ -39,11 +37,10 @@ impl Candidates {
 
 /// A partial alignment of METEOR's beam. The counts are Java `int`s: `matches1 += length *
 /// weight` truncates toward zero at every step, so a one-word match of weight 0.5 adds nothing.
-#[derive(Debug, Clone)]
+/// Which words it uses lives in a [`Beam`] slot, and the matches it took in the beam's list of
+/// choices, so a path is small and copying one allocates nothing.
+#[derive(Debug, Clone, Copy)]
 struct Path {
-    chosen: Vec<Option<Match>>,
-    used1: Vec<bool>,
-    used2: Vec<bool>,
     matches1: i32,
     matches2: i32,
     all1: i32,
@@ -55,19 +52,15 @@ struct Path {
     /// is open.
     last_end: i32,
     distance: i32,
+    /// Its used-word bits: slot `slot` of the beam's arena.
+    slot: u32,
+    /// Its last taken (non-fixed) match in `Beam::choices`, or [`NONE`].
+    last_choice: u32,
 }
 
+const NONE: u32 = u32::MAX;
+
 impl Path {
-    fn is_used(&self, m: &Match) -> bool {
-        (m.s2_start..m.s2_start + m.s2_len).any(|k| self.used2[k as usize])
-            || (m.s1_start..m.s1_start + m.s1_len).any(|k| self.used1[k as usize])
-    }
-
-    fn set_used(&mut self, m: &Match) {
-        (m.s2_start..m.s2_start + m.s2_len).for_each(|k| self.used2[k as usize] = true);
-        (m.s1_start..m.s1_start + m.s1_len).for_each(|k| self.used1[k as usize] = true);
-    }
-
     /// Count a match into the path (everything but its distance, which METEOR adds elsewhere).
     fn take(&mut self, m: &Match, weight: f64) {
         self.matches1 = (f64::from(self.matches1) + f64::from(m.s1_len) * weight) as i32;
@@ -89,31 +82,126 @@ impl Path {
     }
 }
 
+/// The paths' used-word bits (the second sentence's words, then the first's) in an arena of
+/// fixed-size slots: a path that takes a match gets a new slot, the others keep theirs. And every
+/// match any path took, each with the path's previous choice, so a path's matches are a chain.
+#[derive(Debug, Default)]
+pub(super) struct Beam {
+    bits: Vec<u64>,
+    /// u64 words per slot.
+    words: usize,
+    /// The bit of the first sentence's first word.
+    offset1: usize,
+    choices: Vec<(Match, u32)>,
+}
+
+impl Beam {
+    fn reset(&mut self, n1: usize, n2: usize) {
+        self.offset1 = n2.div_ceil(64) * 64;
+        self.words = (n2.div_ceil(64) + n1.div_ceil(64)).max(1);
+        self.bits.clear();
+        self.bits.resize(self.words, 0);
+        self.choices.clear();
+    }
+
+    fn slot(&self, path: &Path) -> &[u64] {
+        let at = path.slot as usize * self.words;
+        &self.bits[at..at + self.words]
+    }
+
+    fn bit(bits: &[u64], k: usize) -> bool {
+        bits[k / 64] & (1 << (k % 64)) != 0
+    }
+
+    fn set(bits: &mut [u64], offset1: usize, m: &Match) {
+        for k in m.s2_start..m.s2_start + m.s2_len {
+            bits[k as usize / 64] |= 1 << (k % 64);
+        }
+        for k in (m.s1_start..m.s1_start + m.s1_len).map(|k| offset1 + k as usize) {
+            bits[k / 64] |= 1 << (k % 64);
+        }
+    }
+
+    fn is_used(&self, path: &Path, m: &Match) -> bool {
+        let bits = self.slot(path);
+        (m.s2_start..m.s2_start + m.s2_len).any(|k| Self::bit(bits, k as usize))
+            || (m.s1_start..m.s1_start + m.s1_len).any(|k| Self::bit(bits, self.offset1 + k as usize))
+    }
+
+    /// Give the path a new slot: its bits with `m`'s words marked.
+    fn take(&mut self, path: &mut Path, m: &Match) {
+        let from = path.slot as usize * self.words;
+        path.slot = (self.bits.len() / self.words) as u32;
+        self.bits.extend_from_within(from..from + self.words);
+        let at = self.bits.len() - self.words;
+        Self::set(&mut self.bits[at..], self.offset1, m);
+    }
+}
+
 fn distance(m: &Match) -> i32 {
     (m.s2_start as i32 - m.s1_start as i32).abs()
 }
 
-/// METEOR's comparators: more (weighted) words matched first; for `maxacc` then more words
-/// matched at all; then fewer chunks; then the smaller distance. Sorting is stable, so ties
-/// keep the order the paths were made in.
-fn compare(objective: Objective) -> impl Fn(&Path, &Path) -> Ordering {
-    move |x, y| {
-        let weighted = (y.matches1 + y.matches2).cmp(&(x.matches1 + x.matches2));
-        let all = match objective {
-            Objective::MaxCoverage => Ordering::Equal,
-            Objective::MaxAccuracy => (y.all1 + y.all2).cmp(&(x.all1 + x.all2)),
-        };
-        weighted.then(all).then(x.chunks.cmp(&y.chunks)).then(x.distance.cmp(&y.distance))
+/// METEOR's comparators as one sort key (smaller first): more (weighted) words matched; for
+/// `maxacc` then more words matched at all; then fewer chunks; then the smaller distance. The
+/// path's index breaks ties, as METEOR's stable sort keeps tied paths in the order they were
+/// made.
+fn key(path: &Path, objective: Objective, index: usize) -> u128 {
+    let all = match objective {
+        Objective::MaxCoverage => 0,
+        Objective::MaxAccuracy => path.all1 + path.all2,
+    };
+    // Counts are non-negative: matched words and chunks stay below 2^24 (sentences of millions
+    // of words), distances below 2^32, paths below 2^24. Flipping the bits of the "more is
+    // better" ones orders them descending.
+    let more = |x: i32| u128::from(!(x as u32) & 0xff_ffff);
+    let less = |x: i32, bits: u32| u128::from(x as u32) & ((1 << bits) - 1);
+    more(path.matches1 + path.matches2) << 104
+        | more(all) << 80
+        | less(path.chunks, 24) << 56
+        | less(path.distance, 32) << 24
+        | index as u128
+}
+
+fn index(key: u128) -> usize {
+    (key & 0xff_ffff) as usize
+}
+
+/// The best `keep` paths in METEOR's order, as keys whose low 24 bits index `paths`.
+fn rank(paths: &mut [Path], order: &mut Vec<u128>, objective: Objective, keep: usize) {
+    order.clear();
+    order.extend(paths.iter().enumerate().map(|(i, p)| key(p, objective, i)));
+    if order.len() > keep && keep > 0 {
+        order.select_nth_unstable(keep - 1);
+        order.truncate(keep);
     }
+    order.sort_unstable();
+    order.truncate(keep);
 }
 
 /// The best alignment: its matches in order of their position in the second sentence.
-pub(super) fn resolve(c: &Candidates, weights: &[f64], beam: usize, objective: Objective) -> Vec<Match> {
+pub(super) fn resolve(c: &Candidates, weights: &[f64], beam_size: usize, objective: Objective, beam: &mut Beam) -> Vec<Match> {
     let (n1, n2) = (c.cover1.len(), c.cover2.len());
-    let mut start = Path {
-        chosen: vec![None; n2],
-        used1: vec![false; n1],
-        used2: vec![false; n2],
+    beam.reset(n1, n2);
+    // A candidate that is its position's only one, and whose words no other candidate covers,
+    // is part of every alignment: fix it before searching.
+    let mut fixed: Vec<Option<Match>> = vec![None; n2];
+    for (j, at) in c.at[..n2].iter().enumerate() {
+        if let [m] = at.as_slice() {
+            let alone = (m.s2_start..m.s2_start + m.s2_len).all(|k| c.cover2[k as usize] == 1)
+                && (m.s1_start..m.s1_start + m.s1_len).all(|k| c.cover1[k as usize] == 1);
+            if alone {
+                fixed[j] = Some(*m);
+                Beam::set(&mut beam.bits, beam.offset1, m);
+            }
+        }
+    }
+    // With every candidate fixed there is nothing to choose: the search would walk one path.
+    let all_fixed = c.at[..n2].iter().zip(&fixed).all(|(at, f)| at.is_empty() || (at.len() == 1 && f.is_some()));
+    if all_fixed {
+        return fixed.into_iter().flatten().collect();
+    }
+    let start = Path {
         matches1: 0,
         matches2: 0,
         all1: 0,
@@ -122,26 +210,17 @@ pub(super) fn resolve(c: &Candidates, weights: &[f64], beam: usize, objective: O
         idx: 0,
         last_end: -1,
         distance: 0,
+        slot: 0,
+        last_choice: NONE,
     };
-    // A candidate that is its position's only one, and whose words no other candidate covers,
-    // is part of every alignment: fix it before searching.
-    for (j, at) in c.at[..n2].iter().enumerate() {
-        if let [m] = at.as_slice() {
-            let alone = (m.s2_start..m.s2_start + m.s2_len).all(|k| c.cover2[k as usize] == 1)
-                && (m.s1_start..m.s1_start + m.s1_len).all(|k| c.cover1[k as usize] == 1);
-            if alone {
-                start.chosen[j] = Some(*m);
-                start.set_used(m);
-            }
-        }
-    }
-    let compare = compare(objective);
+    let mut paths = Vec::new();
+    let mut order = Vec::new();
     let mut next = vec![start];
     for current in 0..=n2 {
-        let mut paths = std::mem::take(&mut next);
-        paths.sort_by(&compare);
-        let mut kept = paths.into_iter();
-        for mut path in kept.by_ref().take(beam) {
+        std::mem::swap(&mut paths, &mut next);
+        next.clear();
+        rank(&mut paths, &mut order, objective, beam_size);
+        for mut path in order.iter().map(|&k| paths[index(k)]) {
             if current == n2 {
                 if path.last_end != -1 {
                     path.chunks += 1;
@@ -149,25 +228,27 @@ pub(super) fn resolve(c: &Candidates, weights: &[f64], beam: usize, objective: O
                 next.push(path);
                 continue;
             }
-            if path.used2[current] {
+            if Beam::bit(beam.slot(&path), current) {
                 if current < path.idx {
                     next.push(path);
-                } else if let Some(m) = path.chosen[path.idx] {
+                } else if let Some(m) = fixed[path.idx] {
                     // A fixed match begins here.
                     path.take(&m, weights[m.stage as usize]);
                     path.distance += distance(&m);
                     next.push(path);
                 }
-                // Otherwise METEOR drops the path (it cannot happen with consistent input).
+                // Otherwise METEOR drops the path (it cannot happen: a used word past `idx`
+                // belongs to a fixed match starting at `idx`).
                 continue;
             }
             for m in &c.at[current] {
-                if path.is_used(m) {
+                if beam.is_used(&path, m) {
                     continue;
                 }
-                let mut taken = path.clone();
-                taken.set_used(m);
-                taken.chosen[current] = Some(*m);
+                let mut taken = path;
+                beam.take(&mut taken, m);
+                beam.choices.push((*m, path.last_choice));
+                taken.last_choice = (beam.choices.len() - 1) as u32;
                 taken.take(m, weights[m.stage as usize]);
                 // METEOR adds the distance to the path it branched from, not to the branch: each
                 // later branch and the path that skips carry the distances of the earlier ones.
@@ -179,10 +260,21 @@ pub(super) fn resolve(c: &Candidates, weights: &[f64], beam: usize, objective: O
             next.push(path);
         }
         if next.is_empty() {
-            // METEOR warns "unexpected conditions" and carries its best unexpanded path on.
-            next.extend(kept.next());
+            // Only with a beam of 0: METEOR warns "unexpected conditions" and carries its best
+            // path on unexpanded.
+            rank(&mut paths, &mut order, objective, 1);
+            next.push(paths[index(order[0])]);
         }
     }
-    next.sort_by(&compare);
-    next.into_iter().next().map(|best| best.chosen.into_iter().flatten().collect()).unwrap_or_default()
+    rank(&mut next, &mut order, objective, 1);
+    let best = next[index(order[0])];
+    let mut matches: Vec<Match> = fixed.into_iter().flatten().collect();
+    let mut choice = best.last_choice;
+    while choice != NONE {
+        let (m, previous) = beam.choices[choice as usize];
+        matches.push(m);
+        choice = previous;
+    }
+    matches.sort_unstable_by_key(|m| m.s2_start);
+    matches
 }
