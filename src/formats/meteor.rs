@@ -33,7 +33,7 @@ pub struct Match {
     pub module: Option<u8>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Block {
     /// The number after `Alignment`.
     pub number: u64,
@@ -121,84 +121,86 @@ impl<R: BufRead> Blocks<R> {
         Blocks { lines, buf: String::new() }
     }
 
-    fn next_line(&mut self) -> Result<Option<&str>, InputError> {
-        Ok(self.lines.next_into(&mut self.buf)?.then_some(self.buf.as_str()))
-    }
-
     fn error(&self, message: impl Into<String>) -> InputError {
         InputError::at(self.lines.file(), self.lines.line_number(), message)
     }
 
-    fn required_line(&mut self, what: &str) -> Result<String, InputError> {
-        match self.next_line()? {
-            Some(line) => Ok(line.to_string()),
-            None => Err(self.error(format!("the file ends inside a block, before {what}"))),
+    /// Read the next line into `out`, or fail naming what the block still lacks.
+    fn required_line(lines: &mut Lines<R>, what: &str, out: &mut String) -> Result<(), InputError> {
+        match lines.next_into(out)? {
+            true => Ok(()),
+            false => Err(InputError::at(lines.file(), lines.line_number(), format!("the file ends inside a block, before {what}"))),
         }
     }
 
-    fn read_block(&mut self) -> Result<Option<Block>, InputError> {
-        let header = loop {
-            match self.next_line()? {
-                None => return Ok(None),
-                Some("") => continue,
-                Some(line) => break line.to_string(),
+    /// Read the next block into `block`, reusing its buffers; false at the end of the file.
+    pub fn read_into(&mut self, block: &mut Block) -> Result<bool, InputError> {
+        loop {
+            if !self.lines.next_into(&mut self.buf)? {
+                return Ok(false);
             }
+            if !self.buf.is_empty() {
+                break;
+            }
+        }
+        block.line = self.lines.line_number();
+        block.number = match self.buf.strip_prefix("Alignment ").and_then(|n| n.trim().parse().ok()) {
+            Some(number) => number,
+            None => return Err(self.error(format!("expected `Alignment N`, found `{}`", self.buf))),
         };
-        let line = self.lines.line_number();
-        let number = header
-            .strip_prefix("Alignment ")
-            .and_then(|n| n.trim().parse().ok())
-            .ok_or_else(|| self.error(format!("expected `Alignment N`, found `{header}`")))?;
-        let s1 = self.required_line("the first sentence")?;
-        let s2 = self.required_line("the second sentence")?;
-        let columns = self.required_line("the column header")?;
-        if !columns.starts_with(&COLUMNS[..17]) {
+        Self::required_line(&mut self.lines, "the first sentence", &mut block.s1)?;
+        Self::required_line(&mut self.lines, "the second sentence", &mut block.s2)?;
+        Self::required_line(&mut self.lines, "the column header", &mut self.buf)?;
+        if !self.buf.starts_with(&COLUMNS[..17]) {
             return Err(self.error(format!(
-                "expected the header `Line2Start:Length\\tLine1Start:Length\\tModule\\t\\tScore`, \
-                 found `{columns}`"
+                "expected the header `Line2Start:Length\\tLine1Start:Length\\tModule\\t\\tScore`, found `{}`",
+                self.buf
             )));
         }
-        let mut matches = Vec::new();
-        loop {
-            match self.next_line()? {
-                None | Some("") => break,
-                Some(text) => {
-                    let text = text.to_string();
-                    matches.push(self.parse_match(&text)?);
-                }
+        block.matches.clear();
+        while self.lines.next_into(&mut self.buf)? && !self.buf.is_empty() {
+            match parse_match(&self.buf) {
+                Ok(m) => block.matches.push(m),
+                Err(message) => return Err(self.error(message)),
             }
         }
-        Ok(Some(Block { number, line, s1, s2, matches }))
-    }
-
-    /// `s2start:len2  s1start:len1  [module  score]`, split on whitespace as the original
-    /// scorer does; only the two spans are read.
-    fn parse_match(&self, text: &str) -> Result<Match, InputError> {
-        let bad = || self.error(format!("expected `start:len  start:len  module  score`, found `{text}`"));
-        let mut fields = tokens::split(text);
-        let span = |s: Option<&str>| -> Option<(u32, u32)> {
-            let (start, len) = s?.split_once(':')?;
-            Some((digits(start)?, digits(len)?))
-        };
-        let (s2_start, s2_len) = span(fields.next()).ok_or_else(bad)?;
-        let (s1_start, s1_len) = span(fields.next()).ok_or_else(bad)?;
-        if s1_len == 0 || s2_len == 0 {
-            return Err(self.error(format!("a match spans no token: `{text}`")));
-        }
-        let module = fields.next().and_then(|m| digits(m)).and_then(|m| u8::try_from(m).ok());
-        Ok(Match { s1_start, s1_len, s2_start, s2_len, module })
+        Ok(true)
     }
 }
 
+/// `s2start:len2  s1start:len1  [module  score]`, split on whitespace as the original scorer
+/// does; the two spans and the module are read.
+fn parse_match(text: &str) -> Result<Match, String> {
+    let bad = || format!("expected `start:len  start:len  module  score`, found `{text}`");
+    let mut fields = tokens::split(text);
+    let span = |s: Option<&str>| -> Option<(u32, u32)> {
+        let s = s?;
+        let colon = s.bytes().position(|b| b == b':')?;
+        Some((digits(&s[..colon])?, digits(&s[colon + 1..])?))
+    };
+    let (s2_start, s2_len) = span(fields.next()).ok_or_else(bad)?;
+    let (s1_start, s1_len) = span(fields.next()).ok_or_else(bad)?;
+    if s1_len == 0 || s2_len == 0 {
+        return Err(format!("a match spans no token: `{text}`"));
+    }
+    let module = fields.next().and_then(digits).and_then(|m| u8::try_from(m).ok());
+    Ok(Match { s1_start, s1_len, s2_start, s2_len, module })
+}
+
+/// A non-empty run of ASCII digits that fits a u32.
 fn digits(text: &str) -> Option<u32> {
-    text.bytes().all(|b| b.is_ascii_digit()).then(|| text.parse().ok()).flatten()
+    if text.is_empty() {
+        return None;
+    }
+    text.bytes().try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n.checked_mul(10)?.checked_add(u32::from(b - b'0'))).flatten())
 }
 
 impl<R: BufRead> Iterator for Blocks<R> {
     type Item = Result<Block, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.read_block().transpose()
+        let mut block = Block::default();
+        self.read_into(&mut block).map(|more| more.then_some(block)).transpose()
     }
 }
 

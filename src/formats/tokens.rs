@@ -7,8 +7,52 @@ pub fn is_space(c: char) -> bool {
 }
 
 /// Python's `line.split()`.
-pub fn split(line: &str) -> impl Iterator<Item = &str> {
-    line.split(is_space).filter(|t| !t.is_empty())
+pub fn split(line: &str) -> Split<'_> {
+    Split { rest: line }
+}
+
+/// The tokens of a line; ASCII is told apart by byte, anything else by `is_space`.
+pub struct Split<'a> {
+    rest: &'a str,
+}
+
+impl Split<'_> {
+    /// The length of the space (`want_space`) or non-space run at the start of `text`.
+    fn run(text: &str, want_space: bool) -> usize {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let (space, width) = match bytes[i] {
+                b @ 0..=0x7f => (matches!(b, b'\t'..=b'\r' | 0x1c..=0x20), 1),
+                _ => {
+                    let c = text[i..].chars().next().expect("inside the string");
+                    (is_space(c), c.len_utf8())
+                }
+            };
+            if space != want_space {
+                break;
+            }
+            i += width;
+        }
+        i
+    }
+}
+
+impl<'a> Iterator for Split<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let start = Self::run(self.rest, true);
+        let rest = &self.rest[start..];
+        if rest.is_empty() {
+            self.rest = rest;
+            return None;
+        }
+        let end = Self::run(rest, false);
+        let (token, rest) = rest.split_at(end);
+        self.rest = rest;
+        Some(token)
+    }
 }
 
 /// Python's `line.strip()`.
@@ -27,5 +71,10 @@ mod tests {
         assert_eq!(strip("\u{1c} x y \u{85}"), "x y");
         // Zero-width space and joiner are not whitespace, in Python either.
         assert_eq!(split("a\u{200b}b\u{200d}c").count(), 1);
+        assert_eq!(split("x\u{b}y\u{1c}z é\u{85}").collect::<Vec<_>>(), ["x", "y", "z", "é"]);
+        assert_eq!(split("   ").count(), 0);
+        for c in (0..0x80u8).map(char::from) {
+            assert_eq!(split(&format!("a{c}b")).count() == 2, is_space(c), "{c:?}");
+        }
     }
 }

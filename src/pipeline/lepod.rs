@@ -5,6 +5,7 @@
 //! Where the original crashes we either follow SPEC's decision or stop with an error naming the
 //! file and line (see the README, "lepod-score.py compatibility").
 
+use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -137,6 +138,7 @@ pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) ->
     let mut links: Vec<Link> = Vec::new();
     let mut scratch = Scratch::default();
     let mut totals = Totals::default();
+    let mut block = Block::default();
     loop {
         let (more1, more2) = (file1.next_into(&mut line1)?, file2.next_into(&mut line2)?);
         if more1 != more2 {
@@ -156,21 +158,19 @@ pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) ->
         if options.verbose {
             writeln!(out, "    RAW-1\t{raw1}\n    RAW-2\t{raw2}")?;
         }
-        let (case1, case2) = if options.lowercase {
-            (raw1.to_lowercase(), raw2.to_lowercase())
-        } else {
-            (raw1.to_string(), raw2.to_string())
+        let (case1, case2): (Cow<str>, Cow<str>) = match options.lowercase {
+            true => (raw1.to_lowercase().into(), raw2.to_lowercase().into()),
+            false => (raw1.into(), raw2.into()),
         };
         let toks1: Vec<&str> = tokens::split(&case1).collect();
         let toks2: Vec<&str> = tokens::split(&case2).collect();
-        let block = match blocks.next() {
-            Some(block) => block?,
-            None => bail!(
+        if !blocks.read_into(&mut block)? {
+            bail!(
                 "{}: the alignment file ends before pair {counter} (line {counter} of {})",
                 options.alignment.display(),
                 path1.display()
-            ),
-        };
+            );
+        }
         let place = || Place { options, block: &block, counter };
         if let Some((side, position, len)) = block.span_past_end(toks1.len(), toks2.len()) {
             return Err(place().error(LepodError::LinkOutOfRange { side, position: position as i64, len }));
@@ -202,7 +202,7 @@ pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) ->
     if totals.pairs == 0 {
         bail!("no pairs were read: {} or {} is empty", path1.display(), path2.display());
     }
-    if blocks.next().is_some() {
+    if blocks.read_into(&mut block).unwrap_or(true) {
         writeln!(warn, "warning: {} has more alignment blocks than pairs; they are ignored", options.alignment.display())?;
     }
     if let Some(files) = files {
