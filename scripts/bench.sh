@@ -102,3 +102,5 @@ $BIN sql --format csv --table "p=$c/pairs.parquet" --table "a=$c/alignments.parq
     "SELECT sum(led(p.src, p.tgt, a.links)) FROM p JOIN a USING (pair_id)" | tail -1 > "$DIR/ours-led.out"
 python3 scripts/bench_report.py "$RESULTS" "$DIR" > BENCHMARKS.md
 echo "wrote BENCHMARKS.md" >&2
+# The aligner section (METEOR_CHECKOUT: a cmu-mtlab/meteor checkout, to time its jar code too).
+scripts/bench_align.sh ${METEOR_CHECKOUT:-}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# METEOR aligner and lepod drop-in benchmarks, side by side with METEOR 1.5's own jar code:
+# the English Europarl lines of tests/data/meteor against their perturbed copy (31 tokens a line),
+# repeated to 20,000 and 200,000 pairs. Rewrites the "METEOR aligner" section of BENCHMARKS.md.
+#
+#   scripts/bench_align.sh [METEOR_CHECKOUT]
+#
+# With a checkout of cmu-mtlab/meteor and a JDK, METEOR's Matcher is compiled from source and
+# timed on the same 20,000 pairs, and its output compared with ours byte for byte.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+meteor=${1:-}
+DIR=${BENCH_DIR:-/tmp/pm-bench}/align
+mkdir -p "$DIR"
+cargo build --release --quiet --bin pairmetrics --example generate_corpus
+BIN=$PWD/target/release/pairmetrics
+for side in test ref; do
+    zcat "tests/data/meteor/europarl-perturbed.$side.gz" > "$DIR/one.$side"
+    for _ in $(seq 20); do cat "$DIR/one.$side"; done > "$DIR/20k.$side"
+    for _ in $(seq 10); do cat "$DIR/20k.$side"; done > "$DIR/200k.$side"
+    head -100000 "$DIR/200k.$side" > "$DIR/100k.$side"
+done
+rows=()
+# time JOB PAIRS COMMAND...: a table row from GNU time.
+time_job() {
+    local job=$1 pairs=$2; shift 2
+    /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$@" > "$DIR/out" 2> "$DIR/err" || { cat "$DIR/err" >&2; exit 1; }
+    read -r wall kb user sys < "$DIR/time"
+    last_wall=$wall
+    rows+=("| $job | $pairs | $wall s | $(echo "$user + $sys" | bc) s | $(echo "$pairs / $wall" | bc) | $((kb / 1024)) MB |")
+    echo "$job: $wall s" >&2
+}
+java_line="METEOR's jar was not run (give a checkout of cmu-mtlab/meteor and install a JDK)."
+if [ -n "$meteor" ] && command -v javac > /dev/null; then
+    mkdir -p "$DIR/classes"
+    javac -nowarn -encoding UTF-8 -d "$DIR/classes" "$meteor/src/Matcher.java" "$meteor"/src/edu/cmu/meteor/aligner/*.java \
+        "$meteor/src/edu/cmu/meteor/util/Constants.java" "$meteor"/src/org/tartarus/snowball/*.java \
+        "$meteor"/src/org/tartarus/snowball/ext/*.java 2>&1 | grep -v '^Note:' || true
+    time_job "METEOR 1.5 Matcher (Java 17, JVM start included)" 20000 \
+        java -Xmx2G -cp "$DIR/classes:$meteor/resources" Matcher "$DIR/20k.test" "$DIR/20k.ref" -m 'exact stem synonym'
+    cp "$DIR/out" "$DIR/java.txt"
+    java_wall=$last_wall
+    java_line="METEOR's Matcher was compiled from $(git -C "$meteor" rev-parse --short HEAD 2>/dev/null || echo 'its source') and run on the same 20,000 pairs."
+fi
+time_job "pairmetrics align (Matcher text)" 20000 "$BIN" align "$DIR/20k.test" "$DIR/20k.ref"
+if [ -f "$DIR/java.txt" ]; then
+    cmp -s "$DIR/out" "$DIR/java.txt" || { echo "outputs differ from METEOR's" >&2; exit 1; }
+    java_line="$java_line Outputs identical (cmp); pairmetrics is $(echo "scale=1; $java_wall / $last_wall" | bc)x as fast on them."
+fi
+time_job "pairmetrics align (Matcher text)" 200000 "$BIN" align "$DIR/200k.test" "$DIR/200k.ref"
+time_job "pairmetrics align --out (Parquet)" 200000 "$BIN" align "$DIR/200k.test" "$DIR/200k.ref" --out "$DIR/a.parquet"
+time_job "pairmetrics align -m exact" 200000 "$BIN" align "$DIR/200k.test" "$DIR/200k.ref" -m exact
+"$BIN" align "$DIR/100k.test" "$DIR/100k.ref" > "$DIR/100k.align"
+time_job "pairmetrics lepod -d 4 -p , -r (100,000 Matcher blocks)" 100000 \
+    "$BIN" lepod -a "$DIR/100k.align" -f "$DIR/100k.test" "$DIR/100k.ref" -d 4 -p , -r "$DIR/score"
+
+section=$DIR/section.md
+{
+    echo "<!-- meteor-aligner: made by scripts/bench_align.sh -->"
+    echo "## METEOR aligner"
+    echo
+    echo "\`exact stem synonym\`, beam 40, on 1,000 English Europarl lines against a perturbed copy"
+    echo "(synonyms, inflections, drops, repeats, swaps; 31 tokens a line), repeated; pairmetrics"
+    echo "$(git rev-parse --short HEAD), 2 worker threads. $java_line"
+    echo
+    echo "| job | pairs | wall | CPU | pairs/s | peak RSS |"
+    echo "|---|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+    echo "<!-- /meteor-aligner -->"
+} > "$section"
+python3 - "$section" <<'PY'
+import re, sys
+section = open(sys.argv[1]).read()
+text = open("BENCHMARKS.md").read()
+pattern = re.compile(r"<!-- meteor-aligner.*?<!-- /meteor-aligner -->\n", re.S)
+text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+open("BENCHMARKS.md", "w").write(text)
+PY
+echo "wrote the METEOR aligner section of BENCHMARKS.md" >&2
