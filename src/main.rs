@@ -136,7 +136,7 @@ enum Command {
     /// (pair_id = 0-based line number; each link names its module). Like METEOR, it splits
     /// tokens on whitespace and neither lowercases nor normalises: lowercase first if you want
     /// case-insensitive matches (LePoD's pipeline does). Uses every core; inputs may be gzip or
-    /// zstd compressed. See docs/meteor-aligner.md.
+    /// zstd compressed; a pair count shows on a terminal's stderr. See docs/meteor-aligner.md.
     Align {
         /// The first sentences (METEOR's test), one tokenised sentence per line.
         test: PathBuf,
@@ -539,16 +539,17 @@ async fn run(cli: Cli) -> Result<()> {
         }
         Command::Align { test, reference, aligner, out, threads } => {
             let aligner = Aligner::new(aligner.options()?)?;
+            let progress = std::io::stderr().is_terminal();
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             match out {
                 Some(path) => {
-                    let summary = align::run(&test, &reference, &aligner, threads, align::Output::Parquet(&path))?;
+                    let summary = align::run(&test, &reference, &aligner, threads, align::Output::Parquet(&path), progress)?;
                     let rate = summary.pairs as f64 / summary.seconds.max(1e-9);
                     writeln!(stdout, "wrote {}: {} pairs, {} links in {:.2} s ({rate:.0} pairs/s)", path.display(), summary.pairs, summary.links, summary.seconds)?;
                 }
                 None => {
                     let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut *stdout);
-                    align::run(&test, &reference, &aligner, threads, align::Output::Matcher(&mut out))?;
+                    align::run(&test, &reference, &aligner, threads, align::Output::Matcher(&mut out), progress)?;
                 }
             }
         }

@@ -25,7 +25,7 @@ fn matcher_output(case: &str, options: AlignerOptions) -> String {
     let aligner = Aligner::new(options).unwrap();
     let (test, reference) = (data(&format!("{case}.test.gz")), data(&format!("{case}.ref.gz")));
     let mut out = Vec::new();
-    align::run(&test, &reference, &aligner, 2, Output::Matcher(&mut out)).unwrap();
+    align::run(&test, &reference, &aligner, 2, Output::Matcher(&mut out), false).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -112,7 +112,7 @@ fn align_cli_errors_name_the_files_and_lines() {
     let out = pairmetrics(&["align", &three, &two]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("three.txt has more lines than") && stderr.contains("two.txt (2 lines)"), "{stderr}");
+    assert!(stderr.contains("three.txt has more lines than") && stderr.contains("two.txt (2 lines), 3 in all"), "{stderr}");
 
     let bad = write("bad.txt", b"ok\n\xff\xfe\n");
     let out = pairmetrics(&["align", &bad, &two]);

@@ -358,7 +358,8 @@ impl Aligner {
                     let found = match module {
                         Module::Exact => a.hash == b.hash,
                         Module::Stem => a.stem == b.stem && a.hash != b.hash,
-                        Module::Synonym | Module::Paraphrase => cache.marked[i] && a.hash != b.hash,
+                        Module::Synonym => cache.marked[i] && a.hash != b.hash,
+                        Module::Paraphrase => unreachable!("matched by phrase above"),
                     };
                     if found {
                         candidates.add(Match { s1_start: i as u32, s1_len: 1, s2_start: j as u32, s2_len: 1, stage });
@@ -403,7 +404,8 @@ struct Token {
     phrase_word: i32,
 }
 
-/// Per-thread state: the described words (bounded) and the buffers of one alignment.
+/// Per-thread state of one aligner: the words it has described (bounded) and the buffers of one
+/// alignment. Keep one per aligner: the descriptions depend on its stemmer and dictionaries.
 #[derive(Debug, Default)]
 pub struct Scratch {
     cache: TokenCache,

@@ -211,8 +211,8 @@ impl<A, B> Paired<A, B> {
 pub enum PairedError {
     #[error(transparent)]
     Input(#[from] InputError),
-    #[error("{} has more {unit}s than {} ({pairs} {unit}s); the files must have one {unit} per pair", longer.display(), shorter.display())]
-    Longer { longer: PathBuf, shorter: PathBuf, pairs: u64, unit: &'static str },
+    #[error("{} has more {unit}s than {} ({pairs} {unit}s), {longer_count} in all; the files must have one {unit} per pair", longer.display(), shorter.display())]
+    Longer { longer: PathBuf, shorter: PathBuf, pairs: u64, longer_count: u64, unit: &'static str },
 }
 
 impl<T, U, A, B> Iterator for Paired<A, B>
@@ -224,18 +224,19 @@ where
 
     fn next(&mut self) -> Option<Self::Item> {
         let (a, b) = (self.inputs.0.next(), self.inputs.1.next());
-        let (longer, shorter) = match (a, b) {
+        // One input ended first: count the rest of the other, for the message.
+        let (longer, shorter, rest) = match (a, b) {
             (None, None) => return None,
             (Some(Err(e)), _) | (_, Some(Err(e))) => return Some(Err(e.into())),
             (Some(Ok(a)), Some(Ok(b))) => {
                 self.pairs += 1;
                 return Some(Ok((a, b)));
             }
-            (Some(_), None) => (&self.files.0, &self.files.1),
-            (None, Some(_)) => (&self.files.1, &self.files.0),
+            (Some(_), None) => (&self.files.0, &self.files.1, self.inputs.0.by_ref().count()),
+            (None, Some(_)) => (&self.files.1, &self.files.0, self.inputs.1.by_ref().count()),
         };
-        let (longer, shorter) = (longer.clone(), shorter.clone());
-        Some(Err(PairedError::Longer { longer, shorter, pairs: self.pairs, unit: self.unit }))
+        let (longer, shorter, pairs, unit) = (longer.clone(), shorter.clone(), self.pairs, self.unit);
+        Some(Err(PairedError::Longer { longer, shorter, pairs, longer_count: pairs + 1 + rest as u64, unit }))
     }
 }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
 use datafusion::arrow::array::{Int64Array, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 
@@ -40,9 +41,16 @@ pub fn schema() -> Schema {
     Schema::new(vec![Field::new("pair_id", DataType::Int64, false), Field::new("links", module_link_list_type(), true)])
 }
 
-/// Align line i of `test` with line i of `reference`, for every line.
-pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, output: Output) -> Result<AlignSummary> {
+/// Align line i of `test` with line i of `reference`, for every line; with `progress`, count
+/// the pairs on stderr as they are written.
+pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, output: Output, progress: bool) -> Result<AlignSummary> {
     let started = Instant::now();
+    let bar = match progress {
+        true => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} {human_pos} pairs aligned ({per_sec}, {elapsed})").expect("a valid template"),
+        ),
+        false => ProgressBar::hidden(),
+    };
     let open = |path: &Path| -> Result<_> { Ok(Lines::new(input::open(path)?, path)) };
     let pairs = Paired::new(open(test)?, open(reference)?, (test, reference), "line");
     let (mut count, mut links) = (0u64, 0u64);
@@ -63,6 +71,7 @@ pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, out
             map_ordered(pairs, threads, Scratch::default, text, |(text, pairs, n)| {
                 count += pairs;
                 links += n;
+                bar.inc(pairs);
                 Ok(out.write_all(&text)?)
             })?;
             out.flush()?;
@@ -91,12 +100,14 @@ pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, out
             };
             map_ordered(pairs, threads, Scratch::default, batch, |batch| {
                 count += batch.num_rows() as u64;
+                bar.inc(batch.num_rows() as u64);
                 links += batch.column(1).to_data().child_data()[0].len() as u64;
                 writer.write(&batch)
             })?;
             writer.finish()?;
         }
     }
+    bar.finish_and_clear();
     Ok(AlignSummary { pairs: count, links, seconds: started.elapsed().as_secs_f64() })
 }
 
