@@ -284,10 +284,10 @@ mod tests {
     #[test]
     fn paired_inputs_that_end_apart_name_both_files() {
         let lines = |text: &'static str, name: &str| Lines::new(text.as_bytes(), Path::new(name));
-        let paired = Paired::new(lines("a\nb\n", "src"), lines("x\n", "tgt"), (Path::new("src"), Path::new("tgt")), "line");
+        let paired = Paired::new(lines("a\nb\nc\n", "src"), lines("x\n", "tgt"), (Path::new("src"), Path::new("tgt")), "line");
         let got: Vec<_> = paired.map(|r| r.map_err(|e| e.to_string())).collect();
         assert_eq!(got[0].as_ref().unwrap(), &("a".to_string(), "x".to_string()));
-        assert_eq!(got[1].as_ref().unwrap_err(), "src has more lines than tgt (1 lines); the files must have one line per pair");
+        assert_eq!(got[1].as_ref().unwrap_err(), "src has more lines than tgt (1 lines), 3 in all; the files must have one line per pair");
         assert_eq!(got.len(), 2);
     }
 
