@@ -349,20 +349,31 @@ impl Aligner {
             }
             if module == Module::Synonym {
                 cache.index_synsets(side1);
+            } else {
+                // Exact and stem: the first sentence's words sorted by (hash or stem, position),
+                // so each second-sentence word finds its equals in position order.
+                let key = |t: &Token| if module == Module::Exact { t.hash } else { t.stem };
+                cache.by_key.clear();
+                cache.by_key.extend(side1.iter().enumerate().map(|(i, t)| (key(t), i as u32)));
+                cache.by_key.sort_unstable();
             }
             for (j, b) in side2.iter().enumerate() {
+                let one = |i: u32| Match { s1_start: i, s1_len: 1, s2_start: j as u32, s2_len: 1, stage };
                 if module == Module::Synonym {
                     cache.mark_synonyms(b, side1.len());
+                    for (i, a) in side1.iter().enumerate() {
+                        if cache.marked[i] && a.hash != b.hash {
+                            candidates.add(one(i as u32));
+                        }
+                    }
+                    continue;
                 }
-                for (i, a) in side1.iter().enumerate() {
-                    let found = match module {
-                        Module::Exact => a.hash == b.hash,
-                        Module::Stem => a.stem == b.stem && a.hash != b.hash,
-                        Module::Synonym => cache.marked[i] && a.hash != b.hash,
-                        Module::Paraphrase => unreachable!("matched by phrase above"),
-                    };
-                    if found {
-                        candidates.add(Match { s1_start: i as u32, s1_len: 1, s2_start: j as u32, s2_len: 1, stage });
+                let wanted = if module == Module::Exact { b.hash } else { b.stem };
+                let first = cache.by_key.partition_point(|&(k, _)| k < wanted);
+                for &(_, i) in cache.by_key[first..].iter().take_while(|&&(k, _)| k == wanted) {
+                    // A stem match needs words that differ (by hash).
+                    if module == Module::Exact || side1[i as usize].hash != b.hash {
+                        candidates.add(one(i));
                     }
                 }
             }
@@ -422,6 +433,8 @@ struct TokenCache {
     buffer: Vec<u32>,
     /// (synset, position) of the first sentence's words, sorted.
     by_synset: Vec<(u32, u32)>,
+    /// (hash or stem, position) of the first sentence's words, sorted.
+    by_key: Vec<(i32, u32)>,
     /// Which first-sentence words share a synset with the current second-sentence word.
     marked: Vec<bool>,
 }
