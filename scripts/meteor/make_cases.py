@@ -14,6 +14,7 @@ Usage: make_cases.py EUROPARL_EN SYNSETS OUT_DIR [PAIRS]
 The expected Matcher outputs come from scripts/meteor/reference.sh, which runs METEOR itself.
 """
 import gzip
+import io
 import random
 import re
 import sys
@@ -127,7 +128,8 @@ def main():
     write(f"{out}/europarl-shifted.ref", [" ".join(t).lower() for t in tokenized[1 : n + 1]])
     # A paraphrase table: phrases of one to three words of the test side, rewritten by the
     # perturbation, in METEOR's three-line records.
-    with gzip.open(f"{out}/paraphrase.para.gz", "wt", encoding="utf-8") as f:
+    # mtime=0: the same bytes on every run.
+    with gzip.GzipFile(f"{out}/paraphrase.para.gz", "wb", mtime=0) as raw, io.TextIOWrapper(raw, encoding="utf-8") as f:
         seen = set()
         for toks in tokenized[:n:3]:
             for length in (1, 2, 3):

@@ -35,6 +35,8 @@ matcher "$work/handmade.test" "$work/handmade.ref" -m 'exact' | gzip -9n > "$out
 matcher "$work/handmade.test" "$work/handmade.ref" -m 'synonym stem exact' | gzip -9n > "$out/handmade.reordered.matcher.gz"
 cp "$work/paraphrase.test" "$work/paraphrase.ref" "$work/paraphrase.para.gz" "$out/"
 matcher "$work/paraphrase.test" "$work/paraphrase.ref" -m 'exact stem synonym paraphrase' -a "$work/paraphrase.para.gz" | gzip -9n > "$out/paraphrase.matcher.gz"
+# The tests read the sentence files compressed.
+gzip -9nf "$out"/*.test "$out"/*.ref
 
 # Stems of every Europarl word, as in the corpus and lowercased.
 tr ' ' '\n' < "$europarl" | grep -v '^$' > "$work/words"
