@@ -17,7 +17,7 @@ use super::input::{InputError, Lines};
 use super::tokens;
 
 use crate::align;
-use crate::metrics::{Link, Side};
+use crate::metrics::{Link, Side, span_links};
 
 /// The column header line of every block.
 pub const COLUMNS: &str = "Line2Start:Length\tLine1Start:Length\tModule\t\tScore";
@@ -71,26 +71,13 @@ impl Block {
 
     pub fn links_into(&self, links: &mut Vec<Link>) {
         links.clear();
-        for m in &self.matches {
-            for a in m.s1_start..m.s1_start + m.s1_len {
-                for b in m.s2_start..m.s2_start + m.s2_len {
-                    links.push((a, b));
-                }
-            }
-        }
+        links.extend(self.matches.iter().flat_map(Match::links));
     }
+}
 
-    /// The links with the module column of the match each comes from.
-    pub fn links_with_modules(&self) -> Vec<(Link, Option<u8>)> {
-        let mut links = Vec::new();
-        for m in &self.matches {
-            for a in m.s1_start..m.s1_start + m.s1_len {
-                for b in m.s2_start..m.s2_start + m.s2_len {
-                    links.push(((a, b), m.module));
-                }
-            }
-        }
-        links
+impl Match {
+    pub fn links(&self) -> impl Iterator<Item = Link> {
+        span_links(self.s1_start, self.s1_len, self.s2_start, self.s2_len)
     }
 }
 

@@ -16,6 +16,12 @@ use std::fmt;
 /// A word-alignment link: (position in the first sentence, position in the second), 0-based.
 pub type Link = (u32, u32);
 
+/// The links of a phrase match `s1[s1_start..+s1_len]` <-> `s2[s2_start..+s2_len]`: every word
+/// of one span with every word of the other, so the match is one LePoD unit.
+pub fn span_links(s1_start: u32, s1_len: u32, s2_start: u32, s2_len: u32) -> impl Iterator<Item = Link> {
+    (s1_start..s1_start + s1_len).flat_map(move |a| (s2_start..s2_start + s2_len).map(move |b| (a, b)))
+}
+
 /// Which sentence of a pair something is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Side {

@@ -9,15 +9,15 @@ use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
-use datafusion::arrow::array::{Int64Array, RecordBatch};
+use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 
-use super::import::module_links_array;
+use super::import::{module_links_array, pair_ids};
 use super::parallel::{Chunk, map_ordered};
 use crate::align::{self, Aligner, Scratch};
 use crate::formats::input::{self, Lines, Paired};
 use crate::formats::meteor;
-use crate::metrics::Link;
+use crate::metrics::{Link, span_links};
 use crate::parquet::AtomicParquetWriter;
 use crate::schema::module_link_list_type;
 
@@ -59,10 +59,8 @@ pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, out
             let text = |scratch: &mut Scratch, chunk: Chunk<(String, String)>| -> Result<(Vec<u8>, u64, u64)> {
                 let mut text = Vec::with_capacity(chunk.records.len() * 256);
                 let mut links = 0;
-                for (i, (line1, line2)) in chunk.records.iter().enumerate() {
-                    let words1: Vec<&str> = align::tokens(line1).collect();
-                    let words2: Vec<&str> = align::tokens(line2).collect();
-                    let matches = aligner.align(&words1, &words2, scratch);
+                for (i, pair) in chunk.records.iter().enumerate() {
+                    let (words1, words2, matches) = align_pair(aligner, scratch, pair);
                     links += matches.iter().map(|m| u64::from(m.s1_len * m.s2_len)).sum::<u64>();
                     meteor::write_block(&mut text, chunk.first + i as u64 + 1, &words1, &words2, &matches)?;
                 }
@@ -84,24 +82,17 @@ pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, out
             ];
             let mut writer = AtomicParquetWriter::create(path, schema.clone(), metadata)?;
             let names: Vec<&str> = aligner.modules().iter().map(|m| m.name()).collect();
-            let batch = |scratch: &mut Scratch, chunk: Chunk<(String, String)>| -> Result<RecordBatch> {
-                let rows: Vec<Vec<(Link, &str)>> = chunk
-                    .records
-                    .iter()
-                    .map(|(line1, line2)| {
-                        let words1: Vec<&str> = align::tokens(line1).collect();
-                        let words2: Vec<&str> = align::tokens(line2).collect();
-                        module_links(&aligner.align(&words1, &words2, scratch), &names)
-                    })
-                    .collect();
-                let first = chunk.first as i64;
-                let ids = Int64Array::from_iter_values(first..first + rows.len() as i64);
-                Ok(RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), module_links_array(rows.iter().map(Vec::as_slice), None)])?)
+            let batch = |scratch: &mut Scratch, chunk: Chunk<(String, String)>| -> Result<(RecordBatch, u64)> {
+                let rows: Vec<Vec<(Link, &str)>> =
+                    chunk.records.iter().map(|pair| module_links(&align_pair(aligner, scratch, pair).2, &names)).collect();
+                let links = rows.iter().map(Vec::len).sum::<usize>() as u64;
+                let columns = vec![pair_ids(chunk.first, rows.len()), module_links_array(rows.iter().map(Vec::as_slice), None)];
+                Ok((RecordBatch::try_new(schema.clone(), columns)?, links))
             };
-            map_ordered(pairs, threads, Scratch::default, batch, |batch| {
+            map_ordered(pairs, threads, Scratch::default, batch, |(batch, n)| {
                 count += batch.num_rows() as u64;
+                links += n;
                 bar.inc(batch.num_rows() as u64);
-                links += batch.column(1).to_data().child_data()[0].len() as u64;
                 writer.write(&batch)
             })?;
             writer.finish()?;
@@ -111,16 +102,19 @@ pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, out
     Ok(AlignSummary { pairs: count, links, seconds: started.elapsed().as_secs_f64() })
 }
 
+/// A line pair's words, and their alignment.
+fn align_pair<'a>(aligner: &Aligner, scratch: &mut Scratch, (line1, line2): &'a (String, String)) -> (Vec<&'a str>, Vec<&'a str>, Vec<align::Match>) {
+    let (words1, words2): (Vec<&str>, Vec<&str>) = (align::tokens(line1).collect(), align::tokens(line2).collect());
+    let matches = aligner.align(&words1, &words2, scratch);
+    (words1, words2, matches)
+}
+
 /// The links of the matches (a phrase match links every word of one side to every word of the
 /// other, so it is one LePoD unit), each with its module's name.
 pub fn module_links<'a>(matches: &[align::Match], names: &[&'a str]) -> Vec<(Link, &'a str)> {
-    let mut links = Vec::new();
-    for m in matches {
-        for a in m.s1_start..m.s1_start + m.s1_len {
-            for b in m.s2_start..m.s2_start + m.s2_len {
-                links.push(((a, b), names[m.stage as usize]));
-            }
-        }
-    }
-    links
+    let links = |m: &align::Match| {
+        let name = names[m.stage as usize];
+        span_links(m.s1_start, m.s1_len, m.s2_start, m.s2_len).map(move |link| (link, name))
+    };
+    matches.iter().flat_map(links).collect()
 }

@@ -22,17 +22,17 @@ pub(super) fn build_named(schema: &SchemaRef, file: &std::path::Path, chunk: Chu
     let mut rows = Vec::with_capacity(n);
     for block in &chunk.rows {
         let mut links = Vec::new();
-        for (link, module) in block.links_with_modules() {
-            let name = match module {
+        for m in &block.matches {
+            let name = match m.module {
                 None => None,
-                Some(m) => Some(*names.get(m as usize).ok_or_else(|| {
+                Some(module) => Some(*names.get(module as usize).ok_or_else(|| {
                     anyhow::anyhow!(
-                        "{}:{}: block {} has module {m}, but --modules lists {} ({})",
+                        "{}:{}: block {} has module {module}, but --modules lists {} ({})",
                         file.display(), block.line, block.number, names.len(), names.join(" ")
                     )
                 })?),
             };
-            links.push((link, name));
+            links.extend(m.links().map(|link| (link, name)));
         }
         rows.push(links);
     }

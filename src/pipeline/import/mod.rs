@@ -220,7 +220,7 @@ fn run<T: Send, E: Into<anyhow::Error>>(
 }
 
 /// The pair_id column of a chunk: ids count from 0 in input order.
-fn pair_ids(chunk_first: u64, rows: usize) -> ArrayRef {
+pub(crate) fn pair_ids(chunk_first: u64, rows: usize) -> ArrayRef {
     let first = chunk_first as i64;
     Arc::new(Int64Array::from_iter_values(first..first + rows as i64))
 }
