@@ -9,7 +9,7 @@ pub use load::{PhraseTableOptions, ResourceOptions, load, load_lm, load_phrase_i
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use crate::align::AlignerOptions;
+use crate::align::{Aligner, AlignerOptions};
 use crate::metrics::dep_fit::TripleIndex;
 use crate::metrics::ngram::NgramModel;
 use crate::metrics::true_score::PhraseIndex;
@@ -68,6 +68,8 @@ pub struct Resources {
     /// How `meteor_align` aligns when its arguments do not say: beam, objective, resource files
     /// (read when the function is first used), default modules and language.
     pub aligner: AlignerOptions,
+    /// An aligner already built from `aligner`, which `meteor_align` then uses as is.
+    pub built_aligner: Shared<Aligner>,
 }
 
 impl Resources {
@@ -86,9 +88,18 @@ impl Resources {
         self
     }
 
-    /// Align with these options in `meteor_align` (see [`AlignerOptions`]).
+    /// Align with these options in `meteor_align` (see [`AlignerOptions`]); its resources are
+    /// read when the function is first used.
     pub fn with_aligner(mut self, options: AlignerOptions) -> Self {
         self.aligner = options;
+        self.built_aligner = Shared(None);
+        self
+    }
+
+    /// Align with this aligner in `meteor_align` (its resources are already read).
+    pub fn with_built_aligner(mut self, aligner: Aligner) -> Self {
+        self.aligner = aligner.options().clone();
+        self.built_aligner = Shared(Some(Arc::new(aligner)));
         self
     }
 

@@ -33,14 +33,27 @@ pub struct MeteorAlignUdf {
 
 #[derive(Debug)]
 struct Pooled {
-    aligner: Aligner,
+    aligner: Arc<Aligner>,
     names: Vec<&'static str>,
     scratch: Mutex<Vec<Scratch>>,
 }
 
+impl Pooled {
+    fn new(aligner: Arc<Aligner>) -> Arc<Pooled> {
+        let names = aligner.modules().iter().map(|m| m.name()).collect();
+        Arc::new(Pooled { aligner, names, scratch: Mutex::default() })
+    }
+}
+
 impl MeteorAlignUdf {
-    pub fn new(base: AlignerOptions) -> Self {
-        MeteorAlignUdf { signature: Signature::user_defined(Volatility::Immutable), base, aligners: Mutex::default() }
+    /// Align by `base`; `built`, an aligner already made from `base`, serves its default modules
+    /// and language (so its resource files are not read a second time).
+    pub fn new(base: AlignerOptions, built: Option<Arc<Aligner>>) -> Self {
+        let mut aligners = HashMap::new();
+        if let Some(aligner) = built {
+            aligners.insert((String::new(), base.language.clone()), Pooled::new(aligner));
+        }
+        MeteorAlignUdf { signature: Signature::user_defined(Volatility::Immutable), base, aligners: Mutex::new(aligners) }
     }
 
     fn aligner(&self, modules: &str, language: &str) -> Result<Arc<Pooled>> {
@@ -52,9 +65,7 @@ impl MeteorAlignUdf {
         let fail = |e: crate::align::AlignError| exec_datafusion_err!("{NAME}: {e}");
         let modules = if modules.is_empty() { self.base.modules.clone() } else { Some(Module::parse_list(modules).map_err(fail)?) };
         let options = AlignerOptions { modules, language: language.to_string(), ..self.base.clone() };
-        let aligner = Aligner::new(options).map_err(fail)?;
-        let names = aligner.modules().iter().map(|m| m.name()).collect();
-        let pooled = Arc::new(Pooled { aligner, names, scratch: Mutex::default() });
+        let pooled = Pooled::new(Arc::new(Aligner::new(options).map_err(fail)?));
         aligners.insert(key, pooled.clone());
         Ok(pooled)
     }

@@ -62,7 +62,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(lm::LmUdf::new(resources.lm.clone()))),
         Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
         Arc::new(ScalarUDF::from(chrf::ChrfUdf::default())),
-        Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone()))),
+        Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone(), resources.built_aligner.0.clone()))),
     ]
 }
 

@@ -79,16 +79,19 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     // Left on, it copies `lepod(...)` into each of its three field accesses (DataFusion 55
     // pushes get_field towards the scan), and LePoD would run three times per pair.
     config.options_mut().optimizer.enable_leaf_expression_pushdown = false;
-    let mut resource_options = options.resources.clone();
-    if let Some(align) = &options.align {
-        if options.alignments.is_some() {
-            bail!("--align computes the alignment when no --alignments table is given: give one or the other");
+    // Built now, to fail before any work on a bad module, language or resource file; the
+    // session's meteor_align then uses it.
+    let aligner = match &options.align {
+        Some(_) if options.alignments.is_some() => {
+            bail!("--align computes the alignment when no --alignments table is given: give one or the other")
         }
-        // Fail before any work on a bad module, language or resource file.
-        Aligner::new(align.clone())?;
-        resource_options.aligner = align.clone();
+        Some(align) => Some(Aligner::new(align.clone())?),
+        None => None,
+    };
+    let (mut resources, loaded) = resources::load(&options.resources).await?;
+    if let Some(aligner) = aligner {
+        resources = resources.with_built_aligner(aligner);
     }
-    let (resources, loaded) = resources::load(&resource_options).await?;
     let ctx = Session { config, resources, tuning: options.tuning }.build()?;
     let mut summary = Summary { signature: columns::signature(options, &metrics), ..Default::default() };
     summary.notes.extend(loaded);
