@@ -162,3 +162,49 @@ fn meteor_align_in_sql_and_score_align_give_meteors_own_links() {
     );
     assert_eq!(differing, ["1000,0"]);
 }
+
+#[tokio::test]
+async fn meteor_align_bad_input_gives_null_or_an_error_naming_it() {
+    let ctx = context();
+    // A NULL sentence or token gives a NULL alignment, as every pairmetrics function does.
+    let rows = strings(
+        &ctx,
+        "SELECT CASE WHEN l IS NULL THEN 'NULL' ELSE l[2]['module'] END FROM (SELECT meteor_align(s, t) AS l \
+         FROM (VALUES (['the', 'cats'], ['the', 'cat']), (NULL, ['a']), (['x', NULL], ['x'])) AS v(s, t))",
+        0,
+    )
+    .await;
+    assert_eq!(rows, [Some("stem".to_string()), Some("NULL".to_string()), Some("NULL".to_string())]);
+    for (query, expected) in [
+        ("SELECT meteor_align(['a'], ['a'], 'exact fuzzy')", "meteor_align: unknown module `fuzzy`"),
+        ("SELECT meteor_align(['a'], ['a'], 'exact', 'klingon')", "meteor_align: unknown language `klingon`"),
+        ("SELECT meteor_align(['a'], ['a'], 'paraphrase')", "meteor_align: the paraphrase module needs a paraphrase table"),
+        ("SELECT meteor_align('a b', ['a'])", "src"),
+    ] {
+        let error = match ctx.sql(query).await {
+            Ok(frame) => frame.collect().await.unwrap_err(),
+            Err(error) => error,
+        };
+        assert!(error.to_string().contains(expected), "{query}: {error}");
+    }
+}
+
+#[test]
+fn score_align_and_import_meteor_name_what_is_wrong() {
+    let dir = TempDir::new().unwrap();
+    let pairs = sample().join("pairs.parquet");
+    let out = dir.path().join("out.parquet");
+    let error = err(&["score", "--pairs", path_str(&pairs), "--align", "meteor:exact+fuzzy", "--out", path_str(&out)]);
+    assert!(error.contains("unknown module `fuzzy`"), "{error}");
+    let error = err(&["score", "--pairs", path_str(&pairs), "--align", "giza", "--out", path_str(&out)]);
+    assert!(error.contains("--align giza: the aligner is `meteor`"), "{error}");
+    assert!(!out.exists(), "no output on an error");
+
+    // A Matcher file whose module column indexes past the --modules list.
+    let matcher = dir.path().join("m.txt");
+    std::fs::write(&matcher, "Alignment 1\na\na\nLine2Start:Length\tLine1Start:Length\tModule\t\tScore\n0:1\t\t\t0:1\t\t\t3\t\t1.0\n\n").unwrap();
+    let table = dir.path().join("a.parquet");
+    let error = err(&["import", "meteor", "--alignments", path_str(&matcher), "--modules", "exact stem", "--out", path_str(&table)]);
+    assert!(error.contains("m.txt:1: block 1 has module 3, but --modules lists 2 (exact stem)"), "{error}");
+    assert!(!table.exists());
+}

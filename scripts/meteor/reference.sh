@@ -4,10 +4,12 @@
 # makes the cases (make_cases.py) and records what its Matcher prints for each, and the stems of
 # its bundled Snowball English stemmer for every word of the Europarl sample.
 #
-# Usage: scripts/meteor/reference.sh METEOR_CHECKOUT [EUROPARL_EN]
+# Usage: scripts/meteor/reference.sh METEOR_CHECKOUT EUROPARL_EN
+# EUROPARL_EN: the English lines of Europarl v7 fr-en (https://www.statmt.org/europarl/), the
+# first 3,000 (europarl-v7.fr-en.head3000.en) for the committed cases.
 set -euo pipefail
-meteor=${1:?usage: $0 METEOR_CHECKOUT [EUROPARL_EN]}
-europarl=${2:-../shared/data/europarl/europarl-v7.fr-en.head3000.en}
+meteor=${1:?usage: $0 METEOR_CHECKOUT EUROPARL_EN}
+europarl=${2:?usage: $0 METEOR_CHECKOUT EUROPARL_EN}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 out=$repo/tests/data/meteor
