@@ -2,7 +2,7 @@
 //! its paraphrase), gzip-compressed in METEOR's distribution. Phrases are looked up in a trie
 //! over word ids, as METEOR's `ParaphraseTransducer` does.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::io::BufRead;
 
 use super::java;

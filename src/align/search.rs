@@ -168,14 +168,17 @@ fn index(key: u128) -> usize {
 }
 
 /// The best `keep` paths in METEOR's order, as keys whose low 24 bits index `paths`.
-fn rank(paths: &mut [Path], order: &mut Vec<u128>, objective: Objective, keep: usize) {
+fn rank<'a>(paths: impl Iterator<Item = &'a Path>, order: &mut Vec<u128>, objective: Objective, keep: usize) {
     order.clear();
-    order.extend(paths.iter().enumerate().map(|(i, p)| key(p, objective, i)));
-    if order.len() > keep && keep > 0 {
-        order.select_nth_unstable(keep - 1);
-        order.truncate(keep);
+    order.extend(paths.enumerate().map(|(i, p)| key(p, objective, i)));
+    // Where nothing branched the paths often come out in order already.
+    if !order.is_sorted() {
+        if order.len() > keep && keep > 0 {
+            order.select_nth_unstable(keep - 1);
+            order.truncate(keep);
+        }
+        order.sort_unstable();
     }
-    order.sort_unstable();
     order.truncate(keep);
 }
 
@@ -197,8 +200,10 @@ pub(super) fn resolve(c: &Candidates, weights: &[f64], beam_size: usize, objecti
         }
     }
     // With every candidate fixed there is nothing to choose: the search would walk one path.
+    // With a beam of 0 METEOR warns "unexpected conditions" at every position and carries its
+    // first path on unexpanded: the fixed matches are all it finds.
     let all_fixed = c.at[..n2].iter().zip(&fixed).all(|(at, f)| at.is_empty() || (at.len() == 1 && f.is_some()));
-    if all_fixed {
+    if all_fixed || beam_size == 0 {
         return fixed.into_iter().flatten().collect();
     }
     let start = Path {
@@ -213,29 +218,30 @@ pub(super) fn resolve(c: &Candidates, weights: &[f64], beam_size: usize, objecti
         slot: 0,
         last_choice: NONE,
     };
-    let mut paths = Vec::new();
+    // The beam, best first, and the paths it leads to at the current position, in the order
+    // METEOR makes them. A path that takes a match is counted at once but gets its word bits
+    // and its place in the choice chain only if it makes the next beam.
+    let mut paths = vec![start];
+    let mut next: Vec<(Path, Option<Match>)> = Vec::new();
     let mut order = Vec::new();
-    let mut next = vec![start];
     for current in 0..=n2 {
-        std::mem::swap(&mut paths, &mut next);
         next.clear();
-        rank(&mut paths, &mut order, objective, beam_size);
-        for mut path in order.iter().map(|&k| paths[index(k)]) {
+        for mut path in paths.drain(..) {
             if current == n2 {
                 if path.last_end != -1 {
                     path.chunks += 1;
                 }
-                next.push(path);
+                next.push((path, None));
                 continue;
             }
             if Beam::bit(beam.slot(&path), current) {
                 if current < path.idx {
-                    next.push(path);
+                    next.push((path, None));
                 } else if let Some(m) = fixed[path.idx] {
                     // A fixed match begins here.
                     path.take(&m, weights[m.stage as usize]);
                     path.distance += distance(&m);
-                    next.push(path);
+                    next.push((path, None));
                 }
                 // Otherwise METEOR drops the path (it cannot happen: a used word past `idx`
                 // belongs to a fixed match starting at `idx`).
@@ -246,28 +252,29 @@ pub(super) fn resolve(c: &Candidates, weights: &[f64], beam_size: usize, objecti
                     continue;
                 }
                 let mut taken = path;
-                beam.take(&mut taken, m);
-                beam.choices.push((*m, path.last_choice));
-                taken.last_choice = (beam.choices.len() - 1) as u32;
                 taken.take(m, weights[m.stage as usize]);
+                next.push((taken, Some(*m)));
                 // METEOR adds the distance to the path it branched from, not to the branch: each
                 // later branch and the path that skips carry the distances of the earlier ones.
                 path.distance += distance(m);
-                next.push(taken);
             }
             path.close_chunk();
             path.idx += 1;
-            next.push(path);
+            next.push((path, None));
         }
-        if next.is_empty() {
-            // Only with a beam of 0: METEOR warns "unexpected conditions" and carries its best
-            // path on unexpanded.
-            rank(&mut paths, &mut order, objective, 1);
-            next.push(paths[index(order[0])]);
+        let keep = if current == n2 { 1 } else { beam_size };
+        rank(next.iter().map(|(path, _)| path), &mut order, objective, keep);
+        for &k in &order {
+            let (mut path, taken) = next[index(k)];
+            if let Some(m) = taken {
+                beam.take(&mut path, &m);
+                beam.choices.push((m, path.last_choice));
+                path.last_choice = (beam.choices.len() - 1) as u32;
+            }
+            paths.push(path);
         }
     }
-    rank(&mut next, &mut order, objective, 1);
-    let best = next[index(order[0])];
+    let best = paths[0];
     let mut matches: Vec<Match> = fixed.into_iter().flatten().collect();
     let mut choice = best.last_choice;
     while choice != NONE {

@@ -1,7 +1,7 @@
 //! The `stem` module's stemmers: Snowball for the languages METEOR 1.5 compiles one in, or a
 //! lookup table (METEOR's `-e`: lines `word count stem`, gzip-compressed or not).
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::io::BufRead;
 
 use rust_stemmers::{Algorithm, Stemmer as Snowball};

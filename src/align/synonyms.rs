@@ -3,7 +3,7 @@
 //! line of its irregular forms), and the WordNet morphology METEOR applies to a word that is
 //! not an exception.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::io::BufRead;
 
 use super::java;
