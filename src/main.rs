@@ -11,7 +11,7 @@ use pairmetrics::resources::{self, MissingResource, Resource};
 use pairmetrics::session::Tuning;
 use pairmetrics::parquet::Codec;
 use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
-use pairmetrics::pipeline::{align, demo, import, lepod, pivot, score, sql, triples};
+use pairmetrics::pipeline::{align, compare, demo, import, lepod, pivot, score, sql, triples};
 
 #[derive(Parser)]
 #[command(
@@ -240,6 +240,42 @@ enum Command {
         #[command(flatten)]
         tuning: TuningArgs,
     },
+    /// Is system B really better than A? Compare scored outputs over the same pairs.
+    ///
+    /// The first file is the baseline; every other is compared with it, metric by metric: each
+    /// system's mean with a percentile bootstrap interval, the delta (system - baseline) with its
+    /// interval, and two p-values: sacrebleu's paired bootstrap and its paired approximate
+    /// randomization (equal means give p = 1). The files must hold the same pair_ids, each once;
+    /// a pair a system did not score (NULL) is left out of its figures. Every figure is also a
+    /// SQL aggregate (bootstrap_ci, paired_bootstrap, approx_randomization); the resampling is a
+    /// Poisson bootstrap seeded by --seed, so the same inputs give the same figures. See
+    /// docs/significance.md.
+    Compare {
+        /// Scored Parquet files (`score` output, or any table with pair_id and numeric columns):
+        /// the baseline first.
+        #[arg(required = true, num_args = 2.., value_name = "SCORED")]
+        files: Vec<PathBuf>,
+        /// Columns to compare (default: every score column `score` writes that all files have).
+        #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+        metrics: Option<Vec<String>>,
+        /// Bootstrap resamples (sacrebleu's default).
+        #[arg(long, default_value_t = compare::CompareOptions::default().resamples)]
+        resamples: u64,
+        /// Approximate randomization trials (sacrebleu's default).
+        #[arg(long, default_value_t = compare::CompareOptions::default().trials)]
+        trials: u64,
+        /// Seed of every random draw (sacrebleu's default).
+        #[arg(long, default_value_t = compare::CompareOptions::default().seed)]
+        seed: u64,
+        /// Confidence level of the intervals.
+        #[arg(long, default_value_t = compare::CompareOptions::default().level)]
+        level: f64,
+        /// How to print the result.
+        #[arg(long, value_enum, default_value = "table")]
+        format: CompareFormat,
+        #[command(flatten)]
+        tuning: TuningArgs,
+    },
     /// Score the bundled Europarl sample (3,000 fr-en pairs) and print a short SQL tour.
     Demo {
         /// Directory with pairs.parquet and alignments.parquet.
@@ -249,6 +285,14 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CompareFormat {
+    /// A text table, a row per metric and system.
+    Table,
+    /// One JSON document.
+    Json,
 }
 
 /// METEOR 1.5 aligner options, with Matcher's own short flags (`align`; in `sql` and `score`
@@ -586,6 +630,14 @@ async fn run(cli: Cli) -> Result<()> {
             let options = triples::TriplesOptions { pairs, arcs, side, out, lowercase, tuning: tuning.into() };
             let summary = triples::triples(&options).await?;
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
+        }
+        Command::Compare { files, metrics, resamples, trials, seed, level, format, tuning } => {
+            let options = compare::CompareOptions { metrics, resamples, trials, seed, level };
+            let comparison = compare::compare(&files, &options, &tuning.into()).await?;
+            match format {
+                CompareFormat::Table => write!(stdout, "{}", comparison.text())?,
+                CompareFormat::Json => writeln!(stdout, "{:#}", comparison.json())?,
+            }
         }
         Command::Demo { data, out } => {
             let out = out.unwrap_or_else(|| std::env::temp_dir().join("pairmetrics-demo.parquet"));

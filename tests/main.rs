@@ -15,5 +15,6 @@ mod properties;
 mod rank;
 mod reliability;
 mod schemas;
+mod significance;
 mod true_score;
 mod udf_types;

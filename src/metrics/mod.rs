@@ -7,6 +7,7 @@ pub mod intern;
 pub mod lepod;
 pub mod ngram;
 pub mod rank;
+pub mod significance;
 pub mod synthetic;
 pub mod true_score;
 pub mod word_accuracy;

@@ -1,6 +1,7 @@
 //! The jobs behind the command line.
 
 pub mod align;
+pub mod compare;
 pub mod demo;
 pub mod import;
 pub mod lepod;

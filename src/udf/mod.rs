@@ -10,6 +10,7 @@ pub mod lepod;
 pub mod lm;
 pub mod meteor_align;
 pub mod rank;
+pub mod significance;
 pub mod synthetic;
 pub mod text;
 pub mod true_score;
@@ -68,9 +69,16 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
 
 /// Every aggregate UDF of pairmetrics.
 pub fn all_aggregate_udfs() -> Vec<Arc<AggregateUDF>> {
+    use significance::{SignificanceUdf as S, Test as T};
     vec![
         Arc::new(AggregateUDF::from(derp::DerpPooled::default())),
         Arc::new(AggregateUDF::from(rank::KendallTauA::default())),
+        Arc::new(AggregateUDF::from(S::new(T::BootstrapCi, false))),
+        Arc::new(AggregateUDF::from(S::new(T::BootstrapCi, true))),
+        Arc::new(AggregateUDF::from(S::new(T::PairedBootstrap, false))),
+        Arc::new(AggregateUDF::from(S::new(T::PairedBootstrap, true))),
+        Arc::new(AggregateUDF::from(S::new(T::ApproxRandomization, false))),
+        Arc::new(AggregateUDF::from(S::new(T::ApproxRandomization, true))),
     ]
 }
 

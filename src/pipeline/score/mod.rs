@@ -23,7 +23,7 @@ use crate::resources::{self, ResourceOptions};
 use crate::parquet::{AtomicParquetWriter, Codec, KeyOrder, ParquetInput, lockstep};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
-pub use columns::{METRICS, Metric};
+pub use columns::{METRICS, Metric, Role, all_columns};
 pub use summary::{MetricSummary, Summary};
 
 #[derive(Debug, Clone)]

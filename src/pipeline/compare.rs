@@ -1,0 +1,290 @@
+//! `pairmetrics compare`: scored outputs of systems over the same pairs, each against the first
+//! (the baseline). Per metric: every system's mean with its bootstrap interval, and for the
+//! others the delta to the baseline with its interval and the paired bootstrap and approximate
+//! randomization p-values, all by the SQL aggregates of `udf::significance`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use datafusion::arrow::array::{Array, AsArray, RecordBatch, StructArray};
+use datafusion::arrow::datatypes::{Float64Type, UInt64Type};
+use datafusion::prelude::SessionContext;
+use serde_json::{Value, json};
+
+use super::score::{Role, all_columns};
+use super::sql::context_with_tables_and;
+use crate::session::{Tuning, count};
+use crate::udf::significance::{DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS};
+use crate::Resources;
+
+#[derive(Debug, Clone)]
+pub struct CompareOptions {
+    /// Columns to compare; None: every score column `score` writes that all files have.
+    pub metrics: Option<Vec<String>>,
+    pub resamples: u64,
+    pub trials: u64,
+    pub seed: u64,
+    pub level: f64,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions { metrics: None, resamples: DEFAULT_RESAMPLES, trials: DEFAULT_TRIALS, seed: DEFAULT_SEED, level: DEFAULT_LEVEL }
+    }
+}
+
+impl CompareOptions {
+    /// What the figures depend on besides the data.
+    pub fn signature(&self) -> String {
+        format!("compare:bs={}:ar={}:seed={}:level={}", self.resamples, self.trials, self.seed, self.level)
+    }
+}
+
+/// A mean (or a delta) with its interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// Against the baseline, on the pairs both scored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Versus {
+    pub n: u64,
+    pub delta: Estimate,
+    pub p_bootstrap: f64,
+    pub p_randomization: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemResult {
+    pub file: String,
+    /// Pairs it scored.
+    pub n: u64,
+    pub mean: Option<Estimate>,
+    /// None for the baseline, or when no pair is scored by both.
+    pub versus: Option<Versus>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricResult {
+    pub metric: String,
+    pub systems: Vec<SystemResult>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub signature: String,
+    pub pairs: u64,
+    pub metrics: Vec<MetricResult>,
+}
+
+/// Compare `files` (the baseline first) as `options` say.
+pub async fn compare(files: &[PathBuf], options: &CompareOptions, tuning: &Tuning) -> Result<Comparison> {
+    if files.len() < 2 {
+        bail!("compare needs a baseline and at least one system: got {} file(s)", files.len());
+    }
+    if !(options.level > 0.0 && options.level < 1.0) {
+        bail!("--level must be in (0, 1), e.g. 0.95; got {}", options.level);
+    }
+    let tables: Vec<(String, PathBuf)> = files.iter().enumerate().map(|(i, f)| (format!("system{i}"), f.clone())).collect();
+    let ctx = context_with_tables_and(&tables, &[], &Resources::default(), tuning).await?;
+    let metrics = metrics(&ctx, files, options).await?;
+    let pairs = check_pairs(&ctx, files).await?;
+    let CompareOptions { resamples: r, trials: t, seed: s, level: l, .. } = *options;
+    let mut results: Vec<MetricResult> =
+        metrics.iter().map(|m| MetricResult { metric: m.clone(), systems: Vec::with_capacity(files.len()) }).collect();
+    // The baseline alone, then each system joined to it.
+    let select: Vec<String> = metrics.iter().map(|m| format!("bootstrap_ci(\"{m}\", {l}, {r}, {s})")).collect();
+    let batch = one_row(&ctx, &format!("SELECT {} FROM system0", select.join(", "))).await?;
+    for (k, result) in results.iter_mut().enumerate() {
+        let (n, mean) = interval(batch.column(k).as_struct(), "mean");
+        result.systems.push(SystemResult { file: files[0].display().to_string(), n, mean, versus: None });
+    }
+    for (i, file) in files.iter().enumerate().skip(1) {
+        let select: Vec<String> = metrics
+            .iter()
+            .flat_map(|m| {
+                [
+                    format!("bootstrap_ci(s.\"{m}\", {l}, {r}, {s})"),
+                    format!("paired_bootstrap(b.\"{m}\", s.\"{m}\", {r}, {s}, {l})"),
+                    format!("approx_randomization(b.\"{m}\", s.\"{m}\", {t}, {s})"),
+                ]
+            })
+            .collect();
+        let query = format!("SELECT {} FROM system0 b JOIN system{i} s USING (pair_id)", select.join(", "));
+        let batch = one_row(&ctx, &query).await?;
+        for (k, result) in results.iter_mut().enumerate() {
+            let (n, mean) = interval(batch.column(3 * k).as_struct(), "mean");
+            let paired = batch.column(3 * k + 1).as_struct();
+            let (n_both, delta) = interval(paired, "delta");
+            let p_bootstrap = float(paired, "p_value");
+            let p_randomization = batch.column(3 * k + 2).as_primitive::<Float64Type>();
+            let versus = match (delta, p_bootstrap, p_randomization.is_valid(0)) {
+                (Some(delta), Some(p_bootstrap), true) => {
+                    Some(Versus { n: n_both, delta, p_bootstrap, p_randomization: p_randomization.value(0) })
+                }
+                _ => None,
+            };
+            result.systems.push(SystemResult { file: file.display().to_string(), n, mean, versus });
+        }
+    }
+    Ok(Comparison { signature: options.signature(), pairs, metrics: results })
+}
+
+/// The metrics asked for, checked to be numeric columns of every file; by default the score
+/// columns every file has.
+async fn metrics(ctx: &SessionContext, files: &[PathBuf], options: &CompareOptions) -> Result<Vec<String>> {
+    let mut schemas = Vec::new();
+    for i in 0..files.len() {
+        schemas.push(ctx.table_provider(format!("system{i}").as_str()).await?.schema());
+    }
+    let numeric = |i: usize, name: &str| schemas[i].field_with_name(name).ok().map(|f| f.data_type().is_numeric());
+    match &options.metrics {
+        Some(wanted) => {
+            for name in wanted {
+                for (i, file) in files.iter().enumerate() {
+                    match numeric(i, name) {
+                        Some(true) => {}
+                        Some(false) => bail!("{}: column `{name}` is not numeric", file.display()),
+                        None => bail!("{}: no column `{name}` to compare", file.display()),
+                    }
+                }
+            }
+            Ok(wanted.clone())
+        }
+        None => {
+            let found: Vec<String> = all_columns()
+                .filter(|c| c.role == Role::Score)
+                .filter(|c| (0..files.len()).all(|i| numeric(i, c.name) == Some(true)))
+                .map(|c| c.name.to_string())
+                .collect();
+            if found.is_empty() {
+                bail!("no score column (led, pod, derp, ...) is in every file: name the columns with --metrics");
+            }
+            Ok(found)
+        }
+    }
+}
+
+/// Every file must hold the same pairs, each once: the baseline's count.
+async fn check_pairs(ctx: &SessionContext, files: &[PathBuf]) -> Result<u64> {
+    let mut rows = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let table = format!("system{i}");
+        if !ctx.table_provider(table.as_str()).await?.schema().field_with_name("pair_id").is_ok_and(|f| f.data_type().is_integer()) {
+            bail!("{}: no integer pair_id column; compare pairs systems' scores by pair_id", file.display());
+        }
+        let all = count(ctx, &format!("SELECT count(*) FROM {table}")).await?;
+        let distinct = count(ctx, &format!("SELECT count(DISTINCT pair_id) FROM {table}")).await?;
+        let set = count(ctx, &format!("SELECT count(pair_id) FROM {table}")).await?;
+        if set != all {
+            bail!("{}: {} rows have no pair_id", file.display(), all - set);
+        }
+        if distinct != all {
+            bail!("{}: pair_id values repeat ({all} rows, {distinct} distinct pair_ids)", file.display());
+        }
+        rows.push(all);
+    }
+    for (i, file) in files.iter().enumerate().skip(1) {
+        let common = count(ctx, &format!("SELECT count(*) FROM system0 JOIN system{i} USING (pair_id)")).await?;
+        if common != rows[0] || common != rows[i] {
+            bail!(
+                "{} and the baseline {} do not hold the same pairs: {} and {} rows, {common} pair_ids in common",
+                file.display(),
+                files[0].display(),
+                rows[i],
+                rows[0]
+            );
+        }
+    }
+    Ok(rows[0])
+}
+
+async fn one_row(ctx: &SessionContext, query: &str) -> Result<RecordBatch> {
+    let batches = ctx.sql(query).await?.collect().await?;
+    let batch = datafusion::arrow::compute::concat_batches(&batches[0].schema(), &batches)?;
+    if batch.num_rows() != 1 {
+        bail!("internal: `{query}` gave {} rows, not 1", batch.num_rows());
+    }
+    Ok(batch)
+}
+
+fn float(s: &StructArray, name: &str) -> Option<f64> {
+    let column = s.column_by_name(name)?.as_primitive::<Float64Type>();
+    column.is_valid(0).then(|| column.value(0))
+}
+
+/// (n, the estimate named `name` with low and high) of a bootstrap struct.
+fn interval(s: &StructArray, name: &str) -> (u64, Option<Estimate>) {
+    let n = s.column_by_name("n").map_or(0, |c| c.as_primitive::<UInt64Type>().value(0));
+    let estimate = match (float(s, name), float(s, "low"), float(s, "high")) {
+        (Some(value), Some(low), Some(high)) => Some(Estimate { value, low, high }),
+        _ => None,
+    };
+    (n, estimate)
+}
+
+impl Comparison {
+    /// A table like sacrebleu's `--paired-bs`: a row per metric and system.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "{} pairs; signature {}", self.pairs, self.signature);
+        let _ = writeln!(out, "baseline: {}; * p < 0.05", self.metrics.first().map_or("", |m| m.systems[0].file.as_str()));
+        let width = |names: &mut dyn Iterator<Item = usize>, header: &str| names.chain([header.len()]).max().unwrap_or(0);
+        let metric_width = width(&mut self.metrics.iter().map(|m| m.metric.len()), "metric");
+        let system_width = width(&mut self.metrics.iter().flat_map(|m| m.systems.iter().map(|s| s.file.len())), "system");
+        let row = |cells: [&str; 7]| {
+            format!(
+                "{:<mw$}  {:<sw$}  {:>8}  {:>26}  {:>29}  {:>7}  {:>7}",
+                cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6],
+                mw = metric_width,
+                sw = system_width
+            )
+            .trim_end()
+            .to_string()
+        };
+        let _ = writeln!(out, "{}", row(["metric", "system", "n", "mean [interval]", "delta [interval]", "p (bs)", "p (ar)"]));
+        let interval = |e: &Option<Estimate>, signed: bool| match e {
+            Some(e) if signed => format!("{:+.4} [{:+.4}, {:+.4}]", e.value, e.low, e.high),
+            Some(e) => format!("{:.4} [{:.4}, {:.4}]", e.value, e.low, e.high),
+            None => "-".into(),
+        };
+        let p = |p: f64| format!("{p:.4}{}", if p < 0.05 { "*" } else { "" });
+        for metric in &self.metrics {
+            for system in &metric.systems {
+                let (delta, p_bs, p_ar) = match &system.versus {
+                    Some(v) => (interval(&Some(v.delta), true), p(v.p_bootstrap), p(v.p_randomization)),
+                    None => (String::new(), String::new(), String::new()),
+                };
+                let (n, mean) = (system.n.to_string(), interval(&system.mean, false));
+                let _ = writeln!(out, "{}", row([&metric.metric, &system.file, &n, &mean, &delta, &p_bs, &p_ar]));
+            }
+        }
+        out
+    }
+
+    pub fn json(&self) -> Value {
+        let estimate = |e: &Option<Estimate>| e.map(|e| json!({"value": e.value, "low": e.low, "high": e.high}));
+        let metrics: Vec<Value> = self
+            .metrics
+            .iter()
+            .map(|m| {
+                let systems: Vec<Value> = m
+                    .systems
+                    .iter()
+                    .map(|s| {
+                        let versus = s.versus.map(|v| {
+                            json!({"n": v.n, "delta": estimate(&Some(v.delta)), "p_bootstrap": v.p_bootstrap, "p_randomization": v.p_randomization})
+                        });
+                        json!({"file": s.file, "n": s.n, "mean": estimate(&s.mean), "versus_baseline": versus})
+                    })
+                    .collect();
+                json!({"metric": m.metric, "systems": systems})
+            })
+            .collect();
+        json!({"signature": self.signature, "pairs": self.pairs, "metrics": metrics})
+    }
+}
