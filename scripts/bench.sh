@@ -104,3 +104,4 @@ python3 scripts/bench_report.py "$RESULTS" "$DIR" > BENCHMARKS.md
 echo "wrote BENCHMARKS.md" >&2
 # The aligner section (METEOR_CHECKOUT: a cmu-mtlab/meteor checkout, to time its jar code too).
 scripts/bench_align.sh ${METEOR_CHECKOUT:-}
+scripts/bench_significance.sh

@@ -187,45 +187,65 @@ pub fn approx_randomization(sample: &Sample, trials: u64, seed: u64) -> Option<f
     if observed == 0.0 {
         return Some(1.0);
     }
-    let per_trial = |trial: u64| {
-        let mut sums = Sums::default();
-        for d in &rows {
-            // Of the row's `count` copies, `swapped` trade places.
-            let swapped = half_binomial(d.count, &mut Uniforms::new(d.key, trial)) as f64;
-            let kept = d.count as f64 - swapped;
-            let [na, da, nb, db] = d.row;
-            sums.add(&d.row, kept);
-            sums.add(&[nb, db, na, da], swapped);
-        }
-        sums
-    };
-    let stats = parallel(trials, per_trial);
+    let stats = sums_per_draw(&rows, trials, |_, d, draw, sums| {
+        // Of the row's `count` copies, `swapped` trade places.
+        let swapped = half_binomial(d.count, &mut Uniforms::new(d.key, draw)) as f64;
+        let [na, da, nb, db] = d.row;
+        sums.add(&d.row, d.count as f64 - swapped);
+        sums.add(&[nb, db, na, da], swapped);
+    });
     let beyond = stats.iter().filter_map(|s| s.ratios()).filter(|(a, b)| (b - a).abs() > observed).count();
     Some((beyond + 1) as f64 / (trials + 1) as f64)
 }
 
 /// The sums of each resample: resample r takes every distinct row Poisson(count) times.
 fn resample(rows: &[Distinct], resamples: u64) -> Vec<Sums> {
-    parallel(resamples, |r| {
-        let mut sums = Sums::default();
-        for d in rows {
-            let weight = poisson(d.count as f64, &mut Uniforms::new(d.key, r));
-            if weight > 0 {
-                sums.add(&d.row, weight as f64);
-            }
+    // One generator per distinct count, shared by the rows of that count.
+    let mut generators: Vec<Poisson> = Vec::new();
+    let mut by_count: HashMap<u64, usize> = HashMap::new();
+    let generator: Vec<usize> = rows
+        .iter()
+        .map(|d| {
+            *by_count.entry(d.count).or_insert_with(|| {
+                generators.push(Poisson::new(d.count as f64));
+                generators.len() - 1
+            })
+        })
+        .collect();
+    sums_per_draw(rows, resamples, |i, d, draw, sums| {
+        let weight = generators[generator[i]].draw(&mut Uniforms::new(d.key, draw));
+        if weight > 0 {
+            sums.add(&d.row, weight as f64);
         }
-        sums
     })
 }
 
-/// `f(0..n)` on every core, in order.
-fn parallel<T: Send>(n: u64, f: impl Fn(u64) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n.max(1) as usize) as u64;
-    let chunk = n.div_ceil(threads.max(1));
+/// Rows a thread takes through all its draws before the next: they stay in cache, where a
+/// pass over every row per draw would stream them from memory a thousand times.
+const BLOCK: usize = 2048;
+
+/// The sums of draws (resamples or trials) 0..n, each over every row in row order via
+/// `add(row index, row, draw key, sums)`; the draws split across the cores.
+fn sums_per_draw(rows: &[Distinct], n: u64, add: impl Fn(usize, &Distinct, u64, &mut Sums) + Sync) -> Vec<Sums> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1) as usize) as u64;
+    let chunk = n.div_ceil(threads);
+    let add = &add;
     std::thread::scope(|scope| {
-        let f = &f;
         let handles: Vec<_> = (0..threads)
-            .map(|t| scope.spawn(move || (t * chunk..((t + 1) * chunk).min(n)).map(f).collect::<Vec<T>>()))
+            .map(|t| {
+                scope.spawn(move || {
+                    let draws: Vec<u64> = (t * chunk..((t + 1) * chunk).min(n)).map(Uniforms::draw_key).collect();
+                    let mut sums = vec![Sums::default(); draws.len()];
+                    for (b, block) in rows.chunks(BLOCK).enumerate() {
+                        for (sums, &draw) in sums.iter_mut().zip(&draws) {
+                            for (k, d) in block.iter().enumerate() {
+                                add(b * BLOCK + k, d, draw, sums);
+                            }
+                        }
+                    }
+                    sums
+                })
+            })
             .collect();
         handles.into_iter().flat_map(|h| h.join().expect("a resampling thread panicked")).collect()
     })
@@ -261,8 +281,13 @@ struct Uniforms {
 }
 
 impl Uniforms {
-    fn new(row_key: u64, draw: u64) -> Self {
-        Uniforms { state: mix(row_key ^ mix(draw.wrapping_add(1).wrapping_mul(GAMMA))) }
+    /// The key of resample or trial `draw`, computed once for all rows.
+    fn draw_key(draw: u64) -> u64 {
+        mix(draw.wrapping_add(1).wrapping_mul(GAMMA))
+    }
+
+    fn new(row_key: u64, draw_key: u64) -> Self {
+        Uniforms { state: mix(row_key ^ draw_key) }
     }
 
     fn next_u64(&mut self) -> u64 {
@@ -276,38 +301,54 @@ impl Uniforms {
     }
 }
 
-/// A Poisson(lambda) count: by inversion below 10, by Hörmann's transformed rejection (PTRS,
-/// as numpy draws them) from 10 on.
-fn poisson(lambda: f64, u: &mut Uniforms) -> u64 {
-    if lambda < 10.0 {
-        let x = u.next();
-        let (mut k, mut p) = (0, (-lambda).exp());
-        let mut cdf = p;
-        while x >= cdf && p > 0.0 {
-            k += 1;
-            p *= lambda / k as f64;
-            cdf += p;
+/// Poisson(lambda) counts: by inversion (a binary search of the cumulative probabilities, built
+/// once) below 100, by Hörmann's transformed rejection (PTRS, as numpy draws them) from 100 on,
+/// where it rarely needs its slow path; the constants of a lambda are computed once.
+enum Poisson {
+    /// The cumulative probabilities of 0, 1, ... up to the first term that is 0 in f64.
+    Inversion { cdf: Vec<f64> },
+    Rejection { lambda: f64, loglam: f64, a: f64, b: f64, ln_inv_alpha: f64, vr: f64 },
+}
+
+impl Poisson {
+    fn new(lambda: f64) -> Self {
+        if lambda < 100.0 {
+            let (mut p, mut k) = ((-lambda).exp(), 0);
+            let mut cdf = vec![p];
+            while p > 0.0 {
+                k += 1;
+                p *= lambda / f64::from(k);
+                cdf.push(cdf[cdf.len() - 1] + p);
+            }
+            return Poisson::Inversion { cdf };
         }
-        return k;
+        let b = 0.931 + 2.53 * lambda.sqrt();
+        let a = -0.059 + 0.02483 * b;
+        let ln_inv_alpha = (1.1239 + 1.1328 / (b - 3.4)).ln();
+        Poisson::Rejection { lambda, loglam: lambda.ln(), a, b, ln_inv_alpha, vr: 0.9277 - 3.6224 / (b - 2.0) }
     }
-    let (slam, loglam) = (lambda.sqrt(), lambda.ln());
-    let b = 0.931 + 2.53 * slam;
-    let a = -0.059 + 0.02483 * b;
-    let inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
-    let vr = 0.9277 - 3.6224 / (b - 2.0);
-    loop {
-        let uu = u.next() - 0.5;
-        let v = u.next();
-        let us = 0.5 - uu.abs();
-        let k = ((2.0 * a / us + b) * uu + lambda + 0.43).floor();
-        if us >= 0.07 && v <= vr {
-            return k as u64;
-        }
-        if k < 0.0 || (us < 0.013 && v > us) {
-            continue;
-        }
-        if v.ln() + inv_alpha.ln() - (a / (us * us) + b).ln() <= -lambda + k * loglam - ln_gamma(k + 1.0) {
-            return k as u64;
+
+    fn draw(&self, u: &mut Uniforms) -> u64 {
+        match *self {
+            Poisson::Inversion { ref cdf } => {
+                let x = u.next();
+                cdf.partition_point(|&c| c <= x).min(cdf.len() - 1) as u64
+            }
+            Poisson::Rejection { lambda, loglam, a, b, ln_inv_alpha, vr } => loop {
+                let uu = u.next() - 0.5;
+                let v = u.next();
+                let us = 0.5 - uu.abs();
+                let k = ((2.0 * a / us + b) * uu + lambda + 0.43).floor();
+                if us >= 0.07 && v <= vr {
+                    return k as u64;
+                }
+                if k < 0.0 || (us < 0.013 && v > us) {
+                    continue;
+                }
+                if v.ln() + ln_inv_alpha - (a / (us * us) + b).ln() <= -lambda + k * loglam - ln_gamma(k + 1.0) {
+                    return k as u64;
+                }
+            },
         }
     }
 }
@@ -360,8 +401,9 @@ mod tests {
 
     #[test]
     fn poisson_counts_have_the_right_mean_and_variance() {
-        for lambda in [1.0, 3.0, 9.5, 10.0, 40.0, 1e6] {
-            let draws: Vec<f64> = (0..20_000).map(|i| poisson(lambda, &mut Uniforms::new(7, i)) as f64).collect();
+        for lambda in [1.0, 3.0, 9.5, 10.0, 40.0, 99.0, 100.0, 1e6] {
+            let poisson = Poisson::new(lambda);
+            let draws: Vec<f64> = (0..20_000).map(|i| poisson.draw(&mut Uniforms::new(7, Uniforms::draw_key(i))) as f64).collect();
             let mean = draws.iter().sum::<f64>() / draws.len() as f64;
             let var = draws.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / draws.len() as f64;
             let se = (lambda / draws.len() as f64).sqrt();
@@ -373,7 +415,7 @@ mod tests {
     #[test]
     fn half_binomial_counts_half() {
         for n in [1, 63, 64, 65, 1000] {
-            let total: u64 = (0..2000).map(|i| half_binomial(n, &mut Uniforms::new(3, i))).sum();
+            let total: u64 = (0..2000).map(|i| half_binomial(n, &mut Uniforms::new(3, Uniforms::draw_key(i)))).sum();
             let mean = total as f64 / 2000.0;
             assert!((mean - n as f64 / 2.0).abs() < 5.0 * (n as f64 / 4.0 / 2000.0).sqrt(), "n {n}: {mean}");
         }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# bootstrap_ci, paired_bootstrap and approx_randomization over 10M rows, through `pairmetrics sql`:
+# LeD-like scores (ratios of small integers: few distinct values, the usual case) and continuous
+# scores (every row distinct, the worst case for the state). Rewrites the "Significance" section
+# of BENCHMARKS.md.
+#
+#   scripts/bench_significance.sh [ROWS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rows=${1:-10000000}
+DIR=${BENCH_DIR:-/tmp/pm-bench}/significance
+mkdir -p "$DIR"
+cargo build --release --quiet --bin pairmetrics
+BIN=$PWD/target/release/pairmetrics
+# a: k / n with n in 1..40 (as LeD over sentences of up to 40 tokens); b: a nudged; c: continuous.
+"$BIN" sql --out "$DIR/scores.parquet" "SELECT value AS pair_id,
+    CAST(value * 7919 % 41 AS DOUBLE) / CAST(1 + value * 104729 % 40 AS DOUBLE) AS a,
+    CAST((value * 7919 + 3) % 41 AS DOUBLE) / CAST(1 + value * 104729 % 40 AS DOUBLE) AS b,
+    CAST(value * 2654435761 % 1000003 AS DOUBLE) / 1000003.0 AS c
+    FROM range($rows)" > /dev/null
+rows_table=()
+time_query() {
+    local job=$1 query=$2
+    /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$BIN" sql --table t="$DIR/scores.parquet" "$query" > "$DIR/out" 2> "$DIR/err" \
+        || { cat "$DIR/err" >&2; exit 1; }
+    read -r wall kb user sys < "$DIR/time"
+    rows_table+=("| $job | $wall s | $(echo "$user + $sys" | bc) s | $((kb / 1024)) MB |")
+    echo "$job: $wall s" >&2
+}
+time_query "\`count(*), avg(a)\` (the scan alone)" "SELECT count(*), avg(a) FROM t"
+time_query "\`bootstrap_ci(a, 0.95, 1000, 1)\`, LeD-like" "SELECT bootstrap_ci(a, 0.95, 1000, 1) FROM t"
+time_query "\`paired_bootstrap(a, b, 1000, 1)\`, LeD-like" "SELECT paired_bootstrap(a, b, 1000, 1) FROM t"
+time_query "\`approx_randomization(a, b, 10000, 1)\`, LeD-like" "SELECT approx_randomization(a, b, 10000, 1) FROM t"
+time_query "\`bootstrap_ci(c, 0.95, 1000, 1)\`, continuous (1M distinct)" "SELECT bootstrap_ci(c, 0.95, 1000, 1) FROM t"
+distinct=$("$BIN" sql --format csv --table t="$DIR/scores.parquet" "SELECT count(DISTINCT a), count(DISTINCT (a, b)), count(DISTINCT c) FROM t" | tail -1)
+
+section=$DIR/section.md
+{
+    echo "<!-- significance: made by scripts/bench_significance.sh -->"
+    echo "## Significance"
+    echo
+    echo "$rows rows of one Parquet file, pairmetrics $(git rev-parse --short HEAD), 2 cores, through"
+    echo "\`pairmetrics sql\`. Distinct values (a, (a, b), c): $distinct. The state and the"
+    echo "resampling scale with distinct rows, not rows."
+    echo
+    echo "| query | wall | CPU | peak RSS |"
+    echo "|---|---|---|---|"
+    printf '%s\n' "${rows_table[@]}"
+    echo "<!-- /significance -->"
+} > "$section"
+python3 - "$section" <<'PY'
+import re, sys
+section = open(sys.argv[1]).read()
+text = open("BENCHMARKS.md").read()
+pattern = re.compile(r"<!-- significance.*?<!-- /significance -->\n", re.S)
+text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+open("BENCHMARKS.md", "w").write(text)
+PY
+echo "wrote the Significance section of BENCHMARKS.md" >&2
