@@ -11,7 +11,7 @@ use pairmetrics::resources::{self, MissingResource, Resource};
 use pairmetrics::session::Tuning;
 use pairmetrics::parquet::Codec;
 use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
-use pairmetrics::pipeline::{align, compare, demo, import, lepod, pivot, score, sql, triples};
+use pairmetrics::pipeline::{align, compare, demo, import, lepod, pivot, score, show, sql, triples};
 
 #[derive(Parser)]
 #[command(
@@ -275,6 +275,19 @@ enum Command {
         format: CompareFormat,
         #[command(flatten)]
         tuning: TuningArgs,
+    },
+    /// Print one pair of a table for a quick look: its sentences with numbered tokens, its
+    /// alignment as word pairs with the words left unaligned, and every other column's value
+    /// (the metrics, and why a metric is NULL).
+    Show {
+        /// A Parquet table with pair_id (`score` output, a pairs table, ...).
+        table: PathBuf,
+        /// The pair to show.
+        #[arg(long)]
+        pair_id: i64,
+        /// An alignments table whose links to draw (a `links` column of the table is drawn too).
+        #[arg(long)]
+        alignments: Option<PathBuf>,
     },
     /// Score the bundled Europarl sample (3,000 fr-en pairs) and print a short SQL tour.
     Demo {
@@ -638,6 +651,9 @@ async fn run(cli: Cli) -> Result<()> {
                 CompareFormat::Table => write!(stdout, "{}", comparison.text())?,
                 CompareFormat::Json => writeln!(stdout, "{:#}", comparison.json())?,
             }
+        }
+        Command::Show { table, pair_id, alignments } => {
+            write!(stdout, "{}", show::show(&table, pair_id, alignments.as_ref()).await?)?;
         }
         Command::Demo { data, out } => {
             let out = out.unwrap_or_else(|| std::env::temp_dir().join("pairmetrics-demo.parquet"));

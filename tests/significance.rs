@@ -281,3 +281,26 @@ fn compare_reports_each_system_against_the_baseline() {
     assert!(error.contains("2"), "{error}");
 }
 
+
+#[test]
+fn show_prints_a_pair_with_its_alignment() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scored.parquet");
+    write_parquet(
+        &path,
+        vec![
+            ("pair_id", ids(&[4, 9])),
+            ("src", sentences(&["le chat dort", "oui"])),
+            ("tgt", sentences(&["the cat sleeps now", "yes"])),
+            ("links", link_lists(&[Some(vec![(0, 0), (1, 1), (2, 2)]), Some(vec![(0, 0)])])),
+            ("led", Arc::new(Float64Array::from(vec![Some(0.5), None])) as ArrayRef),
+        ],
+    );
+    let text = ok(&["show", path_str(&path), "--pair-id", "4"]);
+    for line in ["src (3 tokens): 0:le 1:chat 2:dort", "tgt (4 tokens): 0:the 1:cat 2:sleeps 3:now", "  1:chat - 1:cat", "not aligned in src: -", "not aligned in tgt: 3:now", "led: 0.5"] {
+        assert!(text.contains(line), "no `{line}` in:\n{text}");
+    }
+    assert!(ok(&["show", path_str(&path), "--pair-id", "9"]).contains("led: NULL"));
+    let error = err(&["show", path_str(&path), "--pair-id", "5"]);
+    assert!(error.contains("no pair_id 5 (its pair_ids run from 4 to 9)"), "{error}");
+}

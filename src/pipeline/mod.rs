@@ -8,5 +8,6 @@ pub mod lepod;
 pub mod parallel;
 pub mod pivot;
 pub mod score;
+pub mod show;
 pub mod sql;
 pub mod triples;
