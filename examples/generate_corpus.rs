@@ -19,6 +19,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use pairmetrics::metrics::Link;
+use pairmetrics::metrics::random::SplitMix64;
 use pairmetrics::pipeline::import::links_array;
 use pairmetrics::parquet::AtomicParquetWriter;
 use pairmetrics::schema::Table;
@@ -38,27 +39,6 @@ struct Template {
     deprels: [Vec<u32>; 2],
 }
 
-/// SplitMix64: small, fast and good enough for sampling.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// Zipf(s = 1) over ranks 0..n by inverse transform on the cumulative weights.
 struct Zipf(Vec<f64>);
 
@@ -73,8 +53,8 @@ impl Zipf {
         Zipf(cumulative)
     }
 
-    fn sample(&self, rng: &mut Rng) -> usize {
-        let x = rng.unit() * self.0[self.0.len() - 1];
+    fn sample(&self, rng: &mut SplitMix64) -> usize {
+        let x = rng.next_f64() * self.0[self.0.len() - 1];
         self.0.partition_point(|&c| c < x).min(self.0.len() - 1)
     }
 }
@@ -164,7 +144,7 @@ fn main() -> Result<()> {
     let templates = templates(&sample, &mut labels)?;
     let vocabulary: Vec<String> = (0..VOCABULARY).map(|i| format!("w{i}")).collect();
     let zipf = Zipf::new(VOCABULARY);
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let metadata = || vec![("pairmetrics.generator".to_string(), format!("generate_corpus n={n} seed={seed}"))];
     let writer = |table: Table| -> Result<(AtomicParquetWriter, SchemaRef)> {
         let schema: SchemaRef = Arc::new(table.schema());
@@ -187,7 +167,7 @@ fn main() -> Result<()> {
             tgt_ids.clear();
             for source in &t.source_of {
                 let id = match source {
-                    Some(i) if rng.unit() < 0.7 => src_ids[*i as usize],
+                    Some(i) if rng.next_f64() < 0.7 => src_ids[*i as usize],
                     _ => zipf.sample(&mut rng),
                 };
                 tgt_ids.push(id);

@@ -68,12 +68,5 @@ section=$DIR/section.md
     printf '%s\n' "${rows[@]}"
     echo "<!-- /meteor-aligner -->"
 } > "$section"
-python3 - "$section" <<'PY'
-import re, sys
-section = open(sys.argv[1]).read()
-text = open("BENCHMARKS.md").read()
-pattern = re.compile(r"<!-- meteor-aligner.*?<!-- /meteor-aligner -->\n", re.S)
-text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-open("BENCHMARKS.md", "w").write(text)
-PY
+python3 scripts/bench_section.py meteor-aligner "$section"
 echo "wrote the METEOR aligner section of BENCHMARKS.md" >&2

@@ -48,12 +48,5 @@ section=$DIR/section.md
     printf '%s\n' "${rows_table[@]}"
     echo "<!-- /significance -->"
 } > "$section"
-python3 - "$section" <<'PY'
-import re, sys
-section = open(sys.argv[1]).read()
-text = open("BENCHMARKS.md").read()
-pattern = re.compile(r"<!-- significance.*?<!-- /significance -->\n", re.S)
-text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-open("BENCHMARKS.md", "w").write(text)
-PY
+python3 scripts/bench_section.py significance "$section"
 echo "wrote the Significance section of BENCHMARKS.md" >&2

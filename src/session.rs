@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use datafusion::arrow::array::AsArray;
-use datafusion::arrow::datatypes::Int64Type;
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -112,6 +113,12 @@ pub async fn register_keyed(ctx: &SessionContext, table: Table, path: &Path) -> 
 
 /// The single integer a query such as `SELECT count(*) ...` returns.
 pub async fn count(ctx: &SessionContext, sql: &str) -> Result<u64> {
+    Ok(integers(ctx, sql).await?[0] as u64)
+}
+
+/// The integers of the one row a query such as `SELECT count(*), max(pair_id) ...` returns, so
+/// several figures of a table take one scan.
+pub async fn integers(ctx: &SessionContext, sql: &str) -> Result<Vec<i64>> {
     let batches = ctx.sql(sql).await?.collect().await?;
-    Ok(batches[0].column(0).as_primitive::<Int64Type>().value(0) as u64)
+    batches[0].columns().iter().map(|c| Ok(cast(c, &DataType::Int64)?.as_primitive::<Int64Type>().value(0))).collect()
 }

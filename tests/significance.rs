@@ -10,42 +10,23 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionConfig;
+use pairmetrics::metrics::random::SplitMix64;
 use pairmetrics::metrics::significance::{Sample, approx_randomization, bootstrap_ci, paired_bootstrap};
 use serde_json::Value;
 
 use crate::common::*;
 
-/// A small deterministic generator for the simulated systems (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn uniform(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.uniform().max(1e-300), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+/// A standard normal draw (Box-Muller).
+fn normal(rng: &mut SplitMix64) -> f64 {
+    let (u, v) = (rng.next_f64().max(1e-300), rng.next_f64());
+    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
 }
 
 /// n rows: a's scores in [0, 1], b = a + shift + N(0, noise).
 fn systems(n: usize, shift: f64, noise: f64, seed: u64) -> (Vec<f64>, Vec<f64>) {
-    let mut rng = Rng(seed);
-    let a: Vec<f64> = (0..n).map(|_| rng.uniform()).collect();
-    let b = a.iter().map(|x| x + shift + noise * rng.normal()).collect();
+    let mut rng = SplitMix64::new(seed);
+    let a: Vec<f64> = (0..n).map(|_| rng.next_f64()).collect();
+    let b = a.iter().map(|x| x + shift + noise * normal(&mut rng)).collect();
     (a, b)
 }
 
@@ -99,7 +80,7 @@ fn sacrebleu_paired_bootstrap(a: &[f64], b: &[f64], resamples: usize, seed: u64)
     let n = a.len();
     let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
     let delta = (mean(b) - mean(a)).abs();
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let diffs: Vec<f64> = (0..resamples)
         .map(|_| {
             let (mut sa, mut sb) = (0.0, 0.0);
@@ -120,12 +101,12 @@ fn sacrebleu_paired_bootstrap(a: &[f64], b: &[f64], resamples: usize, seed: u64)
 fn sacrebleu_approx_randomization(a: &[f64], b: &[f64], trials: usize, seed: u64) -> f64 {
     let n = a.len() as f64;
     let observed = (b.iter().sum::<f64>() - a.iter().sum::<f64>()).abs() / n;
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let beyond = (0..trials)
         .filter(|_| {
             let (mut sa, mut sb) = (0.0, 0.0);
             for (x, y) in a.iter().zip(b) {
-                let (x, y) = if rng.next() & 1 == 1 { (y, x) } else { (x, y) };
+                let (x, y) = if rng.next_u64() & 1 == 1 { (y, x) } else { (x, y) };
                 sa += x;
                 sb += y;
             }

@@ -19,6 +19,8 @@ use std::cmp::Ordering;
 
 use hashbrown::HashMap;
 
+use super::random::{GAMMA, SplitMix64, mix};
+
 /// One row: system A's (numerator, denominator) and, for the paired tests, system B's.
 pub type Row = [f64; 4];
 
@@ -265,20 +267,9 @@ pub fn percentiles(values: &mut [f64], level: f64) -> Option<(f64, f64)> {
     Some((values[lower], values[n - 1 - lower]))
 }
 
-const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// SplitMix64's finaliser: a bijection of u64 whose outputs look independent.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// The random numbers of one (row, resample): SplitMix64's stream from a state that depends on
-/// nothing else, so any thread can draw them in any order.
-struct Uniforms {
-    state: u64,
-}
+/// The random numbers of one (row, resample or trial): a SplitMix64 stream from a state that
+/// depends on nothing else, so any thread can draw them in any order.
+struct Uniforms;
 
 impl Uniforms {
     /// The key of resample or trial `draw`, computed once for all rows.
@@ -286,18 +277,8 @@ impl Uniforms {
         mix(draw.wrapping_add(1).wrapping_mul(GAMMA))
     }
 
-    fn new(row_key: u64, draw_key: u64) -> Self {
-        Uniforms { state: mix(row_key ^ draw_key) }
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(GAMMA);
-        mix(self.state)
-    }
-
-    /// Uniform in [0, 1).
-    fn next(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    fn new(row_key: u64, draw_key: u64) -> SplitMix64 {
+        SplitMix64::new(mix(row_key ^ draw_key))
     }
 }
 
@@ -328,15 +309,15 @@ impl Poisson {
         Poisson::Rejection { lambda, loglam: lambda.ln(), a, b, ln_inv_alpha, vr: 0.9277 - 3.6224 / (b - 2.0) }
     }
 
-    fn draw(&self, u: &mut Uniforms) -> u64 {
+    fn draw(&self, u: &mut SplitMix64) -> u64 {
         match *self {
             Poisson::Inversion { ref cdf } => {
-                let x = u.next();
+                let x = u.next_f64();
                 cdf.partition_point(|&c| c <= x).min(cdf.len() - 1) as u64
             }
             Poisson::Rejection { lambda, loglam, a, b, ln_inv_alpha, vr } => loop {
-                let uu = u.next() - 0.5;
-                let v = u.next();
+                let uu = u.next_f64() - 0.5;
+                let v = u.next_f64();
                 let us = 0.5 - uu.abs();
                 let k = ((2.0 * a / us + b) * uu + lambda + 0.43).floor();
                 if us >= 0.07 && v <= vr {
@@ -366,7 +347,7 @@ fn ln_gamma(mut x: f64) -> f64 {
 }
 
 /// A Binomial(n, 1/2) count: the set bits of n random bits.
-fn half_binomial(n: u64, u: &mut Uniforms) -> u64 {
+fn half_binomial(n: u64, u: &mut SplitMix64) -> u64 {
     let mut left = n;
     let mut count = 0;
     while left >= 64 {

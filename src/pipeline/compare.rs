@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 
 use super::score::{Role, all_columns};
 use super::sql::context_with_tables_and;
-use crate::session::{Tuning, count};
+use crate::metrics::significance::Interval;
+use crate::session::{Tuning, count, integers};
 use crate::udf::significance::{DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS};
 use crate::Resources;
 
@@ -41,19 +42,11 @@ impl CompareOptions {
     }
 }
 
-/// A mean (or a delta) with its interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Estimate {
-    pub value: f64,
-    pub low: f64,
-    pub high: f64,
-}
-
 /// Against the baseline, on the pairs both scored.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Versus {
     pub n: u64,
-    pub delta: Estimate,
+    pub delta: Interval,
     pub p_bootstrap: f64,
     pub p_randomization: f64,
 }
@@ -63,7 +56,7 @@ pub struct SystemResult {
     pub file: String,
     /// Pairs it scored.
     pub n: u64,
-    pub mean: Option<Estimate>,
+    pub mean: Option<Interval>,
     /// None for the baseline, or when no pair is scored by both.
     pub versus: Option<Versus>,
 }
@@ -177,9 +170,8 @@ async fn check_pairs(ctx: &SessionContext, files: &[PathBuf]) -> Result<u64> {
         if !ctx.table_provider(table.as_str()).await?.schema().field_with_name("pair_id").is_ok_and(|f| f.data_type().is_integer()) {
             bail!("{}: no integer pair_id column; compare pairs systems' scores by pair_id", file.display());
         }
-        let all = count(ctx, &format!("SELECT count(*) FROM {table}")).await?;
-        let distinct = count(ctx, &format!("SELECT count(DISTINCT pair_id) FROM {table}")).await?;
-        let set = count(ctx, &format!("SELECT count(pair_id) FROM {table}")).await?;
+        let figures = integers(ctx, &format!("SELECT count(*), count(DISTINCT pair_id), count(pair_id) FROM {table}")).await?;
+        let [all, distinct, set] = [0, 1, 2].map(|i| figures[i] as u64);
         if set != all {
             bail!("{}: {} rows have no pair_id", file.display(), all - set);
         }
@@ -218,10 +210,10 @@ fn float(s: &StructArray, name: &str) -> Option<f64> {
 }
 
 /// (n, the estimate named `name` with low and high) of a bootstrap struct.
-fn interval(s: &StructArray, name: &str) -> (u64, Option<Estimate>) {
+fn interval(s: &StructArray, name: &str) -> (u64, Option<Interval>) {
     let n = s.column_by_name("n").map_or(0, |c| c.as_primitive::<UInt64Type>().value(0));
     let estimate = match (float(s, name), float(s, "low"), float(s, "high")) {
-        (Some(value), Some(low), Some(high)) => Some(Estimate { value, low, high }),
+        (Some(estimate), Some(low), Some(high)) => Some(Interval { estimate, low, high }),
         _ => None,
     };
     (n, estimate)
@@ -247,9 +239,9 @@ impl Comparison {
             .to_string()
         };
         let _ = writeln!(out, "{}", row(["metric", "system", "n", "mean [interval]", "delta [interval]", "p (bs)", "p (ar)"]));
-        let interval = |e: &Option<Estimate>, signed: bool| match e {
-            Some(e) if signed => format!("{:+.4} [{:+.4}, {:+.4}]", e.value, e.low, e.high),
-            Some(e) => format!("{:.4} [{:.4}, {:.4}]", e.value, e.low, e.high),
+        let interval = |e: &Option<Interval>, signed: bool| match e {
+            Some(e) if signed => format!("{:+.4} [{:+.4}, {:+.4}]", e.estimate, e.low, e.high),
+            Some(e) => format!("{:.4} [{:.4}, {:.4}]", e.estimate, e.low, e.high),
             None => "-".into(),
         };
         let p = |p: f64| format!("{p:.4}{}", if p < 0.05 { "*" } else { "" });
@@ -267,7 +259,7 @@ impl Comparison {
     }
 
     pub fn json(&self) -> Value {
-        let estimate = |e: &Option<Estimate>| e.map(|e| json!({"value": e.value, "low": e.low, "high": e.high}));
+        let estimate = |e: &Option<Interval>| e.map(|e| json!({"value": e.estimate, "low": e.low, "high": e.high}));
         let metrics: Vec<Value> = self
             .metrics
             .iter()

@@ -12,7 +12,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Int32Type};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use super::sql::context_with_tables;
-use crate::session::count;
+use crate::session::integers;
 use crate::schema::{is_link_list, is_token_list};
 
 /// The pair `pair_id` of `table`, with the links of `alignments` when given, as text.
@@ -31,10 +31,8 @@ pub async fn show(table: &PathBuf, pair_id: i64, alignments: Option<&PathBuf>) -
     let batches = ctx.sql(&query).await?.collect().await?;
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     if rows == 0 {
-        let (first, last) = (
-            count(&ctx, "SELECT CAST(min(pair_id) AS BIGINT) FROM scored").await?,
-            count(&ctx, "SELECT CAST(max(pair_id) AS BIGINT) FROM scored").await?,
-        );
+        let range = integers(&ctx, "SELECT min(pair_id), max(pair_id) FROM scored").await?;
+        let (first, last) = (range[0], range[1]);
         bail!("{}: no pair_id {pair_id} (its pair_ids run from {first} to {last})", table.display());
     }
     Ok(render(&concat_batches(&batches[0].schema(), &batches)?))
