@@ -11,7 +11,7 @@ use pairmetrics::resources::{self, MissingResource, Resource};
 use pairmetrics::session::Tuning;
 use pairmetrics::parquet::Codec;
 use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
-use pairmetrics::pipeline::{align, compare, demo, import, lepod, pivot, score, show, sql, triples};
+use pairmetrics::pipeline::{align, compare, demo, import, lepod, pivot, report, score, show, sql, triples};
 
 #[derive(Parser)]
 #[command(
@@ -258,18 +258,8 @@ enum Command {
         /// Columns to compare (default: every score column `score` writes that all files have).
         #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
         metrics: Option<Vec<String>>,
-        /// Bootstrap resamples (sacrebleu's default).
-        #[arg(long, default_value_t = compare::CompareOptions::default().resamples)]
-        resamples: u64,
-        /// Approximate randomization trials (sacrebleu's default).
-        #[arg(long, default_value_t = compare::CompareOptions::default().trials)]
-        trials: u64,
-        /// Seed of every random draw (sacrebleu's default).
-        #[arg(long, default_value_t = compare::CompareOptions::default().seed)]
-        seed: u64,
-        /// Confidence level of the intervals.
-        #[arg(long, default_value_t = compare::CompareOptions::default().level)]
-        level: f64,
+        #[command(flatten)]
+        significance: SignificanceArgs,
         /// How to print the result.
         #[arg(long, value_enum, default_value = "table")]
         format: CompareFormat,
@@ -289,6 +279,40 @@ enum Command {
         #[arg(long)]
         alignments: Option<PathBuf>,
     },
+    /// Write one self-contained HTML page about scored tables: histograms, densities, the
+    /// pairs drawn.
+    ///
+    /// For each metric: its mean with a bootstrap interval and a histogram; LeD against PoD
+    /// (and PoD against DERP) as binned densities; why rows have no score; and the most
+    /// reordered and most changed pairs drawn as the LePoD paper draws them (the tokens LeD
+    /// does not keep, the aligned units, PoD's segments) with DERP's spanning tree. Give
+    /// several tables (the baseline first) for a comparison: compare's table, the histograms
+    /// overlaid, and the pairs where each system differs most, side by side. Pairs are drawn
+    /// with the alignments and arcs `score` read (recorded in the table) unless given here.
+    /// The page has no script and loads nothing; its size does not grow with the tables.
+    Report {
+        /// Scored Parquet files (`score` output): the baseline first.
+        #[arg(required = true, value_name = "SCORED")]
+        files: Vec<PathBuf>,
+        /// Where to write the page.
+        #[arg(long, default_value = "report.html")]
+        out: PathBuf,
+        /// Alignments to draw the pairs with, once per table in order (default: those the
+        /// table was scored with).
+        #[arg(long)]
+        alignments: Vec<PathBuf>,
+        /// Arcs (dependency parses) for DERP's trees, once per table in order (default: those
+        /// the table was scored with).
+        #[arg(long)]
+        arcs: Vec<PathBuf>,
+        /// Pairs drawn in each list.
+        #[arg(long, default_value_t = 5)]
+        pairs: usize,
+        #[command(flatten)]
+        significance: SignificanceArgs,
+        #[command(flatten)]
+        tuning: TuningArgs,
+    },
     /// Score the bundled Europarl sample (3,000 fr-en pairs) and print a short SQL tour.
     Demo {
         /// Directory with pairs.parquet and alignments.parquet.
@@ -298,6 +322,30 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// How `compare` and `report` test significance.
+#[derive(Debug, Clone, clap::Args)]
+struct SignificanceArgs {
+    /// Bootstrap resamples (sacrebleu's default).
+    #[arg(long, default_value_t = compare::CompareOptions::default().resamples)]
+    resamples: u64,
+    /// Approximate randomization trials (sacrebleu's default).
+    #[arg(long, default_value_t = compare::CompareOptions::default().trials)]
+    trials: u64,
+    /// Seed of every random draw (sacrebleu's default).
+    #[arg(long, default_value_t = compare::CompareOptions::default().seed)]
+    seed: u64,
+    /// Confidence level of the intervals.
+    #[arg(long, default_value_t = compare::CompareOptions::default().level)]
+    level: f64,
+}
+
+impl SignificanceArgs {
+    fn options(self, metrics: Option<Vec<String>>) -> compare::CompareOptions {
+        let SignificanceArgs { resamples, trials, seed, level } = self;
+        compare::CompareOptions { metrics, resamples, trials, seed, level }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -644,8 +692,8 @@ async fn run(cli: Cli) -> Result<()> {
             let summary = triples::triples(&options).await?;
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
-        Command::Compare { files, metrics, resamples, trials, seed, level, format, tuning } => {
-            let options = compare::CompareOptions { metrics, resamples, trials, seed, level };
+        Command::Compare { files, metrics, significance, format, tuning } => {
+            let options = significance.options(metrics);
             let comparison = compare::compare(&files, &options, &tuning.into()).await?;
             match format {
                 CompareFormat::Table => write!(stdout, "{}", comparison.text())?,
@@ -654,6 +702,14 @@ async fn run(cli: Cli) -> Result<()> {
         }
         Command::Show { table, pair_id, alignments } => {
             write!(stdout, "{}", show::show(&table, pair_id, alignments.as_ref()).await?)?;
+        }
+        Command::Report { files, out, alignments, arcs, pairs, significance, tuning } => {
+            let options = report::ReportOptions { tables: files, alignments, arcs, pairs, compare: significance.options(None), out };
+            let written = report::report(&options, &tuning.into()).await?;
+            for note in &written.notes {
+                eprintln!("note: {note}");
+            }
+            writeln!(stdout, "wrote {} ({} bytes, {} pairs drawn)", options.out.display(), written.bytes, written.pairs_drawn)?;
         }
         Command::Demo { data, out } => {
             let out = out.unwrap_or_else(|| std::env::temp_dir().join("pairmetrics-demo.parquet"));

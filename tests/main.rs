@@ -14,6 +14,7 @@ mod pivot;
 mod properties;
 mod rank;
 mod reliability;
+mod report;
 mod schemas;
 mod significance;
 mod true_score;

@@ -287,6 +287,22 @@ pub fn led_and_pod(
 
 /// PoD over the units `scratch` holds for these two (non-empty) sentences.
 fn pod_of_units(s1: &[&str], s2: &[&str], punct: &Punctuation, scratch: &mut Scratch) -> f64 {
+    let mut total = 0u64;
+    let units = walk_segments(s1, s2, punct, scratch, |_, closed| total += closed.unwrap_or(0) as u64);
+    if units == 0 { 0.0 } else { total as f64 / units as f64 }
+}
+
+/// PoD's walk (SPEC §1): the anchors of the units that survive punctuation filtering, in
+/// first-sentence order. `visit(root, closed)` is called for each with its unit's root; when
+/// the anchor closes a segment, `closed` is that segment's largest rank displacement.
+/// Returns the number of surviving units.
+fn walk_segments(
+    s1: &[&str],
+    s2: &[&str],
+    punct: &Punctuation,
+    scratch: &mut Scratch,
+    mut visit: impl FnMut(usize, Option<u32>),
+) -> u32 {
     let (n1, n2) = (s1.len(), s2.len());
     let n = n1 + n2;
     let Scratch { parent, anchor1, anchor2, rank2, .. } = scratch;
@@ -317,10 +333,7 @@ fn pod_of_units(s1: &[&str], s2: &[&str], punct: &Punctuation, scratch: &mut Scr
             units += 1;
         }
     }
-    if units == 0 {
-        return 0.0;
-    }
-    let (mut k, mut running, mut segment_max, mut total) = (0i64, 0i64, 0i64, 0i64);
+    let (mut k, mut running, mut segment_max) = (0i64, 0i64, 0i64);
     for pos in 0..n1 {
         let root = parent[pos] as usize;
         if anchor1[root] != pos as u32 || rank2[root] == NONE {
@@ -331,11 +344,88 @@ fn pod_of_units(s1: &[&str], s2: &[&str], punct: &Punctuation, scratch: &mut Scr
         running += d;
         segment_max = segment_max.max(d.abs());
         if running == 0 {
-            total += segment_max;
+            visit(root, Some(segment_max as u32));
             segment_max = 0;
+        } else {
+            visit(root, None);
         }
     }
-    total as f64 / units as f64
+    units
+}
+
+/// What LeD and PoD see in one pair, for drawing it: its units, the tokens kept, and PoD's
+/// segments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    pub led: f64,
+    pub pod: f64,
+    /// Per token of each sentence: its unit (an index into the units, numbered in order of
+    /// their first token in the first sentence, then the second), None when unaligned.
+    pub unit1: Vec<Option<u32>>,
+    pub unit2: Vec<Option<u32>>,
+    /// Per token of each sentence: whether LeD keeps it.
+    pub kept1: Vec<bool>,
+    pub kept2: Vec<bool>,
+    /// PoD's closed segments in first-sentence order.
+    pub segments: Vec<Segment>,
+}
+
+/// One of PoD's segments: the units whose anchors it spans, in first-sentence order, and its
+/// largest rank displacement (what it adds to PoD's sum).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    pub units: Vec<u32>,
+    pub displacement: u32,
+}
+
+/// LeD, PoD and how they arose for one pair (see [`Explanation`]); a report's view of a pair,
+/// not meant for every row.
+pub fn explain(
+    s1: &[&str],
+    s2: &[&str],
+    links: &[Link],
+    punct: &Punctuation,
+    scratch: &mut Scratch,
+) -> Result<Explanation, LepodError> {
+    let (kept1, kept2) = kept_tokens(s1, s2, links, scratch).map(|(a, b)| (a.to_vec(), b.to_vec()))?;
+    let n1 = s1.len();
+    // Number the units with links, by their first token.
+    let mut number = vec![NONE; scratch.parent.len()];
+    let mut aligned = vec![false; scratch.parent.len()];
+    for &(a, b) in links {
+        aligned[a as usize] = true;
+        aligned[n1 + b as usize] = true;
+    }
+    let mut units = 0;
+    let mut unit = |node: usize, number: &mut Vec<u32>| {
+        if !aligned[node] {
+            return None;
+        }
+        let root = scratch.parent[node] as usize;
+        if number[root] == NONE {
+            number[root] = units;
+            units += 1;
+        }
+        Some(number[root])
+    };
+    let unit1: Vec<Option<u32>> = (0..n1).map(|i| unit(i, &mut number)).collect();
+    let unit2: Vec<Option<u32>> = (0..s2.len()).map(|j| unit(n1 + j, &mut number)).collect();
+    let led = led_formula(
+        kept1.iter().filter(|k| !**k).count(),
+        n1,
+        kept2.iter().filter(|k| !**k).count(),
+        s2.len(),
+    );
+    let (mut segments, mut open, mut total) = (Vec::new(), Vec::new(), 0u64);
+    let surviving = walk_segments(s1, s2, punct, scratch, |root, closed| {
+        open.push(number[root]);
+        if let Some(displacement) = closed {
+            total += displacement as u64;
+            segments.push(Segment { units: std::mem::take(&mut open), displacement });
+        }
+    });
+    let pod = if surviving == 0 { 0.0 } else { total as f64 / surviving as f64 };
+    Ok(Explanation { led, pod, unit1, unit2, kept1, kept2, segments })
 }
 
 #[cfg(test)]
@@ -405,6 +495,47 @@ mod tests {
             };
             let want: Vec<bool> = unit.iter().map(|&root| side(root, &s1, 0) == side(root, &s2, n1)).collect();
             assert_eq!(got, want, "{s1:?} {s2:?} {links:?}");
+        }
+    }
+
+    #[test]
+    fn explanation_of_a_rotation_is_one_segment() {
+        // "a" moves from first to last: one segment over all five units, displacement 4;
+        // "x" is unaligned, "." is punctuation (its unit is drawn but not in a segment).
+        let s1 = toks("a b c d e . x");
+        let s2 = toks("b c d e a .");
+        let links = [(1, 0), (2, 1), (3, 2), (4, 3), (0, 4), (5, 5)];
+        let e = explain(&s1, &s2, &links, &Punctuation::new("."), &mut Scratch::default()).unwrap();
+        assert_eq!(e.unit1, [Some(0), Some(1), Some(2), Some(3), Some(4), Some(5), None]);
+        assert_eq!(e.unit2, [Some(1), Some(2), Some(3), Some(4), Some(0), Some(5)]);
+        assert_eq!(e.kept1, [true, true, true, true, true, true, false]);
+        assert_eq!(e.segments, [Segment { units: vec![0, 1, 2, 3, 4], displacement: 4 }]);
+        assert_eq!((e.pod, e.led), (0.8, (1.0 / 7.0 + 0.0) / 2.0));
+    }
+
+    #[test]
+    fn explanation_agrees_with_led_and_pod_on_random_alignments() {
+        let words = ["a", "b", ",", "c"];
+        let punct = Punctuation::new(",");
+        let mut rng = crate::metrics::random::SplitMix64::new(11);
+        let scratch = &mut Scratch::default();
+        for _ in 0..3000 {
+            let (n1, n2) = (1 + rng.below(7), 1 + rng.below(7));
+            let s1: Vec<&str> = (0..n1).map(|_| words[rng.below(4)]).collect();
+            let s2: Vec<&str> = (0..n2).map(|_| words[rng.below(4)]).collect();
+            let links: Vec<Link> =
+                (0..rng.below(9)).map(|_| (rng.below(n1) as u32, rng.below(n2) as u32)).collect();
+            let e = explain(&s1, &s2, &links, &punct, scratch).unwrap();
+            let (led, pod) = led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap();
+            assert_eq!((e.led, e.pod), (led, pod), "{s1:?} {s2:?} {links:?}");
+            let (kept1, kept2) = kept_tokens(&s1, &s2, &links, scratch).unwrap();
+            assert_eq!((&e.kept1[..], &e.kept2[..]), (kept1, kept2));
+            // Segments partition the surviving units, and their displacements sum to PoD's.
+            let in_segments: usize = e.segments.iter().map(|s| s.units.len()).sum();
+            let total: u32 = e.segments.iter().map(|s| s.displacement).sum();
+            if in_segments > 0 {
+                assert_eq!(total as f64 / in_segments as f64, pod);
+            }
         }
     }
 

@@ -83,6 +83,12 @@ impl ParquetInput {
         }
     }
 
+    /// The value of key-value entry `key` in the (first) file's footer.
+    pub fn key_value(&self, key: &str) -> Option<&str> {
+        let entries = self.files.first()?.metadata.file_metadata().key_value_metadata()?;
+        entries.iter().find(|e| e.key == key)?.value.as_deref()
+    }
+
     /// Whether the input records that its rows ascend by `pair_id`: pairmetrics' key-value entry
     /// (see [`super::write::SORTED_BY`]), or Parquet `sorting_columns` naming pair_id first,
     /// ascending, in every row group (as Spark, DuckDB and pyarrow can write). A directory

@@ -275,17 +275,7 @@ impl AtomicParquetWriter {
         codec: Codec,
         dictionary: bool,
     ) -> Result<Self> {
-        let name = target
-            .file_name()
-            .with_context(|| format!("output path {} has no file name", target.display()))?;
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if !dir.is_dir() {
-            anyhow::bail!("output directory {} does not exist", dir.display());
-        }
-        let temp = dir.join(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id()));
+        let temp = partial_path(target)?;
         let mut props = WriterProperties::builder()
             .set_compression(codec.parquet()?)
             .set_dictionary_enabled(dictionary)
@@ -350,6 +340,35 @@ impl Drop for AtomicParquetWriter {
     }
 }
 
+
+/// Where an output is written before it is complete: a hidden file beside `target` (so the
+/// final rename stays on one file system), after checking the directory exists.
+pub fn partial_path(target: &Path) -> Result<PathBuf> {
+    let name = target.file_name().with_context(|| format!("output path {} has no file name", target.display()))?;
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        anyhow::bail!("output directory {} does not exist", dir.display());
+    }
+    Ok(dir.join(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id())))
+}
+
+/// Write `bytes` to `target` all at once: under [`partial_path`], synced, then renamed.
+pub fn write_atomically(target: &Path, bytes: &[u8]) -> Result<()> {
+    let temp = partial_path(target)?;
+    let written = (|| -> std::io::Result<()> {
+        let mut file = File::create(&temp)?;
+        std::io::Write::write_all(&mut file, bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, target)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written.with_context(|| format!("writing {}", target.display()))
+}
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,7 @@ pub mod import;
 pub mod lepod;
 pub mod parallel;
 pub mod pivot;
+pub mod report;
 pub mod score;
 pub mod show;
 pub mod sql;

@@ -64,6 +64,22 @@ pub struct Prepared {
     summary: Summary,
 }
 
+/// The key-value entry of a scored file that records what it was scored from and how LeD and
+/// PoD saw the tokens, as JSON: {"pairs", "alignments", "arcs" (absolute paths or null),
+/// "lowercase", "punct"}. `report` reads it to draw the pairs again.
+pub const INPUTS_KEY: &str = "pairmetrics.inputs";
+
+fn inputs_record(options: &ScoreOptions) -> serde_json::Value {
+    let path = |p: Option<&PathBuf>| p.map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()).display().to_string());
+    serde_json::json!({
+        "pairs": path(Some(&options.pairs)),
+        "alignments": path(options.alignments.as_ref()),
+        "arcs": path(options.arcs.as_ref()),
+        "lowercase": options.lowercase,
+        "punct": options.punct,
+    })
+}
+
 /// The name of the zipped tables in a lockstep query.
 const LOCKSTEP: &str = "lockstep";
 
@@ -221,6 +237,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     let metadata = vec![
         ("pairmetrics.signature".to_string(), summary.signature.clone()),
         ("pairmetrics.query".to_string(), query.clone()),
+        (INPUTS_KEY.to_string(), inputs_record(options).to_string()),
     ];
     let mut writer = AtomicParquetWriter::create_fast(&options.out, schema, metadata, options.compression)?;
     let copied = match &copy {

@@ -1,0 +1,568 @@
+//! `pairmetrics report`: one self-contained HTML page (inline SVG; no script, no network) about
+//! scored tables. Per metric: its mean with a bootstrap interval and a histogram; LeD against
+//! PoD (and PoD against DERP) as binned densities; why rows have no score; and the most
+//! extreme pairs drawn as the LePoD paper draws them (the tokens LeD does not keep, the aligned
+//! units, PoD's segments) with DERP's spanning tree. With several tables (the baseline first):
+//! `compare`'s table, the histograms overlaid, and the pairs where each system differs most
+//! from the baseline, side by side.
+//!
+//! Everything over all rows is an SQL aggregate (binned counts, the bootstrap), so the page's
+//! size and the memory used do not grow with the tables; only the drawn pairs are read whole.
+
+mod html;
+mod svg;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::compute::{cast, concat_batches};
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type, Int64Type, UInt64Type};
+use datafusion::prelude::SessionContext;
+use serde_json::Value;
+
+use super::compare::{self, CompareOptions, Comparison};
+use super::score::{INPUTS_KEY, Role, all_columns};
+use super::sql::context_with_tables_and;
+use crate::metrics::Link;
+use crate::metrics::lepod::{self, Explanation, Punctuation};
+use crate::metrics::significance::Interval;
+use crate::parquet::ParquetInput;
+use crate::parquet::write::{self, write_atomically};
+use crate::session::{Tuning, count};
+use crate::udf::args::{LinkLists, TokenLists};
+use crate::Resources;
+
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// Scored tables, the baseline first.
+    pub tables: Vec<PathBuf>,
+    /// Per table, in order: the alignments and arcs to draw its pairs with, instead of those
+    /// its footer records (`score` records the paths it read).
+    pub alignments: Vec<PathBuf>,
+    pub arcs: Vec<PathBuf>,
+    /// Pairs drawn per list.
+    pub pairs: usize,
+    pub compare: CompareOptions,
+    pub out: PathBuf,
+}
+
+/// What was written, for the command to print.
+#[derive(Debug)]
+pub struct Written {
+    pub bytes: usize,
+    pub pairs_drawn: usize,
+    pub notes: Vec<String>,
+}
+
+/// Bins of a histogram, and of each axis of a density.
+const BINS: usize = 40;
+const DENSITY_BINS: usize = 48;
+
+/// The pair lists of a report: (metric, the worst end, what the list shows).
+const EXTREMES: &[(&str, Worst, &str)] = &[
+    ("pod", Worst::Highest, "most reordered (highest PoD)"),
+    ("led", Worst::Highest, "most changed (highest LeD)"),
+    ("derp", Worst::Lowest, "most reordered through the trees (lowest DERP)"),
+];
+
+/// Densities drawn when both columns are there: (x, y).
+const DENSITIES: &[(&str, &str)] = &[("led", "pod"), ("pod", "derp")];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Worst {
+    Highest,
+    Lowest,
+}
+
+/// How a table's pairs can be drawn: from its footer's record, or the command line.
+#[derive(Debug, Clone, Default)]
+struct Inputs {
+    alignments: Option<PathBuf>,
+    arcs: Option<PathBuf>,
+    lowercase: bool,
+    punct: String,
+}
+
+struct System {
+    file: String,
+    rows: u64,
+    signature: Option<String>,
+    inputs: Inputs,
+    /// Per problem column: (reason, rows), most frequent first.
+    problems: Vec<(String, Vec<(String, u64)>)>,
+}
+
+/// One metric over every system, with histogram bins shared by all of them.
+struct MetricView {
+    name: String,
+    low: f64,
+    high: f64,
+    per_system: Vec<Stats>,
+}
+
+struct Stats {
+    n: u64,
+    min: Option<f64>,
+    max: Option<f64>,
+    mean: Option<Interval>,
+    counts: Vec<u64>,
+}
+
+struct Axis {
+    name: String,
+    low: f64,
+    high: f64,
+}
+
+struct Density {
+    system: usize,
+    x: Axis,
+    y: Axis,
+    /// Row-major by y bin, then x bin.
+    counts: Vec<u64>,
+}
+
+struct PairList {
+    title: String,
+    /// Per pair: its view in each system shown.
+    pairs: Vec<Vec<PairView>>,
+}
+
+#[derive(Clone)]
+struct PairView {
+    system: usize,
+    pair_id: i64,
+    src: Vec<String>,
+    tgt: Vec<String>,
+    values: Vec<(String, Option<f64>)>,
+    links: Option<Vec<Link>>,
+    /// LeD and PoD as the pair's table computed them, or why the pair is not drawn so.
+    lepod: Result<Explanation, String>,
+    derp: Option<DerpTree>,
+}
+
+/// `derp_detail`'s spanning tree: the side whose words it joins, and its edges (a, b, l, lmax).
+#[derive(Clone)]
+struct DerpTree {
+    on_src: bool,
+    edges: Vec<[i32; 4]>,
+}
+
+struct Report {
+    systems: Vec<System>,
+    metrics: Vec<MetricView>,
+    densities: Vec<Density>,
+    comparison: Option<Comparison>,
+    lists: Vec<PairList>,
+    notes: Vec<String>,
+}
+
+/// Write the report `options` ask for.
+pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written> {
+    let n = options.tables.len();
+    if n == 0 {
+        bail!("report needs at least one scored table");
+    }
+    for (flag, given) in [("--alignments", options.alignments.len()), ("--arcs", options.arcs.len())] {
+        if given > n {
+            bail!("{flag} given {given} times for {n} table(s): give it at most once per table, in the tables' order");
+        }
+    }
+    // Fail before the work when the page cannot be written.
+    write::partial_path(&options.out)?;
+    let mut notes = Vec::new();
+    let mut systems = Vec::new();
+    let mut tables = Vec::new();
+    for (i, path) in options.tables.iter().enumerate() {
+        let input = ParquetInput::open(&format!("system{i}"), path)?;
+        let mut inputs = recorded_inputs(&input);
+        if let Some(a) = options.alignments.get(i) {
+            inputs.alignments = Some(a.clone());
+        }
+        if let Some(a) = options.arcs.get(i) {
+            inputs.arcs = Some(a.clone());
+        }
+        for (what, slot) in [("alignments", &mut inputs.alignments), ("arcs", &mut inputs.arcs)] {
+            if let Some(p) = slot.as_ref().filter(|p| !p.exists()) {
+                notes.push(format!("{}: its {what} {} are gone; pass --{what} to draw with them", path.display(), p.display()));
+                *slot = None;
+            }
+        }
+        tables.push((format!("system{i}"), path.clone()));
+        if let Some(p) = &inputs.alignments {
+            tables.push((format!("alignments{i}"), p.clone()));
+        }
+        if let Some(p) = &inputs.arcs {
+            tables.push((format!("arcs{i}"), p.clone()));
+        }
+        let signature = input.key_value("pairmetrics.signature").map(str::to_string);
+        systems.push(System { file: path.display().to_string(), rows: 0, signature, inputs, problems: vec![] });
+    }
+    let ctx = context_with_tables_and(&tables, &[], &Resources::default(), tuning).await?;
+    let (metrics, problem_columns) = columns(&ctx, &options.tables).await?;
+    for (i, system) in systems.iter_mut().enumerate() {
+        system.rows = count(&ctx, &format!("SELECT count(*) FROM system{i}")).await?;
+        for column in &problem_columns {
+            let reasons = reasons(&ctx, i, column).await?;
+            system.problems.push((column.clone(), reasons));
+        }
+    }
+    let mut views = Vec::new();
+    for metric in &metrics {
+        views.push(metric_view(&ctx, systems.len(), metric, &options.compare).await?);
+    }
+    let mut densities = Vec::new();
+    for &(x, y) in DENSITIES {
+        let (Some(xv), Some(yv)) = (views.iter().find(|v| v.name == x), views.iter().find(|v| v.name == y)) else {
+            continue;
+        };
+        for i in 0..systems.len() {
+            densities.push(density(&ctx, i, xv, yv).await?);
+        }
+    }
+    let comparison = match n {
+        1 => None,
+        _ => {
+            let compare_options = CompareOptions { metrics: Some(metrics.clone()), ..options.compare.clone() };
+            Some(compare::compare(&options.tables, &compare_options, tuning).await?)
+        }
+    };
+    let lists = pair_lists(&ctx, &systems, &metrics, options.pairs).await?;
+    if systems.iter().any(|s| s.inputs.alignments.is_none()) && !lists.is_empty() {
+        notes.push("pairs of a table without alignments are drawn without links (give --alignments)".into());
+    }
+    let pairs_drawn = lists.iter().flat_map(|l| &l.pairs).map(Vec::len).sum();
+    let report = Report { systems, metrics: views, densities, comparison, lists, notes: notes.clone() };
+    let page = html::page(&report);
+    write_atomically(&options.out, page.as_bytes())?;
+    Ok(Written { bytes: page.len(), pairs_drawn, notes })
+}
+
+/// What `score` recorded in the footer (see [`INPUTS_KEY`]); nothing for other tables.
+fn recorded_inputs(input: &ParquetInput) -> Inputs {
+    let Some(record) = input.key_value(INPUTS_KEY).and_then(|v| serde_json::from_str::<Value>(v).ok()) else {
+        return Inputs::default();
+    };
+    let path = |key: &str| record.get(key).and_then(Value::as_str).map(PathBuf::from);
+    Inputs {
+        alignments: path("alignments"),
+        arcs: path("arcs"),
+        lowercase: record.get("lowercase").and_then(Value::as_bool).unwrap_or(false),
+        punct: record.get("punct").and_then(Value::as_str).unwrap_or_default().to_string(),
+    }
+}
+
+/// A column name as an SQL identifier.
+fn ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// The finite values of a column (NaN and the infinities have no bin).
+fn finite(column: &str) -> String {
+    format!("{column} > -1.0e308 AND {column} < 1.0e308")
+}
+
+/// The metrics every table has (score columns, or else every Float64 column but pair_id) and
+/// the problem columns any has.
+async fn columns(ctx: &SessionContext, files: &[PathBuf]) -> Result<(Vec<String>, Vec<String>)> {
+    let mut schemas = Vec::new();
+    for i in 0..files.len() {
+        schemas.push(ctx.table_provider(format!("system{i}").as_str()).await?.schema());
+    }
+    let all_have = |name: &str, numeric: bool| {
+        schemas.iter().all(|s| {
+            s.field_with_name(name).is_ok_and(|f| if numeric { f.data_type().is_numeric() } else { f.data_type() == &DataType::Utf8 })
+        })
+    };
+    let mut metrics: Vec<String> =
+        all_columns().filter(|c| c.role == Role::Score && all_have(c.name, true)).map(|c| c.name.to_string()).collect();
+    if metrics.is_empty() {
+        metrics = schemas[0]
+            .fields()
+            .iter()
+            .filter(|f| f.data_type() == &DataType::Float64 && all_have(f.name(), true))
+            .map(|f| f.name().clone())
+            .collect();
+    }
+    if metrics.is_empty() {
+        bail!("{}: no score column (led, pod, derp, ... or any Float64 column) to report on", files[0].display());
+    }
+    let problems = all_columns().filter(|c| c.role == Role::Problem && all_have(c.name, false)).map(|c| c.name.to_string()).collect();
+    Ok((metrics, problems))
+}
+
+async fn collect(ctx: &SessionContext, query: &str) -> Result<RecordBatch> {
+    let frame = ctx.sql(query).await?;
+    let schema = frame.schema().inner().clone();
+    let batches = frame.collect().await?;
+    Ok(concat_batches(&schema, &batches)?)
+}
+
+fn float(batch: &RecordBatch, column: usize, row: usize) -> Option<f64> {
+    let array = cast(batch.column(column), &DataType::Float64).ok()?;
+    let values = array.as_primitive::<Float64Type>();
+    values.is_valid(row).then(|| values.value(row))
+}
+
+fn integer(batch: &RecordBatch, column: usize, row: usize) -> Option<i64> {
+    let array = cast(batch.column(column), &DataType::Int64).ok()?;
+    let values = array.as_primitive::<Int64Type>();
+    values.is_valid(row).then(|| values.value(row))
+}
+
+/// Why rows of table `i` have no score, by `column`: (reason, rows), most frequent first.
+async fn reasons(ctx: &SessionContext, i: usize, column: &str) -> Result<Vec<(String, u64)>> {
+    let c = ident(column);
+    let batch = collect(
+        ctx,
+        &format!("SELECT {c}, count(*) AS n FROM system{i} WHERE {c} IS NOT NULL GROUP BY {c} ORDER BY n DESC, {c} LIMIT 20"),
+    )
+    .await?;
+    let reasons = batch.column(0).as_string::<i32>();
+    Ok((0..batch.num_rows()).map(|r| (reasons.value(r).to_string(), integer(&batch, 1, r).unwrap_or(0) as u64)).collect())
+}
+
+/// A metric in every table: its figures, then a histogram over bins shared by all tables (over
+/// [0, 1] when every value is in it).
+async fn metric_view(ctx: &SessionContext, systems: usize, metric: &str, options: &CompareOptions) -> Result<MetricView> {
+    let m = ident(metric);
+    let CompareOptions { resamples, seed, level, .. } = options;
+    let mut per_system = Vec::new();
+    for i in 0..systems {
+        let batch = collect(
+            ctx,
+            &format!(
+                "SELECT count({m}), min({m}), max({m}), bootstrap_ci({m}, {level}, {resamples}, {seed}) FROM system{i} WHERE {}",
+                finite(&m)
+            ),
+        )
+        .await?;
+        let ci = batch.column(3).as_struct();
+        let field = |name: &str| {
+            let values = ci.column_by_name(name)?.as_primitive::<Float64Type>();
+            values.is_valid(0).then(|| values.value(0))
+        };
+        let mean = match (field("mean"), field("low"), field("high")) {
+            (Some(estimate), Some(low), Some(high)) => Some(Interval { estimate, low, high }),
+            _ => None,
+        };
+        let n = ci.column_by_name("n").map_or(0, |c| c.as_primitive::<UInt64Type>().value(0));
+        per_system.push(Stats { n, min: float(&batch, 1, 0), max: float(&batch, 2, 0), mean, counts: vec![0; BINS] });
+    }
+    let low = per_system.iter().filter_map(|s| s.min).fold(f64::INFINITY, f64::min);
+    let high = per_system.iter().filter_map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
+    let (low, high) = match (low, high) {
+        (l, h) if l > h => (0.0, 1.0),
+        (l, h) if l >= 0.0 && h <= 1.0 => (0.0, 1.0),
+        (l, h) if l == h => (l - 0.5, h + 0.5),
+        range => range,
+    };
+    for (i, stats) in per_system.iter_mut().enumerate() {
+        let bin = bin_expr(&m, low, high, BINS);
+        let batch = collect(ctx, &format!("SELECT {bin} AS b, count(*) FROM system{i} WHERE {} GROUP BY b", finite(&m))).await?;
+        for r in 0..batch.num_rows() {
+            let (b, c) = (integer(&batch, 0, r).unwrap_or(0) as usize, integer(&batch, 1, r).unwrap_or(0) as u64);
+            stats.counts[b.min(BINS - 1)] += c;
+        }
+    }
+    Ok(MetricView { name: metric.to_string(), low, high, per_system })
+}
+
+/// The bin (0 to bins - 1) of `column` over [low, high]; `high` itself is in the last bin.
+fn bin_expr(column: &str, low: f64, high: f64, bins: usize) -> String {
+    let width = (high - low) / bins as f64;
+    format!("CAST(LEAST(GREATEST(floor(({column} - ({low:e})) / {width:e}), 0), {}) AS BIGINT)", bins - 1)
+}
+
+async fn density(ctx: &SessionContext, i: usize, x: &MetricView, y: &MetricView) -> Result<Density> {
+    let (cx, cy) = (ident(&x.name), ident(&y.name));
+    let (bx, by) = (bin_expr(&cx, x.low, x.high, DENSITY_BINS), bin_expr(&cy, y.low, y.high, DENSITY_BINS));
+    let batch = collect(
+        ctx,
+        &format!("SELECT {bx} AS bx, {by} AS by, count(*) FROM system{i} WHERE {} AND {} GROUP BY bx, by", finite(&cx), finite(&cy)),
+    )
+    .await?;
+    let mut counts = vec![0; DENSITY_BINS * DENSITY_BINS];
+    for r in 0..batch.num_rows() {
+        let (bx, by) = (integer(&batch, 0, r).unwrap_or(0) as usize, integer(&batch, 1, r).unwrap_or(0) as usize);
+        counts[by.min(DENSITY_BINS - 1) * DENSITY_BINS + bx.min(DENSITY_BINS - 1)] += integer(&batch, 2, r).unwrap_or(0) as u64;
+    }
+    let axis = |v: &MetricView| Axis { name: v.name.clone(), low: v.low, high: v.high };
+    Ok(Density { system: i, x: axis(x), y: axis(y), counts })
+}
+
+/// One table: the `k` most extreme pairs of each metric of [`EXTREMES`] it has. Several: for
+/// each system and metric, the `k` pairs where it differs most from the baseline (and differs),
+/// drawn in both.
+async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String], k: usize) -> Result<Vec<PairList>> {
+    let mut lists: Vec<(String, Vec<(usize, i64)>)> = Vec::new();
+    if k == 0 {
+        return Ok(vec![]);
+    }
+    for &(metric, worst, what) in EXTREMES.iter().filter(|(m, _, _)| metrics.iter().any(|x| x == m)) {
+        let m = ident(metric);
+        if systems.len() == 1 {
+            let order = if worst == Worst::Highest { "DESC" } else { "ASC" };
+            let batch = collect(
+                ctx,
+                &format!("SELECT pair_id FROM system0 WHERE {} ORDER BY {m} {order}, pair_id LIMIT {k}", finite(&m)),
+            )
+            .await?;
+            let ids = (0..batch.num_rows()).filter_map(|r| integer(&batch, 0, r)).map(|id| (0, id)).collect();
+            lists.push((format!("The {k} {what}"), ids));
+            continue;
+        }
+        for (i, system) in systems.iter().enumerate().skip(1) {
+            let batch = collect(
+                ctx,
+                &format!(
+                    "SELECT b.pair_id FROM system0 b JOIN system{i} s ON b.pair_id = s.pair_id WHERE {} AND {} \
+                     AND s.{m} <> b.{m} ORDER BY abs(s.{m} - b.{m}) DESC, b.pair_id LIMIT {k}",
+                    finite(&format!("b.{m}")),
+                    finite(&format!("s.{m}"))
+                ),
+            )
+            .await?;
+            let ids = (0..batch.num_rows()).filter_map(|r| integer(&batch, 0, r)).map(|id| (i, id)).collect();
+            lists.push((format!("Where {} differs most from the baseline in {metric}", system.file), ids));
+        }
+    }
+    // Read every pair a table shows in one query per table.
+    let mut wanted: Vec<Vec<i64>> = vec![vec![]; systems.len()];
+    for (_, ids) in &lists {
+        for &(i, id) in ids {
+            for s in [0, i] {
+                if !wanted[s].contains(&id) {
+                    wanted[s].push(id);
+                }
+            }
+        }
+    }
+    let mut views: HashMap<(usize, i64), PairView> = HashMap::new();
+    for (i, ids) in wanted.iter().enumerate() {
+        if !ids.is_empty() {
+            views.extend(pair_views(ctx, i, &systems[i].inputs, metrics, ids).await?.into_iter().map(|v| ((i, v.pair_id), v)));
+        }
+    }
+    Ok(lists
+        .into_iter()
+        .map(|(title, ids)| {
+            let pairs = ids
+                .into_iter()
+                .map(|(i, id)| {
+                    let shown = if i == 0 { vec![0] } else { vec![0, i] };
+                    shown.into_iter().filter_map(|s| views.get(&(s, id)).cloned()).collect()
+                })
+                .collect();
+            PairList { title, pairs }
+        })
+        .collect())
+}
+
+/// The pairs `ids` of table `i`, with their links, LeD and PoD explained, and DERP's tree.
+async fn pair_views(ctx: &SessionContext, i: usize, inputs: &Inputs, metrics: &[String], ids: &[i64]) -> Result<Vec<PairView>> {
+    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    let schema = ctx.table_provider(format!("system{i}").as_str()).await?.schema();
+    let tokens = ["src", "tgt"].iter().all(|c| schema.field_with_name(c).is_ok_and(|f| crate::schema::is_token_list(f.data_type())));
+    // LeD compares the tokens as `score` did: lowercased by the same function when it was asked.
+    let compared = |c: &str| if inputs.lowercase { format!("lowercase_tokens({c})") } else { c.to_string() };
+    let token_columns = match tokens {
+        true => format!("src, tgt, {} AS src_compared, {} AS tgt_compared", compared("src"), compared("tgt")),
+        false => "NULL, NULL, NULL, NULL".to_string(),
+    };
+    let values: Vec<String> = metrics.iter().enumerate().map(|(k, m)| format!("CAST({} AS DOUBLE) AS value{k}", ident(m))).collect();
+    let batch = collect(
+        ctx,
+        &format!("SELECT pair_id, {token_columns}, {} FROM system{i} WHERE pair_id IN ({list})", values.join(", ")),
+    )
+    .await?;
+    let links = match &inputs.alignments {
+        Some(_) => {
+            let batch = collect(ctx, &format!("SELECT pair_id, links FROM alignments{i} WHERE pair_id IN ({list})")).await?;
+            let lists = LinkLists::new(batch.column(1))?;
+            let mut by_id = HashMap::new();
+            for r in 0..batch.num_rows() {
+                let mut links = Vec::new();
+                if let (Some(id), Ok(())) = (integer(&batch, 0, r), lists.row(r, &mut links)) {
+                    by_id.insert(id, links);
+                }
+            }
+            by_id
+        }
+        None => HashMap::new(),
+    };
+    let trees = match (&inputs.alignments, &inputs.arcs) {
+        (Some(_), Some(_)) => derp_trees(ctx, i, &list).await?,
+        _ => HashMap::new(),
+    };
+    let punct = Punctuation::new(&inputs.punct);
+    let mut views = Vec::new();
+    let strings = |c: usize| TokenLists::new("tokens", batch.column(c));
+    let (src, tgt, src_cmp, tgt_cmp) = match tokens {
+        true => (Some(strings(1)?), Some(strings(2)?), Some(strings(3)?), Some(strings(4)?)),
+        false => (None, None, None, None),
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut scratch = lepod::Scratch::default();
+    for r in 0..batch.num_rows() {
+        let Some(pair_id) = integer(&batch, 0, r) else { continue };
+        let words = |lists: &Option<TokenLists>| -> Vec<String> {
+            let mut out = Vec::new();
+            if let Some(items) = lists.as_ref().and_then(|l| l.items(r)) {
+                out.extend(items.map(|t| t.unwrap_or("<NULL>").to_string()));
+            }
+            out
+        };
+        let links = links.get(&pair_id).cloned();
+        let lepod = match (&src_cmp, &tgt_cmp, &links) {
+            (None, _, _) | (_, None, _) => Err("the table has no src and tgt token lists".to_string()),
+            (_, _, None) => Err("no alignment to draw with".to_string()),
+            (Some(s), Some(t), Some(links)) => match (s.row(r, &mut a), t.row(r, &mut b)) {
+                (Ok(()), Ok(())) => lepod::explain(&a, &b, links, &punct, &mut scratch).map_err(|e| e.to_string()),
+                (Err(e), _) | (_, Err(e)) => Err(e.to_string()),
+            },
+        };
+        views.push(PairView {
+            system: i,
+            pair_id,
+            src: words(&src),
+            tgt: words(&tgt),
+            values: metrics.iter().enumerate().map(|(k, m)| (m.clone(), float(&batch, 5 + k, r))).collect(),
+            links,
+            lepod,
+            derp: trees.get(&pair_id).cloned(),
+        });
+    }
+    Ok(views)
+}
+
+/// `derp_detail`'s spanning tree of the pairs in `list` (SQL) of table `i`, by pair_id.
+async fn derp_trees(ctx: &SessionContext, i: usize, list: &str) -> Result<HashMap<i64, DerpTree>> {
+    let batch = collect(
+        ctx,
+        &format!(
+            "SELECT a.pair_id, derp_detail(r.src_head, r.src_deprel, r.tgt_head, r.tgt_deprel, a.links) \
+             FROM arcs{i} r JOIN alignments{i} a ON r.pair_id = a.pair_id WHERE a.pair_id IN ({list})"
+        ),
+    )
+    .await?;
+    let detail = batch.column(1).as_struct();
+    let side = detail.column_by_name("side").expect("derp_detail has a side").as_string::<i32>();
+    let mst = detail.column_by_name("mst").expect("derp_detail has an mst").as_list::<i32>();
+    let mut trees = HashMap::new();
+    for r in 0..batch.num_rows() {
+        let Some(id) = integer(&batch, 0, r) else { continue };
+        if side.is_null(r) || mst.is_null(r) {
+            continue;
+        }
+        let edges = mst.value(r);
+        let edges = edges.as_struct();
+        let field = |name: &str| edges.column_by_name(name).expect("an edge field").as_primitive::<Int32Type>().clone();
+        let [fa, fb, fl, fm] = ["a", "b", "l", "lmax"].map(field);
+        let edges = (0..edges.len()).map(|e| [fa.value(e), fb.value(e), fl.value(e), fm.value(e)]).collect();
+        trees.insert(id, DerpTree { on_src: side.value(r) == "src", edges });
+    }
+    Ok(trees)
+}
