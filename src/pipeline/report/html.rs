@@ -114,11 +114,16 @@ fn p_value(p: f64) -> String {
 }
 
 fn metrics(out: &mut String, report: &Report) {
-    out.push_str(
-        "<h2>Metrics</h2><p class=\"note\">Means over the rows with a finite value, with a 95 % bootstrap interval \
-         (the resamples and seed of the signature above, or compare's defaults); NULL rows are counted apart.</p>\
+    let s = &report.significance;
+    let _ = write!(
+        out,
+        "<h2>Metrics</h2><p class=\"note\">Means over the rows with a finite value, with a {} % percentile bootstrap \
+         interval ({} resamples, seed {}); NULL and non-finite values are counted apart.</p>\
          <table><tr><th class=\"l\">metric</th><th class=\"l\">table</th><th>scored</th><th>NULL</th><th>mean [interval]</th>\
          <th>min</th><th>max</th></tr>",
+        s.level * 100.0,
+        s.resamples,
+        s.seed
     );
     for m in &report.metrics {
         for (i, s) in m.per_system.iter().enumerate() {

@@ -151,6 +151,8 @@ struct DerpTree {
 }
 
 struct Report {
+    /// How the intervals and p-values were drawn.
+    significance: CompareOptions,
     systems: Vec<System>,
     metrics: Vec<MetricView>,
     densities: Vec<Density>,
@@ -234,7 +236,7 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
         notes.push("pairs of a table without alignments are drawn without links (give --alignments)".into());
     }
     let pairs_drawn = lists.iter().flat_map(|l| &l.pairs).map(Vec::len).sum();
-    let report = Report { systems, metrics: views, densities, comparison, lists, notes: notes.clone() };
+    let report = Report { significance: options.compare.clone(), systems, metrics: views, densities, comparison, lists, notes: notes.clone() };
     let page = html::page(&report);
     write_atomically(&options.out, page.as_bytes())?;
     Ok(Written { bytes: page.len(), pairs_drawn, notes })
