@@ -210,13 +210,22 @@ fn float(s: &StructArray, name: &str) -> Option<f64> {
 }
 
 /// (n, the estimate named `name` with low and high) of a bootstrap struct.
-fn interval(s: &StructArray, name: &str) -> (u64, Option<Interval>) {
+pub(super) fn interval(s: &StructArray, name: &str) -> (u64, Option<Interval>) {
     let n = s.column_by_name("n").map_or(0, |c| c.as_primitive::<UInt64Type>().value(0));
     let estimate = match (float(s, name), float(s, "low"), float(s, "high")) {
         (Some(estimate), Some(low), Some(high)) => Some(Interval { estimate, low, high }),
         _ => None,
     };
     (n, estimate)
+}
+
+/// An estimate with its interval as `0.1234 [0.1200, 0.1300]` (signed: `+0.0100 [...]`).
+pub fn interval_text(e: &Option<Interval>, signed: bool) -> String {
+    match e {
+        Some(e) if signed => format!("{:+.4} [{:+.4}, {:+.4}]", e.estimate, e.low, e.high),
+        Some(e) => format!("{:.4} [{:.4}, {:.4}]", e.estimate, e.low, e.high),
+        None => "-".into(),
+    }
 }
 
 impl Comparison {
@@ -239,19 +248,14 @@ impl Comparison {
             .to_string()
         };
         let _ = writeln!(out, "{}", row(["metric", "system", "n", "mean [interval]", "delta [interval]", "p (bs)", "p (ar)"]));
-        let interval = |e: &Option<Interval>, signed: bool| match e {
-            Some(e) if signed => format!("{:+.4} [{:+.4}, {:+.4}]", e.estimate, e.low, e.high),
-            Some(e) => format!("{:.4} [{:.4}, {:.4}]", e.estimate, e.low, e.high),
-            None => "-".into(),
-        };
         let p = |p: f64| format!("{p:.4}{}", if p < 0.05 { "*" } else { "" });
         for metric in &self.metrics {
             for system in &metric.systems {
                 let (delta, p_bs, p_ar) = match &system.versus {
-                    Some(v) => (interval(&Some(v.delta), true), p(v.p_bootstrap), p(v.p_randomization)),
+                    Some(v) => (interval_text(&Some(v.delta), true), p(v.p_bootstrap), p(v.p_randomization)),
                     None => (String::new(), String::new(), String::new()),
                 };
-                let (n, mean) = (system.n.to_string(), interval(&system.mean, false));
+                let (n, mean) = (system.n.to_string(), interval_text(&system.mean, false));
                 let _ = writeln!(out, "{}", row([&metric.metric, &system.file, &n, &mean, &delta, &p_bs, &p_ar]));
             }
         }

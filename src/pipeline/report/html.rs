@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::svg::{self, PALETTE, escape, number};
 use super::{PairView, Report};
-use crate::metrics::significance::Interval;
+use crate::pipeline::compare::interval_text as interval;
 
 const STYLE: &str = "
 body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #222; }
@@ -96,14 +96,6 @@ fn tables(out: &mut String, report: &Report) {
         );
     }
     out.push_str("</table>\n");
-}
-
-fn interval(e: &Option<Interval>, signed: bool) -> String {
-    match e {
-        Some(e) if signed => format!("{:+.4} [{:+.4}, {:+.4}]", e.estimate, e.low, e.high),
-        Some(e) => format!("{:.4} [{:.4}, {:.4}]", e.estimate, e.low, e.high),
-        None => "-".into(),
-    }
 }
 
 fn p_value(p: f64) -> String {

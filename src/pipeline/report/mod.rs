@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::compute::{cast, concat_batches};
-use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type, Int64Type, UInt64Type};
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type, Int64Type};
 use datafusion::prelude::SessionContext;
 use serde_json::Value;
 
@@ -341,16 +341,7 @@ async fn metric_view(ctx: &SessionContext, systems: usize, metric: &str, options
             ),
         )
         .await?;
-        let ci = batch.column(3).as_struct();
-        let field = |name: &str| {
-            let values = ci.column_by_name(name)?.as_primitive::<Float64Type>();
-            values.is_valid(0).then(|| values.value(0))
-        };
-        let mean = match (field("mean"), field("low"), field("high")) {
-            (Some(estimate), Some(low), Some(high)) => Some(Interval { estimate, low, high }),
-            _ => None,
-        };
-        let n = ci.column_by_name("n").map_or(0, |c| c.as_primitive::<UInt64Type>().value(0));
+        let (n, mean) = compare::interval(batch.column(3).as_struct(), "mean");
         per_system.push(Stats { n, min: float(&batch, 1, 0), max: float(&batch, 2, 0), mean, counts: vec![0; BINS] });
     }
     let low = per_system.iter().filter_map(|s| s.min).fold(f64::INFINITY, f64::min);
