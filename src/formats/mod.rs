@@ -6,5 +6,6 @@ pub mod input;
 pub mod meteor;
 pub mod moses;
 pub mod pharaoh;
+pub mod semeval2014t5;
 pub mod syntactic_ngrams;
 pub mod tokens;

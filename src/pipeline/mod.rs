@@ -9,6 +9,7 @@ pub mod parallel;
 pub mod pivot;
 pub mod report;
 pub mod score;
+pub mod semeval_eval;
 pub mod show;
 pub mod sql;
 pub mod triples;
