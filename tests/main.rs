@@ -16,6 +16,7 @@ mod rank;
 mod reliability;
 mod report;
 mod schemas;
+mod semeval;
 mod significance;
 mod true_score;
 mod udf_types;

@@ -36,11 +36,14 @@ const SHAPES: Shapes = &[
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
         DOC_SECTION,
-        "SemEval-2014 Task 5 word accuracy of an output fragment: after removing tokens that are \
-         single punctuation marks among , ; . ? ¿ ¡ !, 1 when the output and a reference are \
-         equal, else the longest run of tokens they share divided by the longer one's length; \
-         the best over the reference and its alternatives. The task's accuracy is \
-         word_accuracy(...) = 1. NULL when there is no reference or an argument is NULL.",
+        "SemEval-2014 Task 5 word accuracy of an output fragment, as the official scorer \
+         (evaluation.py 2.1) computes it, case-sensitive: after removing tokens that are \
+         substrings of ',;.?¿¡!', 1 when the output's and a reference's tokens joined without a \
+         separator are equal, else the longest match between a run of each (runs whose joined \
+         tokens are equal; the longer run's tokens count) divided by the longer fragment's \
+         length; the best over the reference and its alternatives. The task's accuracy is \
+         word_accuracy(...) = 1. NULL when there is no reference or an argument is NULL. \
+         `pairmetrics semeval-eval` scores whole run files (-i, -a, Spanish contractions).",
         "word_accuracy(out, refs)",
     )
     .with_argument("out", "The output: a token list, or a string split on whitespace.")
