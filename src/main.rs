@@ -556,6 +556,16 @@ enum ImportCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// A SemEval-2014 Task 5 file (trial or test data, a gold file or a system's run) into a
+    /// fragments table (see schemas/fragments.md): one row per fragment, with its sentence's
+    /// input tokens and the fragment's span in them, and the reference's and the output's
+    /// fragment of the same id (with their alternatives) when the file has them.
+    Semeval2014t5 {
+        /// The task's XML file (plain, .gz or .zst).
+        file: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Google Books Syntactic N-grams `arcs` (or `extended-arcs`) files (`head<TAB>w/pos/label/
     /// head-index ...<TAB>total<TAB>year,count...`) into a triples table (see
     /// schemas/triples.md) at the `form` level: one row per arc of each line, the line's total
@@ -582,6 +592,7 @@ impl ImportCommand {
             ImportCommand::Conllu { src, tgt, out } => (Source::Conllu { src, tgt }, out),
             ImportCommand::MosesPhraseTable { table, out } => (Source::MosesPhraseTable { table }, out),
             ImportCommand::MosesNbest { nbest, out } => (Source::MosesNbest { nbest }, out),
+            ImportCommand::Semeval2014t5 { file, out } => (Source::Semeval2014t5 { file }, out),
             ImportCommand::SyntacticNgrams { files, out, lowercase } => (Source::SyntacticNgrams { files, lowercase }, out),
         })
     }

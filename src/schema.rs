@@ -149,6 +149,7 @@ pub enum Table {
     PhraseTable,
     Nbest,
     Triples,
+    Fragments,
 }
 
 struct Column {
@@ -199,6 +200,23 @@ const NBEST: &[Column] = &[
     col("total", ColumnType::Float),
 ];
 
+const FRAGMENTS: &[Column] = &[
+    col("pair_id", ColumnType::Id),
+    col("sentence_id", ColumnType::Text),
+    col("fragment_id", ColumnType::Text),
+    col("l1", ColumnType::Text),
+    col("l2", ColumnType::Text),
+    col("input", ColumnType::Tokens),
+    col("fragment_start", ColumnType::Int),
+    col("fragment_end", ColumnType::Int),
+    col("fragment", ColumnType::Tokens),
+    col("reference", ColumnType::Tokens),
+    col("reference_fragment", ColumnType::Tokens),
+    col("reference_alternatives", ColumnType::TokenLists),
+    col("output_fragment", ColumnType::Tokens),
+    col("output_alternatives", ColumnType::TokenLists),
+];
+
 const TRIPLES: &[Column] = &[
     col("level", ColumnType::Text),
     col("head", ColumnType::Text),
@@ -216,6 +234,7 @@ impl Table {
             Table::PhraseTable => "phrase_table",
             Table::Nbest => "nbest",
             Table::Triples => "triples",
+            Table::Fragments => "fragments",
         }
     }
 
@@ -227,6 +246,7 @@ impl Table {
             Table::PhraseTable => PHRASE_TABLE,
             Table::Nbest => NBEST,
             Table::Triples => TRIPLES,
+            Table::Fragments => FRAGMENTS,
         }
     }
 

@@ -79,3 +79,25 @@ fn semeval_eval_says_what_is_wrong() {
     let error = err(&["semeval-eval", "-S", "klingon", "--ref", path_str(&gold), "--out", path_str(&run)]);
     assert!(error.contains("-S klingon: no Snowball stemmer"), "{error}");
 }
+
+#[test]
+fn imported_fragments_give_the_scorers_word_accuracy_in_sql() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gold, run) = (fixtures().join("fr-en.gold.tokenised.xml.gz"), fixtures().join("IUCL.fr-en.run1.best.xml.gz"));
+    let (g, r, p) = (dir.path().join("gold.parquet"), dir.path().join("run.parquet"), dir.path().join("per.parquet"));
+    assert!(ok(&["import", "semeval2014t5", path_str(&gold), "--out", path_str(&g)]).contains("495 rows"));
+    ok(&["import", "semeval2014t5", path_str(&run), "--out", path_str(&r)]);
+    ok(&["semeval-eval", "-I", "--ref", path_str(&gold), "--out", path_str(&run), "--per-sentence", path_str(&p)]);
+    // The fragment sits in its input where the span says; the gold's fr->en metadata is kept.
+    let spans = csv_rows(&[], &[("g", &g)], "SELECT count(*) FROM g WHERE array_slice(input, fragment_start + 1, fragment_end) = fragment AND l1 = 'fr' AND l2 = 'en'");
+    assert_eq!(spans, ["495"]);
+    // English L2, case-sensitive, best only: SQL's word_accuracy is the scorer's, fragment by fragment.
+    let differ = csv_rows(
+        &[],
+        &[("g", &g), ("r", &r), ("p", &p)],
+        "SELECT count(*), sum(CASE WHEN word_accuracy(r.output_fragment, array_concat([g.reference_fragment], g.reference_alternatives)) \
+         = p.fragment_word_accuracy THEN 0 ELSE 1 END) FROM g JOIN r USING (sentence_id, fragment_id) \
+         JOIN p USING (sentence_id, fragment_id)",
+    );
+    assert_eq!(differ, ["495,0"]);
+}

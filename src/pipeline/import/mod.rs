@@ -9,6 +9,7 @@ mod alignments;
 mod arcs;
 mod nbest;
 mod pairs;
+mod semeval;
 mod phrase_table;
 mod triples;
 
@@ -51,6 +52,8 @@ pub enum Source {
     MosesNbest { nbest: PathBuf },
     /// Google Books Syntactic N-grams `arcs` files, read in order.
     SyntacticNgrams { files: Vec<PathBuf>, lowercase: bool },
+    /// A SemEval-2014 Task 5 file (task data, gold or run), one row per fragment.
+    Semeval2014t5 { file: PathBuf },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -76,6 +79,7 @@ impl Source {
             Source::MosesPhraseTable { .. } => Table::PhraseTable,
             Source::MosesNbest { .. } => Table::Nbest,
             Source::SyntacticNgrams { .. } => Table::Triples,
+            Source::Semeval2014t5 { .. } => Table::Fragments,
         }
     }
 
@@ -96,6 +100,7 @@ impl Source {
                 let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
                 format!("syntactic-ngrams {} lowercase={lowercase}", files.join(" "))
             }
+            Source::Semeval2014t5 { file } => format!("semeval2014t5 {}", file.display()),
         }
     }
 }
@@ -137,6 +142,11 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
         Source::SyntacticNgrams { files, lowercase } => {
             let (paths, lowercase) = (files.clone(), *lowercase);
             run(writer, Concatenated::new(files.clone()), move |chunk| triples::build(&schema, &paths, chunk, lowercase))?
+        }
+        Source::Semeval2014t5 { file } => {
+            // Task files are small (a few hundred sentences): read whole, as XML must be.
+            let rows = semeval::rows(crate::formats::semeval2014t5::read(file)?);
+            run(writer, rows.into_iter().map(Ok::<_, anyhow::Error>), move |chunk| semeval::build(&schema, chunk))?
         }
     };
     Ok(ImportSummary { rows, seconds: started.elapsed().as_secs_f64() })
