@@ -30,7 +30,8 @@ pub(super) fn rows(file: TaskFile) -> Vec<Row> {
         let Some(input) = &s.input else { continue };
         let (input_words, spans) = words(input);
         let fragment_items: Vec<&Fragment> = input.iter().filter_map(|i| if let Item::Fragment(f) = i { Some(f) } else { None }).collect();
-        let find = |items: Option<&Vec<Item>>, id: &Option<String>| Sentence::fragments(items).into_iter().find(|f| &f.id == id).cloned();
+        let (references, outputs) = (Sentence::fragments(s.reference.as_ref()), Sentence::fragments(s.output.as_ref()));
+        let find = |fragments: &[&Fragment], id: &Option<String>| fragments.iter().find(|f| &f.id == id).map(|f| (*f).clone());
         for f in Sentence::fragments(Some(input)) {
             // A repeated id keeps its last fragment (as the task's reader): its span too.
             let k = fragment_items.iter().rposition(|g| g.id == f.id).expect("a fragment of this input");
@@ -43,8 +44,8 @@ pub(super) fn rows(file: TaskFile) -> Vec<Row> {
                 span: spans[k],
                 fragment: f.value.clone(),
                 reference: s.reference.as_ref().map(|r| words(r).0),
-                reference_fragment: find(s.reference.as_ref(), &f.id),
-                output: find(s.output.as_ref(), &f.id),
+                reference_fragment: find(&references, &f.id),
+                output: find(&outputs, &f.id),
             });
         }
     }

@@ -20,10 +20,9 @@ use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::compute::{cast, concat_batches};
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type, Int64Type};
 use datafusion::prelude::SessionContext;
-use serde_json::Value;
 
-use super::compare::{self, CompareOptions, Comparison};
-use super::score::{INPUTS_KEY, Role, all_columns};
+use super::compare::{self, CompareOptions, Comparison, MetricResult};
+use super::score::{INPUTS_KEY, Role, ScoredFrom, all_columns};
 use super::sql::context_with_tables_and;
 use crate::metrics::Link;
 use crate::metrics::lepod::{self, Explanation, Punctuation};
@@ -76,20 +75,12 @@ enum Worst {
     Lowest,
 }
 
-/// How a table's pairs can be drawn: from its footer's record, or the command line.
-#[derive(Debug, Clone, Default)]
-struct Inputs {
-    alignments: Option<PathBuf>,
-    arcs: Option<PathBuf>,
-    lowercase: bool,
-    punct: String,
-}
-
 struct System {
     file: String,
     rows: u64,
     signature: Option<String>,
-    inputs: Inputs,
+    /// What its pairs are drawn with: its footer's record, overridden by the command line.
+    inputs: ScoredFrom,
     /// Per problem column: (reason, rows), most frequent first.
     problems: Vec<(String, Vec<(String, u64)>)>,
 }
@@ -179,7 +170,8 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     let mut tables = Vec::new();
     for (i, path) in options.tables.iter().enumerate() {
         let input = ParquetInput::open(&format!("system{i}"), path)?;
-        let mut inputs = recorded_inputs(&input);
+        // A table `score` did not write records nothing: draw with what is given, no punctuation.
+        let mut inputs = input.key_value(INPUTS_KEY).and_then(ScoredFrom::parse).unwrap_or_default();
         if let Some(a) = options.alignments.get(i) {
             inputs.alignments = Some(a.clone());
         }
@@ -211,9 +203,17 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
             system.problems.push((column.clone(), reasons));
         }
     }
+    let comparison = match n {
+        1 => None,
+        _ => {
+            let compare_options = CompareOptions { metrics: Some(metrics.clone()), ..options.compare.clone() };
+            Some(compare::compare(&options.tables, &compare_options, tuning).await?)
+        }
+    };
     let mut views = Vec::new();
-    for metric in &metrics {
-        views.push(metric_view(&ctx, systems.len(), metric, &options.compare).await?);
+    for (k, metric) in metrics.iter().enumerate() {
+        let compared = comparison.as_ref().map(|c| &c.metrics[k]);
+        views.push(metric_view(&ctx, systems.len(), metric, &options.compare, compared).await?);
     }
     let mut densities = Vec::new();
     for &(x, y) in DENSITIES {
@@ -224,36 +224,15 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
             densities.push(density(&ctx, i, xv, yv).await?);
         }
     }
-    let comparison = match n {
-        1 => None,
-        _ => {
-            let compare_options = CompareOptions { metrics: Some(metrics.clone()), ..options.compare.clone() };
-            Some(compare::compare(&options.tables, &compare_options, tuning).await?)
-        }
-    };
     let lists = pair_lists(&ctx, &systems, &metrics, options.pairs).await?;
     if systems.iter().any(|s| s.inputs.alignments.is_none()) && !lists.is_empty() {
         notes.push("pairs of a table without alignments are drawn without links (give --alignments)".into());
     }
     let pairs_drawn = lists.iter().flat_map(|l| &l.pairs).map(Vec::len).sum();
-    let report = Report { significance: options.compare.clone(), systems, metrics: views, densities, comparison, lists, notes: notes.clone() };
+    let report = Report { significance: options.compare.clone(), systems, metrics: views, densities, comparison, lists, notes };
     let page = html::page(&report);
     write_atomically(&options.out, page.as_bytes())?;
-    Ok(Written { bytes: page.len(), pairs_drawn, notes })
-}
-
-/// What `score` recorded in the footer (see [`INPUTS_KEY`]); nothing for other tables.
-fn recorded_inputs(input: &ParquetInput) -> Inputs {
-    let Some(record) = input.key_value(INPUTS_KEY).and_then(|v| serde_json::from_str::<Value>(v).ok()) else {
-        return Inputs::default();
-    };
-    let path = |key: &str| record.get(key).and_then(Value::as_str).map(PathBuf::from);
-    Inputs {
-        alignments: path("alignments"),
-        arcs: path("arcs"),
-        lowercase: record.get("lowercase").and_then(Value::as_bool).unwrap_or(false),
-        punct: record.get("punct").and_then(Value::as_str).unwrap_or_default().to_string(),
-    }
+    Ok(Written { bytes: page.len(), pairs_drawn, notes: report.notes })
 }
 
 /// A column name as an SQL identifier.
@@ -302,16 +281,10 @@ async fn collect(ctx: &SessionContext, query: &str) -> Result<RecordBatch> {
     Ok(concat_batches(&schema, &batches)?)
 }
 
-fn float(batch: &RecordBatch, column: usize, row: usize) -> Option<f64> {
-    let array = cast(batch.column(column), &DataType::Float64).ok()?;
-    let values = array.as_primitive::<Float64Type>();
-    values.is_valid(row).then(|| values.value(row))
-}
-
-fn integer(batch: &RecordBatch, column: usize, row: usize) -> Option<i64> {
-    let array = cast(batch.column(column), &DataType::Int64).ok()?;
-    let values = array.as_primitive::<Int64Type>();
-    values.is_valid(row).then(|| values.value(row))
+/// Column `column` of `batch` cast once to `T` (Float64 or Int64 here), NULL as None.
+fn values<T: datafusion::arrow::datatypes::ArrowPrimitiveType>(batch: &RecordBatch, column: usize) -> Result<Vec<Option<T::Native>>> {
+    let array = cast(batch.column(column), &T::DATA_TYPE)?;
+    Ok(array.as_primitive::<T>().iter().collect())
 }
 
 /// Why rows of table `i` have no score, by `column`: (reason, rows), most frequent first.
@@ -322,27 +295,35 @@ async fn reasons(ctx: &SessionContext, i: usize, column: &str) -> Result<Vec<(St
         &format!("SELECT {c}, count(*) AS n FROM system{i} WHERE {c} IS NOT NULL GROUP BY {c} ORDER BY n DESC, {c} LIMIT 20"),
     )
     .await?;
-    let reasons = batch.column(0).as_string::<i32>();
-    Ok((0..batch.num_rows()).map(|r| (reasons.value(r).to_string(), integer(&batch, 1, r).unwrap_or(0) as u64)).collect())
+    let (reasons, rows) = (batch.column(0).as_string::<i32>(), values::<Int64Type>(&batch, 1)?);
+    Ok(rows.iter().enumerate().map(|(r, n)| (reasons.value(r).to_string(), n.unwrap_or(0) as u64)).collect())
 }
 
 /// A metric in every table: its figures, then a histogram over bins shared by all tables (over
-/// [0, 1] when every value is in it).
-async fn metric_view(ctx: &SessionContext, systems: usize, metric: &str, options: &CompareOptions) -> Result<MetricView> {
+/// [0, 1] when every value is in it). Each mean's interval is `compare`'s when it compared the
+/// tables (the same bootstrap: the same figures), else drawn here.
+async fn metric_view(
+    ctx: &SessionContext,
+    systems: usize,
+    metric: &str,
+    options: &CompareOptions,
+    compared: Option<&MetricResult>,
+) -> Result<MetricView> {
     let m = ident(metric);
     let CompareOptions { resamples, seed, level, .. } = options;
     let mut per_system = Vec::new();
     for i in 0..systems {
-        let batch = collect(
-            ctx,
-            &format!(
-                "SELECT count({m}), min({m}), max({m}), bootstrap_ci({m}, {level}, {resamples}, {seed}) FROM system{i} WHERE {}",
-                finite(&m)
-            ),
-        )
-        .await?;
-        let (n, mean) = compare::interval(batch.column(3).as_struct(), "mean");
-        per_system.push(Stats { n, min: float(&batch, 1, 0), max: float(&batch, 2, 0), mean, counts: vec![0; BINS] });
+        let bootstrap = match compared {
+            Some(_) => String::new(),
+            None => format!(", bootstrap_ci({m}, {level}, {resamples}, {seed})"),
+        };
+        let batch = collect(ctx, &format!("SELECT count({m}), min({m}), max({m}){bootstrap} FROM system{i} WHERE {}", finite(&m))).await?;
+        let (n, mean) = match compared {
+            Some(result) => (result.systems[i].n, result.systems[i].mean),
+            None => compare::interval(batch.column(3).as_struct(), "mean"),
+        };
+        let (min, max) = (values::<Float64Type>(&batch, 1)?[0], values::<Float64Type>(&batch, 2)?[0]);
+        per_system.push(Stats { n, min, max, mean, counts: vec![0; BINS] });
     }
     let low = per_system.iter().filter_map(|s| s.min).fold(f64::INFINITY, f64::min);
     let high = per_system.iter().filter_map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
@@ -355,9 +336,8 @@ async fn metric_view(ctx: &SessionContext, systems: usize, metric: &str, options
     for (i, stats) in per_system.iter_mut().enumerate() {
         let bin = bin_expr(&m, low, high, BINS);
         let batch = collect(ctx, &format!("SELECT {bin} AS b, count(*) FROM system{i} WHERE {} GROUP BY b", finite(&m))).await?;
-        for r in 0..batch.num_rows() {
-            let (b, c) = (integer(&batch, 0, r).unwrap_or(0) as usize, integer(&batch, 1, r).unwrap_or(0) as u64);
-            stats.counts[b.min(BINS - 1)] += c;
+        for (b, c) in values::<Int64Type>(&batch, 0)?.into_iter().zip(values::<Int64Type>(&batch, 1)?) {
+            stats.counts[(b.unwrap_or(0) as usize).min(BINS - 1)] += c.unwrap_or(0) as u64;
         }
     }
     Ok(MetricView { name: metric.to_string(), low, high, per_system })
@@ -378,9 +358,10 @@ async fn density(ctx: &SessionContext, i: usize, x: &MetricView, y: &MetricView)
     )
     .await?;
     let mut counts = vec![0; DENSITY_BINS * DENSITY_BINS];
-    for r in 0..batch.num_rows() {
-        let (bx, by) = (integer(&batch, 0, r).unwrap_or(0) as usize, integer(&batch, 1, r).unwrap_or(0) as usize);
-        counts[by.min(DENSITY_BINS - 1) * DENSITY_BINS + bx.min(DENSITY_BINS - 1)] += integer(&batch, 2, r).unwrap_or(0) as u64;
+    let [xs, ys, cells] = [0, 1, 2].map(|c| values::<Int64Type>(&batch, c));
+    for ((bx, by), c) in xs?.into_iter().zip(ys?).zip(cells?) {
+        let (bx, by) = ((bx.unwrap_or(0) as usize).min(DENSITY_BINS - 1), (by.unwrap_or(0) as usize).min(DENSITY_BINS - 1));
+        counts[by * DENSITY_BINS + bx] += c.unwrap_or(0) as u64;
     }
     let axis = |v: &MetricView| Axis { name: v.name.clone(), low: v.low, high: v.high };
     Ok(Density { system: i, x: axis(x), y: axis(y), counts })
@@ -403,7 +384,7 @@ async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String]
                 &format!("SELECT pair_id FROM system0 WHERE {} ORDER BY {m} {order}, pair_id LIMIT {k}", finite(&m)),
             )
             .await?;
-            let ids = (0..batch.num_rows()).filter_map(|r| integer(&batch, 0, r)).map(|id| (0, id)).collect();
+            let ids = values::<Int64Type>(&batch, 0)?.into_iter().flatten().map(|id| (0, id)).collect();
             lists.push((format!("The {k} {what}"), ids));
             continue;
         }
@@ -418,7 +399,7 @@ async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String]
                 ),
             )
             .await?;
-            let ids = (0..batch.num_rows()).filter_map(|r| integer(&batch, 0, r)).map(|id| (i, id)).collect();
+            let ids = values::<Int64Type>(&batch, 0)?.into_iter().flatten().map(|id| (i, id)).collect();
             lists.push((format!("Where {} differs most from the baseline in {metric}", system.file), ids));
         }
     }
@@ -455,7 +436,7 @@ async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String]
 }
 
 /// The pairs `ids` of table `i`, with their links, LeD and PoD explained, and DERP's tree.
-async fn pair_views(ctx: &SessionContext, i: usize, inputs: &Inputs, metrics: &[String], ids: &[i64]) -> Result<Vec<PairView>> {
+async fn pair_views(ctx: &SessionContext, i: usize, inputs: &ScoredFrom, metrics: &[String], ids: &[i64]) -> Result<Vec<PairView>> {
     let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
     let schema = ctx.table_provider(format!("system{i}").as_str()).await?.schema();
     let tokens = ["src", "tgt"].iter().all(|c| schema.field_with_name(c).is_ok_and(|f| crate::schema::is_token_list(f.data_type())));
@@ -465,10 +446,10 @@ async fn pair_views(ctx: &SessionContext, i: usize, inputs: &Inputs, metrics: &[
         true => format!("src, tgt, {} AS src_compared, {} AS tgt_compared", compared("src"), compared("tgt")),
         false => "NULL, NULL, NULL, NULL".to_string(),
     };
-    let values: Vec<String> = metrics.iter().enumerate().map(|(k, m)| format!("CAST({} AS DOUBLE) AS value{k}", ident(m))).collect();
+    let selected: Vec<String> = metrics.iter().enumerate().map(|(k, m)| format!("CAST({} AS DOUBLE) AS value{k}", ident(m))).collect();
     let batch = collect(
         ctx,
-        &format!("SELECT pair_id, {token_columns}, {} FROM system{i} WHERE pair_id IN ({list})", values.join(", ")),
+        &format!("SELECT pair_id, {token_columns}, {} FROM system{i} WHERE pair_id IN ({list})", selected.join(", ")),
     )
     .await?;
     let links = match &inputs.alignments {
@@ -476,9 +457,9 @@ async fn pair_views(ctx: &SessionContext, i: usize, inputs: &Inputs, metrics: &[
             let batch = collect(ctx, &format!("SELECT pair_id, links FROM alignments{i} WHERE pair_id IN ({list})")).await?;
             let lists = LinkLists::new(batch.column(1))?;
             let mut by_id = HashMap::new();
-            for r in 0..batch.num_rows() {
+            for (r, id) in values::<Int64Type>(&batch, 0)?.into_iter().enumerate() {
                 let mut links = Vec::new();
-                if let (Some(id), Ok(())) = (integer(&batch, 0, r), lists.row(r, &mut links)) {
+                if let (Some(id), Ok(())) = (id, lists.row(r, &mut links)) {
                     by_id.insert(id, links);
                 }
             }
@@ -499,8 +480,9 @@ async fn pair_views(ctx: &SessionContext, i: usize, inputs: &Inputs, metrics: &[
     };
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let mut scratch = lepod::Scratch::default();
-    for r in 0..batch.num_rows() {
-        let Some(pair_id) = integer(&batch, 0, r) else { continue };
+    let metric_values: Vec<Vec<Option<f64>>> = (0..metrics.len()).map(|k| values::<Float64Type>(&batch, 5 + k)).collect::<Result<_>>()?;
+    for (r, pair_id) in values::<Int64Type>(&batch, 0)?.into_iter().enumerate() {
+        let Some(pair_id) = pair_id else { continue };
         let words = |lists: &Option<TokenLists>| -> Vec<String> {
             let mut out = Vec::new();
             if let Some(items) = lists.as_ref().and_then(|l| l.items(r)) {
@@ -522,7 +504,7 @@ async fn pair_views(ctx: &SessionContext, i: usize, inputs: &Inputs, metrics: &[
             pair_id,
             src: words(&src),
             tgt: words(&tgt),
-            values: metrics.iter().enumerate().map(|(k, m)| (m.clone(), float(&batch, 5 + k, r))).collect(),
+            values: metrics.iter().zip(&metric_values).map(|(m, v)| (m.clone(), v[r])).collect(),
             links,
             lepod,
             derp: trees.get(&pair_id).cloned(),
@@ -545,8 +527,8 @@ async fn derp_trees(ctx: &SessionContext, i: usize, list: &str) -> Result<HashMa
     let side = detail.column_by_name("side").expect("derp_detail has a side").as_string::<i32>();
     let mst = detail.column_by_name("mst").expect("derp_detail has an mst").as_list::<i32>();
     let mut trees = HashMap::new();
-    for r in 0..batch.num_rows() {
-        let Some(id) = integer(&batch, 0, r) else { continue };
+    for (r, id) in values::<Int64Type>(&batch, 0)?.into_iter().enumerate() {
+        let Some(id) = id else { continue };
         if side.is_null(r) || mst.is_null(r) {
             continue;
         }

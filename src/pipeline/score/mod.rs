@@ -64,20 +64,56 @@ pub struct Prepared {
     summary: Summary,
 }
 
-/// The key-value entry of a scored file that records what it was scored from and how LeD and
-/// PoD saw the tokens, as JSON: {"pairs", "alignments", "arcs" (absolute paths or null),
-/// "lowercase", "punct"}. `report` reads it to draw the pairs again.
+/// The key-value entry of a scored file that holds its [`ScoredFrom`], as JSON.
 pub const INPUTS_KEY: &str = "pairmetrics.inputs";
 
-fn inputs_record(options: &ScoreOptions) -> serde_json::Value {
-    let path = |p: Option<&PathBuf>| p.map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()).display().to_string());
-    serde_json::json!({
-        "pairs": path(Some(&options.pairs)),
-        "alignments": path(options.alignments.as_ref()),
-        "arcs": path(options.arcs.as_ref()),
-        "lowercase": options.lowercase,
-        "punct": options.punct,
-    })
+/// What a scored file records of how it was made: the tables it was scored from (absolute
+/// paths) and how LeD and PoD saw the tokens. `report` reads it to draw the pairs again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScoredFrom {
+    pub pairs: Option<PathBuf>,
+    pub alignments: Option<PathBuf>,
+    pub arcs: Option<PathBuf>,
+    pub lowercase: bool,
+    pub punct: String,
+}
+
+impl ScoredFrom {
+    fn of(options: &ScoreOptions) -> Self {
+        let path = |p: &PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        ScoredFrom {
+            pairs: Some(path(&options.pairs)),
+            alignments: options.alignments.as_ref().map(path),
+            arcs: options.arcs.as_ref().map(path),
+            lowercase: options.lowercase,
+            punct: options.punct.clone(),
+        }
+    }
+
+    fn to_json(&self) -> String {
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        serde_json::json!({
+            "pairs": path(&self.pairs),
+            "alignments": path(&self.alignments),
+            "arcs": path(&self.arcs),
+            "lowercase": self.lowercase,
+            "punct": self.punct,
+        })
+        .to_string()
+    }
+
+    /// The record of a file's footer entry; None when it is not one.
+    pub fn parse(json: &str) -> Option<Self> {
+        let record: serde_json::Value = serde_json::from_str(json).ok()?;
+        let path = |key: &str| record.get(key).and_then(serde_json::Value::as_str).map(PathBuf::from);
+        Some(ScoredFrom {
+            pairs: path("pairs"),
+            alignments: path("alignments"),
+            arcs: path("arcs"),
+            lowercase: record.get("lowercase")?.as_bool()?,
+            punct: record.get("punct")?.as_str()?.to_string(),
+        })
+    }
 }
 
 /// The name of the zipped tables in a lockstep query.
@@ -237,7 +273,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     let metadata = vec![
         ("pairmetrics.signature".to_string(), summary.signature.clone()),
         ("pairmetrics.query".to_string(), query.clone()),
-        (INPUTS_KEY.to_string(), inputs_record(options).to_string()),
+        (INPUTS_KEY.to_string(), ScoredFrom::of(options).to_json()),
     ];
     let mut writer = AtomicParquetWriter::create_fast(&options.out, schema, metadata, options.compression)?;
     let copied = match &copy {
