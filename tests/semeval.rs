@@ -100,4 +100,11 @@ fn imported_fragments_give_the_scorers_word_accuracy_in_sql() {
          JOIN p USING (sentence_id, fragment_id)",
     );
     assert_eq!(differ, ["495,0"]);
+
+    let broken = dir.path().join("broken.xml");
+    std::fs::write(&broken, "<sentencepairs L1=\"fr\" L2=\"en\"><s id=\"1\"><input>a <f>b</input>").unwrap();
+    let out = dir.path().join("never.parquet");
+    let error = err(&["import", "semeval2014t5", path_str(&broken), "--out", path_str(&out)]);
+    assert!(error.contains("broken.xml") && error.contains("not well-formed XML") && error.contains("1:"), "{error}");
+    assert!(!out.exists(), "no output on an error");
 }
