@@ -18,6 +18,7 @@ pub mod word_accuracy;
 
 use std::sync::Arc;
 
+use datafusion::catalog::TableFunctionImpl;
 use datafusion::common::Result;
 use datafusion::execution::FunctionRegistry;
 use datafusion::prelude::SessionContext;
@@ -91,7 +92,14 @@ pub fn register_all(registry: &mut dyn FunctionRegistry) -> Result<()> {
 /// Register pairmetrics' table functions (`synthetic_phrases`) with a session, bound to
 /// `resources`; a `FunctionRegistry` cannot hold them.
 pub fn register_table_functions(ctx: &SessionContext, resources: &Resources) {
-    ctx.register_udtf(synthetic::NAME, Arc::new(synthetic::SyntheticPhrases::new(resources.phrase_index.clone())));
+    for (name, function) in all_table_functions(resources) {
+        ctx.register_udtf(name, function);
+    }
+}
+
+/// Every table function of pairmetrics with its name, bound to `resources`.
+pub fn all_table_functions(resources: &Resources) -> Vec<(&'static str, Arc<dyn TableFunctionImpl>)> {
+    vec![(synthetic::NAME, Arc::new(synthetic::SyntheticPhrases::new(resources.phrase_index.clone())))]
 }
 
 /// Register every pairmetrics scalar and aggregate function, bound to `resources`.

@@ -1,0 +1,292 @@
+//! `pairmetrics._native`, the extension module of the Python package: pairmetrics' own
+//! functions and `score`, with no second implementation. The Python layer
+//! (`python/pairmetrics/__init__.py`) gives each function its signature and docstring.
+
+mod arrow;
+mod call;
+mod ffi;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::Documentation;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use pairmetrics::align::{AlignerOptions, Module, Objective};
+use pairmetrics::metrics::true_score::Identity;
+use pairmetrics::parquet::Codec;
+use pairmetrics::pipeline::score::{self as scoring, ScoreOptions};
+use pairmetrics::resources::{self, MissingResource, PhraseTableOptions, ResourceOptions, Resources};
+use pairmetrics::session::{Session, Tuning};
+use pairmetrics::udf;
+use pyo3::exceptions::PyValueError;
+use pyo3::conversion::FromPyObjectOwned;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+
+use crate::arrow::ExportedArray;
+use crate::call::Arg;
+use crate::ffi::{AggregateFunction, ScalarFunction, TableFunction};
+
+/// The runtime every call runs on (DataFusion's plans are async), started on first use.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("starting the tokio runtime"))
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A Python exception for an error of pairmetrics: a missing resource says which keyword
+/// gives it; anything else is a ValueError with DataFusion's or pairmetrics' message.
+fn python_error(context: &str, err: &(dyn std::error::Error + 'static)) -> PyErr {
+    let mut source = Some(err);
+    while let Some(e) = source {
+        if let Some(missing) = e.downcast_ref::<MissingResource>() {
+            let keyword = match missing.resource {
+                resources::Resource::PhraseTable => "phrase_table='phrase_table.parquet'",
+                resources::Resource::Triples => "triples='triples.parquet'",
+                resources::Resource::Lm => "lm='model.arpa'",
+            };
+            return PyValueError::new_err(format!("{} needs {}: pass {keyword}", missing.function, missing.resource.what()));
+        }
+        source = e.source();
+    }
+    PyValueError::new_err(format!("{context}: {err}"))
+}
+
+fn anyhow_error(context: &str, err: anyhow::Error) -> PyErr {
+    python_error(context, err.as_ref())
+}
+
+/// What pairmetrics' functions need beyond their arguments, from the keywords the Python
+/// layer checked (the CLI's flags: phrase_table, lm, beam, ...); absent keys take defaults.
+fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOptions> {
+    fn get<'py, T: FromPyObjectOwned<'py>>(keywords: Option<&Bound<'py, PyDict>>, key: &str) -> PyResult<Option<T>> {
+        let Some(value) = keywords.map(|k| k.get_item(key)).transpose()?.flatten() else { return Ok(None) };
+        if value.is_none() {
+            return Ok(None);
+        }
+        value.extract().map(Some).map_err(|e| PyValueError::new_err(format!("{key}: {}", Into::<PyErr>::into(e))))
+    }
+    let defaults = AlignerOptions::default();
+    let invalid = |e: pairmetrics::align::AlignError| PyValueError::new_err(e.to_string());
+    let modules: Option<String> = get(keywords, "modules")?;
+    let objective: Option<String> = get(keywords, "alignment_type")?;
+    let aligner = AlignerOptions {
+        language: get(keywords, "lang")?.unwrap_or(defaults.language),
+        modules: modules.as_deref().map(Module::parse_list).transpose().map_err(invalid)?,
+        beam: get(keywords, "beam")?.unwrap_or(defaults.beam),
+        objective: objective.as_deref().map(Objective::parse).transpose().map_err(invalid)?.unwrap_or(defaults.objective),
+        stem_file: get(keywords, "stem_table")?,
+        synonym_dir: get(keywords, "syn_dir")?,
+        paraphrase_file: get(keywords, "para")?,
+    };
+    let identity = match get(keywords, "free_identity")?.unwrap_or(false) {
+        true => Identity::Always,
+        false => Identity::UnlessInTable,
+    };
+    let prob_column = get(keywords, "prob_column")?.unwrap_or_else(|| "p_f_e".to_string());
+    let phrase_table = get::<PathBuf>(keywords, "phrase_table")?.map(|path| PhraseTableOptions { path, prob_column, identity });
+    Ok(ResourceOptions { phrase_table, triples: get(keywords, "triples")?, lm: get(keywords, "lm")?, aligner })
+}
+
+/// Load the resources `options` name, without holding the GIL.
+fn load(py: Python<'_>, options: &ResourceOptions) -> PyResult<(Resources, Vec<String>)> {
+    py.detach(|| runtime().block_on(resources::load(options))).map_err(|e| anyhow_error("loading resources", e))
+}
+
+/// pairmetrics' functions bound to resources (a phrase table, triples, a language model, the
+/// aligner's options), in a session of their own that uses every core.
+#[pyclass(frozen, module = "pairmetrics._native")]
+struct Functions {
+    ctx: SessionContext,
+    resources: Resources,
+    #[pyo3(get)]
+    notes: Vec<String>,
+}
+
+#[pymethods]
+impl Functions {
+    #[new]
+    #[pyo3(signature = (resources = None))]
+    fn new(py: Python<'_>, resources: Option<Bound<'_, PyDict>>) -> PyResult<Self> {
+        let (resources, notes) = load(py, &resource_options(resources.as_ref())?)?;
+        let mut config = SessionConfig::new();
+        // Partitions are contiguous runs of rows; a round-robin shuffle would lose their order.
+        config.options_mut().optimizer.enable_round_robin_repartition = false;
+        let tuning = Tuning { partitions: Some(cores()), ..Tuning::default() };
+        let ctx = Session { config, resources: resources.clone(), tuning }.build().map_err(|e| anyhow_error("starting a session", e))?;
+        Ok(Functions { ctx, resources, notes })
+    }
+
+    /// `name(args)` row by row; `names` are the arguments' names, for errors. Returns the
+    /// result's chunks in row order.
+    fn call(&self, py: Python<'_>, name: &str, args: Vec<Bound<'_, PyAny>>, names: Vec<String>) -> PyResult<Vec<ExportedArray>> {
+        self.run(py, name, args, names, false)
+    }
+
+    /// The aggregate `name(args)` over all rows: a one-element array.
+    fn aggregate(&self, py: Python<'_>, name: &str, args: Vec<Bound<'_, PyAny>>, names: Vec<String>) -> PyResult<ExportedArray> {
+        let mut chunks = self.run(py, name, args, names, true)?;
+        Ok(chunks.remove(0))
+    }
+
+    /// Every scalar function, for `datafusion.udf`.
+    fn scalar_functions(&self) -> Vec<ScalarFunction> {
+        udf::all_scalar_udfs_with(&self.resources).into_iter().map(ScalarFunction).collect()
+    }
+
+    /// Every aggregate function, for `datafusion.udaf`.
+    fn aggregate_functions(&self) -> Vec<AggregateFunction> {
+        udf::all_aggregate_udfs().into_iter().map(AggregateFunction).collect()
+    }
+
+    /// Every table function, for `datafusion.udtf`.
+    fn table_functions(&self) -> Vec<TableFunction> {
+        let functions = udf::all_table_functions(&self.resources);
+        functions.into_iter().map(|(name, function)| TableFunction { name: name.to_string(), function }).collect()
+    }
+}
+
+impl Functions {
+    fn run(&self, py: Python<'_>, name: &str, args: Vec<Bound<'_, PyAny>>, names: Vec<String>, aggregate: bool) -> PyResult<Vec<ExportedArray>> {
+        let mut converted = Vec::with_capacity(args.len());
+        for (value, arg) in args.iter().zip(&names) {
+            converted.push(argument(value, &format!("{name}: argument `{arg}`"))?);
+        }
+        let ctx = &self.ctx;
+        let chunks = py
+            .detach(|| runtime().block_on(call::call(ctx, name, converted, aggregate, cores())))
+            .map_err(|e| python_error(name, &e))?;
+        Ok(chunks.into_iter().map(ExportedArray).collect())
+    }
+}
+
+/// A Python argument as a column (anything Arrow) or a constant (str, bool, int, float).
+fn argument(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Arg> {
+    if value.is_instance_of::<PyString>() {
+        return Ok(Arg::Literal(ScalarValue::Utf8(Some(value.extract()?))));
+    }
+    // bool before int: Python's bools are ints.
+    if value.is_instance_of::<PyBool>() {
+        return Ok(Arg::Literal(ScalarValue::Boolean(Some(value.extract()?))));
+    }
+    if value.is_instance_of::<PyInt>() {
+        let n: i64 = value.extract().map_err(|_| PyValueError::new_err(format!("{what}: integer out of range")))?;
+        return Ok(Arg::Literal(ScalarValue::Int64(Some(n))));
+    }
+    if value.is_instance_of::<PyFloat>() {
+        return Ok(Arg::Literal(ScalarValue::Float64(Some(value.extract()?))));
+    }
+    Ok(Arg::Column(arrow::import(value, what)?))
+}
+
+/// Every function's name, kind ("scalar", "aggregate", "table") and documentation: its
+/// syntax (`led(src, tgt [, links])`), description, arguments and SQL example.
+#[pyfunction]
+fn catalogue(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let resources = Resources::default();
+    let mut entries = Vec::new();
+    let mut add = |name: &str, kind: &str, doc: Option<&Documentation>| -> PyResult<()> {
+        let entry = PyDict::new(py);
+        entry.set_item("name", name)?;
+        entry.set_item("kind", kind)?;
+        if let Some(doc) = doc {
+            entry.set_item("syntax", &doc.syntax_example)?;
+            entry.set_item("description", &doc.description)?;
+            entry.set_item("arguments", doc.arguments.clone().unwrap_or_default())?;
+            entry.set_item("example", doc.sql_example.clone())?;
+        }
+        entries.push(entry);
+        Ok(())
+    };
+    for f in udf::all_scalar_udfs_with(&resources) {
+        add(f.name(), "scalar", f.documentation())?;
+    }
+    for f in udf::all_aggregate_udfs() {
+        add(f.name(), "aggregate", f.documentation())?;
+    }
+    for (name, _) in udf::all_table_functions(&resources) {
+        add(name, "table", None)?;
+    }
+    Ok(entries)
+}
+
+/// `pairmetrics score` on Parquet files: writes `out` atomically and returns the summary.
+#[pyfunction]
+#[pyo3(signature = (pairs, out, alignments = None, arcs = None, metrics = None, lowercase = false, punct = String::new(), align = false, strict = false, compression = "zstd", resources = None))]
+#[allow(clippy::too_many_arguments)]
+fn score<'py>(
+    py: Python<'py>,
+    pairs: PathBuf,
+    out: PathBuf,
+    alignments: Option<PathBuf>,
+    arcs: Option<PathBuf>,
+    metrics: Option<Vec<String>>,
+    lowercase: bool,
+    punct: String,
+    align: bool,
+    strict: bool,
+    compression: &str,
+    resources: Option<Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let compression = match compression {
+        "zstd" => Codec::Zstd,
+        "snappy" => Codec::Snappy,
+        "lz4" => Codec::Lz4,
+        "none" => Codec::None,
+        other => return Err(PyValueError::new_err(format!("compression: expected zstd, snappy, lz4 or none, got {other:?}"))),
+    };
+    let resources = resource_options(resources.as_ref())?;
+    let options = ScoreOptions {
+        pairs,
+        alignments,
+        align: align.then(|| resources.aligner.clone()),
+        arcs,
+        out,
+        lowercase,
+        punct,
+        metrics,
+        resources,
+        tuning: Tuning::default(),
+        compression,
+        strict,
+        progress: false,
+    };
+    let summary = py.detach(|| runtime().block_on(scoring::score(&options))).map_err(|e| anyhow_error("score", e))?;
+    let result = PyDict::new(py);
+    result.set_item("rows", summary.rows)?;
+    let means = PyDict::new(py);
+    for (name, metric) in &summary.metrics {
+        means.set_item(name, metric.mean())?;
+    }
+    result.set_item("means", means)?;
+    let scored = PyDict::new(py);
+    for (name, metric) in &summary.metrics {
+        scored.set_item(name, metric.scored)?;
+    }
+    result.set_item("scored", scored)?;
+    let problems: Vec<(String, String, u64)> = summary.problems.iter().map(|((c, r), n)| (c.clone(), r.clone(), *n)).collect();
+    result.set_item("problems", problems)?;
+    result.set_item("orphans", summary.orphans.iter().map(|(t, n)| (t.to_string(), *n)).collect::<Vec<_>>())?;
+    result.set_item("signature", &summary.signature)?;
+    result.set_item("notes", &summary.notes)?;
+    Ok(result)
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", pairmetrics::VERSION)?;
+    // The DataFusion major these functions are built for: datafusion-python must match it.
+    m.add("DATAFUSION_MAJOR", datafusion_ffi::version())?;
+    m.add_class::<Functions>()?;
+    m.add_class::<ExportedArray>()?;
+    m.add_class::<ScalarFunction>()?;
+    m.add_class::<AggregateFunction>()?;
+    m.add_class::<TableFunction>()?;
+    m.add_function(wrap_pyfunction!(catalogue, m)?)?;
+    m.add_function(wrap_pyfunction!(score, m)?)?;
+    Ok(())
+}

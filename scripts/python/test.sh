@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Build the Python package (a debug wheel: tests need no release build) into a virtualenv
+# under target/ and run its pytest suite. Needs python3 (>= 3.9) with venv and pip, and PyPI.
+# The first run builds DataFusion once more for the extension module (datafusion-ffi turns on
+# features the CLI does not use): about 10 minutes on 2 cores; later runs reuse it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+venv=target/python-venv
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r python/requirements-test.txt
+rm -rf target/wheels/debug
+"$venv/bin/maturin" build --quiet --profile dev --manifest-path python/Cargo.toml \
+    --interpreter "$venv/bin/python" --out target/wheels/debug
+"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/debug/pairmetrics-*.whl
+# The CLI that `score`'s test compares with: the debug binary `cargo test` built.
+export PAIRMETRICS_BIN="${PAIRMETRICS_BIN:-$PWD/target/debug/pairmetrics}"
+# From the repository root, so `import pairmetrics` finds the installed wheel, not python/.
+"$venv/bin/pytest" -q python/tests "$@"
