@@ -57,6 +57,13 @@ def test_pandas(pairs, want):
     assert pairmetrics.led(plain["src"], plain["tgt"]).to_pylist() == want
 
 
+def test_nanoarrow(pairs, want):
+    import nanoarrow as na
+
+    got = pairmetrics.led(na.Array(pairs["src"]), na.Array(pairs["tgt"]))
+    assert got.to_pylist() == want
+
+
 def test_datafusion_sql(sample_pairs, want, tmp_path):
     import datafusion
 

@@ -15,6 +15,6 @@ rm -rf target/wheels/debug
     --interpreter "$venv/bin/python" --out target/wheels/debug
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/debug/pairmetrics-*.whl
 # The CLI that `score`'s test compares with: the debug binary `cargo test` built.
-export PAIRMETRICS_BIN="${PAIRMETRICS_BIN:-$PWD/target/debug/pairmetrics}"
+export PAIRMETRICS_BIN="${PAIRMETRICS_BIN:-${CARGO_TARGET_DIR:-$PWD/target}/debug/pairmetrics}"
 # From the repository root, so `import pairmetrics` finds the installed wheel, not python/.
 "$venv/bin/pytest" -q python/tests "$@"
