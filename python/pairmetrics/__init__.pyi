@@ -11,353 +11,353 @@ RESOURCE_KEYWORDS: dict[str, str]
 
 def led(src: Any, tgt: Any, links: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """led(src, tgt [, links])
-    
+
     LeD, the lexical difference of LePoD (Niu & Carpuat 2020): the mean over both sentences of the share of tokens that are not kept unchanged. With links, a token is kept when its unit (a connected component of the alignment) has the same tokens on both sides; without, the exact-match alignment of maximum coverage is used (a multiset difference). 0 = same words, 1 = nothing in common. NULL for an empty sentence, a NULL argument or element, or a link outside a sentence (see lepod_problem).
-    
+
     Arguments:
         src: First sentence: a list of tokens.
         tgt: Second sentence: a list of tokens.
         links: Optional alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT led(tokenize('the cat sat'), tokenize('the cat slept')); -- 0.3333
     """
 
 def pod(src: Any, tgt: Any, links: Any, punct: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """pod(src, tgt, links [, punct])
-    
+
     PoD, the positional difference of LePoD (Niu & Carpuat 2020): how far aligned units move, as the sum over closed segments of the largest rank displacement, divided by the number of units. Units whose first token on either side is punctuation (a token equal to one character of `punct`) are ignored. 0 = same order; 0 when nothing is aligned. NULL for an empty sentence, a NULL argument or element, or a link outside a sentence.
-    
+
     Arguments:
         src: First sentence: a list of tokens.
         tgt: Second sentence: a list of tokens.
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
         punct: Punctuation characters, as lepod-score.py's -p (default: none).
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT pod(src, tgt, links, ',') FROM pairs JOIN alignments USING (pair_id);
     """
 
 def lepod_problem(src: Any, tgt: Any, links: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """lepod_problem(src, tgt [, links])
-    
+
     Why led/pod are NULL for a row: 'empty sentence (src)', 'links is NULL (no alignment row)', 'tgt[3] is NULL', 'link position 9 outside the tgt sentence of 7 tokens', ...; NULL when the row can be scored.
-    
+
     Arguments:
         src: First sentence: a list of tokens.
         tgt: Second sentence: a list of tokens.
         links: Optional alignment, as for led.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT lepod_problem(src, tgt, links) AS why, count(*) FROM scored GROUP BY why;
     """
 
 def lepod(src: Any, tgt: Any, links: Any, punct: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """lepod(src, tgt, links [, punct])
-    
+
     LeD, PoD and the reason they are NULL, as one struct {led, pod, problem}: the same values as led, pod and lepod_problem, for the cost of one (the alignment's units are computed once). What `score` uses.
-    
+
     Arguments:
         src: First sentence: a list of tokens.
         tgt: Second sentence: a list of tokens.
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
         punct: Punctuation characters, as for pod.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT s['led'], s['pod'] FROM (SELECT lepod(src, tgt, links) AS s FROM pairs JOIN alignments USING (pair_id));
     """
 
 def derp(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """derp(src_head, src_deprel, tgt_head, tgt_deprel, links)
-    
+
     DERP, the dependency-path ordering score (McCaffery 2017, ch. 5): the paths between aligned words in the src tree are compared with the paths between their counterparts in the tgt tree (Levenshtein over labels, direction), and over the minimum spanning tree of those disparities the score is 1 - sum(L) / sum(Lmax). 1 = the same order. NULL when fewer than two words are aligned, for a malformed parse (cycle, head out of range, lengths differ) or a link outside a sentence; derp_problem says why.
-    
+
     Arguments:
         src_head: Heads of the reference (src) parse: List<Int32>, 1-based, 0 = root.
         src_deprel: Dependency labels of the src parse: a list of strings.
         tgt_head: Heads of the hypothesis (tgt) parse.
         tgt_deprel: Dependency labels of the tgt parse.
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT avg(derp(src_head, src_deprel, tgt_head, tgt_deprel, links)) FROM arcs JOIN alignments USING (pair_id);
     """
 
 def derp_detail(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """derp_detail(src_head, src_deprel, tgt_head, tgt_deprel, links)
-    
+
     Why a pair has the DERP it has: Struct{score, sum_l, sum_lmax, nodes (aligned nodes in the meta-graph), side ('src' or 'tgt': the tree whose nodes make the meta-graph), mst: List<Struct{a, b, l, lmax}> (the spanning tree's edges as 0-based positions on that side, in the order Kruskal took them)}. NULL when derp is NULL.
-    
+
     Arguments:
         src_head: Heads of the reference (src) parse: List<Int32>, 1-based, 0 = root.
         src_deprel: Dependency labels of the src parse: a list of strings.
         tgt_head: Heads of the hypothesis (tgt) parse.
         tgt_deprel: Dependency labels of the tgt parse.
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT d.score, d.mst FROM (SELECT derp_detail(src_head, src_deprel, tgt_head, tgt_deprel, links) AS d FROM arcs JOIN alignments USING (pair_id));
     """
 
 def derp_problem(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """derp_problem(src_head, src_deprel, tgt_head, tgt_deprel, links)
-    
+
     Why derp is NULL for a row: 'src parse: token 3 is on a cycle of heads', 'fewer than two aligned nodes (1)', 'tgt_head is NULL', 'link position 9 outside the tgt sentence of 7 tokens', ...; NULL when the row has a score.
-    
+
     Arguments:
         src_head: Heads of the reference (src) parse: List<Int32>, 1-based, 0 = root.
         src_deprel: Dependency labels of the src parse: a list of strings.
         tgt_head: Heads of the hypothesis (tgt) parse.
         tgt_deprel: Dependency labels of the tgt parse.
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT derp_problem(src_head, src_deprel, tgt_head, tgt_deprel, links) AS why, count(*) FROM arcs JOIN alignments USING (pair_id) GROUP BY why;
     """
 
 def tokenize(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """tokenize(text)
-    
+
     Split text on whitespace into a token list (Moses-style pre-tokenised text). NULL text gives a NULL list; an empty or blank string gives an empty list.
-    
+
     Arguments:
         text: A string column or literal.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT tokenize('the cat  sat'); -- [the, cat, sat]
     """
 
 def lowercase_tokens(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """lowercase_tokens(tokens)
-    
+
     Lowercase every token of a list (Unicode lowercasing, as Python's str.lower() and lepod-score.py's -l). NULL lists and NULL elements stay NULL.
-    
+
     Arguments:
         tokens: A token list.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT led(lowercase_tokens(src), lowercase_tokens(tgt)) FROM pairs;
     """
 
 def pharaoh(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """pharaoh(text)
-    
+
     Parse a Pharaoh alignment line (`0-0 1-2 2-1`: 0-based src-tgt positions) into links of type List<Struct<src Int32, tgt Int32>>. A malformed entry makes the row NULL.
-    
+
     Arguments:
         text: One line of Pharaoh links.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT pod(tokenize('a b'), tokenize('b a'), pharaoh('0-1 1-0')); -- 0.5
     """
 
 def true_score(src: Any, tgt: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """true_score(src, tgt)
-    
+
     The true score of tgt as a paraphrase (or translation) of src under the session's phrase table (Chevelu et al. 2010): the best sum of ln p over monotone derivations, each segment of src rewritten by a rule or kept unchanged (ln 1 = 0, unless the table has a w -> w rule for the word). 0 = tgt is src; NULL when no derivation reaches tgt or an argument is NULL. Needs --phrase-table.
-    
+
     Arguments:
         src: The source sentence: a list of tokens.
         tgt: The paraphrase: a list of tokens.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT id, hyp, true_score(src, hyp_tokens) FROM nbest JOIN sources USING (id);
     """
 
 def true_score_detail(src: Any, tgt: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """true_score_detail(src, tgt)
-    
+
     The true score with how it was reached: Struct{score (as true_score), rules (rules of the table in the best derivation, the fewest among equally good ones), derivations (distinct derivations of tgt from src)}. NULL when true_score is NULL.
-    
+
     Arguments:
         src: The source sentence: a list of tokens.
         tgt: The paraphrase: a list of tokens.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
     """
 
 def dep_fit(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_fit(tokens, head, deprel, start, len) or dep_fit(tokens, head, deprel, positions)
-    
+
     Dependency fitness of a phrase in its sentence (IUCL, SemEval-2014 Task 5) from the session's word-form triple counts: SIM(h,d,l) = 2 c(h,d,l) / (c(h,*,l) + c(*,d,l)); FIT(token) = mean SIM over the token's arcs (its head arc unless it is a root, and its dependents' arcs); FIT(phrase) = mean FIT over the phrase's tokens that have an arc. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs --triples.
-    
+
     Arguments:
         tokens: Word forms of the sentence: a list of strings.
         head: Heads: List<Int32>, 1-based, 0 = root.
         deprel: Dependency relation of each token to its head.
         start, len: The phrase: first position (0-based) and length.
         positions: Or the phrase's positions: List<Int32>, 0-based.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT dep_fit(src, a.src_head, a.src_deprel, 1, 2) FROM pairs p JOIN arcs a USING (pair_id);
     """
 
 def dep_fit_pos(upos: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_fit_pos(upos, head, deprel, start, len) or dep_fit_pos(upos, head, deprel, positions)
-    
+
     As dep_fit over the UPOS-level counts (the paper's back-off): SIM(h,d,l) = 2 c(h,d,l) / (c(h,*,l) + c(*,d,l)); FIT(token) = mean SIM over the token's arcs (its head arc unless it is a root, and its dependents' arcs); FIT(phrase) = mean FIT over the phrase's tokens that have an arc. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs --triples.
-    
+
     Arguments:
         upos: UPOS tags of the sentence: a list of strings.
         head: Heads: List<Int32>, 1-based, 0 = root.
         deprel: Dependency relation of each token to its head.
         start, len: The phrase: first position (0-based) and length.
         positions: Or the phrase's positions: List<Int32>, 0-based.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT dep_fit_pos(src, a.src_head, a.src_deprel, 1, 2) FROM pairs p JOIN arcs a USING (pair_id);
     """
 
 def dep_fit_iucl(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_fit_iucl(tokens, head, deprel, start, len) or dep_fit_iucl(tokens, head, deprel, positions)
-    
+
     dep_fit As the IUCL system's code computes it: no factor 2 in SIM, and the mean SIM over the distinct (head, dep, deprel) arcs touching the phrase. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs --triples.
-    
+
     Arguments:
         tokens: Word forms of the sentence: a list of strings.
         head: Heads: List<Int32>, 1-based, 0 = root.
         deprel: Dependency relation of each token to its head.
         start, len: The phrase: first position (0-based) and length.
         positions: Or the phrase's positions: List<Int32>, 0-based.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT dep_fit_iucl(src, a.src_head, a.src_deprel, 1, 2) FROM pairs p JOIN arcs a USING (pair_id);
     """
 
 def dep_fit_pos_iucl(upos: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_fit_pos_iucl(upos, head, deprel, start, len) or dep_fit_pos_iucl(upos, head, deprel, positions)
-    
+
     dep_fit_pos As the IUCL system's code computes it: no factor 2 in SIM, and the mean SIM over the distinct (head, dep, deprel) arcs touching the phrase. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs --triples.
-    
+
     Arguments:
         upos: UPOS tags of the sentence: a list of strings.
         head: Heads: List<Int32>, 1-based, 0 = root.
         deprel: Dependency relation of each token to its head.
         start, len: The phrase: first position (0-based) and length.
         positions: Or the phrase's positions: List<Int32>, 0-based.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT dep_fit_pos_iucl(src, a.src_head, a.src_deprel, 1, 2) FROM pairs p JOIN arcs a USING (pair_id);
     """
 
 def dep_fit_problem(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_fit_problem(tokens, head, deprel, start, len) or dep_fit_problem(tokens, head, deprel, positions)
-    
+
     Why dep_fit (and its variants) give NULL for a row, or NULL when they give a value: a NULL argument, lists of different lengths, a head out of range, a phrase outside the sentence or empty, or no arc on the phrase. Needs no triple counts.
-    
+
     Arguments:
         tokens, head, deprel: As for dep_fit.
         start, len | positions: As for dep_fit.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
     """
 
 def dep_triples(tokens: Any, head: Any, deprel: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_triples(tokens, head, deprel)
-    
+
     The dependency arcs of a parsed sentence as (head, dep, deprel) triples of strings, root arcs left out: List<Struct<head Utf8, dep Utf8, deprel Utf8>>. NULL for a malformed parse. `pairmetrics triples` counts them over a corpus.
-    
+
     Arguments:
         tokens: Forms (or UPOS tags) of the sentence.
         head: Heads: List<Int32>, 1-based, 0 = root.
         deprel: Dependency relation of each token.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT t['head'], t['dep'], t['deprel'], count(*) FROM (SELECT unnest(dep_triples(src, a.src_head, a.src_deprel)) AS t FROM pairs p JOIN arcs a USING (pair_id)) GROUP BY 1, 2, 3;
     """
 
 def lm_logprob(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """lm_logprob(tokens)
-    
+
     log10 probability of a sentence under the session's ARPA back-off n-gram model, with <s> before and </s> after, backing off as SRILM and KenLM do (KenLM's full-sentence Model.score). Words the model does not know score as <unk> (-100 when the model has no <unk>). NULL for a NULL list or a NULL token. Needs --lm.
-    
+
     Arguments:
         tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT avg(lm_logprob(tgt) / (cardinality(tgt) + 1)) AS per_word FROM pairs;
     """
 
 def word_accuracy(out: Any, refs: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """word_accuracy(out, refs)
-    
+
     SemEval-2014 Task 5 word accuracy of an output fragment, as the official scorer (evaluation.py 2.1) computes it, case-sensitive: after removing tokens that are substrings of ',;.?¿¡!', 1 when the output's and a reference's tokens joined without a separator are equal, else the longest match between a run of each (runs whose joined tokens are equal; the longer run's tokens count) divided by the longer fragment's length; the best over the reference and its alternatives. The task's accuracy is word_accuracy(...) = 1. NULL when there is no reference or an argument is NULL. `pairmetrics semeval-eval` scores whole run files (-i, -a, Spanish contractions).
-    
+
     Arguments:
         out: The output: a token list, or a string split on whitespace.
         refs: The reference and its alternatives: a list of token lists (with a token-list out), or a list of strings (with a string out).
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT word_accuracy('auf der Grenze', ['an der Grenze']); -- 0.6667
     """
 
 def chrf(hyp: Any, ref: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """chrf(hyp, ref)
-    
+
     Sentence-level chrF (Popović 2015) on sacrebleu's 0-100 scale, equal to sacrebleu's sentence_chrf with its defaults: character n-grams of orders 1-6, no word n-grams, beta = 2, whitespace removed, effective-order smoothing. Token lists are joined (the whitespace between tokens never counts). 0 when either side is empty; NULL when an argument or a token is NULL.
-    
+
     Arguments:
         hyp: The hypothesis: a string, or a token list.
         ref: The reference: of the same kind as hyp.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT chrf('the cat sat', 'the cat sat down'); -- 66.0176
     """
 
 def meteor_align(src: Any, tgt: Any, modules: Any = None, lang: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """meteor_align(src, tgt [, modules [, lang]])
-    
+
     The METEOR 1.5 aligner's links between src (METEOR's test sentence) and tgt (its reference): the matches its Matcher prints, each expanded to the links between its words, with the module that found it. Exact, stem (Snowball), synonym (WordNet, English built in) and paraphrase (needs a table: --para) stages, then METEOR's beam search (--beam, --type). Tokens are compared as given: lowercase first for case-insensitive matching. NULL when an argument or a token is NULL. See docs/meteor-aligner.md.
-    
+
     Arguments:
         src: First sentence: a token list.
         tgt: Second sentence: a token list.
         modules: Stages in order, e.g. 'exact stem synonym' (the default; '' too).
         lang: Language: en (default), da, de, es, fi, fr, hu, it, nl, no, pt, ro, ru, se, tr.
-    
+
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT pod(src, tgt, meteor_align(src, tgt)) FROM pairs;
     SELECT meteor_align(['the', 'cats'], ['a', 'cat'], 'exact stem');
     -- [{src: 1, tgt: 1, module: stem}]
@@ -365,95 +365,95 @@ def meteor_align(src: Any, tgt: Any, modules: Any = None, lang: Any = None, **re
 
 def derp_pooled(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: Any, **resources: Any) -> Any:
     """derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links)
-    
+
     Pooled corpus DERP: 1 - sum(sum_l) / sum(sum_lmax) over the rows that have a score, so long sentences weigh more than in avg(derp(...)). NULL when no row has one.
-    
+
     Arguments:
         src_head: Heads of the reference (src) parse: List<Int32>, 1-based, 0 = root.
         src_deprel: Dependency labels of the src parse: a list of strings.
         tgt_head: Heads of the hypothesis (tgt) parse.
         tgt_deprel: Dependency labels of the tgt parse.
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
-    
+
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links) FROM arcs JOIN alignments USING (pair_id);
     """
 
 def kendall_tau_a(x: Any, y: Any, **resources: Any) -> Any:
     """kendall_tau_a(x, y)
-    
+
     Kendall tau_A between two scorings of the rows of a group: 2 (n_p - n_i) / (n (n - 1)), n_p the pairs of rows ordered the same way by x and y, n_i those ordered oppositely; pairs tied in x or y count in the denominator only. Rows with a NULL x or y are left out; NULL for fewer than two rows. O(n log n) per group.
-    
+
     Arguments:
         x: A numeric scoring of the rows (e.g. the n-best rank).
         y: Another numeric scoring of the same rows (e.g. the true score).
-    
+
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT id, kendall_tau_a(rank, -true_score) FROM scored_nbest GROUP BY id;
     """
 
 def bootstrap_ci(x: Any, level: Any = None, resamples: Any = None, seed: Any = None, **resources: Any) -> Any:
     """bootstrap_ci(x [, level [, resamples [, seed]]])
-    
+
     The mean of x with a percentile bootstrap confidence interval: Struct{mean, low, high, n}. level defaults to 0.95, resamples to 1000, seed to 12345. Rows with a NULL or non-finite argument are left out (`n` counts those used). Resampling is a Poisson bootstrap keyed by (seed, the row's values, the resample), so the result does not depend on partitions or batches; the state is the distinct rows with their counts. docs/significance.md gives every definition.
-    
+
     Arguments:
         x: A score per row (e.g. led).
         level: Confidence level, a constant in (0, 1); default 0.95.
         resamples: Bootstrap resamples, a constant; default 1000.
         seed: A non-negative integer constant; default 12345.
-    
+
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT bootstrap_ci(led, 0.95, 1000, 12345)['low'] FROM scored;
     """
 
 def pooled_bootstrap_ci(num: Any, den: Any, level: Any = None, resamples: Any = None, seed: Any = None, **resources: Any) -> Any:
     """pooled_bootstrap_ci(num, den [, level [, resamples [, seed]]])
-    
+
     A pooled score, sum(num) / sum(den), with a percentile bootstrap confidence interval that resamples each row's num and den together: Struct{value, low, high, n}. Rows with a NULL or non-finite argument are left out (`n` counts those used). Resampling is a Poisson bootstrap keyed by (seed, the row's values, the resample), so the result does not depend on partitions or batches; the state is the distinct rows with their counts. docs/significance.md gives every definition.
-    
+
     Arguments:
         num: A row's numerator of the pooled score.
         den: A row's denominator of the pooled score.
         level: Confidence level, a constant in (0, 1); default 0.95.
         resamples: Bootstrap resamples, a constant; default 1000.
         seed: A non-negative integer constant; default 12345.
-    
+
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT pooled_bootstrap_ci(d['sum_lmax'] - d['sum_l'], d['sum_lmax']) FROM (SELECT derp_detail(src_head, tgt_head, links) AS d FROM t);
     """
 
 def paired_bootstrap(a: Any, b: Any, resamples: Any = None, seed: Any = None, level: Any = None, **resources: Any) -> Any:
     """paired_bootstrap(a, b [, resamples [, seed [, level]]])
-    
+
     System b against system a on the same rows: delta = mean(b) - mean(a), its percentile interval (level defaults to 0.95), and sacrebleu's paired bootstrap p-value (1 when delta is 0): Struct{delta, low, high, p_value, n}. Rows with a NULL or non-finite argument are left out (`n` counts those used). Resampling is a Poisson bootstrap keyed by (seed, the row's values, the resample), so the result does not depend on partitions or batches; the state is the distinct rows with their counts. docs/significance.md gives every definition.
-    
+
     Arguments:
         a: System a's score per row (the baseline).
         b: System b's score on the same row.
         resamples: Bootstrap resamples, a constant; default 1000.
         seed: A non-negative integer constant; default 12345.
         level: Confidence level, a constant in (0, 1); default 0.95.
-    
+
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT paired_bootstrap(a.pod, b.pod, 10000, 12345)['p_value'] FROM a JOIN b USING (pair_id);
     """
 
 def pooled_paired_bootstrap(num_a: Any, den_a: Any, num_b: Any, den_b: Any, resamples: Any = None, seed: Any = None, level: Any = None, **resources: Any) -> Any:
     """pooled_paired_bootstrap(num_a, den_a, num_b, den_b [, resamples [, seed [, level]]])
-    
+
     paired_bootstrap for pooled scores: delta = sum(num_b)/sum(den_b) - sum(num_a)/sum(den_a). Rows with a NULL or non-finite argument are left out (`n` counts those used). Resampling is a Poisson bootstrap keyed by (seed, the row's values, the resample), so the result does not depend on partitions or batches; the state is the distinct rows with their counts. docs/significance.md gives every definition.
-    
+
     Arguments:
         num_a: System a's numerator on a row.
         den_a: System a's denominator on a row.
@@ -462,35 +462,35 @@ def pooled_paired_bootstrap(num_a: Any, den_a: Any, num_b: Any, den_b: Any, resa
         resamples: Bootstrap resamples, a constant; default 1000.
         seed: A non-negative integer constant; default 12345.
         level: Confidence level, a constant in (0, 1); default 0.95.
-    
+
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT pooled_paired_bootstrap(a.correct, a.words, b.correct, b.words) FROM a JOIN b USING (pair_id);
     """
 
 def approx_randomization(a: Any, b: Any, trials: Any = None, seed: Any = None, **resources: Any) -> Any:
     """approx_randomization(a, b [, trials [, seed]])
-    
+
     The p-value of sacrebleu's paired approximate randomization test of mean(b) - mean(a) (each trial swaps a row's a and b with probability 1/2); 1 when the means are equal. trials defaults to 10000. Rows with a NULL or non-finite argument are left out (`n` counts those used). Resampling is a Poisson bootstrap keyed by (seed, the row's values, the resample), so the result does not depend on partitions or batches; the state is the distinct rows with their counts. docs/significance.md gives every definition.
-    
+
     Arguments:
         a: System a's score per row (the baseline).
         b: System b's score on the same row.
         trials: Randomization trials, a constant; default 10000.
         seed: A non-negative integer constant; default 12345.
-    
+
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT approx_randomization(a.led, b.led) FROM a JOIN b USING (pair_id);
     """
 
 def pooled_approx_randomization(num_a: Any, den_a: Any, num_b: Any, den_b: Any, trials: Any = None, seed: Any = None, **resources: Any) -> Any:
     """pooled_approx_randomization(num_a, den_a, num_b, den_b [, trials [, seed]])
-    
+
     approx_randomization for pooled scores (each trial swaps a row's (num, den) pairs). Rows with a NULL or non-finite argument are left out (`n` counts those used). Resampling is a Poisson bootstrap keyed by (seed, the row's values, the resample), so the result does not depend on partitions or batches; the state is the distinct rows with their counts. docs/significance.md gives every definition.
-    
+
     Arguments:
         num_a: System a's numerator on a row.
         den_a: System a's denominator on a row.
@@ -498,10 +498,10 @@ def pooled_approx_randomization(num_a: Any, den_a: Any, num_b: Any, den_b: Any, 
         den_b: System b's denominator on the same row.
         trials: Randomization trials, a constant; default 10000.
         seed: A non-negative integer constant; default 12345.
-    
+
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
-    
+
     In SQL: SELECT pooled_approx_randomization(a.correct, a.words, b.correct, b.words) FROM a JOIN b USING (pair_id);
     """
 
@@ -509,12 +509,12 @@ def register(ctx: Any, **resources: Any) -> None:
     """Register every pairmetrics function (scalar, aggregate and table functions) in a
     datafusion-python ``SessionContext``, bound to ``resources`` (keywords as for the functions:
     ``phrase_table=``, ``triples=``, ``lm=``, ...)::
-    
+
         from datafusion import SessionContext
         ctx = SessionContext()
         pairmetrics.register(ctx, lm="model.arpa")
         ctx.sql("SELECT avg(led(src, tgt)) FROM pairs")
-    
+
     The functions cross into datafusion-python through datafusion-ffi, which needs the
     datafusion package built on the same DataFusion major as pairmetrics: another raises
     ImportError rather than risk a crash.
@@ -524,14 +524,14 @@ def score(pairs: Any, alignments: Any = None, arcs: Any = None, *, out: str | os
     """``pairmetrics score``: join pairs, alignments and arcs on ``pair_id`` and add a column
     per metric their columns allow (led, pod, derp, true_score with ``phrase_table=``, ...),
     with the CLI's columns, NULL reasons and signature.
-    
+
     ``pairs``, ``alignments`` and ``arcs`` are Parquet paths (read as they are, streaming) or
     Arrow tables (pyarrow, Polars, pandas, DuckDB relations' ``.arrow()``; written to a
     temporary Parquet file first). ``metrics`` picks columns by name (default: every metric
     the inputs allow); ``lowercase`` and ``punct`` are LePoD's ``-l`` and ``-p``; ``align``
     aligns with METEOR's aligner when no alignments are given; ``strict`` raises at the first
     row that cannot be scored.
-    
+
     Without ``out``, returns the scored pyarrow Table (its schema metadata holds
     ``pairmetrics.signature``). With ``out``, writes that Parquet file atomically and returns
     the summary: rows, means, NULL counts by reason, signature, notes.

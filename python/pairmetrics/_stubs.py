@@ -28,8 +28,8 @@ RESOURCE_KEYWORDS: dict[str, str]
 
 def _docstring(text: str, indent: str = "    ") -> str:
     body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    lines = body.splitlines()
-    return indent + '"""' + ("\n" + indent).join(lines).rstrip() + "\n" + indent + '"""'
+    lines = [indent + line if line else "" for line in body.splitlines()]
+    return indent + '"""' + "\n".join(lines).lstrip() + "\n" + indent + '"""'
 
 
 def _signature(function, returns: str) -> str:
