@@ -463,7 +463,7 @@ struct ResourceArgs {
     #[arg(long, value_name = "PATH")]
     phrase_table: Option<PathBuf>,
     /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
-    #[arg(long, default_value = "p_f_e", requires = "phrase_table")]
+    #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN, requires = "phrase_table")]
     prob_column: String,
     /// Keep unchanged words for free even when the table has a `w -> w` rule (by default such a
     /// rule's probability applies).

@@ -14,6 +14,7 @@ use datafusion::logical_expr::Documentation;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use pairmetrics::align::{AlignerOptions, Module, Objective};
 use pairmetrics::metrics::true_score::Identity;
+use clap::ValueEnum;
 use pairmetrics::parquet::Codec;
 use pairmetrics::pipeline::score::{self as scoring, ScoreOptions};
 use pairmetrics::resources::{self, MissingResource, PhraseTableOptions, ResourceOptions, Resources};
@@ -87,14 +88,9 @@ fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOp
         true => Identity::Always,
         false => Identity::UnlessInTable,
     };
-    let prob_column = get(keywords, "prob_column")?.unwrap_or_else(|| "p_f_e".to_string());
+    let prob_column = get(keywords, "prob_column")?.unwrap_or_else(|| resources::DEFAULT_PROB_COLUMN.to_string());
     let phrase_table = get::<PathBuf>(keywords, "phrase_table")?.map(|path| PhraseTableOptions { path, prob_column, identity });
     Ok(ResourceOptions { phrase_table, triples: get(keywords, "triples")?, lm: get(keywords, "lm")?, aligner })
-}
-
-/// Load the resources `options` name, without holding the GIL.
-fn load(py: Python<'_>, options: &ResourceOptions) -> PyResult<(Resources, Vec<String>)> {
-    py.detach(|| runtime().block_on(resources::load(options))).map_err(|e| anyhow_error("loading resources", e))
 }
 
 /// pairmetrics' functions bound to resources (a phrase table, triples, a language model, the
@@ -103,8 +99,6 @@ fn load(py: Python<'_>, options: &ResourceOptions) -> PyResult<(Resources, Vec<S
 struct Functions {
     ctx: SessionContext,
     resources: Resources,
-    #[pyo3(get)]
-    notes: Vec<String>,
 }
 
 #[pymethods]
@@ -112,13 +106,14 @@ impl Functions {
     #[new]
     #[pyo3(signature = (resources = None))]
     fn new(py: Python<'_>, resources: Option<Bound<'_, PyDict>>) -> PyResult<Self> {
-        let (resources, notes) = load(py, &resource_options(resources.as_ref())?)?;
+        let options = resource_options(resources.as_ref())?;
+        let (resources, _) = py.detach(|| runtime().block_on(resources::load(&options))).map_err(|e| anyhow_error("loading resources", e))?;
         let mut config = SessionConfig::new();
         // Partitions are contiguous runs of rows; a round-robin shuffle would lose their order.
         config.options_mut().optimizer.enable_round_robin_repartition = false;
         let tuning = Tuning { partitions: Some(cores()), ..Tuning::default() };
         let ctx = Session { config, resources: resources.clone(), tuning }.build().map_err(|e| anyhow_error("starting a session", e))?;
-        Ok(Functions { ctx, resources, notes })
+        Ok(Functions { ctx, resources })
     }
 
     /// `name(args)` row by row; `names` are the arguments' names, for errors. Returns the
@@ -232,13 +227,11 @@ fn score<'py>(
     compression: &str,
     resources: Option<Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let compression = match compression {
-        "zstd" => Codec::Zstd,
-        "snappy" => Codec::Snappy,
-        "lz4" => Codec::Lz4,
-        "none" => Codec::None,
-        other => return Err(PyValueError::new_err(format!("compression: expected zstd, snappy, lz4 or none, got {other:?}"))),
-    };
+    // The CLI's --compression values, from the same enum.
+    let compression = Codec::from_str(compression, false).map_err(|_| {
+        let names: Vec<String> = Codec::value_variants().iter().filter_map(|c| Some(c.to_possible_value()?.get_name().to_string())).collect();
+        PyValueError::new_err(format!("compression: expected {}, got {compression:?}", names.join(", ")))
+    })?;
     let resources = resource_options(resources.as_ref())?;
     let options = ScoreOptions {
         pairs,

@@ -123,6 +123,9 @@ pub async fn load_triples(path: &Path) -> Result<TripleIndex> {
 /// The columns a rule's probability may come from.
 const PROB_COLUMNS: [&str; 4] = ["p_f_e", "p_e_f", "lex_f_e", "lex_e_f"];
 
+/// The probability column the true score uses unless told: P(src|tgt), SPEC's choice.
+pub const DEFAULT_PROB_COLUMN: &str = PROB_COLUMNS[0];
+
 /// Read a phrase_table (Parquet file or directory) into a [`PhraseIndex`], streaming its rows.
 /// Returns the index and the seconds it took.
 pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIndex, f64)> {

@@ -4,7 +4,7 @@
 
 mod load;
 
-pub use load::{PhraseTableOptions, ResourceOptions, load, load_lm, load_phrase_index, load_triples};
+pub use load::{DEFAULT_PROB_COLUMN, PhraseTableOptions, ResourceOptions, load, load_lm, load_phrase_index, load_triples};
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
