@@ -15,10 +15,10 @@ DIR=${BENCH_DIR:-/tmp/pm-bench}
 REPEAT=${BENCH_REPEAT:-3}
 venv=target/python-bench-venv
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r python/requirements-test.txt
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
 "$venv/bin/maturin" build --quiet --release --manifest-path python/Cargo.toml \
     --interpreter "$venv/bin/python" --out target/wheels/release
-"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
     "$(ls -t target/wheels/release/pairmetrics-*.whl | head -1)"
 cargo build --release --quiet --bin pairmetrics --example generate_corpus
 c=$DIR/c$n

@@ -9,12 +9,13 @@ venv=target/python-venv
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r python/requirements-test.txt
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
 rm -rf target/wheels/debug
 "$venv/bin/maturin" build --quiet --profile dev --manifest-path python/Cargo.toml \
     --interpreter "$venv/bin/python" --out target/wheels/debug
-"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/debug/pairmetrics-*.whl
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/debug/pairmetrics-*.whl
 # The CLI that `score`'s test compares with: the debug binary `cargo test` built.
 export PAIRMETRICS_BIN="${PAIRMETRICS_BIN:-${CARGO_TARGET_DIR:-$PWD/target}/debug/pairmetrics}"
 # From the repository root, so `import pairmetrics` finds the installed wheel, not python/.
-"$venv/bin/pytest" -q python/tests "$@"
+# (`python -m`, not the venv's scripts: they name the path the venv was made at.)
+"$venv/bin/python" -m pytest -q python/tests "$@"
