@@ -20,7 +20,7 @@ use pairmetrics::pipeline::score::{self as scoring, ScoreOptions};
 use pairmetrics::resources::{self, MissingResource, PhraseTableOptions, ResourceOptions, Resources};
 use pairmetrics::session::{Session, Tuning};
 use pairmetrics::udf;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::conversion::FromPyObjectOwned;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
@@ -63,7 +63,17 @@ fn anyhow_error(context: &str, err: anyhow::Error) -> PyErr {
 
 /// What pairmetrics' functions need beyond their arguments, from the keywords the Python
 /// layer checked (the CLI's flags: phrase_table, lm, beam, ...); absent keys take defaults.
+/// The keywords [`resource_options`] reads; the Python layer documents each one.
+const RESOURCE_KEYWORDS: [&str; 12] =
+    ["phrase_table", "prob_column", "free_identity", "triples", "lm", "lang", "modules", "beam", "alignment_type", "stem_table", "syn_dir", "para"];
+
 fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOptions> {
+    for key in keywords.iter().flat_map(|k| k.keys()) {
+        let key: String = key.extract()?;
+        if !RESOURCE_KEYWORDS.contains(&key.as_str()) {
+            return Err(PyTypeError::new_err(format!("unknown resource keyword {key:?}; they are: {}", RESOURCE_KEYWORDS.join(", "))));
+        }
+    }
     fn get<'py, T: FromPyObjectOwned<'py>>(keywords: Option<&Bound<'py, PyDict>>, key: &str) -> PyResult<Option<T>> {
         let Some(value) = keywords.map(|k| k.get_item(key)).transpose()?.flatten() else { return Ok(None) };
         if value.is_none() {
@@ -274,6 +284,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", pairmetrics::VERSION)?;
     // The DataFusion major these functions are built for: datafusion-python must match it.
     m.add("DATAFUSION_MAJOR", datafusion_ffi::version())?;
+    m.add("RESOURCE_KEYWORDS", RESOURCE_KEYWORDS.to_vec())?;
     m.add_class::<Functions>()?;
     m.add_class::<ExportedArray>()?;
     m.add_class::<ScalarFunction>()?;

@@ -112,6 +112,12 @@ def test_every_sql_function_is_here():
     assert all(callable(getattr(pairmetrics, n)) for n in names)
 
 
+def test_resource_keywords_are_the_ones_the_native_module_reads():
+    assert list(pairmetrics.RESOURCE_KEYWORDS) == list(pairmetrics._native.RESOURCE_KEYWORDS)
+    with pytest.raises(TypeError, match='unknown resource keyword "phrase_tabel"'):
+        pairmetrics._native.Functions({"phrase_tabel": "pt.parquet"})
+
+
 def test_threads_share_the_functions():
     from concurrent.futures import ThreadPoolExecutor
 
