@@ -16,6 +16,7 @@ pub mod pipeline;
 pub mod resources;
 pub mod schema;
 pub mod session;
+pub mod storage;
 pub mod udf;
 
 pub use resources::Resources;

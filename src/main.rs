@@ -24,11 +24,51 @@ use pairmetrics::pipeline::{align, compare, demo, import, lepod, pivot, report, 
         DataFusion SQL function (led, pod, derp, true_score, kendall_tau_a, dep_fit, lm_logprob, \
         word_accuracy and more; `pairmetrics sql \"SHOW FUNCTIONS\"` lists them): \
         `score` adds them as columns, `sql` lets you call them yourself.\n\n\
+        Every input and output path may also be a URL: s3://bucket/key, gs://, az:// or \
+        abfss://, http(s):// (read only), file://. A directory or prefix of *.parquet files is \
+        one table; key=value directories in it (Hive partitions) become string columns. \
+        Credentials come from the environment as the stores' own tools read them (AWS_*, \
+        including AWS_ENDPOINT_URL and AWS_ALLOW_HTTP; GOOGLE_APPLICATION_CREDENTIALS; \
+        AZURE_STORAGE_*), or from --storage-option.\n\n\
         Start with `pairmetrics demo`."
 )]
 struct Cli {
+    /// A setting of the object stores, over the environment's: e.g. aws_endpoint_url=http://
+    /// 127.0.0.1:8333, aws_allow_http=true, aws_region=eu-west-1 (object_store's key names).
+    #[arg(long = "storage-option", value_name = "KEY=VALUE", global = true, value_parser = key_value)]
+    storage_options: Vec<(String, String)>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// How --out is laid out as files.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Output as a dataset")]
+struct LayoutArgs {
+    /// Write --out as a Hive-partitioned dataset: a directory per value of these columns of
+    /// the result (`COL=value/part-00000.parquet`, values %-escaped as Hive does, NULL as
+    /// __HIVE_DEFAULT_PARTITION__), the columns left out of the files. Any column, computed
+    /// ones too (e.g. `sql ... "SELECT *, pair_id % 16 AS bucket ..."`). At most 16 files are
+    /// open at once. The directory must be new or empty; it appears complete, with a _SUCCESS
+    /// file, or not at all.
+    #[arg(long, value_delimiter = ',', value_name = "COL[,COL]", requires = "out")]
+    partition_by: Vec<String>,
+    /// Start a new file (part-00001.parquet, ...) after this many rows; makes --out a dataset.
+    #[arg(long, value_name = "ROWS", requires = "out")]
+    max_rows_per_file: Option<u64>,
+}
+
+impl From<LayoutArgs> for pairmetrics::parquet::Layout {
+    fn from(args: LayoutArgs) -> Self {
+        pairmetrics::parquet::Layout { partition_by: args.partition_by, max_rows_per_file: args.max_rows_per_file }
+    }
+}
+
+fn key_value(arg: &str) -> Result<(String, String), String> {
+    match arg.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!("`{arg}` is not KEY=VALUE")),
+    }
 }
 
 #[derive(Subcommand)]
@@ -60,9 +100,12 @@ enum Command {
         /// with --alignments, adds `derp` and `derp_problem`.
         #[arg(long)]
         arcs: Option<PathBuf>,
-        /// Output Parquet file.
+        /// Output: a Parquet file, or with --partition-by, --max-rows-per-file or a trailing
+        /// `/`, a dataset directory (see those options). A local path or a URL.
         #[arg(long)]
         out: PathBuf,
+        #[command(flatten)]
+        layout: LayoutArgs,
         /// Compare tokens lowercased (lepod-score.py's -l).
         #[arg(long)]
         lowercase: bool,
@@ -112,9 +155,12 @@ enum Command {
         /// How to print the result.
         #[arg(long, value_enum, default_value = "table")]
         format: sql::Format,
-        /// Write the result to this Parquet file (atomically) instead of printing it.
+        /// Write the result to this Parquet file (atomically) instead of printing it; with
+        /// --partition-by, --max-rows-per-file or a trailing `/`, to a dataset directory.
         #[arg(long)]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        layout: LayoutArgs,
         #[command(flatten)]
         resources: ResourceArgs,
         #[command(flatten)]
@@ -639,7 +685,7 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, align, arcs, out, lowercase, punct, metrics, resources, tuning, compression, strict, explain } => {
+        Command::Score { pairs, alignments, align, arcs, out, layout, lowercase, punct, metrics, resources, tuning, compression, strict, explain } => {
             let resources = resources.options()?;
             let align = align.map(|spec| score_aligner(&spec, &resources.aligner)).transpose()?;
             let options = score::ScoreOptions {
@@ -648,6 +694,7 @@ async fn run(cli: Cli) -> Result<()> {
                 align,
                 arcs,
                 out,
+                layout: layout.into(),
                 lowercase,
                 punct,
                 metrics,
@@ -664,13 +711,13 @@ async fn run(cli: Cli) -> Result<()> {
                 writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
             }
         }
-        Command::Sql { tables, sorted, format, out, resources: wanted, tuning, query } => {
+        Command::Sql { tables, sorted, format, out, layout, resources: wanted, tuning, query } => {
             let (resources, loaded) = resources::load(&wanted.options()?).await?;
             for line in loaded {
                 eprintln!("{line}");
             }
             let ctx = sql::context_with_tables_and(&tables, &sorted, &resources, &tuning.into()).await?;
-            sql::run(&ctx, &query, format, out.as_deref(), stdout).await?;
+            sql::run(&ctx, &query, format, out.as_deref(), &layout.into(), stdout).await?;
             if let Some(out) = out {
                 eprintln!("wrote {}", out.display());
             }
@@ -787,6 +834,7 @@ fn fix_malloc_thresholds() {
 fn main() -> ExitCode {
     fix_malloc_thresholds();
     let cli = Cli::parse();
+    pairmetrics::storage::set_options(cli.storage_options.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build();
     let result = runtime.context("starting the runtime").and_then(|rt| rt.block_on(run(cli)));
     match result {

@@ -18,5 +18,6 @@ mod report;
 mod schemas;
 mod semeval;
 mod significance;
+mod storage;
 mod true_score;
 mod udf_types;

@@ -249,6 +249,7 @@ fn score<'py>(
         align: align.then(|| resources.aligner.clone()),
         arcs,
         out,
+        layout: Default::default(),
         lowercase,
         punct,
         metrics,

@@ -3,10 +3,12 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
+
+use crate::storage::{Location, RemoteFile};
 
 const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 const ZSTD_MAGIC: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
@@ -36,10 +38,17 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// Open `path` for reading, decompressing gzip or zstd transparently.
+/// Open `path` (a local path or a URL) for reading, decompressing gzip or zstd transparently.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, InputError> {
     let fail = |e: io::Error| InputError { file: path.to_path_buf(), line: None, message: e.to_string() };
-    let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(fail)?);
+    let location = Location::parse(path).map_err(|e| fail(io::Error::other(format!("{e:#}"))))?;
+    let raw: Box<dyn Read + Send> = match location {
+        Location::Local(path) => Box::new(File::open(path).map_err(fail)?),
+        Location::Remote(remote) => {
+            Box::new(RemoteFile::open(&remote).map_err(|e| fail(io::Error::other(format!("{e:#}"))))?.reader(0))
+        }
+    };
+    let mut reader = BufReader::with_capacity(1 << 16, raw);
     let head = reader.fill_buf().map_err(fail)?;
     Ok(if head.starts_with(GZIP_MAGIC) {
         Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(reader)))

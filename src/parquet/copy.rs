@@ -5,8 +5,6 @@
 //! compressing those token lists again was a third of its CPU; copying the input's chunks costs
 //! a read and a write. The output's row groups then follow the input's.
 
-use std::fs::File;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -17,6 +15,7 @@ use datafusion::parquet::file::writer::SerializedRowGroupWriter;
 use datafusion::parquet::schema::types::SchemaDescriptor;
 
 use super::ParquetInput;
+use super::input::FileReader;
 
 /// An input row group larger than this is not copied: the output's row group must hold as many
 /// rows, and the computed columns of all of them wait in memory until it is written.
@@ -24,8 +23,9 @@ const MAX_ROW_GROUP_ROWS: i64 = 1 << 20;
 
 /// The input file and which of the output's leaf columns come from it.
 pub struct Copier {
-    path: PathBuf,
-    file: File,
+    /// The input file's name, for messages.
+    path: String,
+    file: FileReader,
     metadata: Arc<ParquetMetaData>,
     /// For each leaf column of the output, the input leaf it is a copy of.
     sources: Vec<Option<usize>>,
@@ -44,7 +44,7 @@ impl Copier {
     /// columns only, a column's Parquet type differs between the files (as when another writer
     /// named the list items differently), or a row group is too large.
     pub fn open(input: &ParquetInput, columns: &[String], schema: &Schema, output: &SchemaDescriptor) -> Result<Option<Copier>> {
-        let Some((path, metadata)) = input.single_file() else { return Ok(None) };
+        let Some((source, metadata)) = input.single_file() else { return Ok(None) };
         if metadata.row_groups().iter().any(|rg| rg.num_rows() > MAX_ROW_GROUP_ROWS) {
             return Ok(None);
         }
@@ -73,8 +73,8 @@ impl Copier {
         if !copied_fields.contains(&true) {
             return Ok(None);
         }
-        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let (path, metadata) = (path.to_path_buf(), metadata.clone());
+        let file = source.open()?;
+        let (path, metadata) = (source.name(), metadata.clone());
         Ok(Some(Copier { path, file, metadata, sources, copied_fields, current: 0, next: 0, rows_left: 0 }))
     }
 
@@ -95,7 +95,7 @@ impl Copier {
     pub fn rows_left(&mut self) -> Result<usize> {
         while self.rows_left == 0 {
             let row_group = self.metadata.row_groups().get(self.next).ok_or_else(|| {
-                anyhow!("internal error: more rows to write than {} has", self.path.display())
+                anyhow!("internal error: more rows to write than {} has", self.path)
             })?;
             (self.current, self.rows_left) = (self.next, row_group.num_rows() as usize);
             self.next += 1;
@@ -110,7 +110,7 @@ impl Copier {
     }
 
     /// Append the current row group's chunk for output leaf `leaf`.
-    pub fn append(&self, leaf: usize, writer: &mut SerializedRowGroupWriter<'_, File>) -> Result<()> {
+    pub fn append(&self, leaf: usize, writer: &mut SerializedRowGroupWriter<'_, crate::storage::Output>) -> Result<()> {
         let source = self.sources[leaf].expect("append is called for copied leaves only");
         let row_group: &RowGroupMetaData = self.metadata.row_group(self.current);
         let chunk = row_group.column(source).clone();
@@ -122,7 +122,7 @@ impl Copier {
             column_index: self.metadata.column_index().and_then(|index| index[self.current].get(source)).cloned(),
             offset_index: self.metadata.offset_index().and_then(|index| index[self.current].get(source)).cloned(),
         };
-        writer.append_column(&self.file, close).with_context(|| format!("copying a column of {}", self.path.display()))
+        writer.append_column(&self.file, close).with_context(|| format!("copying a column of {}", self.path))
     }
 
     /// Check, at the end, that every row of the input was written.
@@ -130,7 +130,7 @@ impl Copier {
         let later: usize = self.metadata.row_groups()[self.next..].iter().map(|rg| rg.num_rows() as usize).sum();
         let unwritten = self.rows_left + later;
         if unwritten > 0 {
-            bail!("internal error: {unwritten} rows of {} were not written", self.path.display());
+            bail!("internal error: {unwritten} rows of {} were not written", self.path);
         }
         Ok(())
     }

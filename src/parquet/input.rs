@@ -1,70 +1,134 @@
 //! A Parquet input opened once: every file's footer is read and checked when it is opened, and
 //! then shared by registration, the pair_id pass, lockstep reading and column copying.
+//!
+//! An input is a file, or a directory (an object-store prefix) of `*.parquet` files at any
+//! depth, read in path order as DataFusion reads them. Directories named `key=value` on the
+//! way to the files are Hive partitions: each key becomes a string column whose value is the
+//! directory's, for every row of the files under it.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
-use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use bytes::Bytes;
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{Int64Type, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Int64Type, Schema, SchemaRef};
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::logical_expr::{SortExpr, col};
 use datafusion::parquet::arrow::ProjectionMask;
 use datafusion::parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use datafusion::parquet::errors::Result as ParquetResult;
 use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData};
+use datafusion::parquet::file::reader::{ChunkReader, Length};
 use datafusion::physical_plan::stream::RecordBatchReceiverStream;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use futures::TryStreamExt;
 
-/// One Parquet file of an input, with its footer.
+use object_store::ObjectStoreExt;
+
+use crate::storage::{self, Location, RemoteFile};
+
+/// One Parquet file of an input, with its footer and its Hive partition values.
 #[derive(Debug, Clone)]
 struct InputFile {
-    path: PathBuf,
+    source: Source,
     metadata: Arc<ParquetMetaData>,
+    partition_values: Vec<String>,
 }
 
-/// A table's Parquet file, or directory of `*.parquet` files (read in path order, as
-/// DataFusion reads them), checked and with every footer in memory.
+/// Where a file's bytes are.
+#[derive(Debug, Clone)]
+pub enum Source {
+    Local(PathBuf),
+    Remote(RemoteFile),
+}
+
+impl Source {
+    pub fn name(&self) -> String {
+        match self {
+            Source::Local(path) => path.display().to_string(),
+            Source::Remote(file) => file.url().to_string(),
+        }
+    }
+
+    /// The file opened for the synchronous Parquet reader.
+    pub fn open(&self) -> Result<FileReader> {
+        Ok(match self {
+            Source::Local(path) => FileReader::Local(File::open(path).with_context(|| format!("cannot open {}", path.display()))?),
+            Source::Remote(file) => FileReader::Remote(file.clone()),
+        })
+    }
+}
+
+/// A local file or an object, read by ranges.
+pub enum FileReader {
+    Local(File),
+    Remote(RemoteFile),
+}
+
+impl Length for FileReader {
+    fn len(&self) -> u64 {
+        match self {
+            FileReader::Local(file) => file.len(),
+            FileReader::Remote(file) => file.len(),
+        }
+    }
+}
+
+impl ChunkReader for FileReader {
+    type T = Box<dyn Read + Send>;
+
+    fn get_read(&self, start: u64) -> ParquetResult<Self::T> {
+        Ok(match self {
+            FileReader::Local(file) => Box::new(file.get_read(start)?),
+            FileReader::Remote(file) => Box::new(file.get_read(start)?),
+        })
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> ParquetResult<Bytes> {
+        match self {
+            FileReader::Local(file) => file.get_bytes(start, length),
+            FileReader::Remote(file) => file.get_bytes(start, length),
+        }
+    }
+}
+
+/// A table's Parquet file, or directory of `*.parquet` files, checked and with every footer in
+/// memory.
 #[derive(Debug, Clone)]
 pub struct ParquetInput {
     /// The table's name, for messages.
     name: String,
     path: PathBuf,
+    location: Location,
+    /// Whether `path` is one file (not a directory or prefix).
+    is_file: bool,
+    /// Hive partition keys, outermost first (every file has a value for each).
+    partitions: Vec<String>,
     files: Vec<InputFile>,
 }
 
 impl ParquetInput {
-    /// Open table `name` at `path`: it must exist and be Parquet (a file, or a directory of
-    /// `*.parquet` files). A corrupt footer is an error here, before DataFusion reads it: its
-    /// reader can panic on one.
+    /// Open table `name` at `path` (a local path or a URL): it must exist and be Parquet (a
+    /// file, or a directory of `*.parquet` files). A corrupt footer is an error here, before
+    /// DataFusion reads it: its reader can panic on one.
     pub fn open(name: &str, path: &Path) -> Result<ParquetInput> {
-        if !path.exists() {
-            bail!("table {name}: {} does not exist", path.display());
-        }
-        let paths = match path.is_file() {
-            true => vec![path.to_path_buf()],
-            false => {
-                let entries = std::fs::read_dir(path).with_context(|| format!("table {name}: cannot list {}", path.display()))?;
-                let mut paths = Vec::new();
-                for entry in entries {
-                    let file = entry?.path();
-                    if file.is_file() && file.extension().is_some_and(|e| e == "parquet") {
-                        paths.push(file);
-                    }
-                }
-                paths.sort();
-                paths
-            }
+        let location = Location::parse(path)?;
+        let (is_file, listed) = match &location {
+            Location::Local(local) => list_local(name, local)?,
+            Location::Remote(remote) => list_remote(name, remote)?,
         };
-        let mut files = Vec::with_capacity(paths.len());
-        for path in paths {
-            let metadata = Arc::new(read_footer(&path).with_context(|| format!("table {name}"))?);
-            files.push(InputFile { path, metadata });
+        let partitions = partition_keys(name, path, &listed)?;
+        let mut files = Vec::with_capacity(listed.len());
+        for (source, relative) in listed {
+            let metadata = Arc::new(read_footer(&source).with_context(|| format!("table {name}"))?);
+            let partition_values = hive_partitions(&relative).into_iter().map(|(_, v)| v).collect();
+            files.push(InputFile { source, metadata, partition_values });
         }
-        Ok(ParquetInput { name: name.to_string(), path: path.to_path_buf(), files })
+        Ok(ParquetInput { name: name.to_string(), path: path.to_path_buf(), location, is_file, partitions, files })
     }
 
     pub fn name(&self) -> &str {
@@ -75,12 +139,17 @@ impl ParquetInput {
         &self.path
     }
 
-    /// The footer of a single-file input (None for a directory).
-    pub fn single_file(&self) -> Option<(&Path, &Arc<ParquetMetaData>)> {
-        match (self.path.is_file(), self.files.as_slice()) {
-            (true, [file]) => Some((&file.path, &file.metadata)),
+    /// The file of a single-file input, and its footer (None for a directory).
+    pub fn single_file(&self) -> Option<(&Source, &Arc<ParquetMetaData>)> {
+        match (self.is_file, self.files.as_slice()) {
+            (true, [file]) => Some((&file.source, &file.metadata)),
             _ => None,
         }
+    }
+
+    /// The Hive partition columns (strings, after the files' own columns).
+    pub fn partitions(&self) -> &[String] {
+        &self.partitions
     }
 
     /// The value of key-value entry `key` in the (first) file's footer.
@@ -99,11 +168,18 @@ impl ParquetInput {
 
     /// Register the input with `ctx` under its name, declared sorted by pair_id or not.
     pub async fn register(&self, ctx: &SessionContext, sorted_by_pair_id: bool) -> Result<()> {
-        let mut url = self.path.to_string_lossy().into_owned();
-        if self.path.is_dir() && !url.ends_with('/') {
+        let mut url = match &self.location {
+            Location::Local(path) => path.to_string_lossy().into_owned(),
+            Location::Remote(remote) => {
+                storage::register(ctx, remote)?;
+                remote.url.to_string()
+            }
+        };
+        if !self.is_file && !url.ends_with('/') {
             url.push('/');
         }
-        let mut options = ParquetReadOptions::default();
+        let mut options = ParquetReadOptions::default()
+            .table_partition_cols(self.partitions.iter().map(|k| (k.clone(), DataType::Utf8)).collect());
         if sorted_by_pair_id {
             options.file_sort_order = vec![vec![SortExpr::new(col("pair_id"), true, true)]];
         }
@@ -119,33 +195,34 @@ impl ParquetInput {
     pub fn scan(&self, columns: &[&str], schema: &Schema, batch_size: usize) -> Result<SendableRecordBatchStream> {
         let fields = columns.iter().map(|c| schema.field_with_name(c).cloned()).collect::<Result<Vec<_>, _>>()?;
         let schema: SchemaRef = Arc::new(Schema::new(fields));
+        let in_files: Vec<&str> = columns.iter().copied().filter(|c| !self.partitions.iter().any(|k| k == c)).collect();
         let mut readers = Vec::with_capacity(self.files.len());
         for file in &self.files {
             let metadata = ArrowReaderMetadata::try_new(file.metadata.clone(), ArrowReaderOptions::new())?;
             let parquet_schema = metadata.parquet_schema();
-            let roots: Vec<usize> = columns
+            let roots: Vec<usize> = in_files
                 .iter()
                 .map(|&name| {
                     let root = parquet_schema.root_schema().get_fields().iter().position(|f| f.name() == name);
-                    root.ok_or_else(|| anyhow!("{} table {}: no column `{name}`", self.name, file.path.display()))
+                    root.ok_or_else(|| anyhow!("{} table {}: no column `{name}`", self.name, file.source.name()))
                 })
                 .collect::<Result<_>>()?;
             let mask = ProjectionMask::roots(parquet_schema, roots);
-            let handle = File::open(&file.path).with_context(|| format!("cannot open {}", file.path.display()))?;
-            let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(handle, metadata)
+            let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file.source.open()?, metadata)
                 .with_projection(mask)
                 .with_batch_size(batch_size)
                 .build()?;
-            readers.push((file.path.clone(), reader));
+            let partitions: Vec<(String, String)> = self.partitions.iter().cloned().zip(file.partition_values.iter().cloned()).collect();
+            readers.push((file.source.name(), partitions, reader));
         }
         let mut builder = RecordBatchReceiverStream::builder(schema.clone(), 2);
         let tx = builder.tx();
         builder.spawn_blocking(move || {
-            for (path, reader) in readers {
+            for (path, partitions, reader) in readers {
                 for batch in reader {
                     let batch = batch.map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
-                    let batch = conform(batch, &schema).map_err(|e| {
-                        datafusion::error::DataFusionError::Execution(format!("reading {}: {e}", path.display()))
+                    let batch = conform(batch, &partitions, &schema).map_err(|e| {
+                        datafusion::error::DataFusionError::Execution(format!("reading {path}: {e}"))
                     })?;
                     if tx.blocking_send(Ok(batch)).is_err() {
                         return Ok(()); // the reader of the stream is gone
@@ -196,12 +273,16 @@ impl ParquetInput {
 
 /// `batch`'s columns in `schema`'s order (a projection yields them in file order), each cast to
 /// its type there where they differ (a directory's files may store a column as Utf8 in one and
-/// LargeUtf8 in another).
-fn conform(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+/// LargeUtf8 in another); a Hive partition column is its file's value on every row.
+fn conform(batch: RecordBatch, partitions: &[(String, String)], schema: &SchemaRef) -> Result<RecordBatch> {
     let columns = schema
         .fields()
         .iter()
         .map(|field| {
+            if let Some((_, value)) = partitions.iter().find(|(k, _)| k == field.name()) {
+                let column: ArrayRef = Arc::new(StringArray::from_iter_values(std::iter::repeat_n(value, batch.num_rows())));
+                return cast(&column, field.data_type());
+            }
             let column = batch.column_by_name(field.name()).expect("projected");
             match column.data_type() == field.data_type() {
                 true => Ok(column.clone()),
@@ -209,7 +290,8 @@ fn conform(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+    let options = datafusion::arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(schema.clone(), columns, &options)?)
 }
 
 /// How a table's `pair_id` column is ordered.
@@ -243,34 +325,140 @@ fn sorted_by_pair_id(metadata: &ParquetMetaData) -> bool {
     recorded || (!groups.is_empty() && groups.iter().all(sorting))
 }
 
-/// The footer of the Parquet file at `path`, with its page index where it has one (column
+/// The footer of the Parquet file at `source`, with its page index where it has one (column
 /// copying needs the offset index). Checked first by hand, since a corrupt footer can make the
 /// decoder panic.
-fn read_footer(path: &Path) -> Result<ParquetMetaData> {
+fn read_footer(source: &Source) -> Result<ParquetMetaData> {
     const MAGIC: &[u8; 4] = b"PAR1";
-    let fail = |why: String| anyhow!("{} is not a readable Parquet file: {why}", path.display());
-    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let size = file.metadata()?.len();
+    let name = source.name();
+    let fail = |why: String| anyhow!("{name} is not a readable Parquet file: {why}");
+    let file = source.open()?;
+    let size = file.len();
     if size < 12 {
         return Err(fail(format!("{size} bytes, fewer than a Parquet file's header and footer")));
     }
-    let (mut head, mut tail) = ([0u8; 4], [0u8; 8]);
-    file.read_exact(&mut head)?;
-    file.seek(SeekFrom::End(-8))?;
-    file.read_exact(&mut tail)?;
-    if &head != MAGIC || &tail[4..] != MAGIC {
+    let (head, tail) = (file.get_bytes(0, 4)?, file.get_bytes(size - 8, 8)?);
+    if &head[..] != MAGIC || &tail[4..] != MAGIC {
         return Err(fail("no PAR1 magic at its start and end (truncated, or another format)".into()));
     }
     let footer = u32::from_le_bytes(tail[..4].try_into().expect("4 bytes")) as u64;
     if footer + 12 > size {
         return Err(fail(format!("its footer claims {footer} bytes of metadata but the file has {size} (truncated?)")));
     }
-    let decoded = std::panic::catch_unwind(|| {
+    let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         ParquetMetaDataReader::new().with_page_index_policy(PageIndexPolicy::Optional).parse_and_finish(&file)
-    });
+    }));
     match decoded {
         Ok(Ok(metadata)) => Ok(metadata),
         Ok(Err(e)) => Err(fail(e.to_string())),
         Err(_) => Err(fail("its metadata cannot be decoded".into())),
     }
+}
+
+/// A local input's files, with their paths relative to it: the file itself, or every
+/// `*.parquet` file under the directory (hidden and `_`-prefixed names skipped, as Spark and
+/// DataFusion skip them), in path order.
+fn list_local(name: &str, path: &Path) -> Result<(bool, Vec<(Source, String)>)> {
+    if !path.exists() {
+        bail!("table {name}: {} does not exist", path.display());
+    }
+    if path.is_file() {
+        return Ok((true, vec![(Source::Local(path.to_path_buf()), String::new())]));
+    }
+    let mut found = Vec::new();
+    let mut dirs = vec![path.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let entries = std::fs::read_dir(&dir).with_context(|| format!("table {name}: cannot list {}", dir.display()))?;
+        for entry in entries {
+            let file = entry?.path();
+            let Some(base) = file.file_name().and_then(|n| n.to_str()) else { continue };
+            if base.starts_with('.') || base.starts_with('_') {
+                continue;
+            }
+            if file.is_dir() {
+                dirs.push(file);
+            } else if base.ends_with(".parquet") {
+                let relative = file.strip_prefix(path).expect("under the input").to_string_lossy().into_owned();
+                found.push((Source::Local(file), relative));
+            }
+        }
+    }
+    found.sort_by(|a, b| a.1.cmp(&b.1));
+    Ok((false, found))
+}
+
+/// A remote input's objects: the object at its key, or else every `*.parquet` object under the
+/// key as a prefix, in key order.
+fn list_remote(name: &str, remote: &storage::Remote) -> Result<(bool, Vec<(Source, String)>)> {
+    // A URL ending in `/` (or a bucket's root) names a prefix, never an object.
+    if !remote.url.path().ends_with('/') {
+        let (store, key) = (remote.store.clone(), remote.key.clone());
+        match storage::block_on(async move { store.head(&key).await }) {
+            Ok(meta) => return Ok((true, vec![(Source::Remote(RemoteFile::new(remote, meta.location, meta.size)), String::new())])),
+            Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(storage::explain(remote.url.as_str(), e).context(format!("table {name}"))),
+        }
+    }
+    let (store, prefix) = (remote.store.clone(), remote.key.clone());
+    let listed = storage::block_on(async move { store.list(Some(&prefix)).try_collect::<Vec<_>>().await })
+        .map_err(|e| storage::explain(remote.url.as_str(), e).context(format!("table {name}")))?;
+    let mut found = Vec::new();
+    for meta in listed {
+        let relative = meta.location.prefix_match(&remote.key).map(|parts| parts.map(|p| p.as_ref().to_string()).collect::<Vec<_>>().join("/"));
+        let relative = relative.unwrap_or_else(|| meta.location.to_string());
+        let hidden = relative.split('/').any(|part| part.starts_with('.') || part.starts_with('_'));
+        if !hidden && relative.ends_with(".parquet") {
+            found.push((Source::Remote(RemoteFile::new(remote, meta.location, meta.size)), relative));
+        }
+    }
+    if found.is_empty() {
+        bail!("table {name}: {}: no such object, and no *.parquet objects under it", remote.url);
+    }
+    found.sort_by(|a, b| a.1.cmp(&b.1));
+    Ok((false, found))
+}
+
+/// The `key=value` directories of a path relative to its input, outermost first.
+fn hive_partitions(relative: &str) -> Vec<(String, String)> {
+    let mut parts: Vec<&str> = relative.split('/').collect();
+    parts.pop(); // the file name
+    parts.iter().filter_map(|part| part.split_once('=')).map(|(k, v)| (k.to_string(), unescape(v))).collect()
+}
+
+/// A Hive partition value as written: `%XX` escapes decoded (as Spark and DataFusion write them).
+fn unescape(value: &str) -> String {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The partition keys every file of an input has, in the same order; an input whose files
+/// disagree is an error naming two of them.
+fn partition_keys(name: &str, path: &Path, files: &[(Source, String)]) -> Result<Vec<String>> {
+    let keys = |relative: &str| hive_partitions(relative).into_iter().map(|(k, _)| k).collect::<Vec<_>>();
+    let Some((_, first)) = files.first() else { return Ok(vec![]) };
+    let expected = keys(first);
+    if let Some((_, other)) = files.iter().find(|(_, r)| keys(r) != expected) {
+        bail!(
+            "table {name}: {} mixes partition layouts: {first} is under {:?} but {other} under {:?}",
+            path.display(),
+            expected,
+            keys(other)
+        );
+    }
+    Ok(expected)
 }

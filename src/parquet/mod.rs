@@ -2,9 +2,11 @@
 //! writer, copying input columns into an output as stored, and reading tables in lockstep.
 
 pub mod copy;
-mod input;
+pub mod dataset;
+pub mod input;
 pub mod lockstep;
 pub mod write;
 
 pub use input::{KeyOrder, ParquetInput};
+pub use dataset::{Layout, TableWriter};
 pub use write::{AtomicParquetWriter, Codec};

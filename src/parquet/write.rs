@@ -1,8 +1,8 @@
-//! Parquet output that is never seen half-written: batches go to a temporary file beside the
-//! target, which is renamed over it only once complete and synced.
+//! Parquet output that is never seen half-written: batches go to an [`Output`] (a temporary
+//! file renamed over the target once complete and synced, or a multipart upload completed only
+//! at the end), encoded column by column in parallel.
 
-use std::fs::{self, File};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
@@ -23,6 +23,7 @@ use datafusion::parquet::file::properties::{EnabledStatistics, WriterProperties}
 
 use super::ParquetInput;
 use super::copy::Copier;
+use crate::storage::Output;
 
 /// A row group is flushed at this many encoded bytes or rows, whichever comes first: about
 /// 130,000 pairs of Europarl-like text. DataFusion splits a file between cores by row group,
@@ -55,8 +56,8 @@ impl Codec {
 }
 
 pub struct AtomicParquetWriter {
-    target: PathBuf,
-    temp: PathBuf,
+    /// The target, for messages.
+    target: String,
     writer: Option<Open>,
 }
 
@@ -65,7 +66,7 @@ struct Open {
     row_group_bytes: usize,
     /// How the file is written (kept to start it again, see `copy_columns`).
     props: WriterProperties,
-    file: SerializedFileWriter<File>,
+    file: SerializedFileWriter<Output>,
     columns: ArrowRowGroupWriterFactory,
     schema: SchemaRef,
     row_group: Option<RowGroup>,
@@ -147,10 +148,10 @@ impl ColumnThread {
 }
 
 impl Open {
-    /// Create (or truncate) `temp` and set it up: ArrowWriter writes the header and keeps the
-    /// Arrow schema for the footer; row groups are then written column by column in parallel.
-    fn start(temp: &Path, schema: SchemaRef, props: WriterProperties) -> Result<Open> {
-        let file = File::create(temp).with_context(|| format!("cannot create {}", temp.display()))?;
+    /// Start writing `target`: ArrowWriter writes the header and keeps the Arrow schema for
+    /// the footer; row groups are then written column by column in parallel.
+    fn start(target: &Path, schema: SchemaRef, props: WriterProperties) -> Result<Open> {
+        let file = Output::create(target)?;
         let (file, columns) = ArrowWriter::try_new(file, schema.clone(), Some(props.clone()))?.into_serialized_writer()?;
         let ids = AscendingIds::new(&schema);
         Ok(Open { row_group_bytes: ROW_GROUP_BYTES, props, file, columns, schema, row_group: None, copier: None, ids })
@@ -233,14 +234,14 @@ impl AtomicParquetWriter {
     /// result) to `target`, with `metadata` as key-value pairs: zstd and dictionary pages, the
     /// smallest files and the fastest to read.
     pub fn create(target: &Path, schema: SchemaRef, metadata: Vec<(String, String)>) -> Result<Self> {
-        Self::open(target, schema, metadata, Codec::Zstd, true)
+        Self::with_encoding(target, schema, metadata, Codec::Zstd, true)
     }
 
     /// Start writing `target` as fast as it can be written: compressed with `codec`, and without
     /// dictionary pages (hashing every token as it is written cost a third of `score`'s CPU;
     /// files are ~1.4x larger).
     pub fn create_fast(target: &Path, schema: SchemaRef, metadata: Vec<(String, String)>, codec: Codec) -> Result<Self> {
-        Self::open(target, schema, metadata, codec, false)
+        Self::with_encoding(target, schema, metadata, codec, false)
     }
 
     /// Before the first write: take `columns` of `input` as they are stored there (encoding and
@@ -259,7 +260,7 @@ impl AtomicParquetWriter {
             let props = props.set_statistics_enabled(EnabledStatistics::Chunk).set_offset_index_disabled(true).build();
             let schema = writer.schema.clone();
             drop(self.writer.take());
-            self.writer = Some(Open::start(&self.temp, schema, props)?);
+            self.writer = Some(Open::start(Path::new(&self.target), schema, props)?);
         }
         let writer = self.writer.as_mut().expect("open");
         writer.copier = Some(copier);
@@ -268,14 +269,14 @@ impl AtomicParquetWriter {
         Ok(fields.filter(|&(i, _)| copier.is_copied_field(i)).map(|(_, f)| f.name().clone()).collect())
     }
 
-    fn open(
+    /// Start writing `target` compressed with `codec`, with dictionary pages or not.
+    pub fn with_encoding(
         target: &Path,
         schema: SchemaRef,
         metadata: Vec<(String, String)>,
         codec: Codec,
         dictionary: bool,
     ) -> Result<Self> {
-        let temp = partial_path(target)?;
         let mut props = WriterProperties::builder()
             .set_compression(codec.parquet()?)
             .set_dictionary_enabled(dictionary)
@@ -292,20 +293,20 @@ impl AtomicParquetWriter {
                 metadata.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect(),
             ))
             .build();
-        let writer = Open::start(&temp, schema, props)?;
-        Ok(AtomicParquetWriter { target: target.to_path_buf(), temp, writer: Some(writer) })
+        let writer = Open::start(target, schema, props)?;
+        Ok(AtomicParquetWriter { target: target.display().to_string(), writer: Some(writer) })
     }
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         let writer = self.writer.as_mut().expect("writer is open until finish");
-        writer.write(batch).with_context(|| format!("writing {}", self.temp.display()))
+        writer.write(batch).with_context(|| format!("writing {}", self.target))
     }
 
-    /// Close the file, sync it, and move it to the target name. On an error the temporary file
-    /// is removed, as on drop.
+    /// Write the footer and commit the output under its target. On an error nothing appears
+    /// there, as on drop.
     pub fn finish(mut self) -> Result<()> {
         let writer = self.writer.as_mut().expect("finish is called once");
-        writer.flush().with_context(|| format!("writing {}", self.temp.display()))?;
+        writer.flush().with_context(|| format!("writing {}", self.target))?;
         if let Some(copier) = &writer.copier {
             copier.finish()?;
         }
@@ -313,68 +314,30 @@ impl AtomicParquetWriter {
         if writer.ids.ascending {
             writer.file.append_key_value_metadata(KeyValue::new(SORTED_BY.0.to_string(), SORTED_BY.1.to_string()));
         }
-        let file = writer.file.into_inner();
-        let synced = file.context("closing the Parquet writer").and_then(|f| Ok(f.sync_all()?));
-        let moved = synced.and_then(|()| {
-            fs::rename(&self.temp, &self.target).with_context(|| {
-                format!("moving {} to {}", self.temp.display(), self.target.display())
-            })
-        });
-        if moved.is_err() {
-            let _ = fs::remove_file(&self.temp);
-        }
-        moved
+        let output = writer.file.into_inner().with_context(|| format!("writing {}", self.target))?;
+        output.commit()
     }
 }
 
 impl Drop for AtomicParquetWriter {
-    /// An unfinished output is removed, so an error never leaves a file behind.
+    /// An unfinished output is discarded (see [`Output`]), so an error never leaves a file.
     fn drop(&mut self) {
         if let Some(mut writer) = self.writer.take() {
-            // Stop the column threads before the file goes.
+            // Stop the column threads before the output goes.
             if let Some(row_group) = writer.row_group.take() {
                 row_group.columns.into_iter().for_each(|c| drop(c.finish()));
             }
-            let _ = fs::remove_file(&self.temp);
         }
     }
 }
 
-
-/// Where an output is written before it is complete: a hidden file beside `target` (so the
-/// final rename stays on one file system), after checking the directory exists.
-pub fn partial_path(target: &Path) -> Result<PathBuf> {
-    let name = target.file_name().with_context(|| format!("output path {} has no file name", target.display()))?;
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if !dir.is_dir() {
-        anyhow::bail!("output directory {} does not exist", dir.display());
-    }
-    Ok(dir.join(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id())))
-}
-
-/// Write `bytes` to `target` all at once: under [`partial_path`], synced, then renamed.
-pub fn write_atomically(target: &Path, bytes: &[u8]) -> Result<()> {
-    let temp = partial_path(target)?;
-    let written = (|| -> std::io::Result<()> {
-        let mut file = File::create(&temp)?;
-        std::io::Write::write_all(&mut file, bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, target)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    written.with_context(|| format!("writing {}", target.display()))
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use datafusion::arrow::array::{ArrayRef, Int64Array, ListBuilder, StringBuilder};
     use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use std::fs::{self, File};
 
     fn batch(start: i64) -> RecordBatch {
         let mut tokens = ListBuilder::new(StringBuilder::new());

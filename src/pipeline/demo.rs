@@ -111,6 +111,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         align: None,
         arcs: Some(arcs.clone()),
         out: out.to_path_buf(),
+        layout: Default::default(),
         lowercase: true,
         metrics: None,
         punct: DEMO_PUNCT.to_string(),
@@ -128,7 +129,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
     let ctx = sql::context_with_tables(&tables).await?;
     for (title, query) in TOUR.iter().chain([&("The pooled DERP: 1 - sum(L) / sum(Lmax) over all pairs", POOLED)]) {
         writeln!(sink, "-- {title}\n{query};")?;
-        sql::run(&ctx, query, Format::Table, None, sink).await?;
+        sql::run(&ctx, query, Format::Table, None, &Default::default(), sink).await?;
         writeln!(sink)?;
     }
     writeln!(

@@ -10,7 +10,7 @@ use datafusion::arrow::{csv, json};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
-use crate::parquet::{AtomicParquetWriter, ParquetInput};
+use crate::parquet::{Codec, Layout, ParquetInput, TableWriter};
 use crate::session::{Session, Tuning};
 use crate::Resources;
 
@@ -61,12 +61,14 @@ pub async fn context_with_tables_and(
     Ok(ctx)
 }
 
-/// Run `query`; print it in `format` to `sink`, or write it to `out` as Parquet.
+/// Run `query`; print it in `format` to `sink`, or write it to `out` as Parquet, laid out as
+/// `layout` says.
 pub async fn run(
     ctx: &SessionContext,
     query: &str,
     format: Format,
     out: Option<&Path>,
+    layout: &Layout,
     sink: &mut dyn Write,
 ) -> Result<()> {
     let frame = ctx.sql(query).await?;
@@ -76,7 +78,7 @@ pub async fn run(
             ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
             ("pairmetrics.query".to_string(), query.to_string()),
         ];
-        let mut writer = AtomicParquetWriter::create(path, schema, metadata)?;
+        let mut writer = TableWriter::create(path, layout, schema, metadata, Codec::Zstd, true)?;
         let mut stream = frame.execute_stream().await?;
         while let Some(batch) = stream.try_next().await? {
             writer.write(&batch)?;

@@ -28,7 +28,7 @@ use crate::metrics::Link;
 use crate::metrics::lepod::{self, Explanation, Punctuation};
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
-use crate::parquet::write::{self, write_atomically};
+use crate::storage::{Output, write_whole};
 use crate::session::{Tuning, count};
 use crate::udf::args::{LinkLists, TokenLists};
 use crate::Resources;
@@ -164,7 +164,7 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
         }
     }
     // Fail before the work when the page cannot be written.
-    write::partial_path(&options.out)?;
+    Output::check(&options.out)?;
     let mut notes = Vec::new();
     let mut systems = Vec::new();
     let mut tables = Vec::new();
@@ -231,7 +231,7 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     let pairs_drawn = lists.iter().flat_map(|l| &l.pairs).map(Vec::len).sum();
     let report = Report { significance: options.compare.clone(), systems, metrics: views, densities, comparison, lists, notes };
     let page = html::page(&report);
-    write_atomically(&options.out, page.as_bytes())?;
+    write_whole(&options.out, page.as_bytes())?;
     Ok(Written { bytes: page.len(), pairs_drawn, notes: report.notes })
 }
 

@@ -20,7 +20,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::align::{Aligner, AlignerOptions};
 use crate::resources::{self, ResourceOptions};
-use crate::parquet::{AtomicParquetWriter, Codec, KeyOrder, ParquetInput, lockstep};
+use crate::parquet::{Codec, KeyOrder, Layout, ParquetInput, TableWriter, lockstep};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
 pub use columns::{METRICS, Metric, Role, all_columns};
@@ -35,6 +35,8 @@ pub struct ScoreOptions {
     pub align: Option<AlignerOptions>,
     pub arcs: Option<PathBuf>,
     pub out: PathBuf,
+    /// One file, or a (partitioned) dataset.
+    pub layout: Layout,
     pub lowercase: bool,
     pub punct: String,
     /// The metrics to compute, by name (see [`METRICS`]); None = every default metric whose
@@ -275,10 +277,10 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         ("pairmetrics.query".to_string(), query.clone()),
         (INPUTS_KEY.to_string(), ScoredFrom::of(options).to_json()),
     ];
-    let mut writer = AtomicParquetWriter::create_fast(&options.out, schema, metadata, options.compression)?;
-    let copied = match &copy {
-        Some((input, columns)) => writer.copy_columns(input, columns)?,
-        None => vec![],
+    let mut writer = TableWriter::create(&options.out, &options.layout, schema, metadata, options.compression, false)?;
+    let copied = match (&copy, &mut writer) {
+        (Some((input, columns)), TableWriter::File(writer)) => writer.copy_columns(input, columns)?,
+        _ => vec![],
     };
     if !copied.is_empty() {
         summary.notes.push(format!(

@@ -1,0 +1,315 @@
+//! A result written as a dataset: a directory (or object-store prefix) of Parquet files,
+//! Hive-partitioned by the values of some columns (`lang=fr-en/bucket=3/part-00000.parquet`,
+//! the layout Spark, DuckDB, Polars, Trino and DataFusion read), at most so many rows a file.
+//!
+//! Bounded: at most [`MAX_OPEN_FILES`] files are open at once (the least recently written is
+//! finished when another is needed; its partition continues in a new part file), and each
+//! holds at most a row group in memory. All or nothing: on a local disk the dataset is written
+//! into a hidden directory beside the target and renamed to it when complete; in an object
+//! store each file is its own upload and the files already written are deleted if the run
+//! fails. Either way a `_SUCCESS` file, written last, marks a complete dataset, as Spark's does.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use datafusion::arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
+use datafusion::arrow::compute::{cast, take_record_batch};
+use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
+use object_store::ObjectStoreExt;
+
+use super::write::{AtomicParquetWriter, Codec};
+use crate::storage::{self, Location};
+
+/// Files open at once; each is a row group's worth of buffers and a thread per column.
+const MAX_OPEN_FILES: usize = 16;
+/// The directory of rows whose partition value is NULL, as Hive and Spark name it.
+const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
+
+/// How a result is laid out as files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Columns whose values name the directories (and are left out of the files).
+    pub partition_by: Vec<String>,
+    /// Start a new file after this many rows.
+    pub max_rows_per_file: Option<u64>,
+}
+
+impl Layout {
+    /// A result goes to a dataset when partitioned or split, or when the target ends in `/`.
+    pub fn is_dataset(&self, out: &Path) -> bool {
+        !self.partition_by.is_empty() || self.max_rows_per_file.is_some() || out.to_string_lossy().ends_with('/')
+    }
+}
+
+/// Where a result is written: one file, or a dataset.
+pub enum TableWriter {
+    File(AtomicParquetWriter),
+    Dataset(DatasetWriter),
+}
+
+impl TableWriter {
+    /// Start writing `out` as `layout` says, each file encoded with `codec` (and dictionary
+    /// pages when `dictionary`), `metadata` in every footer.
+    pub fn create(
+        out: &Path,
+        layout: &Layout,
+        schema: SchemaRef,
+        metadata: Vec<(String, String)>,
+        codec: Codec,
+        dictionary: bool,
+    ) -> Result<TableWriter> {
+        Ok(match layout.is_dataset(out) {
+            false => TableWriter::File(AtomicParquetWriter::with_encoding(out, schema, metadata, codec, dictionary)?),
+            true => TableWriter::Dataset(DatasetWriter::create(out, layout, schema, metadata, codec, dictionary)?),
+        })
+    }
+
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        match self {
+            TableWriter::File(writer) => writer.write(batch),
+            TableWriter::Dataset(writer) => writer.write(batch),
+        }
+    }
+
+    pub fn finish(self) -> Result<()> {
+        match self {
+            TableWriter::File(writer) => writer.finish(),
+            TableWriter::Dataset(writer) => writer.finish(),
+        }
+    }
+}
+
+pub struct DatasetWriter {
+    /// Where files are written: a hidden staging directory (local) or the target (remote).
+    root: String,
+    /// Local only: the staging directory, and the target it is renamed to.
+    staging: Option<(PathBuf, PathBuf)>,
+    partition_columns: Vec<usize>,
+    /// The files' schema: the result's without the partition columns.
+    file_schema: SchemaRef,
+    metadata: Vec<(String, String)>,
+    codec: Codec,
+    dictionary: bool,
+    max_rows_per_file: u64,
+    /// Open files, the most recently written last: partition directory, writer, rows.
+    open: Vec<(String, AtomicParquetWriter, u64)>,
+    /// The next part number of each partition directory.
+    parts: HashMap<String, usize>,
+    /// Files completed (relative paths), to delete if the run fails in an object store.
+    written: Vec<String>,
+    finished: bool,
+}
+
+impl DatasetWriter {
+    fn create(
+        out: &Path,
+        layout: &Layout,
+        schema: SchemaRef,
+        metadata: Vec<(String, String)>,
+        codec: Codec,
+        dictionary: bool,
+    ) -> Result<DatasetWriter> {
+        let mut partition_columns = Vec::new();
+        for name in &layout.partition_by {
+            let index = schema.index_of(name).map_err(|_| {
+                let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+                anyhow::anyhow!("--partition-by {name}: the result has no such column (it has {})", names.join(", "))
+            })?;
+            if matches!(schema.field(index).data_type(), DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_)) {
+                bail!("--partition-by {name}: a {} column cannot name a directory", schema.field(index).data_type());
+            }
+            partition_columns.push(index);
+        }
+        if partition_columns.len() == schema.fields().len() {
+            bail!("--partition-by: every column of the result is a partition column; the files would have none");
+        }
+        let kept = schema.fields().iter().enumerate().filter(|(i, _)| !partition_columns.contains(i)).map(|(_, f)| f.clone());
+        let file_schema = Arc::new(Schema::new_with_metadata(kept.collect::<Vec<_>>(), schema.metadata().clone()));
+        let text = out.to_string_lossy().trim_end_matches('/').to_string();
+        let (root, staging) = match Location::parse(Path::new(&text))? {
+            Location::Local(target) => {
+                if target.exists() && std::fs::read_dir(&target).map(|mut d| d.next().is_some()).unwrap_or(true) {
+                    bail!("{} exists and is not an empty directory; a dataset is written to a new one", target.display());
+                }
+                let staging = storage::partial_path(&target)?;
+                std::fs::create_dir(&staging).with_context(|| format!("cannot create {}", staging.display()))?;
+                (staging.to_string_lossy().into_owned(), Some((staging, target)))
+            }
+            Location::Remote(remote) => {
+                let (store, prefix) = (remote.store.clone(), remote.key.clone());
+                let first = storage::block_on(async move {
+                    use futures::StreamExt;
+                    store.list(Some(&prefix)).next().await.transpose()
+                });
+                if first.map_err(|e| storage::explain(remote.url.as_str(), e))?.is_some() {
+                    bail!("{}: objects exist under this prefix; a dataset is written to an empty one", remote.url);
+                }
+                (text.clone(), None)
+            }
+        };
+        Ok(DatasetWriter {
+            root,
+            staging,
+            partition_columns,
+            file_schema,
+            metadata,
+            codec,
+            dictionary,
+            max_rows_per_file: layout.max_rows_per_file.unwrap_or(u64::MAX).max(1),
+            open: Vec::new(),
+            parts: HashMap::new(),
+            written: Vec::new(),
+            finished: false,
+        })
+    }
+
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        for (directory, rows) in self.split(batch)? {
+            let file_columns: Vec<usize> = (0..batch.num_columns()).filter(|i| !self.partition_columns.contains(i)).collect();
+            let rows = rows.project(&file_columns)?;
+            let rows = RecordBatch::try_new(self.file_schema.clone(), rows.columns().to_vec())?;
+            let mut offset = 0;
+            while offset < rows.num_rows() {
+                let room = self.room(&directory)?;
+                let n = (rows.num_rows() - offset).min(room.min(usize::MAX as u64) as usize);
+                let (_, writer, written) = self.open.last_mut().expect("room opened it");
+                writer.write(&rows.slice(offset, n))?;
+                *written += n as u64;
+                offset += n;
+            }
+        }
+        Ok(())
+    }
+
+    /// Rows of `batch` by partition directory (`k=v/k2=v2`), in order of first appearance.
+    fn split(&self, batch: &RecordBatch) -> Result<Vec<(String, RecordBatch)>> {
+        if self.partition_columns.is_empty() {
+            return Ok(vec![(String::new(), batch.clone())]);
+        }
+        let values = self
+            .partition_columns
+            .iter()
+            .map(|&i| Ok(cast(batch.column(i), &DataType::Utf8)?.as_string::<i32>().clone()))
+            .collect::<Result<Vec<_>>>()?;
+        let names: Vec<&String> = self.partition_columns.iter().map(|&i| batch.schema_ref().field(i).name()).collect();
+        let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for row in 0..batch.num_rows() {
+            let directory = names
+                .iter()
+                .zip(&values)
+                .map(|(name, column)| {
+                    let value = if column.is_null(row) { NULL_PARTITION.to_string() } else { escape(column.value(row)) };
+                    format!("{}={value}", escape(name))
+                })
+                .collect::<Vec<_>>()
+                .join("/");
+            let group = *index.entry(directory.clone()).or_insert_with(|| {
+                groups.push((directory, Vec::new()));
+                groups.len() - 1
+            });
+            groups[group].1.push(row as u32);
+        }
+        if groups.len() == 1 {
+            return Ok(vec![(groups.pop().expect("one").0, batch.clone())]);
+        }
+        groups.into_iter().map(|(d, rows)| Ok((d, take_record_batch(batch, &UInt32Array::from(rows))?))).collect()
+    }
+
+    /// Make the file of `directory` the most recent open one, with room for at least one row,
+    /// and say how many rows it has room for.
+    fn room(&mut self, directory: &str) -> Result<u64> {
+        if let Some(at) = self.open.iter().position(|(d, _, _)| d == directory) {
+            let file = self.open.remove(at);
+            self.open.push(file);
+            let (_, _, written) = self.open.last().expect("pushed");
+            if *written < self.max_rows_per_file {
+                return Ok(self.max_rows_per_file - written);
+            }
+            self.close_last()?;
+        } else if self.open.len() == MAX_OPEN_FILES {
+            let oldest = self.open.remove(0);
+            self.open.push(oldest);
+            self.close_last()?;
+        }
+        let part = self.parts.entry(directory.to_string()).or_insert(0);
+        let name = match directory {
+            "" => format!("part-{part:05}.parquet"),
+            _ => format!("{directory}/part-{part:05}.parquet"),
+        };
+        *part += 1;
+        let path = PathBuf::from(format!("{}/{name}", self.root));
+        if self.staging.is_some() {
+            std::fs::create_dir_all(path.parent().expect("under the root"))?;
+        }
+        let writer = AtomicParquetWriter::with_encoding(&path, self.file_schema.clone(), self.metadata.clone(), self.codec, self.dictionary)?;
+        self.open.push((directory.to_string(), writer, 0));
+        self.written.push(name);
+        Ok(self.max_rows_per_file)
+    }
+
+    fn close_last(&mut self) -> Result<()> {
+        let (_, writer, _) = self.open.pop().expect("a file is open");
+        writer.finish()
+    }
+
+    /// Finish every file, mark the dataset complete, and (locally) move it into place.
+    pub fn finish(mut self) -> Result<()> {
+        while !self.open.is_empty() {
+            self.close_last()?;
+        }
+        if self.written.is_empty() {
+            // An empty result is still a dataset: one file with the schema and no rows.
+            self.room("")?;
+            self.close_last()?;
+        }
+        storage::write_whole(Path::new(&format!("{}/_SUCCESS", self.root)), b"")?;
+        if let Some((staging, target)) = &self.staging {
+            if target.exists() {
+                std::fs::remove_dir(target).with_context(|| format!("cannot replace {}", target.display()))?;
+            }
+            std::fs::rename(staging, target).with_context(|| format!("moving {} to {}", staging.display(), target.display()))?;
+        }
+        self.finished = true;
+        Ok(())
+    }
+}
+
+impl Drop for DatasetWriter {
+    /// A dataset not finished is removed: the staging directory, or the objects written.
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.open.clear(); // each unfinished file discards itself
+        match &self.staging {
+            Some((staging, _)) => drop(std::fs::remove_dir_all(staging)),
+            None => {
+                for name in &self.written {
+                    if let Ok(Location::Remote(remote)) = Location::parse(Path::new(&format!("{}/{name}", self.root))) {
+                        let (store, key) = (remote.store.clone(), remote.key.clone());
+                        let _ = storage::block_on(async move { store.delete(&key).await });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A partition directory's name or value as Hive and Spark escape it: `%XX` for the characters
+/// that would break a path or a `key=value` pair.
+fn escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if c.is_control() || "\"#%'*/:=?\\{[]^".contains(c) {
+            for byte in c.to_string().bytes() {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,223 @@
+//! Where inputs and outputs live: a local path, or an object in a store named by its URL
+//! (`s3://`, `gs://`, `az://`/`abfss://`, `http(s)://` to read, `file://`).
+//!
+//! Every command takes paths as it always did; a path that is a URL is resolved here, so the
+//! Parquet layer, the text reader and the writers are the only places that tell the two apart.
+//! Credentials and endpoints come from the environment as each store's own tools read them
+//! (`AWS_*`, `GOOGLE_*`, `AZURE_*`), then from `--storage-option KEY=VALUE` ([`set_options`]).
+
+mod read;
+mod write;
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
+
+use anyhow::{Context, Result, anyhow, bail};
+use datafusion::prelude::SessionContext;
+use object_store::ObjectStore;
+use object_store::path::Path as ObjectPath;
+use url::Url;
+
+pub use read::RemoteFile;
+pub use write::{Output, partial_path, write_whole};
+
+/// Where a path argument points.
+#[derive(Debug, Clone)]
+pub enum Location {
+    Local(PathBuf),
+    Remote(Remote),
+}
+
+/// An object (or a prefix of objects) in a store.
+#[derive(Debug, Clone)]
+pub struct Remote {
+    /// The URL as given, for messages and for DataFusion's table paths.
+    pub url: Url,
+    /// The store's root (`s3://bucket`), under which DataFusion finds the store.
+    pub root: Url,
+    pub key: ObjectPath,
+    /// The store our own reads and writes go through (see [`block_on`]).
+    pub store: Arc<dyn ObjectStore>,
+}
+
+impl Location {
+    /// Resolve a path argument: a URL with a store scheme is remote, `file://` and anything
+    /// else is a local path.
+    pub fn parse(path: &Path) -> Result<Location> {
+        let Some(url) = path.to_str().filter(|s| looks_like_url(s)) else {
+            return Ok(Location::Local(path.to_path_buf()));
+        };
+        let url = Url::parse(url).with_context(|| format!("{url} is not a valid URL"))?;
+        if url.scheme() == "file" {
+            let local = url.to_file_path().map_err(|()| anyhow!("{url} is not a local file URL"))?;
+            return Ok(Location::Local(local));
+        }
+        let root = Url::parse(&format!("{}://{}", url.scheme(), &url[url::Position::BeforeUsername..url::Position::AfterPort]))?;
+        let key = ObjectPath::from_url_path(url.path()).with_context(|| format!("{url}: not a valid object path"))?;
+        let store = cached_store(&root)?;
+        Ok(Location::Remote(Remote { url, root, key, store }))
+    }
+
+    pub fn is_remote(path: &Path) -> bool {
+        path.to_str().is_some_and(looks_like_url) && !path.to_str().is_some_and(|s| s.starts_with("file:"))
+    }
+}
+
+impl Remote {
+    /// The URL of `key` in this store (an object found under a prefix).
+    pub fn url_of(&self, key: &ObjectPath) -> String {
+        format!("{}/{}", self.root.as_str().trim_end_matches('/'), key)
+    }
+}
+
+fn looks_like_url(s: &str) -> bool {
+    let Some((scheme, _)) = s.split_once("://") else { return false };
+    scheme.len() > 1 && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '+')
+}
+
+/// `KEY=VALUE` settings for the stores, on top of the environment (the CLI's
+/// `--storage-option`). They apply to stores first used after the call.
+pub fn set_options(options: Vec<(String, String)>) {
+    *OPTIONS.write().expect("not poisoned") = options;
+    STORES.lock().expect("not poisoned").clear();
+}
+
+static OPTIONS: RwLock<Vec<(String, String)>> = RwLock::new(Vec::new());
+
+/// Stores for our own reads and writes, one per root, made on first use.
+static STORES: LazyLock<Mutex<Vec<(Url, Arc<dyn ObjectStore>)>>> = LazyLock::new(Default::default);
+
+fn cached_store(root: &Url) -> Result<Arc<dyn ObjectStore>> {
+    let mut stores = STORES.lock().expect("not poisoned");
+    if let Some((_, store)) = stores.iter().find(|(r, _)| r == root) {
+        return Ok(store.clone());
+    }
+    let store = build_store(root)?;
+    stores.push((root.clone(), store.clone()));
+    Ok(store)
+}
+
+/// Make DataFusion able to read `remote` in `ctx`: its store is registered under its root.
+/// DataFusion gets a store of its own: its requests run on the query's runtime, ours on
+/// [`block_on`]'s, and an HTTP connection belongs to the runtime that opened it.
+pub fn register(ctx: &SessionContext, remote: &Remote) -> Result<()> {
+    let root = datafusion::execution::object_store::ObjectStoreUrl::parse(remote.root.as_str())?;
+    if ctx.runtime_env().object_store(&root).is_err() {
+        ctx.register_object_store(&remote.root, build_store(&remote.root)?);
+    }
+    Ok(())
+}
+
+/// The store at `root`, configured from the environment and then the options.
+fn build_store(root: &Url) -> Result<Arc<dyn ObjectStore>> {
+    let options = OPTIONS.read().expect("not poisoned").clone();
+    cloud::build(root, &options).with_context(|| format!("cannot use {root}"))
+}
+
+#[cfg(feature = "cloud")]
+mod cloud {
+    use super::*;
+    use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+    use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
+    use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey};
+    use object_store::http::HttpBuilder;
+    use object_store::{ClientConfigKey, ClientOptions};
+
+    pub fn build(root: &Url, options: &[(String, String)]) -> Result<Arc<dyn ObjectStore>> {
+        let key = |k: &str| k.to_ascii_lowercase();
+        let unknown = |k: &str| anyhow!("unknown --storage-option `{k}` for {} stores", root.scheme());
+        Ok(match root.scheme() {
+            "s3" | "s3a" => {
+                let mut builder = AmazonS3Builder::from_env().with_url(root.as_str());
+                for (k, v) in options {
+                    builder = builder.with_config(key(k).parse::<AmazonS3ConfigKey>().map_err(|_| unknown(k))?, v);
+                }
+                Arc::new(builder.build()?)
+            }
+            "gs" => {
+                let mut builder = GoogleCloudStorageBuilder::from_env().with_url(root.as_str());
+                for (k, v) in options {
+                    builder = builder.with_config(key(k).parse::<GoogleConfigKey>().map_err(|_| unknown(k))?, v);
+                }
+                Arc::new(builder.build()?)
+            }
+            "az" | "azure" | "abfs" | "abfss" | "adl" => {
+                let mut builder = MicrosoftAzureBuilder::from_env().with_url(root.as_str());
+                for (k, v) in options {
+                    builder = builder.with_config(key(k).parse::<AzureConfigKey>().map_err(|_| unknown(k))?, v);
+                }
+                Arc::new(builder.build()?)
+            }
+            "http" | "https" => {
+                let mut client = ClientOptions::new();
+                for (k, v) in options {
+                    client = client.with_config(key(k).parse::<ClientConfigKey>().map_err(|_| unknown(k))?, v);
+                }
+                Arc::new(HttpBuilder::new().with_url(root.as_str()).with_client_options(client).build()?)
+            }
+            other => bail!("`{other}://` is not a store pairmetrics can use (s3, gs, az, abfss, http(s) or file)"),
+        })
+    }
+}
+
+#[cfg(not(feature = "cloud"))]
+mod cloud {
+    use super::*;
+
+    pub fn build(root: &Url, _: &[(String, String)]) -> Result<Arc<dyn ObjectStore>> {
+        bail!("this pairmetrics was built without the `cloud` feature, so it cannot use {}:// URLs", root.scheme())
+    }
+}
+
+/// The runtime our own object-store requests run on, apart from DataFusion's: the Parquet
+/// reader and writer are synchronous, and may be called from a task of the query's runtime.
+static IO: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("pairmetrics-io")
+        .enable_all()
+        .build()
+        .expect("an I/O runtime can be started")
+});
+
+/// Run `future` on the I/O runtime and wait for it, from any thread but the I/O runtime's own.
+pub fn block_on<T: Send + 'static>(future: impl Future<Output = T> + Send + 'static) -> T {
+    let (done, result) = std::sync::mpsc::sync_channel(1);
+    IO.spawn(async move {
+        let _ = done.send(future.await);
+    });
+    result.recv().expect("the I/O runtime runs until the process ends")
+}
+
+/// What a store's error means for `url`, in words a user can act on: the store's own error
+/// code and message where it sent one (S3's `<Code>`), with a hint for the common ones.
+pub fn explain(url: &str, error: object_store::Error) -> anyhow::Error {
+    use object_store::Error as E;
+    let text = error.to_string();
+    let tag = |name: &str| {
+        let start = text.find(&format!("<{name}>"))? + name.len() + 2;
+        let end = start + text[start..].find(&format!("</{name}>"))?;
+        Some(text[start..end].to_string())
+    };
+    let hint = match (&error, tag("Code").as_deref()) {
+        (_, Some("NoSuchBucket")) => "the bucket does not exist",
+        (_, Some("InvalidAccessKeyId")) => "the store does not know this access key (check AWS_ACCESS_KEY_ID)",
+        (_, Some("SignatureDoesNotMatch")) => "the secret key is wrong (check AWS_SECRET_ACCESS_KEY)",
+        (_, Some("AccessDenied")) | (E::PermissionDenied { .. }, _) => {
+            "access denied: the credentials are wrong or may not do this (check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and their permissions)"
+        }
+        (E::Unauthenticated { .. }, _) => "not authenticated (check the credentials)",
+        (E::NotFound { .. }, _) => "not found (check the bucket and the key)",
+        _ if text.contains("error sending request") => "cannot reach the store (check the endpoint, e.g. AWS_ENDPOINT_URL, and the network)",
+        _ => "",
+    };
+    let said = match (tag("Code"), tag("Message")) {
+        (Some(code), Some(message)) => format!("{code}: {message}"),
+        _ => text.clone(),
+    };
+    match hint {
+        "" => anyhow!("{url}: {said}"),
+        hint => anyhow!("{url}: {hint} ({said})"),
+    }
+}
