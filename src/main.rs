@@ -56,11 +56,15 @@ struct LayoutArgs {
     /// Start a new file (part-00001.parquet, ...) after this many rows; makes --out a dataset.
     #[arg(long, value_name = "ROWS", requires = "out")]
     max_rows_per_file: Option<u64>,
+    /// With --out delta:PATH_OR_URL (a Delta Lake table, one commit per run, the signature in
+    /// its commit info): what to do when the table exists.
+    #[arg(long, value_enum, default_value = "error", requires = "out")]
+    mode: pairmetrics::storage::Mode,
 }
 
 impl From<LayoutArgs> for pairmetrics::parquet::Layout {
     fn from(args: LayoutArgs) -> Self {
-        pairmetrics::parquet::Layout { partition_by: args.partition_by, max_rows_per_file: args.max_rows_per_file }
+        pairmetrics::parquet::Layout { partition_by: args.partition_by, max_rows_per_file: args.max_rows_per_file, mode: args.mode }
     }
 }
 
@@ -143,7 +147,9 @@ enum Command {
     ///   "SELECT avg(led(src, tgt, links)) FROM p JOIN a USING (pair_id)"
     /// `SHOW FUNCTIONS LIKE 'led'` describes a function.
     Sql {
-        /// Register a Parquet file or directory as a table: NAME=PATH (repeatable).
+        /// Register a table: NAME=PATH (repeatable). PATH is a Parquet file, a directory or
+        /// prefix of them (Hive partitions become columns), or delta:PATH_OR_URL[@VERSION] for
+        /// a Delta Lake table (at that version: time travel).
         #[arg(long = "table", value_name = "NAME=PATH", value_parser = parse_table)]
         tables: Vec<(String, PathBuf)>,
         /// Declare table NAME sorted by pair_id, ascending (repeatable). Files pairmetrics writes

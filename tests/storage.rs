@@ -198,6 +198,18 @@ fn s3_in_and_out_with_a_real_server() {
     let read = rows(&server, &[("p", path_str(&imported))], "SELECT array_to_string(tgt, ' ') AS tgt FROM p ORDER BY pair_id");
     assert_eq!(read, ["tgt", "the cat", "a dog"]);
 
+    // Delta tables in the store: written, appended to, read at their latest and first versions.
+    let delta = format!("delta:{}", s3("lake/scores"));
+    let score = ["score", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--out", &delta];
+    server.ok(&score);
+    let stderr = server.err(&score);
+    assert!(stderr.contains("is already a Delta table (version 0); pass --mode append"), "{stderr}");
+    server.ok(&[&score[..], &["--mode", "append"]].concat());
+    let versions = [("now", delta.clone()), ("first", format!("{delta}@0"))];
+    let versions: Vec<(&str, &str)> = versions.iter().map(|(n, p)| (*n, p.as_str())).collect();
+    let counts = rows(&server, &versions, "SELECT (SELECT count(*) FROM now) AS now, (SELECT count(*) FROM first) AS first");
+    assert_eq!(counts, ["now,first", "6000,3000"]);
+
     // A failed run leaves nothing under its key: the upload is aborted.
     let failing = s3("out/failed.parquet");
     let stderr = server.err(&["sql", "--table", &format!("p={}", path_str(&pairs)), "--out", &failing, "SELECT CAST(src_text AS INT) FROM p"]);

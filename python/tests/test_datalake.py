@@ -74,3 +74,41 @@ def test_a_failed_dataset_leaves_nothing(tmp_path):
         capture_output=True, text=True,
     )
     assert "--partition-by nope: the result has no such column (it has a, b)" in run.stderr
+
+
+def test_a_delta_table_written_appended_and_overwritten_reads_back_in_deltalake(tmp_path):
+    from deltalake import DeltaTable
+
+    table = tmp_path / "scores"
+    score = [cli(), "score", "--pairs", str(SAMPLE / "pairs.parquet"), "--alignments", str(SAMPLE / "alignments.parquet"),
+             "--out", f"delta:{table}"]
+    subprocess.run(score, check=True, capture_output=True)
+    again = subprocess.run(score, capture_output=True, text=True)
+    assert again.returncode != 0 and "is already a Delta table (version 0); pass --mode append" in again.stderr
+    subprocess.run(score + ["--mode", "append"], check=True, capture_output=True)
+
+    delta = DeltaTable(str(table))
+    assert delta.version() == 1
+    rows = delta.to_pyarrow_table()
+    assert rows.num_rows == 6000
+    want = pq.read_table(SAMPLE / "pairs.parquet").num_rows * 2
+    assert rows.num_rows == want
+    commit = delta.history()[0]
+    assert commit["pairmetrics.signature"].startswith("pairmetrics:"), commit
+    assert commit["operationParameters"]["mode"] == "Append"
+
+    # Overwrite with a query's result; the old versions stay readable (time travel).
+    subprocess.run(
+        [cli(), "sql", "--table", f"p={SAMPLE / 'pairs.parquet'}", "--out", f"delta:{table}", "--mode", "overwrite",
+         "SELECT pair_id, led(src, tgt) AS led FROM p WHERE pair_id < 10"],
+        check=True, capture_output=True,
+    )
+    delta = DeltaTable(str(table))
+    assert delta.version() == 2 and delta.to_pyarrow_table().num_rows == 10
+    assert DeltaTable(str(table), version=0).to_pyarrow_table().num_rows == 3000
+    counted = subprocess.run(
+        [cli(), "sql", "--format", "csv", "--table", f"now=delta:{table}", "--table", f"then=delta:{table}@1",
+         "SELECT (SELECT count(*) FROM now) AS now, (SELECT count(*) FROM then) AS then"],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()
+    assert counted == ["now,then", "10,6000"]

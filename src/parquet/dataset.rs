@@ -20,7 +20,8 @@ use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
 use object_store::ObjectStoreExt;
 
 use super::write::{AtomicParquetWriter, Codec};
-use crate::storage::{self, Location};
+use crate::storage::{self, Location, Mode};
+use datafusion::prelude::SessionContext;
 
 /// Files open at once; each is a row group's worth of buffers and a thread per column.
 const MAX_OPEN_FILES: usize = 16;
@@ -34,6 +35,8 @@ pub struct Layout {
     pub partition_by: Vec<String>,
     /// Start a new file after this many rows.
     pub max_rows_per_file: Option<u64>,
+    /// For a `delta:` output, what happens when the table exists.
+    pub mode: Mode,
 }
 
 impl Layout {
@@ -43,16 +46,19 @@ impl Layout {
     }
 }
 
-/// Where a result is written: one file, or a dataset.
+/// Where a result is written: one file, a dataset, or a Delta table (`delta:` outputs).
 pub enum TableWriter {
     File(AtomicParquetWriter),
     Dataset(DatasetWriter),
+    #[cfg(feature = "delta")]
+    Delta(storage::delta::DeltaWriter),
 }
 
 impl TableWriter {
     /// Start writing `out` as `layout` says, each file encoded with `codec` (and dictionary
-    /// pages when `dictionary`), `metadata` in every footer.
-    pub fn create(
+    /// pages when `dictionary`), `metadata` in every footer (a Delta table's commit info).
+    pub async fn create(
+        ctx: &SessionContext,
         out: &Path,
         layout: &Layout,
         schema: SchemaRef,
@@ -60,23 +66,40 @@ impl TableWriter {
         codec: Codec,
         dictionary: bool,
     ) -> Result<TableWriter> {
+        if let Some(target) = out.to_str().and_then(|s| s.strip_prefix("delta:")) {
+            if !layout.partition_by.is_empty() || layout.max_rows_per_file.is_some() {
+                bail!("--partition-by and --max-rows-per-file are for Parquet datasets, not delta: outputs");
+            }
+            #[cfg(feature = "delta")]
+            return Ok(TableWriter::Delta(storage::delta::DeltaWriter::create(ctx, target, layout.mode, schema, metadata).await?));
+            #[cfg(not(feature = "delta"))]
+            bail!("delta:{target}: this pairmetrics was built without the `delta` feature");
+        }
+        let _ = ctx;
+        if layout.mode != Mode::default() {
+            bail!("--mode is for delta: outputs; a Parquet output is always written whole, replacing the file");
+        }
         Ok(match layout.is_dataset(out) {
             false => TableWriter::File(AtomicParquetWriter::with_encoding(out, schema, metadata, codec, dictionary)?),
             true => TableWriter::Dataset(DatasetWriter::create(out, layout, schema, metadata, codec, dictionary)?),
         })
     }
 
-    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+    pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         match self {
             TableWriter::File(writer) => writer.write(batch),
             TableWriter::Dataset(writer) => writer.write(batch),
+            #[cfg(feature = "delta")]
+            TableWriter::Delta(writer) => writer.write(batch).await,
         }
     }
 
-    pub fn finish(self) -> Result<()> {
+    pub async fn finish(self) -> Result<()> {
         match self {
             TableWriter::File(writer) => writer.finish(),
             TableWriter::Dataset(writer) => writer.finish(),
+            #[cfg(feature = "delta")]
+            TableWriter::Delta(writer) => writer.finish().await.map(drop),
         }
     }
 }

@@ -44,7 +44,12 @@ pub async fn context_with_tables_and(
     }
     // Each table's footer is read once: to check it, and for the order it records.
     let mut inputs = Vec::new();
+    let mut delta_tables = Vec::new();
     for (name, path) in tables {
+        if let Some(spec) = path.to_str().and_then(|s| s.strip_prefix("delta:")) {
+            delta_tables.push((name, spec));
+            continue;
+        }
         let input = ParquetInput::open(name, path)?;
         let declared = input.records_sorted_by_pair_id() || sorted.contains(name);
         inputs.push((input, declared));
@@ -57,6 +62,12 @@ pub async fn context_with_tables_and(
     let ctx = Session { config, resources: resources.clone(), tuning: *tuning }.build()?;
     for (input, declared) in &inputs {
         input.register(&ctx, *declared).await?;
+    }
+    for (name, spec) in delta_tables {
+        #[cfg(feature = "delta")]
+        crate::storage::delta::register(&ctx, name, spec).await?;
+        #[cfg(not(feature = "delta"))]
+        bail!("table {name}: delta:{spec}: this pairmetrics was built without the `delta` feature");
     }
     Ok(ctx)
 }
@@ -78,12 +89,12 @@ pub async fn run(
             ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
             ("pairmetrics.query".to_string(), query.to_string()),
         ];
-        let mut writer = TableWriter::create(path, layout, schema, metadata, Codec::Zstd, true)?;
+        let mut writer = TableWriter::create(ctx, path, layout, schema, metadata, Codec::Zstd, true).await?;
         let mut stream = frame.execute_stream().await?;
         while let Some(batch) = stream.try_next().await? {
-            writer.write(&batch)?;
+            writer.write(&batch).await?;
         }
-        return writer.finish();
+        return writer.finish().await;
     }
     match format {
         Format::Table => {

@@ -6,6 +6,8 @@
 //! Credentials and endpoints come from the environment as each store's own tools read them
 //! (`AWS_*`, `GOOGLE_*`, `AZURE_*`), then from `--storage-option KEY=VALUE` ([`set_options`]).
 
+#[cfg(feature = "delta")]
+pub mod delta;
 mod read;
 mod write;
 
@@ -21,6 +23,18 @@ use url::Url;
 
 pub use read::RemoteFile;
 pub use write::{Output, partial_path, write_whole};
+
+/// What writing a Delta table does when the table exists (`--mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Mode {
+    /// Fail if the table exists (nothing is written).
+    #[default]
+    Error,
+    /// Add the rows to the table (the schemas must agree).
+    Append,
+    /// Replace the table's rows with these (a new version; older ones stay readable).
+    Overwrite,
+}
 
 /// Where a path argument points.
 #[derive(Debug, Clone)]

@@ -277,7 +277,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         ("pairmetrics.query".to_string(), query.clone()),
         (INPUTS_KEY.to_string(), ScoredFrom::of(options).to_json()),
     ];
-    let mut writer = TableWriter::create(&options.out, &options.layout, schema, metadata, options.compression, false)?;
+    let mut writer = TableWriter::create(&ctx, &options.out, &options.layout, schema, metadata, options.compression, false).await?;
     let copied = match (&copy, &mut writer) {
         (Some((input, columns)), TableWriter::File(writer)) => writer.copy_columns(input, columns)?,
         _ => vec![],
@@ -296,13 +296,13 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         }
         summary.add(&batch);
         bar.inc(batch.num_rows() as u64);
-        writer.write(&batch)?;
+        writer.write(&batch).await?;
     }
     bar.finish_and_clear();
     if summary.rows != rows {
         bail!("internal error: {rows} input pairs but {} output rows; nothing was written", summary.rows);
     }
-    writer.finish()?;
+    writer.finish().await?;
     Ok(summary)
 }
 
