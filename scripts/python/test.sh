@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build the Python package (a debug wheel: tests need no release build) into a virtualenv
 # under target/ and run its pytest suite. Needs python3 (>= 3.9) with venv and pip, and PyPI.
-# The first run builds DataFusion once more for the extension module (datafusion-ffi turns on
-# features the CLI does not use): about 10 minutes on 2 cores; later runs reuse it.
+# The extension module reuses the DataFusion that `cargo test` built (the same features), so
+# only pyo3, datafusion-ffi and the module itself are compiled here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv=target/python-venv

@@ -147,11 +147,6 @@ impl ParquetInput {
         }
     }
 
-    /// The Hive partition columns (strings, after the files' own columns).
-    pub fn partitions(&self) -> &[String] {
-        &self.partitions
-    }
-
     /// The value of key-value entry `key` in the (first) file's footer.
     pub fn key_value(&self, key: &str) -> Option<&str> {
         let entries = self.files.first()?.metadata.file_metadata().key_value_metadata()?;

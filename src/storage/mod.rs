@@ -72,10 +72,6 @@ impl Location {
         let store = cached_store(&root)?;
         Ok(Location::Remote(Remote { url, root, key, store }))
     }
-
-    pub fn is_remote(path: &Path) -> bool {
-        path.to_str().is_some_and(looks_like_url) && !path.to_str().is_some_and(|s| s.starts_with("file:"))
-    }
 }
 
 impl Remote {
