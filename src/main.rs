@@ -11,7 +11,9 @@ use pairmetrics::resources::{self, MissingResource, Resource};
 use pairmetrics::session::Tuning;
 use pairmetrics::parquet::Codec;
 use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
-use pairmetrics::pipeline::{align, compare, demo, import, lepod, pivot, report, score, semeval_eval, show, sql, triples};
+use pairmetrics::pipeline::{
+    align, compare, demo, export, extract, import, lepod, pivot, report, score, semeval_eval, show, sql, triples,
+};
 
 #[derive(Parser)]
 #[command(
@@ -236,6 +238,38 @@ enum Command {
         #[arg(short = 's', long)]
         simple: bool,
     },
+    /// Extract and score a phrase table from word-aligned bitext, as Moses' `extract` and
+    /// `score` do (the bilingual table `pivot` takes).
+    ///
+    /// Phrase pairs: every target span of at most --max-phrase-length tokens with a link,
+    /// projected onto the source, kept when no word inside links outside, the source side
+    /// widened over unaligned source words at its edges (Koehn et al. 2003). Scores: p(f|e) and
+    /// p(e|f) by relative frequency; lex(f|e) and lex(e|f) from the word translation table of
+    /// the same links (unaligned words with NULL), under each phrase pair's most frequent
+    /// internal alignment. src is f, tgt is e. The output is a phrase_table (see
+    /// schemas/phrase_table.md) sorted by src, tgt, with the alignment and counts (c(e), c(f),
+    /// c(f,e)). The word translation table is held in memory; the phrase pairs go through one
+    /// DataFusion plan that spills to disk under --memory-limit. Pairs without an alignment
+    /// row, with a link outside the sentences or a NULL are skipped and counted.
+    Extract {
+        /// Pairs table (pair_id, src, tgt).
+        #[arg(long)]
+        pairs: PathBuf,
+        /// Alignments table (pair_id, links: src-tgt, 0-based), e.g. from `import pharaoh`.
+        #[arg(long)]
+        alignments: PathBuf,
+        /// Output phrase_table.
+        #[arg(long)]
+        out: PathBuf,
+        /// The longest phrase on either side, in tokens (Moses' default, 7; at most 255).
+        #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u16).range(1..=255))]
+        max_phrase_length: u16,
+        #[command(flatten)]
+        tuning: TuningArgs,
+    },
+    /// Write our tables in other tools' text formats.
+    #[command(subcommand)]
+    Export(ExportCommand),
     /// Build a paraphrase table from a bilingual phrase_table by pivoting (Bannard &
     /// Callison-Burch 2005): p(f2|f1) = sum over pivot phrases e of p(f2|e) p(e|f1).
     ///
@@ -543,6 +577,24 @@ impl ResourceArgs {
 }
 
 #[derive(Subcommand)]
+enum ExportCommand {
+    /// A phrase_table (from `extract`, `pivot` or `import moses-phrase-table`) as a Moses phrase
+    /// table: `src ||| tgt ||| p(f|e) lex(f|e) p(e|f) lex(e|f) [more] ||| alignment ||| counts`,
+    /// one rule per line in table order, numbers in shortest round-trip form, so `import
+    /// moses-phrase-table` reads back the same table. Missing lexical weights (a pivoted table
+    /// has none) are written as 1, which Moses' log-linear model ignores (log 1 = 0), and
+    /// counted.
+    MosesPhraseTable {
+        /// The phrase_table (Parquet file or directory).
+        #[arg(long)]
+        table: PathBuf,
+        /// Output text file (written under a temporary name, renamed when complete).
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
 enum ImportCommand {
     /// Parallel line-aligned files (Moses style) into a pairs table; tokens split on whitespace.
     Text {
@@ -784,6 +836,21 @@ async fn run(cli: Cli) -> Result<()> {
             };
             let summary = pivot::pivot(&options).await?;
             writeln!(stdout, "wrote {}: {} paraphrase rules\nsignature: {}", options.out.display(), summary.rows, summary.signature)?;
+        }
+        Command::Extract { pairs, alignments, out, max_phrase_length, tuning } => {
+            let options = extract::ExtractOptions { pairs, alignments, out, max_length: max_phrase_length.into(), tuning: tuning.into() };
+            let summary = extract::extract(&options).await?;
+            writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
+        }
+        Command::Export(ExportCommand::MosesPhraseTable { table, out }) => {
+            let summary = export::moses_phrase_table(&table, &out).await?;
+            writeln!(stdout, "wrote {}: {} rules", out.display(), summary.rows)?;
+            if summary.missing_lexical_weights > 0 {
+                eprintln!(
+                    "note: {} rules had no lexical weights (a pivoted table has none): written as 1, which Moses' log-linear model ignores (log 1 = 0)",
+                    summary.missing_lexical_weights
+                );
+            }
         }
         Command::Triples { pairs, arcs, side, out, lowercase, tuning } => {
             let options = triples::TriplesOptions { pairs, arcs, side, out, lowercase, tuning: tuning.into() };

@@ -87,7 +87,7 @@ async fn score_adds_chrf_when_asked() {
     let error = err(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out), "--metrics", "derp"]);
     assert!(error.contains("metric derp needs an alignments table and an arcs table"), "{error}");
     let error = err(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out), "--metrics", "bleu"]);
-    assert!(error.contains("unknown metric `bleu`; score knows lepod, derp, true_score, dep_fit, lm, chrf"), "{error}");
+    assert!(error.contains("unknown metric `bleu`; score knows lepod, derp, true_score, dep_fit, lm, model_score, chrf"), "{error}");
     let default = ok(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out)]);
     assert!(!default.contains("chrf"), "chrf is opt-in: {default}");
 }

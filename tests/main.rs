@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod derp;
 mod docs;
+mod extract;
 mod fitness;
 mod import;
 mod lepod_vectors;

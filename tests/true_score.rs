@@ -237,3 +237,48 @@ fn readme_rank_agreement_example() {
     let csv = String::from_utf8(out.stdout).unwrap();
     assert_eq!(csv, "prefix,sentences,mean_tau_a\n3,1,-1.0\n5,1,0.4\n8,1,0.2857\n12,1,0.4727\n");
 }
+
+/// model_score = alpha_phi * true_score + alpha_lm * ln 10 * lm_logprob, in SQL and in `score`.
+#[test]
+fn model_score_adds_the_language_model_in_natural_logs() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let run = |args: &[&str]| {
+        let out = pairmetrics(args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    std::fs::write(path("phrase-table"), "the cat ||| the kitten ||| 0.25 1 1 1\ncat ||| dog ||| 0.5 1 1 1\n").unwrap();
+    run(&["import", "moses-phrase-table", "--table", &path("phrase-table"), "--out", &path("pt.parquet")]);
+    let lm = crate::common::root().join("tests/data/lm/europarl.en.3gram.arpa.gz");
+    let resources = ["--phrase-table", &path("pt.parquet"), "--lm", lm.to_str().unwrap()];
+    let query = "SELECT true_score(s, t), lm_logprob(t), model_score(s, t), model_score(s, t, 2, 0.5) \
+                 FROM (SELECT tokenize(a) AS s, tokenize(b) AS t FROM (VALUES ('the cat sleeps', 'the kitten sleeps'), \
+                 ('the cat sleeps', 'a bird sings')) AS v(a, b))";
+    let csv = run(&[&["sql", "--format", "csv"], &resources[..], &[query]].concat());
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let (ts, lp): (f64, f64) = (rows[0][0].parse().unwrap(), rows[0][1].parse().unwrap());
+    assert_eq!(ts, 0.25f64.ln());
+    let ln_p = lp * std::f64::consts::LN_10;
+    assert_eq!(rows[0][2].parse::<f64>().unwrap(), 1.0 * ts + 1.0 * ln_p);
+    assert_eq!(rows[0][3].parse::<f64>().unwrap(), 2.0 * ts + 0.5 * ln_p);
+    // No derivation reaches "a bird sings": NULL, as true_score.
+    assert_eq!((rows[1][0], rows[1][2]), ("", ""));
+
+    // `score` computes it by default when given both resources, with the same value.
+    std::fs::write(path("src.txt"), "the cat sleeps\nthe cat sleeps\n").unwrap();
+    std::fs::write(path("tgt.txt"), "the kitten sleeps\na bird sings\n").unwrap();
+    run(&["import", "text", "--src", &path("src.txt"), "--tgt", &path("tgt.txt"), "--out", &path("pairs.parquet")]);
+    run(&[&["score", "--pairs", &path("pairs.parquet"), "--out", &path("scored.parquet")], &resources[..]].concat());
+    let check = format!(
+        "SELECT count(*) FILTER (WHERE model_score = true_score + tgt_lm_logprob * {:?}), count(model_score) FROM s",
+        std::f64::consts::LN_10
+    );
+    let csv = run(&["sql", "--format", "csv", "--table", &format!("s={}", path("scored.parquet")), &check]);
+    assert_eq!(csv.lines().nth(1), Some("1,1"), "{csv}");
+
+    // Without the model, the error says what to pass.
+    let out = pairmetrics(&["sql", "--phrase-table", &path("pt.parquet"), "SELECT model_score(['a'], ['a'])"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("model_score needs a language model"), "{err}");
+}

@@ -16,7 +16,7 @@ chunked); an aggregate (``kendall_tau_a``, ``bootstrap_ci``, ...) returns a Pyth
 work runs on every core, without the GIL.
 
 Functions that need a resource take it as a keyword: ``phrase_table=`` (true_score),
-``triples=`` (dep_fit), ``lm=`` (lm_logprob), and the aligner's ``lang=``, ``modules=``,
+``triples=`` (dep_fit), ``lm=`` (lm_logprob; model_score takes both ``phrase_table=`` and ``lm=``), and the aligner's ``lang=``, ``modules=``,
 ``beam=``, ``alignment_type=``, ``stem_table=``, ``syn_dir=``, ``para=`` (meteor_align). A resource
 is loaded once and kept while its file is unchanged.
 
@@ -40,11 +40,11 @@ __version__: str = _native.__version__
 
 #: The keywords that bind resources, with what each is.
 RESOURCE_KEYWORDS = {
-    "phrase_table": "a phrase_table Parquet file (true_score, true_score_detail, synthetic_phrases)",
+    "phrase_table": "a phrase_table Parquet file (true_score, true_score_detail, model_score, synthetic_phrases)",
     "prob_column": "the phrase table's probability column: p_f_e (default), p_e_f, lex_f_e or lex_e_f",
     "free_identity": "keep unchanged words for free even when the phrase table has a w -> w rule",
     "triples": "a triples Parquet file (dep_fit and its variants)",
-    "lm": "an ARPA language model, plain, .gz or .zst (lm_logprob)",
+    "lm": "an ARPA language model, plain, .gz or .zst (lm_logprob, model_score)",
     "lang": "meteor_align's language (default en)",
     "modules": "meteor_align's default modules, e.g. 'exact stem synonym'",
     "beam": "meteor_align's beam size (default 40)",

@@ -314,6 +314,23 @@ def lm_logprob(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     In SQL: SELECT avg(lm_logprob(tgt) / (cardinality(tgt) + 1)) AS per_word FROM pairs;
     """
 
+def model_score(src: Any, tgt: Any, alpha_phi: Any = None, alpha_lm: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """model_score(src, tgt [, alpha_phi, alpha_lm])
+
+    The full model score of tgt as a paraphrase of src (Chevelu et al. 2010, §3): alpha_phi * true_score(src, tgt) + alpha_lm * ln P(tgt), where ln P(tgt) is lm_logprob(tgt) (log10) times ln 10, so both terms are natural logs. The paper's weights are 1 and 1, the defaults. NULL when true_score is NULL (no derivation reaches tgt) or an argument is NULL. Needs --phrase-table and --lm.
+
+    Arguments:
+        src: The source sentence: a list of tokens.
+        tgt: The paraphrase: a list of tokens.
+        alpha_phi: Weight of the true score (default 1).
+        alpha_lm: Weight of ln P(tgt) (default 1).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT id, model_score(src, hyp_tokens) AS score FROM nbest JOIN sources USING (id);
+    """
+
 def word_accuracy(out: Any, refs: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """word_accuracy(out, refs)
 
@@ -342,6 +359,25 @@ def chrf(hyp: Any, ref: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT chrf('the cat sat', 'the cat sat down'); -- 66.0176
+    """
+
+def extract_phrases(src: Any, tgt: Any, links: Any, max_length: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """extract_phrases(src, tgt, links [, max_length])
+
+    The phrase pairs consistent with a word alignment, as Moses' `extract` finds them (Koehn et al. 2003): every tgt span of at most max_length tokens with a link, projected onto src; kept when no word inside links outside; the src side then widened over unaligned src words at its edges. Each as {src, tgt, alignment}: the phrases (tokens joined by spaces) and their internal links as Pharaoh text relative to the phrases' starts, ordered by tgt then src as Moses prints them. NULL when an argument is NULL, a link is outside the sentences or a token is empty or holds whitespace. `pairmetrics extract` counts and scores them into a phrase table.
+
+    Arguments:
+        src: Source sentence (Moses' f): a token list.
+        tgt: Target sentence (Moses' e): a token list.
+        links: Their alignment: List<Struct<src, tgt>>, 0-based.
+        max_length: Longest phrase, in tokens, on either side (default 7, at most 255).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT unnest(extract_phrases(['la', 'maison'], ['the', 'house'], pharaoh('0-0 1-1')));
+    -- {src: la, tgt: the, alignment: 0-0}, {src: la maison, tgt: the house, alignment: 0-0 1-1},
+    -- {src: maison, tgt: house, alignment: 0-0}
     """
 
 def meteor_align(src: Any, tgt: Any, modules: Any = None, lang: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:

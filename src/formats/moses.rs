@@ -78,6 +78,36 @@ pub fn parse_phrase_line(line: &str) -> Result<PhraseEntry<'_>, MosesError> {
     Ok(PhraseEntry { src, tgt, scores, alignment, counts })
 }
 
+/// Append one phrase-table line (with its newline) that [`parse_phrase_line`] reads back to
+/// the same entry: numbers in Rust's shortest round-trip form, integers without a fraction.
+pub fn write_phrase_line(out: &mut String, entry: &PhraseEntry) {
+    use std::fmt::Write as _;
+    let number = |out: &mut String, x: f64| {
+        let _ = if x.fract() == 0.0 && x.abs() < 1e15 {
+            write!(out, "{}", x as i64)
+        } else {
+            write!(out, "{x:?}")
+        };
+    };
+    let numbers = |out: &mut String, xs: &[f64]| {
+        for (i, &x) in xs.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            number(out, x);
+        }
+    };
+    let _ = write!(out, "{} ||| {} ||| ", entry.src, entry.tgt);
+    numbers(out, &entry.scores);
+    out.push_str(" ||| ");
+    for (i, (s, t)) in entry.alignment.iter().flatten().enumerate() {
+        let _ = write!(out, "{}{s}-{t}", if i > 0 { " " } else { "" });
+    }
+    out.push_str(" ||| ");
+    numbers(out, entry.counts.as_deref().unwrap_or_default());
+    out.push('\n');
+}
+
 /// One n-best hypothesis, borrowing its line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NbestEntry<'a> {
@@ -137,6 +167,21 @@ mod tests {
         assert_eq!(e.counts, Some(vec![4.0, 5.0, 2.0]));
         let e = parse_phrase_line("a ||| b ||| 1 1 1 1").unwrap();
         assert_eq!((e.alignment, e.counts), (None, None));
+    }
+
+    #[test]
+    fn written_lines_read_back() {
+        for line in [
+            "la maison ||| the house ||| 0.5 0.25 0.6 0.3 2.5 ||| 0-0 1-1 ||| 4 5 2",
+            "a ||| b ||| 1 1 1 1 |||  ||| ",
+            "a b ||| c ||| 0.1 3.3333333333333335e-7 1e-300 0.25 ||| 1-0 ||| 3 1 1",
+        ] {
+            let entry = parse_phrase_line(line).unwrap();
+            let mut written = String::new();
+            write_phrase_line(&mut written, &entry);
+            assert_eq!(written, format!("{line}\n"));
+            assert_eq!(parse_phrase_line(written.trim_end()).unwrap(), entry);
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod derp;
 pub mod intern;
 pub mod lepod;
 pub mod ngram;
+pub mod phrases;
 pub mod random;
 pub mod rank;
 pub mod significance;

@@ -293,6 +293,29 @@ impl PhraseIndex {
     }
 }
 
+/// The paper's full model score of a paraphrase T of S (Chevelu et al. 2010, §3): its weights.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelWeights {
+    /// α_Φ, on the true score (natural log of the best derivation's probability).
+    pub phrase: f64,
+    /// α_LM, on ln P(T).
+    pub lm: f64,
+}
+
+impl Default for ModelWeights {
+    /// The paper's α_Φ = α_LM = 1.
+    fn default() -> Self {
+        ModelWeights { phrase: 1.0, lm: 1.0 }
+    }
+}
+
+/// α_Φ · true_score + α_LM · ln P(T), from the true score (natural log) and the language model's
+/// log10 P(T), converted to a natural log (× ln 10) so both terms are in the same unit. The LM
+/// does not depend on the derivation, so this is also the best derivation's full model score.
+pub fn model_score(true_score: f64, lm_log10: f64, weights: ModelWeights) -> f64 {
+    weights.phrase * true_score + weights.lm * (lm_log10 * std::f64::consts::LN_10)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

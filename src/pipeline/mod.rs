@@ -3,6 +3,8 @@
 pub mod align;
 pub mod compare;
 pub mod demo;
+pub mod export;
+pub mod extract;
 pub mod import;
 pub mod lepod;
 pub mod parallel;

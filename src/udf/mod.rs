@@ -9,6 +9,8 @@ pub mod docs;
 pub mod lepod;
 pub mod lm;
 pub mod meteor_align;
+pub mod model_score;
+pub mod phrases;
 pub mod rank;
 pub mod significance;
 pub mod synthetic;
@@ -62,8 +64,10 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(DepFitUdf::new(F::Problem, triples()))),
         Arc::new(ScalarUDF::from(DepFitUdf::new(F::Triples, triples()))),
         Arc::new(ScalarUDF::from(lm::LmUdf::new(resources.lm.clone()))),
+        Arc::new(ScalarUDF::from(model_score::ModelScoreUdf::new(phrases(), resources.lm.clone()))),
         Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
         Arc::new(ScalarUDF::from(chrf::ChrfUdf::default())),
+        Arc::new(ScalarUDF::from(phrases::ExtractPhrasesUdf::default())),
         Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone(), resources.built_aligner.0.clone()))),
     ]
 }

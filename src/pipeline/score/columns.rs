@@ -153,6 +153,17 @@ pub static METRICS: &[Metric] = &[
         },
     },
     Metric {
+        name: "model_score",
+        about: "model_score, the paper's full model score: true_score + ln P(tgt) (the LM's log10 \
+                times ln 10; weights 1 and 1, other weights through SQL)",
+        columns: &[score("model_score")],
+        needs: &[Input::PhraseTable, Input::Lm],
+        uses: &[],
+        by_default: true,
+        signature: |_| "model_score:alpha_phi=1,alpha_lm=1,lm:ln".into(),
+        exprs: |i| Ok(vec![("model_score", i.call("model_score", vec![i.tokens("src"), i.tokens("tgt")])?)]),
+    },
+    Metric {
         name: "chrf",
         about: "chrf, sentence chrF of tgt against src on sacrebleu's 0-100 scale (sacrebleu's \
                 defaults); only when asked",

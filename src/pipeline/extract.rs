@@ -1,0 +1,173 @@
+//! `pairmetrics extract`: a phrase table from word-aligned bitext, as Moses' `extract` and
+//! `score` build one (SPEC §3's bilingual table, the input of `pivot`).
+//!
+//! Two passes. The first counts the word translation table (`train-model.perl`'s lexical
+//! step) in memory: its size is the number of distinct aligned word pairs, far below the phrase
+//! pairs'. The second is one DataFusion plan: `extract_phrases` per pair, then GROUP BYs and
+//! windows over the phrase pairs, which spill to disk under a memory limit, so the phrase pairs
+//! of a whole corpus never need to fit in memory.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use datafusion::arrow::array::AsArray;
+use datafusion::arrow::datatypes::Int64Type;
+use datafusion::logical_expr::ScalarUDF;
+use datafusion::prelude::SessionContext;
+use futures::TryStreamExt;
+
+use crate::metrics::phrases::{Direction, Lexicon};
+use crate::parquet::AtomicParquetWriter;
+use crate::schema::Table;
+use crate::session::{self, Session, Tuning};
+use crate::udf::args::{LinkLists, TokenLists};
+use crate::udf::phrases::{NAME as EXTRACT, PairScratch, PhraseScoreUdf, ScoreKind, read_pair};
+
+#[derive(Debug, Clone)]
+pub struct ExtractOptions {
+    pub pairs: PathBuf,
+    pub alignments: PathBuf,
+    pub out: PathBuf,
+    /// The longest phrase on either side, in tokens (Moses' -max-phrase-length, default 7).
+    pub max_length: usize,
+    pub tuning: Tuning,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExtractSummary {
+    pub pairs: u64,
+    /// Pairs left out: no alignment row, a NULL, a link outside the sentences, a bad token.
+    pub skipped: u64,
+    /// The first few skipped pairs: (pair_id, why).
+    pub examples: Vec<(i64, String)>,
+    /// Distinct word pairs of the word translation table (with the empty word).
+    pub word_pairs: u64,
+    /// Phrase pairs written (distinct).
+    pub phrase_pairs: u64,
+    pub signature: String,
+    pub seconds: f64,
+}
+
+impl fmt::Display for ExtractSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "pairs: {} read, {} skipped", self.pairs, self.skipped)?;
+        for (pair_id, why) in &self.examples {
+            writeln!(f, "  skipped pair_id {pair_id}: {why}")?;
+        }
+        writeln!(f, "word translation table: {} word pairs", self.word_pairs)?;
+        writeln!(f, "phrase pairs: {}", self.phrase_pairs)?;
+        writeln!(f, "signature: {}", self.signature)?;
+        write!(f, "{:.2} s", self.seconds)
+    }
+}
+
+impl ExtractOptions {
+    pub fn signature(&self) -> String {
+        format!("pairmetrics:{}|extract|max-phrase-length={}", crate::VERSION, self.max_length)
+    }
+
+    /// The second pass, over `pairs` and `alignments`. Moses' choices, in SQL: a phrase pair's
+    /// counts are summed over its alignments; the alignment printed and used for lex(e|f) is
+    /// the most frequent, ties to the greatest as Moses orders target-to-source alignments
+    /// (`alignment_order_tgt_given_src`), and lex(f|e) takes its own most frequent
+    /// (source-to-target order), as Moses' inverse pass does.
+    pub fn query(&self) -> String {
+        let max = self.max_length;
+        format!(
+            "WITH occurrences AS ( \
+               SELECT o['src'] AS src, o['tgt'] AS tgt, o['alignment'] AS alignment \
+               FROM (SELECT unnest({EXTRACT}(p.src, p.tgt, a.links, {max})) AS o \
+                     FROM pairs p JOIN alignments a ON p.pair_id = a.pair_id)), \
+             by_alignment AS ( \
+               SELECT src, tgt, alignment, count(*) AS n, \
+                      alignment_order_tgt_given_src(src, tgt, alignment) AS direct_order, \
+                      alignment_order_src_given_tgt(src, tgt, alignment) AS inverse_order \
+               FROM occurrences GROUP BY src, tgt, alignment), \
+             phrase_pairs AS ( \
+               SELECT src, tgt, CAST(sum(n) AS DOUBLE) AS c_fe, \
+                      first_value(alignment ORDER BY n DESC, direct_order DESC) AS direct_alignment, \
+                      first_value(alignment ORDER BY n DESC, inverse_order DESC) AS inverse_alignment \
+               FROM by_alignment GROUP BY src, tgt), \
+             counted AS ( \
+               SELECT *, sum(c_fe) OVER (PARTITION BY src) AS c_f, sum(c_fe) OVER (PARTITION BY tgt) AS c_e \
+               FROM phrase_pairs) \
+             SELECT src, tgt, tokenize(src) AS src_tokens, tokenize(tgt) AS tgt_tokens, \
+                    c_fe / c_e AS p_f_e, lexical_weight_src_given_tgt(src, tgt, inverse_alignment) AS lex_f_e, \
+                    c_fe / c_f AS p_e_f, lexical_weight_tgt_given_src(src, tgt, direct_alignment) AS lex_e_f, \
+                    pharaoh(direct_alignment) AS alignment, make_array(c_e, c_f, c_fe) AS counts \
+             FROM counted ORDER BY src, tgt"
+        )
+    }
+}
+
+/// The first pass: the word translation table, and the pairs that cannot be read.
+async fn count_words(ctx: &SessionContext, summary: &mut ExtractSummary) -> Result<Lexicon> {
+    let frame = ctx
+        .sql("SELECT p.pair_id, p.src, p.tgt, a.links FROM pairs p LEFT JOIN alignments a ON p.pair_id = a.pair_id")
+        .await?;
+    let mut stream = frame.execute_stream().await?;
+    let mut lexicon = Lexicon::new();
+    while let Some(batch) = stream.try_next().await? {
+        let ids = batch.column(0).as_primitive::<Int64Type>();
+        let (srcs, tgts) =
+            (TokenLists::new("src", batch.column(1))?, TokenLists::new("tgt", batch.column(2))?);
+        let links = LinkLists::new(batch.column(3))?;
+        let mut scratch = PairScratch::default();
+        for row in 0..batch.num_rows() {
+            summary.pairs += 1;
+            if let Err(why) = read_pair(&srcs, &tgts, &links, row, &mut scratch) {
+                summary.skipped += 1;
+                if summary.examples.len() < 5 {
+                    summary.examples.push((ids.value(row), why.to_string()));
+                }
+                continue;
+            }
+            let (src, tgt) = (&scratch.src, &scratch.tgt);
+            scratch.aligned.word_pairs(|s, t| {
+                lexicon.add(s.map(|i| src[i as usize]), t.map(|i| tgt[i as usize]))
+            });
+        }
+    }
+    Ok(lexicon)
+}
+
+/// Extract and score the phrase table, and write it atomically.
+pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
+    let started = Instant::now();
+    let ctx = Session { tuning: options.tuning, ..Default::default() }.build()?;
+    session::register_keyed(&ctx, Table::Pairs, &options.pairs).await?;
+    session::register_keyed(&ctx, Table::Alignments, &options.alignments).await?;
+    let mut summary = ExtractSummary { signature: options.signature(), ..Default::default() };
+
+    let lexicon = Arc::new(count_words(&ctx, &mut summary).await?);
+    summary.word_pairs = lexicon.len() as u64;
+    for kind in [ScoreKind::AlignmentOrder, ScoreKind::LexicalWeight] {
+        for direction in [Direction::TgtGivenSrc, Direction::SrcGivenTgt] {
+            ctx.register_udf(ScalarUDF::from(PhraseScoreUdf::new(
+                kind,
+                direction,
+                lexicon.clone(),
+            )));
+        }
+    }
+
+    let query = options.query();
+    let frame = ctx.sql(&query).await?;
+    let metadata = vec![
+        ("pairmetrics.signature".to_string(), options.signature()),
+        ("pairmetrics.query".to_string(), query.clone()),
+    ];
+    let mut writer =
+        AtomicParquetWriter::create(&options.out, frame.schema().inner().clone(), metadata)?;
+    let mut stream = frame.execute_stream().await.context("planning the extraction")?;
+    while let Some(batch) = stream.try_next().await? {
+        summary.phrase_pairs += batch.num_rows() as u64;
+        writer.write(&batch)?;
+    }
+    writer.finish()?;
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
