@@ -6,13 +6,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use pairmetrics::metrics::true_score::Identity;
+use pairmetrics::metrics::true_score::{Identity, ModelWeights};
 use pairmetrics::resources::{self, MissingResource, Resource};
 use pairmetrics::session::Tuning;
 use pairmetrics::parquet::Codec;
 use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
 use pairmetrics::pipeline::{
-    align, compare, demo, export, extract, import, lepod, pivot, report, score, semeval_eval, show, sql, triples,
+    align, compare, demo, export, extract, import, lepod, pivot, report, rerank, score, semeval_eval, show, sql, triples,
 };
 
 #[derive(Parser)]
@@ -270,6 +270,63 @@ enum Command {
     /// Write our tables in other tools' text formats.
     #[command(subcommand)]
     Export(ExportCommand),
+    /// The n-best study of Chevelu et al. (2010, §3.3, Figure 1): does the decoder rank its
+    /// n-best paraphrases as their true model scores do?
+    ///
+    /// Every hypothesis gets its true model score: alpha_phi * true_score (the best derivation
+    /// under --phrase-table) + alpha_lm * ln P(hypothesis) (with --lm; its log10 times ln 10).
+    /// Each list is re-ranked by it (ties keep decoder order). For each n of --sizes, the lists
+    /// with at least n hypotheses (shorter ones are dropped, as in the paper) are cut to their
+    /// first n, and over them: mean and sample standard deviation of Kendall tau_A between
+    /// decoder order and true order; the share of hypotheses whose score changed (true model
+    /// score and decoder total differ by more than --tolerance); the share of lists whose
+    /// decoder 1-best is no longer the best; the mean ± std 1-based rank of the old top after
+    /// re-ranking and of the new top before it, over all lists and over the changed ones only.
+    /// Hypotheses no derivation reaches (NULL true score) are left out and counted.
+    ///
+    /// Writes a new directory: hypotheses.parquet (id, rank, hyp, total, true_score,
+    /// model_score, score_changed, true_rank), sizes.parquet (one row per n) and tau_a.svg
+    /// (Figure 1: mean tau_A ± std against n), staged and renamed when complete.
+    Rerank {
+        /// The n-best lists: an nbest table (see schemas/nbest.md; `import moses-nbest`).
+        #[arg(long)]
+        nbest: PathBuf,
+        /// The source sentences: a pairs table whose pair_id is the n-best id and src the
+        /// sentence (e.g. `import text --src input.txt --tgt input.txt`).
+        #[arg(long)]
+        sources: PathBuf,
+        /// The paraphrase table the decoder used (a phrase_table).
+        #[arg(long, value_name = "PATH")]
+        phrase_table: PathBuf,
+        /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
+        #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN)]
+        prob_column: String,
+        /// Keep unchanged words for free even when the table has a `w -> w` rule.
+        #[arg(long)]
+        free_identity: bool,
+        /// The decoder's language model (ARPA, plain, .gz or .zst); without it the true model
+        /// score is alpha_phi * true_score alone.
+        #[arg(long, value_name = "PATH")]
+        lm: Option<PathBuf>,
+        /// Weight of the true score.
+        #[arg(long, default_value_t = 1.0)]
+        alpha_phi: f64,
+        /// Weight of ln P(hypothesis).
+        #[arg(long, default_value_t = 1.0, requires = "lm")]
+        alpha_lm: f64,
+        /// n-best sizes, comma-separated, each at least 2 (default 5, 10, ..., 100).
+        #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+        sizes: Vec<usize>,
+        /// A score counts as changed when |true model score - decoder total| exceeds this
+        /// (Moses prints totals rounded).
+        #[arg(long, default_value_t = 1e-4)]
+        tolerance: f64,
+        /// Output directory (must not exist).
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        tuning: TuningArgs,
+    },
     /// Build a paraphrase table from a bilingual phrase_table by pivoting (Bannard &
     /// Callison-Burch 2005): p(f2|f1) = sum over pivot phrases e of p(f2|e) p(e|f1).
     ///
@@ -836,6 +893,27 @@ async fn run(cli: Cli) -> Result<()> {
             };
             let summary = pivot::pivot(&options).await?;
             writeln!(stdout, "wrote {}: {} paraphrase rules\nsignature: {}", options.out.display(), summary.rows, summary.signature)?;
+        }
+        Command::Rerank {
+            nbest, sources, phrase_table, prob_column, free_identity, lm, alpha_phi, alpha_lm, sizes, tolerance, out, tuning,
+        } => {
+            let identity = if free_identity { Identity::Always } else { Identity::UnlessInTable };
+            let options = rerank::RerankOptions {
+                nbest,
+                sources,
+                phrase_table: resources::PhraseTableOptions { path: phrase_table, prob_column, identity },
+                lm,
+                weights: ModelWeights { phrase: alpha_phi, lm: alpha_lm },
+                sizes: if sizes.is_empty() { rerank::default_sizes() } else { sizes },
+                tolerance,
+                out,
+                tuning: tuning.into(),
+            };
+            let (summary, loaded) = rerank::rerank(&options).await?;
+            for line in loaded {
+                eprintln!("{line}");
+            }
+            writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
         Command::Extract { pairs, alignments, out, max_phrase_length, tuning } => {
             let options = extract::ExtractOptions { pairs, alignments, out, max_length: max_phrase_length.into(), tuning: tuning.into() };

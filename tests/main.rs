@@ -15,6 +15,7 @@ mod pivot;
 mod properties;
 mod rank;
 mod reliability;
+mod rerank;
 mod report;
 mod schemas;
 mod semeval;

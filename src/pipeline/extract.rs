@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::Int64Type;
 use datafusion::logical_expr::ScalarUDF;
@@ -20,7 +20,6 @@ use datafusion::prelude::SessionContext;
 use futures::TryStreamExt;
 
 use crate::metrics::phrases::{Direction, Lexicon};
-use crate::parquet::AtomicParquetWriter;
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
 use crate::udf::args::{LinkLists, TokenLists};
@@ -154,20 +153,7 @@ pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
         }
     }
 
-    let query = options.query();
-    let frame = ctx.sql(&query).await?;
-    let metadata = vec![
-        ("pairmetrics.signature".to_string(), options.signature()),
-        ("pairmetrics.query".to_string(), query.clone()),
-    ];
-    let mut writer =
-        AtomicParquetWriter::create(&options.out, frame.schema().inner().clone(), metadata)?;
-    let mut stream = frame.execute_stream().await.context("planning the extraction")?;
-    while let Some(batch) = stream.try_next().await? {
-        summary.phrase_pairs += batch.num_rows() as u64;
-        writer.write(&batch)?;
-    }
-    writer.finish()?;
+    summary.phrase_pairs = super::write_query(&ctx, &options.query(), &options.out, &options.signature()).await?;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
 }

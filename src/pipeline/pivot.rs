@@ -5,10 +5,8 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
-use futures::TryStreamExt;
+use anyhow::{Result, bail};
 
-use crate::parquet::AtomicParquetWriter;
 use crate::session::{self, Session, Tuning};
 use crate::schema::Table;
 
@@ -87,20 +85,6 @@ pub async fn pivot(options: &PivotOptions) -> Result<PivotSummary> {
             );
         }
     }
-    let query = options.query();
-    let frame = ctx.sql(&query).await?;
-    let out_schema = frame.schema().inner().clone();
-    let metadata = vec![
-        ("pairmetrics.signature".to_string(), options.signature()),
-        ("pairmetrics.query".to_string(), query.clone()),
-    ];
-    let mut writer = AtomicParquetWriter::create(&options.out, out_schema, metadata)?;
-    let mut stream = frame.execute_stream().await.context("planning the pivot")?;
-    let mut rows = 0;
-    while let Some(batch) = stream.try_next().await? {
-        rows += batch.num_rows() as u64;
-        writer.write(&batch)?;
-    }
-    writer.finish()?;
+    let rows = super::write_query(&ctx, &options.query(), &options.out, &options.signature()).await?;
     Ok(PivotSummary { rows, signature: options.signature() })
 }

@@ -12,6 +12,8 @@
 mod html;
 mod svg;
 
+pub use svg::tau_by_size as tau_by_size_svg;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 

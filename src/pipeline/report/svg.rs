@@ -57,7 +57,7 @@ pub fn histogram(metric: &MetricView) -> String {
     let y = |c: f64| TOP + ph * (1.0 - c / most);
     let width = (metric.high - metric.low) / bins as f64;
     let mut svg = open_svg(W, H, &format!("histogram of {}", metric.name));
-    axes(&mut svg, metric.low, metric.high, most, &metric.name, "pairs");
+    axes(&mut svg, (metric.low, metric.high), (0.0, most), &metric.name, "pairs");
     for (i, stats) in metric.per_system.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
         let single = metric.per_system.len() == 1;
@@ -97,8 +97,9 @@ fn open_svg(w: f64, h: f64, label: &str) -> String {
     )
 }
 
-/// Axes of a plot over x in [low, high] and y in [0, top]: ticks, labels and the frame.
-fn axes(svg: &mut String, low: f64, high: f64, top: f64, x_label: &str, y_label: &str) {
+/// Axes of a plot over x in [low, high] and y in [bottom, top]: ticks, labels and the frame.
+/// y ticks from 0 up are counts, labelled as integers.
+fn axes(svg: &mut String, (low, high): (f64, f64), (bottom, top): (f64, f64), x_label: &str, y_label: &str) {
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let _ = write!(svg, r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#ccc"/>"##);
     for (k, t) in ticks(low, high).enumerate() {
@@ -112,7 +113,7 @@ fn axes(svg: &mut String, low: f64, high: f64, top: f64, x_label: &str, y_label:
             number(t)
         );
     }
-    for (k, t) in ticks(0.0, top).enumerate() {
+    for (k, t) in ticks(bottom, top).enumerate() {
         let ty = TOP + ph * (1.0 - k as f64 / 4.0);
         let _ = write!(
             svg,
@@ -120,7 +121,7 @@ fn axes(svg: &mut String, low: f64, high: f64, top: f64, x_label: &str, y_label:
             LEFT - 4.0,
             LEFT - 6.0,
             ty + 4.0,
-            number(t.round())
+            number(if bottom == 0.0 { t.round() } else { t })
         );
     }
     let _ = write!(
@@ -132,6 +133,41 @@ fn axes(svg: &mut String, low: f64, high: f64, top: f64, x_label: &str, y_label:
         TOP + ph / 2.0,
         escape(y_label)
     );
+}
+
+/// The n-best study's Figure 1: mean tau_A (a line with points) against n-best size, with a
+/// band of ± one standard deviation where there is one. Points are (n, mean, std).
+pub fn tau_by_size(points: &[(f64, f64, Option<f64>)]) -> String {
+    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
+    let (low, high) = points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| (l.min(p.0), h.max(p.0)));
+    let (low, high) = if low < high { (low, high) } else if low.is_finite() { (low - 1.0, low + 1.0) } else { (0.0, 1.0) };
+    let x = |n: f64| LEFT + pw * (n - low) / (high - low);
+    let y = |tau: f64| TOP + ph * (1.0 - (tau.clamp(-1.0, 1.0) + 1.0) / 2.0);
+    let mut svg = open_svg(W, H, "mean Kendall tau_A between decoder order and true order, by n-best size");
+    axes(&mut svg, (low, high), (-1.0, 1.0), "n-best size", "tau_A");
+    let _ = write!(svg, r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ccc" stroke-dasharray="3 3"/>"##, y(0.0), LEFT + pw);
+    let band: Vec<_> = points.iter().filter_map(|&(n, mean, std)| std.map(|s| (n, mean, s))).collect();
+    if !band.is_empty() {
+        let upper = band.iter().map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m + s)));
+        let lower = band.iter().rev().map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m - s)));
+        let outline: Vec<String> = upper.chain(lower).collect();
+        let _ = write!(svg, r#"<polygon points="{}" fill="{}" fill-opacity="0.15" stroke="none"/>"#, outline.join(" "), PALETTE[0]);
+    }
+    let line: Vec<String> = points.iter().map(|&(n, m, _)| format!("{:.1},{:.1}", x(n), y(m))).collect();
+    let _ = write!(svg, r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>"#, line.join(" "), PALETTE[0]);
+    for &(n, mean, std) in points {
+        let spread = std.map_or(String::new(), |s| format!(" ± {}", number(s)));
+        let _ = write!(
+            svg,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{}"><title>n = {n}: tau_A {}{spread}</title></circle>"#,
+            x(n),
+            y(mean),
+            PALETTE[0],
+            number(mean)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
 }
 
 /// Viridis at `t` in [0, 1], from five of its colours.

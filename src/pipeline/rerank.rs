@@ -1,0 +1,300 @@
+//! `pairmetrics rerank`: the n-best study of Chevelu et al. (Coling 2010, §3.3 and Figure 1).
+//! Every hypothesis of a decoder's n-best lists gets its true model score (the best derivation's
+//! score, where the decoder gave the score of the one it found), the lists are re-ranked by it,
+//! and for each n-best size n the agreement of the two orders is measured over the lists'
+//! first n hypotheses.
+//!
+//! Two plans: one scores the hypotheses (streaming; written as `hypotheses.parquet`), one
+//! summarises that file per size (a cross join with the sizes, window functions and
+//! aggregates, among them `kendall_tau_a`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Float64Type};
+use datafusion::prelude::SessionContext;
+
+use crate::metrics::true_score::ModelWeights;
+use crate::resources::{self, PhraseTableOptions, ResourceOptions};
+use crate::schema::Table;
+use crate::session::{self, Session, Tuning};
+
+/// The paper's sizes: 5, 10, ..., 100.
+pub fn default_sizes() -> Vec<usize> {
+    (1..=20).map(|k| 5 * k).collect()
+}
+
+#[derive(Debug, Clone)]
+pub struct RerankOptions {
+    /// An nbest table (`import moses-nbest`).
+    pub nbest: PathBuf,
+    /// A pairs table whose pair_id is the n-best id and src the source sentence.
+    pub sources: PathBuf,
+    pub phrase_table: PhraseTableOptions,
+    /// With a model, the true model score adds α_LM · ln P(hypothesis).
+    pub lm: Option<PathBuf>,
+    pub weights: ModelWeights,
+    /// n-best sizes, each at least 2.
+    pub sizes: Vec<usize>,
+    /// |true model score − decoder total| above this counts as a changed score (Moses prints
+    /// totals rounded).
+    pub tolerance: f64,
+    /// A new local directory: hypotheses.parquet, sizes.parquet, tau_a.svg.
+    pub out: PathBuf,
+    pub tuning: Tuning,
+}
+
+/// The statistics of one n-best size (one row of sizes.parquet).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SizeStats {
+    pub n: i64,
+    /// Lists with at least n hypotheses.
+    pub lists: i64,
+    pub mean_tau_a: Option<f64>,
+    pub std_tau_a: Option<f64>,
+    pub score_changed_share: Option<f64>,
+    pub top_changed_share: Option<f64>,
+    pub old_top_new_rank: (Option<f64>, Option<f64>),
+    pub new_top_old_rank: (Option<f64>, Option<f64>),
+    pub old_top_new_rank_changed: (Option<f64>, Option<f64>),
+    pub new_top_old_rank_changed: (Option<f64>, Option<f64>),
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RerankSummary {
+    pub lists: u64,
+    pub hypotheses: u64,
+    /// Hypotheses no derivation of the phrase table reaches (NULL true score): left out.
+    pub unscored: u64,
+    pub sizes: Vec<SizeStats>,
+    pub signature: String,
+    pub seconds: f64,
+}
+
+fn mean_std((mean, std): (Option<f64>, Option<f64>)) -> String {
+    match (mean, std) {
+        (Some(m), Some(s)) => format!("{m:.2} ± {s:.2}"),
+        (Some(m), None) => format!("{m:.2}"),
+        _ => "-".into(),
+    }
+}
+
+fn share(x: Option<f64>) -> String {
+    x.map_or("-".into(), |x| format!("{:.1} %", 100.0 * x))
+}
+
+impl fmt::Display for RerankSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "lists: {}, hypotheses: {} ({} unscored: no derivation reaches them)", self.lists, self.hypotheses, self.unscored)?;
+        writeln!(f, "ranks are 1-based; \"lost\": lists whose decoder 1-best is not the best by true model score")?;
+        let header = ["n", "lists", "tau_A", "scores changed", "1-best lost", "old 1-best now", "new 1-best was", "(lost) old now", "(lost) new was"];
+        writeln!(f, "{:>5} {:>6} {:>15} {:>14} {:>11} {:>14} {:>14} {:>14} {:>14}", header[0], header[1], header[2], header[3], header[4], header[5], header[6], header[7], header[8])?;
+        for s in &self.sizes {
+            writeln!(
+                f,
+                "{:>5} {:>6} {:>15} {:>14} {:>11} {:>14} {:>14} {:>14} {:>14}",
+                s.n,
+                s.lists,
+                mean_std((s.mean_tau_a, s.std_tau_a)),
+                share(s.score_changed_share),
+                share(s.top_changed_share),
+                mean_std(s.old_top_new_rank),
+                mean_std(s.new_top_old_rank),
+                mean_std(s.old_top_new_rank_changed),
+                mean_std(s.new_top_old_rank_changed),
+            )?;
+        }
+        writeln!(f, "signature: {}", self.signature)?;
+        write!(f, "{:.2} s", self.seconds)
+    }
+}
+
+impl RerankOptions {
+    pub fn signature(&self) -> String {
+        let lm = if self.lm.is_some() { format!("alpha_lm={},lm:ln", self.weights.lm) } else { "no-lm".into() };
+        format!(
+            "pairmetrics:{}|rerank|{}|alpha_phi={},{lm}|tolerance={}",
+            crate::VERSION,
+            self.phrase_table.signature(),
+            self.weights.phrase,
+            self.tolerance
+        )
+    }
+
+    /// Scores every hypothesis. `true_rank` is its 1-based place in its whole list ordered by
+    /// the true model score, ties kept in decoder order.
+    pub fn hypotheses_query(&self) -> String {
+        let ModelWeights { phrase, lm } = self.weights;
+        let model = if self.lm.is_some() {
+            format!("model_score(s.src, n.hyp_tokens, {phrase:?}, {lm:?})")
+        } else {
+            format!("{phrase:?} * true_score(s.src, n.hyp_tokens)")
+        };
+        format!(
+            "WITH scored AS ( \
+               SELECT n.id, n.rank, n.hyp, n.total, true_score(s.src, n.hyp_tokens) AS true_score, {model} AS model_score \
+               FROM nbest n JOIN pairs s ON n.id = s.pair_id) \
+             SELECT id, rank, hyp, total, true_score, model_score, \
+                    abs(model_score - total) > {tolerance:?} AS score_changed, \
+                    CASE WHEN model_score IS NOT NULL THEN \
+                      row_number() OVER (PARTITION BY id ORDER BY model_score DESC NULLS LAST, rank) END AS true_rank \
+             FROM scored ORDER BY id, rank",
+            tolerance = self.tolerance
+        )
+    }
+
+    /// The statistics per size, over `hypotheses`: for each n, the lists with at least n
+    /// hypotheses, each cut to its first n (decoder order). The old top is the decoder's
+    /// 1-best, the new top the best true model score (ties to the decoder's earlier one);
+    /// ranks are 1-based, within the first n.
+    pub fn sizes_query(&self) -> String {
+        let sizes = self.sizes.iter().map(|n| format!("({n})")).collect::<Vec<_>>().join(", ");
+        let stats = |column: &str, suffix: &str, filter: &str| {
+            format!(
+                "avg({column}){filter} AS {column}{suffix}_mean, stddev({column}){filter} AS {column}{suffix}_std"
+            )
+        };
+        let changed = " FILTER (WHERE old_top_new_rank > 1)";
+        format!(
+            "WITH lengths AS (SELECT id, count(*) AS length FROM hypotheses GROUP BY id), \
+             prefixes AS ( \
+               SELECT k.n, h.id, h.rank, h.model_score, h.score_changed, \
+                      first_value(h.model_score) OVER (PARTITION BY k.n, h.id ORDER BY h.rank) AS old_top_score \
+               FROM hypotheses h JOIN lengths l ON h.id = l.id CROSS JOIN (VALUES {sizes}) AS k(n) \
+               WHERE l.length >= k.n AND h.rank < k.n), \
+             lists AS ( \
+               SELECT n, id, kendall_tau_a(rank, -model_score) AS tau_a, \
+                      count(model_score) AS scored, sum(CAST(score_changed AS BIGINT)) AS changed, \
+                      CASE WHEN max(old_top_score) IS NOT NULL THEN \
+                        1 + count(*) FILTER (WHERE model_score > old_top_score) END AS old_top_new_rank, \
+                      CASE WHEN count(model_score) > 0 THEN \
+                        1 + first_value(rank ORDER BY model_score DESC NULLS LAST, rank) END AS new_top_old_rank \
+               FROM prefixes GROUP BY n, id) \
+             SELECT n, count(*) AS lists, avg(tau_a) AS tau_a_mean, stddev(tau_a) AS tau_a_std, \
+                    CAST(sum(changed) AS DOUBLE) / NULLIF(sum(scored), 0) AS score_changed_share, \
+                    avg(CAST(old_top_new_rank > 1 AS DOUBLE)) AS top_changed_share, \
+                    {}, {}, {}, {} \
+             FROM lists GROUP BY n ORDER BY n",
+            stats("old_top_new_rank", "", ""),
+            stats("new_top_old_rank", "", ""),
+            stats("old_top_new_rank", "_changed", changed),
+            stats("new_top_old_rank", "_changed", changed),
+        )
+    }
+}
+
+/// Run the study and write its directory: staged under a hidden sibling, renamed when complete.
+pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<String>)> {
+    let started = Instant::now();
+    if let Some(n) = options.sizes.iter().find(|&&n| n < 2) {
+        bail!("--sizes: {n} is too small: tau_A needs at least 2 hypotheses per list");
+    }
+    if options.out.exists() {
+        bail!("{}: already exists; rerank writes a new directory", options.out.display());
+    }
+    let (resources, loaded) = resources::load(&ResourceOptions {
+        phrase_table: Some(options.phrase_table.clone()),
+        lm: options.lm.clone(),
+        ..Default::default()
+    })
+    .await?;
+    let ctx = Session { resources, tuning: options.tuning, ..Default::default() }.build()?;
+    session::register_checked(&ctx, Table::Nbest, &options.nbest).await?;
+    session::register_keyed(&ctx, Table::Pairs, &options.sources).await?;
+    let missing = session::integers(
+        &ctx,
+        "SELECT count(*), min(id) FROM (SELECT DISTINCT id FROM nbest) WHERE id NOT IN (SELECT pair_id FROM pairs)",
+    )
+    .await?;
+    if missing[0] > 0 {
+        bail!(
+            "{}: {} n-best ids have no source sentence in {} (no pair_id equal to id), the first {}",
+            options.nbest.display(),
+            missing[0],
+            options.sources.display(),
+            missing[1]
+        );
+    }
+
+    let staging = staging_dir(&options.out)?;
+    let result = write_study(&ctx, options, &staging).await;
+    let summary = match result {
+        Ok(summary) => summary,
+        Err(err) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(err);
+        }
+    };
+    std::fs::rename(&staging, &options.out).with_context(|| format!("renaming {} to {}", staging.display(), options.out.display()))?;
+    Ok((RerankSummary { seconds: started.elapsed().as_secs_f64(), ..summary }, loaded))
+}
+
+fn staging_dir(out: &Path) -> Result<PathBuf> {
+    let name = out.file_name().with_context(|| format!("{}: not a directory name", out.display()))?;
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let staging = parent.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    std::fs::create_dir_all(&staging).with_context(|| format!("creating {}", staging.display()))?;
+    Ok(staging)
+}
+
+async fn write_study(ctx: &SessionContext, options: &RerankOptions, dir: &Path) -> Result<RerankSummary> {
+    let signature = options.signature();
+    let hypotheses = dir.join("hypotheses.parquet");
+    let query = options.hypotheses_query();
+    let rows = super::write_query(ctx, &query, &hypotheses, &signature).await?;
+    ctx.register_parquet("hypotheses", hypotheses.to_str().context("a non-UTF-8 path")?, Default::default()).await?;
+    let counts = session::integers(ctx, "SELECT count(DISTINCT id), count(*) - count(model_score) FROM hypotheses").await?;
+
+    let query = options.sizes_query();
+    super::write_query(ctx, &query, &dir.join("sizes.parquet"), &signature).await?;
+    ctx.register_parquet("sizes", dir.join("sizes.parquet").to_str().context("a non-UTF-8 path")?, Default::default())
+        .await?;
+    let batches = ctx.sql("SELECT * FROM sizes ORDER BY n").await?.collect().await?;
+    let sizes = batches.iter().map(size_stats).collect::<Result<Vec<_>>>()?.concat();
+
+    let points: Vec<_> = sizes.iter().filter_map(|s| Some((s.n as f64, s.mean_tau_a?, s.std_tau_a))).collect();
+    crate::storage::write_whole(&dir.join("tau_a.svg"), super::report::tau_by_size_svg(&points).as_bytes())?;
+    Ok(RerankSummary {
+        lists: counts[0] as u64,
+        hypotheses: rows,
+        unscored: counts[1] as u64,
+        sizes,
+        signature,
+        seconds: 0.0,
+    })
+}
+
+/// The rows of a sizes.parquet batch.
+fn size_stats(batch: &RecordBatch) -> Result<Vec<SizeStats>> {
+    let column = |name: &str| -> Result<Vec<Option<f64>>> {
+        let array = batch.column_by_name(name).with_context(|| format!("sizes has no column {name}"))?;
+        let array = cast(array, &DataType::Float64)?;
+        let values = array.as_primitive::<Float64Type>();
+        Ok((0..values.len()).map(|i| values.is_valid(i).then(|| values.value(i))).collect())
+    };
+    let pair = |name: &str| -> Result<Vec<(Option<f64>, Option<f64>)>> {
+        Ok(column(&format!("{name}_mean"))?.into_iter().zip(column(&format!("{name}_std"))?).collect())
+    };
+    let (n, lists, tau) = (column("n")?, column("lists")?, pair("tau_a")?);
+    let (changed, top) = (column("score_changed_share")?, column("top_changed_share")?);
+    let (old, new) = (pair("old_top_new_rank")?, pair("new_top_old_rank")?);
+    let (old_c, new_c) = (pair("old_top_new_rank_changed")?, pair("new_top_old_rank_changed")?);
+    Ok((0..batch.num_rows())
+        .map(|i| SizeStats {
+            n: n[i].unwrap_or_default() as i64,
+            lists: lists[i].unwrap_or_default() as i64,
+            mean_tau_a: tau[i].0,
+            std_tau_a: tau[i].1,
+            score_changed_share: changed[i],
+            top_changed_share: top[i],
+            old_top_new_rank: old[i],
+            new_top_old_rank: new[i],
+            old_top_new_rank_changed: old_c[i],
+            new_top_old_rank_changed: new_c[i],
+        })
+        .collect())
+}
