@@ -3,9 +3,11 @@
 //!
 //! Two passes. The first counts the word translation table (`train-model.perl`'s lexical
 //! step) in memory: its size is the number of distinct aligned word pairs, far below the phrase
-//! pairs'. The second is one DataFusion plan: `extract_phrases` per pair, then GROUP BYs and
-//! windows over the phrase pairs, which spill to disk under a memory limit, so the phrase pairs
-//! of a whole corpus never need to fit in memory.
+//! pairs'. The second is one DataFusion plan: `extract_phrases` per pair, then GROUP BYs,
+//! windows and a sort over the phrase pairs. Its memory grows with the distinct phrase pairs,
+//! and a memory limit does not bound it yet: under one, a sort after the aggregates fails to
+//! reserve a single batch (DataFusion's "Not enough memory to continue external sort", asking
+//! for 120-200 MB at once) instead of spilling. BENCHMARKS.md gives measured peaks.
 
 use std::fmt;
 use std::path::PathBuf;
