@@ -248,9 +248,9 @@ enum Command {
     /// the same links (unaligned words with NULL), under each phrase pair's most frequent
     /// internal alignment. src is f, tgt is e. The output is a phrase_table (see
     /// schemas/phrase_table.md) sorted by src, tgt, with the alignment and counts (c(e), c(f),
-    /// c(f,e)). The word translation table is held in memory; the phrase pairs go through one
-    /// DataFusion plan whose memory grows with the distinct phrase pairs (~360 MB for the
-    /// 3,000-pair sample; --memory-limit does not bound it yet). Pairs without an alignment
+    /// c(f,e)). The word translation table is held in memory; the phrase pairs go through
+    /// DataFusion plans that spill to disk (and a temporary file) under --memory-limit (512 MiB
+    /// is plenty; a very small limit can fail in the final merge). Pairs without an alignment
     /// row, with a link outside the sentences or a NULL are skipped and counted.
     Extract {
         /// Pairs table (pair_id, src, tgt).

@@ -3,18 +3,16 @@
 //!
 //! Two passes. The first counts the word translation table (`train-model.perl`'s lexical
 //! step) in memory: its size is the number of distinct aligned word pairs, far below the phrase
-//! pairs'. The second is one DataFusion plan: `extract_phrases` per pair, then GROUP BYs,
-//! windows and a sort over the phrase pairs. Its memory grows with the distinct phrase pairs,
-//! and a memory limit does not bound it yet: under one, a sort after the aggregates fails to
-//! reserve a single batch (DataFusion's "Not enough memory to continue external sort", asking
-//! for 120-200 MB at once) instead of spilling. BENCHMARKS.md gives measured peaks.
+//! pairs'. The second is two DataFusion plans, GROUP BYs, joins and a sort that spill to disk
+//! under a memory limit: `extract_phrases` per pair grouped into the distinct phrase pairs
+//! (written to a temporary file), then their marginal counts joined back and the scores.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::Int64Type;
 use datafusion::logical_expr::ScalarUDF;
@@ -70,12 +68,13 @@ impl ExtractOptions {
         format!("pairmetrics:{}|extract|max-phrase-length={}", crate::VERSION, self.max_length)
     }
 
-    /// The second pass, over `pairs` and `alignments`. Moses' choices, in SQL: a phrase pair's
-    /// counts are summed over its alignments; the alignment printed and used for lex(e|f) is
-    /// the most frequent, ties to the greatest as Moses orders target-to-source alignments
+    /// The second pass, part one, over `pairs` and `alignments`: the distinct phrase pairs with
+    /// their counts and alignments. Moses' choices, in SQL: a phrase pair's count is summed
+    /// over its alignments; the alignment printed and used for lex(e|f) is the most frequent,
+    /// ties to the greatest as Moses orders target-to-source alignments
     /// (`alignment_order_tgt_given_src`), and lex(f|e) takes its own most frequent
     /// (source-to-target order), as Moses' inverse pass does.
-    pub fn query(&self) -> String {
+    pub fn phrase_pairs_query(&self) -> String {
         let max = self.max_length;
         format!(
             "WITH occurrences AS ( \
@@ -86,21 +85,27 @@ impl ExtractOptions {
                SELECT src, tgt, alignment, count(*) AS n, \
                       alignment_order_tgt_given_src(src, tgt, alignment) AS direct_order, \
                       alignment_order_src_given_tgt(src, tgt, alignment) AS inverse_order \
-               FROM occurrences GROUP BY src, tgt, alignment), \
-             phrase_pairs AS ( \
-               SELECT src, tgt, CAST(sum(n) AS DOUBLE) AS c_fe, \
-                      first_value(alignment ORDER BY n DESC, direct_order DESC) AS direct_alignment, \
-                      first_value(alignment ORDER BY n DESC, inverse_order DESC) AS inverse_alignment \
-               FROM by_alignment GROUP BY src, tgt), \
-             counted AS ( \
-               SELECT *, sum(c_fe) OVER (PARTITION BY src) AS c_f, sum(c_fe) OVER (PARTITION BY tgt) AS c_e \
-               FROM phrase_pairs) \
-             SELECT src, tgt, tokenize(src) AS src_tokens, tokenize(tgt) AS tgt_tokens, \
-                    c_fe / c_e AS p_f_e, lexical_weight_src_given_tgt(src, tgt, inverse_alignment) AS lex_f_e, \
-                    c_fe / c_f AS p_e_f, lexical_weight_tgt_given_src(src, tgt, direct_alignment) AS lex_e_f, \
-                    pharaoh(direct_alignment) AS alignment, make_array(c_e, c_f, c_fe) AS counts \
-             FROM counted ORDER BY src, tgt"
+               FROM occurrences GROUP BY src, tgt, alignment) \
+             SELECT src, tgt, CAST(sum(n) AS DOUBLE) AS c_fe, \
+                    first_value(alignment ORDER BY n DESC, direct_order DESC) AS direct_alignment, \
+                    first_value(alignment ORDER BY n DESC, inverse_order DESC) AS inverse_alignment \
+             FROM by_alignment GROUP BY src, tgt"
         )
+    }
+
+    /// Part two, over part one's result written as `phrase_pairs`: the marginal counts c(f) and
+    /// c(e) as GROUP BYs joined back (window functions would hold the whole table in one
+    /// batch), the four scores, sorted.
+    pub fn table_query(&self) -> String {
+        "WITH c_f AS (SELECT src, sum(c_fe) AS c_f FROM phrase_pairs GROUP BY src), \
+              c_e AS (SELECT tgt, sum(c_fe) AS c_e FROM phrase_pairs GROUP BY tgt) \
+         SELECT p.src, p.tgt, tokenize(p.src) AS src_tokens, tokenize(p.tgt) AS tgt_tokens, \
+                p.c_fe / c_e.c_e AS p_f_e, lexical_weight_src_given_tgt(p.src, p.tgt, p.inverse_alignment) AS lex_f_e, \
+                p.c_fe / c_f.c_f AS p_e_f, lexical_weight_tgt_given_src(p.src, p.tgt, p.direct_alignment) AS lex_e_f, \
+                pharaoh(p.direct_alignment) AS alignment, make_array(c_e.c_e, c_f.c_f, p.c_fe) AS counts \
+         FROM phrase_pairs p JOIN c_f ON p.src = c_f.src JOIN c_e ON p.tgt = c_e.tgt \
+         ORDER BY p.src, p.tgt"
+            .to_string()
     }
 }
 
@@ -155,7 +160,22 @@ pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
         }
     }
 
-    summary.phrase_pairs = super::write_query(&ctx, &options.query(), &options.out, &options.signature()).await?;
+    // Part one goes to a temporary file (removed afterwards) that part two reads three times:
+    // the phrase pairs are computed once and never held whole in memory.
+    let staged = staging_path();
+    let result = async {
+        super::write_query(&ctx, &options.phrase_pairs_query(), &staged, &options.signature()).await?;
+        ctx.register_parquet("phrase_pairs", staged.to_str().context("a non-UTF-8 path")?, Default::default()).await?;
+        super::write_query(&ctx, &options.table_query(), &options.out, &options.signature()).await
+    }
+    .await;
+    let _ = std::fs::remove_file(&staged);
+    summary.phrase_pairs = result?;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// A file in the temporary directory (where DataFusion spills too) for the distinct phrase pairs.
+fn staging_path() -> PathBuf {
+    std::env::temp_dir().join(format!("pairmetrics-extract-{}.phrase-pairs.parquet", std::process::id()))
 }
