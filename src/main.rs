@@ -626,12 +626,15 @@ struct ResourceArgs {
 
 impl ResourceArgs {
     fn options(self) -> Result<resources::ResourceOptions> {
-        let identity = if self.free_identity { Identity::Always } else { Identity::UnlessInTable };
-        let phrase_table = self
-            .phrase_table
-            .map(|path| resources::PhraseTableOptions { path, prob_column: self.prob_column, identity });
+        let phrase_table = self.phrase_table.map(|path| phrase_table_options(path, self.prob_column, self.free_identity));
         Ok(resources::ResourceOptions { phrase_table, triples: self.triples, lm: self.lm, aligner: self.aligner.options()? })
     }
+}
+
+/// How true_score reads a phrase table, from the flags `sql`, `score` and `rerank` share.
+fn phrase_table_options(path: PathBuf, prob_column: String, free_identity: bool) -> resources::PhraseTableOptions {
+    let identity = if free_identity { Identity::Always } else { Identity::UnlessInTable };
+    resources::PhraseTableOptions { path, prob_column, identity }
 }
 
 #[derive(Subcommand)]
@@ -898,11 +901,10 @@ async fn run(cli: Cli) -> Result<()> {
         Command::Rerank {
             nbest, sources, phrase_table, prob_column, free_identity, lm, alpha_phi, alpha_lm, sizes, tolerance, out, tuning,
         } => {
-            let identity = if free_identity { Identity::Always } else { Identity::UnlessInTable };
             let options = rerank::RerankOptions {
                 nbest,
                 sources,
-                phrase_table: resources::PhraseTableOptions { path: phrase_table, prob_column, identity },
+                phrase_table: phrase_table_options(phrase_table, prob_column, free_identity),
                 lm,
                 weights: ModelWeights { phrase: alpha_phi, lm: alpha_lm },
                 sizes: if sizes.is_empty() { rerank::default_sizes() } else { sizes },

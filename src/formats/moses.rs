@@ -100,9 +100,7 @@ pub fn write_phrase_line(out: &mut String, entry: &PhraseEntry) {
     let _ = write!(out, "{} ||| {} ||| ", entry.src, entry.tgt);
     numbers(out, &entry.scores);
     out.push_str(" ||| ");
-    for (i, (s, t)) in entry.alignment.iter().flatten().enumerate() {
-        let _ = write!(out, "{}{s}-{t}", if i > 0 { " " } else { "" });
-    }
+    super::pharaoh::write_line(out, entry.alignment.as_deref().unwrap_or_default());
     out.push_str(" ||| ");
     numbers(out, entry.counts.as_deref().unwrap_or_default());
     out.push('\n');

@@ -69,6 +69,14 @@ pub fn parse_line(line: &str, out: &mut Vec<Link>) -> Result<(), PharaohError> {
     Ok(())
 }
 
+/// Append `links` as one line's text (`0-0 1-2`, no newline): what [`parse_line`] reads back.
+pub fn write_line(out: &mut String, links: &[Link]) {
+    use std::fmt::Write as _;
+    for (i, (s, t)) in links.iter().enumerate() {
+        let _ = write!(out, "{}{s}-{t}", if i > 0 { " " } else { "" });
+    }
+}
+
 /// A position is plain ASCII digits: no sign, no spaces (u32's parser would accept `+1`).
 fn parse_position(text: &str) -> Option<u32> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {

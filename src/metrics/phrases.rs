@@ -92,12 +92,9 @@ impl Aligned {
             return Err(ExtractError::LinkOutOfRange { index, link, src_len, tgt_len });
         }
         self.by_tgt.clear();
-        self.by_tgt.extend(links.iter().map(|&(s, t)| (t, s)));
-        self.by_tgt.sort_unstable();
+        self.by_tgt.extend_from_slice(links);
+        self.by_tgt.sort_unstable_by_key(|&(s, t)| (t, s));
         self.by_tgt.dedup();
-        for link in &mut self.by_tgt {
-            *link = (link.1, link.0);
-        }
         self.tgt_starts.clear();
         self.tgt_starts.resize(tgt_len + 1, 0);
         self.src_counts.clear();

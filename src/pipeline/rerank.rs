@@ -187,7 +187,7 @@ impl RerankOptions {
     }
 }
 
-/// Run the study and write its directory: staged under a hidden sibling, renamed when complete.
+/// Run the study and write its directory: staged as a hidden sibling, renamed when complete.
 pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<String>)> {
     let started = Instant::now();
     if let Some(n) = options.sizes.iter().find(|&&n| n < 2) {
@@ -220,7 +220,8 @@ pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<Strin
         );
     }
 
-    let staging = staging_dir(&options.out)?;
+    let staging = crate::storage::partial_path(&options.out)?;
+    std::fs::create_dir(&staging).with_context(|| format!("creating {}", staging.display()))?;
     let result = write_study(&ctx, options, &staging).await;
     let summary = match result {
         Ok(summary) => summary,
@@ -231,14 +232,6 @@ pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<Strin
     };
     std::fs::rename(&staging, &options.out).with_context(|| format!("renaming {} to {}", staging.display(), options.out.display()))?;
     Ok((RerankSummary { seconds: started.elapsed().as_secs_f64(), ..summary }, loaded))
-}
-
-fn staging_dir(out: &Path) -> Result<PathBuf> {
-    let name = out.file_name().with_context(|| format!("{}: not a directory name", out.display()))?;
-    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let staging = parent.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
-    std::fs::create_dir_all(&staging).with_context(|| format!("creating {}", staging.display()))?;
-    Ok(staging)
 }
 
 async fn write_study(ctx: &SessionContext, options: &RerankOptions, dir: &Path) -> Result<RerankSummary> {

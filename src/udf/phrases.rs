@@ -2,7 +2,6 @@
 //! sentence pair, as Moses' `extract` finds them; and the two functions `pairmetrics extract`
 //! scores them with (not in the catalog: they are bound to the corpus' word translation table).
 
-use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock};
 
 use datafusion::arrow::array::{
@@ -151,11 +150,8 @@ impl ScalarUDFImpl for ExtractPhrasesUdf {
         let (mut spans, mut internal, mut text) =
             (Vec::<PhraseSpan>::new(), Vec::<Link>::new(), String::new());
         for row in 0..rows {
-            let max = match max_length.as_ref().map(|m| m.get(row)) {
-                None => Some(DEFAULT_MAX_LENGTH as i64),
-                Some(m) => m,
-            };
-            let max = match max {
+            // No argument: the default; a NULL argument: a NULL row.
+            let max = match max_length.as_ref().map_or(Some(DEFAULT_MAX_LENGTH as i64), |m| m.get(row)) {
                 None => None,
                 Some(m) if (1..=MAX_PHRASE_LENGTH as i64).contains(&m) => Some(m as usize),
                 Some(m) => {
@@ -192,9 +188,7 @@ impl ScalarUDFImpl for ExtractPhrasesUdf {
                 }
                 phrase_alignment(&scratch.aligned, span, &mut internal);
                 text.clear();
-                for (i, (s, t)) in internal.iter().enumerate() {
-                    let _ = write!(text, "{}{s}-{t}", if i > 0 { " " } else { "" });
-                }
+                pharaoh::write_line(&mut text, &internal);
                 values.field_builder::<StringBuilder>(2).expect("string field").append_value(&text);
                 values.append(true);
             }

@@ -57,7 +57,7 @@ pub fn histogram(metric: &MetricView) -> String {
     let y = |c: f64| TOP + ph * (1.0 - c / most);
     let width = (metric.high - metric.low) / bins as f64;
     let mut svg = open_svg(W, H, &format!("histogram of {}", metric.name));
-    axes(&mut svg, (metric.low, metric.high), (0.0, most), &metric.name, "pairs");
+    axes(&mut svg, (metric.low, metric.high), (0.0, most, YTicks::Counts), &metric.name, "pairs");
     for (i, stats) in metric.per_system.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
         let single = metric.per_system.len() == 1;
@@ -97,9 +97,15 @@ fn open_svg(w: f64, h: f64, label: &str) -> String {
     )
 }
 
+/// How a plot's y axis is labelled: counts as integers, or values as they are.
+#[derive(Clone, Copy, PartialEq)]
+enum YTicks {
+    Counts,
+    Values,
+}
+
 /// Axes of a plot over x in [low, high] and y in [bottom, top]: ticks, labels and the frame.
-/// y ticks from 0 up are counts, labelled as integers.
-fn axes(svg: &mut String, (low, high): (f64, f64), (bottom, top): (f64, f64), x_label: &str, y_label: &str) {
+fn axes(svg: &mut String, (low, high): (f64, f64), (bottom, top, y_ticks): (f64, f64, YTicks), x_label: &str, y_label: &str) {
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let _ = write!(svg, r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#ccc"/>"##);
     for (k, t) in ticks(low, high).enumerate() {
@@ -121,7 +127,7 @@ fn axes(svg: &mut String, (low, high): (f64, f64), (bottom, top): (f64, f64), x_
             LEFT - 4.0,
             LEFT - 6.0,
             ty + 4.0,
-            number(if bottom == 0.0 { t.round() } else { t })
+            number(if y_ticks == YTicks::Counts { t.round() } else { t })
         );
     }
     let _ = write!(
@@ -144,7 +150,7 @@ pub fn tau_by_size(points: &[(f64, f64, Option<f64>)]) -> String {
     let x = |n: f64| LEFT + pw * (n - low) / (high - low);
     let y = |tau: f64| TOP + ph * (1.0 - (tau.clamp(-1.0, 1.0) + 1.0) / 2.0);
     let mut svg = open_svg(W, H, "mean Kendall tau_A between decoder order and true order, by n-best size");
-    axes(&mut svg, (low, high), (-1.0, 1.0), "n-best size", "tau_A");
+    axes(&mut svg, (low, high), (-1.0, 1.0, YTicks::Values), "n-best size", "tau_A");
     let _ = write!(svg, r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ccc" stroke-dasharray="3 3"/>"##, y(0.0), LEFT + pw);
     let band: Vec<_> = points.iter().filter_map(|&(n, mean, std)| std.map(|s| (n, mean, s))).collect();
     if !band.is_empty() {
