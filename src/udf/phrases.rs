@@ -17,7 +17,7 @@ use super::args::{
     IntArg, LinkLists, Problem, Shapes, Strings, TokenLists, checked_arguments, signature,
 };
 use super::docs::DOC_SECTION;
-use crate::formats::pharaoh;
+use crate::formats::{pharaoh, tokens};
 use crate::metrics::Link;
 use crate::metrics::phrases::{
     Aligned, Direction, ExtractError, Lexicon, MAX_PHRASE_LENGTH, PhraseSpan, alignment_key,
@@ -84,9 +84,10 @@ pub fn phrase_pair_fields() -> Fields {
     ])
 }
 
-/// Why a token cannot be part of a phrase table, whose phrases are tokens joined by spaces.
+/// Why a token cannot be part of a phrase table, whose phrases are tokens joined by spaces and
+/// split again (by `tokenize` and `import moses-phrase-table`) as Python's `str.split()` does.
 fn check_tokens(side: &'static str, tokens: &[&str]) -> std::result::Result<(), ExtractError> {
-    match tokens.iter().position(|t| t.is_empty() || t.contains(char::is_whitespace)) {
+    match tokens.iter().position(|t| t.is_empty() || t.contains(tokens::is_space)) {
         Some(index) => Err(ExtractError::BadToken { side, index }),
         None => Ok(()),
     }
@@ -309,5 +310,18 @@ impl ScalarUDFImpl for PhraseScoreUdf {
             ScoreKind::AlignmentOrder => Arc::new(orders.finish()) as ArrayRef,
             ScoreKind::LexicalWeight => Arc::new(weights.finish()) as ArrayRef,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_is_refused_wherever_tokenize_would_split_it() {
+        assert_eq!(check_tokens("src", &["a", "b"]), Ok(()));
+        for bad in ["", "a b", "a\u{a0}b", "a\u{1c}b"] {
+            assert_eq!(check_tokens("tgt", &["a", bad]), Err(ExtractError::BadToken { side: "tgt", index: 1 }), "{bad:?}");
+        }
     }
 }
