@@ -192,6 +192,26 @@ fn europarl_to_a_paraphrase_table_in_moses_format() {
 }
 
 #[test]
+fn export_refuses_what_moses_text_cannot_hold() {
+    let dir = TempDir::new().unwrap();
+    let (table, text) = (dir.path().join("pt.parquet"), dir.path().join("pt.txt"));
+    ok(&[
+        "sql",
+        "--out",
+        path_str(&table),
+        "SELECT ['a'] AS src_tokens, ['b'] AS tgt_tokens, 0.5 AS p_f_e, 1.0 AS lex_f_e, 0.5 AS p_e_f, 1.0 AS lex_e_f \
+         UNION ALL SELECT ['a'], ['c'], CAST(NULL AS DOUBLE), 1.0, 0.5, 1.0",
+    ]);
+    let error = err(&["export", "moses-phrase-table", "--table", path_str(&table), "--out", path_str(&text)]);
+    assert!(error.contains("pt.parquet: rule 2 (a ||| c) has no p_f_e"), "{error}");
+    assert!(!text.exists(), "no partial output");
+    // Not a phrase table at all: the schema check names the file and the column.
+    let pairs = root().join("data/europarl-sample/pairs.parquet");
+    let error = err(&["export", "moses-phrase-table", "--table", path_str(&pairs), "--out", path_str(&text)]);
+    assert!(error.contains("pairs.parquet: column `src` has type List<Utf8>; expected Utf8"), "{error}");
+}
+
+#[test]
 fn export_then_import_gives_back_the_table() {
     let dir = TempDir::new().unwrap();
     let (pairs, alignments) = corpus(
