@@ -6,13 +6,15 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use pairmetrics::metrics::mcpg::{self, Mode};
 use pairmetrics::metrics::true_score::{Identity, ModelWeights};
 use pairmetrics::resources::{self, MissingResource, Resource};
 use pairmetrics::session::Tuning;
 use pairmetrics::parquet::Codec;
 use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
 use pairmetrics::pipeline::{
-    align, compare, demo, export, extract, import, lepod, pivot, report, rerank, score, semeval_eval, show, sql, triples,
+    align, compare, demo, export, extract, import, lepod, paraphrase, pivot, report, rerank, score, semeval_eval, show, sql,
+    triples,
 };
 
 #[derive(Parser)]
@@ -327,6 +329,72 @@ enum Command {
         out: PathBuf,
         #[command(flatten)]
         tuning: TuningArgs,
+    },
+    /// Generate paraphrases with MCPG, the Monte-Carlo paraphrase generator (Chevelu et al.
+    /// 2009) as Chevelu et al. (Coling 2010, §4) run it.
+    ///
+    /// Rules of the phrase table are applied to disjoint spans of each sentence, in place, as
+    /// moves of a one-player game searched by UCT (UCB1-tuned, RAVE, random roll-outs,
+    /// max-reward backup); after --episodes episodes the root moves to its best child. In
+    /// true-score mode any changed sentence may end the game and its reward is the paper's model
+    /// score: alpha_phi * true score (its best derivation) + alpha_lm * ln P(sentence). In
+    /// translator mode, as a decoder, the game ends only once every source word is rewritten
+    /// or may be kept for free, and the reward scores the derivation played. The source itself
+    /// is never a paraphrase. Seeded: the same sentence, table, model and options give the same
+    /// output, wherever the sentence is in the input. Sentences run in parallel. See
+    /// docs/mcpg.md for every choice the papers leave open.
+    ///
+    /// Prints Moses n-best lines (`id ||| paraphrase ||| phrase= X lm= Y ||| reward`, ids
+    /// 0-based, best first), which `import moses-nbest` and `rerank` read; --out writes a
+    /// table instead (id, rank, paraphrase, tokens, reward, model_score, true_score, lm_log10,
+    /// rules; a sentence without a paraphrase gets one row with NULLs and a `problem`).
+    Paraphrase {
+        /// The sentences: a text file (one tokenised sentence per line; gzip or zstd too) or a
+        /// Parquet file or directory (see --column; ids from its pair_id, else the row).
+        input: PathBuf,
+        /// The Parquet column holding the sentences: tokens (List<Utf8>) or text.
+        #[arg(long, default_value = "src")]
+        column: String,
+        /// The paraphrase table (a phrase_table, e.g. from `pivot`).
+        #[arg(long, value_name = "PATH")]
+        phrase_table: PathBuf,
+        /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
+        #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN)]
+        prob_column: String,
+        /// Keep unchanged words for free even when the table has a `w -> w` rule.
+        #[arg(long)]
+        free_identity: bool,
+        /// A language model (ARPA, plain, .gz or .zst); without it the reward has no LM term.
+        #[arg(long, value_name = "PATH")]
+        lm: Option<PathBuf>,
+        /// What the search maximises: true-score or translator.
+        #[arg(long, default_value = "true-score", value_parser = clap::builder::PossibleValuesParser::new(Mode::NAMES))]
+        mode: String,
+        /// Episodes from each root before the root moves (eta).
+        #[arg(long, default_value_t = mcpg::DEFAULT_EPISODES)]
+        episodes: u64,
+        /// Paraphrases per sentence, best first.
+        #[arg(long, default_value_t = 1)]
+        nbest: usize,
+        /// Seed of the random roll-outs.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// At most this many rules per source phrase, the most probable (Moses' table limit;
+        /// 0 keeps all).
+        #[arg(long, default_value_t = mcpg::DEFAULT_RULES_PER_PHRASE)]
+        rules_per_phrase: usize,
+        /// Weight of the phrase-table score.
+        #[arg(long, default_value_t = 1.0)]
+        alpha_phi: f64,
+        /// Weight of ln P(paraphrase).
+        #[arg(long, default_value_t = 1.0, requires = "lm")]
+        alpha_lm: f64,
+        /// Write a Parquet table (atomically) instead of n-best lines.
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
+        /// Worker threads (default: the number of cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
     },
     /// Build a paraphrase table from a bilingual phrase_table by pivoting (Bannard &
     /// Callison-Burch 2005): p(f2|f1) = sum over pivot phrases e of p(f2|e) p(e|f1).
@@ -917,6 +985,36 @@ async fn run(cli: Cli) -> Result<()> {
                 eprintln!("{line}");
             }
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
+        }
+        Command::Paraphrase {
+            input, column, phrase_table, prob_column, free_identity, lm, mode, episodes, nbest, seed, rules_per_phrase,
+            alpha_phi, alpha_lm, out, threads,
+        } => {
+            let options = paraphrase::ParaphraseOptions {
+                input,
+                column,
+                phrase_table: phrase_table_options(phrase_table, prob_column, free_identity),
+                lm,
+                mcpg: mcpg::Options {
+                    mode: Mode::parse(&mode).expect("clap checked it"),
+                    episodes,
+                    nbest,
+                    seed,
+                    weights: ModelWeights { phrase: alpha_phi, lm: alpha_lm },
+                    rules_per_phrase,
+                },
+                out,
+                threads: threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                progress: std::io::stderr().is_terminal(),
+            };
+            let (summary, loaded) = paraphrase::paraphrase(&options, &mut *stdout).await?;
+            for line in loaded {
+                eprintln!("{line}");
+            }
+            match &options.out {
+                Some(out) => writeln!(stdout, "wrote {}\n{summary}", out.display())?,
+                None => eprintln!("{summary}"),
+            }
         }
         Command::Extract { pairs, alignments, out, max_phrase_length, tuning } => {
             let options = extract::ExtractOptions { pairs, alignments, out, max_length: max_phrase_length.into(), tuning: tuning.into() };

@@ -5,6 +5,7 @@ pub mod dep_fit;
 pub mod derp;
 pub mod intern;
 pub mod lepod;
+pub mod mcpg;
 pub mod ngram;
 pub mod phrases;
 pub mod random;

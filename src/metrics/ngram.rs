@@ -179,9 +179,14 @@ impl NgramModel {
     /// log10 probability of a sentence with `<s>` before and `</s>` after, as KenLM's
     /// `Model.score(sentence, bos=True, eos=True)`. `ids` is scratch space.
     pub fn sentence_log10(&self, words: &[&str], ids: &mut Vec<u32>) -> f64 {
+        self.sentence_log10_of_ids(words.iter().map(|w| self.id(w)), ids)
+    }
+
+    /// [`Self::sentence_log10`] of words given as ids of this model ([`Self::id`]).
+    pub fn sentence_log10_of_ids(&self, words: impl IntoIterator<Item = u32>, ids: &mut Vec<u32>) -> f64 {
         ids.clear();
         ids.push(self.bos.unwrap_or(UNK));
-        ids.extend(words.iter().map(|w| self.id(w)));
+        ids.extend(words);
         ids.push(self.eos);
         (1..ids.len()).map(|i| self.log_p(&ids[..i], ids[i]) as f64).sum()
     }

@@ -141,6 +141,16 @@ impl PhraseIndexBuilder {
     }
 }
 
+/// A rule applied at a place of a sentence: `source[start..end]` becomes its target.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Application {
+    pub(super) start: u32,
+    pub(super) end: u32,
+    target: (u32, u32),
+    /// ln p of the rule.
+    pub(super) log_p: f64,
+}
+
 /// The true score of one pair and how it was reached.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrueScore {
@@ -234,6 +244,70 @@ impl PhraseIndex {
         }
         self.ids(source, &mut s.source, &mut s.unknown);
         self.ids(target, &mut s.target, &mut s.unknown);
+        self.viterbi(s)
+    }
+
+    /// The token ids of `tokens` in `s.source` (the words the table lacks get ids past its
+    /// vocabulary, as [`Scratch`] says), for [`Self::true_score_of_ids`].
+    pub(super) fn source_ids<'s>(&self, tokens: &[&str], s: &'s mut Scratch) -> &'s [u32] {
+        s.unknown.clear();
+        self.ids(tokens, &mut s.source, &mut s.unknown);
+        &s.source
+    }
+
+    /// The true score of a target given as token ids against the source last given to
+    /// [`Self::source_ids`].
+    pub(super) fn true_score_of_ids(&self, target: &[u32], s: &mut Scratch) -> Option<TrueScore> {
+        s.target.clear();
+        s.target.extend_from_slice(target);
+        self.viterbi(s)
+    }
+
+    /// The word of a token id from [`Self::source_ids`]: the table's, or one of that source's.
+    pub(super) fn word<'a>(&'a self, id: u32, s: &'a Scratch) -> &'a str {
+        match (id as usize) < self.vocabulary.len() {
+            true => self.vocabulary.resolve(id),
+            false => s.unknown.iter().find(|&(_, &u)| u == id).map(|(w, _)| w.as_str()).expect("an id of the last source"),
+        }
+    }
+
+    /// Every rule that applies somewhere in `source` (token ids): its span and target, at most
+    /// `limit` rules per source phrase (the most probable, as Moses' table limit keeps them;
+    /// 0 keeps all), in source order.
+    pub(super) fn applications(&self, source: &[u32], limit: usize) -> Vec<Application> {
+        let mut out = Vec::new();
+        for i in 0..source.len() {
+            let mut node = ROOT;
+            for k in 0..self.longest_source.min(source.len() - i) {
+                let Some(&child) = self.children.get(&(node, source[i + k])) else { break };
+                node = child;
+                let mut rules: Vec<&Rule> = self.rules_of(node).iter().collect();
+                // Stable: equally probable rules keep the table's order.
+                rules.sort_by(|a, b| b.log_p.total_cmp(&a.log_p));
+                let limit = if limit == 0 { rules.len() } else { limit };
+                out.extend(rules.into_iter().take(limit).map(|rule| Application {
+                    start: i as u32,
+                    end: (i + k + 1) as u32,
+                    target: rule.target,
+                    log_p: rule.log_p,
+                }));
+            }
+        }
+        out
+    }
+
+    /// The target tokens of an application.
+    pub(super) fn target_ids(&self, application: &Application) -> &[u32] {
+        &self.targets[application.target.0 as usize..application.target.1 as usize]
+    }
+
+    /// Whether keeping `word` unchanged is free (else it takes the table's `w -> w` rule).
+    pub(super) fn keeps_for_free(&self, word: u32) -> bool {
+        self.identity_is_free(word)
+    }
+
+    /// The DP over `s.source` and `s.target`.
+    fn viterbi(&self, s: &mut Scratch) -> Option<TrueScore> {
         let (n, m) = (s.source.len(), s.target.len());
         let width = m + 1;
         let cells = (n + 1) * width;

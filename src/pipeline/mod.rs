@@ -8,6 +8,7 @@ pub mod extract;
 pub mod import;
 pub mod lepod;
 pub mod parallel;
+pub mod paraphrase;
 pub mod pivot;
 pub mod rerank;
 pub mod report;

@@ -25,6 +25,24 @@ pub fn map_ordered<T, E, S, R>(
     threads: usize,
     state: impl Fn() -> S + Sync,
     map: impl Fn(&mut S, Chunk<T>) -> Result<R> + Sync,
+    sink: impl FnMut(R) -> Result<()>,
+) -> Result<()>
+where
+    T: Send,
+    E: Into<anyhow::Error>,
+    R: Send,
+{
+    map_ordered_in_chunks(CHUNK, records, threads, state, map, sink)
+}
+
+/// [`map_ordered`] with `chunk` records per chunk: fewer when each record is costly, so every
+/// worker has some.
+pub fn map_ordered_in_chunks<T, E, S, R>(
+    chunk: usize,
+    records: impl Iterator<Item = Result<T, E>> + Send,
+    threads: usize,
+    state: impl Fn() -> S + Sync,
+    map: impl Fn(&mut S, Chunk<T>) -> Result<R> + Sync,
     mut sink: impl FnMut(R) -> Result<()>,
 ) -> Result<()>
 where
@@ -32,6 +50,7 @@ where
     E: Into<anyhow::Error>,
     R: Send,
 {
+    let chunk_size = chunk.max(1);
     let threads = threads.max(1);
     let (chunk_tx, chunk_rx) = bounded::<(u64, Chunk<T>)>(threads * 2);
     let (result_tx, result_rx) = bounded::<(u64, Result<R>)>(threads * 2);
@@ -41,9 +60,9 @@ where
             let mut records = records;
             let (mut sequence, mut first) = (0u64, 0u64);
             loop {
-                let mut chunk = Vec::with_capacity(CHUNK);
+                let mut chunk = Vec::with_capacity(chunk_size);
                 let mut failed = None;
-                for record in records.by_ref().take(CHUNK) {
+                for record in records.by_ref().take(chunk_size) {
                     match record {
                         Ok(record) => chunk.push(record),
                         Err(e) => {
@@ -62,7 +81,7 @@ where
                     let _ = reader_results.send((sequence, Err(e)));
                     return;
                 }
-                if n < CHUNK as u64 {
+                if n < chunk_size as u64 {
                     return;
                 }
             }

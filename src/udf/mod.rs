@@ -8,6 +8,7 @@ pub mod derp;
 pub mod docs;
 pub mod lepod;
 pub mod lm;
+pub mod mcpg;
 pub mod meteor_align;
 pub mod model_score;
 pub mod phrases;
@@ -93,7 +94,7 @@ pub fn register_all(registry: &mut dyn FunctionRegistry) -> Result<()> {
     register_all_with(registry, &Resources::default())
 }
 
-/// Register pairmetrics' table functions (`synthetic_phrases`) with a session, bound to
+/// Register pairmetrics' table functions (`synthetic_phrases`, `mcpg`) with a session, bound to
 /// `resources`; a `FunctionRegistry` cannot hold them.
 pub fn register_table_functions(ctx: &SessionContext, resources: &Resources) {
     for (name, function) in all_table_functions(resources) {
@@ -103,7 +104,10 @@ pub fn register_table_functions(ctx: &SessionContext, resources: &Resources) {
 
 /// Every table function of pairmetrics with its name, bound to `resources`.
 pub fn all_table_functions(resources: &Resources) -> Vec<(&'static str, Arc<dyn TableFunctionImpl>)> {
-    vec![(synthetic::NAME, Arc::new(synthetic::SyntheticPhrases::new(resources.phrase_index.clone())))]
+    vec![
+        (synthetic::NAME, Arc::new(synthetic::SyntheticPhrases::new(resources.phrase_index.clone()))),
+        (mcpg::NAME, Arc::new(mcpg::Mcpg::new(resources.phrase_index.clone(), resources.lm.clone()))),
+    ]
 }
 
 /// Register every pairmetrics scalar and aggregate function, bound to `resources`.

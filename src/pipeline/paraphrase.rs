@@ -1,0 +1,247 @@
+//! `pairmetrics paraphrase`: MCPG (`metrics::mcpg`) over every sentence of a text file or a
+//! Parquet column, on every core, in input order: Moses n-best text on stdout or a Parquet
+//! table.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use datafusion::arrow::array::{Array, ArrayRef, Int64Array, RecordBatch, StringBuilder};
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::parallel::{Chunk, map_ordered_in_chunks};
+use crate::formats::input::{self, Lines};
+use crate::formats::tokens;
+use crate::metrics::mcpg::{self, Outcome};
+use crate::parquet::{AtomicParquetWriter, ParquetInput};
+use crate::resources::{self, PhraseTableOptions, ResourceOptions};
+use crate::udf::args::TokenLists;
+use crate::udf::mcpg::{ParaphraseColumns, fields};
+
+#[derive(Debug, Clone)]
+pub struct ParaphraseOptions {
+    /// Sentences: a text file (one tokenised sentence per line, id = 0-based line number) or a
+    /// Parquet file or directory (`column`, id = `pair_id` or the 0-based row).
+    pub input: PathBuf,
+    /// The Parquet column: tokens (List<Utf8>) or text (split on whitespace).
+    pub column: String,
+    pub phrase_table: PhraseTableOptions,
+    pub lm: Option<PathBuf>,
+    pub mcpg: mcpg::Options,
+    /// A Parquet table; None prints Moses n-best lines.
+    pub out: Option<PathBuf>,
+    pub threads: usize,
+    /// Count the sentences on stderr as they are done.
+    pub progress: bool,
+}
+
+impl ParaphraseOptions {
+    pub fn signature(&self) -> String {
+        let o = &self.mcpg;
+        let lm = if self.lm.is_some() { format!("alpha_lm={},lm:ln", o.weights.lm) } else { "no-lm".into() };
+        format!(
+            "pairmetrics:{}|mcpg|mode={}|episodes={}|seed={}|rules-per-phrase={}|{}|alpha_phi={},{lm}",
+            crate::VERSION,
+            o.mode.name(),
+            o.episodes,
+            o.seed,
+            o.rules_per_phrase,
+            self.phrase_table.signature(),
+            o.weights.phrase
+        )
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParaphraseSummary {
+    pub sentences: u64,
+    /// Sentences with no paraphrase (no rule changes them), each a row with its reason.
+    pub without: u64,
+    pub episodes: u64,
+    pub signature: String,
+    pub seconds: f64,
+}
+
+impl fmt::Display for ParaphraseSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rate = self.sentences as f64 / self.seconds.max(1e-9);
+        writeln!(f, "sentences: {} ({} without a paraphrase: no rule of the table changes them)", self.sentences, self.without)?;
+        writeln!(f, "episodes: {}", self.episodes)?;
+        writeln!(f, "signature: {}", self.signature)?;
+        write!(f, "{:.2} s ({rate:.2} sentences/s)", self.seconds)
+    }
+}
+
+/// Why a sentence has no paraphrase.
+fn problem(tokens: &[String], outcome: &Outcome) -> &'static str {
+    match (tokens.is_empty(), outcome.actions) {
+        (true, _) => "empty sentence",
+        (false, 0) => "no rule of the phrase table applies",
+        _ => "no rule of the phrase table changes it",
+    }
+}
+
+/// The table `paraphrase --out` writes: one row per paraphrase (rank 1 = best), or one row
+/// with NULLs and a `problem` for a sentence without any.
+pub fn schema() -> Schema {
+    let mut columns = vec![Field::new("id", DataType::Int64, false)];
+    columns.extend(fields());
+    columns.push(Field::new("problem", DataType::Utf8, true));
+    Schema::new(columns)
+}
+
+/// A sentence: its id and tokens.
+type Sentence = (i64, Vec<String>);
+
+pub async fn paraphrase(options: &ParaphraseOptions, stdout: &mut dyn Write) -> Result<(ParaphraseSummary, Vec<String>)> {
+    let started = Instant::now();
+    if options.mcpg.episodes == 0 || options.mcpg.nbest == 0 {
+        bail!("--episodes and --nbest must be at least 1");
+    }
+    if let Some(out) = &options.out
+        && out.exists()
+    {
+        bail!("{}: already exists; paraphrase writes a new table", out.display());
+    }
+    let (resources, loaded) =
+        resources::load(&ResourceOptions { phrase_table: Some(options.phrase_table.clone()), lm: options.lm.clone(), ..Default::default() })
+            .await?;
+    let index = resources.phrase_index.get().expect("loaded");
+    let lm = resources.lm.get();
+    let sentences = read_sentences(&options.input, &options.column).await?;
+    let bar = match options.progress {
+        true => ProgressBar::new(sentences.len() as u64).with_style(
+            ProgressStyle::with_template("{bar:30} {human_pos}/{human_len} sentences ({per_sec}, eta {eta})").expect("a valid template"),
+        ),
+        false => ProgressBar::hidden(),
+    };
+    let mut summary = ParaphraseSummary { signature: options.signature(), ..Default::default() };
+    let generate = |_: &mut (), chunk: Chunk<Sentence>| -> Result<Vec<(Sentence, Outcome)>> {
+        Ok(chunk.records.into_iter().map(|(id, tokens)| {
+            let words: Vec<&str> = tokens.iter().map(String::as_str).collect();
+            let outcome = mcpg::mcpg(index, lm, &words, &options.mcpg);
+            ((id, tokens), outcome)
+        }).collect())
+    };
+    let records = sentences.into_iter().map(Ok::<_, anyhow::Error>);
+    // One sentence per chunk: each takes long enough to keep a worker busy.
+    match &options.out {
+        Some(path) => {
+            let schema = Arc::new(schema());
+            let metadata = vec![
+                ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
+                ("pairmetrics.signature".to_string(), summary.signature.clone()),
+            ];
+            let mut writer = AtomicParquetWriter::create(path, schema.clone(), metadata)?;
+            map_ordered_in_chunks(1, records, options.threads, || (), generate, |done| {
+                let batch = rows(&schema, &done, &mut summary)?;
+                bar.inc(done.len() as u64);
+                writer.write(&batch)
+            })?;
+            writer.finish()?;
+        }
+        None => {
+            map_ordered_in_chunks(1, records, options.threads, || (), generate, |done| {
+                for ((id, _), outcome) in &done {
+                    count(&mut summary, outcome);
+                    for p in &outcome.paraphrases {
+                        write_nbest_line(stdout, *id, p)?;
+                    }
+                }
+                bar.inc(done.len() as u64);
+                Ok(())
+            })?;
+            stdout.flush()?;
+        }
+    }
+    bar.finish_and_clear();
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok((summary, loaded))
+}
+
+fn count(summary: &mut ParaphraseSummary, outcome: &Outcome) {
+    summary.sentences += 1;
+    summary.without += u64::from(outcome.paraphrases.is_empty());
+    summary.episodes += outcome.episodes;
+}
+
+/// The output rows of some sentences.
+fn rows(schema: &Arc<Schema>, done: &[(Sentence, Outcome)], summary: &mut ParaphraseSummary) -> Result<RecordBatch> {
+    let (mut ids, mut columns, mut problems) = (Vec::new(), ParaphraseColumns::default(), StringBuilder::new());
+    for ((id, tokens), outcome) in done {
+        count(summary, outcome);
+        if outcome.paraphrases.is_empty() {
+            ids.push(*id);
+            columns.append_null();
+            problems.append_value(problem(tokens, outcome));
+        }
+        for (rank, p) in (1..).zip(&outcome.paraphrases) {
+            ids.push(*id);
+            columns.append(rank, p);
+            problems.append_null();
+        }
+    }
+    let mut arrays: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(ids))];
+    arrays.extend(columns.finish());
+    arrays.push(Arc::new(problems.finish()));
+    Ok(RecordBatch::try_new(schema.clone(), arrays)?)
+}
+
+/// A Moses n-best line, `id ||| paraphrase ||| phrase= X lm= Y ||| reward`, so `import
+/// moses-nbest` and `rerank` read MCPG's output as a decoder's: X is the phrase part of the
+/// reward (the true score, or in translator mode the played derivation's ln p), Y ln P.
+fn write_nbest_line(out: &mut dyn Write, id: i64, p: &mcpg::Paraphrase) -> Result<()> {
+    write!(out, "{id} ||| {} ||| phrase= {}", p.tokens.join(" "), p.phrase_score)?;
+    if let Some(log10) = p.lm_log10 {
+        write!(out, " lm= {}", log10 * std::f64::consts::LN_10)?;
+    }
+    writeln!(out, " ||| {}", p.reward)?;
+    Ok(())
+}
+
+/// Every sentence of `input`, with its id.
+async fn read_sentences(input: &Path, column: &str) -> Result<Vec<Sentence>> {
+    let parquet = input.is_dir() || input.extension().is_some_and(|e| e == "parquet");
+    if !parquet {
+        let lines = Lines::new(input::open(input)?, input);
+        return lines.enumerate().map(|(i, line)| Ok((i as i64, tokens::split(&line?).map(str::to_owned).collect()))).collect();
+    }
+    let ctx = crate::session::context()?;
+    ParquetInput::open("sentences", input)?.register(&ctx, false).await?;
+    let schema = ctx.table("sentences").await?.schema().as_arrow().clone();
+    let Ok(field) = schema.field_with_name(column) else {
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        bail!("{}: no column {column:?} (it has {}); say which with --column", input.display(), names.join(", "));
+    };
+    let text = match field.data_type() {
+        t if crate::schema::is_string(t) => true,
+        t if crate::schema::is_token_list(t) => false,
+        t => bail!("{}: column {column:?} is {t}; expected tokens (List<Utf8>) or text (Utf8)", input.display()),
+    };
+    // Without pair_id, the 0-based row in file order.
+    let id = if schema.field_with_name("pair_id").is_ok() { "CAST(pair_id AS BIGINT)" } else { "CAST(NULL AS BIGINT)" };
+    let quoted = format!("\"{}\"", column.replace('"', "\"\""));
+    let tokens = if text { format!("tokenize({quoted})") } else { quoted };
+    let batches = ctx.sql(&format!("SELECT {id} AS id, {tokens} AS tokens FROM sentences")).await?.collect().await?;
+    let mut sentences = Vec::new();
+    for batch in &batches {
+        let ids = batch.column(0).as_any().downcast_ref::<Int64Array>().context("ids are Int64")?;
+        let lists = TokenLists::new("tokens", batch.column(1))?;
+        let mut row = Vec::new();
+        for i in 0..batch.num_rows() {
+            let tokens = match lists.row(i, &mut row) {
+                Ok(()) => row.iter().map(|t| t.to_string()).collect(),
+                // A NULL sentence is an empty one: it gets a row saying so.
+                Err(_) if batch.column(1).is_null(i) => Vec::new(),
+                Err(e) => bail!("{}: row {}: column {column:?}: {e}", input.display(), sentences.len()),
+            };
+            let id = if ids.is_null(i) { sentences.len() as i64 } else { ids.value(i) };
+            sentences.push((id, tokens));
+        }
+    }
+    Ok(sentences)
+}
