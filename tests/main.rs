@@ -10,6 +10,7 @@ mod extract;
 mod fitness;
 mod import;
 mod lepod_vectors;
+mod mcpg;
 mod meteor_align;
 mod pivot;
 mod properties;

@@ -137,21 +137,21 @@ pub fn mcpg(index: &PhraseIndex, lm: Option<&NgramModel>, source: &[&str], optio
 
 /// The paraphrase with the best model score among every sentence the rules reach from
 /// `source` (rules on disjoint spans, in place), found by enumerating the rule sets: MCPG's
-/// yardstick on small cases. None when no rule changes the sentence; Err(sets) past `limit`
-/// rule sets.
+/// yardstick on small cases. None when no rule changes the sentence; with the number of rule
+/// sets enumerated; Err past `limit` of them.
 pub fn exhaustive(
     index: &PhraseIndex,
     lm: Option<&NgramModel>,
     source: &[&str],
     options: &Options,
     limit: u64,
-) -> Result<Option<Paraphrase>, u64> {
+) -> Result<(Option<Paraphrase>, u64), u64> {
     let options = Options { mode: Mode::TrueScore, ..options.clone() };
     let mut evaluator = Evaluator::new(Problem::new(index, lm, source, &options), 1);
     let mut state = State::new(&evaluator.problem);
     let mut sets = 0;
     enumerate(&mut evaluator, &mut state, 0, &mut sets, limit)?;
-    Ok(evaluator.paraphrases().into_iter().next())
+    Ok((evaluator.paraphrases().into_iter().next(), sets))
 }
 
 /// Every rule set that extends `state` with actions from `from` on, each once: actions in
@@ -765,7 +765,10 @@ mod tests {
         let index = index(&[("a", "x", 0.5), ("a", "y", 0.4), ("b", "z", 0.3), ("c", "w", 0.2), ("b c", "v", 0.1)]);
         let run = |seed, episodes| mcpg(&index, None, &words("a b c d"), &Options { seed, ..options(Mode::TrueScore, episodes) });
         assert_eq!(run(7, 50), run(7, 50));
-        let exact = exhaustive(&index, None, &words("a b c d"), &Options::default(), 1000).unwrap().unwrap();
+        let (exact, sets) = exhaustive(&index, None, &words("a b c d"), &Options::default(), 1000).unwrap();
+        let exact = exact.unwrap();
+        // {}, x, y, z, w, v, xz, xw, xv, yz, yw, yv, zw, xzw, yzw: 14 non-empty
+        assert_eq!(sets, 14);
         assert_eq!(exact.tokens, ["x", "b", "c", "d"]);
         assert_eq!(run(7, 100).paraphrases[0], exact);
     }
@@ -778,6 +781,6 @@ mod tests {
             assert!(outcome.paraphrases.is_empty(), "{mode:?}: {outcome:?}");
         }
         assert_eq!(mcpg(&index, None, &[], &Options::default()), Outcome::default());
-        assert_eq!(exhaustive(&index, None, &words("a b"), &Options::default(), 10), Ok(None));
+        assert_eq!(exhaustive(&index, None, &words("a b"), &Options::default(), 10), Ok((None, 0)));
     }
 }
