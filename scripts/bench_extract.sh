@@ -39,9 +39,11 @@ run() {
     local distinct; distinct=$(grep -E "^phrase pairs:" "$DIR/out" | cut -d' ' -f3)
     measure "$corpus" "extract --memory-limit 512" "$BIN" extract --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
         --out "$DIR/phrase_table_limited.parquet" --memory-limit 512
-    cmp -s <("$BIN" sql --format csv --table t="$DIR/phrase_table.parquet" "SELECT * FROM t") \
-        <("$BIN" sql --format csv --table t="$DIR/phrase_table_limited.parquet" "SELECT * FROM t") \
-        || { echo "$corpus: the table differs under --memory-limit" >&2; exit 1; }
+    local rows="SELECT src, tgt, p_f_e, lex_f_e, p_e_f, lex_e_f FROM t ORDER BY src, tgt"
+    "$BIN" sql --format csv --table t="$DIR/phrase_table.parquet" "$rows" > "$DIR/table.csv"
+    "$BIN" sql --format csv --table t="$DIR/phrase_table_limited.parquet" "$rows" > "$DIR/table_limited.csv"
+    cmp -s "$DIR/table.csv" "$DIR/table_limited.csv" || { echo "$corpus: the table differs under --memory-limit" >&2; exit 1; }
+    rm -f "$DIR/table.csv" "$DIR/table_limited.csv"
     rm -rf "$DIR/phrase_table_limited.parquet"
     counts+=("$corpus: $occurrences occurrences, $distinct distinct phrase pairs")
 }

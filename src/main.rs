@@ -298,25 +298,9 @@ enum Command {
         /// sentence (e.g. `import text --src input.txt --tgt input.txt`).
         #[arg(long)]
         sources: PathBuf,
-        /// The paraphrase table the decoder used (a phrase_table).
-        #[arg(long, value_name = "PATH")]
-        phrase_table: PathBuf,
-        /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
-        #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN)]
-        prob_column: String,
-        /// Keep unchanged words for free even when the table has a `w -> w` rule.
-        #[arg(long)]
-        free_identity: bool,
-        /// The decoder's language model (ARPA, plain, .gz or .zst); without it the true model
-        /// score is alpha_phi * true_score alone.
-        #[arg(long, value_name = "PATH")]
-        lm: Option<PathBuf>,
-        /// Weight of the true score.
-        #[arg(long, default_value_t = 1.0)]
-        alpha_phi: f64,
-        /// Weight of ln P(hypothesis).
-        #[arg(long, default_value_t = 1.0, requires = "lm")]
-        alpha_lm: f64,
+        /// The decoder's paraphrase table and language model.
+        #[command(flatten)]
+        model: ModelArgs,
         /// n-best sizes, comma-separated, each at least 2 (default 5, 10, ..., 100).
         #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
         sizes: Vec<usize>,
@@ -355,18 +339,8 @@ enum Command {
         /// The Parquet column holding the sentences: tokens (List<Utf8>) or text.
         #[arg(long, default_value = "src")]
         column: String,
-        /// The paraphrase table (a phrase_table, e.g. from `pivot`).
-        #[arg(long, value_name = "PATH")]
-        phrase_table: PathBuf,
-        /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
-        #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN)]
-        prob_column: String,
-        /// Keep unchanged words for free even when the table has a `w -> w` rule.
-        #[arg(long)]
-        free_identity: bool,
-        /// A language model (ARPA, plain, .gz or .zst); without it the reward has no LM term.
-        #[arg(long, value_name = "PATH")]
-        lm: Option<PathBuf>,
+        #[command(flatten)]
+        model: ModelArgs,
         /// What the search maximises: true-score or translator.
         #[arg(long, default_value = "true-score", value_parser = clap::builder::PossibleValuesParser::new(Mode::NAMES))]
         mode: String,
@@ -383,12 +357,6 @@ enum Command {
         /// 0 keeps all).
         #[arg(long, default_value_t = mcpg::DEFAULT_RULES_PER_PHRASE)]
         rules_per_phrase: usize,
-        /// Weight of the phrase-table score.
-        #[arg(long, default_value_t = 1.0)]
-        alpha_phi: f64,
-        /// Weight of ln P(paraphrase).
-        #[arg(long, default_value_t = 1.0, requires = "lm")]
-        alpha_lm: f64,
         /// Write a Parquet table (atomically) instead of n-best lines.
         #[arg(long, value_name = "PATH")]
         out: Option<PathBuf>,
@@ -705,6 +673,41 @@ fn phrase_table_options(path: PathBuf, prob_column: String, free_identity: bool)
     resources::PhraseTableOptions { path, prob_column, identity }
 }
 
+/// The paper's model (Chevelu et al. 2010): a paraphrase table, optionally a language model,
+/// and their weights in alpha_phi * phrase score + alpha_lm * ln P.
+#[derive(clap::Args)]
+struct ModelArgs {
+    /// The paraphrase table (a phrase_table, e.g. from `pivot` or `import moses-phrase-table`).
+    #[arg(long, value_name = "PATH")]
+    phrase_table: PathBuf,
+    /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
+    #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN)]
+    prob_column: String,
+    /// Keep unchanged words for free even when the table has a `w -> w` rule.
+    #[arg(long)]
+    free_identity: bool,
+    /// A language model (ARPA, plain, .gz or .zst); without it the model score is
+    /// alpha_phi * the phrase-table score alone.
+    #[arg(long, value_name = "PATH")]
+    lm: Option<PathBuf>,
+    /// Weight of the phrase-table score (the true score).
+    #[arg(long, default_value_t = 1.0)]
+    alpha_phi: f64,
+    /// Weight of ln P(sentence) (the LM's log10 times ln 10).
+    #[arg(long, default_value_t = 1.0, requires = "lm")]
+    alpha_lm: f64,
+}
+
+impl ModelArgs {
+    fn phrase_table(&self) -> resources::PhraseTableOptions {
+        phrase_table_options(self.phrase_table.clone(), self.prob_column.clone(), self.free_identity)
+    }
+
+    fn weights(&self) -> ModelWeights {
+        ModelWeights { phrase: self.alpha_phi, lm: self.alpha_lm }
+    }
+}
+
 #[derive(Subcommand)]
 enum ExportCommand {
     /// A phrase_table (from `extract`, `pivot` or `import moses-phrase-table`) as a Moses phrase
@@ -966,15 +969,13 @@ async fn run(cli: Cli) -> Result<()> {
             let summary = pivot::pivot(&options).await?;
             writeln!(stdout, "wrote {}: {} paraphrase rules\nsignature: {}", options.out.display(), summary.rows, summary.signature)?;
         }
-        Command::Rerank {
-            nbest, sources, phrase_table, prob_column, free_identity, lm, alpha_phi, alpha_lm, sizes, tolerance, out, tuning,
-        } => {
+        Command::Rerank { nbest, sources, model, sizes, tolerance, out, tuning } => {
             let options = rerank::RerankOptions {
                 nbest,
                 sources,
-                phrase_table: phrase_table_options(phrase_table, prob_column, free_identity),
-                lm,
-                weights: ModelWeights { phrase: alpha_phi, lm: alpha_lm },
+                phrase_table: model.phrase_table(),
+                weights: model.weights(),
+                lm: model.lm,
                 sizes: if sizes.is_empty() { rerank::default_sizes() } else { sizes },
                 tolerance,
                 out,
@@ -986,23 +987,20 @@ async fn run(cli: Cli) -> Result<()> {
             }
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
-        Command::Paraphrase {
-            input, column, phrase_table, prob_column, free_identity, lm, mode, episodes, nbest, seed, rules_per_phrase,
-            alpha_phi, alpha_lm, out, threads,
-        } => {
+        Command::Paraphrase { input, column, model, mode, episodes, nbest, seed, rules_per_phrase, out, threads } => {
             let options = paraphrase::ParaphraseOptions {
                 input,
                 column,
-                phrase_table: phrase_table_options(phrase_table, prob_column, free_identity),
-                lm,
+                phrase_table: model.phrase_table(),
                 mcpg: mcpg::Options {
                     mode: Mode::parse(&mode).expect("clap checked it"),
                     episodes,
                     nbest,
                     seed,
-                    weights: ModelWeights { phrase: alpha_phi, lm: alpha_lm },
+                    weights: model.weights(),
                     rules_per_phrase,
                 },
+                lm: model.lm,
                 out,
                 threads: threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 progress: std::io::stderr().is_terminal(),

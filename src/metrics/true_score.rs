@@ -282,7 +282,7 @@ impl PhraseIndex {
                 let Some(&child) = self.children.get(&(node, source[i + k])) else { break };
                 node = child;
                 let mut rules: Vec<&Rule> = self.rules_of(node).iter().collect();
-                // Stable: equally probable rules keep the table's order.
+                // Stable: equally probable rules keep their order in the index.
                 rules.sort_by(|a, b| b.log_p.total_cmp(&a.log_p));
                 let limit = if limit == 0 { rules.len() } else { limit };
                 out.extend(rules.into_iter().take(limit).map(|rule| Application {
