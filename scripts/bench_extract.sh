@@ -31,9 +31,9 @@ run() {
     local corpus=$1 c=$2
     measure "$corpus" "scan floor (pairs JOIN alignments)" "$BIN" sql --table "p=$c/pairs.parquet" --table "a=$c/alignments.parquet" \
         "SELECT sum(cardinality(p.src) + cardinality(p.tgt) + cardinality(a.links)) FROM p JOIN a USING (pair_id)"
-    measure "$corpus" "extract_phrases alone" "$BIN" sql --table "p=$c/pairs.parquet" --table "a=$c/alignments.parquet" \
+    measure "$corpus" "extract_phrases alone" "$BIN" sql --format csv --table "p=$c/pairs.parquet" --table "a=$c/alignments.parquet" \
         "SELECT sum(cardinality(extract_phrases(p.src, p.tgt, a.links))) FROM p JOIN a USING (pair_id)"
-    local occurrences; occurrences=$(tail -1 "$DIR/out" | tr -d '| ')
+    local occurrences; occurrences=$(tail -1 "$DIR/out")
     measure "$corpus" "extract" "$BIN" extract --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
         --out "$DIR/phrase_table.parquet"
     local distinct; distinct=$(grep -E "^phrase pairs:" "$DIR/out" | cut -d' ' -f3)
