@@ -12,7 +12,7 @@ use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int32Type};
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
-use datafusion::logical_expr::{ColumnarValue, Signature, TypeSignature, Volatility};
+use datafusion::logical_expr::{ColumnarValue, Expr, Signature, TypeSignature, Volatility};
 
 use crate::metrics::Link;
 use crate::schema::{ColumnType, head_list_type, list_item};
@@ -411,5 +411,26 @@ fn scalar_text(scalar: &ScalarValue) -> Result<Option<String>> {
         ScalarValue::Utf8(v) | ScalarValue::LargeUtf8(v) | ScalarValue::Utf8View(v) => Ok(v.clone()),
         ScalarValue::Null => Ok(None),
         other => exec_err!("expected a string, got {}", other.data_type()),
+    }
+}
+
+/// A table function's string argument: it must be a literal, as table functions are planned
+/// before any row exists. `usage` heads the error; `what` names the argument.
+pub fn literal_string<'a>(expr: &'a Expr, usage: &str, what: &str) -> Result<&'a str> {
+    match expr {
+        Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _) => Ok(s),
+        _ => plan_err!("{usage}: {what} must be a string literal, got {expr}"),
+    }
+}
+
+/// A table function's integer argument, a literal of at least `min`.
+pub fn literal_integer(expr: &Expr, usage: &str, what: &str, min: i64) -> Result<i64> {
+    let value = match expr {
+        Expr::Literal(scalar, _) if scalar.data_type().is_integer() => scalar.cast_to(&DataType::Int64)?,
+        _ => return plan_err!("{usage}: {what} must be an integer literal, got {expr}"),
+    };
+    match value {
+        ScalarValue::Int64(Some(n)) if n >= min => Ok(n),
+        _ => plan_err!("{usage}: {what} must be at least {min}, got {expr}"),
     }
 }

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, Float64Builder, Int32Builder, ListBuilder, RecordBatch, StringBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
-use datafusion::common::{Result, ScalarValue, plan_err};
+use datafusion::common::{Result, plan_err};
 use datafusion::datasource::MemTable;
-use datafusion::logical_expr::Expr;
 
+use super::args::{literal_integer, literal_string};
 use crate::formats::tokens;
 use crate::metrics::mcpg::{Mode, Options, Paraphrase, mcpg};
 use crate::metrics::ngram::NgramModel;
@@ -110,25 +110,25 @@ impl TableFunctionImpl for Mcpg {
         if exprs.is_empty() || exprs.len() > 5 {
             return plan_err!("{USAGE}: takes 1 to 5 arguments, got {}", exprs.len());
         }
-        let sentence = string(&exprs[0], "the sentence")?;
+        let sentence = literal_string(&exprs[0], USAGE, "the sentence")?;
         let mut options = Options::default();
         if let Some(mode) = exprs.get(1) {
-            let mode = string(mode, "the mode")?;
-            let Some(mode) = Mode::parse(&mode) else {
+            let mode = literal_string(mode, USAGE, "the mode")?;
+            let Some(mode) = Mode::parse(mode) else {
                 return plan_err!("{USAGE}: the mode is '{}' or '{}', got '{mode}'", Mode::NAMES[0], Mode::NAMES[1]);
             };
             options.mode = mode;
         }
         if let Some(episodes) = exprs.get(2) {
-            options.episodes = integer(episodes, "episodes", 1)?;
+            options.episodes = literal_integer(episodes, USAGE, "episodes", 1)? as u64;
         }
         if let Some(nbest) = exprs.get(3) {
-            options.nbest = integer(nbest, "nbest", 1)? as usize;
+            options.nbest = literal_integer(nbest, USAGE, "nbest", 1)? as usize;
         }
         if let Some(seed) = exprs.get(4) {
-            options.seed = integer(seed, "seed", 0)?;
+            options.seed = literal_integer(seed, USAGE, "seed", 0)? as u64;
         }
-        let words: Vec<&str> = tokens::split(&sentence).collect();
+        let words: Vec<&str> = tokens::split(sentence).collect();
         let outcome = mcpg(index, self.lm.get(), &words, &options);
         let mut columns = ParaphraseColumns::default();
         for (rank, p) in (1..).zip(&outcome.paraphrases) {
@@ -137,25 +137,5 @@ impl TableFunctionImpl for Mcpg {
         let schema = Arc::new(Schema::new(fields()));
         let batch = RecordBatch::try_new(schema.clone(), columns.finish())?;
         Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
-    }
-}
-
-fn string(expr: &Expr, what: &str) -> Result<String> {
-    match expr {
-        Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _) => {
-            Ok(s.clone())
-        }
-        _ => plan_err!("{USAGE}: {what} must be a string literal, got {expr}"),
-    }
-}
-
-fn integer(expr: &Expr, what: &str, min: i64) -> Result<u64> {
-    let value = match expr {
-        Expr::Literal(scalar, _) if scalar.data_type().is_integer() => scalar.cast_to(&DataType::Int64)?,
-        _ => return plan_err!("{USAGE}: {what} must be an integer literal, got {expr}"),
-    };
-    match value {
-        ScalarValue::Int64(Some(n)) if n >= min => Ok(n as u64),
-        _ => plan_err!("{USAGE}: {what} must be at least {min}, got {expr}"),
     }
 }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, Float64Array, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
-use datafusion::common::{Result, ScalarValue, plan_err};
+use datafusion::common::{Result, plan_err};
 use datafusion::datasource::MemTable;
-use datafusion::logical_expr::Expr;
 
+use super::args::{literal_integer, literal_string};
 use crate::resources::{MissingResource, Resource};
 use crate::schema::token_list_type;
 use crate::formats::tokens;
@@ -54,30 +54,16 @@ impl TableFunctionImpl for SyntheticPhrases {
         };
         let (phrase, max) = match args.exprs() {
             [phrase] => (phrase, DEFAULT_MAX),
-            [phrase, max] => (phrase, max_candidates(max)?),
+            [phrase, max] => (phrase, literal_integer(max, USAGE, "max_candidates", 0)? as usize),
             other => return plan_err!("{USAGE}: takes 1 or 2 arguments, got {}", other.len()),
         };
-        let Expr::Literal(ScalarValue::Utf8(Some(phrase)) | ScalarValue::LargeUtf8(Some(phrase)) | ScalarValue::Utf8View(Some(phrase)), _) = phrase
-        else {
-            return plan_err!("{USAGE}: the phrase must be a string literal, got {phrase}");
-        };
+        let phrase = literal_string(phrase, USAGE, "the phrase")?;
         let words: Vec<&str> = tokens::split(phrase).collect();
         if words.len() > MAX_TOKENS {
             return plan_err!("{NAME}: the phrase has {} tokens; at most {MAX_TOKENS} are split", words.len());
         }
         let batch = batch(&synthetic_phrases(index, &words, max))?;
         Ok(Arc::new(MemTable::try_new(schema(), vec![vec![batch]])?))
-    }
-}
-
-fn max_candidates(expr: &Expr) -> Result<usize> {
-    let value = match expr {
-        Expr::Literal(scalar, _) if scalar.data_type().is_integer() => scalar.cast_to(&DataType::Int64)?,
-        _ => return plan_err!("{USAGE}: max_candidates must be an integer literal, got {expr}"),
-    };
-    match value {
-        ScalarValue::Int64(Some(n)) if n >= 0 => Ok(n as usize),
-        _ => plan_err!("{USAGE}: max_candidates must be 0 or more, got {expr}"),
     }
 }
 
