@@ -673,6 +673,11 @@ fn phrase_table_options(path: PathBuf, prob_column: String, free_identity: bool)
     resources::PhraseTableOptions { path, prob_column, identity }
 }
 
+/// Worker threads when not told: one per core.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// The paper's model (Chevelu et al. 2010): a paraphrase table, optionally a language model,
 /// and their weights in alpha_phi * phrase score + alpha_lm * ln P.
 #[derive(clap::Args)]
@@ -927,7 +932,7 @@ async fn run(cli: Cli) -> Result<()> {
         Command::Align { test, reference, aligner, out, threads } => {
             let aligner = Aligner::new(aligner.options()?)?;
             let progress = std::io::stderr().is_terminal();
-            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let threads = threads.unwrap_or_else(cores);
             match out {
                 Some(path) => {
                     let summary = align::run(&test, &reference, &aligner, threads, align::Output::Parquet(&path), progress)?;
@@ -1002,7 +1007,7 @@ async fn run(cli: Cli) -> Result<()> {
                 },
                 lm: model.lm,
                 out,
-                threads: threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                threads: threads.unwrap_or_else(cores),
                 progress: std::io::stderr().is_terminal(),
             };
             let (summary, loaded) = paraphrase::paraphrase(&options, &mut *stdout).await?;

@@ -444,7 +444,7 @@ impl<'a> Evaluator<'a> {
 }
 
 /// A node of the search tree: a state, reached from the root by the actions on its path.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Node {
     visits: u32,
     /// Episodes through the node that ended with a reward (not at the source sentence).
@@ -457,6 +457,13 @@ struct Node {
     expanded: bool,
     /// The leaf of a stop action: the game ends in its parent's state.
     stop: bool,
+}
+
+impl Node {
+    fn new(stop: bool) -> Self {
+        let max = f64::NEG_INFINITY;
+        Node { visits: 0, rewarded: 0, sum: 0.0, sum_sq: 0.0, max, slots: (0, 0), expanded: false, stop }
+    }
 }
 
 /// An action of a node: its child once visited, and its all-moves-as-first statistics.
@@ -488,7 +495,7 @@ struct Search {
 impl Search {
     fn new(problem: &Problem, seed: u64) -> Self {
         Search {
-            nodes: vec![Node { max: f64::NEG_INFINITY, ..Node::default() }],
+            nodes: vec![Node::new(false)],
             slots: Vec::new(),
             root: 0,
             root_state: State::new(problem),
@@ -531,7 +538,7 @@ impl Search {
             let child = match child {
                 NONE => {
                     let child = self.nodes.len() as u32;
-                    self.nodes.push(Node { max: f64::NEG_INFINITY, stop: action == STOP, ..Node::default() });
+                    self.nodes.push(Node::new(action == STOP));
                     self.slots[slot].child = child;
                     child
                 }
