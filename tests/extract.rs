@@ -199,8 +199,9 @@ fn export_refuses_what_moses_text_cannot_hold() {
         "sql",
         "--out",
         path_str(&table),
-        "SELECT ['a'] AS src_tokens, ['b'] AS tgt_tokens, 0.5 AS p_f_e, 1.0 AS lex_f_e, 0.5 AS p_e_f, 1.0 AS lex_e_f \
-         UNION ALL SELECT ['a'], ['c'], CAST(NULL AS DOUBLE), 1.0, 0.5, 1.0",
+        // One VALUES list is one partition, so the rows keep their order (a UNION ALL may not).
+        "SELECT column1 AS src_tokens, column2 AS tgt_tokens, column3 AS p_f_e, 1.0 AS lex_f_e, 0.5 AS p_e_f, \
+         1.0 AS lex_e_f FROM (VALUES (['a'], ['b'], 0.5), (['a'], ['c'], CAST(NULL AS DOUBLE)))",
     ]);
     let error = err(&["export", "moses-phrase-table", "--table", path_str(&table), "--out", path_str(&text)]);
     assert!(error.contains("pt.parquet: rule 2 (a ||| c) has no p_f_e"), "{error}");
