@@ -236,7 +236,7 @@ fn lm_logprob(c: &mut Criterion) {
     let words: usize = tokens.iter().map(|t| t.len() + 1).sum();
     let mut group = c.benchmark_group("lm_logprob");
     group.throughput(Throughput::Elements(words as u64));
-    let mut ids = Vec::new();
+    let mut ids = pairmetrics::metrics::ngram::Scratch::default();
     group.bench_function("words", |b| b.iter(|| tokens.iter().map(|t| model.sentence_log10(t, &mut ids)).sum::<f64>()));
     group.finish();
 }

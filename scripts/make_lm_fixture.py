@@ -10,8 +10,9 @@ Estimates a trigram back-off model (absolute discounting, Katz-style back-off we
 English lines 1-1000 of the Europarl sample (tokenised by splitting punctuation off words), then scores lines 2001-2100 and a few edge
 cases (an empty sentence, unknown words, a training sentence) with KenLM's Python module:
 Model.score(sentence, bos=True, eos=True), the log10 probability of the whole sentence.
-Writes europarl.en.3gram.arpa.gz and kenlm_scores.json; tests/lm.rs checks that lm_logprob
-gives the same numbers to 1e-4.
+Also records KenLM's score without <s> or </s>, its perplexity and its full_scores. Writes
+europarl.en.3gram.arpa.gz and kenlm_scores.json; tests/fitness.rs checks that lm_logprob,
+lm_full_scores and lm_perplexity give the same numbers to 1e-4.
 """
 import gzip
 import json
@@ -77,6 +78,20 @@ def backoff_arpa(sentences, order=3, discount=0.5):
     return "\n".join(lines + ["", "\\end\\", ""])
 
 
+def case(model, sentence):
+    """Everything KenLM's Python module says of one sentence."""
+    return {
+        "sentence": sentence,
+        "log10": model.score(sentence, bos=True, eos=True),
+        "log10_no_bos": model.score(sentence, bos=False, eos=True),
+        "log10_no_eos": model.score(sentence, bos=True, eos=False),
+        "log10_bare": model.score(sentence, bos=False, eos=False),
+        "perplexity": model.perplexity(sentence),
+        "full_scores": [list(s) for s in model.full_scores(sentence)],
+        "full_scores_bare": [list(s) for s in model.full_scores(sentence, bos=False, eos=False)],
+    }
+
+
 def main(corpus, out_dir):
     import kenlm  # only here: backoff_arpa is also used by scripts/bench_fitness.sh without it
 
@@ -95,18 +110,25 @@ def main(corpus, out_dir):
         arpa = Path(tmp) / "model.arpa"
         arpa.write_text(backoff_arpa(train), encoding="utf-8")
         model = kenlm.Model(str(arpa))
-        cases = [{"sentence": s, "log10": model.score(s, bos=True, eos=True)} for s in test]
-        with open(arpa, "rb") as src, gzip.open(out_dir / "europarl.en.3gram.arpa.gz", "wb", compresslevel=9) as dst:
-            dst.write(src.read())
+        cases = [case(model, s) for s in test]
+        gz = out_dir / "europarl.en.3gram.arpa.gz"
+        text = arpa.read_bytes()
+        # Rewritten only when the model changed (gzip stamps the time, so the bytes would churn).
+        if not gz.exists() or gzip.decompress(gz.read_bytes()) != text:
+            with gzip.GzipFile(gz, "wb", compresslevel=9, mtime=0) as dst:
+                dst.write(text)
     description = (
-        "KenLM (pip kenlm) Model.score(sentence, bos=True, eos=True) under europarl.en.3gram.arpa.gz "
-        "(a trigram back-off model with absolute discounting, estimated on English lines 1-1000 of the Europarl sample); made by "
-        "scripts/make_lm_fixture.py"
+        "KenLM (pip kenlm) under europarl.en.3gram.arpa.gz (a trigram back-off model with absolute discounting, "
+        "estimated on English lines 1-1000 of the Europarl sample): log10 = Model.score(sentence, bos=True, eos=True), "
+        "log10_no_bos = score(bos=False, eos=True), log10_no_eos = score(bos=True, eos=False), "
+        "log10_bare = score(bos=False, eos=False), perplexity = Model.perplexity(sentence), "
+        "full_scores = list(Model.full_scores(sentence)) as [log10, ngram_length, oov], "
+        "full_scores_bare = the same with bos=False, eos=False; made by scripts/make_lm_fixture.py"
     )
-    (out_dir / "kenlm_scores.json").write_text(
-        json.dumps({"description": description, "order": 3, "cases": cases}, indent=1, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
+    # One line per case: readable in a diff, and a tenth of the size indented lists would take.
+    lines = ",\n".join(json.dumps(c, ensure_ascii=False) for c in cases)
+    head = json.dumps({"description": description, "order": 3}, indent=1, ensure_ascii=False)[:-2]
+    (out_dir / "kenlm_scores.json").write_text(f'{head},\n "cases": [\n{lines}\n ]\n}}\n', encoding="utf-8")
     print(f"{len(cases)} sentences scored; model order {model.order}")
 
 

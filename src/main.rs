@@ -653,7 +653,8 @@ struct ResourceArgs {
     /// syntactic-ngrams`) for dep_fit, dep_fit_pos and their _iucl variants.
     #[arg(long, value_name = "PATH")]
     triples: Option<PathBuf>,
-    /// An ARPA back-off language model (plain, .gz or .zst) for lm_logprob.
+    /// An ARPA back-off language model (plain, .gz or .zst) for lm_logprob, lm_full_scores,
+    /// lm_perplexity and lm_oov_count.
     #[arg(long, value_name = "PATH")]
     lm: Option<PathBuf>,
     #[command(flatten)]

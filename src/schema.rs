@@ -92,6 +92,7 @@ pub enum ColumnType {
     Rank,
     /// An integer, stored as Int64.
     Int,
+    Bool,
 }
 
 impl ColumnType {
@@ -106,6 +107,7 @@ impl ColumnType {
             ColumnType::Float => DataType::Float64,
             ColumnType::Floats => DataType::List(Field::new_list_field(DataType::Float64, true).into()),
             ColumnType::Rank => DataType::Int32,
+            ColumnType::Bool => DataType::Boolean,
         }
     }
 
@@ -120,6 +122,7 @@ impl ColumnType {
             ColumnType::Float => dt.is_numeric(),
             ColumnType::Floats => list_item(dt).is_some_and(DataType::is_numeric),
             ColumnType::Rank | ColumnType::Int => dt.is_integer(),
+            ColumnType::Bool => dt == &DataType::Boolean,
         }
     }
 
@@ -136,6 +139,7 @@ impl ColumnType {
             ColumnType::Float => "a number",
             ColumnType::Floats => "a list of numbers: List<Float64>",
             ColumnType::Rank | ColumnType::Int => "an integer",
+            ColumnType::Bool => "a boolean",
         }
     }
 }

@@ -301,7 +301,7 @@ fn import_syntactic_ngrams() {
 }
 
 #[tokio::test]
-async fn lm_logprob_equals_kenlm_on_every_test_sentence() {
+async fn lm_functions_equal_kenlm_on_every_test_sentence() {
     let data = root().join("tests/data/lm");
     let expected: Value = serde_json::from_str(&std::fs::read_to_string(data.join("kenlm_scores.json")).unwrap()).unwrap();
     let model = load_lm(&data.join("europarl.en.3gram.arpa.gz")).unwrap();
@@ -309,14 +309,57 @@ async fn lm_logprob_equals_kenlm_on_every_test_sentence() {
     let ctx = ctx_with(&Resources::default().with_lm(model));
     let cases = expected["cases"].as_array().unwrap();
     let values: Vec<String> = cases.iter().map(|c| format!("({})", quote(c["sentence"].as_str().unwrap()))).collect();
-    let query = format!("SELECT lm_logprob(tokenize(column1)) FROM (VALUES {})", values.join(", "));
-    let got = floats(&ctx, &query, 0).await;
-    assert_eq!(got.len(), cases.len());
-    for (case, got) in cases.iter().zip(got) {
-        let want = case["log10"].as_f64().unwrap();
-        let got = got.unwrap();
-        assert!((got - want).abs() < 1e-4, "{:?}: {got} vs KenLM {want}", case["sentence"]);
+    let values = values.join(", ");
+    // Each of KenLM's scores of a sentence, and the lm_* call that should equal it.
+    for (key, call) in [
+        ("log10", "lm_logprob(t)"),
+        ("log10_no_bos", "lm_logprob(t, false)"),
+        ("log10_no_eos", "lm_logprob(t, true, false)"),
+        ("log10_bare", "lm_logprob(t, false, false)"),
+        ("perplexity", "lm_perplexity(t)"),
+    ] {
+        let query = format!("SELECT {call} FROM (SELECT tokenize(column1) AS t FROM (VALUES {values}))");
+        let got = floats(&ctx, &query, 0).await;
+        assert_eq!(got.len(), cases.len());
+        for (case, got) in cases.iter().zip(got) {
+            let (want, got) = (case[key].as_f64().unwrap(), got.unwrap());
+            // Relative for perplexity: it is 10^(-log10 / n), so its error scales with it.
+            assert!((got - want).abs() <= 1e-4 * want.abs().max(1.0), "{call} of {:?}: {got} vs KenLM {want}", case["sentence"]);
+        }
     }
+    for (key, call) in [("full_scores", "lm_full_scores(t)"), ("full_scores_bare", "lm_full_scores(t, false, false)")] {
+        let query = format!("SELECT {call}, lm_oov_count(t) FROM (SELECT tokenize(column1) AS t FROM (VALUES {values}))");
+        let batches = collect(&ctx, &query).await;
+        let rows = batches.iter().flat_map(|b| {
+            let (lists, oovs) = (b.column(0).as_list::<i32>(), b.column(1).as_primitive::<datafusion::arrow::datatypes::Int64Type>());
+            (0..b.num_rows()).map(|i| (lists.value(i), oovs.value(i))).collect::<Vec<_>>()
+        });
+        let mut seen = 0;
+        for (case, (words, oov_count)) in cases.iter().zip(rows) {
+            seen += 1;
+            let words = words.as_struct();
+            let (log10, length, oov) = (
+                words.column(0).as_primitive::<datafusion::arrow::datatypes::Float64Type>(),
+                words.column(1).as_primitive::<datafusion::arrow::datatypes::Int32Type>(),
+                words.column(2).as_boolean(),
+            );
+            let want = case[key].as_array().unwrap();
+            assert_eq!(words.len(), want.len(), "{call} of {:?}", case["sentence"]);
+            for (k, w) in want.iter().enumerate() {
+                let (p, n, o) = (w[0].as_f64().unwrap(), w[1].as_i64().unwrap(), w[2].as_bool().unwrap());
+                assert!((log10.value(k) - p).abs() < 1e-4, "{call} of {:?}, word {k}: {} vs {p}", case["sentence"], log10.value(k));
+                assert_eq!((length.value(k) as i64, oov.value(k)), (n, o), "{call} of {:?}, word {k}", case["sentence"]);
+            }
+            let oovs = want.iter().filter(|w| w[2].as_bool().unwrap()).count() as i64;
+            assert_eq!(oov_count, oovs, "lm_oov_count of {:?}", case["sentence"]);
+        }
+        assert_eq!(seen, cases.len());
+    }
+    assert_eq!(floats(&ctx, "SELECT lm_logprob(['a'], NULL)", 0).await, [None]);
+    let nulls = collect(&ctx, "SELECT lm_full_scores(NULL), lm_full_scores(['a'], true, NULL), lm_oov_count(NULL)").await;
+    assert!(nulls[0].columns().iter().all(|c| c.is_null(0)));
+    let error = ctx.sql("SELECT lm_logprob(['a'], 1)").await.unwrap_err();
+    assert!(error.to_string().contains("lm_logprob(List(Utf8), Boolean, Boolean)"), "{error}");
     assert_eq!(floats(&ctx, "SELECT lm_logprob(NULL), lm_logprob(['a', NULL])", 0).await, [None]);
     let error = ctx_with(&Resources::default()).sql("SELECT lm_logprob(['a'])").await.unwrap_err();
     assert!(error.to_string().contains("lm_logprob needs a language model: bind one with Resources::with_lm"), "{error}");
@@ -530,7 +573,7 @@ mod properties {
             }
             let model: NgramModel = builder.build();
             let words: Vec<&str> = sentence.iter().map(|&i| vocab[i]).filter(|w| *w != "<s>" && *w != "</s>").collect();
-            let got = model.sentence_log10(&words, &mut Vec::new());
+            let got = model.sentence_log10(&words, &mut Default::default());
 
             fn log_p(grams: &HashMap<Vec<&str>, (f32, f32)>, context: &[&str], word: &str) -> f64 {
                 let mut gram = context.to_vec();

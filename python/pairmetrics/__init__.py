@@ -44,7 +44,7 @@ RESOURCE_KEYWORDS = {
     "prob_column": "the phrase table's probability column: p_f_e (default), p_e_f, lex_f_e or lex_e_f",
     "free_identity": "keep unchanged words for free even when the phrase table has a w -> w rule",
     "triples": "a triples Parquet file (dep_fit and its variants)",
-    "lm": "an ARPA language model, plain, .gz or .zst (lm_logprob, model_score)",
+    "lm": "an ARPA language model, plain, .gz or .zst (lm_logprob, lm_full_scores, lm_perplexity, lm_oov_count, model_score)",
     "lang": "meteor_align's language (default en)",
     "modules": "meteor_align's default modules, e.g. 'exact stem synonym'",
     "beam": "meteor_align's beam size (default 40)",

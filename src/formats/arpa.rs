@@ -155,8 +155,8 @@ mod tests {
         let model = parse(&mut from_str(MODEL)).unwrap();
         assert_eq!(model.order(), 2);
         assert_eq!(model.counts(), &[4, 2]);
-        let mut ids = Vec::new();
-        assert!((model.sentence_log10(&["a", "b"], &mut ids) + 1.5).abs() < 1e-6);
+        let mut scratch = crate::metrics::ngram::Scratch::default();
+        assert!((model.sentence_log10(&["a", "b"], &mut scratch) + 1.5).abs() < 1e-6);
     }
 
     #[test]

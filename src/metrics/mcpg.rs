@@ -12,7 +12,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::f64::consts::LN_10;
 
-use super::ngram::NgramModel;
+use super::ngram::{self, NgramModel};
 use super::random::{SplitMix64, mix};
 use super::true_score::{Application, ModelWeights, PhraseIndex, Scratch as DpScratch};
 
@@ -325,7 +325,7 @@ struct Evaluator<'a> {
     sentence: Vec<u32>,
     sentence_lm: Vec<u32>,
     starts: Vec<u32>,
-    lm_scratch: Vec<u32>,
+    lm_scratch: ngram::Scratch,
 }
 
 const NONE: u32 = u32::MAX;
@@ -341,7 +341,7 @@ impl<'a> Evaluator<'a> {
             sentence: Vec::new(),
             sentence_lm: Vec::new(),
             starts: vec![NONE; n],
-            lm_scratch: Vec::new(),
+            lm_scratch: ngram::Scratch::default(),
         }
     }
 

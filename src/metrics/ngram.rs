@@ -7,8 +7,10 @@
 //! ```
 //!
 //! N-grams are stored in a trie over *reversed* n-grams (w, then the word before it, ...), so
-//! one walk finds the longest match for a word and a second walk the back-off weights of its
-//! context. Every n-gram is one hash entry and one node: no allocation per n-gram.
+//! one walk finds the longest match for a word; the back-off weights of its context are those
+//! of the nodes the previous word's walk met, carried along as KenLM's State carries them, so
+//! a sentence costs one walk per word. Every n-gram is one hash entry and one node: no
+//! allocation per n-gram.
 
 use hashbrown::HashMap;
 
@@ -150,6 +152,12 @@ impl NgramModel {
 
     /// log10 p(word | context), context oldest first (only its last order-1 words matter).
     pub fn log_p(&self, context: &[u32], word: u32) -> f32 {
+        self.score(context, word).log10
+    }
+
+    /// p(word | context) as KenLM's `full_scores` reports it: log10, the length of the
+    /// n-gram found, and whether the word is out of the vocabulary.
+    pub fn score(&self, context: &[u32], word: u32) -> WordScore {
         let context = &context[context.len().saturating_sub(self.order - 1)..];
         let (mut node, mut log_p, mut matched) = (word, self.log_p[word as usize], 0);
         for (k, &previous) in context.iter().rev().enumerate() {
@@ -161,7 +169,9 @@ impl NgramModel {
         }
         // The contexts longer than the match back off: add their weights. The context of length
         // j is the node reached by walking j words back from the last one.
-        let Some((&last, rest)) = context.split_last() else { return log_p };
+        let ngram_length = matched as u32 + 1;
+        let oov = word == UNK;
+        let Some((&last, rest)) = context.split_last() else { return WordScore { log10: log_p, ngram_length, oov } };
         let mut node = last;
         if matched < 1 {
             log_p += self.backoff[node as usize];
@@ -173,23 +183,109 @@ impl NgramModel {
                 log_p += self.backoff[node as usize];
             }
         }
-        log_p
+        WordScore { log10: log_p, ngram_length, oov }
     }
 
     /// log10 probability of a sentence with `<s>` before and `</s>` after, as KenLM's
-    /// `Model.score(sentence, bos=True, eos=True)`. `ids` is scratch space.
-    pub fn sentence_log10(&self, words: &[&str], ids: &mut Vec<u32>) -> f64 {
-        self.sentence_log10_of_ids(words.iter().map(|w| self.id(w)), ids)
+    /// `Model.score(sentence, bos=True, eos=True)`.
+    pub fn sentence_log10(&self, words: &[&str], scratch: &mut Scratch) -> f64 {
+        self.sentence_log10_of_ids(words.iter().map(|w| self.id(w)), scratch)
     }
 
     /// [`Self::sentence_log10`] of words given as ids of this model ([`Self::id`]).
-    pub fn sentence_log10_of_ids(&self, words: impl IntoIterator<Item = u32>, ids: &mut Vec<u32>) -> f64 {
-        ids.clear();
-        ids.push(self.bos.unwrap_or(UNK));
-        ids.extend(words);
-        ids.push(self.eos);
-        (1..ids.len()).map(|i| self.log_p(&ids[..i], ids[i]) as f64).sum()
+    pub fn sentence_log10_of_ids(&self, words: impl IntoIterator<Item = u32>, scratch: &mut Scratch) -> f64 {
+        self.log10_within(words, Bounds::SENTENCE, scratch)
     }
+
+    /// log10 probability of `words` (ids of this model) between `bounds`: KenLM's
+    /// `Model.score(sentence, bos, eos)`. Without `<s>` the first word has no context.
+    pub fn log10_within(&self, words: impl IntoIterator<Item = u32>, bounds: Bounds, scratch: &mut Scratch) -> f64 {
+        let mut total = 0.0;
+        self.walk(words, bounds, scratch, |score| total += score.log10 as f64);
+        total
+    }
+
+    /// Each word's score and then `</s>`'s when `bounds.eos`: KenLM's `full_scores`.
+    pub fn full_scores(&self, words: impl IntoIterator<Item = u32>, bounds: Bounds, scratch: &mut Scratch, out: &mut Vec<WordScore>) {
+        out.clear();
+        self.walk(words, bounds, scratch, |score| out.push(score));
+        if bounds.eos {
+            // KenLM flags only words of the sentence as OOV, never the `</s>` it adds.
+            out.last_mut().expect("</s> was scored").oov = false;
+        }
+    }
+
+    /// Score [<s>] words [</s>] left to right as [`Self::score`] does, but carrying what KenLM's
+    /// State carries: the back-off weights of the contexts ending at the previous word, met
+    /// while looking that word up, so that each word walks the trie once instead of twice.
+    fn walk(&self, words: impl IntoIterator<Item = u32>, bounds: Bounds, scratch: &mut Scratch, mut each: impl FnMut(WordScore)) {
+        let Scratch { ids, backoffs, next } = scratch;
+        ids.clear();
+        backoffs.clear();
+        if bounds.bos {
+            let bos = self.bos.unwrap_or(UNK);
+            ids.push(bos);
+            backoffs.push(self.backoff[bos as usize]);
+        }
+        ids.extend(words);
+        if bounds.eos {
+            ids.push(self.eos);
+        }
+        // backoffs[j]: the weight of the context made of the j + 1 words before the current one.
+        for i in bounds.bos as usize..ids.len() {
+            let word = ids[i];
+            let (mut node, mut log_p, mut matched) = (word, self.log_p[word as usize], 0);
+            next.clear();
+            next.push(self.backoff[word as usize]);
+            for (k, &previous) in ids[i.saturating_sub(self.order - 1)..i].iter().rev().enumerate() {
+                let Some(&child) = self.children.get(&(node, previous)) else { break };
+                node = child;
+                if !self.log_p[node as usize].is_nan() {
+                    (log_p, matched) = (self.log_p[node as usize], k + 1);
+                }
+                if k + 2 < self.order {
+                    next.push(self.backoff[node as usize]);
+                }
+            }
+            for backoff in &backoffs[matched.min(backoffs.len())..] {
+                log_p += backoff;
+            }
+            each(WordScore { log10: log_p, ngram_length: matched as u32 + 1, oov: word == UNK });
+            std::mem::swap(backoffs, next);
+        }
+    }
+}
+
+/// Reusable buffers for scoring sentences.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    ids: Vec<u32>,
+    backoffs: Vec<f32>,
+    next: Vec<f32>,
+}
+
+/// Whether a scored span is a whole sentence: `<s>` before it, `</s>` after (KenLM's `bos`
+/// and `eos`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    pub bos: bool,
+    pub eos: bool,
+}
+
+impl Bounds {
+    pub const SENTENCE: Bounds = Bounds { bos: true, eos: true };
+}
+
+/// One word's score under the model, as KenLM's `full_scores` yields it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WordScore {
+    /// log10 p(word | context).
+    pub log10: f32,
+    /// Words of the longest n-gram of the model ending in this word and its context (1: the
+    /// unigram, also for an OOV word, which scores as `<unk>`).
+    pub ngram_length: u32,
+    /// Not in the model's vocabulary.
+    pub oov: bool,
 }
 
 #[cfg(test)]
@@ -211,13 +307,77 @@ mod tests {
     #[test]
     fn backs_off_as_srilm_does() {
         let m = model();
-        let mut ids = Vec::new();
+        let mut ids = Scratch::default();
         // <s> a: -0.1; a b: -0.2; b </s>: backoff(b) + p(</s>) = -0.2 - 1.0
         assert!((m.sentence_log10(&["a", "b"], &mut ids) - (-0.1 - 0.2 - 1.2)).abs() < 1e-6);
         // <s> b: -0.5 - 0.8; b a: -0.2 - 0.6; a </s>: -0.3 - 1.0
         assert!((m.sentence_log10(&["b", "a"], &mut ids) - (-1.3 - 0.8 - 1.3)).abs() < 1e-6);
         // An unknown word scores as <unk>, which this model lacks: -100; the context <unk> has no backoff.
         assert_eq!(m.sentence_log10(&["zzz"], &mut ids), -0.5 - 100.0 - 1.0);
+    }
+
+    #[test]
+    fn full_scores_and_bounds_as_kenlm() {
+        let m = model();
+        let (mut ids, mut out) = (Scratch::default(), Vec::new());
+        let words = [m.id("a"), m.id("b"), m.id("zzz")];
+        m.full_scores(words, Bounds::SENTENCE, &mut ids, &mut out);
+        let got: Vec<_> = out.iter().map(|w| (w.ngram_length, w.oov)).collect();
+        // <s> a: a bigram; a b: a bigram; b zzz: <unk>'s unigram; zzz </s>: </s>'s unigram.
+        assert_eq!(got, [(2, false), (2, false), (1, true), (1, false)]);
+        let total: f64 = out.iter().map(|w| w.log10 as f64).sum();
+        assert_eq!(total, m.log10_within(words, Bounds::SENTENCE, &mut ids));
+        // No <s>: `a` has no context (its unigram, no back-off); no </s>: nothing after `b`.
+        let bare = Bounds { bos: false, eos: false };
+        assert!((m.log10_within([m.id("a"), m.id("b")], bare, &mut ids) - (-0.6 - 0.2)).abs() < 1e-6);
+        m.full_scores([m.id("a")], Bounds { bos: false, eos: true }, &mut ids, &mut out);
+        assert_eq!(out.iter().map(|w| w.ngram_length).collect::<Vec<_>>(), [1, 1]);
+        m.full_scores([], bare, &mut ids, &mut out);
+        assert!(out.is_empty());
+    }
+
+    /// Scoring a sentence in one walk per word (the carried back-off weights) gives exactly
+    /// what scoring each word on its own in its whole context gives.
+    #[test]
+    fn one_walk_per_word_equals_scoring_each_word_alone() {
+        let mut b = NgramModelBuilder::new(&[5, 8, 6]);
+        for (w, p, bo) in [("<s>", -99.0, -0.4), ("</s>", -1.1, 0.0), ("a", -0.6, -0.3), ("b", -0.8, -0.2), ("c", -0.9, -0.25)] {
+            b.add_unigram(w, p, bo).unwrap();
+        }
+        for (g, p, bo) in [
+            (&["<s>", "a"][..], -0.1, -0.15),
+            (&["a", "b"], -0.2, -0.05),
+            (&["b", "a"], -0.3, -0.1),
+            (&["b", "c"], -0.35, 0.0),
+            (&["c", "</s>"], -0.4, 0.0),
+            (&["<s>", "a", "b"], -0.05, 0.0),
+            (&["a", "b", "c"], -0.07, 0.0),
+            (&["b", "a", "b"], -0.09, 0.0),
+            // A trigram whose bigram suffix is absent: its node exists without a probability.
+            (&["c", "c", "a"], -0.11, 0.0),
+        ] {
+            b.add(g, p, bo).unwrap();
+        }
+        let m = b.build();
+        let mut random = crate::metrics::random::SplitMix64::new(7);
+        let (mut scratch, mut out) = (Scratch::default(), Vec::new());
+        for _ in 0..2000 {
+            let words: Vec<u32> = (0..random.below(9)).map(|_| random.below(6) as u32).collect();
+            for bounds in [Bounds::SENTENCE, Bounds { bos: false, eos: true }, Bounds { bos: true, eos: false }, Bounds { bos: false, eos: false }] {
+                let mut ids: Vec<u32> = bounds.bos.then_some(m.bos.unwrap()).into_iter().collect();
+                ids.extend(&words);
+                ids.extend(bounds.eos.then_some(m.eos));
+                let alone: Vec<WordScore> = (bounds.bos as usize..ids.len()).map(|i| m.score(&ids[..i], ids[i])).collect();
+                m.full_scores(words.iter().copied(), bounds, &mut scratch, &mut out);
+                let mut want = alone.clone();
+                if bounds.eos {
+                    want.last_mut().unwrap().oov = false;
+                }
+                assert_eq!(out, want, "{words:?} {bounds:?}");
+                let total: f64 = alone.iter().map(|w| w.log10 as f64).sum();
+                assert_eq!(m.log10_within(words.iter().copied(), bounds, &mut scratch), total);
+            }
+        }
     }
 
     #[test]

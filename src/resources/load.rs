@@ -25,7 +25,7 @@ pub struct ResourceOptions {
     pub phrase_table: Option<PhraseTableOptions>,
     /// A triples table (`pairmetrics triples`, `import syntactic-ngrams`) for dep_fit.
     pub triples: Option<PathBuf>,
-    /// An ARPA language model for lm_logprob.
+    /// An ARPA language model for the lm_* functions.
     pub lm: Option<PathBuf>,
     /// How meteor_align aligns by default (its resource files are read on first use).
     pub aligner: AlignerOptions,

@@ -103,7 +103,7 @@ impl Resources {
         self
     }
 
-    /// Score `lm_logprob` under this model (`formats::arpa::read` loads an ARPA file).
+    /// Score the `lm_*` functions under this model (`formats::arpa::read` loads an ARPA file).
     pub fn with_lm(mut self, model: NgramModel) -> Self {
         self.lm = Shared(Some(Arc::new(model)));
         self

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, GenericListArray, Int32Array, Int64Array, LargeStringArray, OffsetSizeTrait,
+    Array, ArrayRef, AsArray, BooleanArray, GenericListArray, Int32Array, Int64Array, LargeStringArray, OffsetSizeTrait,
     StringArray, StringBuilder, StringViewArray, StructArray,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
@@ -304,6 +304,27 @@ impl IntArg {
     }
 
     pub fn get(&self, i: usize) -> Option<i64> {
+        let i = if self.constant { 0 } else { i };
+        self.values.is_valid(i).then(|| self.values.value(i))
+    }
+}
+
+/// A boolean argument, literal or column.
+pub struct BoolArg {
+    values: BooleanArray,
+    constant: bool,
+}
+
+impl BoolArg {
+    pub fn new(value: &ColumnarValue) -> Result<Self> {
+        let (array, constant) = match value {
+            ColumnarValue::Scalar(scalar) => (scalar.to_array_of_size(1)?, true),
+            ColumnarValue::Array(array) => (array.clone(), false),
+        };
+        Ok(BoolArg { values: array.as_boolean().clone(), constant })
+    }
+
+    pub fn get(&self, i: usize) -> Option<bool> {
         let i = if self.constant { 0 } else { i };
         self.values.is_valid(i).then(|| self.values.value(i))
     }

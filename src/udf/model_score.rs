@@ -13,7 +13,7 @@ use datafusion::logical_expr::{
 
 use super::args::{Shapes, TokenLists, checked_arguments, signature};
 use super::docs::DOC_SECTION;
-use crate::metrics::ngram::NgramModel;
+use crate::metrics::ngram::{self, NgramModel};
 use crate::metrics::true_score::{ModelWeights, PhraseIndex, Scratch, model_score};
 use crate::resources::{MissingResource, Resource, Shared};
 use crate::schema::ColumnType;
@@ -93,7 +93,7 @@ impl ScalarUDFImpl for ModelScoreUdf {
             .map(|a| Ok(cast(a, &DataType::Float64)?.as_primitive::<Float64Type>().clone()))
             .collect::<Result<Vec<_>>>()?;
         let (mut s, mut t, mut ids, mut scratch) =
-            (Vec::new(), Vec::new(), Vec::new(), Scratch::default());
+            (Vec::new(), Vec::new(), ngram::Scratch::default(), Scratch::default());
         let mut out = Float64Builder::with_capacity(rows);
         for row in 0..rows {
             let score = (|| {
