@@ -300,10 +300,42 @@ def dep_triples(tokens: Any, head: Any, deprel: Any, **resources: Any) -> pa.Arr
     In SQL: SELECT t['head'], t['dep'], t['deprel'], count(*) FROM (SELECT unnest(dep_triples(src, a.src_head, a.src_deprel)) AS t FROM pairs p JOIN arcs a USING (pair_id)) GROUP BY 1, 2, 3;
     """
 
-def lm_logprob(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
-    """lm_logprob(tokens)
+def lm_logprob(tokens: Any, bos: Any = None, eos: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """lm_logprob(tokens [, bos [, eos]])
 
-    log10 probability of a sentence under the session's ARPA back-off n-gram model, with <s> before and </s> after, backing off as SRILM and KenLM do (KenLM's full-sentence Model.score). Words the model does not know score as <unk> (-100 when the model has no <unk>). NULL for a NULL list or a NULL token. Needs --lm.
+    log10 probability of a sentence under the session's ARPA back-off n-gram model, with <s> before and </s> after unless told otherwise, backing off as SRILM and KenLM do (KenLM's Model.score(sentence, bos, eos)). Words the model does not know score as <unk> (-100 when the model has no <unk>). NULL for a NULL list, a NULL token or a NULL flag. Needs --lm.
+
+    Arguments:
+        tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
+        bos: Whether <s> comes before the tokens (default true); without it the first word has no context.
+        eos: Whether </s> is scored after the tokens (default true).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT avg(lm_logprob(tgt) / (cardinality(tgt) + 1)) AS per_word FROM pairs;
+    """
+
+def lm_full_scores(tokens: Any, bos: Any = None, eos: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """lm_full_scores(tokens [, bos [, eos]])
+
+    Each word's score, then </s>'s (unless eos is false), as KenLM's Model.full_scores: List<Struct{log10, ngram_length (words of the longest n-gram of the model used, 1 for a unigram or an unknown word), oov (the word is not in the model; never for </s>)}>. The log10s sum to lm_logprob with the same flags. NULL as lm_logprob. Needs --lm.
+
+    Arguments:
+        tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
+        bos: Whether <s> comes before the tokens (default true); without it the first word has no context.
+        eos: Whether </s> is scored after the tokens (default true).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT w.ngram_length, count(*) FROM (SELECT unnest(lm_full_scores(tgt)) AS w FROM pairs) GROUP BY 1 ORDER BY 1;
+    """
+
+def lm_perplexity(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """lm_perplexity(tokens)
+
+    The sentence's perplexity as KenLM's Model.perplexity: 10^(-lm_logprob(tokens) / (n + 1)) for n tokens (the +1 is </s>). NULL as lm_logprob. Needs --lm.
 
     Arguments:
         tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
@@ -311,7 +343,21 @@ def lm_logprob(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
-    In SQL: SELECT avg(lm_logprob(tgt) / (cardinality(tgt) + 1)) AS per_word FROM pairs;
+    In SQL: SELECT pair_id, lm_perplexity(tgt) AS ppl FROM pairs ORDER BY ppl DESC LIMIT 10;
+    """
+
+def lm_oov_count(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """lm_oov_count(tokens)
+
+    How many of the tokens the model does not know (each scores as <unk>). NULL for a NULL list or a NULL token. Needs --lm.
+
+    Arguments:
+        tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT sum(lm_oov_count(tgt)) / sum(cardinality(tgt)) AS oov_rate FROM pairs;
     """
 
 def model_score(src: Any, tgt: Any, alpha_phi: Any = None, alpha_lm: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:

@@ -150,6 +150,11 @@ impl NgramModel {
         self.vocabulary.get(word).unwrap_or(UNK)
     }
 
+    /// Whether `word` is in the vocabulary (otherwise it scores as `<unk>`).
+    pub fn knows(&self, word: &str) -> bool {
+        self.id(word) != UNK
+    }
+
     /// log10 p(word | context), context oldest first (only its last order-1 words matter).
     pub fn log_p(&self, context: &[u32], word: u32) -> f32 {
         self.score(context, word).log10

@@ -287,6 +287,14 @@ impl<'a> TokenListLists<'a> {
     }
 }
 
+/// An argument as an array, and whether it is a literal (one value for every row).
+fn array_of(value: &ColumnarValue) -> Result<(ArrayRef, bool)> {
+    Ok(match value {
+        ColumnarValue::Scalar(scalar) => (scalar.to_array_of_size(1)?, true),
+        ColumnarValue::Array(array) => (array.clone(), false),
+    })
+}
+
 /// An integer argument, literal or column.
 pub struct IntArg {
     values: Int64Array,
@@ -295,10 +303,7 @@ pub struct IntArg {
 
 impl IntArg {
     pub fn new(value: &ColumnarValue) -> Result<Self> {
-        let (array, constant) = match value {
-            ColumnarValue::Scalar(scalar) => (scalar.to_array_of_size(1)?, true),
-            ColumnarValue::Array(array) => (array.clone(), false),
-        };
+        let (array, constant) = array_of(value)?;
         let values = cast(&array, &DataType::Int64)?.as_primitive().clone();
         Ok(IntArg { values, constant })
     }
@@ -317,10 +322,7 @@ pub struct BoolArg {
 
 impl BoolArg {
     pub fn new(value: &ColumnarValue) -> Result<Self> {
-        let (array, constant) = match value {
-            ColumnarValue::Scalar(scalar) => (scalar.to_array_of_size(1)?, true),
-            ColumnarValue::Array(array) => (array.clone(), false),
-        };
+        let (array, constant) = array_of(value)?;
         Ok(BoolArg { values: array.as_boolean().clone(), constant })
     }
 

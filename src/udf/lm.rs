@@ -172,8 +172,8 @@ impl ScalarUDFImpl for LmUdf {
         let arrays = ColumnarValue::values_to_arrays(&args.args[..1])?;
         let sentences = TokenLists::new("tokens", &arrays[0])?;
         let flags = args.args[1..].iter().map(BoolArg::new).collect::<Result<Vec<_>>>()?;
-        let (mut words, mut ids, mut scores) = (Vec::new(), Scratch::default(), Vec::new());
-        // One row's words as model ids and its bounds; None when an argument is NULL.
+        let (mut words, mut scratch, mut scores) = (Vec::new(), Scratch::default(), Vec::new());
+        // One row's words (into `words`) and its bounds; None when an argument is NULL.
         let row = |i: usize, words: &mut Vec<_>| -> Option<Bounds> {
             sentences.row(i, words).ok()?;
             let flag = |k: usize| flags.get(k).map_or(Some(true), |f| f.get(i));
@@ -186,7 +186,7 @@ impl ScalarUDFImpl for LmUdf {
                 for i in 0..rows {
                     out.append_option(row(i, &mut words).map(|bounds| {
                         let log10 =
-                            model.log10_within(words.iter().map(|w| model.id(w)), bounds, &mut ids);
+                            model.log10_within(words.iter().map(|w| model.id(w)), bounds, &mut scratch);
                         match self.kind {
                             // KenLM's definition: the sentence's words and </s>.
                             Kind::Perplexity => 10f64.powf(-log10 / (words.len() + 1) as f64),
@@ -201,7 +201,7 @@ impl ScalarUDFImpl for LmUdf {
                 for i in 0..rows {
                     out.append_option(
                         row(i, &mut words)
-                            .map(|_| words.iter().filter(|w| model.id(w) == 0).count() as i64),
+                            .map(|_| words.iter().filter(|w| !model.knows(w)).count() as i64),
                     );
                 }
                 Arc::new(out.finish())
@@ -215,7 +215,7 @@ impl ScalarUDFImpl for LmUdf {
                         model.full_scores(
                             words.iter().map(|w| model.id(w)),
                             bounds,
-                            &mut ids,
+                            &mut scratch,
                             &mut scores,
                         );
                         all.extend_from_slice(&scores);
