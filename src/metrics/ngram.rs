@@ -155,13 +155,10 @@ impl NgramModel {
         self.id(word) != UNK
     }
 
-    /// log10 p(word | context), context oldest first (only its last order-1 words matter).
-    pub fn log_p(&self, context: &[u32], word: u32) -> f32 {
-        self.score(context, word).log10
-    }
-
-    /// p(word | context) as KenLM's `full_scores` reports it: log10, the length of the
-    /// n-gram found, and whether the word is out of the vocabulary.
+    /// p(word | context), context oldest first (only its last order-1 words matter), as
+    /// KenLM's `full_scores` reports it: log10, the length of the n-gram found, and whether the
+    /// word is out of the vocabulary. [`Self::log10_within`] and [`Self::full_scores`] give the
+    /// same figures in one trie walk per word instead of two.
     pub fn score(&self, context: &[u32], word: u32) -> WordScore {
         let context = &context[context.len().saturating_sub(self.order - 1)..];
         let (mut node, mut log_p, mut matched) = (word, self.log_p[word as usize], 0);
