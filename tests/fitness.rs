@@ -363,6 +363,10 @@ async fn lm_functions_equal_kenlm_on_every_test_sentence() {
     assert_eq!(floats(&ctx, "SELECT lm_logprob(NULL), lm_logprob(['a', NULL])", 0).await, [None]);
     let error = ctx_with(&Resources::default()).sql("SELECT lm_logprob(['a'])").await.unwrap_err();
     assert!(error.to_string().contains("lm_logprob needs a language model: bind one with Resources::with_lm"), "{error}");
+    for function in ["lm_full_scores", "lm_perplexity", "lm_oov_count"] {
+        let error = ctx_with(&Resources::default()).sql(&format!("SELECT {function}(['a'])")).await.unwrap_err();
+        assert!(error.to_string().contains(&format!("{function} needs a language model")), "{error}");
+    }
     let error = err(&["sql", "SELECT lm_logprob(['a'])"]);
     assert!(error.contains("needs a language model: pass --lm PATH"), "{error}");
 }
