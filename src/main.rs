@@ -6,14 +6,17 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use pairmetrics::metrics::dep_fit::Formula;
+use pairmetrics::metrics::l2_assist::FEATURE_NAMES;
 use pairmetrics::metrics::mcpg::{self, Mode};
+use pairmetrics::metrics::mert;
 use pairmetrics::metrics::true_score::{Identity, ModelWeights};
 use pairmetrics::resources::{self, MissingResource, Resource};
 use pairmetrics::session::Tuning;
 use pairmetrics::parquet::Codec;
 use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
 use pairmetrics::pipeline::{
-    align, compare, demo, export, extract, import, lepod, paraphrase, pivot, report, rerank, score, semeval_eval, show, sql,
+    align, compare, demo, export, extract, import, l2_assist, lepod, paraphrase, pivot, report, rerank, score, semeval_eval, show, sql,
     triples,
 };
 
@@ -527,6 +530,70 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         per_sentence: Option<PathBuf>,
     },
+    /// The IUCL L2 writing assistant (SemEval-2014 Task 5): translate each L1 fragment of a task
+    /// file in its L2 sentence and write a run file for the official scorer.
+    ///
+    /// Candidates per fragment, in back-off order: the phrase table's translations; synthetic
+    /// phrases built from its pieces; the --dictionary's entries; the fragment itself. Each
+    /// candidate is spliced into its sentence and gets the features lm (log10 of the whole
+    /// sentence), direct and inverse (log10 p(tgt|src), p(src|tgt)), pmi_lex and pmi_pos (its
+    /// dependency fitness at form and UPOS level in a parse of the sentence: from --parses when
+    /// they hold that sentence, else projected from the input's parse). A missing feature counts
+    /// 0. Candidates are ranked by loglinear(weights, features): --weights from `tune`, or every
+    /// weight 1. See docs/l2-assist.md.
+    L2Assist {
+        #[command(flatten)]
+        assist: AssistArgs,
+        /// Weights from `pairmetrics tune` (JSON); default: every weight 1.
+        #[arg(long, value_name = "W.json")]
+        weights: Option<PathBuf>,
+        /// The run file to write (XML, written under a temporary name, renamed when complete).
+        #[arg(long, value_name = "RUN.xml")]
+        out: PathBuf,
+        /// Out of five: also write the next four candidates as `<alt>`s (score with -a).
+        #[arg(long)]
+        out_of_five: bool,
+        /// Also write every candidate, its features, score, rank and (with references) word
+        /// accuracy as a Parquet table, for SQL and for `tune --candidates`.
+        #[arg(long, value_name = "PATH")]
+        table: Option<PathBuf>,
+    },
+    /// Train l2-assist's weights by MERT (Och 2003): the weights whose first-ranked candidates
+    /// have the highest mean word accuracy on a dev set (or the highest mean of any metric column
+    /// of a candidates table).
+    ///
+    /// Exact line search along each feature's axis (and --random-directions), from every weight
+    /// 1 and from --restarts random starting points, seeded. Writes the weights as JSON with
+    /// their signature; prints the dev figure before and after.
+    Tune {
+        /// A dev task file with references (a trial or gold file): its candidates are made as
+        /// l2-assist makes them, with the same resource options.
+        #[arg(long, value_name = "DEV.xml", required_unless_present = "candidates", conflicts_with = "candidates")]
+        dev: Option<PathBuf>,
+        #[command(flatten)]
+        assist: AssistArgs,
+        /// Tune on a candidates table instead (`l2-assist --table`, or any table with pair_id,
+        /// the feature columns and the --metric column; a pair_id's rows are one list).
+        #[arg(long, value_name = "PATH")]
+        candidates: Option<PathBuf>,
+        /// The metric column maximised (with --candidates; --dev tunes word_accuracy).
+        #[arg(long, default_value = "word_accuracy", requires = "candidates")]
+        metric: String,
+        /// The features tuned, comma-separated; the others weigh 0.
+        #[arg(long, value_delimiter = ',', default_value = "lm,direct,inverse,pmi_lex,pmi_pos")]
+        features: Vec<String>,
+        /// Random starting points besides all-ones.
+        #[arg(long, default_value_t = mert::MertOptions::default().restarts)]
+        restarts: usize,
+        /// Random directions per iteration besides the feature axes.
+        #[arg(long, default_value_t = 0)]
+        random_directions: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Where to write the weights (JSON).
+        #[arg(long, value_name = "W.json")]
+        out: PathBuf,
+    },
     /// Score the bundled Europarl sample (3,000 fr-en pairs) and print a short SQL tour.
     Demo {
         /// Directory with pairs.parquet and alignments.parquet.
@@ -668,6 +735,53 @@ impl ResourceArgs {
     }
 }
 
+/// What l2-assist and tune make candidates and features with.
+#[derive(clap::Args)]
+struct AssistArgs {
+    /// The task file (test data, or trial/gold data: then each candidate's word accuracy
+    /// against the reference is known).
+    #[arg(long, value_name = "FILE.xml", required = false)]
+    input: Option<PathBuf>,
+    /// The phrase table translating L1 fragments (src = L1, tgt = L2).
+    #[arg(long, value_name = "PATH")]
+    phrase_table: Option<PathBuf>,
+    /// A bilingual dictionary (Parquet: src, tgt as text or token lists, optional p) for
+    /// fragments the phrase table cannot translate; uniform probabilities where p is absent.
+    #[arg(long, value_name = "PATH")]
+    dictionary: Option<PathBuf>,
+    /// An ARPA language model of the L2 (the lm feature).
+    #[arg(long, value_name = "PATH")]
+    lm: Option<PathBuf>,
+    /// A triples table of the L2 (the pmi_lex and pmi_pos features; needs --parses).
+    #[arg(long, value_name = "PATH")]
+    triples: Option<PathBuf>,
+    /// CoNLL-U parses: of the input sentences (tokens as in the task file, the L1 fragment in
+    /// place), projected onto each candidate's sentence, and/or of spliced candidate sentences
+    /// (used as they are). Matched by tokens.
+    #[arg(long, value_name = "FILE.conllu")]
+    parses: Option<PathBuf>,
+    /// Candidates per fragment, at most.
+    #[arg(long, default_value_t = l2_assist::DEFAULT_MAX_CANDIDATES)]
+    max_candidates: usize,
+    /// Fitness as the IUCL code computes it (no factor 2, mean over distinct arcs).
+    #[arg(long)]
+    iucl_formula: bool,
+}
+
+impl AssistArgs {
+    fn options(self, input: PathBuf) -> l2_assist::AssistOptions {
+        let phrase_table = self.phrase_table.map(|path| phrase_table_options(path, resources::DEFAULT_PROB_COLUMN.into(), false));
+        l2_assist::AssistOptions {
+            input,
+            resources: resources::ResourceOptions { phrase_table, triples: self.triples, lm: self.lm, ..Default::default() },
+            dictionary: self.dictionary,
+            parses: self.parses,
+            max_candidates: self.max_candidates,
+            formula: if self.iucl_formula { Formula::Iucl } else { Formula::Paper },
+        }
+    }
+}
+
 /// How true_score reads a phrase table, from the flags `sql`, `score` and `rerank` share.
 fn phrase_table_options(path: PathBuf, prob_column: String, free_identity: bool) -> resources::PhraseTableOptions {
     let identity = if free_identity { Identity::Always } else { Identity::UnlessInTable };
@@ -729,6 +843,31 @@ enum ExportCommand {
         /// Output text file (written under a temporary name, renamed when complete).
         #[arg(long)]
         out: PathBuf,
+    },
+    /// A fragments table as a SemEval-2014 Task 5 run file for the official scorer (and
+    /// `semeval-eval`): per sentence its `<input>` and an `<output>` where each fragment holds
+    /// the row's answer and up to four `<alt>`s (out-of-five). Rows in pair_id order; rows of
+    /// one sentence (same sentence_id and input) become one sentence's fragments. Words are
+    /// joined by single spaces: a gold file whose text has other spacing compares equal only
+    /// under the scorer's -I (how the task's official results were computed).
+    Semeval2014t5 {
+        /// A fragments table (`import semeval2014t5`, or a table with its columns and an answer
+        /// column, like `l2-assist --table`'s).
+        #[arg(long)]
+        table: PathBuf,
+        /// Output XML file (written under a temporary name, renamed when complete).
+        #[arg(long)]
+        out: PathBuf,
+        /// The answer column (a token list; NULL leaves a fragment unanswered).
+        #[arg(long, default_value = "output_fragment")]
+        answer: String,
+        /// The alternatives column (a list of token lists). Defaults to output_alternatives
+        /// when --answer is output_fragment, else none.
+        #[arg(long)]
+        alternatives: Option<String>,
+        /// Write no alternatives (a best run), whatever the table holds.
+        #[arg(long, conflicts_with = "alternatives")]
+        best_only: bool,
     },
 }
 
@@ -810,8 +949,9 @@ enum ImportCommand {
     },
     /// Google Books Syntactic N-grams `arcs` (or `extended-arcs`) files (`head<TAB>w/pos/label/
     /// head-index ...<TAB>total<TAB>year,count...`) into a triples table (see
-    /// schemas/triples.md) at the `form` level: one row per arc of each line, the line's total
-    /// as its count, root arcs left out.
+    /// schemas/triples.md): per arc of each line a `form` row and a `upos` row (its Penn
+    /// Treebank tags mapped to Universal POS tags, for dep_fit_pos), the line's total as their
+    /// count, root arcs left out.
     SyntacticNgrams {
         /// The files (plain, .gz or .zst), read in order.
         #[arg(required = true)]
@@ -1035,6 +1175,15 @@ async fn run(cli: Cli) -> Result<()> {
                 );
             }
         }
+        Command::Export(ExportCommand::Semeval2014t5 { table, out, answer, alternatives, best_only }) => {
+            let alternatives = match (alternatives, best_only) {
+                (_, true) => None,
+                (Some(column), false) => Some(column),
+                (None, false) => (answer == export::RunColumns::default().answer).then(|| "output_alternatives".to_string()),
+            };
+            let written = export::semeval2014t5(&table, &out, &export::RunColumns { answer, alternatives }).await?;
+            writeln!(stdout, "wrote {}: {written} fragments", out.display())?;
+        }
         Command::Triples { pairs, arcs, side, out, lowercase, tuning } => {
             let options = triples::TriplesOptions { pairs, arcs, side, out, lowercase, tuning: tuning.into() };
             let summary = triples::triples(&options).await?;
@@ -1058,6 +1207,39 @@ async fn run(cli: Cli) -> Result<()> {
                 eprintln!("note: {note}");
             }
             writeln!(stdout, "wrote {} ({} bytes, {} pairs drawn)", options.out.display(), written.bytes, written.pairs_drawn)?;
+        }
+        Command::L2Assist { mut assist, weights, out, out_of_five, table } => {
+            let Some(input) = assist.input.take() else { anyhow::bail!("l2-assist needs --input FILE.xml") };
+            let options = assist.options(input);
+            let weights = match &weights {
+                Some(path) => l2_assist::Weights::read(path)?,
+                None => l2_assist::Weights::default(),
+            };
+            let generated = l2_assist::generate(&options).await?;
+            report_generated(&generated);
+            l2_assist::assist(&generated, &weights, out_of_five, &out, table.as_deref())?;
+            writeln!(stdout, "wrote {}: {} fragments", out.display(), generated.fragments.len())?;
+        }
+        Command::Tune { dev, assist, candidates, metric, features, restarts, random_directions, seed, out } => {
+            let options = l2_assist::TuneOptions { features, mert: mert::MertOptions { restarts, random_directions, seed, ..Default::default() } };
+            let result = match (dev, candidates) {
+                (Some(dev), _) => {
+                    let generated = l2_assist::generate(&assist.options(dev.clone())).await?;
+                    report_generated(&generated);
+                    l2_assist::tune_generated(&generated, &options, &dev.display().to_string())?
+                }
+                (None, Some(table)) => l2_assist::tune_table(&table, &metric, &options).await?,
+                (None, None) => unreachable!("clap requires --dev or --candidates"),
+            };
+            result.write(&out)?;
+            let weights: Vec<String> =
+                FEATURE_NAMES.iter().zip(result.weights.values).map(|(n, w)| format!("{n}={w:.6}")).collect();
+            writeln!(stdout, "wrote {}: {}", out.display(), weights.join(" "))?;
+            writeln!(
+                stdout,
+                "mean metric over {} lists: {:.6} with every weight 1, {:.6} tuned ({} skipped: no reference or no candidate)",
+                result.lists, result.initial, result.tuned, result.skipped
+            )?;
         }
         Command::SemevalEval { reference, run, ignore_case, out_of_five, ignore_input_mismatch, stem, per_sentence } => {
             let options = semeval_eval::EvalOptions { ignore_case, out_of_five, ignore_input_mismatch, stem, per_sentence };
@@ -1113,4 +1295,18 @@ fn resource_hint(missing: &MissingResource) -> String {
         Resource::Lm => "--lm PATH (an ARPA file, plain, .gz or .zst)",
     };
     format!("{} needs {}: pass {flag} to pairmetrics sql or score", missing.function, missing.resource.what())
+}
+
+/// What l2-assist and tune loaded and made, on stderr.
+fn report_generated(generated: &l2_assist::Generated) {
+    for line in &generated.loaded {
+        eprintln!("{line}");
+    }
+    let origins: Vec<String> = generated.origins.iter().map(|(o, n)| format!("{n} {o}")).collect();
+    let [parsed, projected, none] = generated.parses;
+    eprintln!(
+        "{} fragments; candidates: {}; parses: {parsed} given, {projected} projected, {none} none",
+        generated.fragments.len(),
+        origins.join(", ")
+    );
 }

@@ -280,21 +280,29 @@ fn import_syntactic_ngrams() {
     std::fs::write(&plain, "made\tmade/VBD/root/0 of/IN/prep/1\t5\t1999,5").unwrap();
     let out = dir.path().join("triples.parquet");
     let printed = ok(&["import", "syntactic-ngrams", path_str(&gz), path_str(&plain), "--lowercase", "--out", path_str(&out)]);
-    assert!(printed.contains("5 rows"), "{printed}");
+    assert!(printed.contains("10 rows"), "{printed}");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let rows = rt.block_on(triple_rows(&out));
     assert_eq!(
         rows,
         [
             "form ceased operations dobj 12",
+            "upos VERB NOUN dobj 12",
             "form ceased operations dobj 3",
+            "upos VERB NOUN dobj 3",
             "form this and/or cc 7",
+            "upos DET CCONJ cc 7",
             "form this in prep 7",
-            "form made of prep 5"
+            "upos DET ADP prep 7",
+            "form made of prep 5",
+            "upos VERB ADP prep 5"
         ]
     );
     let index = rt.block_on(load_triples(&out)).unwrap();
     assert_eq!(index.form.counts("ceased", "operations", "dobj"), (15, 15, 15));
+    // The Treebank tags, as Universal POS tags: the level dep_fit_pos counts.
+    assert_eq!(index.upos.counts("VERB", "NOUN", "dobj"), (15, 15, 15));
+    assert_eq!(index.upos.counts("DET", "ADP", "prep"), (7, 7, 12));
     std::fs::write(&plain, "made\tmade/VBD/root/0 of/IN/prep/3\t5\n").unwrap();
     let error = err(&["import", "syntactic-ngrams", path_str(&plain), "--out", path_str(&out)]);
     assert!(error.contains("arcs.01-of-99:1: token `of` has head index 3 but the n-gram has 2 tokens"), "{error}");

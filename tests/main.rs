@@ -9,6 +9,7 @@ mod docs;
 mod extract;
 mod fitness;
 mod import;
+mod l2_assist;
 mod lepod_vectors;
 mod mcpg;
 mod meteor_align;

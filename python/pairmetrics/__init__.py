@@ -101,11 +101,15 @@ def _argument(function: str, name: str, value: Any) -> Any:
         raise TypeError(f"{function}: argument `{name}`: expected an Arrow array or a list, got {type(value).__name__} ({err})") from None
 
 
-def _parse_syntax(syntax: str) -> tuple[list[str], list[str]]:
-    """The required and optional arguments a syntax line gives: `led(src, tgt [, links])` ->
-    (["src", "tgt"], ["links"]). Alternatives (`f(a, start, len) or f(a, positions)`) merge:
-    arguments past the shortest form are optional, and a place named differently by the forms
-    takes both names (`start_or_positions`)."""
+def _parse_syntax(syntax: str) -> tuple[list[str], list[str], bool]:
+    """The required and optional arguments a syntax line gives, and whether more may follow:
+    `led(src, tgt [, links])` -> (["src", "tgt"], ["links"], False);
+    `loglinear(weights, feature1 [, feature2, ...])` -> (["weights", "feature1"], ["feature2"],
+    True). Alternatives (`f(a, start, len) or f(a, positions)`) merge: arguments past the
+    shortest form are optional, and a place named differently by the forms takes both names
+    (`start_or_positions`)."""
+    variadic = syntax.rstrip().endswith("...)") or syntax.rstrip().endswith("...])")
+    syntax = syntax.replace(", ...", "")
     forms = []
     for form in syntax.split(" or "):
         inner = form[form.index("(") + 1 : form.rindex(")")]
@@ -128,7 +132,7 @@ def _parse_syntax(syntax: str) -> tuple[list[str], list[str]]:
             raise ValueError(f"cannot read the arguments of {syntax!r}")
         is_optional = i >= shortest or any(i < len(f) and f[i][1] for f in forms)
         (optional if is_optional else required).append(name)
-    return required, optional
+    return required, optional, variadic
 
 
 def _docstring(entry: dict[str, Any]) -> str:
@@ -149,10 +153,12 @@ def _docstring(entry: dict[str, Any]) -> str:
 
 def _make(entry: dict[str, Any]):
     name, aggregate = entry["name"], entry["kind"] == "aggregate"
-    required, optional = _parse_syntax(entry["syntax"])
+    required, optional, variadic = _parse_syntax(entry["syntax"])
     P = inspect.Parameter
     params = [P(a, P.POSITIONAL_OR_KEYWORD) for a in required]
     params += [P(a, P.POSITIONAL_OR_KEYWORD, default=None) for a in optional]
+    if variadic:
+        params.append(P("more", P.VAR_POSITIONAL))
     arguments = inspect.Signature(params)
     signature = inspect.Signature(params + [P("resources", P.VAR_KEYWORD)])
 
@@ -165,6 +171,10 @@ def _make(entry: dict[str, Any]):
         given = [(p, bound.arguments.get(p)) for p in required + optional]
         while given and given[-1][1] is None and given[-1][0] in optional:
             given.pop()
+        more = bound.arguments.get("more", ())
+        if more:
+            given = [(p, bound.arguments.get(p)) for p in required + optional]
+            given += [(f"argument {len(given) + 1 + i}", v) for i, v in enumerate(more)]
         for p, value in given:
             if value is None:
                 raise TypeError(f"{name}(): argument `{p}` is None; give it (as SQL does) to give the ones after it")

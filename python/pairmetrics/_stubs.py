@@ -40,7 +40,10 @@ def _signature(function, returns: str) -> str:
         if p.kind is p.KEYWORD_ONLY and not star:
             params.append("*")
             star = True
-        if p.kind is p.VAR_KEYWORD:
+        if p.kind is p.VAR_POSITIONAL:
+            params.append(f"*{p.name}: {annotation}")
+            star = True
+        elif p.kind is p.VAR_KEYWORD:
             params.append(f"**{p.name}: {annotation}")
         elif p.default is p.empty:
             params.append(f"{p.name}: {annotation}")

@@ -90,6 +90,14 @@ def test_constants_and_optional_arguments():
         pairmetrics.meteor_align(src, tgt, None, "en")
 
 
+def test_variadic_functions_take_any_number_of_arguments():
+    weights = pa.array([[0.5, 2.0, -1.0]], pa.list_(pa.float64()))
+    lm, direct, inverse = pa.array([-10.0]), pa.array([-1.0]), pa.array([-2.0])
+    assert pairmetrics.loglinear(weights, lm, direct, inverse).to_pylist() == [-5.0 - 2.0 + 2.0]
+    with pytest.raises(Exception, match="weights"):
+        pairmetrics.loglinear(weights, lm)
+
+
 def test_aggregates_return_python_values():
     x = pa.array([0.1, 0.2, 0.3, 0.4])
     ci = pairmetrics.bootstrap_ci(x, 0.95, 200, 7)

@@ -163,6 +163,206 @@ pub fn parse(text: &str) -> Result<TaskFile> {
     Ok(TaskFile { l1: attribute("L1"), l2: attribute("L2"), sentences })
 }
 
+/// One fragment of a sentence's input, with the reference's and the output's fragment of the
+/// same id when the file has them (what `import semeval2014t5` writes as a row).
+#[derive(Debug, Clone)]
+pub struct FragmentRow {
+    pub sentence_id: String,
+    pub fragment_id: String,
+    pub l1: Option<String>,
+    pub l2: Option<String>,
+    pub input: Vec<String>,
+    pub span: (usize, usize),
+    pub fragment: Option<Vec<String>>,
+    pub reference: Option<Vec<String>>,
+    pub reference_fragment: Option<Fragment>,
+    pub output: Option<Fragment>,
+}
+
+/// The rows of a file, in file order (sentences, then fragments by first appearance).
+pub fn fragment_rows(file: &TaskFile) -> Vec<FragmentRow> {
+    let mut rows = Vec::new();
+    for s in &file.sentences {
+        let Some(input) = &s.input else { continue };
+        let (input_words, spans) = words(input);
+        let fragment_items: Vec<&Fragment> = input.iter().filter_map(|i| if let Item::Fragment(f) = i { Some(f) } else { None }).collect();
+        let (references, outputs) = (Sentence::fragments(s.reference.as_ref()), Sentence::fragments(s.output.as_ref()));
+        let find = |fragments: &[&Fragment], id: &Option<String>| fragments.iter().find(|f| &f.id == id).map(|f| (*f).clone());
+        for f in Sentence::fragments(Some(input)) {
+            // A repeated id keeps its last fragment (as the task's reader): its span too.
+            let k = fragment_items.iter().rposition(|g| g.id == f.id).expect("a fragment of this input");
+            rows.push(FragmentRow {
+                sentence_id: ShowId(&s.id).to_string(),
+                fragment_id: ShowId(&f.id).to_string(),
+                l1: file.l1.clone(),
+                l2: file.l2.clone(),
+                input: input_words.clone(),
+                span: spans[k],
+                fragment: f.value.clone(),
+                reference: s.reference.as_ref().map(|r| words(r).0),
+                reference_fragment: find(&references, &f.id),
+                output: find(&outputs, &f.id),
+            });
+        }
+    }
+    rows
+}
+
+/// One fragment of a run: where it is, and what the system answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub sentence_id: String,
+    pub fragment_id: String,
+    pub l1: Option<String>,
+    pub l2: Option<String>,
+    /// The input's words, the L1 fragment's in place.
+    pub input: Vec<String>,
+    /// The fragment's (start, end) word span in `input`.
+    pub span: (usize, usize),
+    /// The answer's words; None leaves the fragment unanswered.
+    pub answer: Option<Vec<String>>,
+    /// Out-of-five alternatives (the scorer's `-a` reads the first four).
+    pub alternatives: Vec<Vec<String>>,
+}
+
+impl TaskFile {
+    /// A run file from answers in file order: consecutive answers with the same sentence id
+    /// and input are one sentence's fragments. `Err` names the row (1-based) that cannot be
+    /// placed: a span outside its input, or overlapping another of its sentence.
+    pub fn run(answers: &[Answer]) -> Result<TaskFile, String> {
+        let mut sentences = Vec::new();
+        let mut start = 0;
+        while start < answers.len() {
+            let first = &answers[start];
+            let end = start
+                + answers[start..].iter().take_while(|a| a.sentence_id == first.sentence_id && a.input == first.input).count();
+            let mut fragments: Vec<(usize, &Answer)> = (start..end).map(|i| (i, &answers[i])).collect();
+            fragments.sort_by_key(|(_, a)| a.span);
+            let mut reached = 0;
+            for &(i, a) in &fragments {
+                let (s, e) = a.span;
+                if s > e || e > a.input.len() {
+                    return Err(format!("row {}: fragment span {s}..{e} is outside its input of {} words", i + 1, a.input.len()));
+                }
+                if s < reached {
+                    return Err(format!("row {}: fragment span {s}..{e} overlaps another fragment of sentence {}", i + 1, a.sentence_id));
+                }
+                reached = e;
+            }
+            let spans: Vec<(usize, usize)> = fragments.iter().map(|(_, a)| a.span).collect();
+            let id = |a: &Answer| Some(a.fragment_id.clone());
+            let input = items_around(&first.input, &spans, |k| {
+                let a = fragments[k].1;
+                Fragment { id: id(a), value: Some(a.input[a.span.0..a.span.1].to_vec()), alternatives: Vec::new() }
+            });
+            let output = items_around(&first.input, &spans, |k| {
+                let a = fragments[k].1;
+                Fragment { id: id(a), value: a.answer.clone(), alternatives: a.alternatives.clone() }
+            });
+            sentences.push(Sentence {
+                id: Some(first.sentence_id.clone()),
+                line: 0,
+                input: Some(input),
+                reference: None,
+                output: Some(output),
+            });
+            start = end;
+        }
+        let language = |pick: fn(&Answer) -> &Option<String>| answers.first().and_then(|a| pick(a).clone());
+        Ok(TaskFile { l1: language(|a| &a.l1), l2: language(|a| &a.l2), sentences })
+    }
+}
+
+/// The items of a sentence whose words are `words` with fragments at `spans` (sorted, disjoint):
+/// the words before the first fragment one by one, then each fragment, then the words up to the
+/// next fragment as one tail, as [`parse`] reads what [`write`] writes.
+pub fn items_around(words: &[String], spans: &[(usize, usize)], mut fragment: impl FnMut(usize) -> Fragment) -> Vec<Item> {
+    let first = spans.first().map_or(words.len(), |s| s.0);
+    let mut items: Vec<Item> = words[..first].iter().cloned().map(Item::Text).collect();
+    for (k, &(_, end)) in spans.iter().enumerate() {
+        items.push(Item::Fragment(fragment(k)));
+        let next = spans.get(k + 1).map_or(words.len(), |s| s.0);
+        if end < next {
+            items.push(Item::Text(words[end..next].join(" ")));
+        }
+    }
+    items
+}
+
+/// Write `file` as the task's XML (what the official scorer reads as a run: `<input>` and
+/// `<output>`, or a gold file with `<ref>`). Items are separated by one space; a fragment
+/// without value is an empty `<f/>`, an empty value `<f> </f>`.
+pub fn write(file: &TaskFile, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    let mut text = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sentencepairs");
+    for (name, value) in [("L1", &file.l1), ("L2", &file.l2)] {
+        if let Some(value) = value {
+            text.push_str(&format!(" {name}=\"{}\"", escape(value)));
+        }
+    }
+    text.push_str(">\n");
+    for s in &file.sentences {
+        text.push_str("<s");
+        id_attribute(&mut text, &s.id);
+        text.push_str(">\n");
+        for (tag, items) in [("input", &s.input), ("ref", &s.reference), ("output", &s.output)] {
+            let Some(items) = items else { continue };
+            text.push_str(&format!("  <{tag}>"));
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    text.push(' ');
+                }
+                match item {
+                    Item::Text(t) => text.push_str(&escape(t)),
+                    Item::Fragment(f) => write_fragment(&mut text, f),
+                }
+            }
+            text.push_str(&format!("</{tag}>\n"));
+        }
+        text.push_str("</s>\n");
+        if text.len() > 1 << 16 {
+            out.write_all(text.as_bytes())?;
+            text.clear();
+        }
+    }
+    text.push_str("</sentencepairs>\n");
+    out.write_all(text.as_bytes())
+}
+
+fn write_fragment(text: &mut String, f: &Fragment) {
+    text.push_str("<f");
+    id_attribute(text, &f.id);
+    match &f.value {
+        None if f.alternatives.is_empty() => return text.push_str("/>"),
+        None => text.push('>'),
+        Some(words) if words.is_empty() => text.push_str("> "),
+        Some(words) => text.push_str(&format!(">{}", escape(&words.join(" ")))),
+    }
+    for alt in &f.alternatives {
+        text.push_str(&format!("<alt>{}</alt>", escape(&alt.join(" "))));
+    }
+    text.push_str("</f>");
+}
+
+fn id_attribute(text: &mut String, id: &Id) {
+    if let Some(id) = id {
+        text.push_str(&format!(" id=\"{}\"", escape(id)));
+    }
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +395,31 @@ mod tests {
     fn not_a_task_file() {
         assert!(parse("<a/>").unwrap_err().to_string().contains("not <sentencepairs>"));
         assert!(parse("<sentencepairs>").unwrap_err().to_string().contains("not well-formed"));
+    }
+    #[test]
+    fn what_write_writes_parse_reads_back() {
+        let text = r#"<sentencepairs L1="en" L2="es"><s id="7"><input>Quiero  <f id="1">know &amp; "whether"</f>  se  puede .</input>
+            <ref>Quiero <f id="1">saber si<alt>saber</alt></f> se puede .</ref>
+            <output>Quiero <f id="1">saber si<alt confidence="1">saber</alt><alt/></f> se  puede .</output></s>
+            <s><input>x <f id="2"> </f><f>y</f> &lt;z&gt;</input><output><f id="2"/><f><alt>a</alt></f></output></s></sentencepairs>"#;
+        let file = parse(text).unwrap();
+        let mut written = Vec::new();
+        write(&file, &mut written).unwrap();
+        let back = parse(std::str::from_utf8(&written).unwrap()).unwrap();
+        let alternatives = |f: &TaskFile| -> Vec<Vec<Vec<String>>> {
+            f.sentences.iter().flat_map(|s| Sentence::fragments(s.output.as_ref())).map(|f| f.alternatives.clone()).collect()
+        };
+        let lines_apart = |f: TaskFile| TaskFile { sentences: f.sentences.into_iter().map(|s| Sentence { line: 0, ..s }).collect(), ..f };
+        assert_eq!(alternatives(&back), alternatives(&file));
+        assert_eq!(lines_apart(back), lines_apart(file));
+    }
+
+    #[test]
+    fn items_around_fragments_are_the_items_parse_reads() {
+        let words: Vec<String> = "a b x y c d z".split(' ').map(String::from).collect();
+        let fragment = |k: usize| Fragment { id: Some(k.to_string()), value: Some(vec![]), alternatives: vec![] };
+        let items = items_around(&words, &[(2, 4), (6, 7)], fragment);
+        let text = |t: &str| Item::Text(t.to_string());
+        assert_eq!(items, vec![text("a"), text("b"), Item::Fragment(fragment(0)), text("c d"), Item::Fragment(fragment(1))]);
     }
 }

@@ -7,7 +7,8 @@
 //!
 //! Each token of the n-gram is `word/pos/label/head-index`, read from the right (a word may
 //! contain `/`); head-index is 1-based within the n-gram, 0 for the n-gram's root, whose arc
-//! leaves the n-gram and is skipped.
+//! leaves the n-gram and is skipped. The tags are the Penn Treebank's; [`upos`] maps them to
+//! Universal POS tags, the tag level `dep_fit_pos` counts.
 
 use std::fmt;
 
@@ -22,8 +23,39 @@ impl fmt::Display for SyntacticNgramError {
 
 impl std::error::Error for SyntacticNgramError {}
 
-/// One arc of an n-gram: (head word, dependent word, label).
-pub type Arc<'a> = (&'a str, &'a str, &'a str);
+/// One arc of an n-gram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arc<'a> {
+    pub head: &'a str,
+    pub head_tag: &'a str,
+    pub dep: &'a str,
+    pub dep_tag: &'a str,
+    pub label: &'a str,
+}
+
+/// The Universal POS tag of a Penn Treebank tag, as the UD English treebanks convert them
+/// (Petrov et al.'s mapping, refined: MD is AUX, NNP PROPN, TO and POS PART); `X` for a tag
+/// outside the Treebank's set.
+pub fn upos(ptb: &str) -> &'static str {
+    match ptb {
+        "NN" | "NNS" => "NOUN",
+        "NNP" | "NNPS" => "PROPN",
+        "VB" | "VBD" | "VBG" | "VBN" | "VBP" | "VBZ" => "VERB",
+        "MD" => "AUX",
+        "JJ" | "JJR" | "JJS" | "AFX" => "ADJ",
+        "RB" | "RBR" | "RBS" | "WRB" => "ADV",
+        "PRP" | "PRP$" | "WP" | "WP$" | "EX" => "PRON",
+        "DT" | "PDT" | "WDT" => "DET",
+        "IN" | "RP" => "ADP",
+        "CC" => "CCONJ",
+        "CD" => "NUM",
+        "TO" | "POS" => "PART",
+        "UH" => "INTJ",
+        "SYM" | "$" | "#" => "SYM",
+        "." | "," | ":" | "``" | "''" | "-LRB-" | "-RRB-" | "HYPH" | "NFP" => "PUNCT",
+        _ => "X",
+    }
+}
 
 /// Parse one line into its arcs (written into `arcs`) and return its total count.
 pub fn parse_line<'a>(line: &'a str, arcs: &mut Vec<Arc<'a>>) -> Result<u64, SyntacticNgramError> {
@@ -36,11 +68,11 @@ pub fn parse_line<'a>(line: &'a str, arcs: &mut Vec<Arc<'a>>) -> Result<u64, Syn
     let Ok(total) = total.trim().parse::<u64>() else {
         return fail(format!("total count `{total}` is not a non-negative integer"));
     };
-    // (word, label, head index) of each token, in order.
-    let mut tokens: Vec<(&str, &str, usize)> = Vec::with_capacity(4);
+    // (word, tag, label, head index) of each token, in order.
+    let mut tokens: Vec<(&str, &str, &str, usize)> = Vec::with_capacity(4);
     for token in ngram.split(' ').filter(|t| !t.is_empty()) {
         let mut parts = token.rsplitn(4, '/');
-        let (Some(head), Some(label), Some(_pos), Some(word)) = (parts.next(), parts.next(), parts.next(), parts.next())
+        let (Some(head), Some(label), Some(tag), Some(word)) = (parts.next(), parts.next(), parts.next(), parts.next())
         else {
             return fail(format!("token `{token}` is not word/pos/label/head-index"));
         };
@@ -50,15 +82,18 @@ pub fn parse_line<'a>(line: &'a str, arcs: &mut Vec<Arc<'a>>) -> Result<u64, Syn
         if word.is_empty() {
             return fail(format!("token `{token}` has an empty word"));
         }
-        tokens.push((word, label, head));
+        tokens.push((word, tag, label, head));
     }
     if tokens.is_empty() {
         return fail("empty syntactic n-gram".into());
     }
-    for &(word, label, head) in &tokens {
+    for &(word, tag, label, head) in &tokens {
         match head {
             0 => {}
-            h if h <= tokens.len() => arcs.push((tokens[h - 1].0, word, label)),
+            h if h <= tokens.len() => {
+                let (head, head_tag, _, _) = tokens[h - 1];
+                arcs.push(Arc { head, head_tag, dep: word, dep_tag: tag, label })
+            }
             h => return fail(format!("token `{word}` has head index {h} but the n-gram has {} tokens", tokens.len())),
         }
     }
@@ -74,11 +109,13 @@ mod tests {
         let mut arcs = Vec::new();
         let total = parse_line("ceased\tceased/VBD/ccomp/0 operations/NNS/dobj/1\t12\t1995,3\t2000,9", &mut arcs);
         assert_eq!(total, Ok(12));
-        assert_eq!(arcs, [("ceased", "operations", "dobj")]);
+        let arc = |head, head_tag, dep, dep_tag, label| Arc { head, head_tag, dep, dep_tag, label };
+        assert_eq!(arcs, [arc("ceased", "VBD", "operations", "NNS", "dobj")]);
         // Words with slashes; an extended arc with a functional marker.
         let total = parse_line("and/or\tand/or/CC/cc/2 this/DT/det/0 in/IN/prep/2\t7", &mut arcs);
         assert_eq!(total, Ok(7));
-        assert_eq!(arcs, [("this", "and/or", "cc"), ("this", "in", "prep")]);
+        assert_eq!(arcs, [arc("this", "DT", "and/or", "CC", "cc"), arc("this", "DT", "in", "IN", "prep")]);
+        assert_eq!([upos("VBD"), upos("NNS"), upos("PRP$"), upos("-LRB-"), upos("GW")], ["VERB", "NOUN", "PRON", "PUNCT", "X"]);
     }
 
     #[test]

@@ -10,10 +10,11 @@ use datafusion::arrow::datatypes::{DataType, Float64Type};
 use futures::TryStreamExt;
 
 use crate::formats::moses::{PhraseEntry, write_phrase_line};
+use crate::formats::semeval2014t5::{self as task, Answer, TaskFile};
 use crate::schema::{ColumnType, Table};
 use crate::session::{self, Session};
 use crate::storage::Output;
-use crate::udf::args::{LinkLists, RowProblem, Strings};
+use crate::udf::args::{LinkLists, RowProblem, Strings, TokenListLists, TokenLists};
 
 /// What an export wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -123,4 +124,94 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
     }
     output.commit()?;
     Ok(summary)
+}
+
+/// The columns a SemEval run is written from: the answer, and its out-of-five alternatives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunColumns {
+    pub answer: String,
+    pub alternatives: Option<String>,
+}
+
+impl Default for RunColumns {
+    /// A fragments table's own answer: a run imported with `import semeval2014t5`.
+    fn default() -> Self {
+        RunColumns { answer: "output_fragment".into(), alternatives: Some("output_alternatives".into()) }
+    }
+}
+
+/// A fragments table (`import semeval2014t5`, or any table with its columns and an answer
+/// column) as a SemEval-2014 Task 5 run file, in pair_id order: each sentence's input, and its
+/// output with every fragment replaced by the row's answer (a NULL answer leaves the fragment
+/// unanswered) and alternatives. Returns the number of fragments written.
+pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Result<u64> {
+    Output::check(out)?;
+    let ctx = Session::default().build()?;
+    session::register_checked(&ctx, Table::Fragments, table).await?;
+    let quote = |c: &str| format!("\"{}\"", c.replace('"', "\"\""));
+    let alternatives = columns.alternatives.as_deref().map_or("CAST(NULL AS VARCHAR)".to_string(), quote);
+    let query = format!(
+        "SELECT sentence_id, fragment_id, l1, l2, input, fragment_start, fragment_end, {}, {alternatives} \
+         FROM fragments ORDER BY pair_id",
+        quote(&columns.answer)
+    );
+    let frame = ctx.sql(&query).await.with_context(|| format!("{}: reading the answers", table.display()))?;
+    let mut stream = frame.execute_stream().await?;
+    let mut answers = Vec::new();
+    while let Some(batch) = stream.try_next().await? {
+        let (mut tokens, mut lists) = (Vec::new(), Vec::new());
+        let texts: Vec<Strings> = (0..4).map(|i| Strings::new(batch.column(i).as_ref())).collect::<datafusion::common::Result<_>>()?;
+        let input = TokenLists::new("input", batch.column(4))?;
+        let (starts, ends) = (cast(batch.column(5), &DataType::Int64)?, cast(batch.column(6), &DataType::Int64)?);
+        let (starts, ends) = (starts.as_primitive::<datafusion::arrow::datatypes::Int64Type>(), ends.as_primitive::<datafusion::arrow::datatypes::Int64Type>());
+        let answer = TokenLists::new("answer", batch.column(7))?;
+        let alternatives = (*batch.column(8).data_type() != DataType::Utf8)
+            .then(|| TokenListLists::new("alternatives", batch.column(8)))
+            .transpose()?;
+        for row in 0..batch.num_rows() {
+            let at = answers.len() + 1;
+            let what = |e: RowProblem| anyhow::anyhow!("{}: row {at}: {e}", table.display());
+            let (Some(sentence_id), Some(fragment_id)) = (texts[0].get(row), texts[1].get(row)) else {
+                bail!("{}: row {at} has no sentence_id or fragment_id", table.display());
+            };
+            input.row(row, &mut tokens).map_err(what)?;
+            let input_words: Vec<String> = tokens.iter().map(|t| t.to_string()).collect();
+            if starts.is_null(row) || ends.is_null(row) || starts.value(row) < 0 || ends.value(row) < 0 {
+                bail!("{}: row {at} has no fragment span (fragment_start, fragment_end)", table.display());
+            }
+            let answer_words = match answer.row(row, &mut tokens) {
+                Ok(()) => Some(tokens.iter().map(|t| t.to_string()).collect()),
+                Err(RowProblem::NullArgument(_)) => None,
+                Err(e) => return Err(what(e)),
+            };
+            let mut alternative_words = Vec::new();
+            if let Some(alternatives) = &alternatives {
+                match alternatives.row(row, &mut tokens, &mut lists) {
+                    Ok(()) => alternative_words = lists.iter().map(|r| tokens[r.clone()].iter().map(|t| t.to_string()).collect()).collect(),
+                    Err(RowProblem::NullArgument(_)) => {}
+                    Err(e) => return Err(what(e)),
+                }
+            }
+            answers.push(Answer {
+                sentence_id: sentence_id.to_string(),
+                fragment_id: fragment_id.to_string(),
+                l1: texts[2].get(row).map(str::to_string),
+                l2: texts[3].get(row).map(str::to_string),
+                input: input_words,
+                span: (starts.value(row) as usize, ends.value(row) as usize),
+                answer: answer_words,
+                alternatives: alternative_words,
+            });
+        }
+    }
+    let run = TaskFile::run(&answers).map_err(|e| anyhow::anyhow!("{}: {e}", table.display()))?;
+    write_run(&run, out)?;
+    Ok(answers.len() as u64)
+}
+
+/// Write a task file to `out` (a path or URL), atomically.
+pub fn write_run(run: &TaskFile, out: &Path) -> Result<()> {
+    let mut output = Output::create(out)?;
+    task::write(run, &mut output).with_context(|| format!("writing {}", out.display()))?;
+    output.commit()
 }

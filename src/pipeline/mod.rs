@@ -6,6 +6,7 @@ pub mod demo;
 pub mod export;
 pub mod extract;
 pub mod import;
+pub mod l2_assist;
 pub mod lepod;
 pub mod parallel;
 pub mod paraphrase;

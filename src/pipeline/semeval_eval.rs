@@ -161,7 +161,7 @@ pub fn evaluate(reference: &Path, out: &Path, options: &EvalOptions) -> Result<E
 
 /// The best score of the answer (and, out of five, its first four alternatives) against the
 /// reference and every alternative of it.
-fn fragment_score(answer: &Fragment, gold: &Fragment, out_of_five: bool, rules: Rules, stemmer: Option<&Stemmer>) -> f64 {
+pub(crate) fn fragment_score(answer: &Fragment, gold: &Fragment, out_of_five: bool, rules: Rules, stemmer: Option<&Stemmer>) -> f64 {
     let answers = std::iter::once(answer.value.as_deref().unwrap_or_default())
         .chain(answer.alternatives.iter().take(if out_of_five { 4 } else { 0 }).map(Vec::as_slice));
     let golds: Vec<&[String]> =

@@ -8,6 +8,7 @@ pub mod derp;
 pub mod docs;
 pub mod lepod;
 pub mod lm;
+pub mod loglinear;
 pub mod mcpg;
 pub mod meteor_align;
 pub mod model_score;
@@ -70,6 +71,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(lm::LmUdf::new(lm::Kind::OovCount, resources.lm.clone()))),
         Arc::new(ScalarUDF::from(model_score::ModelScoreUdf::new(phrases(), resources.lm.clone()))),
         Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
+        Arc::new(ScalarUDF::from(loglinear::LoglinearUdf::default())),
         Arc::new(ScalarUDF::from(chrf::ChrfUdf::default())),
         Arc::new(ScalarUDF::from(phrases::ExtractPhrasesUdf::default())),
         Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone(), resources.built_aligner.0.clone()))),

@@ -145,7 +145,7 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
         }
         Source::Semeval2014t5 { file } => {
             // Task files are small (a few hundred sentences): read whole, as XML must be.
-            let rows = semeval::rows(crate::formats::semeval2014t5::read(file)?);
+            let rows = crate::formats::semeval2014t5::fragment_rows(&crate::formats::semeval2014t5::read(file)?);
             run(writer, rows.into_iter().map(Ok::<_, anyhow::Error>), move |chunk| semeval::build(&schema, chunk))?
         }
     };

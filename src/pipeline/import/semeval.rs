@@ -8,49 +8,7 @@ use datafusion::arrow::array::{ArrayRef, Int64Array, ListBuilder, RecordBatch, S
 use datafusion::arrow::datatypes::SchemaRef;
 
 use super::{Chunk, append_tokens, token_list_builder};
-use crate::formats::semeval2014t5::{Fragment, Item, Sentence, ShowId, TaskFile, words};
-
-pub(super) struct Row {
-    sentence_id: String,
-    fragment_id: String,
-    l1: Option<String>,
-    l2: Option<String>,
-    input: Vec<String>,
-    span: (usize, usize),
-    fragment: Option<Vec<String>>,
-    reference: Option<Vec<String>>,
-    reference_fragment: Option<Fragment>,
-    output: Option<Fragment>,
-}
-
-/// The rows of a file, in file order (sentences, then fragments by first appearance).
-pub(super) fn rows(file: TaskFile) -> Vec<Row> {
-    let mut rows = Vec::new();
-    for s in &file.sentences {
-        let Some(input) = &s.input else { continue };
-        let (input_words, spans) = words(input);
-        let fragment_items: Vec<&Fragment> = input.iter().filter_map(|i| if let Item::Fragment(f) = i { Some(f) } else { None }).collect();
-        let (references, outputs) = (Sentence::fragments(s.reference.as_ref()), Sentence::fragments(s.output.as_ref()));
-        let find = |fragments: &[&Fragment], id: &Option<String>| fragments.iter().find(|f| &f.id == id).map(|f| (*f).clone());
-        for f in Sentence::fragments(Some(input)) {
-            // A repeated id keeps its last fragment (as the task's reader): its span too.
-            let k = fragment_items.iter().rposition(|g| g.id == f.id).expect("a fragment of this input");
-            rows.push(Row {
-                sentence_id: ShowId(&s.id).to_string(),
-                fragment_id: ShowId(&f.id).to_string(),
-                l1: file.l1.clone(),
-                l2: file.l2.clone(),
-                input: input_words.clone(),
-                span: spans[k],
-                fragment: f.value.clone(),
-                reference: s.reference.as_ref().map(|r| words(r).0),
-                reference_fragment: find(&references, &f.id),
-                output: find(&outputs, &f.id),
-            });
-        }
-    }
-    rows
-}
+use crate::formats::semeval2014t5::{Fragment, FragmentRow as Row};
 
 pub(super) fn build(schema: &SchemaRef, chunk: Chunk<Row>) -> Result<RecordBatch> {
     let n = chunk.rows.len();

@@ -11,9 +11,10 @@ use super::Chunk;
 use crate::formats::input::InputError;
 use crate::formats::syntactic_ngrams;
 
-/// One `form` row per arc of each syntactic n-gram line, the line's total as its count.
+/// Two rows per arc of each syntactic n-gram line, the line's total as their count: the `form`
+/// arc, and the `upos` arc of its tags (mapped from the Penn Treebank's).
 pub(super) fn build(schema: &SchemaRef, paths: &[PathBuf], chunk: Chunk<(usize, u64, String)>, lowercase: bool) -> Result<RecordBatch> {
-    let n = chunk.rows.len() * 2;
+    let n = chunk.rows.len() * 4;
     let text = || StringBuilder::with_capacity(n, n * 8);
     let (mut level, mut head, mut dep, mut deprel) = (text(), text(), text(), text());
     let mut counts = Vec::with_capacity(n);
@@ -30,12 +31,16 @@ pub(super) fn build(schema: &SchemaRef, paths: &[PathBuf], chunk: Chunk<(usize, 
         let total = syntactic_ngrams::parse_line(line, &mut arcs)
             .map_err(|e| anyhow!(InputError::at(path, *line_number, e.to_string())))?;
         let total = i64::try_from(total).map_err(|_| anyhow!(InputError::at(path, *line_number, "count past Int64")))?;
-        for &(h, d, l) in &arcs {
+        for arc in &arcs {
             level.append_value("form");
-            word(&mut head, h);
-            word(&mut dep, d);
-            deprel.append_value(l);
-            counts.push(total);
+            word(&mut head, arc.head);
+            word(&mut dep, arc.dep);
+            level.append_value("upos");
+            head.append_value(syntactic_ngrams::upos(arc.head_tag));
+            dep.append_value(syntactic_ngrams::upos(arc.dep_tag));
+            deprel.append_value(arc.label);
+            deprel.append_value(arc.label);
+            counts.extend([total, total]);
         }
     }
     let columns: Vec<ArrayRef> = vec![

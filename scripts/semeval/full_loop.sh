@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The IUCL loop (docs/l2-assist.md) on SemEval-2014 Task 5's fr-en trial data, with every
+# resource built here from the bundled Europarl sample, and the word accuracy of each setting:
+#
+#   PYTHON=/path/to/venv/bin/python scripts/semeval/full_loop.sh [TRIAL.xml]
+#
+# PYTHON has `pip install -r scripts/requirements-prepare.txt` (spaCy and its English model for
+# the parses, pyarrow). TRIAL.xml defaults to ../shared/data/semeval2014t5/fr-en.trial.xml.
+#
+# - The trial sentences are Europarl sentences: sample pairs whose English is a trial reference
+#   are held out of every resource (phrase table, triples, LM), so no answer is looked up.
+# - Phrase table: `pairmetrics extract` over the rest (fr -> en); triples: `pairmetrics
+#   triples` over its English parses; LM: a trigram over its English (make_lm_fixture.py's
+#   estimator); parses of the trial inputs: spaCy (scripts/semeval/parse.py), projected onto
+#   each candidate.
+# - Trial sentences 1-250 are the dev set (MERT), 251-500 the test set every row is scored on
+#   with the official rules (`semeval-eval -I`, best).
+# - The projection is measured against spaCy's parses of the spliced test sentences.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+trial=$(realpath "${1:-../shared/data/semeval2014t5/fr-en.trial.xml}")
+python=${PYTHON:-python3}
+cargo build --quiet --bin pairmetrics
+pm=$root/target/debug/pairmetrics
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+sample=$root/data/europarl-sample
+
+"$pm" import semeval2014t5 "$trial" --out trial.parquet > /dev/null
+"$python" - "$trial" <<'PY'
+import sys, xml.etree.ElementTree as ET
+tree = ET.parse(sys.argv[1])
+for name, keep in (("dev.xml", lambda i: i <= 250), ("test.xml", lambda i: i > 250)):
+    root = ET.parse(sys.argv[1]).getroot()
+    for s in list(root):
+        if not keep(int(s.get("id"))):
+            root.remove(s)
+    ET.ElementTree(root).write(name, encoding="utf-8")
+PY
+"$pm" sql --table p="$sample/pairs.parquet" --table t=trial.parquet --out train.parquet \
+    "SELECT * FROM p WHERE array_to_string(tgt, ' ') NOT IN (SELECT array_to_string(reference, ' ') FROM t WHERE reference IS NOT NULL)" > /dev/null
+held_out=$("$pm" sql --format csv --table p="$sample/pairs.parquet" --table k=train.parquet "SELECT (SELECT count(*) FROM p) - (SELECT count(*) FROM k)" | tail -1)
+"$pm" extract --pairs train.parquet --alignments "$sample/alignments.parquet" --out phrases.parquet > /dev/null
+"$pm" triples --pairs train.parquet --arcs "$sample/arcs.parquet" --side tgt --out triples.parquet > /dev/null
+"$python" - "$root/scripts" <<'PY'
+import sys, gzip
+sys.path.insert(0, sys.argv[1])
+import pyarrow.parquet as pq
+from make_lm_fixture import backoff_arpa
+lines = [" ".join(t) for t in pq.read_table("train.parquet", columns=["tgt"]).column(0).to_pylist() if t]
+with gzip.open("en.arpa.gz", "wt", encoding="utf-8") as f:
+    f.write(backoff_arpa(lines))
+PY
+"$python" "$root/scripts/semeval/parse.py" --table trial.parquet --column input --out inputs.conllu > /dev/null
+resources=(--phrase-table phrases.parquet --lm en.arpa.gz --triples triples.parquet --parses inputs.conllu)
+
+rules=$("$pm" sql --format csv --table r=phrases.parquet "SELECT count(*) FROM r" | tail -1)
+echo "held out: $held_out of 3000 sample pairs (their English is a trial reference); phrase table: $rules rules"
+
+# word accuracy of a run on the test half (the official scorer's rules, -I, best)
+score() { "$pm" semeval-eval -I --ref test.xml --out "$1" | tail -1; }
+assist() { # NAME WEIGHTS-JSON [extra args]
+    local name=$1 weights=$2
+    shift 2
+    echo "$weights" > "$name.json"
+    "$pm" l2-assist --input test.xml "${resources[@]}" --weights "$name.json" --out "$name.xml" "$@" 2> "$name.log"
+}
+"$pm" tune --dev dev.xml "${resources[@]}" --out tuned.json 2> tune.log > tune.out
+assist lm '{"weights": {"lm": 1}}'
+assist tm '{"weights": {"direct": 1}}'
+assist lm_tm '{"weights": {"lm": 1, "direct": 1, "inverse": 1}}'
+assist lm_tm_sim '{"weights": {"lm": 1, "direct": 1, "inverse": 1, "pmi_lex": 1, "pmi_pos": 1}}' --table projected.parquet
+"$pm" l2-assist --input test.xml "${resources[@]}" --weights tuned.json --out tuned.xml 2> tuned.log
+oracle=$("$pm" sql --format csv --table c=projected.parquet \
+    "SELECT avg(m) FROM (SELECT pair_id, max(word_accuracy) AS m FROM c GROUP BY pair_id)" | tail -1)
+copy=$("$pm" sql --format csv --table c=projected.parquet \
+    "SELECT count(DISTINCT pair_id) FROM c WHERE origin = 'copy'" | tail -1)
+
+echo
+echo "| fr-en trial, sentences 251-500 | accuracy | word accuracy | recall |"
+echo "|---|---|---|---|"
+for row in "lm:LM only" "tm:TM only (direct)" "lm_tm:LM + TM" "lm_tm_sim:LM + TM + SIM (projected parses)" "tuned:tuned by MERT on 1-250"; do
+    read -r a w r <<< "$(score "${row%%:*}.xml")"
+    printf '| %s | %.4f | %.4f | %s |\n' "${row#*:}" "$a" "$w" "$r"
+done
+printf '| oracle (best candidate of each list) | | %.4f | |\n' "$oracle"
+echo
+echo "candidates: $(tail -1 lm_tm_sim.log) ($copy fragments copied untranslated)"
+echo "tuned: $(head -1 tune.out | cut -d: -f2-)"
+echo "dev: $(tail -1 tune.out)"
+
+# The projection against spaCy's own parses of the spliced test sentences.
+"$python" "$root/scripts/semeval/parse.py" --table projected.parquet --column sentence --out spliced.conllu > /dev/null
+"$python" - <<'PY'
+import pyarrow.parquet as pq
+parses = {}
+words = []
+rows = []
+for line in open("spliced.conllu", encoding="utf-8"):
+    line = line.rstrip("\n")
+    if not line:
+        if words:
+            parses[tuple(w[0] for w in words)] = [(int(w[1]), w[2]) for w in words]
+        words = []
+        continue
+    f = line.split("\t")
+    words.append((f[1], f[6], f[7]))
+table = pq.read_table("projected.parquet", columns=["sentence", "candidate_start", "candidate_end", "head", "deprel", "parse"]).to_pylist()
+same_sentence = candidates = 0
+tokens = uas = las = 0
+for r in table:
+    if r["parse"] != "projected":
+        continue
+    real = parses[tuple(r["sentence"])]
+    projected = list(zip(r["head"], r["deprel"]))
+    candidates += 1
+    same_sentence += [h for h, _ in real] == [h for h, _ in projected]
+    for i in range(r["candidate_start"], r["candidate_end"]):
+        tokens += 1
+        uas += real[i][0] == projected[i][0]
+        las += real[i] == projected[i]
+print(f"projection vs spaCy on {candidates} spliced test sentences: every head the same in {same_sentence / candidates:.1%}; "
+      f"candidate tokens' heads {uas / tokens:.1%} the same, heads and relations {las / tokens:.1%} ({tokens} tokens)")
+PY
+cat inputs.conllu spliced.conllu > both.conllu
+resources=(--phrase-table phrases.parquet --lm en.arpa.gz --triples triples.parquet --parses both.conllu)
+assist spacy '{"weights": {"lm": 1, "direct": 1, "inverse": 1, "pmi_lex": 1, "pmi_pos": 1}}'
+read -r a w r <<< "$(score spacy.xml)"
+printf 'LM + TM + SIM with spaCy parses of every candidate sentence instead: accuracy %.4f, word accuracy %.4f\n' "$a" "$w"
