@@ -149,9 +149,9 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
     let ctx = Session::default().build()?;
     session::register_checked(&ctx, Table::Fragments, table).await?;
     let quote = |c: &str| format!("\"{}\"", c.replace('"', "\"\""));
-    let alternatives = columns.alternatives.as_deref().map_or("CAST(NULL AS VARCHAR)".to_string(), quote);
+    let alternatives = columns.alternatives.as_deref().map_or(String::new(), |c| format!(", {}", quote(c)));
     let query = format!(
-        "SELECT sentence_id, fragment_id, l1, l2, input, fragment_start, fragment_end, {}, {alternatives} \
+        "SELECT sentence_id, fragment_id, l1, l2, input, fragment_start, fragment_end, {}{alternatives} \
          FROM fragments ORDER BY pair_id",
         quote(&columns.answer)
     );
@@ -165,9 +165,7 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
         let (starts, ends) = (cast(batch.column(5), &DataType::Int64)?, cast(batch.column(6), &DataType::Int64)?);
         let (starts, ends) = (starts.as_primitive::<datafusion::arrow::datatypes::Int64Type>(), ends.as_primitive::<datafusion::arrow::datatypes::Int64Type>());
         let answer = TokenLists::new("answer", batch.column(7))?;
-        let alternatives = (*batch.column(8).data_type() != DataType::Utf8)
-            .then(|| TokenListLists::new("alternatives", batch.column(8)))
-            .transpose()?;
+        let alternatives = columns.alternatives.is_some().then(|| TokenListLists::new("alternatives", batch.column(8))).transpose()?;
         for row in 0..batch.num_rows() {
             let at = answers.len() + 1;
             let what = |e: RowProblem| anyhow::anyhow!("{}: row {at}: {e}", table.display());

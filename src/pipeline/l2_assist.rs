@@ -378,9 +378,10 @@ pub async fn tune_table(table: &Path, metric: &str, options: &TuneOptions) -> Re
     let input = crate::parquet::ParquetInput::open("candidates", table)?;
     input.register(&ctx, false).await?;
     let quote = |c: &str| format!("\"{}\"", c.replace('"', "\"\""));
-    let features: Vec<String> = chosen.iter().map(|&i| format!("coalesce(CAST({} AS DOUBLE), 0)", quote(FEATURE_NAMES[i]))).collect();
+    let features: Vec<String> =
+        chosen.iter().enumerate().map(|(k, &i)| format!("coalesce(CAST({} AS DOUBLE), 0) AS f{k}", quote(FEATURE_NAMES[i]))).collect();
     let query = format!(
-        "SELECT CAST(pair_id AS BIGINT), CAST({} AS DOUBLE), {} FROM candidates ORDER BY pair_id",
+        "SELECT CAST(pair_id AS BIGINT) AS list, CAST({} AS DOUBLE) AS metric, {} FROM candidates ORDER BY pair_id",
         quote(metric),
         features.join(", ")
     );
