@@ -7,6 +7,9 @@
 # fails, the script says so and exits 3.
 set -euo pipefail
 page=$1 shot=$2 dom=$3 width=${4:-1200} height=${5:-2400}
+# Tests run in parallel: one installs while the others wait (apt-get would fail on dpkg's lock).
+exec 9>"${TMPDIR:-/tmp}/pairmetrics-chromium-install.lock"
+flock 9
 if ! command -v chromium >/dev/null 2>&1; then
     echo "headless_chromium.sh: installing Debian's chromium for the report's browser test" >&2
     export DEBIAN_FRONTEND=noninteractive
@@ -16,6 +19,7 @@ if ! command -v chromium >/dev/null 2>&1; then
         exit 3
     fi
 fi
+flock -u 9
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 # Without the background-networking flags Chromium tries to reach Google at every start.

@@ -31,7 +31,6 @@ sample=$root/data/europarl-sample
 "$pm" import semeval2014t5 "$trial" --out trial.parquet > /dev/null
 "$python" - "$trial" <<'PY'
 import sys, xml.etree.ElementTree as ET
-tree = ET.parse(sys.argv[1])
 for name, keep in (("dev.xml", lambda i: i <= 250), ("test.xml", lambda i: i > 250)):
     root = ET.parse(sys.argv[1]).getroot()
     for s in list(root):

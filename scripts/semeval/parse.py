@@ -10,6 +10,7 @@ the list's tokens, so `l2-assist --parses` finds them by their tokens. Needs
 """
 
 import argparse
+import os
 
 import pyarrow.parquet as pq
 import spacy
@@ -37,8 +38,6 @@ def main():
                 deprel = "root" if t.dep_ == "ROOT" else (t.dep_ or "dep")
                 out.write(f"{t.i + 1}\t{t.text}\t_\t{t.pos_ or 'X'}\t{t.tag_ or '_'}\t_\t{head}\t{deprel}\t_\t_\n")
             out.write("\n")
-    import os
-
     os.replace(args.out + ".tmp", args.out)
     print(f"wrote {args.out}: {len(sentences)} sentences")
 
