@@ -68,7 +68,14 @@ fn task() -> Task {
     };
     let task = file("task.xml", TASK);
     let phrases = dir.path().join("phrases.parquet");
-    ok(&["import", "moses-phrase-table", "--table", path_str(&file("phrase-table", PHRASES)), "--out", path_str(&phrases)]);
+    ok(&[
+        "import",
+        "moses-phrase-table",
+        "--table",
+        path_str(&file("phrase-table", PHRASES)),
+        "--out",
+        path_str(&phrases),
+    ]);
     let dictionary = dir.path().join("dictionary.parquet");
     ok(&[
         "sql",
@@ -78,13 +85,29 @@ fn task() -> Task {
     ]);
     let triples = dir.path().join("triples.parquet");
     let (pairs, arcs) = (sample().join("pairs.parquet"), sample().join("arcs.parquet"));
-    ok(&["triples", "--pairs", path_str(&pairs), "--arcs", path_str(&arcs), "--side", "tgt", "--out", path_str(&triples)]);
+    ok(&[
+        "triples",
+        "--pairs",
+        path_str(&pairs),
+        "--arcs",
+        path_str(&arcs),
+        "--side",
+        "tgt",
+        "--out",
+        path_str(&triples),
+    ]);
     let lm = root().join("tests/data/lm/europarl.en.3gram.arpa.gz");
     let parses = file("inputs.conllu", PARSE);
-    let resources = [("--phrase-table", &phrases), ("--dictionary", &dictionary), ("--lm", &lm), ("--triples", &triples), ("--parses", &parses)]
-        .iter()
-        .flat_map(|(flag, path)| [flag.to_string(), path.display().to_string()])
-        .collect();
+    let resources = [
+        ("--phrase-table", &phrases),
+        ("--dictionary", &dictionary),
+        ("--lm", &lm),
+        ("--triples", &triples),
+        ("--parses", &parses),
+    ]
+    .iter()
+    .flat_map(|(flag, path)| [flag.to_string(), path.display().to_string()])
+    .collect();
     Task { dir, task, resources }
 }
 
@@ -98,7 +121,19 @@ fn l2_assist_candidates_features_ranking_tuning_and_the_scored_run() {
     let t = task();
     let (run, table) = (t.path("run.xml"), t.path("candidates.parquet"));
     let direct = weights(&t.path("direct.json"), r#"{"weights": {"direct": 1}}"#);
-    let printed = t.run("l2-assist", &["--input", path_str(&t.task), "--weights", path_str(&direct), "--table", path_str(&table), "--out", path_str(&run)]);
+    let printed = t.run(
+        "l2-assist",
+        &[
+            "--input",
+            path_str(&t.task),
+            "--weights",
+            path_str(&direct),
+            "--table",
+            path_str(&table),
+            "--out",
+            path_str(&run),
+        ],
+    );
     assert!(printed.contains("4 fragments"), "{printed}");
     let candidates = |query: &str| csv_rows(&[], &[("c", &table)], query);
 
@@ -121,12 +156,18 @@ fn l2_assist_candidates_features_ranking_tuning_and_the_scored_run() {
     );
     // The LM feature is KenLM's score of the whole spliced sentence: lm_logprob's, in SQL.
     let lm = root().join("tests/data/lm/europarl.en.3gram.arpa.gz");
-    let differ = csv_rows(&["--lm", path_str(&lm)], &[("c", &table)], "SELECT count(*) FROM c WHERE abs(lm - lm_logprob(sentence)) > 1e-9 OR lm IS NULL");
+    let differ = csv_rows(
+        &["--lm", path_str(&lm)],
+        &[("c", &table)],
+        "SELECT count(*) FROM c WHERE abs(lm - lm_logprob(sentence)) > 1e-9 OR lm IS NULL",
+    );
     assert_eq!(differ, ["0"]);
 
     // The projection: "want" takes "voudrais"'s root arc, "to" and "know" depend on it, and the
     // context's arcs into the fragment now point at "want"; pmi_lex is dep_fit of that parse.
-    let projected = candidates("SELECT array_to_string(head, ' '), array_to_string(deprel, ' ') FROM c WHERE candidate = ['want', 'to', 'know']");
+    let projected = candidates(
+        "SELECT array_to_string(head, ' '), array_to_string(deprel, ' ') FROM c WHERE candidate = ['want', 'to', 'know']",
+    );
     assert_eq!(projected, ["2 0 2 2 8 8 8 2 2,nsubj root dep dep mark nsubj cop ccomp punct"]);
     let triples = t.path("triples.parquet");
     let fitness = csv_rows(
@@ -145,24 +186,39 @@ fn l2_assist_candidates_features_ranking_tuning_and_the_scored_run() {
     let tuned = t.path("tuned.json");
     let printed = t.run("tune", &["--dev", path_str(&t.task), "--out", path_str(&tuned)]);
     assert!(printed.contains("mean metric over 4 lists"), "{printed}");
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&tuned).unwrap()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tuned).unwrap()).unwrap();
     assert_eq!(json["tuned_metric"], 0.75, "{json}");
     assert!(json["initial_metric"].as_f64().unwrap() <= 0.75);
-    let l1: f64 = json["weights"].as_object().unwrap().values().map(|w| w.as_f64().unwrap().abs()).sum();
+    let l1: f64 =
+        json["weights"].as_object().unwrap().values().map(|w| w.as_f64().unwrap().abs()).sum();
     assert!((l1 - 1.0).abs() < 1e-12, "{json}");
     assert!(json["signature"].as_str().unwrap().contains("|mert|dev:"), "{json}");
     // Seeded: the same weights again; and the same from the candidates table.
     let again = t.path("again.json");
     t.run("tune", &["--dev", path_str(&t.task), "--out", path_str(&again)]);
-    let again: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
     assert_eq!(again["weights"], json["weights"]);
     let from_table = t.path("from-table.json");
     ok(&["tune", "--candidates", path_str(&table), "--out", path_str(&from_table)]);
-    let from_table: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&from_table).unwrap()).unwrap();
+    let from_table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&from_table).unwrap()).unwrap();
     assert_eq!(from_table["tuned_metric"], 0.75, "{from_table}");
 
     // The tuned run, out of five: the official scorer's figures follow.
-    t.run("l2-assist", &["--input", path_str(&t.task), "--weights", path_str(&tuned), "--out-of-five", "--out", path_str(&run)]);
+    t.run(
+        "l2-assist",
+        &[
+            "--input",
+            path_str(&t.task),
+            "--weights",
+            path_str(&tuned),
+            "--out-of-five",
+            "--out",
+            path_str(&run),
+        ],
+    );
     let scored = ok(&["semeval-eval", "--ref", path_str(&t.task), "--out", path_str(&run)]);
     assert_eq!(scored.lines().last().unwrap(), "0.75 0.75 1.0", "{scored}");
     let text = std::fs::read_to_string(&run).unwrap();
@@ -175,7 +231,19 @@ fn l2_assist_candidates_features_ranking_tuning_and_the_scored_run() {
          coalesce(pmi_lex, 0), coalesce(pmi_pos, 0))) > 1e-12",
         w["lm"], w["direct"], w["inverse"], w["pmi_lex"], w["pmi_pos"]
     );
-    t.run("l2-assist", &["--input", path_str(&t.task), "--weights", path_str(&tuned), "--table", path_str(&table), "--out", path_str(&run)]);
+    t.run(
+        "l2-assist",
+        &[
+            "--input",
+            path_str(&t.task),
+            "--weights",
+            path_str(&tuned),
+            "--table",
+            path_str(&table),
+            "--out",
+            path_str(&run),
+        ],
+    );
     assert_eq!(candidates(&query), ["0"]);
 }
 
@@ -190,15 +258,34 @@ fn l2_assist_and_tune_say_what_is_wrong() {
     let shapeless = weights(&t.path("shapeless.json"), r#"[1, 2]"#);
     let error = err(&[&["l2-assist", "--weights", path_str(&shapeless)][..], &input].concat());
     assert!(error.contains("expected an object with a \"weights\" object"), "{error}");
-    let error = err(&["tune", "--dev", path_str(&t.task), "--features", "lm,fluency", "--out", path_str(&t.path("w.json"))]);
+    let error = err(&[
+        "tune",
+        "--dev",
+        path_str(&t.task),
+        "--features",
+        "lm,fluency",
+        "--out",
+        path_str(&t.path("w.json")),
+    ]);
     assert!(error.contains("unknown feature \"fluency\""), "{error}");
     let no_dictionary = t.path("no-dictionary.parquet");
     ok(&["sql", "--out", path_str(&no_dictionary), "SELECT 'a' AS source, 'b' AS target"]);
-    let error = err(&[&["l2-assist", "--dictionary", path_str(&no_dictionary)][..], &input].concat());
+    let error =
+        err(&[&["l2-assist", "--dictionary", path_str(&no_dictionary)][..], &input].concat());
     assert!(error.contains("no-dictionary.parquet: no column src"), "{error}");
     // A task without references has nothing to tune on.
     let test = t.path("test.xml");
-    std::fs::write(&test, TASK.lines().map(|l| l.split("<ref>").next().unwrap().to_string() + if l.contains("<ref>") { "</s>" } else { "" }).collect::<Vec<_>>().join("\n")).unwrap();
+    std::fs::write(
+        &test,
+        TASK.lines()
+            .map(|l| {
+                l.split("<ref>").next().unwrap().to_string()
+                    + if l.contains("<ref>") { "</s>" } else { "" }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
     let error = err(&["tune", "--dev", path_str(&test), "--out", path_str(&t.path("w.json"))]);
     assert!(error.contains("nothing to tune on"), "{error}");
     assert!(!run.exists() && !t.path("w.json").exists(), "no output on an error");
@@ -225,7 +312,9 @@ fn run_files_written_from_imported_tables_score_as_the_originals() {
     ]);
     assert!(printed.contains("495 fragments"), "{printed}");
     for flags in [&["-I"][..], &["-I", "-a"]] {
-        let scored = ok(&[&["semeval-eval", "--ref", path_str(&gold), "--out", path_str(&out)][..], flags].concat());
+        let scored =
+            ok(&[&["semeval-eval", "--ref", path_str(&gold), "--out", path_str(&out)][..], flags]
+                .concat());
         assert_eq!(scored.lines().last().unwrap(), "1.0 1.0 1.0", "{flags:?}");
     }
 
@@ -245,15 +334,36 @@ fn run_files_written_from_imported_tables_score_as_the_originals() {
     }
     assert!(checked > 0);
     // --best-only drops the alternatives.
-    ok(&["export", "semeval2014t5", "--table", path_str(&r), "--best-only", "--out", path_str(&out)]);
+    ok(&[
+        "export",
+        "semeval2014t5",
+        "--table",
+        path_str(&r),
+        "--best-only",
+        "--out",
+        path_str(&out),
+    ]);
     assert!(!std::fs::read_to_string(&out).unwrap().contains("<alt>"));
-    let error = err(&["export", "semeval2014t5", "--table", path_str(&r), "--answer", "no_such", "--out", path_str(&out)]);
+    let error = err(&[
+        "export",
+        "semeval2014t5",
+        "--table",
+        path_str(&r),
+        "--answer",
+        "no_such",
+        "--out",
+        path_str(&out),
+    ]);
     assert!(error.contains("no_such"), "{error}");
 }
 
 #[test]
 fn loglinear_in_sql() {
-    let rows = csv_rows(&[], &[], "SELECT loglinear([1.0, 2.0], 3, 4), loglinear([0.5, -1], 2, CAST(NULL AS DOUBLE)), loglinear([0.5], 4)");
+    let rows = csv_rows(
+        &[],
+        &[],
+        "SELECT loglinear([1.0, 2.0], 3, 4), loglinear([0.5, -1], 2, CAST(NULL AS DOUBLE)), loglinear([0.5], 4)",
+    );
     assert_eq!(rows, ["11.0,,2.0"]);
     let error = err(&["sql", "SELECT loglinear([1.0, 2.0], 3)"]);
     assert!(error.contains("loglinear: 2 weights for 1 features (row 1)"), "{error}");

@@ -72,6 +72,8 @@ assist tm '{"weights": {"direct": 1}}'
 assist lm_tm '{"weights": {"lm": 1, "direct": 1, "inverse": 1}}'
 assist lm_tm_sim '{"weights": {"lm": 1, "direct": 1, "inverse": 1, "pmi_lex": 1, "pmi_pos": 1}}' --table projected.parquet
 "$pm" l2-assist --input test.xml "${resources[@]}" --weights tuned.json --out tuned.xml 2> tuned.log
+"$pm" tune --dev dev.xml "${resources[@]}" --features lm,direct,inverse --out tuned_tm.json 2> /dev/null > tune_tm.out
+"$pm" l2-assist --input test.xml "${resources[@]}" --weights tuned_tm.json --out tuned_tm.xml 2> /dev/null
 oracle=$("$pm" sql --format csv --table c=projected.parquet \
     "SELECT avg(m) FROM (SELECT pair_id, max(word_accuracy) AS m FROM c GROUP BY pair_id)" | tail -1)
 copy=$("$pm" sql --format csv --table c=projected.parquet \
@@ -80,7 +82,7 @@ copy=$("$pm" sql --format csv --table c=projected.parquet \
 echo
 echo "| fr-en trial, sentences 251-500 | accuracy | word accuracy | recall |"
 echo "|---|---|---|---|"
-for row in "lm:LM only" "tm:TM only (direct)" "lm_tm:LM + TM" "lm_tm_sim:LM + TM + SIM (projected parses)" "tuned:tuned by MERT on 1-250"; do
+for row in "lm:LM only" "tm:TM only (direct)" "lm_tm:LM + TM" "lm_tm_sim:LM + TM + SIM (projected parses)" "tuned:tuned by MERT on 1-250" "tuned_tm:tuned by MERT on 1-250, LM + TM features only"; do
     read -r a w r <<< "$(score "${row%%:*}.xml")"
     printf '| %s | %.4f | %.4f | %s |\n' "${row#*:}" "$a" "$w" "$r"
 done
@@ -89,6 +91,7 @@ echo
 echo "candidates: $(tail -1 lm_tm_sim.log) ($copy fragments copied untranslated)"
 echo "tuned: $(head -1 tune.out | cut -d: -f2-)"
 echo "dev: $(tail -1 tune.out)"
+echo "tuned, LM + TM only: $(head -1 tune_tm.out | cut -d: -f2-); dev: $(tail -1 tune_tm.out)"
 
 # The projection against spaCy's own parses of the spliced test sentences.
 "$python" "$root/scripts/semeval/parse.py" --table projected.parquet --column sentence --out spliced.conllu > /dev/null
@@ -109,6 +112,7 @@ for line in open("spliced.conllu", encoding="utf-8"):
 table = pq.read_table("projected.parquet", columns=["sentence", "candidate_start", "candidate_end", "head", "deprel", "parse"]).to_pylist()
 same_sentence = candidates = 0
 tokens = uas = las = 0
+context = context_same = 0
 for r in table:
     if r["parse"] != "projected":
         continue
@@ -116,12 +120,17 @@ for r in table:
     projected = list(zip(r["head"], r["deprel"]))
     candidates += 1
     same_sentence += [h for h, _ in real] == [h for h, _ in projected]
-    for i in range(r["candidate_start"], r["candidate_end"]):
-        tokens += 1
-        uas += real[i][0] == projected[i][0]
-        las += real[i] == projected[i]
+    for i in range(len(real)):
+        if r["candidate_start"] <= i < r["candidate_end"]:
+            tokens += 1
+            uas += real[i][0] == projected[i][0]
+            las += real[i] == projected[i]
+        else:
+            context += 1
+            context_same += real[i][0] == projected[i][0]
 print(f"projection vs spaCy on {candidates} spliced test sentences: every head the same in {same_sentence / candidates:.1%}; "
-      f"candidate tokens' heads {uas / tokens:.1%} the same, heads and relations {las / tokens:.1%} ({tokens} tokens)")
+      f"candidate tokens' heads {uas / tokens:.1%} the same, heads and relations {las / tokens:.1%} ({tokens} tokens); "
+      f"context tokens' heads {context_same / context:.1%} the same ({context} tokens)")
 PY
 cat inputs.conllu spliced.conllu > both.conllu
 resources=(--phrase-table phrases.parquet --lm en.arpa.gz --triples triples.parquet --parses both.conllu)

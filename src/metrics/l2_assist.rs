@@ -83,7 +83,11 @@ impl Dictionary {
             .iter()
             .map(|(tokens, p)| {
                 let p = p.unwrap_or(uniform);
-                Candidate { tokens: tokens.clone(), probabilities: Some((p, p)), origin: Origin::Dictionary }
+                Candidate {
+                    tokens: tokens.clone(),
+                    probabilities: Some((p, p)),
+                    origin: Origin::Dictionary,
+                }
             })
             .collect()
     }
@@ -91,10 +95,16 @@ impl Dictionary {
 
 /// Up to `max` candidates for `fragment` (see the module's back-off order); never none for a
 /// non-empty fragment.
-pub fn candidates(fragment: &[&str], table: Option<&PhraseIndex>, dictionary: Option<&Dictionary>, max: usize) -> Vec<Candidate> {
+pub fn candidates(
+    fragment: &[&str],
+    table: Option<&PhraseIndex>,
+    dictionary: Option<&Dictionary>,
+    max: usize,
+) -> Vec<Candidate> {
     let lowercased: Vec<String> = fragment.iter().map(|w| w.to_lowercase()).collect();
     let lowercased: Vec<&str> = lowercased.iter().map(String::as_str).collect();
-    let variants = if lowercased == fragment { vec![fragment] } else { vec![fragment, &lowercased[..]] };
+    let variants =
+        if lowercased == fragment { vec![fragment] } else { vec![fragment, &lowercased[..]] };
     if let Some(table) = table {
         for phrase in &variants {
             let found = from_table(table, phrase, max);
@@ -115,7 +125,11 @@ pub fn candidates(fragment: &[&str], table: Option<&PhraseIndex>, dictionary: Op
     if fragment.is_empty() || max == 0 {
         return Vec::new();
     }
-    vec![Candidate { tokens: fragment.iter().map(|w| w.to_string()).collect(), probabilities: None, origin: Origin::Copy }]
+    vec![Candidate {
+        tokens: fragment.iter().map(|w| w.to_string()).collect(),
+        probabilities: None,
+        origin: Origin::Copy,
+    }]
 }
 
 /// The table's own translations of the whole phrase when it has some, else synthetic ones:
@@ -123,7 +137,8 @@ pub fn candidates(fragment: &[&str], table: Option<&PhraseIndex>, dictionary: Op
 fn from_table(table: &PhraseIndex, phrase: &[&str], max: usize) -> Vec<Candidate> {
     let listed = synthetic_phrases(table, phrase, max);
     let whole = listed.iter().take_while(|c| c.split.len() == 1).count();
-    let (keep, origin) = if whole > 0 { (whole, Origin::Table) } else { (listed.len(), Origin::Synthetic) };
+    let (keep, origin) =
+        if whole > 0 { (whole, Origin::Table) } else { (listed.len(), Origin::Synthetic) };
     listed
         .into_iter()
         .take(keep)
@@ -208,7 +223,9 @@ pub fn project(context: &Arcs, span: (usize, usize), m: usize) -> Option<Arcs> {
     }
     for j in 0..m {
         match candidate_head {
-            None => push(moved(context.heads[s + j]), &context.deprels[s + j], &context.upos[s + j]),
+            None => {
+                push(moved(context.heads[s + j]), &context.deprels[s + j], &context.upos[s + j])
+            }
             Some(c) if c == j => {
                 let f = fragment_head;
                 push(moved(context.heads[f]), &context.deprels[f], &context.upos[f]);
@@ -306,18 +323,30 @@ mod tests {
         let mut dictionary = Dictionary::default();
         dictionary.add(vec!["chat".into()], vec!["cat".into()], None);
         dictionary.add(vec!["chat".into()], vec!["tomcat".into()], None);
-        let words = |c: &[Candidate]| -> Vec<(String, Origin)> { c.iter().map(|c| (c.tokens.join(" "), c.origin)).collect() };
+        let words = |c: &[Candidate]| -> Vec<(String, Origin)> {
+            c.iter().map(|c| (c.tokens.join(" "), c.origin)).collect()
+        };
         let house = candidates(&["La", "maison"], Some(&table), Some(&dictionary), 20);
-        assert_eq!(words(&house), vec![("the house".into(), Origin::Table), ("the home".into(), Origin::Table)], "lowercased");
+        assert_eq!(
+            words(&house),
+            vec![("the house".into(), Origin::Table), ("the home".into(), Origin::Table)],
+            "lowercased"
+        );
         assert_eq!(house[0].probabilities, Some((0.6, 0.5)));
         let blue = candidates(&["la", "bleue"], Some(&table), None, 20);
         assert_eq!(words(&blue), vec![("the blue".into(), Origin::Synthetic)]);
         assert!((blue[0].probabilities.unwrap().0 - 0.63).abs() < 1e-12);
         let cat = candidates(&["chat"], Some(&table), Some(&dictionary), 20);
-        assert_eq!(words(&cat), vec![("cat".into(), Origin::Dictionary), ("tomcat".into(), Origin::Dictionary)]);
+        assert_eq!(
+            words(&cat),
+            vec![("cat".into(), Origin::Dictionary), ("tomcat".into(), Origin::Dictionary)]
+        );
         assert_eq!(cat[1].probabilities, Some((0.5, 0.5)), "uniform");
         let copy = candidates(&["Zut"], Some(&table), Some(&dictionary), 20);
-        assert_eq!((words(&copy), copy[0].probabilities), (vec![("Zut".into(), Origin::Copy)], None));
+        assert_eq!(
+            (words(&copy), copy[0].probabilities),
+            (vec![("Zut".into(), Origin::Copy)], None)
+        );
         assert_eq!(candidates(&["la", "maison"], Some(&table), None, 1).len(), 1, "at most max");
     }
 
@@ -325,18 +354,33 @@ mod tests {
     fn a_projection_keeps_the_context_and_attaches_the_candidate_as_the_fragment_was() {
         // "I saw [la maison] today": saw is the root, maison (head of the fragment) its object,
         // la depends on maison, today on saw.
-        let context = arcs(&[2, 0, 4, 2, 2], &["nsubj", "root", "det", "obj", "advmod"], &["PRON", "VERB", "DET", "NOUN", "ADV"]);
+        let context = arcs(
+            &[2, 0, 4, 2, 2],
+            &["nsubj", "root", "det", "obj", "advmod"],
+            &["PRON", "VERB", "DET", "NOUN", "ADV"],
+        );
         // Same length: copied position by position.
         assert_eq!(project(&context, (2, 4), 2).unwrap(), context);
         // One word for two: it takes the fragment head's arc.
         let one = project(&context, (2, 4), 1).unwrap();
-        assert_eq!(one, arcs(&[2, 0, 2, 2], &["nsubj", "root", "obj", "advmod"], &["PRON", "VERB", "NOUN", "ADV"]));
+        assert_eq!(
+            one,
+            arcs(
+                &[2, 0, 2, 2],
+                &["nsubj", "root", "obj", "advmod"],
+                &["PRON", "VERB", "NOUN", "ADV"]
+            )
+        );
         // Three words for two: the head sits at the end (the fragment's head is its last
         // word), the others attach to it; today moves right.
         let three = project(&context, (2, 4), 3).unwrap();
         assert_eq!(
             three,
-            arcs(&[2, 0, 5, 5, 2, 2], &["nsubj", "root", "dep", "dep", "obj", "advmod"], &["PRON", "VERB", "X", "X", "NOUN", "ADV"])
+            arcs(
+                &[2, 0, 5, 5, 2, 2],
+                &["nsubj", "root", "dep", "dep", "obj", "advmod"],
+                &["PRON", "VERB", "X", "X", "NOUN", "ADV"]
+            )
         );
         // A one-word fragment that heads the sentence: the candidate's last token is the root
         // and the context's dependents follow it.
@@ -357,18 +401,41 @@ mod tests {
         triples.form.add("saw", "it", "obj", 2);
         triples.upos.add("VERB", "NOUN", "obj", 4);
         let sentence = ["I", "saw", "the", "house"];
-        let parse = arcs(&[2, 0, 4, 2], &["nsubj", "root", "det", "obj"], &["PRON", "VERB", "DET", "NOUN"]);
-        let candidate = Candidate { tokens: vec!["the".into(), "house".into()], probabilities: Some((0.1, 0.01)), origin: Origin::Table };
+        let parse =
+            arcs(&[2, 0, 4, 2], &["nsubj", "root", "det", "obj"], &["PRON", "VERB", "DET", "NOUN"]);
+        let candidate = Candidate {
+            tokens: vec!["the".into(), "house".into()],
+            probabilities: Some((0.1, 0.01)),
+            origin: Origin::Table,
+        };
         let scorers = Scorers { lm: None, triples: Some(&triples), formula: Formula::Paper };
-        let f = features(&scorers, &sentence, (2, 4), &candidate, Some(&parse), &mut ngram::Scratch::default());
+        let f = features(
+            &scorers,
+            &sentence,
+            (2, 4),
+            &candidate,
+            Some(&parse),
+            &mut ngram::Scratch::default(),
+        );
         assert_eq!((f.lm, f.direct, f.inverse), (None, Some(-1.0), Some(-2.0)));
         // FIT(house): its arcs saw->house (SIM = 2*2 / (4 + 2)) and house->the (no counts: 0);
         // FIT(the): its one arc, 0. The phrase: the mean of both.
         let house = (2.0 * 2.0 / (4.0 + 2.0) + 0.0) / 2.0;
         let the = 0.0;
         assert_eq!(f.pmi_lex, Some((house + the) / 2.0));
-        assert_eq!(f.pmi_pos, Some((1.0 / 2.0 + 0.0) / 2.0), "upos: VERB->NOUN obj is 1, DET arc 0");
-        let none = features(&Scorers::default(), &sentence, (2, 4), &candidate, Some(&parse), &mut ngram::Scratch::default());
+        assert_eq!(
+            f.pmi_pos,
+            Some((1.0 / 2.0 + 0.0) / 2.0),
+            "upos: VERB->NOUN obj is 1, DET arc 0"
+        );
+        let none = features(
+            &Scorers::default(),
+            &sentence,
+            (2, 4),
+            &candidate,
+            Some(&parse),
+            &mut ngram::Scratch::default(),
+        );
         assert_eq!((none.lm, none.pmi_lex, none.pmi_pos), (None, None, None));
     }
 }

@@ -99,7 +99,11 @@ pub fn tune(lists: &[CandidateList], initial: &[f64], options: MertOptions) -> T
     let initial_total = total(lists, initial);
     let mut found = (initial.to_vec(), initial_total);
     for restart in 0..=options.restarts {
-        let start: Vec<f64> = if restart == 0 { initial.to_vec() } else { (0..d).map(|_| rng.next_f64() * 2.0 - 1.0).collect() };
+        let start: Vec<f64> = if restart == 0 {
+            initial.to_vec()
+        } else {
+            (0..d).map(|_| rng.next_f64() * 2.0 - 1.0).collect()
+        };
         let (weights, score) = climb(lists, start, options, &mut rng);
         if score > found.1 + EPSILON {
             found = (weights, score);
@@ -113,11 +117,17 @@ pub fn tune(lists: &[CandidateList], initial: &[f64], options: MertOptions) -> T
 }
 
 /// Line searches from `weights` along the best direction each time, until none improves.
-fn climb(lists: &[CandidateList], mut weights: Vec<f64>, options: MertOptions, rng: &mut SplitMix64) -> (Vec<f64>, f64) {
+fn climb(
+    lists: &[CandidateList],
+    mut weights: Vec<f64>,
+    options: MertOptions,
+    rng: &mut SplitMix64,
+) -> (Vec<f64>, f64) {
     let d = weights.len();
     let mut score = total(lists, &weights);
     for _ in 0..options.max_iterations {
-        let mut directions: Vec<Vec<f64>> = (0..d).map(|i| (0..d).map(|j| f64::from(u8::from(i == j))).collect()).collect();
+        let mut directions: Vec<Vec<f64>> =
+            (0..d).map(|i| (0..d).map(|j| f64::from(u8::from(i == j))).collect()).collect();
         for _ in 0..options.random_directions {
             let v: Vec<f64> = (0..d).map(|_| rng.next_f64() * 2.0 - 1.0).collect();
             let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -128,7 +138,8 @@ fn climb(lists: &[CandidateList], mut weights: Vec<f64>, options: MertOptions, r
         let mut step: Option<(Vec<f64>, f64)> = None;
         for direction in &directions {
             let (gamma, _) = line_search(lists, &weights, direction);
-            let moved: Vec<f64> = weights.iter().zip(direction).map(|(w, x)| w + gamma * x).collect();
+            let moved: Vec<f64> =
+                weights.iter().zip(direction).map(|(w, x)| w + gamma * x).collect();
             // The line search's figure is exact in theory; evaluate to be exact in floating point.
             let moved_score = total(lists, &moved);
             if moved_score > step.as_ref().map_or(score, |s| s.1) + EPSILON {
@@ -175,7 +186,8 @@ pub fn line_search(lists: &[CandidateList], weights: &[f64], direction: &[f64]) 
         (false, false) => 0.0,
     };
     let first = events.first().map_or(f64::INFINITY, |e| e.0);
-    let mut best = (step(f64::NEG_INFINITY, first), base, interval_distance(f64::NEG_INFINITY, first));
+    let mut best =
+        (step(f64::NEG_INFINITY, first), base, interval_distance(f64::NEG_INFINITY, first));
     let mut running = base;
     let mut i = 0;
     while i < events.len() {
@@ -215,7 +227,10 @@ struct Line {
 /// first starting at -∞. Of identical lines the first candidate is kept, as [`best`] picks it.
 fn upper_envelope(lines: &mut [Line]) -> Vec<(f64, usize)> {
     lines.sort_by(|a, b| {
-        a.slope.total_cmp(&b.slope).then(b.intercept.total_cmp(&a.intercept)).then(a.candidate.cmp(&b.candidate))
+        a.slope
+            .total_cmp(&b.slope)
+            .then(b.intercept.total_cmp(&a.intercept))
+            .then(a.candidate.cmp(&b.candidate))
     });
     let mut hull: Vec<(f64, Line)> = Vec::new();
     for (k, &line) in lines.iter().enumerate() {
@@ -261,9 +276,17 @@ mod tests {
                 Line { slope: f[0], intercept: f[1], candidate: c }
             })
             .collect();
-        assert_eq!(upper_envelope(&mut lines), vec![(f64::NEG_INFINITY, 2), (1.0, 1)], "candidate 0 wins only at γ = 1");
+        assert_eq!(
+            upper_envelope(&mut lines),
+            vec![(f64::NEG_INFINITY, 2), (1.0, 1)],
+            "candidate 0 wins only at γ = 1"
+        );
         let (gamma, best) = line_search(&[one.clone()], &[0.0, 1.0], &[1.0, 0.0]);
-        assert_eq!((gamma, best), (2.0, 1.0), "beyond γ = 1 candidate 1 (metric 1) wins: step to 1 + 1");
+        assert_eq!(
+            (gamma, best),
+            (2.0, 1.0),
+            "beyond γ = 1 candidate 1 (metric 1) wins: step to 1 + 1"
+        );
         assert_eq!(best, total(&[one], &[2.0, 1.0]));
     }
 
@@ -273,7 +296,10 @@ mod tests {
         assert_eq!(best(&twins, &[1.0]), Some(0), "the first of equals");
         let (gamma, score) = line_search(std::slice::from_ref(&twins), &[1.0], &[1.0]);
         assert_eq!(score, total(std::slice::from_ref(&twins), &[1.0 + gamma]));
-        assert!(score == 0.25 && gamma < 0.0, "only below 0 does candidate 2 (metric 0.25) beat both twins");
+        assert!(
+            score == 0.25 && gamma < 0.0,
+            "only below 0 does candidate 2 (metric 0.25) beat both twins"
+        );
         assert_eq!(best(&list(&[]), &[1.0]), None);
     }
 
@@ -296,7 +322,9 @@ mod tests {
             let w: Vec<f64> = (0..d).map(|_| rng.next_f64() - 0.5).collect();
             let dir: Vec<f64> = (0..d).map(|_| rng.next_f64() - 0.5).collect();
             let (gamma, score) = line_search(&lists, &w, &dir);
-            let at = |g: f64| total(&lists, &w.iter().zip(&dir).map(|(a, b)| a + g * b).collect::<Vec<_>>());
+            let at = |g: f64| {
+                total(&lists, &w.iter().zip(&dir).map(|(a, b)| a + g * b).collect::<Vec<_>>())
+            };
             assert!((score - at(gamma)).abs() < 1e-9, "the figure is the total at the step");
             for k in -400..=400 {
                 let g = f64::from(k) / 20.0;
@@ -321,6 +349,10 @@ mod tests {
         let [w0, w1] = [tuned.weights[0], tuned.weights[1]];
         assert!(w0 > w1 && w1 > 0.0 && w0 < 1.5 * w1, "{:?}", tuned.weights);
         assert!((w0.abs() + w1.abs() - 1.0).abs() < 1e-12);
-        assert_eq!(tune(&lists, &[0.0, 1.0], MertOptions::default()), tuned, "seeded: the same run twice");
+        assert_eq!(
+            tune(&lists, &[0.0, 1.0], MertOptions::default()),
+            tuned,
+            "seeded: the same run twice"
+        );
     }
 }

@@ -32,14 +32,20 @@ pub fn synthetic_phrases(index: &PhraseIndex, phrase: &[&str], max: usize) -> Ve
     if n == 0 || n > MAX_TOKENS || max == 0 {
         return Vec::new();
     }
-    // rules[i][len - 1]: the rules of phrase[i..i + len], best direct probability first.
+    // rules[i][len - 1]: the rules of phrase[i..i + len], best direct probability first, then
+    // inverse, then by target words: the order never depends on the table's row order.
     let rules: Vec<Vec<Vec<&Rule>>> = (0..n)
         .map(|i| {
             (1..=n - i)
                 .map(|len| {
                     let mut rules: Vec<&Rule> =
                         index.node(&phrase[i..i + len]).map(|node| index.rules_of(node).iter().collect()).unwrap_or_default();
-                    rules.sort_by(|a, b| b.directions.direct.total_cmp(&a.directions.direct));
+                    rules.sort_by(|a, b| {
+                        b.directions.direct
+                            .total_cmp(&a.directions.direct)
+                            .then(b.directions.inverse.total_cmp(&a.directions.inverse))
+                            .then_with(|| index.target_words(a).cmp(index.target_words(b)))
+                    });
                     rules
                 })
                 .collect()
@@ -176,5 +182,16 @@ mod tests {
         assert_eq!(texts(&all), ["blue house", "house blue"]);
         assert!(synthetic_phrases(&index, &["la", "voiture"], 100).is_empty());
         assert!(synthetic_phrases(&index, &[], 100).is_empty());
+    }
+
+    #[test]
+    fn equal_probabilities_keep_one_order_whatever_the_table_order() {
+        for order in [["a", "b", "c"], ["c", "a", "b"], ["b", "c", "a"]] {
+            let mut b = PhraseIndexBuilder::new(Identity::default());
+            for t in order {
+                b.add_with_directions(&["x"], &[t], 0.5, Directions { direct: 0.5, inverse: if t == "c" { 0.9 } else { 0.5 } });
+            }
+            assert_eq!(texts(&synthetic_phrases(&b.build(), &["x"], 100)), ["c", "a", "b"], "{order:?}");
+        }
     }
 }

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use datafusion::arrow::array::{ArrayRef, Float64Array, Int32Builder, Int64Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
+use datafusion::arrow::array::{
+    ArrayRef, Float64Array, Int32Builder, Int64Array, ListBuilder, RecordBatch, StringArray,
+    StringBuilder,
+};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use futures::TryStreamExt;
 
@@ -20,7 +23,10 @@ use crate::formats::input::{self, Lines};
 use crate::formats::semeval2014t5::{self as task, Answer, Fragment, FragmentRow, TaskFile};
 use crate::formats::tokens;
 use crate::metrics::dep_fit::Formula;
-use crate::metrics::l2_assist::{Arcs, Candidate, Dictionary, FEATURE_NAMES, Features, Scorers, candidates, features, project, splice};
+use crate::metrics::l2_assist::{
+    Arcs, Candidate, Dictionary, FEATURE_NAMES, Features, Scorers, candidates, features, project,
+    splice,
+};
 use crate::metrics::mert::{self, CandidateList, MertOptions};
 use crate::metrics::ngram;
 use crate::metrics::word_accuracy::Rules;
@@ -101,7 +107,11 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
     let dictionary = match &options.dictionary {
         Some(path) => {
             let dictionary = load_dictionary(path).await?;
-            loaded.push(format!("dictionary {}: {} source phrases", path.display(), dictionary.len()));
+            loaded.push(format!(
+                "dictionary {}: {} source phrases",
+                path.display(),
+                dictionary.len()
+            ));
             Some(dictionary)
         }
         None => None,
@@ -114,7 +124,11 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
         }
         None => HashMap::new(),
     };
-    let scorers = Scorers { lm: resources.lm.get(), triples: resources.triples.get(), formula: options.formula };
+    let scorers = Scorers {
+        lm: resources.lm.get(),
+        triples: resources.triples.get(),
+        formula: options.formula,
+    };
     let spanish = file.l2.as_deref() == Some("es");
     let mut generated = Generated { loaded, ..Generated::default() };
     let mut origins: HashMap<&'static str, usize> = HashMap::new();
@@ -124,21 +138,41 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
         let fragment = &input[row.span.0..row.span.1];
         let context = parses.get(&row.input);
         let mut scored = Vec::new();
-        for candidate in candidates(fragment, resources.phrase_index.get(), dictionary.as_ref(), options.max_candidates) {
+        for candidate in candidates(
+            fragment,
+            resources.phrase_index.get(),
+            dictionary.as_ref(),
+            options.max_candidates,
+        ) {
             let words: Vec<&str> = candidate.tokens.iter().map(String::as_str).collect();
-            let sentence: Vec<String> = splice(&input, row.span, &words).into_iter().map(str::to_string).collect();
+            let sentence: Vec<String> =
+                splice(&input, row.span, &words).into_iter().map(str::to_string).collect();
             let span = (row.span.0, row.span.0 + words.len());
             let parse = match parses.get(&sentence) {
                 Some(arcs) => Some((ParseSource::Parsed, arcs.clone())),
-                None => context.and_then(|c| project(c, row.span, words.len())).map(|arcs| (ParseSource::Projected, arcs)),
+                None => context
+                    .and_then(|c| project(c, row.span, words.len()))
+                    .map(|arcs| (ParseSource::Projected, arcs)),
             };
             let sentence_words: Vec<&str> = sentence.iter().map(String::as_str).collect();
             let arcs = parse.as_ref().map(|(_, arcs)| arcs);
-            let features = features(&scorers, &sentence_words, span, &candidate, arcs, &mut scratch);
-            let word_accuracy = row.reference_fragment.as_ref().filter(|r| r.value.is_some()).map(|reference| {
-                let answer = Fragment { id: None, value: Some(candidate.tokens.clone()), alternatives: Vec::new() };
-                fragment_score(&answer, reference, false, Rules { ignore_case: false, spanish }, None)
-            });
+            let features =
+                features(&scorers, &sentence_words, span, &candidate, arcs, &mut scratch);
+            let word_accuracy =
+                row.reference_fragment.as_ref().filter(|r| r.value.is_some()).map(|reference| {
+                    let answer = Fragment {
+                        id: None,
+                        value: Some(candidate.tokens.clone()),
+                        alternatives: Vec::new(),
+                    };
+                    fragment_score(
+                        &answer,
+                        reference,
+                        false,
+                        Rules { ignore_case: false, spanish },
+                        None,
+                    )
+                });
             *origins.entry(candidate.origin.name()).or_default() += 1;
             generated.parses[match parse {
                 Some((ParseSource::Parsed, _)) => 0,
@@ -149,7 +183,9 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
         }
         generated.fragments.push(FragmentCandidates { row, candidates: scored });
     }
-    generated.origins = ["table", "synthetic", "dictionary", "copy"].map(|o| (o, origins.get(o).copied().unwrap_or(0))).to_vec();
+    generated.origins = ["table", "synthetic", "dictionary", "copy"]
+        .map(|o| (o, origins.get(o).copied().unwrap_or(0)))
+        .to_vec();
     Ok(generated)
 }
 
@@ -177,17 +213,28 @@ impl Weights {
     /// Read a weights file written by `tune`: `{"weights": {"lm": .., ...}, ...}`; a feature it
     /// does not name weighs 0.
     pub fn read(path: &Path) -> Result<Weights> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let json: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let json: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
         let Some(map) = json.get("weights").and_then(|w| w.as_object()) else {
-            bail!("{}: expected an object with a \"weights\" object (feature name: number), as `tune` writes", path.display());
+            bail!(
+                "{}: expected an object with a \"weights\" object (feature name: number), as `tune` writes",
+                path.display()
+            );
         };
         let mut values = [0.0; 5];
         for (name, value) in map {
             let Some(i) = FEATURE_NAMES.iter().position(|f| f == name) else {
-                bail!("{}: unknown feature {name:?} (expected one of {})", path.display(), FEATURE_NAMES.join(", "));
+                bail!(
+                    "{}: unknown feature {name:?} (expected one of {})",
+                    path.display(),
+                    FEATURE_NAMES.join(", ")
+                );
             };
-            values[i] = value.as_f64().with_context(|| format!("{}: the weight of {name} is not a number", path.display()))?;
+            values[i] = value.as_f64().with_context(|| {
+                format!("{}: the weight of {name} is not a number", path.display())
+            })?;
         }
         let signature = json.get("signature").and_then(|s| s.as_str()).unwrap_or("").to_string();
         Ok(Weights { values, signature })
@@ -196,8 +243,11 @@ impl Weights {
 
 /// The candidates of `fragment` ranked by `weights`, best first (the first generated of equals).
 pub fn ranked<'a>(fragment: &'a FragmentCandidates, weights: &Weights) -> Vec<&'a Scored> {
-    let mut ranked: Vec<(f64, &Scored)> =
-        fragment.candidates.iter().map(|c| (mert::loglinear(&weights.values, &values(&c.features)), c)).collect();
+    let mut ranked: Vec<(f64, &Scored)> = fragment
+        .candidates
+        .iter()
+        .map(|c| (mert::loglinear(&weights.values, &values(&c.features)), c))
+        .collect();
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
     ranked.into_iter().map(|(_, c)| c).collect()
 }
@@ -217,7 +267,12 @@ pub fn run(generated: &Generated, weights: &Weights, alternatives: usize) -> Res
                 input: f.row.input.clone(),
                 span: f.row.span,
                 answer: ranked.first().map(|c| c.candidate.tokens.clone()),
-                alternatives: ranked.iter().skip(1).take(alternatives).map(|c| c.candidate.tokens.clone()).collect(),
+                alternatives: ranked
+                    .iter()
+                    .skip(1)
+                    .take(alternatives)
+                    .map(|c| c.candidate.tokens.clone())
+                    .collect(),
             }
         })
         .collect();
@@ -225,7 +280,13 @@ pub fn run(generated: &Generated, weights: &Weights, alternatives: usize) -> Res
 }
 
 /// `l2-assist`: rank, write the run, and optionally every candidate as a table.
-pub fn assist(generated: &Generated, weights: &Weights, out_of_five: bool, out: &Path, table: Option<&Path>) -> Result<()> {
+pub fn assist(
+    generated: &Generated,
+    weights: &Weights,
+    out_of_five: bool,
+    out: &Path,
+    table: Option<&Path>,
+) -> Result<()> {
     let run = run(generated, weights, if out_of_five { 4 } else { 0 })?;
     if let Some(table) = table {
         write_candidates(generated, weights, table)?;
@@ -257,12 +318,20 @@ fn write_candidates(generated: &Generated, weights: &Weights, path: &Path) -> Re
     fields.extend(FEATURE_NAMES.iter().map(|n| number(n)));
     fields.extend([number("score"), number("word_accuracy")]);
     let schema = Arc::new(Schema::new(fields));
-    let mut writer = AtomicParquetWriter::create(path, schema.clone(), vec![("pairmetrics.weights".into(), weights.signature.clone())])?;
-    let (mut ids, mut sentence_ids, mut fragment_ids, mut ranks, mut origins) = (vec![], vec![], vec![], vec![], vec![]);
-    let (mut candidate, mut sentence) = (ListBuilder::new(StringBuilder::new()), ListBuilder::new(StringBuilder::new()));
-    let (mut starts, mut ends, mut parses, mut scores, mut accuracy) = (vec![], vec![], vec![], vec![], vec![]);
+    let mut writer = AtomicParquetWriter::create(
+        path,
+        schema.clone(),
+        vec![("pairmetrics.weights".into(), weights.signature.clone())],
+    )?;
+    let (mut ids, mut sentence_ids, mut fragment_ids, mut ranks, mut origins) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    let (mut candidate, mut sentence) =
+        (ListBuilder::new(StringBuilder::new()), ListBuilder::new(StringBuilder::new()));
+    let (mut starts, mut ends, mut parses, mut scores, mut accuracy) =
+        (vec![], vec![], vec![], vec![], vec![]);
     let mut heads = ListBuilder::new(Int32Builder::new());
-    let (mut deprels, mut upos) = (ListBuilder::new(StringBuilder::new()), ListBuilder::new(StringBuilder::new()));
+    let (mut deprels, mut upos) =
+        (ListBuilder::new(StringBuilder::new()), ListBuilder::new(StringBuilder::new()));
     let mut feature_columns: [Vec<Option<f64>>; 5] = Default::default();
     for (pair_id, fragment) in generated.fragments.iter().enumerate() {
         for (rank, c) in ranked(fragment, weights).into_iter().enumerate() {
@@ -271,17 +340,23 @@ fn write_candidates(generated: &Generated, weights: &Weights, path: &Path) -> Re
             fragment_ids.push(fragment.row.fragment_id.clone());
             ranks.push(rank as i64 + 1);
             origins.push(c.candidate.origin.name());
-            for (builder, words) in [(&mut candidate, &c.candidate.tokens), (&mut sentence, &c.sentence)] {
+            for (builder, words) in
+                [(&mut candidate, &c.candidate.tokens), (&mut sentence, &c.sentence)]
+            {
                 builder.values().extend(words.iter().map(Some));
                 builder.append(true);
             }
             starts.push(c.span.0 as i64);
             ends.push(c.span.1 as i64);
-            parses.push(c.parse.as_ref().map(|(source, _)| if *source == ParseSource::Parsed { "parsed" } else { "projected" }));
+            parses.push(c.parse.as_ref().map(|(source, _)| {
+                if *source == ParseSource::Parsed { "parsed" } else { "projected" }
+            }));
             let arcs = c.parse.as_ref().map(|(_, arcs)| arcs);
             heads.values().extend(arcs.iter().flat_map(|a| a.heads.iter().map(|&h| Some(h))));
             heads.append(arcs.is_some());
-            for (builder, labels) in [(&mut deprels, arcs.map(|a| &a.deprels)), (&mut upos, arcs.map(|a| &a.upos))] {
+            for (builder, labels) in
+                [(&mut deprels, arcs.map(|a| &a.deprels)), (&mut upos, arcs.map(|a| &a.upos))]
+            {
                 builder.values().extend(labels.into_iter().flatten().map(Some));
                 builder.append(labels.is_some());
             }
@@ -307,7 +382,8 @@ fn write_candidates(generated: &Generated, weights: &Weights, path: &Path) -> Re
         Arc::new(deprels.finish()),
         Arc::new(upos.finish()),
     ];
-    columns.extend(feature_columns.into_iter().map(|c| Arc::new(Float64Array::from(c)) as ArrayRef));
+    columns
+        .extend(feature_columns.into_iter().map(|c| Arc::new(Float64Array::from(c)) as ArrayRef));
     columns.push(Arc::new(Float64Array::from(scores)));
     columns.push(Arc::new(Float64Array::from(accuracy)));
     writer.write(&RecordBatch::try_new(schema, columns)?)?;
@@ -324,7 +400,10 @@ pub struct TuneOptions {
 
 impl Default for TuneOptions {
     fn default() -> Self {
-        TuneOptions { features: FEATURE_NAMES.iter().map(|f| f.to_string()).collect(), mert: MertOptions::default() }
+        TuneOptions {
+            features: FEATURE_NAMES.iter().map(|f| f.to_string()).collect(),
+            mert: MertOptions::default(),
+        }
     }
 }
 
@@ -345,18 +424,25 @@ fn feature_indices(names: &[String]) -> Result<Vec<usize>> {
     names
         .iter()
         .map(|n| {
-            FEATURE_NAMES.iter().position(|f| f == n).with_context(|| format!("unknown feature {n:?}: expected one of {}", FEATURE_NAMES.join(", ")))
+            FEATURE_NAMES.iter().position(|f| f == n).with_context(|| {
+                format!("unknown feature {n:?}: expected one of {}", FEATURE_NAMES.join(", "))
+            })
         })
         .collect()
 }
 
 /// MERT over the candidates' word accuracy (fragments with a reference).
-pub fn tune_generated(generated: &Generated, options: &TuneOptions, source: &str) -> Result<TuneResult> {
+pub fn tune_generated(
+    generated: &Generated,
+    options: &TuneOptions,
+    source: &str,
+) -> Result<TuneResult> {
     let chosen = feature_indices(&options.features)?;
     let mut lists = Vec::new();
     let mut skipped = 0;
     for fragment in &generated.fragments {
-        let usable: Vec<&Scored> = fragment.candidates.iter().filter(|c| c.word_accuracy.is_some()).collect();
+        let usable: Vec<&Scored> =
+            fragment.candidates.iter().filter(|c| c.word_accuracy.is_some()).collect();
         if usable.is_empty() {
             skipped += 1;
             continue;
@@ -365,7 +451,10 @@ pub fn tune_generated(generated: &Generated, options: &TuneOptions, source: &str
             let all = values(&c.features);
             chosen.iter().map(move |&i| all[i])
         });
-        lists.push(CandidateList { features: features.collect(), metric: usable.iter().map(|c| c.word_accuracy.unwrap()).collect() });
+        lists.push(CandidateList {
+            features: features.collect(),
+            metric: usable.iter().map(|c| c.word_accuracy.unwrap()).collect(),
+        });
     }
     finish_tuning(&lists, &chosen, options, skipped, &format!("dev:{source}|metric:word_accuracy"))
 }
@@ -378,14 +467,19 @@ pub async fn tune_table(table: &Path, metric: &str, options: &TuneOptions) -> Re
     let input = crate::parquet::ParquetInput::open("candidates", table)?;
     input.register(&ctx, false).await?;
     let quote = |c: &str| format!("\"{}\"", c.replace('"', "\"\""));
-    let features: Vec<String> =
-        chosen.iter().enumerate().map(|(k, &i)| format!("coalesce(CAST({} AS DOUBLE), 0) AS f{k}", quote(FEATURE_NAMES[i]))).collect();
+    let features: Vec<String> = chosen
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| format!("coalesce(CAST({} AS DOUBLE), 0) AS f{k}", quote(FEATURE_NAMES[i])))
+        .collect();
     let query = format!(
         "SELECT CAST(pair_id AS BIGINT) AS list, CAST({} AS DOUBLE) AS metric, {} FROM candidates ORDER BY pair_id",
         quote(metric),
         features.join(", ")
     );
-    let frame = ctx.sql(&query).await.with_context(|| format!("{}: reading pair_id, {metric} and the features", table.display()))?;
+    let frame = ctx.sql(&query).await.with_context(|| {
+        format!("{}: reading pair_id, {metric} and the features", table.display())
+    })?;
     let mut stream = frame.execute_stream().await?;
     let (mut lists, mut skipped): (Vec<CandidateList>, usize) = (Vec::new(), 0);
     let mut current: Option<i64> = None;
@@ -405,18 +499,35 @@ pub async fn tune_table(table: &Path, metric: &str, options: &TuneOptions) -> Re
             }
             let list = lists.last_mut().expect("pushed above");
             list.metric.push(metric_values.value(row));
-            list.features.extend((2..batch.num_columns()).map(|c| batch.column(c).as_primitive::<Float64Type>().value(row)));
+            list.features.extend(
+                (2..batch.num_columns())
+                    .map(|c| batch.column(c).as_primitive::<Float64Type>().value(row)),
+            );
         }
     }
     let before = lists.len();
     lists.retain(|l| !l.is_empty());
     skipped += before - lists.len();
-    finish_tuning(&lists, &chosen, options, skipped, &format!("candidates:{}|metric:{metric}", table.display()))
+    finish_tuning(
+        &lists,
+        &chosen,
+        options,
+        skipped,
+        &format!("candidates:{}|metric:{metric}", table.display()),
+    )
 }
 
-fn finish_tuning(lists: &[CandidateList], chosen: &[usize], options: &TuneOptions, skipped: usize, source: &str) -> Result<TuneResult> {
+fn finish_tuning(
+    lists: &[CandidateList],
+    chosen: &[usize],
+    options: &TuneOptions,
+    skipped: usize,
+    source: &str,
+) -> Result<TuneResult> {
     if lists.is_empty() {
-        bail!("nothing to tune on: no fragment has both a reference (a metric value) and a candidate");
+        bail!(
+            "nothing to tune on: no fragment has both a reference (a metric value) and a candidate"
+        );
     }
     let tuned = mert::tune(lists, &vec![1.0; chosen.len()], options.mert);
     let mut values = [0.0; 5];
@@ -445,8 +556,11 @@ fn finish_tuning(lists: &[CandidateList], chosen: &[usize], options: &TuneOption
 impl TuneResult {
     /// Write the weights as JSON (what `l2-assist --weights` reads), atomically.
     pub fn write(&self, out: &Path) -> Result<()> {
-        let weights: serde_json::Map<String, serde_json::Value> =
-            FEATURE_NAMES.iter().zip(self.weights.values).map(|(n, w)| (n.to_string(), serde_json::json!(w))).collect();
+        let weights: serde_json::Map<String, serde_json::Value> = FEATURE_NAMES
+            .iter()
+            .zip(self.weights.values)
+            .map(|(n, w)| (n.to_string(), serde_json::json!(w)))
+            .collect();
         let json = serde_json::json!({
             "weights": weights,
             "signature": self.weights.signature,
@@ -456,7 +570,10 @@ impl TuneResult {
             "tuned_metric": self.tuned,
         });
         let mut output = crate::storage::Output::create(out)?;
-        std::io::Write::write_all(&mut output, format!("{}\n", serde_json::to_string_pretty(&json)?).as_bytes())?;
+        std::io::Write::write_all(
+            &mut output,
+            format!("{}\n", serde_json::to_string_pretty(&json)?).as_bytes(),
+        )?;
         output.commit()
     }
 }
@@ -470,11 +587,19 @@ async fn load_dictionary(path: &Path) -> Result<Dictionary> {
     let schema = ctx.table_provider("dictionary").await?.schema();
     for column in ["src", "tgt"] {
         if schema.field_with_name(column).is_err() {
-            bail!("dictionary {}: no column {column} (expected src, tgt and optionally p)", path.display());
+            bail!(
+                "dictionary {}: no column {column} (expected src, tgt and optionally p)",
+                path.display()
+            );
         }
     }
-    let p = if schema.field_with_name("p").is_ok() { "CAST(p AS DOUBLE)" } else { "CAST(NULL AS DOUBLE)" };
-    let mut stream = ctx.sql(&format!("SELECT src, tgt, {p} FROM dictionary")).await?.execute_stream().await?;
+    let p = if schema.field_with_name("p").is_ok() {
+        "CAST(p AS DOUBLE)"
+    } else {
+        "CAST(NULL AS DOUBLE)"
+    };
+    let mut stream =
+        ctx.sql(&format!("SELECT src, tgt, {p} FROM dictionary")).await?.execute_stream().await?;
     let mut dictionary = Dictionary::default();
     let mut row_number = 0;
     while let Some(batch) = stream.try_next().await? {
@@ -486,29 +611,44 @@ async fn load_dictionary(path: &Path) -> Result<Dictionary> {
                 let lists = TokenLists::new("phrase", column)?;
                 let mut words = Vec::new();
                 for row in 0..batch.num_rows() {
-                    out.push(lists.row(row, &mut words).ok().map(|()| words.iter().map(|w| w.to_string()).collect()));
+                    out.push(
+                        lists
+                            .row(row, &mut words)
+                            .ok()
+                            .map(|()| words.iter().map(|w| w.to_string()).collect()),
+                    );
                 }
             } else {
                 let strings = Strings::new(column.as_ref())?;
                 for row in 0..batch.num_rows() {
-                    out.push(strings.get(row).map(|s| tokens::split(s).map(str::to_string).collect()));
+                    out.push(
+                        strings.get(row).map(|s| tokens::split(s).map(str::to_string).collect()),
+                    );
                 }
             }
             Ok(out)
         };
         let (sources, targets) = (phrases(0)?, phrases(1)?);
-        let probabilities = batch.column(2).as_primitive::<datafusion::arrow::datatypes::Float64Type>();
+        let probabilities =
+            batch.column(2).as_primitive::<datafusion::arrow::datatypes::Float64Type>();
         for (row, (source, target)) in sources.into_iter().zip(targets).enumerate() {
             row_number += 1;
             match (source, target) {
                 (Some(s), Some(t)) if !s.is_empty() && !t.is_empty() => {
                     let p = probabilities.is_valid(row).then(|| probabilities.value(row));
                     if p.is_some_and(|p| !(p > 0.0 && p <= 1.0)) {
-                        bail!("dictionary {}: row {row_number}: p = {} is not a probability in (0, 1]", path.display(), p.unwrap());
+                        bail!(
+                            "dictionary {}: row {row_number}: p = {} is not a probability in (0, 1]",
+                            path.display(),
+                            p.unwrap()
+                        );
                     }
                     dictionary.add(s, t, p);
                 }
-                _ => bail!("dictionary {}: row {row_number}: src and tgt must be non-empty", path.display()),
+                _ => bail!(
+                    "dictionary {}: row {row_number}: src and tgt must be non-empty",
+                    path.display()
+                ),
             }
         }
     }

@@ -7,7 +7,9 @@ use datafusion::arrow::array::{Array, AsArray, Float64Array, Float64Builder};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type};
 use datafusion::common::{Result, exec_err, plan_err};
-use datafusion::logical_expr::{ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility};
+use datafusion::logical_expr::{
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+};
 
 use super::docs::DOC_SECTION;
 use crate::metrics::mert::loglinear;
@@ -56,13 +58,21 @@ impl ScalarUDFImpl for LoglinearUdf {
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         if arg_types.len() < 2 {
-            return plan_err!("{NAME} takes {} but was given {} arguments", DOC.syntax_example, arg_types.len());
+            return plan_err!(
+                "{NAME} takes {} but was given {} arguments",
+                DOC.syntax_example,
+                arg_types.len()
+            );
         }
         arg_types
             .iter()
             .enumerate()
             .map(|(i, dt)| {
-                let (name, expect) = if i == 0 { ("weights".to_string(), ColumnType::Floats) } else { (format!("feature{i}"), ColumnType::Float) };
+                let (name, expect) = if i == 0 {
+                    ("weights".to_string(), ColumnType::Floats)
+                } else {
+                    (format!("feature{i}"), ColumnType::Float)
+                };
                 if dt.is_null() || expect.accepts(dt) {
                     Ok(expect.canonical())
                 } else {
@@ -81,9 +91,12 @@ impl ScalarUDFImpl for LoglinearUdf {
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
         let weights = cast(&arrays[0], &ColumnType::Floats.canonical())?;
         let weights = weights.as_list::<i32>();
-        let features: Vec<Float64Array> =
-            arrays[1..].iter().map(|a| Ok(cast(a, &DataType::Float64)?.as_primitive::<Float64Type>().clone())).collect::<Result<_>>()?;
-        let (mut w, mut f) = (Vec::with_capacity(features.len()), Vec::with_capacity(features.len()));
+        let features: Vec<Float64Array> = arrays[1..]
+            .iter()
+            .map(|a| Ok(cast(a, &DataType::Float64)?.as_primitive::<Float64Type>().clone()))
+            .collect::<Result<_>>()?;
+        let (mut w, mut f) =
+            (Vec::with_capacity(features.len()), Vec::with_capacity(features.len()));
         let mut out = Float64Builder::with_capacity(rows);
         for row in 0..rows {
             // A literal weights list is one row for all.
@@ -95,7 +108,12 @@ impl ScalarUDFImpl for LoglinearUdf {
             let list = weights.value(weights_row);
             let list = list.as_primitive::<Float64Type>();
             if list.len() != features.len() {
-                return exec_err!("{NAME}: {} weights for {} features (row {})", list.len(), features.len(), row + 1);
+                return exec_err!(
+                    "{NAME}: {} weights for {} features (row {})",
+                    list.len(),
+                    features.len(),
+                    row + 1
+                );
             }
             if list.null_count() > 0 {
                 out.append_null();
