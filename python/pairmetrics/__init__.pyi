@@ -392,6 +392,21 @@ def word_accuracy(out: Any, refs: Any, **resources: Any) -> pa.Array | pa.Chunke
     In SQL: SELECT word_accuracy('auf der Grenze', ['an der Grenze']); -- 0.6667
     """
 
+def loglinear(weights: Any, feature1: Any, feature2: Any = None, *more: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """loglinear(weights, feature1 [, feature2, ...])
+
+    A log-linear model's score of a candidate: the sum of weight_i * feature_i, the ranking `pairmetrics tune` (MERT) trains the weights of. NULL when a feature, the weights or one of them is NULL (use coalesce(feature, 0) to let a missing feature count nothing, as l2-assist does); an error when the weights list and the features differ in number.
+
+    Arguments:
+        weights: A list of numbers, one per feature: a literal such as [0.5, 0.2] or a column.
+        feature1: A number; then as many more as there are weights.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT sentence_id, candidate, loglinear([0.6, 0.3, 0.1], lm, direct, inverse) AS score FROM candidates;
+    """
+
 def chrf(hyp: Any, ref: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """chrf(hyp, ref)
 

@@ -5,7 +5,7 @@
 #   PYTHON=/path/to/venv/bin/python scripts/semeval/full_loop.sh [TRIAL.xml]
 #
 # PYTHON has `pip install -r scripts/requirements-prepare.txt` (spaCy and its English model for
-# the parses, pyarrow). TRIAL.xml defaults to ../shared/data/semeval2014t5/fr-en.trial.xml.
+# the parses, pyarrow). TRIAL.xml defaults to tests/data/semeval2014t5/fr-en.trial.xml.gz.
 #
 # - The trial sentences are Europarl sentences: sample pairs whose English is a trial reference
 #   are held out of every resource (phrase table, triples, LM), so no answer is looked up.
@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-trial=$(realpath "${1:-../shared/data/semeval2014t5/fr-en.trial.xml}")
+trial=$(realpath "${1:-tests/data/semeval2014t5/fr-en.trial.xml.gz}")
 python=${PYTHON:-python3}
 cargo build --quiet --bin pairmetrics
 pm=$root/target/debug/pairmetrics
@@ -30,9 +30,11 @@ sample=$root/data/europarl-sample
 
 "$pm" import semeval2014t5 "$trial" --out trial.parquet > /dev/null
 "$python" - "$trial" <<'PY'
-import sys, xml.etree.ElementTree as ET
+import gzip, sys, xml.etree.ElementTree as ET
+opener = gzip.open if sys.argv[1].endswith(".gz") else open
 for name, keep in (("dev.xml", lambda i: i <= 250), ("test.xml", lambda i: i > 250)):
-    root = ET.parse(sys.argv[1]).getroot()
+    with opener(sys.argv[1], "rb") as f:
+        root = ET.parse(f).getroot()
     for s in list(root):
         if not keep(int(s.get("id"))):
             root.remove(s)
