@@ -10,7 +10,8 @@
 //! one walk finds the longest match for a word; the back-off weights of its context are those
 //! of the nodes the previous word's walk met, carried along as KenLM's State carries them, so
 //! a sentence costs one walk per word. Every n-gram is one hash entry and one node: no
-//! allocation per n-gram.
+//! allocation per n-gram. A node's scores live in its hash entry, so a step of the walk is one
+//! random memory access, not three (the entry, then the node's log p, then its back-off).
 
 use hashbrown::HashMap;
 
@@ -30,13 +31,24 @@ pub struct NgramModel {
     /// Unigram node of word `id` is node `id`.
     vocabulary: Interner,
     /// (node, previous word) -> node of the n-gram one word longer to the left.
-    children: HashMap<(u32, u32), u32>,
+    children: HashMap<(u32, u32), Node>,
+    /// The unigrams' scores, by word id.
     log_p: Vec<f32>,
     backoff: Vec<f32>,
+    /// Nodes below the unigrams so far (their ids follow the word ids).
+    longer: u32,
     order: usize,
     bos: Option<u32>,
     eos: u32,
     counts: Vec<u64>,
+}
+
+/// A node below the unigrams: its id (the key of its own children) and its n-gram's scores.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    id: u32,
+    log_p: f32,
+    backoff: f32,
 }
 
 /// Why an n-gram cannot be added.
@@ -70,13 +82,12 @@ impl NgramModelBuilder {
         const RESERVE: u64 = 1 << 24;
         let unigrams = counts.first().copied().unwrap_or(0).min(RESERVE) as usize;
         let longer = counts.iter().skip(1).fold(0u64, |a, &c| a.saturating_add(c)).min(RESERVE) as usize;
-        let nodes = unigrams + longer;
         let mut builder = NgramModelBuilder {
             model: NgramModel {
                 vocabulary: Interner::with_capacity(unigrams + 1),
                 children: HashMap::with_capacity(longer),
-                log_p: Vec::with_capacity(nodes + 1),
-                backoff: Vec::with_capacity(nodes + 1),
+                log_p: Vec::with_capacity(unigrams + 1),
+                backoff: Vec::with_capacity(unigrams + 1),
                 order: counts.len(),
                 counts: counts.to_vec(),
                 ..Default::default()
@@ -89,7 +100,7 @@ impl NgramModelBuilder {
 
     pub fn add_unigram(&mut self, word: &str, log_p: f32, backoff: f32) -> Result<(), NgramError> {
         let m = &mut self.model;
-        if m.vocabulary.get(word).is_none() && m.vocabulary.len() < m.log_p.len() {
+        if m.vocabulary.get(word).is_none() && m.longer > 0 {
             return Err(NgramError::UnigramAfterLonger(word.to_string()));
         }
         let id = m.vocabulary.intern(word) as usize;
@@ -106,18 +117,21 @@ impl NgramModelBuilder {
     pub fn add(&mut self, words: &[&str], log_p: f32, backoff: f32) -> Result<(), NgramError> {
         let m = &mut self.model;
         let id = |w: &str| m.vocabulary.get(w).ok_or_else(|| NgramError::UnknownWord(w.to_string()));
-        let mut node = id(words[words.len() - 1])?;
-        for word in words[..words.len() - 1].iter().rev() {
-            let word = id(word)?;
-            let next = m.log_p.len() as u32;
-            node = *m.children.entry((node, word)).or_insert(next);
-            if node == next {
-                m.log_p.push(ABSENT);
-                m.backoff.push(0.0);
+        let (last, context) = words.split_last().expect("an n-gram has words");
+        let mut node = id(last)?;
+        let mut entry = None;
+        for word in context.iter().rev() {
+            let key = (node, id(word)?);
+            let next = m.vocabulary.len() as u32 + m.longer;
+            let child = m.children.entry(key).or_insert(Node { id: next, log_p: ABSENT, backoff: 0.0 });
+            if child.id == next {
+                m.longer += 1;
             }
+            node = child.id;
+            entry = Some(key);
         }
-        m.log_p[node as usize] = log_p;
-        m.backoff[node as usize] = backoff;
+        let node = m.children.get_mut(&entry.expect("n >= 2")).expect("inserted above");
+        (node.log_p, node.backoff) = (log_p, backoff);
         Ok(())
     }
 
@@ -142,7 +156,7 @@ impl NgramModel {
 
     /// Approximate bytes held, for reports.
     pub fn memory(&self) -> usize {
-        self.vocabulary.memory() + self.children.capacity() * 13 + self.log_p.capacity() * 8
+        self.vocabulary.memory() + self.children.capacity() * (std::mem::size_of::<((u32, u32), Node)>() + 1) + self.log_p.capacity() * 8
     }
 
     /// The id of `word`, `<unk>` for a word the model does not know.
@@ -163,10 +177,10 @@ impl NgramModel {
         let context = &context[context.len().saturating_sub(self.order - 1)..];
         let (mut node, mut log_p, mut matched) = (word, self.log_p[word as usize], 0);
         for (k, &previous) in context.iter().rev().enumerate() {
-            let Some(&child) = self.children.get(&(node, previous)) else { break };
-            node = child;
-            if !self.log_p[node as usize].is_nan() {
-                (log_p, matched) = (self.log_p[node as usize], k + 1);
+            let Some(child) = self.children.get(&(node, previous)) else { break };
+            node = child.id;
+            if !child.log_p.is_nan() {
+                (log_p, matched) = (child.log_p, k + 1);
             }
         }
         // The contexts longer than the match back off: add their weights. The context of length
@@ -179,10 +193,10 @@ impl NgramModel {
             log_p += self.backoff[node as usize];
         }
         for (j, &previous) in (2..).zip(rest.iter().rev()) {
-            let Some(&child) = self.children.get(&(node, previous)) else { break };
-            node = child;
+            let Some(child) = self.children.get(&(node, previous)) else { break };
+            node = child.id;
             if j > matched {
-                log_p += self.backoff[node as usize];
+                log_p += child.backoff;
             }
         }
         WordScore { log10: log_p, ngram_length, oov }
@@ -240,13 +254,13 @@ impl NgramModel {
             next.clear();
             next.push(self.backoff[word as usize]);
             for (k, &previous) in ids[i.saturating_sub(self.order - 1)..i].iter().rev().enumerate() {
-                let Some(&child) = self.children.get(&(node, previous)) else { break };
-                node = child;
-                if !self.log_p[node as usize].is_nan() {
-                    (log_p, matched) = (self.log_p[node as usize], k + 1);
+                let Some(child) = self.children.get(&(node, previous)) else { break };
+                node = child.id;
+                if !child.log_p.is_nan() {
+                    (log_p, matched) = (child.log_p, k + 1);
                 }
                 if k + 2 < self.order {
-                    next.push(self.backoff[node as usize]);
+                    next.push(child.backoff);
                 }
             }
             for backoff in &backoffs[matched.min(backoffs.len())..] {
