@@ -1222,6 +1222,9 @@ async fn run(cli: Cli) -> Result<()> {
         }
         Command::Tune { dev, assist, candidates, metric, features, restarts, random_directions, seed, out } => {
             let options = l2_assist::TuneOptions { features, mert: mert::MertOptions { restarts, random_directions, seed, ..Default::default() } };
+            if let Some(input) = &assist.input {
+                anyhow::bail!("tune reads a dev set (--dev DEV.xml) or a candidates table (--candidates), not --input {}", input.display());
+            }
             let result = match (dev, candidates) {
                 (Some(dev), _) => {
                     let generated = l2_assist::generate(&assist.options(dev.clone())).await?;

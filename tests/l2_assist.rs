@@ -258,6 +258,9 @@ fn l2_assist_and_tune_say_what_is_wrong() {
     let shapeless = weights(&t.path("shapeless.json"), r#"[1, 2]"#);
     let error = err(&[&["l2-assist", "--weights", path_str(&shapeless)][..], &input].concat());
     assert!(error.contains("expected an object with a \"weights\" object"), "{error}");
+    let w = t.path("w.json");
+    let error = err(&["tune", "--input", path_str(&t.task), "--dev", path_str(&t.task), "--out", path_str(&w)]);
+    assert!(error.contains("tune reads a dev set (--dev DEV.xml) or a candidates table (--candidates), not --input"), "{error}");
     let error = err(&[
         "tune",
         "--dev",
