@@ -532,7 +532,7 @@ fn finish_tuning(
     let tuned = mert::tune(lists, &vec![1.0; chosen.len()], options.mert);
     let mut values = [0.0; 5];
     for (&i, w) in chosen.iter().zip(&tuned.weights) {
-        values[i] = *w;
+        values[i] = *w + 0.0; // -0.0 prints as "-0"
     }
     let m = options.mert;
     let signature = format!(

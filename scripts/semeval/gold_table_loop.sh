@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The IUCL loop (docs/l2-assist.md) on a language pair's trial data where this repository has
+# no parallel text: the phrase table and the LM are built from the task's gold *test* corpus
+# (tests/data/semeval2014t5/PAIR.gold.tokenised.xml.gz), which shares no sentence with the
+# trial data:
+#
+#   PYTHON=/path/to/venv/bin/python scripts/semeval/gold_table_loop.sh en-de|en-es|nl-en|fr-en
+#
+# PYTHON has pyarrow. Phrase table: every (L1 fragment, reference or alternative) pair of the
+# gold corpus, p(e|f) = c(f, e) / c(f) and p(f|e) = c(f, e) / c(e) (the lexical weights the
+# same); LM: a trigram over the gold corpus's reference sentences (make_lm_fixture.py's
+# estimator). No parser or treebank for these L2s here, so no SIM features. Trial sentences
+# 1-250 tune, 251-500 are scored with `semeval-eval -I` (best).
+set -euo pipefail
+pair=${1:?usage: gold_table_loop.sh PAIR (en-de, en-es, nl-en or fr-en)}
+cd "$(dirname "$0")/../.."
+root=$PWD
+data=$root/tests/data/semeval2014t5
+python=${PYTHON:-python3}
+cargo build --quiet --bin pairmetrics
+pm=$root/target/debug/pairmetrics
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+"$pm" import semeval2014t5 "$data/$pair.gold.tokenised.xml.gz" --out gold.parquet > /dev/null
+"$python" - "$data/$pair.trial.xml.gz" <<'PY'
+import gzip, sys, xml.etree.ElementTree as ET
+for name, keep in (("dev.xml", lambda i: i <= 250), ("test.xml", lambda i: i > 250)):
+    with gzip.open(sys.argv[1], "rb") as f:
+        root = ET.parse(f).getroot()
+    for s in list(root):
+        if not keep(int(s.get("id"))):
+            root.remove(s)
+    ET.ElementTree(root).write(name, encoding="utf-8")
+PY
+"$pm" sql --table g=gold.parquet --out phrases.parquet "
+    WITH pairs AS (
+        SELECT fragment AS f, reference_fragment AS e FROM g WHERE fragment IS NOT NULL AND reference_fragment IS NOT NULL
+        UNION ALL
+        SELECT fragment, unnest(reference_alternatives) FROM g WHERE fragment IS NOT NULL),
+    counted AS (SELECT f, e, CAST(count(*) AS DOUBLE) AS n FROM pairs WHERE cardinality(e) > 0 GROUP BY f, e)
+    SELECT array_to_string(f, ' ') AS src, array_to_string(e, ' ') AS tgt, f AS src_tokens, e AS tgt_tokens,
+        n / sum(n) OVER (PARTITION BY e) AS p_f_e, n / sum(n) OVER (PARTITION BY e) AS lex_f_e,
+        n / sum(n) OVER (PARTITION BY f) AS p_e_f, n / sum(n) OVER (PARTITION BY f) AS lex_e_f
+    FROM counted" > /dev/null
+"$pm" sql --table g=gold.parquet --out references.parquet "SELECT DISTINCT reference FROM g WHERE reference IS NOT NULL" > /dev/null
+"$python" - "$root/scripts" <<'PY'
+import sys, gzip
+sys.path.insert(0, sys.argv[1])
+import pyarrow.parquet as pq
+from make_lm_fixture import backoff_arpa
+lines = [" ".join(t) for t in pq.read_table("references.parquet").column(0).to_pylist() if t]
+with gzip.open("lm.arpa.gz", "wt", encoding="utf-8") as f:
+    f.write(backoff_arpa(lines))
+PY
+rules=$("$pm" sql --format csv --table r=phrases.parquet "SELECT count(*) FROM r" | tail -1)
+resources=(--phrase-table phrases.parquet --lm lm.arpa.gz)
+score() { "$pm" semeval-eval -I --ref test.xml --out "$1" | tail -1; }
+assist() { # NAME WEIGHTS-JSON [extra args]
+    local name=$1 weights=$2
+    shift 2
+    echo "$weights" > "$name.json"
+    "$pm" l2-assist --input test.xml "${resources[@]}" --weights "$name.json" --out "$name.xml" "$@" 2> "$name.log" > /dev/null
+}
+"$pm" tune --dev dev.xml "${resources[@]}" --features lm,direct,inverse --out tuned.json 2> /dev/null > tune.out
+assist lm '{"weights": {"lm": 1}}'
+assist tm '{"weights": {"direct": 1}}'
+assist lm_tm '{"weights": {"lm": 1, "direct": 1, "inverse": 1}}' --table candidates.parquet
+"$pm" l2-assist --input test.xml "${resources[@]}" --weights tuned.json --out tuned.xml 2> /dev/null > /dev/null
+oracle=$("$pm" sql --format csv --table c=candidates.parquet \
+    "SELECT avg(m) FROM (SELECT pair_id, max(word_accuracy) AS m FROM c GROUP BY pair_id)" | tail -1)
+echo "$pair: phrase table of $rules rules from the gold test corpus; $(tail -1 lm_tm.log | sed 's/; parses.*//')"
+echo "| $pair trial, sentences 251-500 | accuracy | word accuracy |"
+echo "|---|---|---|"
+for row in "lm:LM only" "tm:TM only (direct)" "lm_tm:LM + TM" "tuned:tuned by MERT on 1-250 (LM + TM)"; do
+    read -r a w _ <<< "$(score "${row%%:*}.xml")"
+    printf '| %s | %.4f | %.4f |\n' "${row#*:}" "$a" "$w"
+done
+printf '| oracle (best candidate of each list) | | %.4f |\n' "$oracle"
+echo "tuned: $(head -1 tune.out | cut -d: -f2-); dev: $(tail -1 tune.out)"
