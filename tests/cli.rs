@@ -56,6 +56,33 @@ fn sql_reads_a_pyarrow_file_and_matches_the_vectors() {
     assert_eq!(json, "{\"pair_id\":0}\n{\"pair_id\":1}\n");
 }
 
+/// pyarrow puts up to a million rows in one row group, which DataFusion reads on one thread:
+/// `sql` shares such a file's rows among its threads, and the answers stay the same.
+#[test]
+fn a_file_of_one_row_group_is_read_on_every_thread() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("one-row-group.parquet");
+    let n = 120_000i64;
+    let ids: Vec<i64> = (0..n).collect();
+    let words: Vec<String> = ids.iter().map(|i| format!("w{}", i % 7)).collect();
+    let tgt = token_lists(&words.iter().map(|w| Some(vec![Some(w.as_str()), Some("x")])).collect::<Vec<_>>());
+    write_parquet(&path, vec![("pair_id", Arc::new(Int64Array::from(ids)) as ArrayRef), ("tgt", tgt)]);
+    let plan = csv_rows(&[], &[("s", &path)], "EXPLAIN SELECT count(*) FROM s WHERE cardinality(tgt) = 2").join("\n");
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 {
+        assert!(plan.contains("file_groups={2 groups"), "{plan}");
+    }
+    let rows = csv_rows(
+        &[],
+        &[("s", &path)],
+        "SELECT count(*), count(DISTINCT pair_id), sum(pair_id), min(pair_id), max(pair_id), sum(cardinality(tgt)), \
+         sum(CASE WHEN tgt[1] = concat('w', CAST(pair_id % 7 AS VARCHAR)) THEN 1 ELSE 0 END) FROM s",
+    );
+    assert_eq!(rows, [format!("{n},{n},{},0,{},{},{n}", n * (n - 1) / 2, n - 1, 2 * n)]);
+    // The rows around the boundary between the two shares.
+    let first = csv_rows(&[], &[("s", &path)], "SELECT pair_id FROM s ORDER BY pair_id LIMIT 3 OFFSET 59999");
+    assert_eq!(first, ["59999", "60000", "60001"]);
+}
+
 #[test]
 fn sql_errors_exit_non_zero_with_a_message() {
     let out = pairmetrics(&["sql", "SELECT led(1, 2)"]);

@@ -181,6 +181,16 @@ impl ParquetInput {
         ctx.register_parquet(&self.name, &url, options)
             .await
             .with_context(|| format!("cannot read {} as Parquet", self.path.display()))?;
+        if let Some((_, metadata)) = self.single_file() {
+            let rows = metadata.row_groups().iter().map(|g| g.num_rows().max(0) as u64).collect();
+            let partitions = ctx.state().config().target_partitions();
+            if let Some(listing) = ctx.table_provider(self.name.as_str()).await.ok()
+                && let Some(split) = super::split::SplitRowGroups::wrap(listing, rows, partitions)
+            {
+                ctx.deregister_table(self.name.as_str())?;
+                ctx.register_table(self.name.as_str(), Arc::new(split))?;
+            }
+        }
         Ok(())
     }
 

@@ -1,0 +1,161 @@
+//! Scans of one Parquet file with fewer row groups than the session has threads. DataFusion
+//! reads a row group on one thread, and pyarrow puts up to a million rows in one, so such a
+//! file would be decoded, and every function over it evaluated, on one core. This table
+//! provider gives each partition a contiguous share of the file's rows instead (a Parquet
+//! access plan per share: whole row groups, or a row selection within one), so the shares are
+//! decoded and computed on threads of their own, each in file order.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::{Result, Statistics};
+use datafusion::datasource::TableType;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::parquet::{ParquetAccessPlan, RowGroupAccess};
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfig, FileScanConfigBuilder};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::parquet::arrow::arrow_reader::{RowSelection, RowSelector};
+use datafusion::physical_plan::ExecutionPlan;
+
+/// Fewer rows than this per share are not worth a thread of their own.
+const MIN_ROWS_PER_SHARE: u64 = 50_000;
+
+/// A one-file table whose scans are split by rows (see the module).
+#[derive(Debug)]
+pub struct SplitRowGroups {
+    inner: Arc<dyn TableProvider>,
+    /// Rows of each row group of the file.
+    rows: Vec<u64>,
+}
+
+impl SplitRowGroups {
+    /// `inner` (a listing table of one file) with this split, or None when it would not help:
+    /// the file has as many row groups as `partitions`, or too few rows to share.
+    pub fn wrap(
+        inner: Arc<dyn TableProvider>,
+        rows: Vec<u64>,
+        partitions: usize,
+    ) -> Option<SplitRowGroups> {
+        (shares(&rows, partitions) > rows.len()).then_some(SplitRowGroups { inner, rows })
+    }
+}
+
+/// How many shares `partitions` threads should get of a file with these row groups.
+fn shares(rows: &[u64], partitions: usize) -> usize {
+    let total: u64 = rows.iter().sum();
+    (partitions as u64).min(total / MIN_ROWS_PER_SHARE).max(1) as usize
+}
+
+/// The access plan reading rows `[from, to)` of a file with these row groups.
+fn access_plan(rows: &[u64], from: u64, to: u64) -> ParquetAccessPlan {
+    let mut start = 0;
+    let groups = rows
+        .iter()
+        .map(|&n| {
+            let (lo, hi) = (from.max(start), to.min(start + n));
+            let access = if lo >= hi {
+                RowGroupAccess::Skip
+            } else if hi - lo == n {
+                RowGroupAccess::Scan
+            } else {
+                let selectors = [
+                    RowSelector::skip((lo - start) as usize),
+                    RowSelector::select((hi - lo) as usize),
+                    RowSelector::skip((start + n - hi) as usize),
+                ];
+                RowGroupAccess::Selection(RowSelection::from(
+                    selectors.into_iter().filter(|s| s.row_count > 0).collect::<Vec<_>>(),
+                ))
+            };
+            start += n;
+            access
+        })
+        .collect();
+    ParquetAccessPlan::new(groups)
+}
+
+/// `plan` (a scan of the one file) with its partitions replaced by the row shares; None when
+/// the plan is not a plain Parquet scan.
+fn split(
+    plan: &Arc<dyn ExecutionPlan>,
+    rows: &[u64],
+    partitions: usize,
+) -> Option<Arc<dyn ExecutionPlan>> {
+    let exec = plan.downcast_ref::<DataSourceExec>()?;
+    let config = exec.data_source().downcast_ref::<FileScanConfig>()?;
+    let file = config.file_groups.iter().flat_map(|g| g.files()).next()?;
+    let n = shares(rows, partitions) as u64;
+    let total: u64 = rows.iter().sum();
+    let groups = (0..n)
+        .map(|k| {
+            let mut share: PartitionedFile = file.clone();
+            share.range = None;
+            // Statistics of the whole file would count it once per share.
+            share.statistics = None;
+            share.extensions.insert(access_plan(rows, total * k / n, total * (k + 1) / n));
+            FileGroup::new(vec![share])
+        })
+        .collect();
+    let config = FileScanConfigBuilder::from(config.clone()).with_file_groups(groups).build();
+    Some(DataSourceExec::from_data_source(config))
+}
+
+#[async_trait]
+impl TableProvider for SplitRowGroups {
+    fn schema(&self) -> SchemaRef {
+        self.inner.schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        self.inner.table_type()
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        self.inner.supports_filters_pushdown(filters)
+    }
+
+    fn statistics(&self) -> Option<Statistics> {
+        self.inner.statistics()
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let plan = self.inner.scan(state, projection, filters, limit).await?;
+        Ok(split(&plan, &self.rows, state.config().target_partitions()).unwrap_or(plan))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_cover_every_row_once() {
+        let rows = [120_000, 30_000];
+        assert_eq!(shares(&rows, 4), 3);
+        assert_eq!(shares(&rows, 1), 1);
+        assert_eq!(shares(&[60_000], 8), 1);
+        let plan = access_plan(&rows, 50_000, 100_000);
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(50_000),
+            RowSelector::select(50_000),
+            RowSelector::skip(20_000),
+        ]);
+        assert_eq!(plan.inner(), &[RowGroupAccess::Selection(selection), RowGroupAccess::Skip]);
+        let plan = access_plan(&rows, 100_000, 150_000);
+        let selection =
+            RowSelection::from(vec![RowSelector::skip(100_000), RowSelector::select(20_000)]);
+        assert_eq!(plan.inner(), &[RowGroupAccess::Selection(selection), RowGroupAccess::Scan]);
+    }
+}
