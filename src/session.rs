@@ -15,6 +15,11 @@ use crate::Resources;
 use crate::parquet::{KeyOrder, ParquetInput};
 use crate::schema::Table;
 
+/// A column name as an SQL identifier: always quoted, so case, spaces and keywords survive.
+pub fn identifier(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
 /// A session with every function of pairmetrics and DataFusion's defaults (see [`Session`]).
 pub fn context() -> Result<SessionContext> {
     Session::default().build()

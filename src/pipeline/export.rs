@@ -148,12 +148,11 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
     Output::check(out)?;
     let ctx = Session::default().build()?;
     session::register_checked(&ctx, Table::Fragments, table).await?;
-    let quote = |c: &str| format!("\"{}\"", c.replace('"', "\"\""));
-    let alternatives = columns.alternatives.as_deref().map_or(String::new(), |c| format!(", {}", quote(c)));
+    let alternatives = columns.alternatives.as_deref().map_or(String::new(), |c| format!(", {}", session::identifier(c)));
     let query = format!(
         "SELECT sentence_id, fragment_id, l1, l2, input, fragment_start, fragment_end, {}{alternatives} \
          FROM fragments ORDER BY pair_id",
-        quote(&columns.answer)
+        session::identifier(&columns.answer)
     );
     let frame = ctx.sql(&query).await.with_context(|| format!("{}: reading the answers", table.display()))?;
     let mut stream = frame.execute_stream().await?;

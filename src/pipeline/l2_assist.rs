@@ -466,15 +466,14 @@ pub async fn tune_table(table: &Path, metric: &str, options: &TuneOptions) -> Re
     let ctx = session::context()?;
     let input = crate::parquet::ParquetInput::open("candidates", table)?;
     input.register(&ctx, false).await?;
-    let quote = |c: &str| format!("\"{}\"", c.replace('"', "\"\""));
     let features: Vec<String> = chosen
         .iter()
         .enumerate()
-        .map(|(k, &i)| format!("coalesce(CAST({} AS DOUBLE), 0) AS f{k}", quote(FEATURE_NAMES[i])))
+        .map(|(k, &i)| format!("coalesce(CAST({} AS DOUBLE), 0) AS f{k}", session::identifier(FEATURE_NAMES[i])))
         .collect();
     let query = format!(
         "SELECT CAST(pair_id AS BIGINT) AS list, CAST({} AS DOUBLE) AS metric, {} FROM candidates ORDER BY pair_id",
-        quote(metric),
+        session::identifier(metric),
         features.join(", ")
     );
     let frame = ctx.sql(&query).await.with_context(|| {

@@ -224,7 +224,7 @@ async fn read_sentences(input: &Path, column: &str) -> Result<Vec<Sentence>> {
     };
     // Without pair_id, the 0-based row in file order.
     let id = if schema.field_with_name("pair_id").is_ok() { "CAST(pair_id AS BIGINT)" } else { "CAST(NULL AS BIGINT)" };
-    let quoted = format!("\"{}\"", column.replace('"', "\"\""));
+    let quoted = crate::session::identifier(column);
     let tokens = if text { format!("tokenize({quoted})") } else { quoted };
     let batches = ctx.sql(&format!("SELECT {id} AS id, {tokens} AS tokens FROM sentences")).await?.collect().await?;
     let mut sentences = Vec::new();

@@ -31,7 +31,7 @@ use crate::metrics::lepod::{self, Explanation, Punctuation};
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::storage::{Output, write_whole};
-use crate::session::{Tuning, count};
+use crate::session::{Tuning, count, identifier};
 use crate::udf::args::{LinkLists, TokenLists};
 use crate::Resources;
 
@@ -237,11 +237,6 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     Ok(Written { bytes: page.len(), pairs_drawn, notes: report.notes })
 }
 
-/// A column name as an SQL identifier.
-fn ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
 /// The finite values of a column (NaN and the infinities have no bin).
 fn finite(column: &str) -> String {
     format!("{column} > -1.0e308 AND {column} < 1.0e308")
@@ -291,7 +286,7 @@ fn values<T: datafusion::arrow::datatypes::ArrowPrimitiveType>(batch: &RecordBat
 
 /// Why rows of table `i` have no score, by `column`: (reason, rows), most frequent first.
 async fn reasons(ctx: &SessionContext, i: usize, column: &str) -> Result<Vec<(String, u64)>> {
-    let c = ident(column);
+    let c = identifier(column);
     let batch = collect(
         ctx,
         &format!("SELECT {c}, count(*) AS n FROM system{i} WHERE {c} IS NOT NULL GROUP BY {c} ORDER BY n DESC, {c} LIMIT 20"),
@@ -311,7 +306,7 @@ async fn metric_view(
     options: &CompareOptions,
     compared: Option<&MetricResult>,
 ) -> Result<MetricView> {
-    let m = ident(metric);
+    let m = identifier(metric);
     let CompareOptions { resamples, seed, level, .. } = options;
     let mut per_system = Vec::new();
     for i in 0..systems {
@@ -352,7 +347,7 @@ fn bin_expr(column: &str, low: f64, high: f64, bins: usize) -> String {
 }
 
 async fn density(ctx: &SessionContext, i: usize, x: &MetricView, y: &MetricView) -> Result<Density> {
-    let (cx, cy) = (ident(&x.name), ident(&y.name));
+    let (cx, cy) = (identifier(&x.name), identifier(&y.name));
     let (bx, by) = (bin_expr(&cx, x.low, x.high, DENSITY_BINS), bin_expr(&cy, y.low, y.high, DENSITY_BINS));
     let batch = collect(
         ctx,
@@ -378,7 +373,7 @@ async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String]
         return Ok(vec![]);
     }
     for &(metric, worst, what) in EXTREMES.iter().filter(|(m, _, _)| metrics.iter().any(|x| x == m)) {
-        let m = ident(metric);
+        let m = identifier(metric);
         if systems.len() == 1 {
             let order = if worst == Worst::Highest { "DESC" } else { "ASC" };
             let batch = collect(
@@ -448,7 +443,7 @@ async fn pair_views(ctx: &SessionContext, i: usize, inputs: &ScoredFrom, metrics
         true => format!("src, tgt, {} AS src_compared, {} AS tgt_compared", compared("src"), compared("tgt")),
         false => "NULL, NULL, NULL, NULL".to_string(),
     };
-    let selected: Vec<String> = metrics.iter().enumerate().map(|(k, m)| format!("CAST({} AS DOUBLE) AS value{k}", ident(m))).collect();
+    let selected: Vec<String> = metrics.iter().enumerate().map(|(k, m)| format!("CAST({} AS DOUBLE) AS value{k}", identifier(m))).collect();
     let batch = collect(
         ctx,
         &format!("SELECT pair_id, {token_columns}, {} FROM system{i} WHERE pair_id IN ({list})", selected.join(", ")),
