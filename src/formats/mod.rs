@@ -9,3 +9,4 @@ pub mod pharaoh;
 pub mod semeval2014t5;
 pub mod syntactic_ngrams;
 pub mod tokens;
+pub mod xml;

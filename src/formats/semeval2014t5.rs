@@ -19,6 +19,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use super::xml::escape;
+
 /// An id attribute; `None` when absent (the reader's numeric default, equal only to itself).
 pub type Id = Option<String>;
 
@@ -349,19 +351,6 @@ fn id_attribute(text: &mut String, id: &Id) {
     }
 }
 
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {

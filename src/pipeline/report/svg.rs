@@ -5,28 +5,13 @@
 use std::fmt::Write as _;
 
 use super::{Density, MetricView, PairView};
+pub use crate::formats::xml::escape;
 
 /// Colours of systems and of PoD's segments (Paul Tol's "bright" scheme, for colour-blind
 /// readers).
 pub const PALETTE: [&str; 6] = ["#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377"];
 const CHANGED: &str = "#c0392b";
 const QUIET: &str = "#999999";
-
-/// Text for XML and HTML content and attributes.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// A number for an axis or a tooltip: few digits, no trailing zeros.
 pub fn number(x: f64) -> String {
