@@ -18,66 +18,31 @@
 # - The projection is measured against spaCy's parses of the spliced test sentences.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 trial=$(realpath "${1:-tests/data/semeval2014t5/fr-en.trial.xml.gz}")
-python=${PYTHON:-python3}
-cargo build --quiet --bin pairmetrics
-pm=$root/target/debug/pairmetrics
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+source scripts/semeval/lib.sh
 sample=$root/data/europarl-sample
 
 "$pm" import semeval2014t5 "$trial" --out trial.parquet > /dev/null
-"$python" - "$trial" <<'PY'
-import gzip, sys, xml.etree.ElementTree as ET
-opener = gzip.open if sys.argv[1].endswith(".gz") else open
-for name, keep in (("dev.xml", lambda i: i <= 250), ("test.xml", lambda i: i > 250)):
-    with opener(sys.argv[1], "rb") as f:
-        root = ET.parse(f).getroot()
-    for s in list(root):
-        if not keep(int(s.get("id"))):
-            root.remove(s)
-    ET.ElementTree(root).write(name, encoding="utf-8")
-PY
+split_trial "$trial"
 "$pm" sql --table p="$sample/pairs.parquet" --table t=trial.parquet --out train.parquet \
     "SELECT * FROM p WHERE array_to_string(tgt, ' ') NOT IN (SELECT array_to_string(reference, ' ') FROM t WHERE reference IS NOT NULL)" > /dev/null
-held_out=$("$pm" sql --format csv --table p="$sample/pairs.parquet" --table k=train.parquet "SELECT (SELECT count(*) FROM p) - (SELECT count(*) FROM k)" | tail -1)
+held_out=$(($(count "$sample/pairs.parquet") - $(count train.parquet)))
 "$pm" extract --pairs train.parquet --alignments "$sample/alignments.parquet" --out phrases.parquet > /dev/null
 "$pm" triples --pairs train.parquet --arcs "$sample/arcs.parquet" --side tgt --out triples.parquet > /dev/null
-"$python" - "$root/scripts" <<'PY'
-import sys, gzip
-sys.path.insert(0, sys.argv[1])
-import pyarrow.parquet as pq
-from make_lm_fixture import backoff_arpa
-lines = [" ".join(t) for t in pq.read_table("train.parquet", columns=["tgt"]).column(0).to_pylist() if t]
-with gzip.open("en.arpa.gz", "wt", encoding="utf-8") as f:
-    f.write(backoff_arpa(lines))
-PY
+estimate_lm train.parquet tgt en.arpa.gz
 "$python" "$root/scripts/semeval/parse.py" --table trial.parquet --column input --out inputs.conllu > /dev/null
 resources=(--phrase-table phrases.parquet --lm en.arpa.gz --triples triples.parquet --parses inputs.conllu)
+echo "held out: $held_out of 3000 sample pairs (their English is a trial reference); phrase table: $(count phrases.parquet) rules"
 
-rules=$("$pm" sql --format csv --table r=phrases.parquet "SELECT count(*) FROM r" | tail -1)
-echo "held out: $held_out of 3000 sample pairs (their English is a trial reference); phrase table: $rules rules"
-
-# word accuracy of a run on the test half (the official scorer's rules, -I, best)
-score() { "$pm" semeval-eval -I --ref test.xml --out "$1" | tail -1; }
-assist() { # NAME WEIGHTS-JSON [extra args]
-    local name=$1 weights=$2
-    shift 2
-    echo "$weights" > "$name.json"
-    "$pm" l2-assist --input test.xml "${resources[@]}" --weights "$name.json" --out "$name.xml" "$@" 2> "$name.log"
-}
-"$pm" tune --dev dev.xml "${resources[@]}" --out tuned.json 2> tune.log > tune.out
+tune_dev tuned
+tune_dev tuned_tm --features lm,direct,inverse
 assist lm '{"weights": {"lm": 1}}'
 assist tm '{"weights": {"direct": 1}}'
 assist lm_tm '{"weights": {"lm": 1, "direct": 1, "inverse": 1}}'
 assist lm_tm_sim '{"weights": {"lm": 1, "direct": 1, "inverse": 1, "pmi_lex": 1, "pmi_pos": 1}}' --table projected.parquet
-"$pm" l2-assist --input test.xml "${resources[@]}" --weights tuned.json --out tuned.xml 2> tuned.log
-"$pm" tune --dev dev.xml "${resources[@]}" --features lm,direct,inverse --out tuned_tm.json 2> /dev/null > tune_tm.out
-"$pm" l2-assist --input test.xml "${resources[@]}" --weights tuned_tm.json --out tuned_tm.xml 2> /dev/null
-oracle=$("$pm" sql --format csv --table c=projected.parquet \
-    "SELECT avg(m) FROM (SELECT pair_id, max(word_accuracy) AS m FROM c GROUP BY pair_id)" | tail -1)
+assist tuned tuned.json
+assist tuned_tm tuned_tm.json
+oracle=$(oracle projected.parquet)
 copy=$("$pm" sql --format csv --table c=projected.parquet \
     "SELECT count(DISTINCT pair_id) FROM c WHERE origin = 'copy'" | tail -1)
 
@@ -91,9 +56,9 @@ done
 printf '| oracle (best candidate of each list) | | %.4f | |\n' "$oracle"
 echo
 echo "candidates: $(tail -1 lm_tm_sim.log) ($copy fragments copied untranslated)"
-echo "tuned: $(head -1 tune.out | cut -d: -f2-)"
-echo "dev: $(tail -1 tune.out)"
-echo "tuned, LM + TM only: $(head -1 tune_tm.out | cut -d: -f2-); dev: $(tail -1 tune_tm.out)"
+echo "tuned: $(head -1 tuned.out | cut -d: -f2-)"
+echo "dev: $(tail -1 tuned.out)"
+echo "tuned, LM + TM only: $(head -1 tuned_tm.out | cut -d: -f2-); dev: $(tail -1 tuned_tm.out)"
 
 # The projection against spaCy's own parses of the spliced test sentences.
 "$python" "$root/scripts/semeval/parse.py" --table projected.parquet --column sentence --out spliced.conllu > /dev/null
@@ -101,7 +66,6 @@ echo "tuned, LM + TM only: $(head -1 tune_tm.out | cut -d: -f2-); dev: $(tail -1
 import pyarrow.parquet as pq
 parses = {}
 words = []
-rows = []
 for line in open("spliced.conllu", encoding="utf-8"):
     line = line.rstrip("\n")
     if not line:

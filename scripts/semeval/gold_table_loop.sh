@@ -14,26 +14,11 @@
 set -euo pipefail
 pair=${1:?usage: gold_table_loop.sh PAIR (en-de, en-es, nl-en or fr-en)}
 cd "$(dirname "$0")/../.."
-root=$PWD
+source scripts/semeval/lib.sh
 data=$root/tests/data/semeval2014t5
-python=${PYTHON:-python3}
-cargo build --quiet --bin pairmetrics
-pm=$root/target/debug/pairmetrics
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
 
 "$pm" import semeval2014t5 "$data/$pair.gold.tokenised.xml.gz" --out gold.parquet > /dev/null
-"$python" - "$data/$pair.trial.xml.gz" <<'PY'
-import gzip, sys, xml.etree.ElementTree as ET
-for name, keep in (("dev.xml", lambda i: i <= 250), ("test.xml", lambda i: i > 250)):
-    with gzip.open(sys.argv[1], "rb") as f:
-        root = ET.parse(f).getroot()
-    for s in list(root):
-        if not keep(int(s.get("id"))):
-            root.remove(s)
-    ET.ElementTree(root).write(name, encoding="utf-8")
-PY
+split_trial "$data/$pair.trial.xml.gz"
 "$pm" sql --table g=gold.parquet --out phrases.parquet "
     WITH pairs AS (
         SELECT fragment AS f, reference_fragment AS e FROM g WHERE fragment IS NOT NULL AND reference_fragment IS NOT NULL
@@ -45,37 +30,20 @@ PY
         n / sum(n) OVER (PARTITION BY f) AS p_e_f, n / sum(n) OVER (PARTITION BY f) AS lex_e_f
     FROM counted" > /dev/null
 "$pm" sql --table g=gold.parquet --out references.parquet "SELECT DISTINCT reference FROM g WHERE reference IS NOT NULL" > /dev/null
-"$python" - "$root/scripts" <<'PY'
-import sys, gzip
-sys.path.insert(0, sys.argv[1])
-import pyarrow.parquet as pq
-from make_lm_fixture import backoff_arpa
-lines = [" ".join(t) for t in pq.read_table("references.parquet").column(0).to_pylist() if t]
-with gzip.open("lm.arpa.gz", "wt", encoding="utf-8") as f:
-    f.write(backoff_arpa(lines))
-PY
-rules=$("$pm" sql --format csv --table r=phrases.parquet "SELECT count(*) FROM r" | tail -1)
+estimate_lm references.parquet reference lm.arpa.gz
 resources=(--phrase-table phrases.parquet --lm lm.arpa.gz)
-score() { "$pm" semeval-eval -I --ref test.xml --out "$1" | tail -1; }
-assist() { # NAME WEIGHTS-JSON [extra args]
-    local name=$1 weights=$2
-    shift 2
-    echo "$weights" > "$name.json"
-    "$pm" l2-assist --input test.xml "${resources[@]}" --weights "$name.json" --out "$name.xml" "$@" 2> "$name.log" > /dev/null
-}
-"$pm" tune --dev dev.xml "${resources[@]}" --features lm,direct,inverse --out tuned.json 2> /dev/null > tune.out
+
+tune_dev tuned --features lm,direct,inverse
 assist lm '{"weights": {"lm": 1}}'
 assist tm '{"weights": {"direct": 1}}'
 assist lm_tm '{"weights": {"lm": 1, "direct": 1, "inverse": 1}}' --table candidates.parquet
-"$pm" l2-assist --input test.xml "${resources[@]}" --weights tuned.json --out tuned.xml 2> /dev/null > /dev/null
-oracle=$("$pm" sql --format csv --table c=candidates.parquet \
-    "SELECT avg(m) FROM (SELECT pair_id, max(word_accuracy) AS m FROM c GROUP BY pair_id)" | tail -1)
-echo "$pair: phrase table of $rules rules from the gold test corpus; $(tail -1 lm_tm.log | sed 's/; parses.*//')"
+assist tuned tuned.json
+echo "$pair: phrase table of $(count phrases.parquet) rules from the gold test corpus; $(tail -1 lm_tm.log | sed 's/; parses.*//')"
 echo "| $pair trial, sentences 251-500 | accuracy | word accuracy |"
 echo "|---|---|---|"
 for row in "lm:LM only" "tm:TM only (direct)" "lm_tm:LM + TM" "tuned:tuned by MERT on 1-250 (LM + TM)"; do
     read -r a w _ <<< "$(score "${row%%:*}.xml")"
     printf '| %s | %.4f | %.4f |\n' "${row#*:}" "$a" "$w"
 done
-printf '| oracle (best candidate of each list) | | %.4f |\n' "$oracle"
-echo "tuned: $(head -1 tune.out | cut -d: -f2-); dev: $(tail -1 tune.out)"
+printf '| oracle (best candidate of each list) | | %.4f |\n' "$(oracle candidates.parquet)"
+echo "tuned: $(head -1 tuned.out | cut -d: -f2-); dev: $(tail -1 tuned.out)"
