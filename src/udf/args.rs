@@ -288,7 +288,7 @@ impl<'a> TokenListLists<'a> {
 }
 
 /// An argument as an array, and whether it is a literal (one value for every row).
-fn array_of(value: &ColumnarValue) -> Result<(ArrayRef, bool)> {
+pub fn array_of(value: &ColumnarValue) -> Result<(ArrayRef, bool)> {
     Ok(match value {
         ColumnarValue::Scalar(scalar) => (scalar.to_array_of_size(1)?, true),
         ColumnarValue::Array(array) => (array.clone(), false),

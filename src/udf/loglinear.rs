@@ -11,6 +11,7 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
+use super::args::array_of;
 use super::docs::DOC_SECTION;
 use crate::metrics::mert::loglinear;
 use crate::schema::ColumnType;
@@ -88,19 +89,19 @@ impl ScalarUDFImpl for LoglinearUdf {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
-        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let weights = cast(&arrays[0], &ColumnType::Floats.canonical())?;
+        // A literal weights list stays one row for all rather than a copy per row.
+        let (weights, constant) = array_of(&args.args[0])?;
+        let weights = cast(&weights, &ColumnType::Floats.canonical())?;
         let weights = weights.as_list::<i32>();
-        let features: Vec<Float64Array> = arrays[1..]
+        let features: Vec<Float64Array> = args.args[1..]
             .iter()
-            .map(|a| Ok(cast(a, &DataType::Float64)?.as_primitive::<Float64Type>().clone()))
+            .map(|a| Ok(cast(&a.to_array(rows)?, &DataType::Float64)?.as_primitive::<Float64Type>().clone()))
             .collect::<Result<_>>()?;
         let (mut w, mut f) =
             (Vec::with_capacity(features.len()), Vec::with_capacity(features.len()));
         let mut out = Float64Builder::with_capacity(rows);
         for row in 0..rows {
-            // A literal weights list is one row for all.
-            let weights_row = if weights.len() == 1 { 0 } else { row };
+            let weights_row = if constant { 0 } else { row };
             if weights.is_null(weights_row) || features.iter().any(|c| c.is_null(row)) {
                 out.append_null();
                 continue;
