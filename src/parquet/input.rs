@@ -181,15 +181,21 @@ impl ParquetInput {
         ctx.register_parquet(&self.name, &url, options)
             .await
             .with_context(|| format!("cannot read {} as Parquet", self.path.display()))?;
-        if let Some((_, metadata)) = self.single_file() {
-            let rows = metadata.row_groups().iter().map(|g| g.num_rows().max(0) as u64).collect();
-            let partitions = ctx.state().config().target_partitions();
-            if let Some(listing) = ctx.table_provider(self.name.as_str()).await.ok()
-                && let Some(split) = super::split::SplitRowGroups::wrap(listing, rows, partitions)
-            {
-                ctx.deregister_table(self.name.as_str())?;
-                ctx.register_table(self.name.as_str(), Arc::new(split))?;
-            }
+        Ok(())
+    }
+
+    /// After [`Self::register`]: let a one-file table of fewer row groups than the session has
+    /// threads (pyarrow's usual file) be read by all of them, each a share of its rows
+    /// (`parquet/split.rs`). Its rows then no longer come in file order, which `sql` never
+    /// promised; jobs that read a table in file order (exports, the resources) do not call this.
+    pub async fn share_rows_among_threads(&self, ctx: &SessionContext) -> Result<()> {
+        let Some((_, metadata)) = self.single_file() else { return Ok(()) };
+        let rows = metadata.row_groups().iter().map(|g| g.num_rows().max(0) as u64).collect();
+        let partitions = ctx.state().config().target_partitions();
+        let listing = ctx.table_provider(self.name.as_str()).await?;
+        if let Some(split) = super::split::SplitRowGroups::wrap(listing, rows, partitions) {
+            ctx.deregister_table(self.name.as_str())?;
+            ctx.register_table(self.name.as_str(), Arc::new(split))?;
         }
         Ok(())
     }

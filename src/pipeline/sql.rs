@@ -62,6 +62,7 @@ pub async fn context_with_tables_and(
     let ctx = Session { config, resources: resources.clone(), tuning: *tuning }.build()?;
     for (input, declared) in &inputs {
         input.register(&ctx, *declared).await?;
+        input.share_rows_among_threads(&ctx).await?;
     }
     for (name, spec) in delta_tables {
         #[cfg(feature = "delta")]
