@@ -276,6 +276,14 @@ fn l2_assist_and_tune_say_what_is_wrong() {
     let error =
         err(&[&["l2-assist", "--dictionary", path_str(&no_dictionary)][..], &input].concat());
     assert!(error.contains("no-dictionary.parquet: no column src"), "{error}");
+    let numbers = t.path("numbers.parquet");
+    ok(&["sql", "--out", path_str(&numbers), "SELECT 1 AS src, 'b' AS tgt"]);
+    let error = err(&[&["l2-assist", "--dictionary", path_str(&numbers)][..], &input].concat());
+    assert!(error.contains("numbers.parquet: column src is Int64; expected text (Utf8) or tokens (List<Utf8>)"), "{error}");
+    let empty = t.path("empty.parquet");
+    ok(&["sql", "--out", path_str(&empty), "SELECT 'a' AS src, ' ' AS tgt"]);
+    let error = err(&[&["l2-assist", "--dictionary", path_str(&empty)][..], &input].concat());
+    assert!(error.contains("empty.parquet: row 1: src and tgt must be non-empty"), "{error}");
     // A task without references has nothing to tune on.
     let test = t.path("test.xml");
     std::fs::write(

@@ -12,16 +12,15 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{
-    ArrayRef, Float64Array, Int32Builder, Int64Array, ListBuilder, RecordBatch, StringArray,
-    StringBuilder,
+    Array, ArrayRef, AsArray, Float64Array, Int32Builder, Int64Array, ListBuilder, RecordBatch,
+    StringArray, StringBuilder,
 };
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema};
 use futures::TryStreamExt;
 
 use crate::formats::conllu::Sentences;
 use crate::formats::input::{self, Lines};
 use crate::formats::semeval2014t5::{self as task, Answer, Fragment, FragmentRow, TaskFile};
-use crate::formats::tokens;
 use crate::metrics::dep_fit::Formula;
 use crate::metrics::l2_assist::{
     Arcs, Candidate, Dictionary, FEATURE_NAMES, Features, Scorers, candidates, features, project,
@@ -34,9 +33,9 @@ use crate::parquet::AtomicParquetWriter;
 use crate::pipeline::export::write_run;
 use crate::pipeline::semeval_eval::fragment_score;
 use crate::resources::{self, ResourceOptions};
-use crate::schema::{head_list_type, token_list_type};
+use crate::schema::{head_list_type, is_string, is_token_list, token_list_type};
 use crate::session;
-use crate::udf::args::{Strings, TokenLists};
+use crate::udf::args::TokenLists;
 
 /// What candidates are made and scored with.
 #[derive(Debug, Clone, Default)]
@@ -469,7 +468,12 @@ pub async fn tune_table(table: &Path, metric: &str, options: &TuneOptions) -> Re
     let features: Vec<String> = chosen
         .iter()
         .enumerate()
-        .map(|(k, &i)| format!("coalesce(CAST({} AS DOUBLE), 0) AS f{k}", session::identifier(FEATURE_NAMES[i])))
+        .map(|(k, &i)| {
+            format!(
+                "coalesce(CAST({} AS DOUBLE), 0) AS f{k}",
+                session::identifier(FEATURE_NAMES[i])
+            )
+        })
         .collect();
     let query = format!(
         "SELECT CAST(pair_id AS BIGINT) AS list, CAST({} AS DOUBLE) AS metric, {} FROM candidates ORDER BY pair_id",
@@ -483,8 +487,6 @@ pub async fn tune_table(table: &Path, metric: &str, options: &TuneOptions) -> Re
     let (mut lists, mut skipped): (Vec<CandidateList>, usize) = (Vec::new(), 0);
     let mut current: Option<i64> = None;
     while let Some(batch) = stream.try_next().await? {
-        use datafusion::arrow::array::{Array, AsArray};
-        use datafusion::arrow::datatypes::{Float64Type, Int64Type};
         let ids = batch.column(0).as_primitive::<Int64Type>();
         let metric_values = batch.column(1).as_primitive::<Float64Type>();
         for row in 0..batch.num_rows() {
@@ -584,71 +586,62 @@ async fn load_dictionary(path: &Path) -> Result<Dictionary> {
     let input = crate::parquet::ParquetInput::open("dictionary", path)?;
     input.register(&ctx, false).await?;
     let schema = ctx.table_provider("dictionary").await?.schema();
-    for column in ["src", "tgt"] {
-        if schema.field_with_name(column).is_err() {
+    // Text is split into tokens as `tokenize` splits it.
+    let tokens = |column: &str| -> Result<String> {
+        let Ok(field) = schema.field_with_name(column) else {
             bail!(
                 "dictionary {}: no column {column} (expected src, tgt and optionally p)",
                 path.display()
             );
+        };
+        let name = session::identifier(column);
+        match field.data_type() {
+            t if is_string(t) => Ok(format!("tokenize({name})")),
+            t if is_token_list(t) => Ok(name),
+            t => bail!(
+                "dictionary {}: column {column} is {t}; expected text (Utf8) or tokens (List<Utf8>)",
+                path.display()
+            ),
         }
-    }
+    };
     let p = if schema.field_with_name("p").is_ok() {
         "CAST(p AS DOUBLE)"
     } else {
         "CAST(NULL AS DOUBLE)"
     };
-    let mut stream =
-        ctx.sql(&format!("SELECT src, tgt, {p} FROM dictionary")).await?.execute_stream().await?;
+    let query = format!("SELECT {}, {}, {p} FROM dictionary", tokens("src")?, tokens("tgt")?);
+    let mut stream = ctx.sql(&query).await?.execute_stream().await?;
     let mut dictionary = Dictionary::default();
     let mut row_number = 0;
     while let Some(batch) = stream.try_next().await? {
-        use datafusion::arrow::array::{Array, AsArray};
-        let phrases = |i: usize| -> Result<Vec<Option<Vec<String>>>> {
-            let column = batch.column(i);
-            let mut out = Vec::with_capacity(batch.num_rows());
-            if matches!(column.data_type(), DataType::List(_) | DataType::LargeList(_)) {
-                let lists = TokenLists::new("phrase", column)?;
-                let mut words = Vec::new();
-                for row in 0..batch.num_rows() {
-                    out.push(
-                        lists
-                            .row(row, &mut words)
-                            .ok()
-                            .map(|()| words.iter().map(|w| w.to_string()).collect()),
-                    );
-                }
-            } else {
-                let strings = Strings::new(column.as_ref())?;
-                for row in 0..batch.num_rows() {
-                    out.push(
-                        strings.get(row).map(|s| tokens::split(s).map(str::to_string).collect()),
-                    );
-                }
-            }
-            Ok(out)
-        };
-        let (sources, targets) = (phrases(0)?, phrases(1)?);
-        let probabilities =
-            batch.column(2).as_primitive::<datafusion::arrow::datatypes::Float64Type>();
-        for (row, (source, target)) in sources.into_iter().zip(targets).enumerate() {
+        let (mut source, mut target) = (Vec::new(), Vec::new());
+        let (sources, targets) =
+            (TokenLists::new("src", batch.column(0))?, TokenLists::new("tgt", batch.column(1))?);
+        let probabilities = batch.column(2).as_primitive::<Float64Type>();
+        for row in 0..batch.num_rows() {
             row_number += 1;
-            match (source, target) {
-                (Some(s), Some(t)) if !s.is_empty() && !t.is_empty() => {
-                    let p = probabilities.is_valid(row).then(|| probabilities.value(row));
-                    if p.is_some_and(|p| !(p > 0.0 && p <= 1.0)) {
-                        bail!(
-                            "dictionary {}: row {row_number}: p = {} is not a probability in (0, 1]",
-                            path.display(),
-                            p.unwrap()
-                        );
-                    }
-                    dictionary.add(s, t, p);
-                }
-                _ => bail!(
+            let (Ok(()), Ok(())) = (sources.row(row, &mut source), targets.row(row, &mut target))
+            else {
+                bail!(
                     "dictionary {}: row {row_number}: src and tgt must be non-empty",
                     path.display()
-                ),
+                );
+            };
+            if source.is_empty() || target.is_empty() {
+                bail!(
+                    "dictionary {}: row {row_number}: src and tgt must be non-empty",
+                    path.display()
+                );
             }
+            let p = probabilities.is_valid(row).then(|| probabilities.value(row));
+            if let Some(p) = p.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
+                bail!(
+                    "dictionary {}: row {row_number}: p = {p} is not a probability in (0, 1]",
+                    path.display()
+                );
+            }
+            let owned = |words: &[&str]| words.iter().map(|w| w.to_string()).collect();
+            dictionary.add(owned(&source), owned(&target), p);
         }
     }
     Ok(dictionary)
