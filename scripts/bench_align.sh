@@ -3,10 +3,12 @@
 # the English Europarl lines of tests/data/meteor against their perturbed copy (31 tokens a line),
 # repeated to 20,000 and 200,000 pairs. Rewrites the "METEOR aligner" section of BENCHMARKS.md.
 #
-#   scripts/bench_align.sh [METEOR_CHECKOUT]
+#   [LEPOD_SCORE=path/to/lepod-score.py] scripts/bench_align.sh [METEOR_CHECKOUT]
 #
 # With a checkout of cmu-mtlab/meteor and a JDK, METEOR's Matcher is compiled from source and
-# timed on the same 20,000 pairs, and its output compared with ours byte for byte.
+# timed on the same 20,000 pairs, and its output compared with ours byte for byte. With
+# LEPOD_SCORE (the original scorer, e.g. from xingniu/multitask-ft-fsmt's LePoD/), it is timed on
+# the same 100,000 Matcher blocks as `pairmetrics lepod`, and their outputs compared.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 meteor=${1:-}
@@ -51,8 +53,23 @@ time_job "pairmetrics align (Matcher text)" 200000 "$BIN" align "$DIR/200k.test"
 time_job "pairmetrics align --out (Parquet)" 200000 "$BIN" align "$DIR/200k.test" "$DIR/200k.ref" --out "$DIR/a.parquet"
 time_job "pairmetrics align -m exact" 200000 "$BIN" align "$DIR/200k.test" "$DIR/200k.ref" -m exact
 "$BIN" align "$DIR/100k.test" "$DIR/100k.ref" > "$DIR/100k.align"
+lepod_line="lepod-score.py was not run (set LEPOD_SCORE to its path)."
+if [ -n "${LEPOD_SCORE:-}" ]; then
+    time_job "lepod-score.py -d 4 -p , -r (Python $(python3 -c 'import platform; print(platform.python_version())'))" 100000 \
+        python3 "$LEPOD_SCORE" -a "$DIR/100k.align" -f "$DIR/100k.test" "$DIR/100k.ref" -d 4 -p , -r "$DIR/original"
+    cp "$DIR/out" "$DIR/original.out"
+    python_wall=$last_wall
+fi
 time_job "pairmetrics lepod -d 4 -p , -r (100,000 Matcher blocks)" 100000 \
     "$BIN" lepod -a "$DIR/100k.align" -f "$DIR/100k.test" "$DIR/100k.ref" -d 4 -p , -r "$DIR/score"
+if [ -n "${LEPOD_SCORE:-}" ]; then
+    for f in out led pod; do
+        a="$DIR/original.$f" b="$DIR/score.$f"
+        [ $f = out ] && b="$DIR/out"
+        cmp -s "$a" "$b" || { echo "lepod output $f differs from lepod-score.py's" >&2; exit 1; }
+    done
+    lepod_line="lepod-score.py ran on the same blocks: stdout, .led and .pod identical (cmp); pairmetrics lepod is $(echo "scale=1; $python_wall / $last_wall" | bc)x as fast."
+fi
 
 section=$DIR/section.md
 {
@@ -61,7 +78,7 @@ section=$DIR/section.md
     echo
     echo "\`exact stem synonym\`, beam 40, on 1,000 English Europarl lines against a perturbed copy"
     echo "(synonyms, inflections, drops, repeats, swaps; 31 tokens a line), repeated; pairmetrics"
-    echo "$(git rev-parse --short HEAD), 2 worker threads. $java_line"
+    echo "$(git rev-parse --short HEAD), 2 worker threads. $java_line $lepod_line"
     echo
     echo "| job | pairs | wall | CPU | pairs/s | peak RSS |"
     echo "|---|---|---|---|---|---|"

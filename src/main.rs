@@ -1097,6 +1097,7 @@ async fn run(cli: Cli) -> Result<()> {
                 verbose,
                 prefix,
                 simple,
+                threads: cores(),
             };
             let mut out = std::io::BufWriter::new(&mut *stdout);
             lepod::run(&options, &mut out, &mut std::io::stderr())?;

@@ -85,55 +85,149 @@ impl<R: BufRead> Lines<R> {
     /// The next line into `out` (cleared first); false at the end of the input.
     pub fn next_into(&mut self, out: &mut String) -> Result<bool, InputError> {
         out.clear();
-        self.bytes.clear();
-        let found = self.read_line().map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
+        let line = self.next_line()?;
+        Ok(line.map(|line| out.push_str(line)).is_some())
+    }
+
+    /// Append the next line's bytes and a `\n` to `out`, as they are (line ends normalised, UTF-8
+    /// not checked: [`LineSlices`] reads them back); its length, or None at the end.
+    pub fn append_raw(&mut self, out: &mut Vec<u8>) -> Result<Option<usize>, InputError> {
+        let start = out.len();
+        let found = read_line(&mut self.reader, out).map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
         if !found {
-            return Ok(false);
+            return Ok(None);
+        }
+        self.line += 1;
+        out.push(b'\n');
+        Ok(Some(out.len() - start - 1))
+    }
+}
+
+/// Read up to the next line end, appending to `out`; false when nothing is left.
+fn read_line(reader: &mut impl BufRead, out: &mut Vec<u8>) -> io::Result<bool> {
+    let mut any = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(any);
+        }
+        any = true;
+        match memchr::memchr2(b'\n', b'\r', buf) {
+            None => {
+                out.extend_from_slice(buf);
+                let n = buf.len();
+                reader.consume(n);
+            }
+            Some(i) => {
+                let cr = buf[i] == b'\r';
+                out.extend_from_slice(&buf[..i]);
+                reader.consume(i + 1);
+                if cr {
+                    // \r\n is one line end.
+                    let next = reader.fill_buf()?;
+                    if next.first() == Some(&b'\n') {
+                        reader.consume(1);
+                    }
+                }
+                return Ok(true);
+            }
+        }
+    }
+}
+
+/// A source of numbered text lines: a file read as it goes ([`Lines`]) or lines already in
+/// memory ([`LineSlices`]).
+pub trait LineSource {
+    /// The next line, without its line end; None at the end.
+    fn next_line(&mut self) -> Result<Option<&str>, InputError>;
+    fn file(&self) -> &Path;
+    /// Number of the line last returned (1-based).
+    fn line_number(&self) -> u64;
+}
+
+impl<R: BufRead> LineSource for Lines<R> {
+    fn next_line(&mut self) -> Result<Option<&str>, InputError> {
+        self.bytes.clear();
+        let found = read_line(&mut self.reader, &mut self.bytes).map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
+        if !found {
+            return Ok(None);
         }
         self.line += 1;
         match std::str::from_utf8(&self.bytes) {
-            Ok(text) => out.push_str(text),
-            Err(e) => {
-                return Err(InputError::at(
-                    &self.file,
-                    self.line,
-                    format!("invalid UTF-8 at byte {} of the line", e.valid_up_to()),
-                ));
-            }
+            Ok(text) => Ok(Some(text)),
+            Err(e) => Err(InputError::at(&self.file, self.line, invalid_utf8(e.valid_up_to()))),
         }
-        Ok(true)
     }
 
-    /// Read up to the next line end into `self.bytes`; false when nothing is left.
-    fn read_line(&mut self) -> io::Result<bool> {
-        let mut any = false;
-        loop {
-            let buf = self.reader.fill_buf()?;
-            if buf.is_empty() {
-                return Ok(any);
+    fn file(&self) -> &Path {
+        &self.file
+    }
+
+    fn line_number(&self) -> u64 {
+        self.line
+    }
+}
+
+fn invalid_utf8(byte: usize) -> String {
+    format!("invalid UTF-8 at byte {byte} of the line")
+}
+
+/// Lines that [`Lines::append_raw`] gathered (each ending in `\n`), read back in place, so a
+/// worker thread parses them with their numbers. The UTF-8 of all of them is checked at once;
+/// an invalid line is an error when it is reached, after the lines before it.
+pub struct LineSlices<'a> {
+    /// The lines before the first invalid one.
+    text: &'a str,
+    /// Where the invalid line fails (byte in the line).
+    invalid_at: Option<usize>,
+    file: &'a Path,
+    line: u64,
+}
+
+impl<'a> LineSlices<'a> {
+    /// `bytes` as gathered, its first line being line `first_line` of `file`.
+    pub fn new(bytes: &'a [u8], file: &'a Path, first_line: u64) -> Self {
+        let (text, invalid_at) = match std::str::from_utf8(bytes) {
+            Ok(text) => (text, None),
+            Err(e) => {
+                let valid = e.valid_up_to();
+                let line_start = memchr::memrchr(b'\n', &bytes[..valid]).map_or(0, |i| i + 1);
+                let text = std::str::from_utf8(&bytes[..line_start]).expect("checked up to there");
+                (text, Some(valid - line_start))
             }
-            any = true;
-            match buf.iter().position(|&b| b == b'\n' || b == b'\r') {
-                None => {
-                    self.bytes.extend_from_slice(buf);
-                    let n = buf.len();
-                    self.reader.consume(n);
-                }
-                Some(i) => {
-                    let cr = buf[i] == b'\r';
-                    self.bytes.extend_from_slice(&buf[..i]);
-                    self.reader.consume(i + 1);
-                    if cr {
-                        // \r\n is one line end.
-                        let next = self.reader.fill_buf()?;
-                        if next.first() == Some(&b'\n') {
-                            self.reader.consume(1);
-                        }
-                    }
-                    return Ok(true);
-                }
-            }
+        };
+        LineSlices { text, invalid_at, file, line: first_line.saturating_sub(1) }
+    }
+}
+
+impl<'a> LineSlices<'a> {
+    /// The next line, borrowed from the gathered bytes.
+    pub fn next_slice(&mut self) -> Result<Option<&'a str>, InputError> {
+        if self.text.is_empty() {
+            return match self.invalid_at.take() {
+                Some(byte) => Err(InputError::at(self.file, self.line + 1, invalid_utf8(byte))),
+                None => Ok(None),
+            };
         }
+        let end = memchr::memchr(b'\n', self.text.as_bytes()).expect("every gathered line ends in \\n");
+        let line = &self.text[..end];
+        self.text = &self.text[end + 1..];
+        self.line += 1;
+        Ok(Some(line))
+    }
+}
+
+impl LineSource for LineSlices<'_> {
+    fn next_line(&mut self) -> Result<Option<&str>, InputError> {
+        self.next_slice()
+    }
+
+    fn file(&self) -> &Path {
+        self.file
+    }
+
+    fn line_number(&self) -> u64 {
+        self.line
     }
 }
 

@@ -12,8 +12,9 @@
 //! Note the order of the match columns: the FIRST is a span of the SECOND sentence.
 
 use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
 
-use super::input::{InputError, Lines};
+use super::input::{InputError, LineSource, Lines};
 use super::tokens;
 
 use crate::align;
@@ -98,91 +99,150 @@ pub fn write_block(out: &mut impl Write, number: u64, words1: &[&str], words2: &
 }
 
 /// Iterator over the blocks of a Matcher file; it holds one block in memory at a time.
-pub struct Blocks<R> {
-    lines: Lines<R>,
-    buf: String,
+pub struct Blocks<L> {
+    lines: L,
+    file: PathBuf,
 }
 
-impl<R: BufRead> Blocks<R> {
-    pub fn new(lines: Lines<R>) -> Self {
-        Blocks { lines, buf: String::new() }
+impl<L: LineSource> Blocks<L> {
+    pub fn new(lines: L) -> Self {
+        let file = lines.file().to_path_buf();
+        Blocks { lines, file }
     }
 
-    fn error(&self, message: impl Into<String>) -> InputError {
-        InputError::at(self.lines.file(), self.lines.line_number(), message)
-    }
-
-    /// Read the next line into `out`, or fail naming what the block still lacks.
-    fn required_line(lines: &mut Lines<R>, what: &str, out: &mut String) -> Result<(), InputError> {
-        match lines.next_into(out)? {
-            true => Ok(()),
-            false => Err(InputError::at(lines.file(), lines.line_number(), format!("the file ends inside a block, before {what}"))),
-        }
+    /// The next line, or an error naming what the block still lacks.
+    fn required_line(&mut self, what: &str) -> Result<&str, InputError> {
+        let line = self.lines.line_number();
+        self.lines.next_line()?.ok_or_else(|| InputError::at(&self.file, line, format!("the file ends inside a block, before {what}")))
     }
 
     /// Read the next block into `block`, reusing its buffers; false at the end of the file.
     pub fn read_into(&mut self, block: &mut Block) -> Result<bool, InputError> {
-        loop {
-            if !self.lines.next_into(&mut self.buf)? {
-                return Ok(false);
+        let number = loop {
+            match self.lines.next_line()? {
+                None => return Ok(false),
+                Some("") => continue,
+                Some(header) => {
+                    break header
+                        .strip_prefix("Alignment ")
+                        .and_then(|n| n.trim().parse().ok())
+                        .ok_or_else(|| format!("expected `Alignment N`, found `{header}`"));
+                }
             }
-            if !self.buf.is_empty() {
-                break;
-            }
-        }
-        block.line = self.lines.line_number();
-        block.number = match self.buf.strip_prefix("Alignment ").and_then(|n| n.trim().parse().ok()) {
-            Some(number) => number,
-            None => return Err(self.error(format!("expected `Alignment N`, found `{}`", self.buf))),
         };
-        Self::required_line(&mut self.lines, "the first sentence", &mut block.s1)?;
-        Self::required_line(&mut self.lines, "the second sentence", &mut block.s2)?;
-        Self::required_line(&mut self.lines, "the column header", &mut self.buf)?;
-        if !self.buf.starts_with(&COLUMNS[..17]) {
-            return Err(self.error(format!(
-                "expected the header `Line2Start:Length\\tLine1Start:Length\\tModule\\t\\tScore`, found `{}`",
-                self.buf
-            )));
+        block.line = self.lines.line_number();
+        block.number = number.map_err(|message| InputError::at(&self.file, block.line, message))?;
+        for (what, sentence) in [("the first sentence", &mut block.s1), ("the second sentence", &mut block.s2)] {
+            sentence.clear();
+            sentence.push_str(self.required_line(what)?);
+        }
+        let header = self.required_line("the column header")?;
+        if !header.starts_with(&COLUMNS[..17]) {
+            let message = format!("expected the header `Line2Start:Length\\tLine1Start:Length\\tModule\\t\\tScore`, found `{header}`");
+            return Err(InputError::at(&self.file, self.lines.line_number(), message));
         }
         block.matches.clear();
-        while self.lines.next_into(&mut self.buf)? && !self.buf.is_empty() {
-            match parse_match(&self.buf) {
+        while let Some(line) = self.lines.next_line()? {
+            if line.is_empty() {
+                break;
+            }
+            match parse_match(line) {
                 Ok(m) => block.matches.push(m),
-                Err(message) => return Err(self.error(message)),
+                Err(message) => return Err(InputError::at(&self.file, self.lines.line_number(), message)),
             }
         }
         Ok(true)
     }
 }
 
+/// Append the next block of a Matcher file to `out` as it is written (with the empty lines
+/// before it), reading no more than [`Blocks::read_into`] would, for [`Blocks`] over
+/// [`LineSlices`](super::input::LineSlices) to parse elsewhere; false when only empty lines are
+/// left. A truncated block is appended as it is: its parser names what it lacks.
+pub fn append_raw_block<R: BufRead>(lines: &mut Lines<R>, out: &mut Vec<u8>) -> Result<bool, InputError> {
+    loop {
+        match lines.append_raw(out)? {
+            None => return Ok(false),
+            Some(0) => continue,
+            Some(_) => break,
+        }
+    }
+    // The two sentences and the column header, then matches up to an empty line.
+    for _ in 0..3 {
+        if lines.append_raw(out)?.is_none() {
+            return Ok(true);
+        }
+    }
+    while let Some(len) = lines.append_raw(out)? {
+        if len == 0 {
+            break;
+        }
+    }
+    Ok(true)
+}
+
 /// `s2start:len2  s1start:len1  [module  score]`, split on whitespace as the original scorer
 /// does; the two spans and the module are read.
 fn parse_match(text: &str) -> Result<Match, String> {
+    parse_plain_match(text.as_bytes()).map_or_else(|| parse_any_match(text), Ok)
+}
+
+fn parse_any_match(text: &str) -> Result<Match, String> {
     let bad = || format!("expected `start:len  start:len  module  score`, found `{text}`");
     let mut fields = tokens::split(text);
     let span = |s: Option<&str>| -> Option<(u32, u32)> {
         let s = s?;
         let colon = s.bytes().position(|b| b == b':')?;
-        Some((digits(&s[..colon])?, digits(&s[colon + 1..])?))
+        Some((digits(s[..colon].as_bytes())?, digits(s[colon + 1..].as_bytes())?))
     };
     let (s2_start, s2_len) = span(fields.next()).ok_or_else(bad)?;
     let (s1_start, s1_len) = span(fields.next()).ok_or_else(bad)?;
     if s1_len == 0 || s2_len == 0 {
         return Err(format!("a match spans no token: `{text}`"));
     }
-    let module = fields.next().and_then(digits).and_then(|m| u8::try_from(m).ok());
+    let module = fields.next().and_then(|f| digits(f.as_bytes())).and_then(|m| u8::try_from(m).ok());
     Ok(Match { s1_start, s1_len, s2_start, s2_len, module })
 }
 
+/// [`parse_match`] of a well-formed match line as Matcher writes them, by byte; None for
+/// anything else (non-ASCII bytes, an empty span, a malformed field), which the general parser
+/// then reads or rejects with its message.
+fn parse_plain_match(line: &[u8]) -> Option<Match> {
+    let mut at = 0;
+    let mut field = || -> &[u8] {
+        while line.get(at).is_some_and(|b| matches!(b, b'\t'..=b'\r' | 0x1c..=0x20)) {
+            at += 1;
+        }
+        let start = at;
+        while line.get(at).is_some_and(|b| !matches!(b, b'\t'..=b'\r' | 0x1c..=0x20)) {
+            at += 1;
+        }
+        &line[start..at]
+    };
+    let span = |field: &[u8]| {
+        let colon = field.iter().position(|&b| b == b':')?;
+        Some((digits(&field[..colon])?, digits(&field[colon + 1..])?))
+    };
+    let (s2_start, s2_len) = span(field())?;
+    let (s1_start, s1_len) = span(field())?;
+    let module = field();
+    // A non-ASCII byte may be a separator Python knows: leave the line to the general parser.
+    if s1_len == 0 || s2_len == 0 || !line[..at].is_ascii() || line.get(at).is_some_and(|b| !b.is_ascii()) {
+        return None;
+    }
+    let module = digits(module).and_then(|m| u8::try_from(m).ok());
+    Some(Match { s1_start, s1_len, s2_start, s2_len, module })
+}
+
 /// A non-empty run of ASCII digits that fits a u32.
-fn digits(text: &str) -> Option<u32> {
+fn digits(text: &[u8]) -> Option<u32> {
     if text.is_empty() {
         return None;
     }
-    text.bytes().try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n.checked_mul(10)?.checked_add(u32::from(b - b'0'))).flatten())
+    text.iter().try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n.checked_mul(10)?.checked_add(u32::from(b - b'0'))).flatten())
 }
 
-impl<R: BufRead> Iterator for Blocks<R> {
+impl<L: LineSource> Iterator for Blocks<L> {
     type Item = Result<Block, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -193,15 +253,15 @@ impl<R: BufRead> Iterator for Blocks<R> {
 
 /// The blocks, every match checked against the block's own sentences (a match past their end
 /// is an error naming the block, never a link to nowhere).
-pub struct Alignments<R>(Blocks<R>);
+pub struct Alignments<L>(Blocks<L>);
 
-impl<R: BufRead> Alignments<R> {
-    pub fn new(lines: Lines<R>) -> Self {
+impl<L: LineSource> Alignments<L> {
+    pub fn new(lines: L) -> Self {
         Alignments(Blocks::new(lines))
     }
 }
 
-impl<R: BufRead> Iterator for Alignments<R> {
+impl<L: LineSource> Iterator for Alignments<L> {
     type Item = Result<Block, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -212,7 +272,7 @@ impl<R: BufRead> Iterator for Alignments<R> {
         let (n1, n2) = block.sentence_lengths();
         if let Some((side, position, n)) = block.span_past_end(n1, n2) {
             let message = format!("block {}: a match reaches position {position}, past the {side} sentence of {n} tokens", block.number);
-            return Some(Err(InputError::at(self.0.lines.file(), block.line, message)));
+            return Some(Err(InputError::at(&self.0.file, block.line, message)));
         }
         Some(Ok(block))
     }
@@ -235,6 +295,32 @@ mod tests {
         assert_eq!(blocks[0].s2, "I have many friends .");
         assert_eq!(blocks[0].links(), vec![(0, 0), (2, 2), (3, 2), (4, 2)]);
         assert_eq!((blocks[1].number, blocks[1].line, blocks[1].matches.len()), (2, 8, 0));
+    }
+
+    #[test]
+    fn the_byte_parser_reads_lines_as_the_general_one_does() {
+        let lines = [
+            "2:1\t\t\t2:3\t\t\t3\t\t1.0",
+            "  10:2 4:1 0 1.0",
+            "1:1\t1:1",
+            "1:1\t1:1\t300\t1.0",
+            "1:1\t1:1\texact",
+            "1:1\t1:1\t2\u{1c}1.0",
+            "1:1\t1:1\t7\u{85}x",
+            "1:1\u{a0}1:1\t0",
+            "1:0\t1:1\t0",
+            "x:1\t1:1\t0",
+            "1:1:1\t1:1\t0",
+            "4294967296:1\t1:1\t0",
+            "",
+        ];
+        for line in lines {
+            if let Some(m) = parse_plain_match(line.as_bytes()) {
+                assert_eq!(Ok(m), parse_any_match(line), "{line:?}");
+            }
+            assert_eq!(parse_match(line), parse_any_match(line), "{line:?}");
+        }
+        assert!(parse_plain_match(b"2:1\t\t\t2:3\t\t\t3\t\t1.0").is_some());
     }
 
     #[test]

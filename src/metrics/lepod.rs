@@ -44,6 +44,9 @@ pub struct Scratch {
     anchor1: Vec<u32>,
     anchor2: Vec<u32>,
     rank2: Vec<u32>,
+    /// For alignments where no token has two links: each token's partner, or NONE.
+    partner1: Vec<u32>,
+    partner2: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -71,7 +74,34 @@ impl Scratch {
             let root = self.find(i);
             self.parent[i as usize] = root;
         }
+        self.tally(n1);
         Ok(())
+    }
+
+    /// Per unit (at its root): its tokens in each sentence, and its first position in each
+    /// (its anchors; NONE on a side it has no token).
+    fn tally(&mut self, n1: usize) {
+        let Scratch { parent, count1, count2, anchor1, anchor2, .. } = self;
+        let n = parent.len();
+        for buf in [&mut *count1, &mut *count2] {
+            buf.clear();
+            buf.resize(n, 0);
+        }
+        for buf in [&mut *anchor1, &mut *anchor2] {
+            buf.clear();
+            buf.resize(n, NONE);
+        }
+        for (node, &root) in parent.iter().enumerate() {
+            let root = root as usize;
+            let (count, anchor, pos) = match node < n1 {
+                true => (&mut count1[root], &mut anchor1[root], node),
+                false => (&mut count2[root], &mut anchor2[root], node - n1),
+            };
+            if *count == 0 {
+                *anchor = pos as u32;
+            }
+            *count += 1;
+        }
     }
 
     fn find(&mut self, mut x: u32) -> u32 {
@@ -172,25 +202,8 @@ impl Scratch {
         let n1 = s1.len();
         let Scratch { parent, count1, count2, anchor1, anchor2, members, end, kept, .. } = self;
         let n = parent.len();
-        for buf in [&mut *count1, &mut *count2] {
-            buf.clear();
-            buf.resize(n, 0);
-        }
         kept.clear();
         kept.resize(n, false);
-        // For a one-to-one unit, anchor1/anchor2 end up holding its only token on each side.
-        anchor1.resize(n, NONE);
-        anchor2.resize(n, NONE);
-        for (node, &root) in parent.iter().enumerate() {
-            let root = root as usize;
-            if node < n1 {
-                count1[root] += 1;
-                anchor1[root] = node as u32;
-            } else {
-                count2[root] += 1;
-                anchor2[root] = node as u32;
-            }
-        }
         let phrase = |root: usize| count1[root] == count2[root] && count1[root] > 1;
         end.resize(n, 0);
         let mut gathered = 0;
@@ -200,8 +213,8 @@ impl Scratch {
             }
             if (count1[root], count2[root]) == (1, 1) {
                 let (a, b) = (anchor1[root] as usize, anchor2[root] as usize);
-                if s1[a] == s2[b - n1] {
-                    (kept[a], kept[b]) = (true, true);
+                if s1[a] == s2[b] {
+                    (kept[a], kept[n1 + b]) = (true, true);
                 }
             } else if phrase(root) {
                 end[root] = gathered;
@@ -251,6 +264,10 @@ impl Punctuation {
     }
 
     pub fn contains(&self, token: &str) -> bool {
+        // One character is at most four bytes (most tokens are longer).
+        if token.len() > 4 || self.0.is_empty() {
+            return false;
+        }
         let mut chars = token.chars();
         match (chars.next(), chars.next()) {
             (Some(c), None) => self.0.binary_search(&c).is_ok(),
@@ -281,8 +298,64 @@ pub fn led_and_pod(
     punct: &Punctuation,
     scratch: &mut Scratch,
 ) -> Result<(f64, f64), LepodError> {
+    check_non_empty(s1.len(), s2.len())?;
+    if scratch.one_to_one(s1.len(), s2.len(), links)? {
+        return Ok(scratch.led_and_pod_one_to_one(s1, s2, links, punct));
+    }
     let led = led_aligned(s1, s2, links, scratch)?;
     Ok((led, pod_of_units(s1, s2, punct, scratch)))
+}
+
+impl Scratch {
+    /// Whether no token has two links, as in most alignments (METEOR's but for its phrase
+    /// matches); then every link is a unit of its own and `partner1`/`partner2` pair its tokens,
+    /// so LeD and PoD need no union-find. The links are checked first, as [`Scratch::units`] does.
+    fn one_to_one(&mut self, n1: usize, n2: usize, links: &[Link]) -> Result<bool, LepodError> {
+        for &(a, b) in links {
+            check_position(Side::Src, a, n1)?;
+            check_position(Side::Tgt, b, n2)?;
+        }
+        let Scratch { partner1, partner2, .. } = self;
+        for (partner, n) in [(&mut *partner1, n1), (&mut *partner2, n2)] {
+            partner.clear();
+            partner.resize(n, NONE);
+        }
+        for &(a, b) in links {
+            if partner1[a as usize] != NONE || partner2[b as usize] != NONE {
+                return Ok(false);
+            }
+            (partner1[a as usize], partner2[b as usize]) = (b, a);
+        }
+        Ok(true)
+    }
+
+    /// [`led_and_pod`] when [`Scratch::one_to_one`] holds: a link keeps its two tokens when they
+    /// are equal, and survives PoD's filter when neither is punctuation.
+    fn led_and_pod_one_to_one(&mut self, s1: &[&str], s2: &[&str], links: &[Link], punct: &Punctuation) -> (f64, f64) {
+        let (n1, n2) = (s1.len(), s2.len());
+        let same = links.iter().filter(|&&(a, b)| s1[a as usize] == s2[b as usize]).count();
+        let led = led_formula(n1 - same, n1, n2 - same, n2);
+        let Scratch { partner1, partner2, rank2, .. } = self;
+        rank2.clear();
+        rank2.resize(n2, NONE);
+        let mut units = 0u32;
+        for (b, &a) in partner2.iter().enumerate() {
+            if a != NONE && !punct.contains(s1[a as usize]) && !punct.contains(s2[b]) {
+                rank2[b] = units;
+                units += 1;
+            }
+        }
+        let ranks = partner1.iter().filter(|&&b| b != NONE).map(|&b| rank2[b as usize]).filter(|&r| r != NONE);
+        let mut total = 0u64;
+        segments(ranks.map(|r| ((), r)), |_, closed| total += closed.unwrap_or(0) as u64);
+        (led, if units == 0 { 0.0 } else { total as f64 / units as f64 })
+    }
+}
+
+/// PoD of the pair [`kept_tokens`] was just asked about, from the units it found (the drop-in
+/// reports which tokens are kept, then PoD, without finding the units twice).
+pub fn pod_after_kept_tokens(s1: &[&str], s2: &[&str], punct: &Punctuation, scratch: &mut Scratch) -> f64 {
+    pod_of_units(s1, s2, punct, scratch)
 }
 
 /// PoD over the units `scratch` holds for these two (non-empty) sentences.
@@ -301,24 +374,13 @@ fn walk_segments(
     s2: &[&str],
     punct: &Punctuation,
     scratch: &mut Scratch,
-    mut visit: impl FnMut(usize, Option<u32>),
+    visit: impl FnMut(usize, Option<u32>),
 ) -> u32 {
     let (n1, n2) = (s1.len(), s2.len());
     let n = n1 + n2;
     let Scratch { parent, anchor1, anchor2, rank2, .. } = scratch;
-    for buf in [&mut *anchor1, &mut *anchor2, &mut *rank2] {
-        buf.clear();
-        buf.resize(n, NONE);
-    }
-    // Anchors: the first position of each unit on each side.
-    for pos in (0..n).rev() {
-        let root = parent[pos] as usize;
-        if pos < n1 {
-            anchor1[root] = pos as u32;
-        } else {
-            anchor2[root] = (pos - n1) as u32;
-        }
-    }
+    rank2.clear();
+    rank2.resize(n, NONE);
     let survives = |root: usize| {
         anchor1[root] != NONE
             && anchor2[root] != NONE
@@ -333,24 +395,31 @@ fn walk_segments(
             units += 1;
         }
     }
-    let (mut k, mut running, mut segment_max) = (0i64, 0i64, 0i64);
-    for pos in 0..n1 {
+    let ranks = (0..n1).filter_map(|pos| {
         let root = parent[pos] as usize;
-        if anchor1[root] != pos as u32 || rank2[root] == NONE {
-            continue;
-        }
-        let d = rank2[root] as i64 - k;
+        (anchor1[root] == pos as u32 && rank2[root] != NONE).then(|| (root, rank2[root]))
+    });
+    segments(ranks, visit);
+    units
+}
+
+/// PoD's segments over the surviving units, given as (unit, its rank in second-sentence order)
+/// in first-sentence order: `visit(unit, closed)` for each, `closed` being the segment's
+/// largest rank displacement when the unit closes one.
+fn segments<T>(ranks: impl Iterator<Item = (T, u32)>, mut visit: impl FnMut(T, Option<u32>)) {
+    let (mut k, mut running, mut segment_max) = (0i64, 0i64, 0i64);
+    for (unit, rank) in ranks {
+        let d = rank as i64 - k;
         k += 1;
         running += d;
         segment_max = segment_max.max(d.abs());
         if running == 0 {
-            visit(root, Some(segment_max as u32));
+            visit(unit, Some(segment_max as u32));
             segment_max = 0;
         } else {
-            visit(root, None);
+            visit(unit, None);
         }
     }
-    units
 }
 
 /// What LeD and PoD see in one pair, for drawing it: its units, the tokens kept, and PoD's
@@ -537,6 +606,34 @@ mod tests {
                 assert_eq!(total as f64 / in_segments as f64, pod);
             }
         }
+    }
+
+    #[test]
+    fn one_to_one_alignments_score_as_their_units_do() {
+        let words = ["a", "b", ",", "c"];
+        let punct = Punctuation::new(",");
+        let mut rng = crate::metrics::random::SplitMix64::new(13);
+        let scratch = &mut Scratch::default();
+        for _ in 0..3000 {
+            let (n1, n2) = (1 + rng.below(9), 1 + rng.below(9));
+            let s1: Vec<&str> = (0..n1).map(|_| words[rng.below(4)]).collect();
+            let s2: Vec<&str> = (0..n2).map(|_| words[rng.below(4)]).collect();
+            // A random partial matching, its links in a random order.
+            let mut partner: Vec<u32> = (0..n2 as u32).collect();
+            for i in (1..n2).rev() {
+                partner.swap(i, rng.below(i + 1));
+            }
+            let mut links: Vec<Link> = (0..n1.min(n2)).filter(|_| rng.below(3) > 0).map(|i| (i as u32, partner[i])).collect();
+            for i in (1..links.len()).rev() {
+                links.swap(i, rng.below(i + 1));
+            }
+            assert!(scratch.one_to_one(n1, n2, &links).unwrap());
+            let by_units = (led_aligned(&s1, &s2, &links, scratch).unwrap(), pod(&s1, &s2, &links, &punct, scratch).unwrap());
+            assert_eq!(led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap(), by_units, "{s1:?} {s2:?} {links:?}");
+        }
+        // A token with two links is not one-to-one.
+        assert!(!scratch.one_to_one(2, 2, &[(0, 0), (0, 1)]).unwrap());
+        assert!(!scratch.one_to_one(2, 2, &[(0, 1), (0, 1)]).unwrap());
     }
 
     #[test]

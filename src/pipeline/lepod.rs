@@ -10,10 +10,11 @@ use std::fs::{self, File};
 use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
-use crate::formats::input::{self, InputError, Lines};
-use crate::formats::meteor::{Block, Blocks};
+use super::parallel::{Chunk, map_ordered_in_chunks};
+use crate::formats::input::{self, LineSlices, Lines};
+use crate::formats::meteor::{self, Block, Blocks};
 use crate::formats::tokens;
 use crate::metrics::Link;
 use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
@@ -28,6 +29,8 @@ pub struct LepodOptions {
     pub verbose: bool,
     pub prefix: Option<String>,
     pub simple: bool,
+    /// Worker threads (the original has none; `pairmetrics lepod` uses every core).
+    pub threads: usize,
 }
 
 /// Running corpus figures, accumulated in file order as the original does.
@@ -100,8 +103,8 @@ impl ScoreFiles {
         Ok(ScoreFiles { files })
     }
 
-    fn write(&mut self, which: usize, line: std::fmt::Arguments) -> Result<()> {
-        Ok(self.files[which].0.write_fmt(line)?)
+    fn write(&mut self, which: usize, text: &[u8]) -> Result<()> {
+        Ok(self.files[which].0.write_all(text)?)
     }
 
     fn finish(mut self) -> Result<()> {
@@ -121,40 +124,164 @@ impl Drop for ScoreFiles {
     }
 }
 
-fn open_lines(path: &Path) -> Result<Lines<Box<dyn BufRead + Send>>, InputError> {
-    Ok(Lines::new(input::open(path)?, path))
+/// Pairs a worker scores in one go.
+const PAIRS_PER_CHUNK: usize = 1024;
+
+/// Consecutive pairs as the reader thread cut them from the three inputs: lines of each file and
+/// the blocks of the alignment file, unparsed (see [`LineSlices`]).
+#[derive(Default)]
+struct RawPairs {
+    /// 0-based index of the first pair.
+    first: u64,
+    count: usize,
+    lines: [Vec<u8>; 2],
+    blocks: Vec<u8>,
+    /// Line of the alignment file `blocks` starts at.
+    blocks_line: u64,
+    warnings: Vec<String>,
+}
+
+/// The three inputs, cut into [`RawPairs`]: only line ends are looked for here, so that the
+/// parsing and scoring run on every core.
+struct Reader<'a> {
+    options: &'a LepodOptions,
+    files: [Lines<Box<dyn BufRead + Send>>; 2],
+    alignment: Lines<Box<dyn BufRead + Send>>,
+    pairs: u64,
+    done: bool,
+    /// An error found after the pairs of the chunk being returned.
+    after: Option<anyhow::Error>,
+}
+
+impl<'a> Reader<'a> {
+    fn open(options: &'a LepodOptions) -> Result<Self> {
+        let open = |path: &Path| -> Result<_> { Ok(Lines::new(input::open(path)?, path)) };
+        let [path1, path2] = &options.files;
+        let files = [open(path1)?, open(path2)?];
+        Ok(Reader { options, files, alignment: open(&options.alignment)?, pairs: 0, done: false, after: None })
+    }
+
+    fn read_chunk(&mut self) -> Result<RawPairs> {
+        let [path1, path2] = &self.options.files;
+        let mut chunk = RawPairs { first: self.pairs, blocks_line: self.alignment.line_number() + 1, ..RawPairs::default() };
+        while chunk.count < PAIRS_PER_CHUNK {
+            let ends = chunk.lines.each_ref().map(Vec::len);
+            let [lines1, lines2] = &mut chunk.lines;
+            let (more1, more2) = (self.files[0].append_raw(lines1)?.is_some(), self.files[1].append_raw(lines2)?.is_some());
+            if !(more1 && more2) {
+                if more1 != more2 {
+                    let (longer, shorter) = if more1 { (path1, path2) } else { (path2, path1) };
+                    chunk.warnings.push(format!(
+                        "warning: {} has more lines than {}; the extra lines are ignored, as lepod-score.py does",
+                        longer.display(),
+                        shorter.display()
+                    ));
+                }
+                chunk.lines.iter_mut().zip(ends).for_each(|(lines, end)| lines.truncate(end));
+                self.done = true;
+                if self.pairs == 0 {
+                    self.after = Some(anyhow::anyhow!("no pairs were read: {} or {} is empty", path1.display(), path2.display()));
+                } else if meteor::append_raw_block(&mut self.alignment, &mut Vec::new()).unwrap_or(true) {
+                    let message = "has more alignment blocks than pairs; they are ignored";
+                    chunk.warnings.push(format!("warning: {} {message}", self.options.alignment.display()));
+                }
+                break;
+            }
+            if !meteor::append_raw_block(&mut self.alignment, &mut chunk.blocks)? {
+                let counter = self.pairs + 1;
+                self.done = true;
+                self.after = Some(anyhow::anyhow!(
+                    "{}: the alignment file ends before pair {counter} (line {counter} of {})",
+                    self.options.alignment.display(),
+                    path1.display()
+                ));
+                break;
+            }
+            chunk.count += 1;
+            self.pairs += 1;
+        }
+        Ok(chunk)
+    }
+}
+
+impl Iterator for Reader<'_> {
+    type Item = Result<RawPairs>;
+
+    fn next(&mut self) -> Option<Result<RawPairs>> {
+        if let Some(e) = self.after.take() {
+            return Some(Err(e));
+        }
+        if self.done {
+            return None;
+        }
+        let chunk = self.read_chunk();
+        self.done |= chunk.is_err();
+        Some(chunk)
+    }
+}
+
+/// What a worker makes of a chunk, up to its first error: the scores for the totals, the text
+/// of stdout (`-v`) and of the score files.
+#[derive(Default)]
+struct Scored {
+    scores: Vec<(f64, f64)>,
+    stdout: Vec<u8>,
+    led: Vec<u8>,
+    pod: Vec<u8>,
+    warnings: Vec<String>,
+    error: Option<anyhow::Error>,
 }
 
 /// Score every pair; write the score files (with a prefix) and the summary to `out`.
 /// Warnings (inputs of different lengths, which the original silently truncates) go to `warn`.
+/// Pairs are scored on `options.threads` workers and written in input order; the totals add
+/// them up in file order, as the original does, so every figure is the same to the last bit.
 pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) -> Result<()> {
-    let mut blocks = Blocks::new(open_lines(&options.alignment)?);
-    let [path1, path2] = &options.files;
-    let (mut file1, mut file2) = (open_lines(path1)?, open_lines(path2)?);
+    let reader = Reader::open(options)?;
     let mut files = options.prefix.as_deref().map(ScoreFiles::create).transpose()?;
     let punct = Punctuation::new(&options.punctuations);
-    let d = options.digits;
-    let (mut line1, mut line2) = (String::new(), String::new());
-    let mut links: Vec<Link> = Vec::new();
-    let mut scratch = Scratch::default();
     let mut totals = Totals::default();
+    let score = |scratch: &mut Scratch, mut chunk: Chunk<RawPairs>| -> Result<Scored> {
+        let pairs = chunk.records.pop().expect("one chunk of pairs per record");
+        let mut scored = Scored { warnings: pairs.warnings.clone(), ..Scored::default() };
+        if let Err(e) = score_pairs(options, &punct, scratch, &pairs, &mut scored) {
+            scored.error = Some(e);
+        }
+        Ok(scored)
+    };
+    map_ordered_in_chunks(1, reader, options.threads, Scratch::default, score, |scored| {
+        out.write_all(&scored.stdout)?;
+        if let Some(files) = files.as_mut() {
+            files.write(0, &scored.led)?;
+            files.write(1, &scored.pod)?;
+        }
+        for warning in &scored.warnings {
+            writeln!(warn, "{warning}")?;
+        }
+        scored.scores.iter().for_each(|&(led, pod)| totals.add(led, pod));
+        scored.error.map_or(Ok(()), Err)
+    })?;
+    if let Some(files) = files {
+        files.finish()?;
+    }
+    totals.write(out, options.digits, options.simple)?;
+    Ok(())
+}
+
+/// Score a chunk's pairs into `scored`, stopping at the first error.
+fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratch, pairs: &RawPairs, scored: &mut Scored) -> Result<()> {
+    let [path1, path2] = &options.files;
+    let mut file1 = LineSlices::new(&pairs.lines[0], path1, pairs.first + 1);
+    let mut file2 = LineSlices::new(&pairs.lines[1], path2, pairs.first + 1);
+    let mut blocks = Blocks::new(LineSlices::new(&pairs.blocks, &options.alignment, pairs.blocks_line));
     let mut block = Block::default();
-    loop {
-        let (more1, more2) = (file1.next_into(&mut line1)?, file2.next_into(&mut line2)?);
-        if more1 != more2 {
-            let (longer, shorter) = if more1 { (path1, path2) } else { (path2, path1) };
-            writeln!(
-                warn,
-                "warning: {} has more lines than {}; the extra lines are ignored, as lepod-score.py does",
-                longer.display(),
-                shorter.display()
-            )?;
-        }
-        if !(more1 && more2) {
-            break;
-        }
-        let counter = totals.pairs + 1;
-        let (raw1, raw2) = (tokens::strip(&line1), tokens::strip(&line2));
+    let mut links: Vec<Link> = Vec::new();
+    let d = options.digits;
+    for counter in pairs.first + 1..=pairs.first + pairs.count as u64 {
+        let gathered = "the reader gathered a line of each file per pair";
+        let (line1, line2) = (file1.next_slice()?.expect(gathered), file2.next_slice()?.expect(gathered));
+        let (raw1, raw2) = (tokens::strip(line1), tokens::strip(line2));
+        let out = &mut scored.stdout;
         if options.verbose {
             writeln!(out, "    RAW-1\t{raw1}\n    RAW-2\t{raw2}")?;
         }
@@ -165,50 +292,38 @@ pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) ->
         let toks1: Vec<&str> = tokens::split(&case1).collect();
         let toks2: Vec<&str> = tokens::split(&case2).collect();
         if !blocks.read_into(&mut block)? {
-            bail!(
-                "{}: the alignment file ends before pair {counter} (line {counter} of {})",
-                options.alignment.display(),
-                path1.display()
-            );
+            unreachable!("the reader gathered a block per pair");
         }
         let place = || Place { options, block: &block, counter };
         if let Some((side, position, len)) = block.span_past_end(toks1.len(), toks2.len()) {
             return Err(place().error(LepodError::LinkOutOfRange { side, position: position as i64, len }));
         }
         block.links_into(&mut links);
-        let (kept1, kept2) =
-            lepod::kept_tokens(&toks1, &toks2, &links, &mut scratch).map_err(|e| place().error(e))?;
-        let (sub1, sub2) = (kept1.iter().filter(|k| !**k).count(), kept2.iter().filter(|k| !**k).count());
-        let led = (sub1 as f64 / toks1.len() as f64 + sub2 as f64 / toks2.len() as f64) / 2.0;
-        if options.verbose {
-            let (mat1, mat2) = matched_tokens(&block, &toks1, &toks2, &punct);
-            let words = |toks: &[&str], keep: &dyn Fn(usize) -> bool| -> String {
-                toks.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, t)| *t).collect::<Vec<_>>().join(" ")
-            };
-            writeln!(out, "MAT | SUB\t{} | {}", words(&toks1, &|i| mat1[i]), words(&toks1, &|i| !kept1[i]))?;
-            writeln!(out, "MAT | SUB\t{} | {}", words(&toks2, &|i| mat2[i]), words(&toks2, &|i| !kept2[i]))?;
-        }
-        let pod = lepod::pod(&toks1, &toks2, &links, &punct, &mut scratch).map_err(|e| place().error(e))?;
-        totals.add(led, pod);
+        let (led, pod) = match options.verbose {
+            false => lepod::led_and_pod(&toks1, &toks2, &links, punct, scratch).map_err(|e| place().error(e))?,
+            true => {
+                let (kept1, kept2) = lepod::kept_tokens(&toks1, &toks2, &links, scratch).map_err(|e| place().error(e))?;
+                let (sub1, sub2) = (kept1.iter().filter(|k| !**k).count(), kept2.iter().filter(|k| !**k).count());
+                let led = (sub1 as f64 / toks1.len() as f64 + sub2 as f64 / toks2.len() as f64) / 2.0;
+                let (mat1, mat2) = matched_tokens(&block, &toks1, &toks2, punct);
+                let words = |toks: &[&str], keep: &dyn Fn(usize) -> bool| -> String {
+                    toks.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, t)| *t).collect::<Vec<_>>().join(" ")
+                };
+                writeln!(out, "MAT | SUB\t{} | {}", words(&toks1, &|i| mat1[i]), words(&toks1, &|i| !kept1[i]))?;
+                writeln!(out, "MAT | SUB\t{} | {}", words(&toks2, &|i| mat2[i]), words(&toks2, &|i| !kept2[i]))?;
+                (led, lepod::pod_after_kept_tokens(&toks1, &toks2, punct, scratch))
+            }
+        };
+        scored.scores.push((led, pod));
         if options.verbose {
             writeln!(out, "{counter}\tdistortion-score={pod:.d$}   substitution-score={led:.d$}")?;
             writeln!(out, "{}", "=".repeat(100))?;
         }
-        if let Some(files) = files.as_mut() {
-            files.write(0, format_args!("{led:.d$}\t{counter}\t{raw1}\t{raw2}\n"))?;
-            files.write(1, format_args!("{pod:.d$}\t{counter}\t{raw1}\t{raw2}\n"))?;
+        if options.prefix.is_some() {
+            writeln!(scored.led, "{led:.d$}\t{counter}\t{raw1}\t{raw2}")?;
+            writeln!(scored.pod, "{pod:.d$}\t{counter}\t{raw1}\t{raw2}")?;
         }
     }
-    if totals.pairs == 0 {
-        bail!("no pairs were read: {} or {} is empty", path1.display(), path2.display());
-    }
-    if blocks.read_into(&mut block).unwrap_or(true) {
-        writeln!(warn, "warning: {} has more alignment blocks than pairs; they are ignored", options.alignment.display())?;
-    }
-    if let Some(files) = files {
-        files.finish()?;
-    }
-    totals.write(out, d, options.simple)?;
     Ok(())
 }
 
