@@ -161,9 +161,9 @@ impl<'a> Reader<'a> {
         Ok(Reader { options, files, alignment: open(&options.alignment)?, pairs: 0, done: false, after: None })
     }
 
-    fn read_chunk(&mut self) -> Result<RawPairs> {
+    /// Gather the next pairs into `chunk`; an error comes after the pairs gathered before it.
+    fn read_chunk(&mut self, chunk: &mut RawPairs) -> Result<()> {
         let [path1, path2] = &self.options.files;
-        let mut chunk = RawPairs { first: self.pairs, blocks_line: self.alignment.line_number() + 1, ..RawPairs::default() };
         while chunk.count < PAIRS_PER_CHUNK {
             let ends = chunk.lines.each_ref().map(Vec::len);
             let [lines1, lines2] = &mut chunk.lines;
@@ -200,7 +200,7 @@ impl<'a> Reader<'a> {
             chunk.count += 1;
             self.pairs += 1;
         }
-        Ok(chunk)
+        Ok(())
     }
 }
 
@@ -214,9 +214,12 @@ impl Iterator for Reader<'_> {
         if self.done {
             return None;
         }
-        let chunk = self.read_chunk();
-        self.done |= chunk.is_err();
-        Some(chunk)
+        let mut chunk = RawPairs { first: self.pairs, blocks_line: self.alignment.line_number() + 1, ..RawPairs::default() };
+        if let Err(e) = self.read_chunk(&mut chunk) {
+            self.done = true;
+            self.after = Some(e);
+        }
+        Some(Ok(chunk))
     }
 }
 
