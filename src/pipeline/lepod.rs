@@ -323,8 +323,15 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
             writeln!(out, "{}", "=".repeat(100))?;
         }
         if options.prefix.is_some() {
-            writeln!(scored.led, "{led:.d$}\t{counter}\t{raw1}\t{raw2}")?;
-            writeln!(scored.pod, "{pod:.d$}\t{counter}\t{raw1}\t{raw2}")?;
+            // `SCORE\tN\tLINE1\tLINE2`: the line after the score is the same in both files.
+            write!(scored.led, "{led:.d$}")?;
+            let tail = scored.led.len();
+            write!(scored.led, "\t{counter}\t")?;
+            for piece in [raw1.as_bytes(), b"\t", raw2.as_bytes(), b"\n"] {
+                scored.led.extend_from_slice(piece);
+            }
+            write!(scored.pod, "{pod:.d$}")?;
+            scored.pod.extend_from_slice(&scored.led[tail..]);
         }
     }
     Ok(())
