@@ -500,6 +500,7 @@ pub fn explain(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::random::SplitMix64;
 
     fn toks(s: &str) -> Vec<&str> {
         s.split_whitespace().collect()
@@ -582,16 +583,23 @@ mod tests {
         assert_eq!((e.pod, e.led), (0.8, (1.0 / 7.0 + 0.0) / 2.0));
     }
 
+    /// Two sentences of 1 to `max` words drawn from a few words and a comma.
+    fn random_sentences(rng: &mut SplitMix64, max: usize) -> (Vec<&'static str>, Vec<&'static str>) {
+        const WORDS: [&str; 4] = ["a", "b", ",", "c"];
+        let (n1, n2) = (1 + rng.below(max), 1 + rng.below(max));
+        let s1 = (0..n1).map(|_| WORDS[rng.below(4)]).collect();
+        let s2 = (0..n2).map(|_| WORDS[rng.below(4)]).collect();
+        (s1, s2)
+    }
+
     #[test]
     fn explanation_agrees_with_led_and_pod_on_random_alignments() {
-        let words = ["a", "b", ",", "c"];
         let punct = Punctuation::new(",");
-        let mut rng = crate::metrics::random::SplitMix64::new(11);
+        let mut rng = SplitMix64::new(11);
         let scratch = &mut Scratch::default();
         for _ in 0..3000 {
-            let (n1, n2) = (1 + rng.below(7), 1 + rng.below(7));
-            let s1: Vec<&str> = (0..n1).map(|_| words[rng.below(4)]).collect();
-            let s2: Vec<&str> = (0..n2).map(|_| words[rng.below(4)]).collect();
+            let (s1, s2) = random_sentences(&mut rng, 7);
+            let (n1, n2) = (s1.len(), s2.len());
             let links: Vec<Link> =
                 (0..rng.below(9)).map(|_| (rng.below(n1) as u32, rng.below(n2) as u32)).collect();
             let e = explain(&s1, &s2, &links, &punct, scratch).unwrap();
@@ -610,14 +618,12 @@ mod tests {
 
     #[test]
     fn one_to_one_alignments_score_as_their_units_do() {
-        let words = ["a", "b", ",", "c"];
         let punct = Punctuation::new(",");
-        let mut rng = crate::metrics::random::SplitMix64::new(13);
+        let mut rng = SplitMix64::new(13);
         let scratch = &mut Scratch::default();
         for _ in 0..3000 {
-            let (n1, n2) = (1 + rng.below(9), 1 + rng.below(9));
-            let s1: Vec<&str> = (0..n1).map(|_| words[rng.below(4)]).collect();
-            let s2: Vec<&str> = (0..n2).map(|_| words[rng.below(4)]).collect();
+            let (s1, s2) = random_sentences(&mut rng, 9);
+            let (n1, n2) = (s1.len(), s2.len());
             // A random partial matching, its links in a random order.
             let mut partner: Vec<u32> = (0..n2 as u32).collect();
             for i in (1..n2).rev() {
