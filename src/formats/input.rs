@@ -101,6 +101,51 @@ impl<R: BufRead> Lines<R> {
         out.push(b'\n');
         Ok(Some(out.len() - start - 1))
     }
+
+    /// Append lines as [`Lines::append_raw`] does, calling `more` with each one's length, until
+    /// it says no (that line included; then true) or the input ends (false). Lines ended by
+    /// `\n` are found and copied a buffer at a time.
+    pub fn append_raw_while(&mut self, out: &mut Vec<u8>, mut more: impl FnMut(usize) -> bool) -> Result<bool, InputError> {
+        loop {
+            let buf = self.reader.fill_buf().map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
+            let (mut taken, mut stop) = (0, false);
+            for end in memchr::memchr2_iter(b'\n', b'\r', buf) {
+                if buf[end] == b'\r' {
+                    break;
+                }
+                self.line += 1;
+                let len = end - taken;
+                taken = end + 1;
+                if !more(len) {
+                    stop = true;
+                    break;
+                }
+            }
+            out.extend_from_slice(&buf[..taken]);
+            self.reader.consume(taken);
+            if stop {
+                return Ok(true);
+            }
+            // A line ending in \r, or running past the buffer: on its own.
+            match self.append_raw(out)? {
+                None => return Ok(false),
+                Some(len) if !more(len) => return Ok(true),
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Append up to `n` lines as [`Lines::append_raw`] does; how many there were.
+    pub fn append_raw_lines(&mut self, n: usize, out: &mut Vec<u8>) -> Result<usize, InputError> {
+        let mut count = 0;
+        if n > 0 {
+            self.append_raw_while(out, |_| {
+                count += 1;
+                count < n
+            })?;
+        }
+        Ok(count)
+    }
 }
 
 /// Read up to the next line end, appending to `out`; false when nothing is left.

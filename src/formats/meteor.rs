@@ -155,30 +155,40 @@ impl<L: LineSource> Blocks<L> {
     }
 }
 
-/// Append the next block of a Matcher file to `out` as it is written (with the empty lines
-/// before it), reading no more than [`Blocks::read_into`] would, for [`Blocks`] over
-/// [`LineSlices`](super::input::LineSlices) to parse elsewhere; false when only empty lines are
-/// left. A truncated block is appended as it is: its parser names what it lacks.
-pub fn append_raw_block<R: BufRead>(lines: &mut Lines<R>, out: &mut Vec<u8>) -> Result<bool, InputError> {
-    loop {
-        match lines.append_raw(out)? {
-            None => return Ok(false),
-            Some(0) => continue,
-            Some(_) => break,
-        }
+/// Append the next `n` blocks of a Matcher file to `out` as they are written (with the empty
+/// lines before each), reading no more than [`Blocks::read_into`] would, for [`Blocks`] over
+/// [`LineSlices`](super::input::LineSlices) to parse elsewhere; how many there were. A block
+/// cut short by the end of the file counts: its parser names what it lacks.
+pub fn append_raw_blocks<R: BufRead>(lines: &mut Lines<R>, n: usize, out: &mut Vec<u8>) -> Result<usize, InputError> {
+    /// Where a line falls: before a block, in its `Alignment` line, two sentences and column
+    /// header (how many of them are left), or in its matches.
+    enum At {
+        Between,
+        Head(u8),
+        Matches,
     }
-    // The two sentences and the column header, then matches up to an empty line.
-    for _ in 0..3 {
-        if lines.append_raw(out)?.is_none() {
-            return Ok(true);
-        }
+    if n == 0 {
+        return Ok(0);
     }
-    while let Some(len) = lines.append_raw(out)? {
-        if len == 0 {
-            break;
-        }
+    let (mut at, mut blocks) = (At::Between, 0);
+    let stopped = lines.append_raw_while(out, |len| {
+        at = match at {
+            At::Between if len == 0 => At::Between,
+            At::Between => At::Head(3),
+            At::Head(1) => At::Matches,
+            At::Head(left) => At::Head(left - 1),
+            At::Matches if len > 0 => At::Matches,
+            At::Matches => {
+                blocks += 1;
+                return blocks < n;
+            }
+        };
+        true
+    })?;
+    if !stopped && !matches!(at, At::Between) {
+        blocks += 1;
     }
-    Ok(true)
+    Ok(blocks)
 }
 
 /// `s2start:len2  s1start:len1  [module  score]`, split on whitespace as the original scorer

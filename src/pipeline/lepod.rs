@@ -164,41 +164,36 @@ impl<'a> Reader<'a> {
     /// Gather the next pairs into `chunk`; an error comes after the pairs gathered before it.
     fn read_chunk(&mut self, chunk: &mut RawPairs) -> Result<()> {
         let [path1, path2] = &self.options.files;
-        while chunk.count < PAIRS_PER_CHUNK {
-            let ends = chunk.lines.each_ref().map(Vec::len);
-            let [lines1, lines2] = &mut chunk.lines;
-            let (more1, more2) = (self.files[0].append_raw(lines1)?.is_some(), self.files[1].append_raw(lines2)?.is_some());
-            if !(more1 && more2) {
-                if more1 != more2 {
-                    let (longer, shorter) = if more1 { (path1, path2) } else { (path2, path1) };
-                    chunk.warnings.push(format!(
-                        "warning: {} has more lines than {}; the extra lines are ignored, as lepod-score.py does",
-                        longer.display(),
-                        shorter.display()
-                    ));
-                }
-                chunk.lines.iter_mut().zip(ends).for_each(|(lines, end)| lines.truncate(end));
-                self.done = true;
-                if self.pairs == 0 {
-                    self.after = Some(anyhow::anyhow!("no pairs were read: {} or {} is empty", path1.display(), path2.display()));
-                } else if meteor::append_raw_block(&mut self.alignment, &mut Vec::new()).unwrap_or(true) {
-                    let message = "has more alignment blocks than pairs; they are ignored";
-                    chunk.warnings.push(format!("warning: {} {message}", self.options.alignment.display()));
-                }
-                break;
-            }
-            if !meteor::append_raw_block(&mut self.alignment, &mut chunk.blocks)? {
-                let counter = self.pairs + 1;
-                self.done = true;
-                self.after = Some(anyhow::anyhow!(
-                    "{}: the alignment file ends before pair {counter} (line {counter} of {})",
-                    self.options.alignment.display(),
-                    path1.display()
+        let [lines1, lines2] = &mut chunk.lines;
+        let (count1, count2) = (self.files[0].append_raw_lines(PAIRS_PER_CHUNK, lines1)?, self.files[1].append_raw_lines(PAIRS_PER_CHUNK, lines2)?);
+        // Lines past the shorter file's end stay in the chunk, unread.
+        let pairs = count1.min(count2);
+        let blocks = meteor::append_raw_blocks(&mut self.alignment, pairs, &mut chunk.blocks)?;
+        (chunk.count, self.pairs) = (blocks, self.pairs + blocks as u64);
+        if blocks < pairs {
+            let counter = self.pairs + 1;
+            self.done = true;
+            self.after = Some(anyhow::anyhow!(
+                "{}: the alignment file ends before pair {counter} (line {counter} of {})",
+                self.options.alignment.display(),
+                path1.display()
+            ));
+        } else if pairs < PAIRS_PER_CHUNK {
+            self.done = true;
+            if count1 != count2 {
+                let (longer, shorter) = if count1 > count2 { (path1, path2) } else { (path2, path1) };
+                chunk.warnings.push(format!(
+                    "warning: {} has more lines than {}; the extra lines are ignored, as lepod-score.py does",
+                    longer.display(),
+                    shorter.display()
                 ));
-                break;
             }
-            chunk.count += 1;
-            self.pairs += 1;
+            if self.pairs == 0 {
+                self.after = Some(anyhow::anyhow!("no pairs were read: {} or {} is empty", path1.display(), path2.display()));
+            } else if meteor::append_raw_blocks(&mut self.alignment, 1, &mut Vec::new()).map_or(true, |more| more > 0) {
+                let message = "has more alignment blocks than pairs; they are ignored";
+                chunk.warnings.push(format!("warning: {} {message}", self.options.alignment.display()));
+            }
         }
         Ok(())
     }
