@@ -180,10 +180,10 @@ pub fn append_raw_blocks<R: BufRead>(lines: &mut Lines<R>, n: usize, out: &mut V
             At::Matches if len > 0 => At::Matches,
             At::Matches => {
                 blocks += 1;
-                return blocks < n;
+                At::Between
             }
         };
-        true
+        blocks < n
     })?;
     if !stopped && !matches!(at, At::Between) {
         blocks += 1;
@@ -291,7 +291,8 @@ impl<L: LineSource> Iterator for Alignments<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::input::from_str;
+    use crate::formats::input::{LineSlices, from_str};
+    use std::path::Path;
 
     const TWO: &str = "Alignment 1\nI have a lot of friends .\nI have many friends .\n\
         Line2Start:Length\tLine1Start:Length\tModule\t\tScore\n\
@@ -305,6 +306,25 @@ mod tests {
         assert_eq!(blocks[0].s2, "I have many friends .");
         assert_eq!(blocks[0].links(), vec![(0, 0), (2, 2), (3, 2), (4, 2)]);
         assert_eq!((blocks[1].number, blocks[1].line, blocks[1].matches.len()), (2, 8, 0));
+    }
+
+    #[test]
+    fn raw_blocks_are_cut_where_the_parser_reads_them() {
+        let mut lines = from_str(TWO);
+        let mut first = Vec::new();
+        assert_eq!(append_raw_blocks(&mut lines, 1, &mut first).unwrap(), 1);
+        assert_eq!(first, TWO.as_bytes()[..TWO.find("Alignment 2").unwrap()]);
+        // The last block runs to the end of the file.
+        assert_eq!(append_raw_blocks(&mut lines, 5, &mut Vec::new()).unwrap(), 1);
+        assert_eq!(append_raw_blocks(&mut lines, 5, &mut Vec::new()).unwrap(), 0);
+        let no_matches = "Alignment 1\nx\nx\nLine2Start:Length\tLine1Start:Length\tModule\t\tScore\n\n\n";
+        assert_eq!(append_raw_blocks(&mut from_str(no_matches), 2, &mut Vec::new()).unwrap(), 1);
+        // Cut short: still a block, for the parser to reject.
+        assert_eq!(append_raw_blocks(&mut from_str("\n\nAlignment 1\nx\n"), 2, &mut Vec::new()).unwrap(), 1);
+        let mut gathered = Vec::new();
+        append_raw_blocks(&mut from_str(TWO), 2, &mut gathered).unwrap();
+        let parsed: Vec<Block> = Blocks::new(LineSlices::new(&gathered, Path::new("<text>"), 1)).collect::<Result<_, _>>().unwrap();
+        assert_eq!(parsed, Blocks::new(from_str(TWO)).collect::<Result<Vec<_>, _>>().unwrap());
     }
 
     #[test]
