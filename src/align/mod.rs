@@ -95,13 +95,14 @@ impl Objective {
         }
     }
 
-    /// The weight of a module's matches in the beam's first criterion (`Matcher.java`).
-    fn weight(self, module: Module) -> f64 {
+    /// The weight of a module's matches in the beam's first criterion (`Matcher.java`), in
+    /// halves: 1 is 0.5.
+    fn half_weight(self, module: Module) -> u32 {
         match (self, module) {
-            (_, Module::Exact) => 1.0,
-            (Objective::MaxCoverage, _) => 0.5,
-            (Objective::MaxAccuracy, Module::Paraphrase) => 0.0,
-            (Objective::MaxAccuracy, _) => 1.0,
+            (_, Module::Exact) => 2,
+            (Objective::MaxCoverage, _) => 1,
+            (Objective::MaxAccuracy, Module::Paraphrase) => 0,
+            (Objective::MaxAccuracy, _) => 2,
         }
     }
 }
@@ -268,7 +269,7 @@ fn open(path: &Path) -> Result<Box<dyn std::io::BufRead + Send>, AlignError> {
 pub struct Aligner {
     options: AlignerOptions,
     modules: Vec<Module>,
-    weights: Vec<f64>,
+    half_weights: Vec<u32>,
     stemmer: Option<Stemmer>,
     synonyms: Option<Arc<SynonymDictionary>>,
     paraphrases: Option<ParaphraseTable>,
@@ -313,8 +314,8 @@ impl Aligner {
                 ));
             }
         };
-        let weights = modules.iter().map(|&m| options.objective.weight(m)).collect();
-        Ok(Aligner { options, modules, weights, stemmer, synonyms, paraphrases })
+        let half_weights = modules.iter().map(|&m| options.objective.half_weight(m)).collect();
+        Ok(Aligner { options, modules, half_weights, stemmer, synonyms, paraphrases })
     }
 
     pub fn options(&self) -> &AlignerOptions {
@@ -378,7 +379,7 @@ impl Aligner {
                 }
             }
         }
-        search::resolve(candidates, &self.weights, self.options.beam, self.options.objective, beam)
+        search::resolve(candidates, &self.half_weights, self.options.beam, self.options.objective, beam)
     }
 }
 

@@ -62,9 +62,11 @@ const NONE: u32 = u32::MAX;
 
 impl Path {
     /// Count a match into the path (everything but its distance, which METEOR adds elsewhere).
-    fn take(&mut self, m: &Match, weight: f64) {
-        self.matches1 = (f64::from(self.matches1) + f64::from(m.s1_len) * weight) as i32;
-        self.matches2 = (f64::from(self.matches2) + f64::from(m.s2_len) * weight) as i32;
+    /// Java's `matches1 += length * weight` on an `int` truncates the sum; with counts and
+    /// weights (0, ½ or 1, given in halves) never negative, that is adding `length * halves / 2`.
+    fn take(&mut self, m: &Match, halves: u32) {
+        self.matches1 += (m.s1_len * halves / 2) as i32;
+        self.matches2 += (m.s2_len * halves / 2) as i32;
         self.all1 += m.s1_len as i32;
         self.all2 += m.s2_len as i32;
         if self.last_end != -1 && m.s1_start as i32 != self.last_end {
@@ -183,7 +185,7 @@ fn rank<'a>(paths: impl Iterator<Item = &'a Path>, order: &mut Vec<u128>, object
 }
 
 /// The best alignment: its matches in order of their position in the second sentence.
-pub(super) fn resolve(c: &Candidates, weights: &[f64], beam_size: usize, objective: Objective, beam: &mut Beam) -> Vec<Match> {
+pub(super) fn resolve(c: &Candidates, half_weights: &[u32], beam_size: usize, objective: Objective, beam: &mut Beam) -> Vec<Match> {
     let (n1, n2) = (c.cover1.len(), c.cover2.len());
     beam.reset(n1, n2);
     // A candidate that is its position's only one, and whose words no other candidate covers,
@@ -239,7 +241,7 @@ pub(super) fn resolve(c: &Candidates, weights: &[f64], beam_size: usize, objecti
                     next.push((path, None));
                 } else if let Some(m) = fixed[path.idx] {
                     // A fixed match begins here.
-                    path.take(&m, weights[m.stage as usize]);
+                    path.take(&m, half_weights[m.stage as usize]);
                     path.distance += distance(&m);
                     next.push((path, None));
                 }
@@ -252,7 +254,7 @@ pub(super) fn resolve(c: &Candidates, weights: &[f64], beam_size: usize, objecti
                     continue;
                 }
                 let mut taken = path;
-                taken.take(m, weights[m.stage as usize]);
+                taken.take(m, half_weights[m.stage as usize]);
                 next.push((taken, Some(*m)));
                 // METEOR adds the distance to the path it branched from, not to the branch: each
                 // later branch and the path that skips carry the distances of the earlier ones.
