@@ -55,10 +55,13 @@ impl Scratch {
     /// Build the units of `links` over `n1 + n2` nodes (the second sentence's positions are
     /// offset by `n1`), after checking every link is inside both sentences.
     fn units(&mut self, n1: usize, n2: usize, links: &[Link]) -> Result<(), LepodError> {
-        for &(a, b) in links {
-            check_position(Side::Src, a, n1)?;
-            check_position(Side::Tgt, b, n2)?;
-        }
+        check_links(n1, n2, links)?;
+        self.build_units(n1, n2, links);
+        Ok(())
+    }
+
+    /// [`Scratch::units`] of links already checked.
+    fn build_units(&mut self, n1: usize, n2: usize, links: &[Link]) {
         let n = n1 + n2;
         self.parent.clear();
         self.parent.extend(0..n as u32);
@@ -75,7 +78,6 @@ impl Scratch {
             self.parent[i as usize] = root;
         }
         self.tally(n1);
-        Ok(())
     }
 
     /// Per unit (at its root): its tokens in each sentence, and its first position in each
@@ -112,6 +114,15 @@ impl Scratch {
         }
         x
     }
+}
+
+/// Every link inside both sentences, or the first that is not.
+fn check_links(n1: usize, n2: usize, links: &[Link]) -> Result<(), LepodError> {
+    for &(a, b) in links {
+        check_position(Side::Src, a, n1)?;
+        check_position(Side::Tgt, b, n2)?;
+    }
+    Ok(())
 }
 
 fn check_position(side: Side, position: u32, len: usize) -> Result<(), LepodError> {
@@ -175,9 +186,8 @@ pub fn led_aligned(
     links: &[Link],
     scratch: &mut Scratch,
 ) -> Result<f64, LepodError> {
-    let (kept1, kept2) = kept_tokens(s1, s2, links, scratch)?;
-    let count = |kept: &[bool]| kept.iter().filter(|&&k| k).count();
-    Ok(led_formula(s1.len() - count(kept1), s1.len(), s2.len() - count(kept2), s2.len()))
+    kept_tokens(s1, s2, links, scratch)?;
+    Ok(scratch.led_of_kept(s1.len(), s2.len()))
 }
 
 /// Which tokens of each sentence LeD keeps (see [`led_aligned`]).
@@ -194,6 +204,13 @@ pub fn kept_tokens<'s>(
 }
 
 impl Scratch {
+    /// LeD from the tokens [`Scratch::mark_kept`] kept.
+    fn led_of_kept(&self, n1: usize, n2: usize) -> f64 {
+        let (kept1, kept2) = self.kept.split_at(n1);
+        let count = |kept: &[bool]| kept.iter().filter(|&&k| k).count();
+        led_formula(n1 - count(kept1), n1, n2 - count(kept2), n2)
+    }
+
     /// Mark the tokens of every unit whose first-sentence tokens equal its second-sentence
     /// tokens in position order. Only units with as many tokens on each side can be kept:
     /// one-to-one units (most of them) are decided from the counts alone, and only the others
@@ -298,23 +315,22 @@ pub fn led_and_pod(
     punct: &Punctuation,
     scratch: &mut Scratch,
 ) -> Result<(f64, f64), LepodError> {
-    check_non_empty(s1.len(), s2.len())?;
-    if scratch.one_to_one(s1.len(), s2.len(), links)? {
+    let (n1, n2) = (s1.len(), s2.len());
+    check_non_empty(n1, n2)?;
+    check_links(n1, n2, links)?;
+    if scratch.one_to_one(n1, n2, links) {
         return Ok(scratch.led_and_pod_one_to_one(s1, s2, links, punct));
     }
-    let led = led_aligned(s1, s2, links, scratch)?;
-    Ok((led, pod_of_units(s1, s2, punct, scratch)))
+    scratch.build_units(n1, n2, links);
+    scratch.mark_kept(s1, s2);
+    Ok((scratch.led_of_kept(n1, n2), pod_of_units(s1, s2, punct, scratch)))
 }
 
 impl Scratch {
     /// Whether no token has two links, as in most alignments (METEOR's but for its phrase
     /// matches); then every link is a unit of its own and `partner1`/`partner2` pair its tokens,
-    /// so LeD and PoD need no union-find. The links are checked first, as [`Scratch::units`] does.
-    fn one_to_one(&mut self, n1: usize, n2: usize, links: &[Link]) -> Result<bool, LepodError> {
-        for &(a, b) in links {
-            check_position(Side::Src, a, n1)?;
-            check_position(Side::Tgt, b, n2)?;
-        }
+    /// so LeD and PoD need no union-find. The links must be checked ([`check_links`]).
+    fn one_to_one(&mut self, n1: usize, n2: usize, links: &[Link]) -> bool {
         let Scratch { partner1, partner2, .. } = self;
         for (partner, n) in [(&mut *partner1, n1), (&mut *partner2, n2)] {
             partner.clear();
@@ -322,11 +338,11 @@ impl Scratch {
         }
         for &(a, b) in links {
             if partner1[a as usize] != NONE || partner2[b as usize] != NONE {
-                return Ok(false);
+                return false;
             }
             (partner1[a as usize], partner2[b as usize]) = (b, a);
         }
-        Ok(true)
+        true
     }
 
     /// [`led_and_pod`] when [`Scratch::one_to_one`] holds: a link keeps its two tokens when they
@@ -633,13 +649,13 @@ mod tests {
             for i in (1..links.len()).rev() {
                 links.swap(i, rng.below(i + 1));
             }
-            assert!(scratch.one_to_one(n1, n2, &links).unwrap());
+            assert!(scratch.one_to_one(n1, n2, &links));
             let by_units = (led_aligned(&s1, &s2, &links, scratch).unwrap(), pod(&s1, &s2, &links, &punct, scratch).unwrap());
             assert_eq!(led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap(), by_units, "{s1:?} {s2:?} {links:?}");
         }
         // A token with two links is not one-to-one.
-        assert!(!scratch.one_to_one(2, 2, &[(0, 0), (0, 1)]).unwrap());
-        assert!(!scratch.one_to_one(2, 2, &[(0, 1), (0, 1)]).unwrap());
+        assert!(!scratch.one_to_one(2, 2, &[(0, 0), (0, 1)]));
+        assert!(!scratch.one_to_one(2, 2, &[(0, 1), (0, 1)]));
     }
 
     #[test]
