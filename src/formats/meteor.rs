@@ -220,11 +220,11 @@ fn parse_any_match(text: &str) -> Result<Match, String> {
 fn parse_plain_match(line: &[u8]) -> Option<Match> {
     let mut at = 0;
     let mut field = || -> &[u8] {
-        while line.get(at).is_some_and(|b| matches!(b, b'\t'..=b'\r' | 0x1c..=0x20)) {
+        while line.get(at).is_some_and(|&b| tokens::is_ascii_space(b)) {
             at += 1;
         }
         let start = at;
-        while line.get(at).is_some_and(|b| !matches!(b, b'\t'..=b'\r' | 0x1c..=0x20)) {
+        while line.get(at).is_some_and(|&b| !tokens::is_ascii_space(b)) {
             at += 1;
         }
         &line[start..at]

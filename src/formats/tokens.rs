@@ -6,6 +6,11 @@ pub fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
+/// [`is_space`] of an ASCII byte.
+pub fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | 0x1c..=0x20)
+}
+
 /// Python's `line.split()`.
 pub fn split(line: &str) -> Split<'_> {
     // Printable ASCII (most corpus lines) has one separator, the space, found by byte.
@@ -26,7 +31,7 @@ impl Split<'_> {
         let mut i = 0;
         while i < bytes.len() {
             let (space, width) = match bytes[i] {
-                b @ 0..=0x7f => (matches!(b, b'\t'..=b'\r' | 0x1c..=0x20), 1),
+                b @ 0..=0x7f => (is_ascii_space(b), 1),
                 _ => {
                     let c = text[i..].chars().next().expect("inside the string");
                     (is_space(c), c.len_utf8())

@@ -240,8 +240,8 @@ pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) ->
     let punct = Punctuation::new(&options.punctuations);
     let mut totals = Totals::default();
     let score = |scratch: &mut Scratch, mut chunk: Chunk<RawPairs>| -> Result<Scored> {
-        let pairs = chunk.records.pop().expect("one chunk of pairs per record");
-        let mut scored = Scored { warnings: pairs.warnings.clone(), ..Scored::default() };
+        let mut pairs = chunk.records.pop().expect("one chunk of pairs per record");
+        let mut scored = Scored { warnings: std::mem::take(&mut pairs.warnings), ..Scored::default() };
         if let Err(e) = score_pairs(options, &punct, scratch, &pairs, &mut scored) {
             scored.error = Some(e);
         }
