@@ -59,6 +59,10 @@ impl Task {
     }
 }
 
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn task() -> Task {
     let dir = tempfile::tempdir().unwrap();
     let file = |name: &str, text: &str| {
@@ -186,8 +190,7 @@ fn l2_assist_candidates_features_ranking_tuning_and_the_scored_run() {
     let tuned = t.path("tuned.json");
     let printed = t.run("tune", &["--dev", path_str(&t.task), "--out", path_str(&tuned)]);
     assert!(printed.contains("mean metric over 4 lists"), "{printed}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&tuned).unwrap()).unwrap();
+    let json = read_json(&tuned);
     assert_eq!(json["tuned_metric"], 0.75, "{json}");
     assert!(json["initial_metric"].as_f64().unwrap() <= 0.75);
     let l1: f64 =
@@ -197,28 +200,18 @@ fn l2_assist_candidates_features_ranking_tuning_and_the_scored_run() {
     // Seeded: the same weights again; and the same from the candidates table.
     let again = t.path("again.json");
     t.run("tune", &["--dev", path_str(&t.task), "--out", path_str(&again)]);
-    let again: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
-    assert_eq!(again["weights"], json["weights"]);
+    assert_eq!(read_json(&again)["weights"], json["weights"]);
     let from_table = t.path("from-table.json");
     ok(&["tune", "--candidates", path_str(&table), "--out", path_str(&from_table)]);
-    let from_table: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&from_table).unwrap()).unwrap();
+    let from_table = read_json(&from_table);
     assert_eq!(from_table["tuned_metric"], 0.75, "{from_table}");
 
     // The tuned run, out of five: the official scorer's figures follow.
-    t.run(
-        "l2-assist",
-        &[
-            "--input",
-            path_str(&t.task),
-            "--weights",
-            path_str(&tuned),
-            "--out-of-five",
-            "--out",
-            path_str(&run),
-        ],
-    );
+    let assist_tuned = |extra: &[&str]| {
+        let args = [&["--input", path_str(&t.task), "--weights", path_str(&tuned), "--out", path_str(&run)], extra];
+        t.run("l2-assist", &args.concat())
+    };
+    assist_tuned(&["--out-of-five"]);
     let scored = ok(&["semeval-eval", "--ref", path_str(&t.task), "--out", path_str(&run)]);
     assert_eq!(scored.lines().last().unwrap(), "0.75 0.75 1.0", "{scored}");
     let text = std::fs::read_to_string(&run).unwrap();
@@ -231,19 +224,7 @@ fn l2_assist_candidates_features_ranking_tuning_and_the_scored_run() {
          coalesce(pmi_lex, 0), coalesce(pmi_pos, 0))) > 1e-12",
         w["lm"], w["direct"], w["inverse"], w["pmi_lex"], w["pmi_pos"]
     );
-    t.run(
-        "l2-assist",
-        &[
-            "--input",
-            path_str(&t.task),
-            "--weights",
-            path_str(&tuned),
-            "--table",
-            path_str(&table),
-            "--out",
-            path_str(&run),
-        ],
-    );
+    assist_tuned(&["--table", path_str(&table)]);
     assert_eq!(candidates(&query), ["0"]);
 }
 
