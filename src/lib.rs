@@ -6,9 +6,12 @@
 //! - [`formats`]: parsers of external formats;
 //! - [`parquet`]: Parquet inputs opened once, the atomic writer, column copying, lockstep reading;
 //! - [`session`]: the DataFusion session every command runs in;
-//! - [`pipeline`]: the jobs behind the command line (`score`, `sql`, `demo`).
+//! - [`pipeline`]: the jobs behind the command line (`score`, `sql`, `demo`);
+//! - `cluster` (the `cluster` feature): a Ballista scheduler and executors with our functions.
 
 pub mod align;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod formats;
 pub mod metrics;
 pub mod parquet;

@@ -83,6 +83,49 @@ fn key_value(arg: &str) -> Result<(String, String), String> {
 }
 
 #[derive(Subcommand)]
+enum ClusterCommand {
+    /// Start a scheduler: it plans the queries clients send and hands their tasks to executors.
+    Scheduler {
+        /// Where to listen for clients and executors.
+        #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_SCHEDULER)]
+        bind: std::net::SocketAddr,
+        /// Seconds without a heartbeat after which an executor is taken as dead; its tasks, and
+        /// the shuffle output it held, are computed again on the others.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+        executor_timeout: u64,
+    },
+    /// Start an executor: it runs tasks with every pairmetrics function, bound to the resources
+    /// given here (give every executor the same ones as the client).
+    Executor {
+        /// The scheduler to register with.
+        #[arg(long, value_name = "HOST:PORT")]
+        scheduler: String,
+        /// Where to serve results and shuffle data (Arrow Flight).
+        #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_EXECUTOR)]
+        bind: std::net::SocketAddr,
+        /// The port the scheduler sends tasks to (default: the --bind port + 1).
+        #[arg(long, value_name = "PORT")]
+        grpc_port: Option<u16>,
+        /// Where shuffle files go (default: a new temporary directory).
+        #[arg(long, value_name = "DIR")]
+        work_dir: Option<PathBuf>,
+        /// Tasks run at once (default: one per core).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        slots: usize,
+        /// Seconds between heartbeats to the scheduler (keep it well under its
+        /// --executor-timeout).
+        #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+        heartbeat: u64,
+        #[command(flatten)]
+        resources: ResourceArgs,
+    },
+}
+
+/// Ballista's usual ports, on loopback only.
+const DEFAULT_SCHEDULER: &str = "127.0.0.1:50050";
+const DEFAULT_EXECUTOR: &str = "127.0.0.1:50051";
+
+#[derive(Subcommand)]
 enum Command {
     /// Join pairs with their alignments and add a column per metric computable from them.
     ///
@@ -147,6 +190,12 @@ enum Command {
         /// Print the query and DataFusion's physical plan instead of running them.
         #[arg(long)]
         explain: bool,
+        /// Run on a Ballista cluster: the scheduler at df://HOST:PORT (`pairmetrics cluster`,
+        /// the `cluster` feature). Table paths must be readable by every executor at the same
+        /// path, and --out is then a dataset directory the executors write on a shared file
+        /// system, published (renamed into place, with _SUCCESS) only when complete.
+        #[arg(long, value_name = "df://HOST:PORT")]
+        cluster: Option<String>,
     },
     /// Run a SQL query over Parquet tables, with every pairmetrics function available.
     ///
@@ -178,9 +227,24 @@ enum Command {
         resources: ResourceArgs,
         #[command(flatten)]
         tuning: TuningArgs,
+        /// Run on a Ballista cluster: the scheduler at df://HOST:PORT (`pairmetrics cluster`,
+        /// the `cluster` feature). Table paths must be readable by every executor at the same
+        /// path, and --out is then a dataset directory the executors write on a shared file
+        /// system, published (renamed into place, with _SUCCESS) only when complete.
+        #[arg(long, value_name = "df://HOST:PORT")]
+        cluster: Option<String>,
         /// The query.
         query: String,
     },
+    /// Run a Ballista cluster whose executors know every pairmetrics function (docs/cluster.md).
+    ///
+    /// Start one scheduler and any number of executors (on one machine or several), then give
+    /// `sql` and `score` --cluster df://SCHEDULER:PORT. Needs the `cluster` feature
+    /// (cargo build --release --features cluster). Everything binds to 127.0.0.1 unless told:
+    /// whoever reaches these ports can run any plan and read any file the processes can, so
+    /// keep them on a private network.
+    #[command(subcommand)]
+    Cluster(ClusterCommand),
     /// Convert text, aligner and parser output into our Parquet tables (see schemas/).
     ///
     /// Streaming (constant memory), plain, gzip or zstd input, errors that name the file and
@@ -1021,7 +1085,7 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, align, arcs, out, layout, lowercase, punct, metrics, resources, tuning, compression, strict, explain } => {
+        Command::Score { pairs, alignments, align, arcs, out, layout, lowercase, punct, metrics, resources, tuning, compression, strict, explain, cluster } => {
             let resources = resources.options()?;
             let align = align.map(|spec| score_aligner(&spec, &resources.aligner)).transpose()?;
             let options = score::ScoreOptions {
@@ -1038,7 +1102,8 @@ async fn run(cli: Cli) -> Result<()> {
                 tuning: tuning.into(),
                 compression,
                 strict,
-                progress: std::io::stderr().is_terminal(),
+                progress: std::io::stderr().is_terminal() && cluster.is_none(),
+                cluster,
             };
             if explain {
                 writeln!(stdout, "{}", score::explain(&options).await?)?;
@@ -1047,17 +1112,18 @@ async fn run(cli: Cli) -> Result<()> {
                 writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
             }
         }
-        Command::Sql { tables, sorted, format, out, layout, resources: wanted, tuning, query } => {
+        Command::Sql { tables, sorted, format, out, layout, resources: wanted, tuning, cluster, query } => {
             let (resources, loaded) = resources::load(&wanted.options()?).await?;
             for line in loaded {
                 eprintln!("{line}");
             }
-            let ctx = sql::context_with_tables_and(&tables, &sorted, &resources, &tuning.into()).await?;
+            let ctx = sql::context_on(&tables, &sorted, &resources, &tuning.into(), cluster.as_deref()).await?;
             sql::run(&ctx, &query, format, out.as_deref(), &layout.into(), stdout).await?;
             if let Some(out) = out {
                 eprintln!("wrote {}", out.display());
             }
         }
+        Command::Cluster(command) => run_cluster(command).await?,
         Command::Import(command) => {
             let (source, out) = command.into_job()?;
             let summary = import::import(&source, &out)?;
@@ -1271,6 +1337,33 @@ fn fix_malloc_thresholds() {
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
     }
+}
+
+#[cfg(feature = "cluster")]
+async fn run_cluster(command: ClusterCommand) -> Result<()> {
+    use pairmetrics::cluster;
+    match command {
+        ClusterCommand::Scheduler { bind, executor_timeout } => {
+            cluster::run_scheduler(cluster::SchedulerOptions { bind, executor_timeout_seconds: executor_timeout }).await
+        }
+        ClusterCommand::Executor { scheduler, bind, grpc_port, work_dir, slots, heartbeat, resources: wanted } => {
+            let (resources, loaded) = resources::load(&wanted.options()?).await?;
+            for line in loaded {
+                eprintln!("{line}");
+            }
+            let grpc_port = match grpc_port {
+                Some(port) => port,
+                None => bind.port().checked_add(1).context("--bind: no port after it for --grpc-port")?,
+            };
+            let options = cluster::ExecutorOptions { scheduler, bind, grpc_port, work_dir, slots, heartbeat_seconds: heartbeat };
+            cluster::run_executor(options, &resources).await
+        }
+    }
+}
+
+#[cfg(not(feature = "cluster"))]
+async fn run_cluster(_: ClusterCommand) -> Result<()> {
+    anyhow::bail!("this pairmetrics was built without the `cluster` feature: cargo build --release --features cluster")
 }
 
 fn main() -> ExitCode {

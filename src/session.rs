@@ -8,6 +8,7 @@ use datafusion::arrow::array::AsArray;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::execution::memory_pool::FairSpillPool;
+use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
@@ -71,22 +72,46 @@ impl Tuning {
 }
 
 /// How every command builds its session: the information schema on (so `SHOW FUNCTIONS`
-/// works), every pairmetrics function bound to `resources`, run as `tuning` says.
+/// works), every pairmetrics function bound to `resources`, run as `tuning` says, here or on a
+/// cluster.
 #[derive(Default)]
 pub struct Session {
     pub config: SessionConfig,
     pub resources: Resources,
     pub tuning: Tuning,
+    /// Run queries on the Ballista scheduler at this `df://HOST:PORT` (the `cluster` feature)
+    /// instead of in this process.
+    pub cluster: Option<String>,
 }
 
 impl Session {
     pub fn build(self) -> Result<SessionContext> {
         let config = self.tuning.apply(self.config.with_information_schema(true));
-        let mut ctx = SessionContext::new_with_config_rt(config, self.tuning.runtime()?);
+        let state =
+            SessionStateBuilder::new().with_config(config).with_runtime_env(self.tuning.runtime()?).with_default_features().build();
+        let state = match &self.cluster {
+            None => state,
+            #[cfg(feature = "cluster")]
+            Some(url) => crate::cluster::client_state(state, url)?,
+            #[cfg(not(feature = "cluster"))]
+            Some(url) => bail!("--cluster {url}: this pairmetrics was built without the `cluster` feature"),
+        };
+        let mut ctx = SessionContext::new_with_state(state);
         crate::udf::register_all_with(&mut ctx, &self.resources)?;
-        crate::udf::register_table_functions(&ctx, &self.resources);
+        match self.cluster {
+            None => crate::udf::register_table_functions(&ctx, &self.resources),
+            Some(_) => crate::udf::register_local_only_table_functions(&ctx),
+        }
         Ok(ctx)
     }
+}
+
+/// Whether `ctx` plans on a Ballista cluster ([`Session::cluster`]).
+pub fn on_cluster(ctx: &SessionContext) -> bool {
+    #[cfg(feature = "cluster")]
+    return ctx.copied_config().options().extensions.get::<ballista_core::config::BallistaConfig>().is_some();
+    #[cfg(not(feature = "cluster"))]
+    return { let _ = ctx; false };
 }
 
 /// Open `path` as table `table`, register it and check its schema, failing before any work.

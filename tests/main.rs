@@ -3,6 +3,8 @@
 mod bad_input;
 mod chrf;
 mod cli;
+#[cfg(feature = "cluster")]
+mod cluster;
 mod common;
 mod derp;
 mod docs;

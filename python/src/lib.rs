@@ -122,7 +122,7 @@ impl Functions {
         // Partitions are contiguous runs of rows; a round-robin shuffle would lose their order.
         config.options_mut().optimizer.enable_round_robin_repartition = false;
         let tuning = Tuning { partitions: Some(cores()), ..Tuning::default() };
-        let ctx = Session { config, resources: resources.clone(), tuning }.build().map_err(|e| anyhow_error("starting a session", e))?;
+        let ctx = Session { config, resources: resources.clone(), tuning, cluster: None }.build().map_err(|e| anyhow_error("starting a session", e))?;
         Ok(Functions { ctx, resources })
     }
 
@@ -258,6 +258,7 @@ fn score<'py>(
         compression,
         strict,
         progress: false,
+        cluster: None,
     };
     let summary = py.detach(|| runtime().block_on(scoring::score(&options))).map_err(|e| anyhow_error("score", e))?;
     let result = PyDict::new(py);

@@ -16,7 +16,10 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
 use datafusion::arrow::compute::{cast, take_record_batch};
-use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef, UInt64Type};
+use datafusion::config::TableParquetOptions;
+use datafusion::dataframe::DataFrameWriteOptions;
+use datafusion::prelude::DataFrame;
 use object_store::ObjectStoreExt;
 
 use super::write::{AtomicParquetWriter, Codec};
@@ -153,11 +156,7 @@ impl DatasetWriter {
         let text = out.to_string_lossy().trim_end_matches('/').to_string();
         let (root, staging) = match Location::parse(Path::new(&text))? {
             Location::Local(target) => {
-                if target.exists() && std::fs::read_dir(&target).map(|mut d| d.next().is_some()).unwrap_or(true) {
-                    bail!("{} exists and is not an empty directory; a dataset is written to a new one", target.display());
-                }
-                let staging = storage::partial_path(&target)?;
-                std::fs::create_dir(&staging).with_context(|| format!("cannot create {}", staging.display()))?;
+                let staging = staging_directory(&target)?;
                 (staging.to_string_lossy().into_owned(), Some((staging, target)))
             }
             Location::Remote(remote) => {
@@ -288,16 +287,34 @@ impl DatasetWriter {
             self.room("")?;
             self.close_last()?;
         }
-        storage::write_whole(Path::new(&format!("{}/_SUCCESS", self.root)), b"")?;
-        if let Some((staging, target)) = &self.staging {
-            if target.exists() {
-                std::fs::remove_dir(target).with_context(|| format!("cannot replace {}", target.display()))?;
-            }
-            std::fs::rename(staging, target).with_context(|| format!("moving {} to {}", staging.display(), target.display()))?;
+        match &self.staging {
+            Some((staging, target)) => publish(staging, target)?,
+            None => storage::write_whole(Path::new(&format!("{}/_SUCCESS", self.root)), b"")?,
         }
         self.finished = true;
         Ok(())
     }
+}
+
+/// A new hidden directory beside `target` (which must not exist, or be an empty directory),
+/// where a dataset is written before [`publish`] makes it `target`.
+fn staging_directory(target: &Path) -> Result<PathBuf> {
+    if target.exists() && std::fs::read_dir(target).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        bail!("{} exists and is not an empty directory; a dataset is written to a new one", target.display());
+    }
+    let staging = storage::partial_path(target)?;
+    std::fs::create_dir(&staging).with_context(|| format!("cannot create {}", staging.display()))?;
+    Ok(staging)
+}
+
+/// Mark the complete dataset in `staging` with `_SUCCESS` and rename it to `target`: readers
+/// see all of it or none.
+fn publish(staging: &Path, target: &Path) -> Result<()> {
+    storage::write_whole(&staging.join("_SUCCESS"), b"")?;
+    if target.exists() {
+        std::fs::remove_dir(target).with_context(|| format!("cannot replace {}", target.display()))?;
+    }
+    std::fs::rename(staging, target).with_context(|| format!("moving {} to {}", staging.display(), target.display()))
 }
 
 impl Drop for DatasetWriter {
@@ -317,6 +334,70 @@ impl Drop for DatasetWriter {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A query's result written as a dataset by the executors of a cluster (DataFusion's Parquet
+/// sink, one task writing in the result's order). The files go to a hidden directory beside
+/// the target, which becomes the target only on [`ExecutorDataset::publish`], as the local
+/// writer does; dropped unpublished, it is removed. So the target must be on a file system
+/// that the executors and this process share.
+pub struct ExecutorDataset {
+    staging: PathBuf,
+    target: PathBuf,
+    published: bool,
+}
+
+impl ExecutorDataset {
+    pub fn create(out: &Path, layout: &Layout) -> Result<ExecutorDataset> {
+        if out.to_str().is_some_and(|s| s.starts_with("delta:")) {
+            bail!("--out delta:...: Delta outputs are written by this process; not supported with --cluster");
+        }
+        if layout.max_rows_per_file.is_some() || layout.mode != Mode::default() {
+            bail!("--max-rows-per-file and --mode are not supported with --cluster");
+        }
+        let text = out.to_string_lossy().trim_end_matches('/').to_string();
+        let target = match Location::parse(Path::new(&text))? {
+            Location::Local(path) => std::path::absolute(&path)?,
+            Location::Remote(remote) => bail!(
+                "--out {}: on a cluster the output is a directory on a file system every executor \
+                 shares; object-store outputs are not supported there yet",
+                remote.url
+            ),
+        };
+        let staging = staging_directory(&target)?;
+        Ok(ExecutorDataset { staging, target, published: false })
+    }
+
+    /// Where the files are until published.
+    pub fn staging(&self) -> &Path {
+        &self.staging
+    }
+
+    /// Run `frame` on the cluster into the staging directory, `metadata` in every footer;
+    /// returns the rows written.
+    pub async fn write(&self, frame: DataFrame, layout: &Layout, metadata: Vec<(String, String)>, codec: Codec) -> Result<u64> {
+        let mut options = TableParquetOptions::default();
+        options.global.compression = Some(codec.name().to_string());
+        options.global.max_row_group_size = super::write::ROW_GROUP_ROWS;
+        options.key_value_metadata = metadata.into_iter().map(|(k, v)| (k, Some(v))).collect();
+        let write = DataFrameWriteOptions::new().with_single_file_output(false).with_partition_by(layout.partition_by.clone());
+        let batches = frame.write_parquet(&format!("{}/", self.staging.display()), write, Some(options)).await?;
+        Ok(batches.iter().map(|b| b.column(0).as_primitive::<UInt64Type>().value(0)).sum())
+    }
+
+    pub fn publish(mut self) -> Result<()> {
+        publish(&self.staging, &self.target)?;
+        self.published = true;
+        Ok(())
+    }
+}
+
+impl Drop for ExecutorDataset {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = std::fs::remove_dir_all(&self.staging);
         }
     }
 }

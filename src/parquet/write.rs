@@ -29,7 +29,7 @@ use crate::storage::Output;
 /// 130,000 pairs of Europarl-like text. DataFusion splits a file between cores by row group,
 /// so a million pairs in a handful of row groups would leave a core idle for part of a scan.
 const ROW_GROUP_BYTES: usize = 16 << 20;
-const ROW_GROUP_ROWS: usize = 128 << 10;
+pub(super) const ROW_GROUP_ROWS: usize = 128 << 10;
 
 /// How output Parquet is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -45,6 +45,16 @@ pub enum Codec {
 }
 
 impl Codec {
+    /// The name DataFusion's Parquet options use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::Zstd => "zstd(1)",
+            Codec::Snappy => "snappy",
+            Codec::Lz4 => "lz4_raw",
+            Codec::None => "uncompressed",
+        }
+    }
+
     fn parquet(self) -> Result<Compression> {
         Ok(match self {
             Codec::Zstd => Compression::ZSTD(ZstdLevel::try_new(1)?),

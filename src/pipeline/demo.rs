@@ -120,6 +120,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         compression: Codec::Snappy,
         strict: false,
         progress: false,
+        cluster: None,
     };
     let summary = score(&options).await?;
     writeln!(sink, "$ pairmetrics score --lowercase --punct '{DEMO_PUNCT}' ... --out {}", out.display())?;

@@ -10,8 +10,9 @@ use datafusion::arrow::{csv, json};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
+use crate::parquet::dataset::ExecutorDataset;
 use crate::parquet::{Codec, Layout, ParquetInput, TableWriter};
-use crate::session::{Session, Tuning};
+use crate::session::{self, Session, Tuning};
 use crate::Resources;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -39,6 +40,19 @@ pub async fn context_with_tables_and(
     resources: &Resources,
     tuning: &Tuning,
 ) -> Result<SessionContext> {
+    context_on(tables, sorted, resources, tuning, None).await
+}
+
+/// The same, planning on the Ballista scheduler at `cluster` (`df://HOST:PORT`) when given.
+/// There the tables are plain Parquet listings under absolute paths, which every executor must
+/// be able to read at the same path.
+pub async fn context_on(
+    tables: &[(String, PathBuf)],
+    sorted: &[String],
+    resources: &Resources,
+    tuning: &Tuning,
+    cluster: Option<&str>,
+) -> Result<SessionContext> {
     if let Some(unknown) = sorted.iter().find(|s| !tables.iter().any(|(name, _)| name == *s)) {
         bail!("--sorted {unknown}: no table of that name (give it with --table {unknown}=PATH)");
     }
@@ -46,11 +60,18 @@ pub async fn context_with_tables_and(
     let mut inputs = Vec::new();
     let mut delta_tables = Vec::new();
     for (name, path) in tables {
+        if cluster.is_some() && path.to_str().is_some_and(|s| s.starts_with("delta:")) {
+            bail!("table {name}: Delta tables are read by this process; not supported with --cluster");
+        }
         if let Some(spec) = path.to_str().and_then(|s| s.strip_prefix("delta:")) {
             delta_tables.push((name, spec));
             continue;
         }
-        let input = ParquetInput::open(name, path)?;
+        let path = match cluster {
+            Some(_) if !path.to_string_lossy().contains("://") => std::path::absolute(path)?,
+            _ => path.clone(),
+        };
+        let input = ParquetInput::open(name, &path)?;
         let declared = input.records_sorted_by_pair_id() || sorted.contains(name);
         inputs.push((input, declared));
     }
@@ -59,10 +80,13 @@ pub async fn context_with_tables_and(
         // A hash join would build a table of a whole side however the inputs are ordered.
         config.options_mut().optimizer.prefer_hash_join = false;
     }
-    let ctx = Session { config, resources: resources.clone(), tuning: *tuning }.build()?;
+    let ctx = Session { config, resources: resources.clone(), tuning: *tuning, cluster: cluster.map(str::to_string) }.build()?;
     for (input, declared) in &inputs {
         input.register(&ctx, *declared).await?;
-        input.share_rows_among_threads(&ctx).await?;
+        // Ballista ships only the plain listing; on a cluster, files are shared among tasks.
+        if cluster.is_none() {
+            input.share_rows_among_threads(&ctx).await?;
+        }
     }
     for (name, spec) in delta_tables {
         #[cfg(feature = "delta")]
@@ -90,6 +114,11 @@ pub async fn run(
             ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
             ("pairmetrics.query".to_string(), query.to_string()),
         ];
+        if session::on_cluster(ctx) {
+            let dataset = ExecutorDataset::create(path, layout)?;
+            dataset.write(frame, layout, metadata, Codec::Zstd).await?;
+            return dataset.publish();
+        }
         let mut writer = TableWriter::create(ctx, path, layout, schema, metadata, Codec::Zstd, true).await?;
         let mut stream = frame.execute_stream().await?;
         while let Some(batch) = stream.try_next().await? {

@@ -73,18 +73,24 @@ pub struct Resources {
 }
 
 impl Resources {
+    /// What a cluster's scheduler plans with: none of the resources, which every executor
+    /// loads for itself; the functions that need one plan without it.
+    pub fn on_executors() -> Self {
+        Resources { phrase_index: Shared::elsewhere(), triples: Shared::elsewhere(), lm: Shared::elsewhere(), ..Default::default() }
+    }
+
     /// Score `true_score` / `true_score_detail` and list `synthetic_phrases` under this phrase
     /// table (build it with `metrics::true_score::PhraseIndexBuilder`, or load a phrase_table
     /// Parquet file with [`load_phrase_index`]).
     pub fn with_phrase_table(mut self, index: PhraseIndex) -> Self {
-        self.phrase_index = Shared(Some(Arc::new(index)));
+        self.phrase_index = Shared::new(index);
         self
     }
 
     /// Compute `dep_fit` and friends from these triple counts ([`load_triples`]
     /// reads a triples Parquet file).
     pub fn with_triples(mut self, triples: TripleIndex) -> Self {
-        self.triples = Shared(Some(Arc::new(triples)));
+        self.triples = Shared::new(triples);
         self
     }
 
@@ -92,20 +98,20 @@ impl Resources {
     /// read when the function is first used.
     pub fn with_aligner(mut self, options: AlignerOptions) -> Self {
         self.aligner = options;
-        self.built_aligner = Shared(None);
+        self.built_aligner = Shared::default();
         self
     }
 
     /// Align with this aligner in `meteor_align` (its resources are already read).
     pub fn with_built_aligner(mut self, aligner: Aligner) -> Self {
         self.aligner = aligner.options().clone();
-        self.built_aligner = Shared(Some(Arc::new(aligner)));
+        self.built_aligner = Shared::new(aligner);
         self
     }
 
     /// Score the `lm_*` functions under this model (`formats::arpa::read` loads an ARPA file).
     pub fn with_lm(mut self, model: NgramModel) -> Self {
-        self.lm = Shared(Some(Arc::new(model)));
+        self.lm = Shared::new(model);
         self
     }
 }
@@ -113,31 +119,54 @@ impl Resources {
 /// A resource shared by the functions bound to it, or none. Two are equal when they are the
 /// same resource (pointer equality), which is what DataFusion needs to tell functions apart.
 #[derive(Debug)]
-pub struct Shared<T>(pub Option<Arc<T>>);
+pub struct Shared<T> {
+    value: Option<Arc<T>>,
+    /// None here, but every executor of the cluster this session plans for loaded its own.
+    on_executors: bool,
+}
 
 impl<T> Shared<T> {
+    pub fn new(value: T) -> Self {
+        Shared { value: Some(Arc::new(value)), on_executors: false }
+    }
+
+    fn elsewhere() -> Self {
+        Shared { value: None, on_executors: true }
+    }
+
     pub fn get(&self) -> Option<&T> {
-        self.0.as_deref()
+        self.value.as_deref()
+    }
+
+    pub fn arc(&self) -> Option<Arc<T>> {
+        self.value.clone()
+    }
+
+    /// Whether a function bound to this cannot be planned: the resource was not given, here or
+    /// on the executors that will run the function.
+    pub fn is_missing(&self) -> bool {
+        self.value.is_none() && !self.on_executors
     }
 }
 
 impl<T> Default for Shared<T> {
     fn default() -> Self {
-        Shared(None)
+        Shared { value: None, on_executors: false }
     }
 }
 
 impl<T> Clone for Shared<T> {
     fn clone(&self) -> Self {
-        Shared(self.0.clone())
+        Shared { value: self.value.clone(), on_executors: self.on_executors }
     }
 }
 
 impl<T> PartialEq for Shared<T> {
     fn eq(&self, other: &Self) -> bool {
-        match (&self.0, &other.0) {
+        match (&self.value, &other.value) {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
+            (None, None) => self.on_executors == other.on_executors,
+            _ => false,
         }
     }
 }
@@ -146,6 +175,6 @@ impl<T> Eq for Shared<T> {}
 
 impl<T> Hash for Shared<T> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.as_ref().map(Arc::as_ptr).hash(state);
+        self.value.as_ref().map(Arc::as_ptr).hash(state);
     }
 }

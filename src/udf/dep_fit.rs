@@ -164,7 +164,7 @@ impl ScalarUDFImpl for DepFitUdf {
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {
-            Kind::Fit(..) if self.triples.get().is_none() => {
+            Kind::Fit(..) if self.triples.is_missing() => {
                 return Err(MissingResource::error(self.name(), Resource::Triples));
             }
             Kind::Fit(..) => DataType::Float64,

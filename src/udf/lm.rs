@@ -154,7 +154,7 @@ impl ScalarUDFImpl for LmUdf {
     checked_arguments!(|udf| shapes(udf.kind));
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        if self.model.get().is_none() {
+        if self.model.is_missing() {
             return Err(MissingResource::error(self.name(), Resource::Lm));
         }
         Ok(match self.kind {

@@ -74,7 +74,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(loglinear::LoglinearUdf::default())),
         Arc::new(ScalarUDF::from(chrf::ChrfUdf::default())),
         Arc::new(ScalarUDF::from(phrases::ExtractPhrasesUdf::default())),
-        Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone(), resources.built_aligner.0.clone()))),
+        Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone(), resources.built_aligner.arc()))),
     ]
 }
 
@@ -104,6 +104,28 @@ pub fn register_all(registry: &mut dyn FunctionRegistry) -> Result<()> {
 pub fn register_table_functions(ctx: &SessionContext, resources: &Resources) {
     for (name, function) in all_table_functions(resources) {
         ctx.register_udtf(name, function);
+    }
+}
+
+/// On a cluster, each table function in name only, failing with why: its rows come from a
+/// table provider of ours, which Ballista cannot ship to executors.
+pub fn register_local_only_table_functions(ctx: &SessionContext) {
+    for (name, _) in all_table_functions(&Resources::default()) {
+        ctx.register_udtf(name, Arc::new(LocalOnly(name)));
+    }
+}
+
+#[derive(Debug)]
+struct LocalOnly(&'static str);
+
+impl TableFunctionImpl for LocalOnly {
+    fn call_with_args(&self, _: datafusion::catalog::TableFunctionArgs) -> Result<Arc<dyn datafusion::catalog::TableProvider>> {
+        datafusion::common::plan_err!(
+            "{}() runs only in a local session: its rows come from a table provider Ballista cannot \
+             ship to executors. Run it without --cluster (write its rows to Parquet, then use them on \
+             the cluster)",
+            self.0
+        )
     }
 }
 

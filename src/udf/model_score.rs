@@ -73,10 +73,10 @@ impl ScalarUDFImpl for ModelScoreUdf {
     checked_arguments!(|_| SHAPES);
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        if self.index.get().is_none() {
+        if self.index.is_missing() {
             return Err(MissingResource::error(NAME, Resource::PhraseTable));
         }
-        if self.model.get().is_none() {
+        if self.model.is_missing() {
             return Err(MissingResource::error(NAME, Resource::Lm));
         }
         Ok(DataType::Float64)

@@ -90,7 +90,7 @@ impl ScalarUDFImpl for TrueScoreUdf {
     checked_arguments!(|_| SHAPES);
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        if self.index.get().is_none() {
+        if self.index.is_missing() {
             return Err(MissingResource::error(self.name(), Resource::PhraseTable));
         }
         Ok(match self.kind {

@@ -13,13 +13,14 @@ use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
 use datafusion::common::JoinType;
 use datafusion::datasource::MemTable;
 use datafusion::logical_expr::{Expr, SortExpr};
-use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
+use datafusion::prelude::{DataFrame, ParquetReadOptions, SessionConfig, SessionContext};
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::align::{Aligner, AlignerOptions};
 use crate::resources::{self, ResourceOptions};
+use crate::parquet::dataset::ExecutorDataset;
 use crate::parquet::{Codec, KeyOrder, Layout, ParquetInput, TableWriter, lockstep};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
@@ -51,6 +52,9 @@ pub struct ScoreOptions {
     /// Stop at the first row a metric cannot score, naming it, instead of writing NULL.
     pub strict: bool,
     pub progress: bool,
+    /// Run on the Ballista scheduler at this `df://HOST:PORT` (the `cluster` feature): the
+    /// tables are joined there and the executors write `out`, a dataset directory.
+    pub cluster: Option<String>,
 }
 
 /// A checked, planned job: the session with its tables and the query to stream.
@@ -146,7 +150,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     if let Some(aligner) = aligner {
         resources = resources.with_built_aligner(aligner);
     }
-    let ctx = Session { config, resources, tuning: options.tuning }.build()?;
+    let ctx = Session { config, resources, tuning: options.tuning, cluster: options.cluster.clone() }.build()?;
     let mut summary = Summary { signature: columns::signature(options, &metrics), ..Default::default() };
     summary.notes.extend(loaded);
     let mut paths = vec![(Table::Pairs, &options.pairs)];
@@ -154,7 +158,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     paths.extend(options.arcs.as_ref().filter(|_| reads(columns::Input::Arcs)).map(|path| (Table::Arcs, path)));
     let mut inputs = Vec::new();
     for (table, path) in paths {
-        let (input, order) = session::register_keyed(&ctx, table, path).await?;
+        let (input, order) = session::register_keyed(&ctx, table, &shared_path(options, path)?).await?;
         inputs.push(Keyed { table, input, order });
     }
     let rows = inputs[0].order.rows;
@@ -163,12 +167,14 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         (Table::Arcs, &options.arcs, columns::Input::Arcs),
     ] {
         if let (Some(path), false) = (path, reads(input)) {
-            session::register_checked(&ctx, table, path).await?;
+            session::register_checked(&ctx, table, &shared_path(options, path)?).await?;
             let why = columns::unused(options, input);
             summary.notes.push(format!("{} checked but not used: {why}", table.name()));
         }
     }
-    let lockstep = match inputs.iter().all(|k| k.order.ascending && k.order.same_sequence(&inputs[0].order)) {
+    // Lockstep reading happens in this process; on a cluster the tables are joined there.
+    let same_order = inputs.iter().all(|k| k.order.ascending && k.order.same_sequence(&inputs[0].order));
+    let lockstep = match same_order && options.cluster.is_none() {
         true => lockstep_sources(&ctx, &inputs).await?,
         false => None,
     };
@@ -197,6 +203,14 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let frame = score_frame(&ctx, options, &metrics, &inputs, lockstep.is_some()).await?;
     let query = query_text(&frame);
     Ok(Prepared { ctx, frame, query, rows, lockstep, summary })
+}
+
+/// A local input path as executors see it: absolute, since they run elsewhere.
+fn shared_path(options: &ScoreOptions, path: &PathBuf) -> Result<PathBuf> {
+    match &options.cluster {
+        Some(_) if !path.to_string_lossy().contains("://") => Ok(std::path::absolute(path)?),
+        _ => Ok(path.clone()),
+    }
 }
 
 /// An input table of `score`: opened, registered, its pair_id order known.
@@ -253,6 +267,14 @@ pub async fn explain(options: &ScoreOptions) -> Result<String> {
 /// Run the whole job: check inputs, plan, stream, write atomically, summarise.
 pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     let Prepared { ctx, frame, query, rows, lockstep, mut summary } = prepare(options).await?;
+    let metadata = vec![
+        ("pairmetrics.signature".to_string(), summary.signature.clone()),
+        ("pairmetrics.query".to_string(), query.clone()),
+        (INPUTS_KEY.to_string(), ScoredFrom::of(options).to_json()),
+    ];
+    if options.cluster.is_some() {
+        return score_on_cluster(options, frame, metadata, rows, summary).await;
+    }
     let mut copy = None;
     let (schema, mut stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep {
         Some(sources) => {
@@ -272,11 +294,6 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
             (schema, frame.execute_stream().await?.map_err(anyhow::Error::from).boxed())
         }
     };
-    let metadata = vec![
-        ("pairmetrics.signature".to_string(), summary.signature.clone()),
-        ("pairmetrics.query".to_string(), query.clone()),
-        (INPUTS_KEY.to_string(), ScoredFrom::of(options).to_json()),
-    ];
     let mut writer = TableWriter::create(&ctx, &options.out, &options.layout, schema, metadata, options.compression, false).await?;
     let copied = match (&copy, &mut writer) {
         (Some((input, columns)), TableWriter::File(writer)) => writer.copy_columns(input, columns)?,
@@ -303,6 +320,38 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         bail!("internal error: {rows} input pairs but {} output rows; nothing was written", summary.rows);
     }
     writer.finish().await?;
+    Ok(summary)
+}
+
+/// On a cluster the executors write the output; the summary (and --strict's check) then reads
+/// the computed columns back, in pair_id order, before the output is published.
+async fn score_on_cluster(
+    options: &ScoreOptions,
+    frame: DataFrame,
+    metadata: Vec<(String, String)>,
+    rows: u64,
+    mut summary: Summary,
+) -> Result<Summary> {
+    let dataset = ExecutorDataset::create(&options.out, &options.layout)?;
+    let written = dataset.write(frame, &options.layout, metadata, options.compression).await?;
+    let local = Session::default().build()?;
+    let url = format!("{}/", dataset.staging().display());
+    local.register_parquet("scored", &url, ParquetReadOptions::default()).await?;
+    let scored = local.table("scored").await?;
+    let wanted = std::iter::once("pair_id").chain(summary::columns(Role::Score)).chain(summary::columns(Role::Problem));
+    let present: Vec<&str> = wanted.filter(|c| scored.schema().has_column_with_unqualified_name(c)).collect();
+    let order = SortExpr::new(datafusion::prelude::col("pair_id"), true, true);
+    let mut stream = scored.select_columns(&present)?.sort(vec![order])?.execute_stream().await?;
+    while let Some(batch) = stream.try_next().await? {
+        if options.strict {
+            check_strict(&batch)?;
+        }
+        summary.add(&batch);
+    }
+    if summary.rows != rows || written != rows {
+        bail!("internal error: {rows} input pairs but {written} output rows; nothing was written");
+    }
+    dataset.publish()?;
     Ok(summary)
 }
 

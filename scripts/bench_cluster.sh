@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# A Ballista cluster against one process: `score` LeD+PoD on a generated corpus, locally and
+# through a loopback cluster of one scheduler and two executors (separate processes of a
+# `--features cluster` release build, each executor with one task slot per core, all sharing
+# this machine), interleaved, the median of REPEAT runs each. The outputs must hold the same
+# rows and values. Writes the "Cluster" section of BENCHMARKS.md.
+#
+#   scripts/bench_cluster.sh                      # 1M pairs
+#   BENCH_SIZES=100000 scripts/bench_cluster.sh   # a quick run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZES=${BENCH_SIZES:-1000000}
+DIR=${BENCH_DIR:-/tmp/pm-bench}/cluster
+REPEAT=${BENCH_REPEAT:-3}
+mkdir -p "$DIR"
+cargo build --release --quiet --features cluster --bin pairmetrics --example generate_corpus
+BIN=target/release/pairmetrics
+GEN=target/release/examples/generate_corpus
+for n in $SIZES; do
+    [ -f "$DIR/c$n/alignments.parquet" ] || "$GEN" "$n" "$DIR/c$n" >&2
+done
+
+ports=($(python3 -c 'import socket
+s=[socket.socket() for _ in range(5)]
+[x.bind(("127.0.0.1",0)) for x in s]
+print(*[x.getsockname()[1] for x in s])'))
+pids=()
+trap 'kill ${pids[@]} 2>/dev/null; wait 2>/dev/null' EXIT
+wait_port() { for _ in $(seq 600); do (echo > /dev/tcp/127.0.0.1/$1) 2>/dev/null && return; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
+"$BIN" cluster scheduler --bind 127.0.0.1:${ports[0]} > "$DIR/scheduler.log" 2>&1 &
+pids+=($!)
+wait_port "${ports[0]}"
+for i in 0 1; do
+    flight=${ports[$((1 + 2 * i))]} grpc=${ports[$((2 + 2 * i))]}
+    "$BIN" cluster executor --scheduler 127.0.0.1:${ports[0]} --bind 127.0.0.1:$flight --grpc-port "$grpc" \
+        --work-dir "$DIR/work$i" > "$DIR/executor$i.log" 2>&1 &
+    pids+=($!)
+    wait_port "$flight"
+done
+URL=df://127.0.0.1:${ports[0]}
+
+results=$DIR/results.tsv
+: > "$results"
+measure() {
+    local n=$1 job=$2; shift 2
+    /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$@" > "$DIR/stdout" 2> "$DIR/stderr" || { cat "$DIR/stderr" >&2; exit 1; }
+    read -r seconds kb user sys < "$DIR/time"
+    printf '%s\t%s\t%s\t%s\n' "$n" "$job" "$seconds" "$kb" >> "$results"
+    printf '%9s %-24s %8.2f s %8d MB (client)\n' "$n" "$job" "$seconds" $((kb / 1024)) >&2
+}
+for n in $SIZES; do
+    c=$DIR/c$n
+    for _ in $(seq "$REPEAT"); do
+        rm -rf "$DIR/local.parquet" "$DIR/scored"
+        measure "$n" "one process" "$BIN" score --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
+            --out "$DIR/local.parquet"
+        measure "$n" "cluster (1+2 processes)" "$BIN" score --cluster "$URL" --pairs "$c/pairs.parquet" \
+            --alignments "$c/alignments.parquet" --out "$DIR/scored"
+    done
+    # Identical output: every row and value, in pair_id order.
+    for t in local.parquet scored; do
+        "$BIN" sql --format csv --table "s=$DIR/$t" "SELECT * FROM s ORDER BY pair_id" | md5sum > "$DIR/$t.md5"
+    done
+    cmp "$DIR/local.parquet.md5" "$DIR/scored.md5" || { echo "the cluster's output differs from the local one" >&2; exit 1; }
+done
+
+section=$DIR/section.md
+python3 - "$results" > "$section" <<'PY'
+import statistics, sys, collections
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    n, job, seconds, kb = line.rstrip("\n").split("\t")
+    runs[(int(n), job)].append(float(seconds))
+print("<!-- cluster: written by scripts/bench_cluster.sh -->")
+print("## Cluster\n")
+print("`score` LeD+PoD in one process and through a Ballista cluster on loopback (1 scheduler and")
+print("2 executors, separate processes of the release build, all on this machine's 2 cores),")
+print("interleaved, median of the runs (range in brackets). Outputs identical row for row.\n")
+print("| pairs | one process | cluster | cluster / local |")
+print("|---:|---:|---:|---:|")
+for n in sorted({n for n, _ in runs}):
+    local, cluster = runs[(n, "one process")], runs[(n, "cluster (1+2 processes)")]
+    ml, mc = statistics.median(local), statistics.median(cluster)
+    print(f"| {n:,} | {ml:.2f} s [{min(local):.2f}–{max(local):.2f}] | {mc:.2f} s [{min(cluster):.2f}–{max(cluster):.2f}] | {mc / ml:.2f}x |")
+print("\n<!-- /cluster -->")
+PY
+python3 scripts/bench_section.py cluster "$section"
+cat "$section" >&2

@@ -1,0 +1,362 @@
+//! A real Ballista cluster (the `cluster` feature): a scheduler and two executors started as
+//! separate processes of this pairmetrics on loopback, on ephemeral ports with their own work
+//! directories, and stopped (with their children) when the test ends, however it ends.
+//! Every function family, `sql --out` and `score` must give on the cluster what they give in
+//! one process, value for value and row for row; a killed executor must not give a short result.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tempfile::TempDir;
+
+use crate::common::{ok, path_str, root, sample};
+
+/// One scheduler and its executors; every process is killed when this is dropped. One cluster
+/// runs at a time: they would share the 2 cores, and the kill test times its kill.
+struct Cluster {
+    url: String,
+    scheduler: Child,
+    executors: Vec<Child>,
+    dir: TempDir,
+    _one_at_a_time: MutexGuard<'static, ()>,
+}
+
+static ONE_CLUSTER: Mutex<()> = Mutex::new(());
+
+impl Cluster {
+    /// A scheduler that takes an executor silent for 6 s as dead, and `executors` executors
+    /// with two task slots each and the given resource flags.
+    fn start(executors: usize, resources: &[&str]) -> Cluster {
+        let one_at_a_time = ONE_CLUSTER.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let dir = TempDir::new().unwrap();
+        let ports = free_ports(1 + 2 * executors);
+        let scheduler_address = format!("127.0.0.1:{}", ports[0]);
+        let scheduler = spawn(
+            dir.path(),
+            "scheduler",
+            &["cluster", "scheduler", "--bind", &scheduler_address, "--executor-timeout", "6"],
+        );
+        let url = format!("df://{scheduler_address}");
+        let mut cluster = Cluster { url, scheduler, executors: Vec::new(), dir, _one_at_a_time: one_at_a_time };
+        cluster.wait_for_port(ports[0], "scheduler");
+        for i in 0..executors {
+            let (flight, grpc) = (ports[1 + 2 * i], ports[2 + 2 * i]);
+            let work = cluster.dir.path().join(format!("work{i}"));
+            let mut args = vec![
+                "cluster".to_string(),
+                "executor".into(),
+                "--scheduler".into(),
+                scheduler_address.clone(),
+                "--bind".into(),
+                format!("127.0.0.1:{flight}"),
+                "--grpc-port".into(),
+                grpc.to_string(),
+                "--work-dir".into(),
+                work.display().to_string(),
+                "--slots".into(),
+                "2".into(),
+                "--heartbeat".into(),
+                "1".into(),
+            ];
+            args.extend(resources.iter().map(|s| s.to_string()));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            cluster.executors.push(spawn(cluster.dir.path(), &format!("executor{i}"), &args));
+            // An executor serves Flight once it has registered with the scheduler.
+            cluster.wait_for_port(flight, &format!("executor{i}"));
+        }
+        cluster
+    }
+
+    fn wait_for_port(&mut self, port: u16, name: &str) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            let exited = match name {
+                "scheduler" => self.scheduler.try_wait().unwrap(),
+                _ => self.executors.last_mut().unwrap().try_wait().unwrap(),
+            };
+            assert!(exited.is_none(), "the {name} exited ({exited:?}): {}", self.log(name));
+            assert!(Instant::now() < deadline, "the {name} did not listen within 60 s: {}", self.log(name));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(format!("{name}.log"))).unwrap_or_default()
+    }
+
+    /// pairmetrics `args` with `--cluster URL` after the subcommand.
+    fn run(&self, args: &[&str]) -> Output {
+        let mut with = vec![args[0], "--cluster", &self.url];
+        with.extend(&args[1..]);
+        pairmetrics_within(&with, Duration::from_secs(300))
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "{args:?} on the cluster: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for child in self.executors.iter_mut().chain(std::iter::once(&mut self.scheduler)) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn spawn(dir: &Path, name: &str, args: &[&str]) -> Child {
+    let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap()
+}
+
+/// Ports free now, below the ephemeral range and never handed out twice by this process: ports
+/// the kernel picks (bind to port 0) are handed out again to the next test that asks.
+fn free_ports(n: usize) -> Vec<u16> {
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let _ = NEXT.compare_exchange(0, 20_000 + (std::process::id() % 500) as u16 * 20, Ordering::SeqCst, Ordering::SeqCst);
+    let mut ports = Vec::new();
+    while ports.len() < n {
+        let port = NEXT.fetch_add(1, Ordering::SeqCst);
+        assert!(port < 32_000, "no free port left");
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            ports.push(port);
+        }
+    }
+    ports
+}
+
+/// Run pairmetrics, killing it if it takes longer than `limit` (a hung client is a failure).
+fn pairmetrics_within(args: &[&str], limit: Duration) -> Output {
+    let (mut child, outputs) = spawn_client(args);
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{args:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    finish_client(child, outputs)
+}
+
+/// A client whose stdout and stderr go to files (a pipe nobody reads would stall it).
+fn spawn_client(args: &[&str]) -> (Child, TempDir) {
+    let outputs = TempDir::new().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(outputs.path().join("stdout")).unwrap())
+        .stderr(std::fs::File::create(outputs.path().join("stderr")).unwrap())
+        .spawn()
+        .unwrap();
+    (child, outputs)
+}
+
+fn finish_client(mut child: Child, outputs: TempDir) -> Output {
+    let status = child.wait().unwrap();
+    let read = |name: &str| std::fs::read(outputs.path().join(name)).unwrap();
+    Output { status, stdout: read("stdout"), stderr: read("stderr") }
+}
+
+/// The resources the executors and the local runs share: a phrase table extracted from the
+/// sample, its tgt-side triple counts, the bundled English 3-gram model.
+struct Resources {
+    flags: Vec<String>,
+    _dir: TempDir,
+}
+
+fn resources() -> Resources {
+    let dir = TempDir::new().unwrap();
+    let s = sample();
+    let (pairs, alignments, arcs) = (s.join("pairs.parquet"), s.join("alignments.parquet"), s.join("arcs.parquet"));
+    let phrases = dir.path().join("phrases.parquet");
+    let triples = dir.path().join("triples.parquet");
+    ok(&["extract", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--out", path_str(&phrases)]);
+    ok(&["triples", "--pairs", path_str(&pairs), "--arcs", path_str(&arcs), "--out", path_str(&triples)]);
+    let lm = root().join("tests/data/lm/europarl.en.3gram.arpa.gz");
+    let flags = vec![
+        "--phrase-table".to_string(),
+        phrases.display().to_string(),
+        "--triples".into(),
+        triples.display().to_string(),
+        "--lm".into(),
+        lm.display().to_string(),
+    ];
+    Resources { flags, _dir: dir }
+}
+
+fn tables() -> Vec<String> {
+    let s = sample();
+    ["p=pairs", "a=alignments", "r=arcs"]
+        .iter()
+        .map(|t| {
+            let (name, file) = t.split_once('=').unwrap();
+            format!("--table={name}={}", s.join(format!("{file}.parquet")).display())
+        })
+        .collect()
+}
+
+/// Every family of scalar and aggregate function, each query ordered so rows compare one by one.
+const QUERIES: &[&str] = &[
+    // LePoD, DERP, the text helpers.
+    "SELECT pair_id, led(src, tgt, links), pod(src, tgt, links, ','), lepod_problem(src, tgt, links), \
+     led(src, tgt) FROM p JOIN a USING (pair_id) ORDER BY pair_id",
+    "SELECT pair_id, derp(src_head, src_deprel, tgt_head, tgt_deprel, links), derp_problem(src_head, \
+     src_deprel, tgt_head, tgt_deprel, links) FROM r JOIN a USING (pair_id) ORDER BY pair_id",
+    "SELECT derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links) FROM r JOIN a USING (pair_id)",
+    "SELECT pair_id, lowercase_tokens(src), tokenize(array_to_string(tgt, ' ')), pharaoh('0-0 1-2') FROM p \
+     ORDER BY pair_id LIMIT 200",
+    // METEOR's aligner, chrF, phrase extraction, word accuracy, loglinear.
+    "SELECT pair_id, meteor_align(tgt, lowercase_tokens(tgt)), pod(src, tgt, meteor_align(src, tgt)) FROM p \
+     ORDER BY pair_id",
+    "SELECT pair_id, chrf(tgt, src), word_accuracy(tgt, [src, tgt]), loglinear([0.5, 2.0], \
+     cardinality(src), cardinality(tgt)) FROM p ORDER BY pair_id",
+    "SELECT pair_id, extract_phrases(src, tgt, links, 3) FROM p JOIN a USING (pair_id) ORDER BY pair_id \
+     LIMIT 300",
+    // Resources: the phrase table, the triples, the language model.
+    "SELECT pair_id, true_score(src, tgt), true_score_detail(src, tgt), model_score(src, tgt) FROM p \
+     ORDER BY pair_id LIMIT 300",
+    "SELECT pair_id, dep_fit(tgt, tgt_head, tgt_deprel, 0, 2), dep_fit_problem(tgt, tgt_head, tgt_deprel, 0, 2), \
+     dep_triples(tgt, tgt_head, tgt_deprel) FROM p JOIN r USING (pair_id) ORDER BY pair_id",
+    "SELECT pair_id, lm_logprob(tgt), lm_full_scores(tgt), lm_perplexity(tgt), lm_oov_count(tgt) FROM p \
+     ORDER BY pair_id",
+    // Aggregates whose partial states cross the network: ranks and significance tests.
+    "SELECT pair_id % 7 AS g, kendall_tau_a(cardinality(src), cardinality(tgt)) FROM p GROUP BY g ORDER BY g",
+    "SELECT bootstrap_ci(led(src, tgt, links)), paired_bootstrap(led(src, tgt), led(src, tgt, links)), \
+     approx_randomization(led(src, tgt), led(src, tgt, links), 1000) FROM p JOIN a USING (pair_id)",
+];
+
+#[test]
+fn a_cluster_computes_what_one_process_does() {
+    let resources = resources();
+    let cluster = Cluster::start(2, &resources.flags.iter().map(String::as_str).collect::<Vec<_>>());
+    let tables = tables();
+    for query in QUERIES {
+        // JSON: lists and structs too, floats to the last digit.
+        let mut args: Vec<&str> = vec!["sql", "--format", "json"];
+        args.extend(tables.iter().map(String::as_str));
+        args.extend(resources.flags.iter().map(String::as_str));
+        args.push(query);
+        let local = ok(&args);
+        let remote = cluster.ok(&args);
+        assert!(!local.trim().is_empty(), "{query}: no rows");
+        assert_eq!(remote, local, "{query}: the cluster's result differs from the local one");
+    }
+
+    // `sql --out`: the executors write a dataset, published whole with _SUCCESS.
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("led");
+    let query = "SELECT pair_id, led(src, tgt, links) AS led FROM p JOIN a USING (pair_id)";
+    let mut args: Vec<&str> = vec!["sql", "--out", path_str(&out)];
+    args.extend(tables.iter().map(String::as_str));
+    args.push(query);
+    cluster.ok(&args);
+    assert!(out.join("_SUCCESS").exists());
+    assert_eq!(hidden_entries(dir.path()), Vec::<String>::new(), "a staging directory was left behind");
+    let back = ok(&["sql", "--format", "csv", &format!("--table=o={}", out.display()), "SELECT * FROM o ORDER BY pair_id"]);
+    let mut args: Vec<&str> = vec!["sql", "--format", "csv"];
+    args.extend(tables.iter().map(String::as_str));
+    let ordered = format!("{query} ORDER BY pair_id");
+    args.push(&ordered);
+    assert_eq!(back, ok(&args));
+
+    // `score`: the same rows and values as a local run, and the same signature.
+    let s = sample();
+    let inputs = [
+        "--pairs".to_string(),
+        s.join("pairs.parquet").display().to_string(),
+        "--alignments".into(),
+        s.join("alignments.parquet").display().to_string(),
+        "--arcs".into(),
+        s.join("arcs.parquet").display().to_string(),
+        "--lowercase".into(),
+        "--punct=,.".into(),
+    ];
+    let local_out = dir.path().join("local.parquet");
+    let cluster_out = dir.path().join("scored");
+    let mut args: Vec<&str> = vec!["score", "--out", path_str(&local_out)];
+    args.extend(inputs.iter().map(String::as_str));
+    let local_summary = ok(&args);
+    let mut args: Vec<&str> = vec!["score", "--out", path_str(&cluster_out)];
+    args.extend(inputs.iter().map(String::as_str));
+    let cluster_summary = cluster.ok(&args);
+    // The summaries agree past the "wrote PATH" line (means summed in pair_id order both ways).
+    let tail = |s: &str| s.lines().skip(1).filter(|l| !l.starts_with("note:")).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(tail(&cluster_summary), tail(&local_summary));
+    assert!(cluster_out.join("_SUCCESS").exists());
+    let all = |table: &Path| {
+        ok(&["sql", "--format", "json", &format!("--table=s={}", table.display()), "SELECT * FROM s ORDER BY pair_id"])
+    };
+    let (local_rows, cluster_rows) = (all(&local_out), all(&cluster_out));
+    assert_eq!(local_rows.lines().count(), 3000);
+    assert_eq!(cluster_rows, local_rows);
+    let order = ok(&["sql", "--format", "csv", &format!("--table=s={}", cluster_out.display()), "SELECT pair_id FROM s"]);
+    let ids: Vec<i64> = order.lines().skip(1).map(|l| l.parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "the cluster's output is not in pair_id order");
+
+    // What Ballista cannot ship says so.
+    let out = cluster.run(&["sql", "SELECT * FROM synthetic_phrases('la')"]);
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && error.contains("runs only in a local session"), "{error}");
+}
+
+/// Names starting with `.` in `dir`: staging directories left behind.
+fn hidden_entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+#[test]
+fn a_killed_executor_never_gives_a_short_result() {
+    let cluster = Cluster::start(2, &[]);
+    let tables = tables();
+    // METEOR alignment of every pair ten times over: long enough to kill an executor mid-way.
+    let query = "SELECT count(*), sum(pod(src, tgt, meteor_align(src, tgt))) FROM p, \
+                 (SELECT unnest(range(10)) AS copy) c";
+    let mut args: Vec<String> = vec!["sql".into(), "--format".into(), "csv".into(), "--partitions".into(), "8".into()];
+    args.extend(tables.iter().cloned());
+    args.push(query.into());
+    let local = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut with = vec![args[0].clone(), "--cluster".into(), cluster.url.clone()];
+    with.extend(args[1..].iter().cloned());
+    let (mut client, outputs) = spawn_client(&with.iter().map(String::as_str).collect::<Vec<_>>());
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(client.try_wait().unwrap().is_none(), "the query should still be running when an executor is killed");
+    let mut cluster = cluster;
+    let victim = &mut cluster.executors[1];
+    victim.kill().unwrap(); // SIGKILL
+    victim.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(240);
+    while client.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the query hung after an executor was killed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = finish_client(client, outputs);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        // Completed on the survivor: the whole result, not a part of it.
+        assert_eq!(stdout, local, "after the kill the cluster returned a different result");
+        eprintln!("the query completed on the surviving executor after the kill");
+    } else {
+        assert!(stdout.is_empty(), "a failed query printed rows: {stdout}");
+        assert!(stderr.contains("Error") || stderr.contains("error"), "no clear error: {stderr}");
+        eprintln!("the query failed after the kill, as allowed: {stderr}");
+    }
+}
