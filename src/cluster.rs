@@ -17,10 +17,12 @@ use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
 use ballista_scheduler::scheduler_process::start_server;
-use datafusion::execution::SessionState;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::execution::{SessionState, SessionStateBuilder};
 
 use crate::Resources;
 use crate::session::Session;
+use crate::storage::StoresFromEnvironment;
 
 /// The client side: `state` (with its config) planning on the scheduler at `url`
 /// (`df://HOST:PORT`). Functions registered before this are dropped by Ballista's upgrade, so
@@ -59,9 +61,12 @@ pub async fn run_scheduler(options: SchedulerOptions) -> Result<()> {
         // Checked four times per timeout, so a dead executor is noticed within 1.25 timeouts.
         expire_dead_executor_interval_seconds: (options.executor_timeout_seconds / 4).max(1),
         no_executors_grace_period_seconds: options.executor_timeout_seconds,
-        // Plans name our functions; the executors hold the resources they need.
+        // Plans name our functions; the executors hold the resources they need. Planning lists
+        // the input files, so the scheduler reads object stores too.
         override_session_builder: Some(Arc::new(|config| {
-            let mut state = default_session_builder(config)?;
+            let stores = RuntimeEnvBuilder::new().with_object_store_registry(Arc::new(StoresFromEnvironment::default()));
+            let state = default_session_builder(config)?;
+            let mut state = SessionStateBuilder::new_from_existing(state).with_runtime_env(stores.build_arc()?).build();
             crate::udf::register_all_with(&mut state, &Resources::on_executors())?;
             Ok(state)
         })),
@@ -83,7 +88,7 @@ pub struct ExecutorOptions {
     pub bind: SocketAddr,
     /// Where the scheduler pushes tasks.
     pub grpc_port: u16,
-    /// Shuffle files; a temporary directory when None.
+    /// Shuffle and spill files; a new directory under the system's temporary one when None.
     pub work_dir: Option<PathBuf>,
     /// Tasks run at once; 0 = one per core.
     pub slots: usize,
@@ -100,9 +105,12 @@ pub async fn run_executor(options: ExecutorOptions, resources: &Resources) -> Re
         .rsplit_once(':')
         .and_then(|(host, port)| Some((host.to_string(), port.parse::<u16>().ok()?)))
         .with_context(|| format!("--scheduler {}: expected HOST:PORT", options.scheduler))?;
-    if let Some(dir) = &options.work_dir {
-        std::fs::create_dir_all(dir).with_context(|| format!("--work-dir {}", dir.display()))?;
-    }
+    let work_dir = match options.work_dir {
+        Some(dir) => dir,
+        None => std::env::temp_dir().join(format!("pairmetrics-executor-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&work_dir).with_context(|| format!("--work-dir {}", work_dir.display()))?;
+    let shown_work_dir = work_dir.display().to_string();
     // Every function a local session has: Ballista's default registry lacks DataFusion's
     // nested functions (array_to_string, ...), which clients plan with.
     let local = Session { resources: resources.clone(), ..Default::default() }.build()?;
@@ -114,15 +122,22 @@ pub async fn run_executor(options: ExecutorOptions, resources: &Resources) -> Re
         grpc_port: options.grpc_port,
         scheduler_host: host,
         scheduler_port: port,
-        work_dir: options.work_dir.map(|d| d.display().to_string()),
+        work_dir: Some(work_dir.display().to_string()),
+        // Spills go to the work directory; object stores are made from the environment.
+        override_runtime_producer: Some(Arc::new(move |_| {
+            let runtime = RuntimeEnvBuilder::new()
+                .with_temp_file_path(work_dir.clone())
+                .with_object_store_registry(Arc::new(StoresFromEnvironment::default()));
+            runtime.build_arc()
+        })),
         vcores: options.slots,
         executor_heartbeat_interval_seconds: options.heartbeat_seconds,
         override_function_registry: Some(Arc::new(registry)),
         ..ExecutorProcessConfig::default()
     };
     eprintln!(
-        "pairmetrics executor serving on {} (tasks on port {}), scheduler {}",
-        options.bind, options.grpc_port, options.scheduler
+        "pairmetrics executor serving on {} (tasks on port {}, work directory {}), scheduler {}",
+        options.bind, options.grpc_port, shown_work_dir, options.scheduler
     );
     start_executor_process(Arc::new(config)).await?;
     Ok(())

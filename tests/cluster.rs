@@ -14,11 +14,14 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 use crate::common::{ok, path_str, root, sample};
+use crate::storage::{S3Server, s3, upload};
 
 /// One scheduler and its executors; every process is killed when this is dropped. One cluster
 /// runs at a time: they would share the 2 cores, and the kill test times its kill.
 struct Cluster {
     url: String,
+    /// The environment of every process: an object store's endpoint and keys.
+    env: Vec<(&'static str, String)>,
     scheduler: Child,
     executors: Vec<Child>,
     dir: TempDir,
@@ -31,17 +34,22 @@ impl Cluster {
     /// A scheduler that takes an executor silent for 6 s as dead, and `executors` executors
     /// with two task slots each and the given resource flags.
     fn start(executors: usize, resources: &[&str]) -> Cluster {
+        Cluster::start_with(executors, resources, Vec::new())
+    }
+
+    fn start_with(executors: usize, resources: &[&str], env: Vec<(&'static str, String)>) -> Cluster {
         let one_at_a_time = ONE_CLUSTER.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let dir = TempDir::new().unwrap();
         let ports = free_ports(1 + 2 * executors);
         let scheduler_address = format!("127.0.0.1:{}", ports[0]);
         let scheduler = spawn(
             dir.path(),
+            &env,
             "scheduler",
             &["cluster", "scheduler", "--bind", &scheduler_address, "--executor-timeout", "6"],
         );
         let url = format!("df://{scheduler_address}");
-        let mut cluster = Cluster { url, scheduler, executors: Vec::new(), dir, _one_at_a_time: one_at_a_time };
+        let mut cluster = Cluster { url, env, scheduler, executors: Vec::new(), dir, _one_at_a_time: one_at_a_time };
         cluster.wait_for_port(ports[0], "scheduler");
         for i in 0..executors {
             let (flight, grpc) = (ports[1 + 2 * i], ports[2 + 2 * i]);
@@ -64,7 +72,7 @@ impl Cluster {
             ];
             args.extend(resources.iter().map(|s| s.to_string()));
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            cluster.executors.push(spawn(cluster.dir.path(), &format!("executor{i}"), &args));
+            cluster.executors.push(spawn(cluster.dir.path(), &cluster.env, &format!("executor{i}"), &args));
             // An executor serves Flight once it has registered with the scheduler.
             cluster.wait_for_port(flight, &format!("executor{i}"));
         }
@@ -92,7 +100,7 @@ impl Cluster {
     fn run(&self, args: &[&str]) -> Output {
         let mut with = vec![args[0], "--cluster", &self.url];
         with.extend(&args[1..]);
-        pairmetrics_within(&with, Duration::from_secs(300))
+        pairmetrics_within(&with, &self.env, Duration::from_secs(300))
     }
 
     fn ok(&self, args: &[&str]) -> String {
@@ -111,10 +119,11 @@ impl Drop for Cluster {
     }
 }
 
-fn spawn(dir: &Path, name: &str, args: &[&str]) -> Child {
+fn spawn(dir: &Path, env: &[(&str, String)], name: &str, args: &[&str]) -> Child {
     let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
     Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(log.try_clone().unwrap())
         .stderr(log)
@@ -139,8 +148,8 @@ fn free_ports(n: usize) -> Vec<u16> {
 }
 
 /// Run pairmetrics, killing it if it takes longer than `limit` (a hung client is a failure).
-fn pairmetrics_within(args: &[&str], limit: Duration) -> Output {
-    let (mut child, outputs) = spawn_client(args);
+fn pairmetrics_within(args: &[&str], env: &[(&str, String)], limit: Duration) -> Output {
+    let (mut child, outputs) = spawn_client(args, env);
     let deadline = Instant::now() + limit;
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
@@ -153,10 +162,11 @@ fn pairmetrics_within(args: &[&str], limit: Duration) -> Output {
 }
 
 /// A client whose stdout and stderr go to files (a pipe nobody reads would stall it).
-fn spawn_client(args: &[&str]) -> (Child, TempDir) {
+fn spawn_client(args: &[&str], env: &[(&str, String)]) -> (Child, TempDir) {
     let outputs = TempDir::new().unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(outputs.path().join("stdout")).unwrap())
         .stderr(std::fs::File::create(outputs.path().join("stderr")).unwrap())
@@ -335,7 +345,7 @@ fn a_killed_executor_never_gives_a_short_result() {
     let local = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let mut with = vec![args[0].clone(), "--cluster".into(), cluster.url.clone()];
     with.extend(args[1..].iter().cloned());
-    let (mut client, outputs) = spawn_client(&with.iter().map(String::as_str).collect::<Vec<_>>());
+    let (mut client, outputs) = spawn_client(&with.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
     std::thread::sleep(Duration::from_millis(1500));
     assert!(client.try_wait().unwrap().is_none(), "the query should still be running when an executor is killed");
     let mut cluster = cluster;
@@ -359,4 +369,31 @@ fn a_killed_executor_never_gives_a_short_result() {
         assert!(stderr.contains("Error") || stderr.contains("error"), "no clear error: {stderr}");
         eprintln!("the query failed after the kill, as allowed: {stderr}");
     }
+}
+
+#[test]
+fn a_cluster_reads_and_writes_an_object_store() {
+    let Some(server) = S3Server::start() else { return };
+    let s = sample();
+    for table in ["pairs", "alignments"] {
+        upload(&server, &format!("cluster/{table}.parquet"), &std::fs::read(s.join(format!("{table}.parquet"))).unwrap());
+    }
+    let cluster = Cluster::start_with(2, &[], server.env());
+    let (pairs, alignments, out) = (s3("cluster/pairs.parquet"), s3("cluster/alignments.parquet"), s3("cluster/scored/"));
+    cluster.ok(&["score", "--pairs", &pairs, "--alignments", &alignments, "--out", &out]);
+    let dir = TempDir::new().unwrap();
+    let local = dir.path().join("local.parquet");
+    let (local_pairs, local_alignments) = (s.join("pairs.parquet"), s.join("alignments.parquet"));
+    ok(&["score", "--pairs", path_str(&local_pairs), "--alignments", path_str(&local_alignments), "--out", path_str(&local)]);
+    let rows = |table: &str, env: &[(&str, String)]| {
+        let query = "SELECT * FROM s ORDER BY pair_id";
+        let out = pairmetrics_within(&["sql", "--format", "json", &format!("--table=s={table}"), query], env, Duration::from_secs(120));
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(rows(&out, &server.env()), rows(&local.display().to_string(), &[]));
+    // Marked complete, and only then.
+    let marker = pairmetrics_within(&["sql", &format!("--table=m={}_SUCCESS", out), "SELECT 1"], &server.env(), Duration::from_secs(60));
+    let why = String::from_utf8_lossy(&marker.stderr);
+    assert!(!why.contains("no such object"), "no _SUCCESS under {out}: {why}");
 }

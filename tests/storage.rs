@@ -17,14 +17,14 @@ const SECRET: &str = "pmsecret";
 
 /// A `weed mini` (master, volume, filer and S3 gateway in one process) on ephemeral loopback
 /// ports, with one identity and one bucket; killed, with its data, when dropped.
-struct S3Server {
+pub(crate) struct S3Server {
     child: Child,
     endpoint: String,
     _dir: tempfile::TempDir,
 }
 
 impl S3Server {
-    fn start() -> Option<S3Server> {
+    pub(crate) fn start() -> Option<S3Server> {
         let script = root().join("scripts/storage/seaweedfs.sh");
         let out = Command::new("bash").arg(&script).output().unwrap();
         if !out.status.success() {
@@ -92,17 +92,22 @@ impl S3Server {
         }
     }
 
+    /// The environment a process needs to use the server.
+    pub(crate) fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("AWS_ENDPOINT_URL", self.endpoint.clone()),
+            ("AWS_ALLOW_HTTP", "true".into()),
+            ("AWS_ACCESS_KEY_ID", KEY.into()),
+            ("AWS_SECRET_ACCESS_KEY", SECRET.into()),
+            ("AWS_REGION", "us-east-1".into()),
+            // A refused request is not retried for minutes.
+            ("AWS_RETRY_TIMEOUT", "5s".into()),
+        ]
+    }
+
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pairmetrics"));
-        command
-            .args(args)
-            .env("AWS_ENDPOINT_URL", &self.endpoint)
-            .env("AWS_ALLOW_HTTP", "true")
-            .env("AWS_ACCESS_KEY_ID", KEY)
-            .env("AWS_SECRET_ACCESS_KEY", SECRET)
-            .env("AWS_REGION", "us-east-1")
-            // A refused request is not retried for minutes.
-            .env("AWS_RETRY_TIMEOUT", "5s");
+        command.args(args).envs(self.env());
         command
     }
 
@@ -135,7 +140,7 @@ fn free_ports(n: usize) -> Vec<u16> {
     listeners.iter().map(|l| l.local_addr().unwrap().port()).collect()
 }
 
-fn s3(key: &str) -> String {
+pub(crate) fn s3(key: &str) -> String {
     format!("s3://{BUCKET}/{key}")
 }
 
@@ -250,7 +255,7 @@ fn s3_in_and_out_with_a_real_server() {
 }
 
 /// Put `bytes` at `key` with the library's own writer, configured as the binary is.
-fn upload(server: &S3Server, key: &str, bytes: &[u8]) {
+pub(crate) fn upload(server: &S3Server, key: &str, bytes: &[u8]) {
     let options = [
         ("aws_endpoint_url", server.endpoint.as_str()),
         ("aws_allow_http", "true"),

@@ -19,11 +19,12 @@ use datafusion::arrow::compute::{cast, take_record_batch};
 use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef, UInt64Type};
 use datafusion::config::TableParquetOptions;
 use datafusion::dataframe::DataFrameWriteOptions;
-use datafusion::prelude::DataFrame;
+use datafusion::prelude::{DataFrame, ParquetReadOptions};
+use futures::StreamExt;
 use object_store::ObjectStoreExt;
 
 use super::write::{AtomicParquetWriter, Codec};
-use crate::storage::{self, Location, Mode};
+use crate::storage::{self, Location, Mode, Remote};
 use datafusion::prelude::SessionContext;
 
 /// Files open at once; each is a row group's worth of buffers and a thread per column.
@@ -160,14 +161,7 @@ impl DatasetWriter {
                 (staging.to_string_lossy().into_owned(), Some((staging, target)))
             }
             Location::Remote(remote) => {
-                let (store, prefix) = (remote.store.clone(), remote.key.clone());
-                let first = storage::block_on(async move {
-                    use futures::StreamExt;
-                    store.list(Some(&prefix)).next().await.transpose()
-                });
-                if first.map_err(|e| storage::explain(remote.url.as_str(), e))?.is_some() {
-                    bail!("{}: objects exist under this prefix; a dataset is written to an empty one", remote.url);
-                }
+                ensure_empty_prefix(&remote)?;
                 (text.clone(), None)
             }
         };
@@ -338,15 +332,30 @@ impl Drop for DatasetWriter {
     }
 }
 
+/// A dataset is written under a prefix with nothing under it yet.
+fn ensure_empty_prefix(remote: &Remote) -> Result<()> {
+    let (store, prefix) = (remote.store.clone(), remote.key.clone());
+    let first = storage::block_on(async move { store.list(Some(&prefix)).next().await.transpose() });
+    if first.map_err(|e| storage::explain(remote.url.as_str(), e))?.is_some() {
+        bail!("{}: objects exist under this prefix; a dataset is written to an empty one", remote.url);
+    }
+    Ok(())
+}
+
 /// A query's result written as a dataset by the executors of a cluster (DataFusion's Parquet
-/// sink, one task writing in the result's order). The files go to a hidden directory beside
-/// the target, which becomes the target only on [`ExecutorDataset::publish`], as the local
-/// writer does; dropped unpublished, it is removed. So the target must be on a file system
-/// that the executors and this process share.
+/// sink, one task writing in the result's order), as the local writer lays it out: on a file
+/// system, into a hidden directory beside the target that becomes the target only on
+/// [`ExecutorDataset::publish`]; in an object store, under the prefix, each file its own
+/// upload, `_SUCCESS` written on publish. Dropped unpublished, what was written is removed.
+/// The executors write it, so a local target must be on a file system they share with us.
 pub struct ExecutorDataset {
-    staging: PathBuf,
-    target: PathBuf,
+    place: Place,
     published: bool,
+}
+
+enum Place {
+    Local { staging: PathBuf, target: PathBuf },
+    Remote(Remote),
 }
 
 impl ExecutorDataset {
@@ -358,37 +367,54 @@ impl ExecutorDataset {
             bail!("--max-rows-per-file and --mode are not supported with --cluster");
         }
         let text = out.to_string_lossy().trim_end_matches('/').to_string();
-        let target = match Location::parse(Path::new(&text))? {
-            Location::Local(path) => std::path::absolute(&path)?,
-            Location::Remote(remote) => bail!(
-                "--out {}: on a cluster the output is a directory on a file system every executor \
-                 shares; object-store outputs are not supported there yet",
-                remote.url
-            ),
+        let place = match Location::parse(Path::new(&text))? {
+            Location::Local(path) => {
+                let target = std::path::absolute(&path)?;
+                Place::Local { staging: staging_directory(&target)?, target }
+            }
+            Location::Remote(remote) => {
+                ensure_empty_prefix(&remote)?;
+                Place::Remote(remote)
+            }
         };
-        let staging = staging_directory(&target)?;
-        Ok(ExecutorDataset { staging, target, published: false })
+        Ok(ExecutorDataset { place, published: false })
     }
 
-    /// Where the files are until published.
-    pub fn staging(&self) -> &Path {
-        &self.staging
+    /// Where the files go until published, as a directory URL.
+    fn url(&self) -> String {
+        match &self.place {
+            Place::Local { staging, .. } => format!("{}/", staging.display()),
+            Place::Remote(remote) => format!("{}/", remote.url.as_str().trim_end_matches('/')),
+        }
     }
 
-    /// Run `frame` on the cluster into the staging directory, `metadata` in every footer;
-    /// returns the rows written.
+    /// Run `frame` on the cluster into the dataset, `metadata` in every footer; returns the
+    /// rows written.
     pub async fn write(&self, frame: DataFrame, layout: &Layout, metadata: Vec<(String, String)>, codec: Codec) -> Result<u64> {
         let mut options = TableParquetOptions::default();
         options.global.compression = Some(codec.name().to_string());
         options.global.max_row_group_size = super::write::ROW_GROUP_ROWS;
         options.key_value_metadata = metadata.into_iter().map(|(k, v)| (k, Some(v))).collect();
         let write = DataFrameWriteOptions::new().with_single_file_output(false).with_partition_by(layout.partition_by.clone());
-        let batches = frame.write_parquet(&format!("{}/", self.staging.display()), write, Some(options)).await?;
+        let batches = frame.write_parquet(&self.url(), write, Some(options)).await?;
         Ok(batches.iter().map(|b| b.column(0).as_primitive::<UInt64Type>().value(0)).sum())
     }
 
+    /// Register what was written as table `name` in `ctx` (a local session), to read it back.
+    pub async fn register(&self, ctx: &SessionContext, name: &str) -> Result<()> {
+        if let Place::Remote(remote) = &self.place {
+            storage::register(ctx, remote)?;
+        }
+        ctx.register_parquet(name, &self.url(), ParquetReadOptions::default()).await?;
+        Ok(())
+    }
+
     pub fn publish(mut self) -> Result<()> {
-        publish(&self.staging, &self.target)?;
+        match &self.place {
+            Place::Local { staging, target } => publish(staging, target)?,
+            Place::Remote(remote) => storage::write_whole(Path::new(&format!("{}_SUCCESS", self.url())), b"")
+                .with_context(|| format!("marking {} complete", remote.url))?,
+        }
         self.published = true;
         Ok(())
     }
@@ -396,8 +422,20 @@ impl ExecutorDataset {
 
 impl Drop for ExecutorDataset {
     fn drop(&mut self) {
-        if !self.published {
-            let _ = std::fs::remove_dir_all(&self.staging);
+        if self.published {
+            return;
+        }
+        match &self.place {
+            Place::Local { staging, .. } => drop(std::fs::remove_dir_all(staging)),
+            Place::Remote(remote) => {
+                let (store, prefix) = (remote.store.clone(), remote.key.clone());
+                let _ = storage::block_on(async move {
+                    let written: Vec<_> = store.list(Some(&prefix)).collect().await;
+                    for object in written.into_iter().flatten() {
+                        let _ = store.delete(&object.location).await;
+                    }
+                });
+            }
         }
     }
 }

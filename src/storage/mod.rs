@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
 use anyhow::{Context, Result, anyhow, bail};
+use datafusion::error::DataFusionError;
+use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
 use datafusion::prelude::SessionContext;
 use object_store::ObjectStore;
 use object_store::path::Path as ObjectPath;
@@ -67,7 +69,7 @@ impl Location {
             let local = url.to_file_path().map_err(|()| anyhow!("{url} is not a local file URL"))?;
             return Ok(Location::Local(local));
         }
-        let root = Url::parse(&format!("{}://{}", url.scheme(), &url[url::Position::BeforeUsername..url::Position::AfterPort]))?;
+        let root = root_of(&url)?;
         let key = ObjectPath::from_url_path(url.path()).with_context(|| format!("{url}: not a valid object path"))?;
         let store = cached_store(&root)?;
         Ok(Location::Remote(Remote { url, root, key, store }))
@@ -78,6 +80,37 @@ impl Remote {
     /// The URL of `key` in this store (an object found under a prefix).
     pub fn url_of(&self, key: &ObjectPath) -> String {
         format!("{}/{}", self.root.as_str().trim_end_matches('/'), key)
+    }
+}
+
+/// The root of the store `url` is in (`s3://bucket`), which names the store.
+fn root_of(url: &Url) -> Result<Url> {
+    Ok(Url::parse(&format!("{}://{}", url.scheme(), &url[url::Position::BeforeUsername..url::Position::AfterPort]))?)
+}
+
+/// An object-store registry that makes the store of any URL it is asked for from the
+/// environment and --storage-option, as [`register`] does: what the scheduler and executors of
+/// a cluster read and write through, since a client's registrations do not travel with a plan.
+#[derive(Debug, Default)]
+pub struct StoresFromEnvironment(DefaultObjectStoreRegistry);
+
+impl ObjectStoreRegistry for StoresFromEnvironment {
+    fn register_store(&self, url: &Url, store: Arc<dyn ObjectStore>) -> Option<Arc<dyn ObjectStore>> {
+        self.0.register_store(url, store)
+    }
+
+    fn deregister_store(&self, url: &Url) -> datafusion::common::Result<Arc<dyn ObjectStore>> {
+        self.0.deregister_store(url)
+    }
+
+    fn get_store(&self, url: &Url) -> datafusion::common::Result<Arc<dyn ObjectStore>> {
+        if let Ok(store) = self.0.get_store(url) {
+            return Ok(store);
+        }
+        let made = root_of(url).and_then(|root| Ok((build_store(&root)?, root)));
+        let (store, root) = made.map_err(|e| DataFusionError::External(e.into()))?;
+        self.0.register_store(&root, store.clone());
+        Ok(store)
     }
 }
 

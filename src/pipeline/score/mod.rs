@@ -13,7 +13,7 @@ use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
 use datafusion::common::JoinType;
 use datafusion::datasource::MemTable;
 use datafusion::logical_expr::{Expr, SortExpr};
-use datafusion::prelude::{DataFrame, ParquetReadOptions, SessionConfig, SessionContext};
+use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -335,8 +335,7 @@ async fn score_on_cluster(
     let dataset = ExecutorDataset::create(&options.out, &options.layout)?;
     let written = dataset.write(frame, &options.layout, metadata, options.compression).await?;
     let local = Session::default().build()?;
-    let url = format!("{}/", dataset.staging().display());
-    local.register_parquet("scored", &url, ParquetReadOptions::default()).await?;
+    dataset.register(&local, "scored").await?;
     let scored = local.table("scored").await?;
     let wanted = std::iter::once("pair_id").chain(summary::columns(Role::Score)).chain(summary::columns(Role::Problem));
     let present: Vec<&str> = wanted.filter(|c| scored.schema().has_column_with_unqualified_name(c)).collect();
