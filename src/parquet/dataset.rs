@@ -369,7 +369,7 @@ impl ExecutorDataset {
         let text = out.to_string_lossy().trim_end_matches('/').to_string();
         let place = match Location::parse(Path::new(&text))? {
             Location::Local(path) => {
-                let target = std::path::absolute(&path)?;
+                let target = storage::absolute(&path)?;
                 Place::Local { staging: staging_directory(&target)?, target }
             }
             Location::Remote(remote) => {

@@ -68,8 +68,8 @@ pub async fn context_on(
             continue;
         }
         let path = match cluster {
-            Some(_) if !path.to_string_lossy().contains("://") => std::path::absolute(path)?,
-            _ => path.clone(),
+            Some(_) => crate::storage::absolute(path)?,
+            None => path.clone(),
         };
         let input = ParquetInput::open(name, &path)?;
         let declared = input.records_sorted_by_pair_id() || sorted.contains(name);

@@ -83,6 +83,15 @@ impl Remote {
     }
 }
 
+/// A local path made absolute, a URL as it is: how processes elsewhere (a cluster's scheduler
+/// and executors, in other working directories) find the same data.
+pub fn absolute(path: &Path) -> Result<PathBuf> {
+    match path.to_str().is_some_and(looks_like_url) {
+        true => Ok(path.to_path_buf()),
+        false => Ok(std::path::absolute(path)?),
+    }
+}
+
 /// The root of the store `url` is in (`s3://bucket`), which names the store.
 fn root_of(url: &Url) -> Result<Url> {
     Ok(Url::parse(&format!("{}://{}", url.scheme(), &url[url::Position::BeforeUsername..url::Position::AfterPort]))?)

@@ -205,11 +205,11 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     Ok(Prepared { ctx, frame, query, rows, lockstep, summary })
 }
 
-/// A local input path as executors see it: absolute, since they run elsewhere.
+/// An input path as the cluster's processes, in other directories, see it.
 fn shared_path(options: &ScoreOptions, path: &PathBuf) -> Result<PathBuf> {
     match &options.cluster {
-        Some(_) if !path.to_string_lossy().contains("://") => Ok(std::path::absolute(path)?),
-        _ => Ok(path.clone()),
+        Some(_) => crate::storage::absolute(path),
+        None => Ok(path.clone()),
     }
 }
 
