@@ -59,7 +59,7 @@ for n in $SIZES; do
     done
     # Identical output: every row and value, in pair_id order.
     for t in local.parquet scored; do
-        "$BIN" sql --format csv --table "s=$DIR/$t" "SELECT * FROM s ORDER BY pair_id" | md5sum > "$DIR/$t.md5"
+        "$BIN" sql --format json --table "s=$DIR/$t" "SELECT * FROM s ORDER BY pair_id" | md5sum > "$DIR/$t.md5"
     done
     cmp "$DIR/local.parquet.md5" "$DIR/scored.md5" || { echo "the cluster's output differs from the local one" >&2; exit 1; }
 done

@@ -5,7 +5,8 @@
 //! Ballista ships plans by function name: an executor runs `true_score` with its own phrase
 //! table, so every executor must load the same resources as the client.
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::time::Duration;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -27,18 +28,20 @@ use crate::storage::StoresFromEnvironment;
 /// The client side: `state` (with its config) planning on the scheduler at `url`
 /// (`df://HOST:PORT`). Functions registered before this are dropped by Ballista's upgrade, so
 /// the caller registers ours on the result.
+/// Fails at once, naming the scheduler, when nothing answers there.
 pub fn client_state(state: SessionState, url: &str) -> Result<SessionState> {
-    let scheduler = scheduler_url(url)?;
-    Ok(state.upgrade_for_ballista(scheduler)?)
-}
-
-/// `df://HOST:PORT` as the http URL Ballista's client connects to.
-fn scheduler_url(url: &str) -> Result<String> {
     let parsed = url::Url::parse(url).with_context(|| format!("--cluster {url}: expected df://HOST:PORT"))?;
-    match (parsed.scheme(), parsed.host_str(), parsed.port()) {
-        ("df", Some(host), Some(port)) => Ok(format!("http://{host}:{port}")),
+    let (host, port) = match (parsed.scheme(), parsed.host_str(), parsed.port()) {
+        ("df", Some(host), Some(port)) => (host, port),
         _ => bail!("--cluster {url}: expected df://HOST:PORT, the scheduler's address"),
+    };
+    let reachable = (host, port).to_socket_addrs().ok().into_iter().flatten().any(|address| {
+        TcpStream::connect_timeout(&address, Duration::from_secs(10)).is_ok()
+    });
+    if !reachable {
+        bail!("--cluster {url}: no scheduler answers there (start one with `pairmetrics cluster scheduler`)");
     }
+    Ok(state.upgrade_for_ballista(format!("http://{host}:{port}"))?)
 }
 
 /// How a scheduler runs.
@@ -136,10 +139,11 @@ pub async fn run_executor(options: ExecutorOptions, resources: &Resources) -> Re
         ..ExecutorProcessConfig::default()
     };
     eprintln!(
-        "pairmetrics executor serving on {} (tasks on port {}, work directory {}), scheduler {}",
+        "pairmetrics executor: Flight on {}, tasks on port {}, work directory {}, scheduler {}",
         options.bind, options.grpc_port, shown_work_dir, options.scheduler
     );
-    start_executor_process(Arc::new(config)).await?;
+    let scheduler = options.scheduler;
+    start_executor_process(Arc::new(config)).await.with_context(|| format!("executor (scheduler {scheduler})"))?;
     Ok(())
 }
 

@@ -86,7 +86,11 @@ pub struct Session {
 
 impl Session {
     pub fn build(self) -> Result<SessionContext> {
-        let config = self.tuning.apply(self.config.with_information_schema(true));
+        let mut config = self.tuning.apply(self.config.with_information_schema(true));
+        if self.cluster.is_some() {
+            // Ballista's shuffles do not keep an order (see ParquetInput::register): sort anew.
+            config.options_mut().optimizer.prefer_existing_sort = false;
+        }
         let state =
             SessionStateBuilder::new().with_config(config).with_runtime_env(self.tuning.runtime()?).with_default_features().build();
         let state = match &self.cluster {

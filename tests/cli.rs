@@ -375,3 +375,13 @@ fn score_writes_snappy_unless_told_otherwise() {
     assert!(outputs.windows(2).all(|w| w[0] == w[1]), "the codec changes the bytes, not the values");
     assert!(err(&["score", "--pairs", path_str(&pairs), "--out", "x.parquet", "--compression", "gzip"]).contains("possible values"));
 }
+
+/// Without the `cluster` feature, the cluster options say what is missing.
+#[cfg(not(feature = "cluster"))]
+#[test]
+fn cluster_options_name_the_missing_feature() {
+    let error = err(&["sql", "--cluster", "df://127.0.0.1:50050", "SELECT 1"]);
+    assert!(error.contains("built without the `cluster` feature"), "{error}");
+    let error = err(&["cluster", "scheduler"]);
+    assert!(error.contains("built without the `cluster` feature"), "{error}");
+}
