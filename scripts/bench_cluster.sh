@@ -50,6 +50,7 @@ measure() {
 }
 for n in $SIZES; do
     c=$DIR/c$n
+    rm -rf "$DIR"/work*/*
     for _ in $(seq "$REPEAT"); do
         rm -rf "$DIR/local.parquet" "$DIR/scored"
         measure "$n" "one process" "$BIN" score --pairs "$c/pairs.parquet" --alignments "$c/alignments.parquet" \
@@ -62,6 +63,9 @@ for n in $SIZES; do
         "$BIN" sql --format json --table "s=$DIR/$t" "SELECT * FROM s ORDER BY pair_id" | md5sum > "$DIR/$t.md5"
     done
     cmp "$DIR/local.parquet.md5" "$DIR/scored.md5" || { echo "the cluster's output differs from the local one" >&2; exit 1; }
+    # Shuffle files the executors keep (Ballista removes them only after a TTL), per run.
+    printf '%s\tshuffle bytes\t%s\t0\n' "$n" "$(( $(du -sb "$DIR"/work* | awk '{s += $1} END {printf "%d", s}') / REPEAT ))" >> "$results"
+    printf '%s\tinput bytes\t%s\t0\n' "$n" "$(du -sbL "$c/pairs.parquet" "$c/alignments.parquet" | awk '{s += $1} END {printf "%d", s}')" >> "$results"
 done
 
 section=$DIR/section.md
@@ -78,10 +82,16 @@ print("2 executors, separate processes of the release build, all on this machine
 print("interleaved, median of the runs (range in brackets). Outputs identical row for row.\n")
 print("| pairs | one process | cluster | cluster / local |")
 print("|---:|---:|---:|---:|")
-for n in sorted({n for n, _ in runs}):
+sizes = sorted({n for n, _ in runs})
+for n in sizes:
     local, cluster = runs[(n, "one process")], runs[(n, "cluster (1+2 processes)")]
     ml, mc = statistics.median(local), statistics.median(cluster)
     print(f"| {n:,} | {ml:.2f} s [{min(local):.2f}–{max(local):.2f}] | {mc:.2f} s [{min(cluster):.2f}–{max(cluster):.2f}] | {mc / ml:.2f}x |")
+print()
+for n in sizes:
+    shuffle, inputs = runs[(n, "shuffle bytes")][0], runs[(n, "input bytes")][0]
+    print(f"Shuffle files written per run at {n:,} pairs: {shuffle / 1e6:,.0f} MB "
+          f"({shuffle / n:,.0f} bytes a pair; the Parquet inputs are {inputs / 1e6:,.0f} MB).")
 print("\n<!-- /cluster -->")
 PY
 python3 scripts/bench_section.py cluster "$section"
