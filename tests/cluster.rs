@@ -4,16 +4,15 @@
 //! Every function family, `sql --out` and `score` must give on the cluster what they give in
 //! one process, value for value and row for row; a killed executor must not give a short result.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use crate::common::{ok, path_str, root, sample};
+use crate::common::{free_ports, ok, path_str, root, sample};
 use crate::storage::{S3Server, s3, upload};
 
 /// One scheduler and its executors; every process is killed when this is dropped. One cluster
@@ -129,22 +128,6 @@ fn spawn(dir: &Path, env: &[(&str, String)], name: &str, args: &[&str]) -> Child
         .stderr(log)
         .spawn()
         .unwrap()
-}
-
-/// Ports free now, below the ephemeral range and never handed out twice by this process: ports
-/// the kernel picks (bind to port 0) are handed out again to the next test that asks.
-fn free_ports(n: usize) -> Vec<u16> {
-    static NEXT: AtomicU16 = AtomicU16::new(0);
-    let _ = NEXT.compare_exchange(0, 20_000 + (std::process::id() % 500) as u16 * 20, Ordering::SeqCst, Ordering::SeqCst);
-    let mut ports = Vec::new();
-    while ports.len() < n {
-        let port = NEXT.fetch_add(1, Ordering::SeqCst);
-        assert!(port < 32_000, "no free port left");
-        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            ports.push(port);
-        }
-    }
-    ports
 }
 
 /// Run pairmetrics, killing it if it takes longer than `limit` (a hung client is a failure).
@@ -413,4 +396,15 @@ fn a_wrong_or_absent_scheduler_is_named() {
     assert!(error.contains(&format!("--cluster {nobody}: no scheduler answers there")), "{error}");
     let error = crate::common::err(&["sql", "--cluster", "http://127.0.0.1:50050", "SELECT 1"]);
     assert!(error.contains("expected df://HOST:PORT"), "{error}");
+    // An executor whose scheduler is not there, or not an address, stops and names it.
+    let ports = free_ports(2);
+    let absent = format!("127.0.0.1:{}", ports[0]);
+    let bind = format!("127.0.0.1:{}", ports[1]);
+    let work = TempDir::new().unwrap();
+    let executor = ["cluster", "executor", "--bind", &bind, "--work-dir", path_str(work.path()), "--scheduler"];
+    let out = pairmetrics_within(&[&executor[..], &[absent.as_str()]].concat(), &[], Duration::from_secs(60));
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && error.contains(&format!("scheduler {absent}")), "{error}");
+    let error = crate::common::err(&[&executor[..], &["nowhere"]].concat());
+    assert!(error.contains("--scheduler nowhere: expected HOST:PORT"), "{error}");
 }

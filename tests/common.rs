@@ -1,7 +1,9 @@
 use std::fs::File;
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, Ordering};
 
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Int32Builder, Int64Array, ListBuilder, RecordBatch, StringBuilder,
@@ -183,4 +185,21 @@ pub fn csv_rows(extra: &[&str], tables: &[(&str, &Path)], query: &str) -> Vec<St
     args.push(query.to_string());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     ok(&args).lines().skip(1).map(str::to_string).collect()
+}
+
+/// Ports free now, for servers a test starts: below the ephemeral range and never handed out
+/// twice by this process. Ports the kernel picks (bind to port 0) are handed out again to the
+/// next test that asks, so two servers started at once could be given the same one.
+pub fn free_ports(n: usize) -> Vec<u16> {
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let _ = NEXT.compare_exchange(0, 20_000 + (std::process::id() % 500) as u16 * 20, Ordering::SeqCst, Ordering::SeqCst);
+    let mut ports = Vec::new();
+    while ports.len() < n {
+        let port = NEXT.fetch_add(1, Ordering::SeqCst);
+        assert!(port < 32_000, "no free port left");
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            ports.push(port);
+        }
+    }
+    ports
 }

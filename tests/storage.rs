@@ -3,13 +3,12 @@
 //! When the server cannot be installed the test says so and passes, except under CI (`CI` set),
 //! where it fails.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{path_str, root, sample};
+use crate::common::{free_ports, path_str, root, sample};
 
 const BUCKET: &str = "corpus";
 const KEY: &str = "pmkey";
@@ -133,11 +132,6 @@ impl Drop for S3Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn free_ports(n: usize) -> Vec<u16> {
-    let listeners: Vec<TcpListener> = (0..n).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
-    listeners.iter().map(|l| l.local_addr().unwrap().port()).collect()
 }
 
 pub(crate) fn s3(key: &str) -> String {
