@@ -23,32 +23,45 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Lines of a resource, as `BufferedReader.readLine` splits them, UTF-8 checked.
-pub fn lines(reader: impl BufRead, name: &str) -> impl Iterator<Item = Result<String, LoadError>> {
-    let name = name.to_string();
-    reader.split(b'\n').enumerate().map(move |(i, bytes)| {
-        let at = |message: String| LoadError::new(&name, format!("line {}: {message}", i + 1));
-        let mut bytes = bytes.map_err(|e| at(e.to_string()))?;
-        if bytes.last() == Some(&b'\r') {
-            bytes.pop();
+/// Give `f` each line of a resource with its 1-based number, split as `BufferedReader.readLine`
+/// splits them and UTF-8 checked, read through one buffer (no allocation per line: resources
+/// are loaded at every start, the English synonyms alone are 300,000 lines).
+pub fn for_each_line(mut reader: impl BufRead, name: &str, mut f: impl FnMut(usize, &str) -> Result<(), LoadError>) -> Result<(), LoadError> {
+    let mut buffer = Vec::new();
+    for number in 1.. {
+        let at = |message: String| LoadError::new(name, format!("line {number}: {message}"));
+        buffer.clear();
+        if reader.read_until(b'\n', &mut buffer).map_err(|e| at(e.to_string()))? == 0 {
+            break;
         }
-        String::from_utf8(bytes).map_err(|e| at(format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to())))
-    })
+        if buffer.last() == Some(&b'\n') {
+            buffer.pop();
+        }
+        if buffer.last() == Some(&b'\r') {
+            buffer.pop();
+        }
+        let line = std::str::from_utf8(&buffer).map_err(|e| at(format!("invalid UTF-8 at byte {}", e.valid_up_to())))?;
+        f(number, line)?;
+    }
+    Ok(())
 }
 
-/// METEOR's two-line records (a key line, then a value line).
-pub fn pairs_of_lines(reader: impl BufRead, name: &str) -> impl Iterator<Item = Result<(String, String), LoadError>> {
-    let mut lines = lines(reader, name).enumerate();
-    let name = name.to_string();
-    std::iter::from_fn(move || {
-        let (i, key) = lines.next()?;
-        let key = match key {
-            Ok(key) => key,
-            Err(e) => return Some(Err(e)),
-        };
-        Some(match lines.next() {
-            Some((_, value)) => value.map(|value| (key, value)),
-            None => Err(LoadError::new(&name, format!("line {}: `{key}` is the last line; a line of values must follow it", i + 1))),
-        })
-    })
+/// METEOR's two-line records (a key line, then a value line), given to `f`.
+pub fn for_each_pair_of_lines(reader: impl BufRead, name: &str, mut f: impl FnMut(&str, &str) -> Result<(), LoadError>) -> Result<(), LoadError> {
+    let (mut key, mut key_line) = (String::new(), None);
+    for_each_line(reader, name, |number, line| {
+        match key_line.take() {
+            Some(_) => f(&key, line)?,
+            None => {
+                key.clear();
+                key.push_str(line);
+                key_line = Some(number);
+            }
+        }
+        Ok(())
+    })?;
+    match key_line {
+        Some(number) => Err(LoadError::new(name, format!("line {number}: `{key}` is the last line; a line of values must follow it"))),
+        None => Ok(()),
+    }
 }

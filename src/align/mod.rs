@@ -172,7 +172,7 @@ impl From<LoadError> for AlignError {
     }
 }
 
-/// The widest beam: the search numbers its paths in 24 bits (a beam of this width is already
+/// The widest beam (a beam of this width is already
 /// far past any accuracy gain).
 pub const MAX_BEAM: usize = 100_000;
 

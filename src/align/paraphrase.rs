@@ -6,7 +6,7 @@ use hashbrown::HashMap;
 use std::io::BufRead;
 
 use super::java;
-use super::load::{LoadError, lines};
+use super::load::{LoadError, for_each_line};
 
 /// A word the table has never seen: matches nothing.
 pub const UNKNOWN: i32 = -1;
@@ -26,25 +26,30 @@ impl ParaphraseTable {
     /// every position as a span of no words).
     pub fn read(reader: impl BufRead, name: &str) -> Result<Self, LoadError> {
         let mut table = ParaphraseTable { emits: vec![Vec::new()], ..Default::default() };
-        let mut lines = lines(reader, name);
-        let mut line = 0u64;
-        while let Some(probability) = lines.next() {
-            probability?;
-            let mut next = |what: &str| {
-                lines.next().unwrap_or_else(|| {
-                    Err(LoadError::new(name, format!("line {}: the file ends before the {what} of a record", line + 1)))
-                })
-            };
-            let (phrase, paraphrase) = (next("phrase")?, next("paraphrase")?);
-            line += 3;
-            let phrase: Vec<i32> = java::tokens(&phrase).map(|w| table.intern(w)).collect();
-            let paraphrase: Vec<i32> = java::tokens(&paraphrase).map(|w| table.intern(w)).collect();
-            if paraphrase.is_empty() {
-                continue;
+        // Records of three lines: a probability (not used), a phrase, its paraphrase.
+        let (mut phrase, mut lines) = (Vec::new(), 0);
+        for_each_line(reader, name, |number, line| {
+            lines = number;
+            match number % 3 {
+                1 => {}
+                2 => {
+                    phrase.clear();
+                    phrase.extend(java::tokens(line).map(|w| table.intern(w)));
+                }
+                _ => {
+                    let paraphrase: Box<[i32]> = java::tokens(line).map(|w| table.intern(w)).collect();
+                    if !paraphrase.is_empty() {
+                        let state = phrase.iter().fold(0, |state, &word| table.step_or_add(state, word));
+                        table.emits[state as usize].push(table.paraphrases.len() as u32);
+                        table.paraphrases.push(paraphrase);
+                    }
+                }
             }
-            let state = phrase.iter().fold(0, |state, &word| table.step_or_add(state, word));
-            table.emits[state as usize].push(table.paraphrases.len() as u32);
-            table.paraphrases.push(paraphrase.into_boxed_slice());
+            Ok(())
+        })?;
+        if lines % 3 != 0 {
+            let what = if lines % 3 == 1 { "phrase" } else { "paraphrase" };
+            return Err(LoadError::new(name, format!("line {}: the file ends before the {what} of a record", lines - lines % 3 + 1)));
         }
         Ok(table)
     }

@@ -7,7 +7,7 @@ use std::io::BufRead;
 use rust_stemmers::{Algorithm, Stemmer as Snowball};
 
 use super::java;
-use super::load::{LoadError, lines};
+use super::load::{LoadError, for_each_line};
 
 pub enum Stemmer {
     Snowball(Snowball),
@@ -50,17 +50,17 @@ pub fn snowball(language: &str) -> Option<Algorithm> {
 impl Stemmer {
     pub fn read_table(reader: impl BufRead, name: &str) -> Result<Self, LoadError> {
         let mut table = HashMap::new();
-        for (i, line) in lines(reader, name).enumerate() {
-            let line = line?;
-            let fields: Vec<&str> = java::tokens(&line).collect();
+        for_each_line(reader, name, |number, line| {
+            let fields: Vec<&str> = java::tokens(line).collect();
             let [word, count, stem, ..] = fields[..] else {
-                return Err(LoadError::new(name, format!("line {}: expected `word count stem`, found `{line}`", i + 1)));
+                return Err(LoadError::new(name, format!("line {number}: expected `word count stem`, found `{line}`")));
             };
             if count.parse::<i32>().is_err() {
-                return Err(LoadError::new(name, format!("line {}: the count `{count}` is not an integer", i + 1)));
+                return Err(LoadError::new(name, format!("line {number}: the count `{count}` is not an integer")));
             }
             table.insert(java::string_hash(word), stem.into());
-        }
+            Ok(())
+        })?;
         Ok(Stemmer::Table(table))
     }
 

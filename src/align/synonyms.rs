@@ -7,14 +7,16 @@ use hashbrown::HashMap;
 use std::io::BufRead;
 
 use super::java;
-use super::load::{LoadError, pairs_of_lines};
+use super::load::{LoadError, for_each_pair_of_lines};
 
 /// Synset ids of a word, sorted and without duplicates.
 pub type Synsets = Vec<u32>;
 
 #[derive(Debug, Default)]
 pub struct SynonymDictionary {
-    synsets: HashMap<Box<str>, Box<[u32]>>,
+    /// A word's synset ids: a range of `ids`.
+    synsets: HashMap<Box<str>, (u32, u32)>,
+    ids: Vec<u32>,
     bases: HashMap<Box<str>, Vec<Box<str>>>,
 }
 
@@ -31,21 +33,31 @@ impl SynonymDictionary {
     /// `Hashtable.put` does; forms listed under several bases keep them all.
     pub fn read(synsets: impl BufRead, exceptions: impl BufRead, names: (&str, &str)) -> Result<Self, LoadError> {
         let mut dictionary = SynonymDictionary::default();
-        for entry in pairs_of_lines(exceptions, names.1) {
-            let (base, forms) = entry?;
-            for form in java::tokens(&forms) {
-                dictionary.bases.entry(form.into()).or_default().push(base.as_str().into());
+        for_each_pair_of_lines(exceptions, names.1, |base, forms| {
+            for form in java::tokens(forms) {
+                dictionary.bases.entry(form.into()).or_default().push(base.into());
             }
-        }
-        for entry in pairs_of_lines(synsets, names.0) {
-            let (word, ids) = entry?;
-            let mut set = java::tokens(&ids)
-                .map(|id| id.parse::<u32>().map_err(|_| LoadError::new(names.0, format!("`{id}` is not a synset id (word `{word}`)"))))
-                .collect::<Result<Vec<_>, _>>()?;
-            set.sort_unstable();
-            set.dedup();
-            dictionary.synsets.insert(word.into_boxed_str(), set.into_boxed_slice());
-        }
+            Ok(())
+        })?;
+        let ids = &mut dictionary.ids;
+        for_each_pair_of_lines(synsets, names.0, |word, line| {
+            let start = ids.len();
+            for id in java::tokens(line) {
+                ids.push(id.parse().map_err(|_| LoadError::new(names.0, format!("`{id}` is not a synset id (word `{word}`)")))?);
+            }
+            ids[start..].sort_unstable();
+            // Drop the repeats of the sorted tail in place.
+            let mut end = start;
+            for k in start..ids.len() {
+                if end == start || ids[k] != ids[end - 1] {
+                    ids[end] = ids[k];
+                    end += 1;
+                }
+            }
+            ids.truncate(end);
+            dictionary.synsets.insert(word.into(), (start as u32, (ids.len() - start) as u32));
+            Ok(())
+        })?;
         Ok(dictionary)
     }
 
@@ -54,7 +66,7 @@ impl SynonymDictionary {
     }
 
     fn synsets_of(&self, word: &str) -> &[u32] {
-        self.synsets.get(word).map_or(&[], |set| set)
+        self.synsets.get(word).map_or(&[], |&(start, len)| &self.ids[start as usize..(start + len) as usize])
     }
 
     /// What METEOR's synonym matcher compares: the word's own synsets and those of its base

@@ -11,7 +11,7 @@
 //!
 //! Note the order of the match columns: the FIRST is a span of the SECOND sentence.
 
-use std::io::{self, BufRead, Write};
+use std::io::BufRead;
 use std::path::PathBuf;
 
 use super::input::{InputError, LineSource, Lines};
@@ -85,17 +85,37 @@ impl Match {
 /// Write one block as METEOR 1.5's `Matcher` prints it (`Alignment.toString` then `println`):
 /// each sentence's tokens joined by one space and trimmed as Java trims, a match line per match
 /// (the score is always 1.0 for the four modules), and a blank line.
-pub fn write_block(out: &mut impl Write, number: u64, words1: &[&str], words2: &[&str], matches: &[align::Match]) -> io::Result<()> {
-    writeln!(out, "Alignment {number}")?;
+pub fn write_block(out: &mut Vec<u8>, number: u64, words1: &[&str], words2: &[&str], matches: &[align::Match]) {
+    let mut digits = itoa::Buffer::new();
+    out.extend_from_slice(b"Alignment ");
+    out.extend_from_slice(digits.format(number).as_bytes());
+    out.push(b'\n');
     for words in [words1, words2] {
-        out.write_all(align::trim(&words.join(" ")).as_bytes())?;
-        out.write_all(b"\n")?;
+        let start = out.len();
+        for (i, word) in words.iter().enumerate() {
+            if i > 0 {
+                out.push(b' ');
+            }
+            out.extend_from_slice(word.as_bytes());
+        }
+        // Java's `trim()`: the characters it strips (up to U+0020) are single bytes in UTF-8,
+        // and no other character's bytes fall in that range.
+        let kept = |b: &u8| *b > b' ';
+        let end = out[start..].iter().rposition(kept).map_or(start, |i| start + i + 1);
+        out.truncate(end);
+        let lead = out[start..].iter().position(kept).unwrap_or(0);
+        out.drain(start..start + lead);
+        out.push(b'\n');
     }
-    writeln!(out, "{COLUMNS}")?;
+    out.extend_from_slice(COLUMNS.as_bytes());
+    out.push(b'\n');
     for m in matches {
-        writeln!(out, "{}:{}\t\t\t{}:{}\t\t\t{}\t\t1.0", m.s2_start, m.s2_len, m.s1_start, m.s1_len, m.stage)?;
+        for (value, after) in [(m.s2_start, ":"), (m.s2_len, "\t\t\t"), (m.s1_start, ":"), (m.s1_len, "\t\t\t"), (u32::from(m.stage), "\t\t1.0\n")] {
+            out.extend_from_slice(digits.format(value).as_bytes());
+            out.extend_from_slice(after.as_bytes());
+        }
     }
-    out.write_all(b"\n")
+    out.push(b'\n');
 }
 
 /// Iterator over the blocks of a Matcher file; it holds one block in memory at a time.

@@ -32,10 +32,14 @@ impl Split<'_> {
         while i < bytes.len() {
             let (space, width) = match bytes[i] {
                 b @ 0..=0x7f => (is_ascii_space(b), 1),
-                _ => {
-                    let c = text[i..].chars().next().expect("inside the string");
+                // The lead bytes of every non-ASCII space: U+0085 and U+00A0; U+1680;
+                // U+2000..U+205F; U+3000.
+                0xc2 | 0xe1 | 0xe2 | 0xe3 => {
+                    let c = text[i..].chars().next().expect("a character starts here");
                     (is_space(c), c.len_utf8())
                 }
+                // Any other byte belongs to a character that is not a space.
+                _ => (false, 1),
             };
             if space != want_space {
                 break;
@@ -89,6 +93,10 @@ mod tests {
         assert_eq!(split("   ").count(), 0);
         for c in (0..0x80u8).map(char::from) {
             assert_eq!(split(&format!("a{c}b")).count() == 2, is_space(c), "{c:?}");
+        }
+        // Every character, next to non-ASCII ones (the byte scan only decodes four lead bytes).
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            assert_eq!(split(&format!("é{c}é")).count() == 2, is_space(c), "{c:?}");
         }
     }
 }
