@@ -7,6 +7,7 @@ use hashbrown::HashMap;
 use std::io::BufRead;
 
 use super::java;
+use crate::metrics::intern::Interner;
 use super::load::{LoadError, for_each_pair_of_lines};
 
 /// Synset ids of a word, sorted and without duplicates.
@@ -14,8 +15,10 @@ pub type Synsets = Vec<u32>;
 
 #[derive(Debug, Default)]
 pub struct SynonymDictionary {
+    /// Every word (its id indexes `synsets`), in one arena: 150,000 of them for English.
+    words: Interner,
     /// A word's synset ids: a range of `ids`.
-    synsets: HashMap<Box<str>, (u32, u32)>,
+    synsets: Vec<(u32, u32)>,
     ids: Vec<u32>,
     bases: HashMap<Box<str>, Vec<Box<str>>>,
 }
@@ -39,7 +42,7 @@ impl SynonymDictionary {
             }
             Ok(())
         })?;
-        let ids = &mut dictionary.ids;
+        let SynonymDictionary { words, synsets: ranges, ids, .. } = &mut dictionary;
         for_each_pair_of_lines(synsets, names.0, |word, line| {
             let start = ids.len();
             for id in java::tokens(line) {
@@ -55,18 +58,23 @@ impl SynonymDictionary {
                 }
             }
             ids.truncate(end);
-            dictionary.synsets.insert(word.into(), (start as u32, (ids.len() - start) as u32));
+            let range = (start as u32, (ids.len() - start) as u32);
+            match words.intern(word) as usize {
+                id if id == ranges.len() => ranges.push(range),
+                id => ranges[id] = range,
+            }
             Ok(())
         })?;
         Ok(dictionary)
     }
 
     pub fn words(&self) -> usize {
-        self.synsets.len()
+        self.words.len()
     }
 
     fn synsets_of(&self, word: &str) -> &[u32] {
-        self.synsets.get(word).map_or(&[], |&(start, len)| &self.ids[start as usize..(start + len) as usize])
+        let range = |id: u32| self.synsets[id as usize];
+        self.words.get(word).map(range).map_or(&[], |(start, len)| &self.ids[start as usize..(start + len) as usize])
     }
 
     /// What METEOR's synonym matcher compares: the word's own synsets and those of its base
@@ -96,7 +104,7 @@ impl SynonymDictionary {
         for (suffix, ending) in SUFFIXES {
             if let Some(stem) = word.strip_suffix(suffix) {
                 let base = format!("{stem}{ending}");
-                if self.synsets.contains_key(base.as_str()) {
+                if self.words.get(&base).is_some() {
                     return Morph::Base(base);
                 }
             }
