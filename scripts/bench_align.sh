@@ -23,14 +23,22 @@ for side in test ref; do
     head -100000 "$DIR/200k.$side" > "$DIR/100k.$side"
 done
 rows=()
-# time JOB PAIRS COMMAND...: a table row from GNU time.
+REPEAT=${BENCH_REPEAT:-3}
+# time_job JOB PAIRS COMMAND...: runs the command REPEAT times (the JVM's and this VM's times
+# vary from run to run); a table row of the median run, with the range of the walls.
 time_job() {
     local job=$1 pairs=$2; shift 2
-    /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$@" > "$DIR/out" 2> "$DIR/err" || { cat "$DIR/err" >&2; exit 1; }
-    read -r wall kb user sys < "$DIR/time"
+    : > "$DIR/runs"
+    for _ in $(seq "$REPEAT"); do
+        /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$@" > "$DIR/out" 2> "$DIR/err" || { cat "$DIR/err" >&2; exit 1; }
+        cat "$DIR/time" >> "$DIR/runs"
+    done
+    read -r wall kb user sys < <(sort -n "$DIR/runs" | sed -n "$(( (REPEAT + 1) / 2 ))p")
+    local range
+    range="$(sort -n "$DIR/runs" | head -1 | cut -d' ' -f1)–$(sort -n "$DIR/runs" | tail -1 | cut -d' ' -f1)"
     last_wall=$wall
-    rows+=("| $job | $pairs | $wall s | $(echo "$user + $sys" | bc) s | $(echo "$pairs / $wall" | bc) | $((kb / 1024)) MB |")
-    echo "$job: $wall s" >&2
+    rows+=("| $job | $pairs | $wall s [$range] | $(echo "$user + $sys" | bc) s | $(echo "$pairs / $wall" | bc) | $((kb / 1024)) MB |")
+    echo "$job: $wall s [$range]" >&2
 }
 java_line="METEOR's jar was not run (give a checkout of cmu-mtlab/meteor and install a JDK)."
 if [ -n "$meteor" ] && command -v javac > /dev/null; then
@@ -79,6 +87,9 @@ section=$DIR/section.md
     echo "\`exact stem synonym\`, beam 40, on 1,000 English Europarl lines against a perturbed copy"
     echo "(synonyms, inflections, drops, repeats, swaps; 31 tokens a line), repeated; pairmetrics"
     echo "$(git rev-parse --short HEAD), 2 worker threads. $java_line $lepod_line"
+    echo
+    echo "Each job ran $REPEAT times: the median run's wall (the range in brackets), CPU and pairs/s; ratios"
+    echo "are of medians."
     echo
     echo "| job | pairs | wall | CPU | pairs/s | peak RSS |"
     echo "|---|---|---|---|---|---|"
