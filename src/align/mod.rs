@@ -361,10 +361,9 @@ impl Aligner {
             for (j, b) in side2.iter().enumerate() {
                 let one = |i: u32| Match { s1_start: i, s1_len: 1, s2_start: j as u32, s2_len: 1, stage };
                 if module == Module::Synonym {
-                    cache.mark_synonyms(b, side1.len());
-                    for (i, a) in side1.iter().enumerate() {
-                        if cache.marked[i] && a.hash != b.hash {
-                            candidates.add(one(i as u32));
+                    for &i in cache.synonyms_of(b) {
+                        if side1[i as usize].hash != b.hash {
+                            candidates.add(one(i));
                         }
                     }
                     continue;
@@ -436,8 +435,8 @@ struct TokenCache {
     by_synset: Vec<(u32, u32)>,
     /// (hash or stem, position) of the first sentence's words, sorted.
     by_key: Vec<(i32, u32)>,
-    /// Which first-sentence words share a synset with the current second-sentence word.
-    marked: Vec<bool>,
+    /// The first-sentence words that share a synset with the current second-sentence word.
+    positions: Vec<u32>,
 }
 
 /// Distinct words kept described before the cache starts over (memory stays flat on any
@@ -478,7 +477,7 @@ impl TokenCache {
         }
     }
 
-    /// Index the first sentence's words by synset, for [`TokenCache::mark_synonyms`].
+    /// Index the first sentence's words by synset, for [`TokenCache::synonyms_of`].
     fn index_synsets(&mut self, side1: &[Token]) {
         self.by_synset.clear();
         for (i, token) in side1.iter().enumerate() {
@@ -488,16 +487,16 @@ impl TokenCache {
         self.by_synset.sort_unstable();
     }
 
-    /// Mark the first sentence's words that share a synset with `word`.
-    fn mark_synonyms(&mut self, word: &Token, n1: usize) {
-        self.marked.clear();
-        self.marked.resize(n1, false);
+    /// The positions of the first sentence's words that share a synset with `word`, ascending.
+    fn synonyms_of(&mut self, word: &Token) -> &[u32] {
+        self.positions.clear();
         let (start, len) = word.synsets;
         for &synset in &self.synsets[start as usize..(start + len) as usize] {
             let first = self.by_synset.partition_point(|&(s, _)| s < synset);
-            for &(_, i) in self.by_synset[first..].iter().take_while(|&&(s, _)| s == synset) {
-                self.marked[i as usize] = true;
-            }
+            self.positions.extend(self.by_synset[first..].iter().take_while(|&&(s, _)| s == synset).map(|&(_, i)| i));
         }
+        self.positions.sort_unstable();
+        self.positions.dedup();
+        &self.positions
     }
 }
