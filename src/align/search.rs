@@ -262,11 +262,11 @@ fn rank<'a, K: Key>(paths: impl Iterator<Item = &'a Path>, order: &mut Vec<K>, l
     order.clear();
     order.extend(paths.enumerate().map(|(i, p)| K::new(layout, p, objective, i)));
     // Where nothing branched the paths often come out in order already.
-    if !order.is_sorted() {
-        if order.len() > keep && keep > 0 {
-            order.select_nth_unstable(keep - 1);
-            order.truncate(keep);
-        }
+    if order.len() > keep && keep > 0 {
+        order.select_nth_unstable(keep - 1);
+        order.truncate(keep);
+        order.sort_unstable();
+    } else if !order.is_sorted() {
         order.sort_unstable();
     }
     order.truncate(keep);
