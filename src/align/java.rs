@@ -1,6 +1,8 @@
 //! The three places where METEOR's behaviour is Java's behaviour, reproduced so that our
 //! alignments are METEOR's to the byte (docs/meteor-aligner.md lists why each matters).
 
+use std::ops::Range;
+
 /// `String.hashCode()`: 31-polynomial over the UTF-16 code units, wrapping. METEOR compares
 /// words by this hash, not by their text, so two words with the same hash ("Aa" and "BB") are
 /// an exact match for it, and for us.
@@ -23,10 +25,15 @@ pub fn tokens(line: &str) -> impl Iterator<Item = &str> {
     line.split([' ', '\t', '\n', '\r', '\u{c}']).filter(|t| !t.is_empty())
 }
 
-/// `String.trim()`: strips every character up to U+0020 from both ends (control characters
-/// included), which `Alignment.toString` applies to the re-joined sentence.
-pub fn trim(text: &str) -> &str {
-    text.trim_matches(|c: char| c <= ' ')
+/// `String.trim()`, which `Alignment.toString` applies to the re-joined sentence: the range of
+/// `text` left after stripping every character up to U+0020 from both ends (control characters
+/// included). Those characters are single bytes in UTF-8 and no other character's bytes fall in
+/// that range, so the range falls on character boundaries.
+pub fn trim(text: &[u8]) -> Range<usize> {
+    let kept = |b: &u8| *b > b' ';
+    let start = text.iter().position(kept).unwrap_or(text.len());
+    let end = text.iter().rposition(kept).map_or(start, |i| i + 1);
+    start..end
 }
 
 #[cfg(test)]
@@ -48,7 +55,9 @@ mod tests {
     fn tokens_split_on_javas_five_delimiters_only() {
         let line = " a\tb\u{c}c\u{b}d\u{a0}e  ";
         assert_eq!(tokens(line).collect::<Vec<_>>(), ["a", "b", "c\u{b}d\u{a0}e"]);
-        assert_eq!(trim("\u{1}x y\u{b}"), "x y");
+        let text = "\u{1}x\u{a0}y\u{b} ".as_bytes();
+        assert_eq!(&text[trim(text)], "x\u{a0}y".as_bytes());
+        assert_eq!(trim(b" \t\x1f"), 3..3);
         assert_eq!(string_length("😀a"), 3);
     }
 }

@@ -172,8 +172,7 @@ impl From<LoadError> for AlignError {
     }
 }
 
-/// The widest beam (a beam of this width is already
-/// far past any accuracy gain).
+/// The widest beam (a beam of this width is already far past any accuracy gain).
 pub const MAX_BEAM: usize = 100_000;
 
 /// How to align: METEOR `Matcher`'s options.

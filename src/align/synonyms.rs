@@ -7,8 +7,8 @@ use hashbrown::HashMap;
 use std::io::BufRead;
 
 use super::java;
-use crate::metrics::intern::Interner;
 use super::load::{LoadError, for_each_pair_of_lines};
+use crate::metrics::intern::Interner;
 
 /// Synset ids of a word, sorted and without duplicates.
 pub type Synsets = Vec<u32>;
@@ -43,22 +43,16 @@ impl SynonymDictionary {
             Ok(())
         })?;
         let SynonymDictionary { words, synsets: ranges, ids, .. } = &mut dictionary;
+        let mut set = Vec::new();
         for_each_pair_of_lines(synsets, names.0, |word, line| {
-            let start = ids.len();
+            set.clear();
             for id in java::tokens(line) {
-                ids.push(id.parse().map_err(|_| LoadError::new(names.0, format!("`{id}` is not a synset id (word `{word}`)")))?);
+                set.push(id.parse().map_err(|_| LoadError::new(names.0, format!("`{id}` is not a synset id (word `{word}`)")))?);
             }
-            ids[start..].sort_unstable();
-            // Drop the repeats of the sorted tail in place.
-            let mut end = start;
-            for k in start..ids.len() {
-                if end == start || ids[k] != ids[end - 1] {
-                    ids[end] = ids[k];
-                    end += 1;
-                }
-            }
-            ids.truncate(end);
-            let range = (start as u32, (ids.len() - start) as u32);
+            set.sort_unstable();
+            set.dedup();
+            let range = (ids.len() as u32, set.len() as u32);
+            ids.extend_from_slice(&set);
             match words.intern(word) as usize {
                 id if id == ranges.len() => ranges.push(range),
                 id => ranges[id] = range,

@@ -98,13 +98,9 @@ pub fn write_block(out: &mut Vec<u8>, number: u64, words1: &[&str], words2: &[&s
             }
             out.extend_from_slice(word.as_bytes());
         }
-        // Java's `trim()`: the characters it strips (up to U+0020) are single bytes in UTF-8,
-        // and no other character's bytes fall in that range.
-        let kept = |b: &u8| *b > b' ';
-        let end = out[start..].iter().rposition(kept).map_or(start, |i| start + i + 1);
-        out.truncate(end);
-        let lead = out[start..].iter().position(kept).unwrap_or(0);
-        out.drain(start..start + lead);
+        let kept = align::trim(&out[start..]);
+        out.truncate(start + kept.end);
+        out.drain(start..start + kept.start);
         out.push(b'\n');
     }
     out.extend_from_slice(COLUMNS.as_bytes());
