@@ -8,7 +8,8 @@
 # With a checkout of cmu-mtlab/meteor and a JDK, METEOR's Matcher is compiled from source and
 # timed on the same 20,000 pairs, and its output compared with ours byte for byte. With
 # LEPOD_SCORE (the original scorer, e.g. from xingniu/multitask-ft-fsmt's LePoD/), it is timed on
-# the same 100,000 Matcher blocks as `pairmetrics lepod`, and their outputs compared.
+# the same 100,000 Matcher blocks as `pairmetrics lepod`, and their outputs compared. Each job
+# runs BENCH_REPEAT times (default 3); the median run is reported, with the range.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 meteor=${1:-}
