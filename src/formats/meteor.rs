@@ -72,7 +72,13 @@ impl Block {
 
     pub fn links_into(&self, links: &mut Vec<Link>) {
         links.clear();
-        links.extend(self.matches.iter().flat_map(Match::links));
+        for m in &self.matches {
+            match (m.s1_len, m.s2_len) {
+                // Most matches are of one word; the iterator below does not know its length.
+                (1, 1) => links.push((m.s1_start, m.s2_start)),
+                _ => links.extend(m.links()),
+            }
+        }
     }
 }
 
@@ -230,34 +236,25 @@ fn parse_any_match(text: &str) -> Result<Match, String> {
     Ok(Match { s1_start, s1_len, s2_start, s2_len, module })
 }
 
-/// [`parse_match`] of a well-formed match line as Matcher writes them, by byte; None for
-/// anything else (non-ASCII bytes, an empty span, a malformed field), which the general parser
-/// then reads or rejects with its message.
+/// [`parse_match`] of a match line laid out exactly as Matcher writes it
+/// (`s2start:len2\t\t\ts1start:len1\t\t\tmodule\t\tscore`), read in one pass; None for anything
+/// else (other spacing, an empty span, a module past 255), which the general parser then reads
+/// or rejects with its message.
 fn parse_plain_match(line: &[u8]) -> Option<Match> {
-    let mut at = 0;
-    let mut field = || -> &[u8] {
-        while line.get(at).is_some_and(|&b| tokens::is_ascii_space(b)) {
-            at += 1;
-        }
-        let start = at;
-        while line.get(at).is_some_and(|&b| !tokens::is_ascii_space(b)) {
-            at += 1;
-        }
-        &line[start..at]
+    let mut rest = line;
+    let mut number = |then: &[u8]| {
+        let len = rest.iter().position(|b| !b.is_ascii_digit()).unwrap_or(rest.len());
+        let n = digits(&rest[..len])?;
+        rest = rest[len..].strip_prefix(then)?;
+        Some(n)
     };
-    let span = |field: &[u8]| {
-        let colon = field.iter().position(|&b| b == b':')?;
-        Some((digits(&field[..colon])?, digits(&field[colon + 1..])?))
-    };
-    let (s2_start, s2_len) = span(field())?;
-    let (s1_start, s1_len) = span(field())?;
-    let module = field();
-    // A non-ASCII byte may be a separator Python knows: leave the line to the general parser.
-    if s1_len == 0 || s2_len == 0 || !line[..at].is_ascii() || line.get(at).is_some_and(|b| !b.is_ascii()) {
+    let (s2_start, s2_len, s1_start, s1_len) = (number(b":")?, number(b"\t\t\t")?, number(b":")?, number(b"\t\t\t")?);
+    let module = u8::try_from(number(b"")?).ok()?;
+    // The module must be a whole field: what follows it is a separator or nothing.
+    if s1_len == 0 || s2_len == 0 || rest.first().is_some_and(|&b| b != b'\t') {
         return None;
     }
-    let module = digits(module).and_then(|m| u8::try_from(m).ok());
-    Some(Match { s1_start, s1_len, s2_start, s2_len, module })
+    Some(Match { s1_start, s1_len, s2_start, s2_len, module: Some(module) })
 }
 
 /// A non-empty run of ASCII digits that fits a u32.
@@ -359,6 +356,15 @@ mod tests {
             "1:1:1\t1:1\t0",
             "4294967296:1\t1:1\t0",
             "",
+            // Matcher's own layout, and near misses of it.
+            "1:1\t\t\t1:1\t\t\t2",
+            "1:1\t\t\t1:1\t\t\t300\t\t1.0",
+            "0:0\t\t\t1:1\t\t\t0\t\t1.0",
+            "1:1\t\t\t1:1\t\t\t2x\t\t1.0",
+            "1:1\t\t\t1:1\t\t\t2\u{85}\t1.0",
+            "1:1\t\t\t1:1\t\t\t2\t\u{a0}x",
+            "1:1\t\t\t1:1\t\t 2\t\t1.0",
+            "01:1\t\t\t1:1\t\t\t1\t\t1.0",
         ];
         for line in lines {
             if let Some(m) = parse_plain_match(line.as_bytes()) {

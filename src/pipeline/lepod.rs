@@ -8,11 +8,14 @@
 use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{BufRead, BufWriter, Write};
+use std::mem::take;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use crossbeam_channel::{Receiver, bounded};
 
 use super::parallel::{Chunk, map_ordered_in_chunks};
+use crate::formats::decimal;
 use crate::formats::input::{self, LineSlices, Lines};
 use crate::formats::meteor::{self, Block, Blocks};
 use crate::formats::tokens;
@@ -104,15 +107,27 @@ impl ScoreFiles {
     }
 
     fn write(&mut self, which: usize, text: &[u8]) -> Result<()> {
-        Ok(self.files[which].0.write_all(text)?)
+        let writer = &mut self.files[which].0;
+        writer.write_all(text)?;
+        start_writeback(writer.get_ref());
+        Ok(())
     }
 
+    /// Sync and rename each file, both at once: a rename over an earlier output frees that
+    /// file's cached pages before it returns (about 9 ms for each file of 100,000 pairs).
     fn finish(mut self) -> Result<()> {
-        for (writer, temp, target) in self.files.drain(..) {
-            writer.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-            fs::rename(&temp, &target).with_context(|| format!("moving {} to {}", temp.display(), target.display()))?;
-        }
-        Ok(())
+        let finish_one = |(writer, temp, target): (BufWriter<File>, PathBuf, PathBuf)| -> Result<()> {
+            let done = writer.into_inner().map_err(|e| e.into_error()).and_then(|file| file.sync_all()).map_err(anyhow::Error::from);
+            let done = done.and_then(|()| fs::rename(&temp, &target).map_err(anyhow::Error::from));
+            done.with_context(|| format!("moving {} to {}", temp.display(), target.display())).inspect_err(|_| {
+                let _ = fs::remove_file(&temp);
+            })
+        };
+        let files: Vec<_> = self.files.drain(..).collect();
+        std::thread::scope(|scope| {
+            let finishing: Vec<_> = files.into_iter().map(|file| scope.spawn(move || finish_one(file))).collect();
+            finishing.into_iter().map(|thread| thread.join().expect("finishing a score file does not panic")).collect()
+        })
     }
 }
 
@@ -121,6 +136,18 @@ impl Drop for ScoreFiles {
         for (_, temp, _) in &self.files {
             let _ = fs::remove_file(temp);
         }
+    }
+}
+
+/// Have the kernel start writing what `file` holds to disk, without waiting for it, so that the
+/// `sync_all` before the rename finds little left to write: it waited about 10 ms for each score
+/// file of 100,000 pairs, after everything else was done.
+fn start_writeback(file: &File) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a hint about an open file descriptor; it reads and writes no memory of ours.
+    unsafe {
+        use std::os::fd::AsRawFd;
+        libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
     }
 }
 
@@ -141,6 +168,15 @@ struct RawPairs {
     warnings: Vec<String>,
 }
 
+impl RawPairs {
+    /// Empty, for the pairs from `first` on, keeping its buffers.
+    fn reuse(mut self, first: u64, blocks_line: u64) -> Self {
+        self.lines.iter_mut().chain([&mut self.blocks]).for_each(Vec::clear);
+        self.warnings.clear();
+        RawPairs { first, count: 0, blocks_line, ..self }
+    }
+}
+
 /// The three inputs, cut into [`RawPairs`]: only line ends are looked for here, so that the
 /// parsing and scoring run on every core.
 struct Reader<'a> {
@@ -151,14 +187,16 @@ struct Reader<'a> {
     done: bool,
     /// An error found after the pairs of the chunk being returned.
     after: Option<anyhow::Error>,
+    /// Chunks the workers are done with, whose buffers the next chunks reuse.
+    spares: Receiver<RawPairs>,
 }
 
 impl<'a> Reader<'a> {
-    fn open(options: &'a LepodOptions) -> Result<Self> {
+    fn open(options: &'a LepodOptions, spares: Receiver<RawPairs>) -> Result<Self> {
         let open = |path: &Path| -> Result<_> { Ok(Lines::new(input::open(path)?, path)) };
         let [path1, path2] = &options.files;
         let files = [open(path1)?, open(path2)?];
-        Ok(Reader { options, files, alignment: open(&options.alignment)?, pairs: 0, done: false, after: None })
+        Ok(Reader { options, files, alignment: open(&options.alignment)?, pairs: 0, done: false, after: None, spares })
     }
 
     /// Gather the next pairs into `chunk`; an error comes after the pairs gathered before it.
@@ -209,7 +247,7 @@ impl Iterator for Reader<'_> {
         if self.done {
             return None;
         }
-        let mut chunk = RawPairs { first: self.pairs, blocks_line: self.alignment.line_number() + 1, ..RawPairs::default() };
+        let mut chunk = self.spares.try_recv().unwrap_or_default().reuse(self.pairs, self.alignment.line_number() + 1);
         if let Err(e) = self.read_chunk(&mut chunk) {
             self.done = true;
             self.after = Some(e);
@@ -230,24 +268,39 @@ struct Scored {
     error: Option<anyhow::Error>,
 }
 
+impl Scored {
+    /// Empty, keeping its buffers.
+    fn reuse(mut self) -> Self {
+        self.scores.clear();
+        [&mut self.stdout, &mut self.led, &mut self.pod].into_iter().for_each(Vec::clear);
+        self.warnings.clear();
+        Scored { error: None, ..self }
+    }
+}
+
 /// Score every pair; write the score files (with a prefix) and the summary to `out`.
 /// Warnings (inputs of different lengths, which the original silently truncates) go to `warn`.
 /// Pairs are scored on `options.threads` workers and written in input order; the totals add
 /// them up in file order, as the original does, so every figure is the same to the last bit.
 pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) -> Result<()> {
-    let reader = Reader::open(options)?;
+    // A chunk's buffers go back for a later chunk to fill: allocated afresh, buffers this large
+    // are mapped from the kernel and unmapped at every chunk, and their pages faulted in anew.
+    let (spare_inputs, spare_outputs) = (bounded::<RawPairs>(4 * options.threads), bounded::<Scored>(4 * options.threads));
+    let reader = Reader::open(options, spare_inputs.1)?;
     let mut files = options.prefix.as_deref().map(ScoreFiles::create).transpose()?;
     let punct = Punctuation::new(&options.punctuations);
     let mut totals = Totals::default();
     let score = |scratch: &mut Scratch, mut chunk: Chunk<RawPairs>| -> Result<Scored> {
         let mut pairs = chunk.records.pop().expect("one chunk of pairs per record");
-        let mut scored = Scored { warnings: std::mem::take(&mut pairs.warnings), ..Scored::default() };
+        let mut scored = spare_outputs.1.try_recv().unwrap_or_default().reuse();
+        scored.warnings.append(&mut pairs.warnings);
         if let Err(e) = score_pairs(options, &punct, scratch, &pairs, &mut scored) {
             scored.error = Some(e);
         }
+        let _ = spare_inputs.0.try_send(pairs);
         Ok(scored)
     };
-    map_ordered_in_chunks(1, reader, options.threads, Scratch::default, score, |scored| {
+    map_ordered_in_chunks(1, reader, options.threads, Scratch::default, score, |mut scored| {
         out.write_all(&scored.stdout)?;
         if let Some(files) = files.as_mut() {
             files.write(0, &scored.led)?;
@@ -257,7 +310,9 @@ pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) ->
             writeln!(warn, "{warning}")?;
         }
         scored.scores.iter().for_each(|&(led, pod)| totals.add(led, pod));
-        scored.error.map_or(Ok(()), Err)
+        let error = scored.error.take();
+        let _ = spare_outputs.0.try_send(scored);
+        error.map_or(Ok(()), Err)
     })?;
     if let Some(files) = files {
         files.finish()?;
@@ -274,6 +329,8 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
     let mut blocks = Blocks::new(LineSlices::new(&pairs.blocks, &options.alignment, pairs.blocks_line));
     let mut block = Block::default();
     let mut links: Vec<Link> = Vec::new();
+    // The token lists' buffers, from one pair to the next.
+    let mut spare_tokens: [Vec<&str>; 2] = Default::default();
     let d = options.digits;
     for counter in pairs.first + 1..=pairs.first + pairs.count as u64 {
         let gathered = "the reader gathered a line of each file per pair";
@@ -287,8 +344,9 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
             true => (raw1.to_lowercase().into(), raw2.to_lowercase().into()),
             false => (raw1.into(), raw2.into()),
         };
-        let toks1: Vec<&str> = tokens::split(&case1).collect();
-        let toks2: Vec<&str> = tokens::split(&case2).collect();
+        let [mut toks1, mut toks2] = spare_tokens.each_mut().map(|spare| recycle(take(spare)));
+        toks1.extend(tokens::split(&case1));
+        toks2.extend(tokens::split(&case2));
         if !blocks.read_into(&mut block)? {
             unreachable!("the reader gathered a block per pair");
         }
@@ -319,17 +377,24 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
         }
         if options.prefix.is_some() {
             // `SCORE\tN\tLINE1\tLINE2`: the line after the score is the same in both files.
-            write!(scored.led, "{led:.d$}")?;
+            decimal::push_fixed(&mut scored.led, led, d);
             let tail = scored.led.len();
-            write!(scored.led, "\t{counter}\t")?;
-            for piece in [raw1.as_bytes(), b"\t", raw2.as_bytes(), b"\n"] {
+            let mut number = itoa::Buffer::new();
+            for piece in [b"\t", number.format(counter).as_bytes(), b"\t", raw1.as_bytes(), b"\t", raw2.as_bytes(), b"\n"] {
                 scored.led.extend_from_slice(piece);
             }
-            write!(scored.pod, "{pod:.d$}")?;
+            decimal::push_fixed(&mut scored.pod, pod, d);
             scored.pod.extend_from_slice(&scored.led[tail..]);
         }
+        spare_tokens = [recycle(toks1), recycle(toks2)];
     }
     Ok(())
+}
+
+/// `tokens` emptied, to hold tokens of another line: collecting a vector's own `IntoIter` keeps
+/// its buffer (std collects in place when the element layouts match).
+fn recycle<'b>(tokens: Vec<&str>) -> Vec<&'b str> {
+    tokens.into_iter().filter_map(|_| None).collect()
 }
 
 /// Where a pair's problem is, for errors that point at the input.
