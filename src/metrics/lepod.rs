@@ -270,24 +270,30 @@ impl Scratch {
 /// The punctuation tokens PoD ignores: a token is punctuation when it is exactly one of the
 /// characters of the `-p` string.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Punctuation(Vec<char>);
+pub struct Punctuation {
+    /// The ASCII characters, one bit each: PoD asks about every aligned token.
+    ascii: u128,
+    /// The others, sorted.
+    other: Vec<char>,
+}
 
 impl Punctuation {
     pub fn new(chars: &str) -> Self {
-        let mut set: Vec<char> = chars.chars().collect();
-        set.sort_unstable();
-        set.dedup();
-        Punctuation(set)
+        let (ascii, mut other): (Vec<char>, Vec<char>) = chars.chars().partition(char::is_ascii);
+        other.sort_unstable();
+        other.dedup();
+        Punctuation { ascii: ascii.into_iter().fold(0, |bits, c| bits | 1 << c as u32), other }
     }
 
     pub fn contains(&self, token: &str) -> bool {
-        // One character is at most four bytes (most tokens are longer).
-        if token.len() > 4 || self.0.is_empty() {
-            return false;
-        }
-        let mut chars = token.chars();
-        match (chars.next(), chars.next()) {
-            (Some(c), None) => self.0.binary_search(&c).is_ok(),
+        match token.as_bytes() {
+            // A one-byte token is an ASCII character.
+            &[byte] => self.ascii >> byte & 1 == 1,
+            // One character is at most four bytes (most tokens are longer).
+            bytes @ &[lead, ..] if bytes.len() <= 4 && !lead.is_ascii() && !self.other.is_empty() => {
+                let mut chars = token.chars();
+                matches!((chars.next(), chars.next()), (Some(c), None) if self.other.binary_search(&c).is_ok())
+            }
             _ => false,
         }
     }
@@ -520,6 +526,23 @@ mod tests {
 
     fn toks(s: &str) -> Vec<&str> {
         s.split_whitespace().collect()
+    }
+
+    #[test]
+    fn punctuation_is_a_token_of_exactly_one_listed_character() {
+        let punct = Punctuation::new(",.\u{7f}、«");
+        for yes in [",", ".", "\u{7f}", "、", "«"] {
+            assert!(punct.contains(yes), "{yes:?}");
+        }
+        for no in ["", ",,", ", ", "a", "\0", "。", "«»", "、.", "abcd", "\u{10ffff}"] {
+            assert!(!punct.contains(no), "{no:?}");
+        }
+        assert!(!Punctuation::new("").contains(","));
+        // Every ASCII character is told apart from every other.
+        for c in (0..0x80u8).map(char::from) {
+            let one = Punctuation::new(&c.to_string());
+            assert!((0..0x80u8).map(char::from).all(|d| one.contains(&d.to_string()) == (c == d)), "{c:?}");
+        }
     }
 
     #[test]
