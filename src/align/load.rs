@@ -24,26 +24,43 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Give `f` each line of a resource with its 1-based number, split as `BufferedReader.readLine`
-/// splits them and UTF-8 checked, read through one buffer (no allocation per line: resources
-/// are loaded at every start, the English synonyms alone are 300,000 lines).
+/// splits them and UTF-8 checked. Lines are read in place in the reader's buffer, found by
+/// memchr; only a line that runs past the buffer is copied (resources are loaded at every
+/// start: the English synonyms alone are 300,000 lines).
 pub fn for_each_line(mut reader: impl BufRead, name: &str, mut f: impl FnMut(usize, &str) -> Result<(), LoadError>) -> Result<(), LoadError> {
-    let mut buffer = Vec::new();
-    for number in 1.. {
+    let mut number = 0;
+    let mut line = |bytes: &[u8]| {
+        number += 1;
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         let at = |message: String| LoadError::new(name, format!("line {number}: {message}"));
-        buffer.clear();
-        if reader.read_until(b'\n', &mut buffer).map_err(|e| at(e.to_string()))? == 0 {
-            break;
+        let text = std::str::from_utf8(bytes).map_err(|e| at(format!("invalid UTF-8 at byte {}", e.valid_up_to())))?;
+        f(number, text)
+    };
+    // The start of a line the last buffer ended in.
+    let mut carried = Vec::new();
+    loop {
+        let buffer = match reader.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(e) => return Err(LoadError::new(name, format!("line {}: {e}", number + 1))),
+        };
+        if buffer.is_empty() {
+            return if carried.is_empty() { Ok(()) } else { line(&carried) };
         }
-        if buffer.last() == Some(&b'\n') {
-            buffer.pop();
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', buffer) {
+            if carried.is_empty() {
+                line(&buffer[start..end])?;
+            } else {
+                carried.extend_from_slice(&buffer[start..end]);
+                line(&carried)?;
+                carried.clear();
+            }
+            start = end + 1;
         }
-        if buffer.last() == Some(&b'\r') {
-            buffer.pop();
-        }
-        let line = std::str::from_utf8(&buffer).map_err(|e| at(format!("invalid UTF-8 at byte {}", e.valid_up_to())))?;
-        f(number, line)?;
+        carried.extend_from_slice(&buffer[start..]);
+        let read = buffer.len();
+        reader.consume(read);
     }
-    Ok(())
 }
 
 /// METEOR's two-line records (a key line, then a value line), given to `f`.
@@ -63,5 +80,46 @@ pub fn for_each_pair_of_lines(reader: impl BufRead, name: &str, mut f: impl FnMu
     match key_line {
         Some(number) => Err(LoadError::new(name, format!("line {number}: `{key}` is the last line; a line of values must follow it"))),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufReader;
+
+    fn lines(text: &[u8], capacity: usize) -> Result<Vec<(usize, String)>, LoadError> {
+        let mut seen = Vec::new();
+        for_each_line(BufReader::with_capacity(capacity, text), "f", |number, line| {
+            seen.push((number, line.to_string()));
+            Ok(())
+        })?;
+        Ok(seen)
+    }
+
+    #[test]
+    fn lines_are_split_as_readline_splits_them_whatever_the_buffer() {
+        let text = "a\r\n\nbé c\rd\n\n\r\nlast";
+        let expected = [(1, "a"), (2, ""), (3, "bé c\rd"), (4, ""), (5, ""), (6, "last")];
+        let expected: Vec<(usize, String)> = expected.iter().map(|&(n, l)| (n, l.to_string())).collect();
+        for capacity in [1, 2, 3, 5, 64] {
+            assert_eq!(lines(text.as_bytes(), capacity).unwrap(), expected, "buffer of {capacity}");
+            assert_eq!(lines(format!("{text}\n").as_bytes(), capacity).unwrap(), expected, "buffer of {capacity}");
+        }
+        assert_eq!(lines(b"", 4).unwrap(), []);
+        assert_eq!(lines(b"\n", 4).unwrap(), [(1, String::new())]);
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_line_after_the_lines_before_it() {
+        for capacity in [1, 4, 64] {
+            let mut seen = 0;
+            let err = for_each_line(BufReader::with_capacity(capacity, &b"ok\nab\xffc\nnever\n"[..]), "f", |_, _| {
+                seen += 1;
+                Ok(())
+            })
+            .unwrap_err();
+            assert_eq!((seen, err.to_string()), (1, "f: line 2: invalid UTF-8 at byte 2".to_string()));
+        }
     }
 }
