@@ -25,16 +25,20 @@ impl std::error::Error for LoadError {}
 
 /// Give `f` each line of a resource with its 1-based number, split as `BufferedReader.readLine`
 /// splits them and UTF-8 checked. Lines are read in place in the reader's buffer, found by
-/// memchr; only a line that runs past the buffer is copied (resources are loaded at every
-/// start: the English synonyms alone are 300,000 lines).
+/// memchr and checked a buffer at a time; only a line that runs past the buffer is copied
+/// (resources are loaded at every start: the English synonyms alone are 300,000 lines).
 pub fn for_each_line(mut reader: impl BufRead, name: &str, mut f: impl FnMut(usize, &str) -> Result<(), LoadError>) -> Result<(), LoadError> {
     let mut number = 0;
-    let mut line = |bytes: &[u8]| {
+    // A line: text already checked, or bytes to check.
+    let mut line = |line: Result<&str, &[u8]>| {
         number += 1;
-        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-        let at = |message: String| LoadError::new(name, format!("line {number}: {message}"));
-        let text = std::str::from_utf8(bytes).map_err(|e| at(format!("invalid UTF-8 at byte {}", e.valid_up_to())))?;
-        f(number, text)
+        let text = match line {
+            Ok(text) => text,
+            Err(bytes) => std::str::from_utf8(bytes).map_err(|e| {
+                LoadError::new(name, format!("line {number}: invalid UTF-8 at byte {}", e.valid_up_to()))
+            })?,
+        };
+        f(number, text.strip_suffix('\r').unwrap_or(text))
     };
     // The start of a line the last buffer ended in.
     let mut carried = Vec::new();
@@ -44,16 +48,20 @@ pub fn for_each_line(mut reader: impl BufRead, name: &str, mut f: impl FnMut(usi
             Err(e) => return Err(LoadError::new(name, format!("line {}: {e}", number + 1))),
         };
         if buffer.is_empty() {
-            return if carried.is_empty() { Ok(()) } else { line(&carried) };
+            return if carried.is_empty() { Ok(()) } else { line(Err(&carried)) };
         }
+        // The buffer's whole lines, as text when they are UTF-8 (else each line is checked and
+        // the first invalid one named).
+        let whole = &buffer[..memchr::memrchr(b'\n', buffer).map_or(0, |last| last + 1)];
+        let text = std::str::from_utf8(whole).ok();
         let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', buffer) {
-            if carried.is_empty() {
-                line(&buffer[start..end])?;
-            } else {
-                carried.extend_from_slice(&buffer[start..end]);
-                line(&carried)?;
+        for end in memchr::memchr_iter(b'\n', whole) {
+            if !carried.is_empty() {
+                carried.extend_from_slice(&whole[start..end]);
+                line(Err(&carried))?;
                 carried.clear();
+            } else {
+                line(text.map(|text| &text[start..end]).ok_or(&whole[start..end]))?;
             }
             start = end + 1;
         }

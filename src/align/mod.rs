@@ -262,6 +262,13 @@ fn open(path: &Path) -> Result<Box<dyn std::io::BufRead + Send>, AlignError> {
     crate::formats::input::open(path).map_err(|e| AlignError::Load(LoadError::new(&path.display().to_string(), e.message)))
 }
 
+/// A resource of a few megabytes (a language's synonyms), read whole.
+fn read_whole(path: &Path) -> Result<Vec<u8>, AlignError> {
+    let mut bytes = Vec::new();
+    open(path)?.read_to_end(&mut bytes).map_err(|e| AlignError::Load(LoadError::new(&path.display().to_string(), e.to_string())))?;
+    Ok(bytes)
+}
+
 /// An aligner with its resources loaded; share it between threads, each with its own
 /// [`Scratch`].
 #[derive(Debug)]
@@ -301,7 +308,8 @@ impl Aligner {
                 let file = |ext: &str| dir.join(format!("{language}.{ext}"));
                 let (synsets, exceptions) = (file("synsets"), file("exceptions"));
                 let names = (synsets.display().to_string(), exceptions.display().to_string());
-                Some(Arc::new(SynonymDictionary::read(open(&synsets)?, open(&exceptions)?, (&names.0, &names.1))?))
+                let (synsets_text, exceptions_text) = (read_whole(&synsets)?, read_whole(&exceptions)?);
+                Some(Arc::new(SynonymDictionary::read(&synsets_text, &exceptions_text, (&names.0, &names.1))?))
             }
         };
         let paraphrases = match (&options.paraphrase_file, has(Module::Paraphrase)) {
