@@ -24,7 +24,7 @@ pub use load::LoadError;
 use paraphrase::ParaphraseTable;
 use search::Candidates;
 use stem::Stemmer;
-use synonyms::SynonymDictionary;
+use synonyms::{SynonymDictionary, SynsetIndex};
 
 /// A matcher stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -438,12 +438,10 @@ struct TokenCache {
     tokens: HashMap<Box<str>, Token>,
     synsets: Vec<u32>,
     buffer: Vec<u32>,
-    /// (synset, position) of the first sentence's words, sorted.
-    by_synset: Vec<(u32, u32)>,
+    /// The first sentence's words by synset.
+    by_synset: SynsetIndex,
     /// (hash or stem, position) of the first sentence's words, sorted.
     by_key: Vec<(i32, u32)>,
-    /// The first-sentence words that share a synset with the current second-sentence word.
-    positions: Vec<u32>,
 }
 
 /// Distinct words kept described before the cache starts over (memory stays flat on any
@@ -486,24 +484,15 @@ impl TokenCache {
 
     /// Index the first sentence's words by synset, for [`TokenCache::synonyms_of`].
     fn index_synsets(&mut self, side1: &[Token]) {
-        self.by_synset.clear();
-        for (i, token) in side1.iter().enumerate() {
-            let (start, len) = token.synsets;
-            self.by_synset.extend(self.synsets[start as usize..(start + len) as usize].iter().map(|&s| (s, i as u32)));
-        }
-        self.by_synset.sort_unstable();
+        let synsets = |token: &Token| &self.synsets[token.synsets.0 as usize..(token.synsets.0 + token.synsets.1) as usize];
+        let count = side1.iter().map(|t| t.synsets.1 as usize).sum();
+        let entries = side1.iter().enumerate().flat_map(|(i, token)| synsets(token).iter().map(move |&s| (s, i as u32)));
+        self.by_synset.build(count, entries);
     }
 
     /// The positions of the first sentence's words that share a synset with `word`, ascending.
     fn synonyms_of(&mut self, word: &Token) -> &[u32] {
-        self.positions.clear();
         let (start, len) = word.synsets;
-        for &synset in &self.synsets[start as usize..(start + len) as usize] {
-            let first = self.by_synset.partition_point(|&(s, _)| s < synset);
-            self.positions.extend(self.by_synset[first..].iter().take_while(|&&(s, _)| s == synset).map(|&(_, i)| i));
-        }
-        self.positions.sort_unstable();
-        self.positions.dedup();
-        &self.positions
+        self.by_synset.positions_of(&self.synsets[start as usize..(start + len) as usize])
     }
 }

@@ -115,8 +115,100 @@ enum Morph {
     Unknown,
 }
 
+/// The words of one sentence by synset: an open-addressing table from synset id to the
+/// positions of the words in it, so that each word of the other sentence finds the words it
+/// shares a synset with in a probe per synset (sorting the (synset, position) pairs and
+/// searching them took a ninth of the aligner's time).
+#[derive(Debug, Default)]
+pub(super) struct SynsetIndex {
+    /// A power of two of slots: a synset id, or [`FREE`].
+    keys: Vec<u64>,
+    /// Per slot: its last entry.
+    last: Vec<u32>,
+    /// (position, the slot's entry before it or [`NO_ENTRY`]).
+    entries: Vec<(u32, u32)>,
+    /// 64 less the bits of a slot number.
+    shift: u32,
+    /// The positions found by [`SynsetIndex::positions_into`].
+    found: Vec<u32>,
+}
+
+const FREE: u64 = u64::MAX;
+const NO_ENTRY: u32 = u32::MAX;
+
+impl SynsetIndex {
+    /// Index `entries` ((synset, position) pairs); `count` bounds their number.
+    pub fn build(&mut self, count: usize, entries: impl Iterator<Item = (u32, u32)>) {
+        // At most half full: probes stay short.
+        let slots = (2 * count).next_power_of_two().max(16);
+        self.shift = 64 - slots.trailing_zeros();
+        self.keys.clear();
+        self.keys.resize(slots, FREE);
+        self.last.resize(slots, NO_ENTRY);
+        self.entries.clear();
+        for (synset, position) in entries {
+            let slot = self.slot(synset);
+            if self.keys[slot] == FREE {
+                (self.keys[slot], self.last[slot]) = (u64::from(synset), NO_ENTRY);
+            }
+            self.entries.push((position, self.last[slot]));
+            self.last[slot] = (self.entries.len() - 1) as u32;
+        }
+    }
+
+    /// The slot of `synset`, or the free slot where it would go.
+    fn slot(&self, synset: u32) -> usize {
+        let mask = self.keys.len() - 1;
+        let mut slot = (u64::from(synset).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
+        while self.keys[slot] != u64::from(synset) && self.keys[slot] != FREE {
+            slot = (slot + 1) & mask;
+        }
+        slot
+    }
+
+    /// The positions of the words in any of `synsets`, ascending and once each.
+    pub fn positions_of(&mut self, synsets: &[u32]) -> &[u32] {
+        self.found.clear();
+        for &synset in synsets {
+            let slot = self.slot(synset);
+            if self.keys[slot] == FREE {
+                continue;
+            }
+            let mut entry = self.last[slot];
+            while entry != NO_ENTRY {
+                let (position, before) = self.entries[entry as usize];
+                self.found.push(position);
+                entry = before;
+            }
+        }
+        self.found.sort_unstable();
+        self.found.dedup();
+        &self.found
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_synset_index_finds_what_a_search_of_every_pair_finds() {
+        let mut rng = crate::metrics::random::SplitMix64::new(7);
+        let mut index = SynsetIndex::default();
+        for round in 0..2000 {
+            // Few distinct ids, so that they collide; the largest id too.
+            let range = [5, 50, 5000][round % 3];
+            let id = |rng: &mut crate::metrics::random::SplitMix64| match rng.next_u64() % 50 {
+                0 => u32::MAX,
+                _ => (rng.next_u64() % range) as u32,
+            };
+            let words: Vec<Vec<u32>> = (0..rng.next_u64() % 40).map(|_| (0..rng.next_u64() % 6).map(|_| id(&mut rng)).collect()).collect();
+            let entries = words.iter().enumerate().flat_map(|(i, w)| w.iter().map(move |&s| (s, i as u32)));
+            index.build(entries.clone().count(), entries);
+            let wanted: Vec<u32> = (0..rng.next_u64() % 8).map(|_| id(&mut rng)).collect();
+            let expected: Vec<u32> = (0..words.len() as u32).filter(|&i| words[i as usize].iter().any(|s| wanted.contains(s))).collect();
+            assert_eq!(index.positions_of(&wanted), expected, "{words:?} {wanted:?}");
+        }
+    }
+
     use super::*;
 
     fn dictionary() -> SynonymDictionary {
