@@ -134,8 +134,15 @@ impl Beam {
 
     fn is_used(&self, path: &Path, m: &Match) -> bool {
         let bits = self.slot(path);
-        (m.s2_start..m.s2_start + m.s2_len).any(|k| Self::bit(bits, k as usize))
-            || (m.s1_start..m.s1_start + m.s1_len).any(|k| Self::bit(bits, self.offset1 + k as usize))
+        let (s1, s2) = (m.s1_start as usize, m.s2_start as usize);
+        match (m.s1_len, m.s2_len) {
+            // Most matches are of one word (iterating over the spans took a sixth of the check).
+            (1, 1) => Self::bit(bits, s2) || Self::bit(bits, self.offset1 + s1),
+            _ => {
+                (s2..s2 + m.s2_len as usize).any(|k| Self::bit(bits, k))
+                    || (s1..s1 + m.s1_len as usize).any(|k| Self::bit(bits, self.offset1 + k))
+            }
+        }
     }
 
     /// Move `path` past position `k` where it cannot branch: a word it uses (inside a match it
@@ -305,7 +312,7 @@ fn search<K: Key, const STRETCHES: bool>(c: &Candidates, half_weights: &[u32], b
     // first path on unexpanded: the fixed matches are all it finds.
     let all_fixed = c.at[..n2].iter().zip(&fixed).all(|(at, f)| at.is_empty() || (at.len() == 1 && f.is_some()));
     if all_fixed || beam_size == 0 {
-        return fixed.into_iter().flatten().collect();
+        return fixed_matches(&fixed);
     }
     let start = Path {
         matches1: 0,
@@ -396,7 +403,7 @@ fn search<K: Key, const STRETCHES: bool>(c: &Candidates, half_weights: &[u32], b
     }
     let best = paths[0];
     (beam.paths, beam.next, *K::buffer(beam)) = (paths, next, order);
-    let mut matches: Vec<Match> = fixed.into_iter().flatten().collect();
+    let mut matches = fixed_matches(&fixed);
     let mut choice = best.last_choice;
     while choice != NONE {
         let (m, previous) = beam.choices[choice as usize];
@@ -404,6 +411,14 @@ fn search<K: Key, const STRETCHES: bool>(c: &Candidates, half_weights: &[u32], b
         choice = previous;
     }
     matches.sort_unstable_by_key(|m| m.s2_start);
+    matches
+}
+
+/// The fixed matches, in position order, with room for the rest (collecting the flattened
+/// options grew the vector a match at a time: 3% of the aligner's time).
+fn fixed_matches(fixed: &[Option<Match>]) -> Vec<Match> {
+    let mut matches = Vec::with_capacity(fixed.len());
+    matches.extend(fixed.iter().flatten());
     matches
 }
 
