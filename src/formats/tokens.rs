@@ -96,6 +96,9 @@ mod tests {
         assert_eq!(split("a\u{200b}b\u{200d}c").count(), 1);
         assert_eq!(split("x\u{b}y\u{1c}z é\u{85}").collect::<Vec<_>>(), ["x", "y", "z", "é"]);
         assert_eq!(split("   ").count(), 0);
+        assert_eq!(split("  a  bb c ").collect::<Vec<_>>(), ["a", "bb", "c"]);
+        assert_eq!(split("a").collect::<Vec<_>>(), ["a"]);
+        assert_eq!(split("").count(), 0);
         for c in (0..0x80u8).map(char::from) {
             assert_eq!(split(&format!("a{c}b")).count() == 2, is_space(c), "{c:?}");
         }

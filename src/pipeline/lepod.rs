@@ -117,11 +117,12 @@ impl ScoreFiles {
     /// file's cached pages before it returns (about 9 ms for each file of 100,000 pairs).
     fn finish(mut self) -> Result<()> {
         let finish_one = |(writer, temp, target): (BufWriter<File>, PathBuf, PathBuf)| -> Result<()> {
-            let done = writer.into_inner().map_err(|e| e.into_error()).and_then(|file| file.sync_all()).map_err(anyhow::Error::from);
-            let done = done.and_then(|()| fs::rename(&temp, &target).map_err(anyhow::Error::from));
-            done.with_context(|| format!("moving {} to {}", temp.display(), target.display())).inspect_err(|_| {
+            let finished = writer.into_inner().map_err(|e| e.into_error()).and_then(|file| file.sync_all());
+            let finished = finished.and_then(|()| fs::rename(&temp, &target));
+            if finished.is_err() {
                 let _ = fs::remove_file(&temp);
-            })
+            }
+            finished.with_context(|| format!("moving {} to {}", temp.display(), target.display()))
         };
         let files: Vec<_> = self.files.drain(..).collect();
         std::thread::scope(|scope| {
@@ -283,8 +284,8 @@ impl Scored {
 /// Pairs are scored on `options.threads` workers and written in input order; the totals add
 /// them up in file order, as the original does, so every figure is the same to the last bit.
 pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) -> Result<()> {
-    // A chunk's buffers go back for a later chunk to fill: allocated afresh, buffers this large
-    // are mapped from the kernel and unmapped at every chunk, and their pages faulted in anew.
+    // A chunk's buffers go back for a later chunk to fill: allocated afresh for every chunk,
+    // their pages went back to the kernel and were faulted in again.
     let (spare_inputs, spare_outputs) = (bounded::<RawPairs>(4 * options.threads), bounded::<Scored>(4 * options.threads));
     let reader = Reader::open(options, spare_inputs.1)?;
     let mut files = options.prefix.as_deref().map(ScoreFiles::create).transpose()?;
