@@ -188,6 +188,19 @@ pub trait LineSource {
     fn file(&self) -> &Path;
     /// Number of the line last returned (1-based).
     fn line_number(&self) -> u64;
+
+    /// The text from the next line on, when it is in memory and checked (see [`LineSlices`]), so
+    /// that a parser can read a line where it lies and find its end as it goes.
+    fn ahead(&self) -> Option<&str> {
+        None
+    }
+
+    /// Pass over the next line, `len` bytes long without its end, which the caller read in
+    /// [`LineSource::ahead`].
+    fn skip_line(&mut self, len: usize) {
+        let _ = len;
+        unreachable!("only a source with text ahead has lines to skip")
+    }
 }
 
 impl<R: BufRead> LineSource for Lines<R> {
@@ -265,6 +278,16 @@ impl<'a> LineSlices<'a> {
 impl LineSource for LineSlices<'_> {
     fn next_line(&mut self) -> Result<Option<&str>, InputError> {
         self.next_slice()
+    }
+
+    fn ahead(&self) -> Option<&str> {
+        Some(self.text)
+    }
+
+    fn skip_line(&mut self, len: usize) {
+        debug_assert_eq!(self.text.as_bytes().get(len), Some(&b'\n'), "a whole line is skipped");
+        self.text = &self.text[len + 1..];
+        self.line += 1;
     }
 
     fn file(&self) -> &Path {
