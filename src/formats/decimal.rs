@@ -5,7 +5,8 @@
 ///
 /// Scores in [0, 2^52) with at most 19 digits are rounded here with integer arithmetic: std takes
 /// its exact-bignum path for many of them (those whose binary value ends within the digits asked
-/// for, such as every multiple of 1/16 at 4 digits), about 10x slower. Anything else goes to std.
+/// for, such as every multiple of 1/16 at 4 digits), several times slower (5% of `lepod` against
+/// under 1% here). Anything else goes to std.
 pub fn push_fixed(out: &mut Vec<u8>, x: f64, digits: usize) {
     match scaled_and_rounded(x, digits) {
         Some(scaled) => {
