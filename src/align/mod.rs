@@ -24,7 +24,7 @@ pub use load::LoadError;
 use paraphrase::ParaphraseTable;
 use search::Candidates;
 use stem::Stemmer;
-use synonyms::{SynonymDictionary, SynsetIndex};
+use synonyms::{SynonymDictionary, SynsetIndex, span};
 
 /// A matcher stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -484,7 +484,7 @@ impl TokenCache {
 
     /// Index the first sentence's words by synset, for [`TokenCache::synonyms_of`].
     fn index_synsets(&mut self, side1: &[Token]) {
-        let synsets = |token: &Token| &self.synsets[token.synsets.0 as usize..(token.synsets.0 + token.synsets.1) as usize];
+        let synsets = |token: &Token| span(&self.synsets, token.synsets);
         let count = side1.iter().map(|t| t.synsets.1 as usize).sum();
         let entries = side1.iter().enumerate().flat_map(|(i, token)| synsets(token).iter().map(move |&s| (s, i as u32)));
         self.by_synset.build(count, entries);
@@ -492,7 +492,6 @@ impl TokenCache {
 
     /// The positions of the first sentence's words that share a synset with `word`, ascending.
     fn synonyms_of(&mut self, word: &Token) -> &[u32] {
-        let (start, len) = word.synsets;
-        self.by_synset.positions_of(&self.synsets[start as usize..(start + len) as usize])
+        self.by_synset.positions_of(span(&self.synsets, word.synsets))
     }
 }

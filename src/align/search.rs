@@ -425,27 +425,23 @@ fn fixed_matches(fixed: &[Option<Match>]) -> Vec<Match> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::random::SplitMix64;
 
     /// Random candidates: one word a side or phrases (half each: paths then stand at different
     /// positions, which stretches must not skip), from four stages, with words
     /// repeated so that many compete.
-    fn candidates(seed: &mut u64) -> Candidates {
-        let mut next = |bound: u64| {
-            *seed ^= *seed << 13;
-            *seed ^= *seed >> 7;
-            *seed ^= *seed << 17;
-            (*seed % bound) as u32
-        };
+    fn candidates(rng: &mut SplitMix64) -> Candidates {
+        let mut next = |bound: usize| rng.below(bound) as u32;
         let (n1, n2) = (next(25) as usize, next(25) as usize);
         let mut c = Candidates::default();
         c.reset(n1, n2);
         if n1 == 0 || n2 == 0 {
             return c;
         }
-        for _ in 0..next(3 * n2 as u64 + 1) {
+        for _ in 0..next(3 * n2 + 1) {
             let phrase = next(2) == 0;
             let (s1_len, s2_len) = if phrase { (1 + next(3), 1 + next(3)) } else { (1, 1) };
-            let (s1_start, s2_start) = (next(n1 as u64), next(n2 as u64));
+            let (s1_start, s2_start) = (next(n1), next(n2));
             if (s1_start + s1_len) as usize <= n1 && (s2_start + s2_len) as usize <= n2 {
                 c.add(Match { s1_start, s1_len, s2_start, s2_len, stage: next(4) as u8 });
             }
@@ -455,11 +451,11 @@ mod tests {
 
     #[test]
     fn stretches_and_narrow_keys_give_the_search_that_sorts_everywhere() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = SplitMix64::new(0x9e37_79b9_7f4a_7c15);
         let half_weights = [2, 1, 1, 0];
         let (mut beam, mut reference) = (Beam::default(), Beam::default());
         for case in 0..20000 {
-            let c = candidates(&mut seed);
+            let c = candidates(&mut rng);
             let beam_size = [1, 2, 5, 40][case % 4];
             let objective = [Objective::MaxCoverage, Objective::MaxAccuracy][case / 4 % 2];
             let layout = KeyLayout::new(&c, beam_size);

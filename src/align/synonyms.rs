@@ -69,8 +69,7 @@ impl SynonymDictionary {
     }
 
     fn synsets_of(&self, word: &str) -> &[u32] {
-        let range = |id: u32| self.synsets[id as usize];
-        self.words.get(word).map(range).map_or(&[], |(start, len)| &self.ids[start as usize..(start + len) as usize])
+        self.words.get(word).map_or(&[], |id| span(&self.ids, self.synsets[id as usize]))
     }
 
     /// What METEOR's synonym matcher compares: the word's own synsets and those of its base
@@ -115,6 +114,11 @@ enum Morph {
     Unknown,
 }
 
+/// The ids of a (start, length) range of `ids`: how words keep their synset ids in one arena.
+pub(super) fn span(ids: &[u32], (start, len): (u32, u32)) -> &[u32] {
+    &ids[start as usize..(start + len) as usize]
+}
+
 /// The words of one sentence by synset: an open-addressing table from synset id to the
 /// positions of the words in it, so that each word of the other sentence finds the words it
 /// shares a synset with in a probe per synset (sorting the (synset, position) pairs and
@@ -129,7 +133,7 @@ pub(super) struct SynsetIndex {
     entries: Vec<(u32, u32)>,
     /// 64 less the bits of a slot number.
     shift: u32,
-    /// The positions found by [`SynsetIndex::positions_into`].
+    /// The positions [`SynsetIndex::positions_of`] found.
     found: Vec<u32>,
 }
 
@@ -189,26 +193,6 @@ impl SynsetIndex {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn the_synset_index_finds_what_a_search_of_every_pair_finds() {
-        let mut rng = crate::metrics::random::SplitMix64::new(7);
-        let mut index = SynsetIndex::default();
-        for round in 0..2000 {
-            // Few distinct ids, so that they collide; the largest id too.
-            let range = [5, 50, 5000][round % 3];
-            let id = |rng: &mut crate::metrics::random::SplitMix64| match rng.next_u64() % 50 {
-                0 => u32::MAX,
-                _ => (rng.next_u64() % range) as u32,
-            };
-            let words: Vec<Vec<u32>> = (0..rng.next_u64() % 40).map(|_| (0..rng.next_u64() % 6).map(|_| id(&mut rng)).collect()).collect();
-            let entries = words.iter().enumerate().flat_map(|(i, w)| w.iter().map(move |&s| (s, i as u32)));
-            index.build(entries.clone().count(), entries);
-            let wanted: Vec<u32> = (0..rng.next_u64() % 8).map(|_| id(&mut rng)).collect();
-            let expected: Vec<u32> = (0..words.len() as u32).filter(|&i| words[i as usize].iter().any(|s| wanted.contains(s))).collect();
-            assert_eq!(index.positions_of(&wanted), expected, "{words:?} {wanted:?}");
-        }
-    }
-
     use super::*;
 
     fn dictionary() -> SynonymDictionary {
@@ -233,5 +217,25 @@ mod tests {
         assert_eq!(synsets(&d, "mosses"), [4], "`s` -> `mosse` is unknown, `ses` -> `s` gives `moss`");
         assert_eq!(synsets(&d, "moss"), [4], "a word ending in `ss` is its own base");
         assert_eq!(synsets(&d, "dogs"), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn the_synset_index_finds_what_a_search_of_every_pair_finds() {
+        let mut rng = crate::metrics::random::SplitMix64::new(7);
+        let mut index = SynsetIndex::default();
+        for round in 0..2000 {
+            // Few distinct ids, so that they collide; the largest id too.
+            let range = [5, 50, 5000][round % 3];
+            let id = |rng: &mut crate::metrics::random::SplitMix64| match rng.next_u64() % 50 {
+                0 => u32::MAX,
+                _ => (rng.next_u64() % range) as u32,
+            };
+            let words: Vec<Vec<u32>> = (0..rng.next_u64() % 40).map(|_| (0..rng.next_u64() % 6).map(|_| id(&mut rng)).collect()).collect();
+            let entries = words.iter().enumerate().flat_map(|(i, w)| w.iter().map(move |&s| (s, i as u32)));
+            index.build(entries.clone().count(), entries);
+            let wanted: Vec<u32> = (0..rng.next_u64() % 8).map(|_| id(&mut rng)).collect();
+            let expected: Vec<u32> = (0..words.len() as u32).filter(|&i| words[i as usize].iter().any(|s| wanted.contains(s))).collect();
+            assert_eq!(index.positions_of(&wanted), expected, "{words:?} {wanted:?}");
+        }
     }
 }

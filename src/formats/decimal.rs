@@ -99,13 +99,8 @@ mod tests {
             }
         }
         // LeD and PoD are means of ratios of small counts; and random bit patterns below 2^52.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::metrics::random::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = || rng.next_u64();
         for _ in 0..200_000 {
             let (a, b, c, d) = (next() % 60, next() % 60 + 1, next() % 60, next() % 60 + 1);
             let ratio = (a as f64 / b as f64 + c as f64 / d as f64) / 2.0;

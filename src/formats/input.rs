@@ -197,8 +197,7 @@ pub trait LineSource {
 
     /// Pass over the next line, `len` bytes long without its end, which the caller read in
     /// [`LineSource::ahead`].
-    fn skip_line(&mut self, len: usize) {
-        let _ = len;
+    fn skip_line(&mut self, _len: usize) {
         unreachable!("only a source with text ahead has lines to skip")
     }
 }

@@ -23,6 +23,9 @@ use crate::metrics::{Link, Side, span_links};
 /// The column header line of every block.
 pub const COLUMNS: &str = "Line2Start:Length\tLine1Start:Length\tModule\t\tScore";
 
+/// How Matcher ends every match line: its score, always 1.0 for the four modules.
+const MATCH_LINE_END: &str = "\t\t1.0\n";
+
 /// One matched span pair: `s1[s1_start, s1_start + s1_len)` <-> `s2[s2_start, s2_start + s2_len)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Match {
@@ -112,7 +115,7 @@ pub fn write_block(out: &mut Vec<u8>, number: u64, words1: &[&str], words2: &[&s
     out.extend_from_slice(COLUMNS.as_bytes());
     out.push(b'\n');
     for m in matches {
-        for (value, after) in [(m.s2_start, ":"), (m.s2_len, "\t\t\t"), (m.s1_start, ":"), (m.s1_len, "\t\t\t"), (u32::from(m.stage), "\t\t1.0\n")] {
+        for (value, after) in [(m.s2_start, ":"), (m.s2_len, "\t\t\t"), (m.s1_start, ":"), (m.s1_len, "\t\t\t"), (u32::from(m.stage), MATCH_LINE_END)] {
             out.extend_from_slice(digits.format(value).as_bytes());
             out.extend_from_slice(after.as_bytes());
         }
@@ -254,10 +257,11 @@ fn parse_plain_match(line: &[u8]) -> Option<Match> {
 }
 
 /// [`parse_plain_match`] of the line at the start of `text` when it ends as Matcher ends every
-/// line (`\t\t1.0`), with the line's length.
+/// match line ([`MATCH_LINE_END`]), with the line's length.
 fn parse_matcher_line(text: &[u8]) -> Option<(Match, usize)> {
     let (m, rest) = parse_matcher_fields(text)?;
-    rest.starts_with(b"\t\t1.0\n").then(|| (m, text.len() - rest.len() + 5))
+    // The line's length leaves out its `\n`.
+    rest.starts_with(MATCH_LINE_END.as_bytes()).then(|| (m, text.len() - rest.len() + MATCH_LINE_END.len() - 1))
 }
 
 /// The spans and module at the start of `text` in Matcher's layout, and what follows them.
