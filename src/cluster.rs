@@ -10,18 +10,30 @@ use std::time::Duration;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::any::Any;
+
 use anyhow::{Context, Result, bail};
-use ballista_core::extension::SessionStateExt;
+use ballista_core::extension::{SessionConfigExt, SessionStateExt};
 use ballista_core::registry::BallistaFunctionRegistry;
+use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
 use ballista_core::utils::default_session_builder;
 use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_process};
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
 use ballista_scheduler::scheduler_process::start_server;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
-use datafusion::execution::{SessionState, SessionStateBuilder};
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::catalog::TableProvider;
+use datafusion::common::{DataFusionError, Result as DFResult, TableReference};
+use datafusion::datasource::file_format::FileFormatFactory;
+use datafusion::execution::{SessionState, SessionStateBuilder, TaskContext};
+use datafusion::logical_expr::{Extension, LogicalPlan};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion_proto::logical_plan::LogicalExtensionCodec;
+use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
 
 use crate::Resources;
+use crate::parquet::lockstep_table::{LockstepExec, LockstepTable};
 use crate::session::Session;
 use crate::storage::StoresFromEnvironment;
 
@@ -41,7 +53,101 @@ pub fn client_state(state: SessionState, url: &str) -> Result<SessionState> {
     if !reachable {
         bail!("--cluster {url}: no scheduler answers there (start one with `pairmetrics cluster scheduler`)");
     }
+    let config = state.config().clone().with_ballista_logical_extension_codec(Codecs::logical());
+    let state = SessionStateBuilder::new_from_existing(state).with_config(config).build();
     Ok(state.upgrade_for_ballista(format!("http://{host}:{port}"))?)
+}
+
+/// Ballista's codecs, which also carry [`LockstepTable`] (from the client to the scheduler) and
+/// [`LockstepExec`] (from the scheduler to the executors); everything else is Ballista's.
+#[derive(Debug, Default)]
+pub struct Codecs {
+    logical: BallistaLogicalExtensionCodec,
+    physical: BallistaPhysicalExtensionCodec,
+}
+
+impl Codecs {
+    pub fn logical() -> Arc<dyn LogicalExtensionCodec> {
+        Arc::new(Codecs::default())
+    }
+
+    pub fn physical() -> Arc<dyn PhysicalExtensionCodec> {
+        Arc::new(Codecs::default())
+    }
+}
+
+fn external(error: anyhow::Error) -> DataFusionError {
+    DataFusionError::External(error.into())
+}
+
+impl LogicalExtensionCodec for Codecs {
+    fn try_decode(&self, buf: &[u8], inputs: &[LogicalPlan], ctx: &TaskContext) -> DFResult<Extension> {
+        self.logical.try_decode(buf, inputs, ctx)
+    }
+
+    fn try_encode(&self, node: &Extension, buf: &mut Vec<u8>) -> DFResult<()> {
+        self.logical.try_encode(node, buf)
+    }
+
+    fn try_decode_table_provider(
+        &self,
+        buf: &[u8],
+        table_ref: &TableReference,
+        schema: SchemaRef,
+        ctx: &TaskContext,
+    ) -> DFResult<Arc<dyn TableProvider>> {
+        match LockstepTable::from_bytes(buf).map_err(external)? {
+            Some(table) => Ok(Arc::new(table)),
+            None => self.logical.try_decode_table_provider(buf, table_ref, schema, ctx),
+        }
+    }
+
+    fn try_encode_table_provider(
+        &self,
+        table_ref: &TableReference,
+        node: Arc<dyn TableProvider>,
+        buf: &mut Vec<u8>,
+    ) -> DFResult<()> {
+        match (node.as_ref() as &dyn Any).downcast_ref::<LockstepTable>() {
+            Some(table) => Ok(buf.extend(table.to_bytes().map_err(external)?)),
+            None => self.logical.try_encode_table_provider(table_ref, node, buf),
+        }
+    }
+
+    fn try_decode_file_format(&self, buf: &[u8], ctx: &TaskContext) -> DFResult<Arc<dyn FileFormatFactory>> {
+        self.logical.try_decode_file_format(buf, ctx)
+    }
+
+    fn try_encode_file_format(&self, buf: &mut Vec<u8>, node: Arc<dyn FileFormatFactory>) -> DFResult<()> {
+        self.logical.try_encode_file_format(buf, node)
+    }
+}
+
+impl PhysicalExtensionCodec for Codecs {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+        ctx: &TaskContext,
+        converter: &dyn PhysicalProtoConverterExtension,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        match LockstepExec::from_bytes(buf).map_err(external)? {
+            Some(exec) => Ok(Arc::new(exec)),
+            None => self.physical.try_decode(buf, inputs, ctx, converter),
+        }
+    }
+
+    fn try_encode(
+        &self,
+        node: Arc<dyn ExecutionPlan>,
+        buf: &mut Vec<u8>,
+        converter: &dyn PhysicalProtoConverterExtension,
+    ) -> DFResult<()> {
+        match node.downcast_ref::<LockstepExec>() {
+            Some(exec) => Ok(buf.extend(exec.to_bytes().map_err(external)?)),
+            None => self.physical.try_encode(node, buf, converter),
+        }
+    }
 }
 
 /// How a scheduler runs.
@@ -73,6 +179,8 @@ pub async fn run_scheduler(options: SchedulerOptions) -> Result<()> {
             crate::udf::register_all_with(&mut state, &Resources::on_executors())?;
             Ok(state)
         })),
+        override_logical_codec: Some(Codecs::logical()),
+        override_physical_codec: Some(Codecs::physical()),
         ..SchedulerConfig::default()
     };
     let config = Arc::new(config);
@@ -136,6 +244,8 @@ pub async fn run_executor(options: ExecutorOptions, resources: &Resources) -> Re
         vcores: options.slots,
         executor_heartbeat_interval_seconds: options.heartbeat_seconds,
         override_function_registry: Some(Arc::new(registry)),
+        override_logical_codec: Some(Codecs::logical()),
+        override_physical_codec: Some(Codecs::physical()),
         ..ExecutorProcessConfig::default()
     };
     eprintln!(

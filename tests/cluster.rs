@@ -286,6 +286,8 @@ fn a_cluster_computes_what_one_process_does() {
     let mut args: Vec<&str> = vec!["score", "--out", path_str(&cluster_out)];
     args.extend(inputs.iter().map(String::as_str));
     let cluster_summary = cluster.ok(&args);
+    // The sample's tables list the same pair_ids in the same order: no join on the cluster.
+    assert!(cluster_summary.contains("side by side (no join"), "{cluster_summary}");
     // The summaries agree past the "wrote PATH" line (means summed in pair_id order both ways).
     let tail = |s: &str| s.lines().skip(1).filter(|l| !l.starts_with("note:")).map(str::to_string).collect::<Vec<_>>();
     assert_eq!(tail(&cluster_summary), tail(&local_summary));

@@ -6,7 +6,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use datafusion::arrow::array::RecordBatch;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{AsArray, RecordBatch};
+use datafusion::arrow::datatypes::Int64Type;
+use datafusion::catalog::TableProvider;
+use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::TryStreamExt;
 use datafusion::arrow::compute::concat_batches;
 use datafusion::parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use datafusion::parquet::file::metadata::PageIndexPolicy;
@@ -19,6 +26,7 @@ use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::properties::WriterProperties;
 use pairmetrics::parquet::ParquetInput;
 use pairmetrics::parquet::lockstep::{Source, Zip, zipped_schema};
+use pairmetrics::parquet::lockstep_table::{LockstepExec, LockstepTable};
 
 use crate::common::{ids, sample, write_parquet};
 
@@ -186,14 +194,66 @@ async fn lockstep_reading_stops_where_the_ids_differ() {
         let columns = vec!["pair_id".to_string(), column.to_string()];
         Source { input: ParquetInput::open(name, path).unwrap(), schema: read(path).schema(), alias, columns }
     };
-    let sources = vec![source("pairs", &a, None, "x"), source("alignments", &b, Some("a"), "y")];
+    let sources = vec![source("pairs", &a, None, "x"), source("alignments", &b, Some("a".to_string()), "y")];
     let zipped = zipped_schema(&sources).unwrap();
     let names: Vec<&str> = zipped.fields().iter().map(|f| f.name().as_str()).collect();
     assert_eq!(names, ["pair_id", "x", "__a_pair_id", "__a_y"]);
-    let mut zip = Zip::open(sources, zipped, 2).unwrap();
+    let mut zip = Zip::open(sources.clone(), zipped.clone(), 2).unwrap();
     assert_eq!(zip.next().await.unwrap().unwrap().num_rows(), 2);
     let error = zip.next().await.unwrap_err().to_string();
     assert_eq!(error, "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?");
+    // Read from a share of the rows (as a cluster's task reads), the error names the same row.
+    let mut zip = Zip::open_rows(sources, zipped, 2, 1..4).unwrap();
+    let error = zip.next().await.unwrap_err().to_string();
+    assert_eq!(error, "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?");
+}
+
+/// A lockstep table's scan (what a cluster's executors run) gives each partition a share of the
+/// rows of every table, across files and within row groups; the shares, in partition order,
+/// are the whole tables side by side, and so are they after the scan is encoded and decoded.
+#[tokio::test]
+async fn a_lockstep_scan_shares_the_rows_of_every_table() {
+    let dir = TempDir::new().unwrap();
+    let rows: Vec<i64> = (0..120_000).collect();
+    // pairs as three files, alignments as one: the shares cut through both differently.
+    std::fs::create_dir(dir.path().join("pairs")).unwrap();
+    for (k, part) in rows.chunks(40_000).enumerate() {
+        let x: Vec<i64> = part.iter().map(|i| i * 7).collect();
+        write_parquet(&dir.path().join(format!("pairs/part-{k}.parquet")), vec![("pair_id", ids(part)), ("x", ids(&x))]);
+    }
+    let b = dir.path().join("b.parquet");
+    let y: Vec<i64> = rows.iter().map(|i| -i).collect();
+    write_parquet(&b, vec![("pair_id", ids(&rows)), ("y", ids(&y))]);
+    let pairs = ParquetInput::open("pairs", &dir.path().join("pairs")).unwrap();
+    let source = |input: ParquetInput, path: &Path, alias: Option<String>, column: &str| {
+        let columns = vec!["pair_id".to_string(), column.to_string()];
+        Source { input, schema: read(path).schema(), alias, columns }
+    };
+    let sources = vec![
+        source(pairs, &dir.path().join("pairs/part-0.parquet"), None, "x"),
+        source(ParquetInput::open("alignments", &b).unwrap(), &b, Some("a".to_string()), "y"),
+    ];
+    let table = LockstepTable::new(sources, rows.len() as u64).unwrap();
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2).with_batch_size(7_000));
+    let plan = table.scan(&ctx.state(), Some(&vec![3, 1, 0]), &[], None).await.unwrap();
+    let exec = plan.downcast_ref::<LockstepExec>().unwrap();
+    let decoded: Arc<dyn ExecutionPlan> = Arc::new(LockstepExec::from_bytes(&exec.to_bytes().unwrap()).unwrap().unwrap());
+    for plan in [plan.clone(), decoded] {
+        assert_eq!(plan.output_partitioning().partition_count(), 2);
+        let mut batches = Vec::new();
+        for partition in 0..2 {
+            let stream = plan.execute(partition, ctx.task_ctx()).unwrap();
+            batches.extend(stream.try_collect::<Vec<_>>().await.unwrap());
+        }
+        let all = concat_batches(&plan.schema(), &batches).unwrap();
+        let names: Vec<&str> = all.schema_ref().fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, ["__a_y", "x", "pair_id"]);
+        let column = |i: usize| all.column(i).as_primitive::<Int64Type>().values().to_vec();
+        assert_eq!(column(2), rows);
+        assert_eq!(column(1), rows.iter().map(|i| i * 7).collect::<Vec<_>>());
+        assert_eq!(column(0), y);
+    }
+    assert!(LockstepTable::from_bytes(b"{}").unwrap().is_none());
 }
 
 /// A pairs table big enough that scoring it takes a while: the sample's lines, many times.

@@ -8,6 +8,7 @@
 
 use std::fs::File;
 use std::io::Read;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -206,11 +207,31 @@ impl ParquetInput {
     /// at open, each column cast to its type in `schema` (the table as registered, so batches
     /// have the types a query over it sees).
     pub fn scan(&self, columns: &[&str], schema: &Schema, batch_size: usize) -> Result<SendableRecordBatchStream> {
+        self.scan_rows(columns, schema, batch_size, 0..u64::MAX)
+    }
+
+    /// Like [`scan`](Self::scan), for the input's rows `rows` only (counted across its files in
+    /// path order): the row groups outside them are not read, and the rows of the edge groups
+    /// outside them are skipped.
+    pub fn scan_rows(
+        &self,
+        columns: &[&str],
+        schema: &Schema,
+        batch_size: usize,
+        rows: Range<u64>,
+    ) -> Result<SendableRecordBatchStream> {
         let fields = columns.iter().map(|c| schema.field_with_name(c).cloned()).collect::<Result<Vec<_>, _>>()?;
         let schema: SchemaRef = Arc::new(Schema::new(fields));
         let in_files: Vec<&str> = columns.iter().copied().filter(|c| !self.partitions.iter().any(|k| k == c)).collect();
         let mut readers = Vec::with_capacity(self.files.len());
+        let mut first_row = 0u64;
         for file in &self.files {
+            let file_rows = first_row..first_row + file.metadata.file_metadata().num_rows().max(0) as u64;
+            first_row = file_rows.end;
+            let wanted = rows.start.max(file_rows.start)..rows.end.min(file_rows.end);
+            if wanted.is_empty() {
+                continue;
+            }
             let metadata = ArrowReaderMetadata::try_new(file.metadata.clone(), ArrowReaderOptions::new())?;
             let parquet_schema = metadata.parquet_schema();
             let roots: Vec<usize> = in_files
@@ -221,10 +242,20 @@ impl ParquetInput {
                 })
                 .collect::<Result<_>>()?;
             let mask = ProjectionMask::roots(parquet_schema, roots);
-            let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file.source.open()?, metadata)
+            let mut reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file.source.open()?, metadata)
                 .with_projection(mask)
-                .with_batch_size(batch_size)
-                .build()?;
+                .with_batch_size(batch_size);
+            if wanted != file_rows {
+                let in_file = wanted.start - file_rows.start..wanted.end - file_rows.start;
+                let groups = file.metadata.row_groups();
+                let group_rows: Vec<u64> = groups.iter().map(|g| g.num_rows().max(0) as u64).collect();
+                let plan = super::split::access_plan(&group_rows, in_file.start, in_file.end);
+                reader = reader.with_row_groups(plan.row_group_indexes());
+                if let Some(selection) = plan.into_overall_row_selection(groups)? {
+                    reader = reader.with_row_selection(selection);
+                }
+            }
+            let reader = reader.build()?;
             let partitions: Vec<(String, String)> = self.partitions.iter().cloned().zip(file.partition_values.iter().cloned()).collect();
             readers.push((file.source.name(), partitions, reader));
         }

@@ -5,6 +5,7 @@
 //! list three times; here each table is decoded on its own task, the rows are zipped into one
 //! batch, the metric expressions run on every core, and batches come out in input order.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
@@ -31,13 +32,13 @@ pub struct Source {
     pub input: ParquetInput,
     pub schema: SchemaRef,
     /// Prefix of its columns in the zipped batch (see [`renamed`]); None keeps their names.
-    pub alias: Option<&'static str>,
+    pub alias: Option<String>,
     pub columns: Vec<String>,
 }
 
 impl Source {
     fn output_name(&self, column: &str) -> String {
-        match self.alias {
+        match &self.alias {
             Some(alias) => renamed(alias, column),
             None => column.to_string(),
         }
@@ -117,15 +118,21 @@ impl Zip {
     /// Open every source (each group of its columns decoded on its own thread, a few batches
     /// ahead).
     pub fn open(sources: Vec<Source>, schema: SchemaRef, batch_size: usize) -> Result<Zip> {
+        Self::open_rows(sources, schema, batch_size, 0..u64::MAX)
+    }
+
+    /// Like [`open`](Self::open), for rows `rows` of every table only.
+    pub fn open_rows(sources: Vec<Source>, schema: SchemaRef, batch_size: usize, share: Range<u64>) -> Result<Zip> {
         let mut cursors = Vec::new();
         for (index, source) in sources.iter().enumerate() {
             for group in source.column_groups() {
-                let stream = source.input.scan(&group, &source.schema, batch_size)?;
+                let stream = source.input.scan_rows(&group, &source.schema, batch_size, share.clone())?;
                 let ids = group.contains(&"pair_id");
                 cursors.push(Cursor { source: index, ids, stream, batch: None, offset: 0 });
             }
         }
-        Ok(Zip { sources, cursors, schema, rows: 0 })
+        // Rows are counted from the share's start, so messages name rows of the tables.
+        Ok(Zip { sources, cursors, schema, rows: share.start })
     }
 
     fn name(&self, cursor: &Cursor) -> &str {

@@ -5,6 +5,7 @@ pub mod copy;
 pub mod dataset;
 pub mod input;
 pub mod lockstep;
+pub mod lockstep_table;
 pub mod split;
 pub mod write;
 

@@ -5,6 +5,7 @@
 //! access plan per share: whole row groups, or a row selection within one), so the shares are
 //! decoded and computed on threads of their own, each in file order.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -45,12 +46,18 @@ impl SplitRowGroups {
 
 /// How many shares `partitions` threads should get of a file with these row groups.
 fn shares(rows: &[u64], partitions: usize) -> usize {
-    let total: u64 = rows.iter().sum();
-    (partitions as u64).min(total / MIN_ROWS_PER_SHARE).max(1) as usize
+    row_shares(rows.iter().sum(), partitions).len()
+}
+
+/// Rows `[0, total)` in contiguous shares, in order: one per partition, but none smaller than
+/// [`MIN_ROWS_PER_SHARE`] unless there is only one.
+pub fn row_shares(total: u64, partitions: usize) -> Vec<Range<u64>> {
+    let n = (partitions as u64).min(total / MIN_ROWS_PER_SHARE).max(1);
+    (0..n).map(|k| total * k / n..total * (k + 1) / n).collect()
 }
 
 /// The access plan reading rows `[from, to)` of a file with these row groups.
-fn access_plan(rows: &[u64], from: u64, to: u64) -> ParquetAccessPlan {
+pub fn access_plan(rows: &[u64], from: u64, to: u64) -> ParquetAccessPlan {
     let mut start = 0;
     let groups = rows
         .iter()
@@ -87,15 +94,14 @@ fn split(
     let exec = plan.downcast_ref::<DataSourceExec>()?;
     let config = exec.data_source().downcast_ref::<FileScanConfig>()?;
     let file = config.file_groups.iter().flat_map(|g| g.files()).next()?;
-    let n = shares(rows, partitions) as u64;
-    let total: u64 = rows.iter().sum();
-    let groups = (0..n)
-        .map(|k| {
+    let groups = row_shares(rows.iter().sum(), partitions)
+        .into_iter()
+        .map(|rows_of_share| {
             let mut share: PartitionedFile = file.clone();
             share.range = None;
             // Statistics of the whole file would count it once per share.
             share.statistics = None;
-            share.extensions.insert(access_plan(rows, total * k / n, total * (k + 1) / n));
+            share.extensions.insert(access_plan(rows, rows_of_share.start, rows_of_share.end));
             FileGroup::new(vec![share])
         })
         .collect();

@@ -11,6 +11,7 @@ use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
 use datafusion::common::JoinType;
+use datafusion::catalog::TableProvider;
 use datafusion::datasource::MemTable;
 use datafusion::logical_expr::{Expr, SortExpr};
 use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
@@ -21,6 +22,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::align::{Aligner, AlignerOptions};
 use crate::resources::{self, ResourceOptions};
 use crate::parquet::dataset::ExecutorDataset;
+use crate::parquet::lockstep_table::LockstepTable;
 use crate::parquet::{Codec, KeyOrder, Layout, ParquetInput, TableWriter, lockstep};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
@@ -172,9 +174,8 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             summary.notes.push(format!("{} checked but not used: {why}", table.name()));
         }
     }
-    // Lockstep reading happens in this process; on a cluster the tables are joined there.
     let same_order = inputs.iter().all(|k| k.order.ascending && k.order.same_sequence(&inputs[0].order));
-    let lockstep = match same_order && options.cluster.is_none() {
+    let lockstep = match same_order {
         true => lockstep_sources(&ctx, &inputs).await?,
         false => None,
     };
@@ -182,8 +183,21 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         for keyed in &inputs[1..] {
             summary.orphans.insert(keyed.table.name(), 0);
         }
-        let zipped = lockstep::zipped_schema(sources)?;
-        ctx.register_table(LOCKSTEP, Arc::new(MemTable::try_new(zipped, vec![vec![]])?))?;
+        // Here the table only gives the projections a schema to plan over: `score` zips the
+        // batches itself. A cluster's executors read them through LockstepTable's scan.
+        let table: Arc<dyn TableProvider> = match &options.cluster {
+            None => Arc::new(MemTable::try_new(lockstep::zipped_schema(sources)?, vec![vec![]])?),
+            Some(_) => Arc::new(LockstepTable::new(sources.clone(), rows)?),
+        };
+        ctx.register_table(LOCKSTEP, table)?;
+        if options.cluster.is_some() && sources.len() > 1 {
+            summary.notes.push(
+                "the tables list the same pair_ids in the same order: each task of the cluster \
+                 reads one share of the rows of every table side by side (no join, no shuffle \
+                 before the metrics)"
+                    .to_string(),
+            );
+        }
     } else {
         for Keyed { table, input, order } in &inputs {
             if !order.ascending {
@@ -227,8 +241,8 @@ async fn lockstep_sources(ctx: &SessionContext, inputs: &[Keyed]) -> Result<Opti
     let mut sources = Vec::new();
     for Keyed { table, input, .. } in inputs {
         let table = *table;
-        let alias = (table != Table::Pairs).then(|| columns::alias(table));
-        let columns: Vec<String> = match alias {
+        let alias = (table != Table::Pairs).then(|| columns::alias(table).to_string());
+        let columns: Vec<String> = match &alias {
             None => pairs_schema.fields().iter().map(|f| f.name().clone()).collect(),
             // The columns the metrics read: what the table must have.
             Some(alias) => {
@@ -392,8 +406,13 @@ async fn score_frame(
         .collect();
     select.extend(columns::exprs(&builder, metrics)?);
     if lockstep {
-        // Lockstep batches come in pair_id order.
-        return Ok(ctx.table(LOCKSTEP).await?.alias("p")?.select(select)?);
+        let frame = ctx.table(LOCKSTEP).await?.alias("p")?.select(select)?;
+        // Lockstep batches come in pair_id order; a cluster's shares are each in that order,
+        // and merged (not sorted) into it.
+        return Ok(match options.cluster {
+            None => frame,
+            Some(_) => frame.sort(vec![SortExpr::new(builder.pairs("pair_id"), true, true)])?,
+        });
     }
     let mut frame = ctx.table("pairs").await?.alias("p")?;
     for &Keyed { table, .. } in &inputs[1..] {
