@@ -24,7 +24,7 @@ use ballista_scheduler::scheduler_process::start_server;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
-use datafusion::common::{DataFusionError, Result as DFResult, TableReference};
+use datafusion::common::{Result as DFResult, TableReference};
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::execution::{SessionState, SessionStateBuilder, TaskContext};
 use datafusion::logical_expr::{Extension, LogicalPlan};
@@ -33,7 +33,9 @@ use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
 
 use crate::Resources;
+use crate::parquet::encoded::external;
 use crate::parquet::lockstep_table::{LockstepExec, LockstepTable};
+use crate::parquet::shares::{SharesSink, WriteSharesExec};
 use crate::session::Session;
 use crate::storage::StoresFromEnvironment;
 
@@ -58,8 +60,9 @@ pub fn client_state(state: SessionState, url: &str) -> Result<SessionState> {
     Ok(state.upgrade_for_ballista(format!("http://{host}:{port}"))?)
 }
 
-/// Ballista's codecs, which also carry [`LockstepTable`] (from the client to the scheduler) and
-/// [`LockstepExec`] (from the scheduler to the executors); everything else is Ballista's.
+/// Ballista's codecs, which also carry our plan nodes: [`LockstepTable`] and [`SharesSink`]
+/// from the client to the scheduler, [`LockstepExec`] and [`WriteSharesExec`] from the
+/// scheduler to the executors. Everything else is Ballista's.
 #[derive(Debug, Default)]
 pub struct Codecs {
     logical: BallistaLogicalExtensionCodec,
@@ -74,10 +77,6 @@ impl Codecs {
     pub fn physical() -> Arc<dyn PhysicalExtensionCodec> {
         Arc::new(Codecs::default())
     }
-}
-
-fn external(error: anyhow::Error) -> DataFusionError {
-    DataFusionError::External(error.into())
 }
 
 impl LogicalExtensionCodec for Codecs {
@@ -96,10 +95,13 @@ impl LogicalExtensionCodec for Codecs {
         schema: SchemaRef,
         ctx: &TaskContext,
     ) -> DFResult<Arc<dyn TableProvider>> {
-        match LockstepTable::from_bytes(buf).map_err(external)? {
-            Some(table) => Ok(Arc::new(table)),
-            None => self.logical.try_decode_table_provider(buf, table_ref, schema, ctx),
+        if let Some(table) = LockstepTable::from_bytes(buf).map_err(external)? {
+            return Ok(Arc::new(table));
         }
+        if let Some(sink) = SharesSink::from_bytes(buf).map_err(external)? {
+            return Ok(Arc::new(sink));
+        }
+        self.logical.try_decode_table_provider(buf, table_ref, schema, ctx)
     }
 
     fn try_encode_table_provider(
@@ -108,10 +110,13 @@ impl LogicalExtensionCodec for Codecs {
         node: Arc<dyn TableProvider>,
         buf: &mut Vec<u8>,
     ) -> DFResult<()> {
-        match (node.as_ref() as &dyn Any).downcast_ref::<LockstepTable>() {
-            Some(table) => Ok(buf.extend(table.to_bytes().map_err(external)?)),
-            None => self.logical.try_encode_table_provider(table_ref, node, buf),
-        }
+        let any = node.as_ref() as &dyn Any;
+        let ours = match (any.downcast_ref::<LockstepTable>(), any.downcast_ref::<SharesSink>()) {
+            (Some(table), _) => table.to_bytes(),
+            (_, Some(sink)) => sink.to_bytes(),
+            _ => return self.logical.try_encode_table_provider(table_ref, node, buf),
+        };
+        Ok(buf.extend(ours.map_err(external)?))
     }
 
     fn try_decode_file_format(&self, buf: &[u8], ctx: &TaskContext) -> DFResult<Arc<dyn FileFormatFactory>> {
@@ -131,10 +136,15 @@ impl PhysicalExtensionCodec for Codecs {
         ctx: &TaskContext,
         converter: &dyn PhysicalProtoConverterExtension,
     ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        match LockstepExec::from_bytes(buf).map_err(external)? {
-            Some(exec) => Ok(Arc::new(exec)),
-            None => self.physical.try_decode(buf, inputs, ctx, converter),
+        if let Some(exec) = LockstepExec::from_bytes(buf).map_err(external)? {
+            return Ok(Arc::new(exec));
         }
+        if let [input] = inputs
+            && let Some(exec) = WriteSharesExec::from_bytes(buf, input.clone()).map_err(external)?
+        {
+            return Ok(Arc::new(exec));
+        }
+        self.physical.try_decode(buf, inputs, ctx, converter)
     }
 
     fn try_encode(
@@ -143,10 +153,12 @@ impl PhysicalExtensionCodec for Codecs {
         buf: &mut Vec<u8>,
         converter: &dyn PhysicalProtoConverterExtension,
     ) -> DFResult<()> {
-        match node.downcast_ref::<LockstepExec>() {
-            Some(exec) => Ok(buf.extend(exec.to_bytes().map_err(external)?)),
-            None => self.physical.try_encode(node, buf, converter),
-        }
+        let ours = match (node.downcast_ref::<LockstepExec>(), node.downcast_ref::<WriteSharesExec>()) {
+            (Some(exec), _) => exec.to_bytes(),
+            (_, Some(exec)) => exec.to_bytes(),
+            _ => return self.physical.try_encode(node, buf, converter),
+        };
+        Ok(buf.extend(ours.map_err(external)?))
     }
 }
 

@@ -19,10 +19,14 @@ use datafusion::arrow::compute::{cast, take_record_batch};
 use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef, UInt64Type};
 use datafusion::config::TableParquetOptions;
 use datafusion::dataframe::DataFrameWriteOptions;
+use datafusion::datasource::provider_as_source;
+use datafusion::logical_expr::LogicalPlanBuilder;
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::prelude::{DataFrame, ParquetReadOptions};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 
+use super::shares::SharesSink;
 use super::write::{AtomicParquetWriter, Codec};
 use crate::storage::{self, Location, Mode, Remote};
 use datafusion::prelude::SessionContext;
@@ -388,16 +392,43 @@ impl ExecutorDataset {
         }
     }
 
-    /// Run `frame` on the cluster into the dataset, `metadata` in every footer; returns the
-    /// rows written.
-    pub async fn write(&self, frame: DataFrame, layout: &Layout, metadata: Vec<(String, String)>, codec: Codec) -> Result<u64> {
+    /// Run `frame` on the cluster into the dataset, `metadata` in every footer, encoded as
+    /// [`TableWriter::create`] encodes (`codec`, dictionary pages or not); returns the rows
+    /// written.
+    pub async fn write(
+        &self,
+        frame: DataFrame,
+        layout: &Layout,
+        metadata: Vec<(String, String)>,
+        codec: Codec,
+        dictionary: bool,
+    ) -> Result<u64> {
         let mut options = TableParquetOptions::default();
         options.global.compression = Some(codec.name().to_string());
+        options.global.dictionary_enabled = Some(dictionary);
         options.global.max_row_group_size = super::write::ROW_GROUP_ROWS;
         options.key_value_metadata = metadata.into_iter().map(|(k, v)| (k, Some(v))).collect();
         let write = DataFrameWriteOptions::new().with_single_file_output(false).with_partition_by(layout.partition_by.clone());
         let batches = frame.write_parquet(&self.url(), write, Some(options)).await?;
         Ok(batches.iter().map(|b| b.column(0).as_primitive::<UInt64Type>().value(0)).sum())
+    }
+
+    /// Run `frame` on the cluster with each of its partitions written by the task that
+    /// computes it, to a file of its own (see [`SharesSink`]), encoded as
+    /// [`TableWriter::create`] encodes; returns the rows written.
+    pub async fn write_shares(
+        &self,
+        frame: DataFrame,
+        metadata: Vec<(String, String)>,
+        codec: Codec,
+        dictionary: bool,
+    ) -> Result<u64> {
+        let schema = frame.schema().inner().clone();
+        let sink = SharesSink::new(&self.url(), schema, metadata, codec, dictionary);
+        let (state, plan) = frame.into_parts();
+        let insert = LogicalPlanBuilder::insert_into(plan, "output", provider_as_source(Arc::new(sink)), InsertOp::Append)?;
+        let batches = DataFrame::new(state, insert.build()?).collect().await?;
+        Ok(batches.iter().flat_map(|b| b.column(0).as_primitive::<UInt64Type>().values().to_vec()).sum())
     }
 
     /// Register what was written as table `name` in `ctx` (a local session), to read it back.

@@ -13,9 +13,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use async_trait::async_trait;
-use datafusion::arrow::datatypes::{Schema, SchemaRef};
-use datafusion::arrow::ipc::reader::StreamReader;
-use datafusion::arrow::ipc::writer::StreamWriter;
+use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
@@ -31,6 +29,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::ParquetInput;
+use super::encoded::{decode, encode, external, schema_from_json, schema_to_json};
 use super::lockstep::{self, Source, Zip};
 use super::split::row_shares;
 
@@ -52,7 +51,7 @@ impl LockstepTable {
 
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
         let sources = self.sources.iter().map(source_to_json).collect::<anyhow::Result<Vec<_>>>()?;
-        Ok(serde_json::to_vec(&json!({ "lockstep_table": { "sources": sources, "rows": self.rows } }))?)
+        encode("lockstep_table", json!({ "sources": sources, "rows": self.rows }))
     }
 
     /// What [`to_bytes`](Self::to_bytes) wrote (the tables are opened again); None for bytes
@@ -129,7 +128,7 @@ impl LockstepExec {
         let sources = self.sources.iter().map(source_to_json).collect::<anyhow::Result<Vec<_>>>()?;
         let shares: Vec<[u64; 2]> = self.shares.iter().map(|s| [s.start, s.end]).collect();
         let exec = json!({ "sources": sources, "shares": shares, "batch_size": self.batch_size, "projection": self.projection });
-        Ok(serde_json::to_vec(&json!({ "lockstep_exec": exec }))?)
+        encode("lockstep_exec", exec)
     }
 
     /// What [`to_bytes`](Self::to_bytes) wrote (the tables are opened again); None for bytes
@@ -195,27 +194,15 @@ impl ExecutionPlan for LockstepExec {
     }
 }
 
-fn external(error: anyhow::Error) -> DataFusionError {
-    DataFusionError::External(error.into())
-}
-
-/// The object under `key` of bytes written by a `to_bytes` here.
-fn decode(bytes: &[u8], key: &str) -> Option<Value> {
-    let mut value: Value = serde_json::from_slice(bytes).ok()?;
-    Some(value.get_mut(key)?.take())
-}
-
 fn source_to_json(source: &Source) -> anyhow::Result<Value> {
     let path = source.input.path();
     let Some(path_text) = path.to_str() else { bail!("{}: a cluster needs paths in UTF-8", path.display()) };
-    let mut schema = Vec::new();
-    StreamWriter::try_new(&mut schema, &source.schema)?.finish()?;
     Ok(json!({
         "name": source.input.name(),
         "path": path_text,
         "alias": source.alias,
         "columns": source.columns,
-        "schema": schema,
+        "schema": schema_to_json(&source.schema)?,
     }))
 }
 
@@ -226,8 +213,7 @@ fn sources_from_json(sources: &Value) -> anyhow::Result<Vec<Source>> {
         .map(|source| {
             let text = |key: &str| source[key].as_str().with_context(|| format!("lockstep table: no {key}"));
             let input = ParquetInput::open(text("name")?, Path::new(text("path")?))?;
-            let schema: Vec<u8> = serde_json::from_value(source["schema"].clone())?;
-            let schema: Arc<Schema> = StreamReader::try_new(schema.as_slice(), None)?.schema();
+            let schema = schema_from_json(&source["schema"])?;
             let alias = source["alias"].as_str().map(str::to_string);
             let columns: Vec<String> = serde_json::from_value(source["columns"].clone())?;
             Ok(Source { input, schema, alias, columns })

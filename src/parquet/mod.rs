@@ -3,9 +3,11 @@
 
 pub mod copy;
 pub mod dataset;
+pub mod encoded;
 pub mod input;
 pub mod lockstep;
 pub mod lockstep_table;
+pub mod shares;
 pub mod split;
 pub mod write;
 

@@ -116,7 +116,7 @@ pub async fn run(
         ];
         if session::on_cluster(ctx) {
             let dataset = ExecutorDataset::create(path, layout)?;
-            dataset.write(frame, layout, metadata, Codec::Zstd).await?;
+            dataset.write(frame, layout, metadata, Codec::Zstd, true).await?;
             return dataset.publish();
         }
         let mut writer = TableWriter::create(ctx, path, layout, schema, metadata, Codec::Zstd, true).await?;

@@ -287,7 +287,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         (INPUTS_KEY.to_string(), ScoredFrom::of(options).to_json()),
     ];
     if options.cluster.is_some() {
-        return score_on_cluster(options, frame, metadata, rows, summary).await;
+        return score_on_cluster(options, frame, metadata, rows, lockstep.is_some(), summary).await;
     }
     let mut copy = None;
     let (schema, mut stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep {
@@ -344,10 +344,14 @@ async fn score_on_cluster(
     frame: DataFrame,
     metadata: Vec<(String, String)>,
     rows: u64,
+    lockstep: bool,
     mut summary: Summary,
 ) -> Result<Summary> {
     let dataset = ExecutorDataset::create(&options.out, &options.layout)?;
-    let written = dataset.write(frame, &options.layout, metadata, options.compression).await?;
+    let written = match writes_shares(options, lockstep) {
+        true => dataset.write_shares(frame, metadata, options.compression, false).await?,
+        false => dataset.write(frame, &options.layout, metadata, options.compression, false).await?,
+    };
     let local = Session::default().build()?;
     dataset.register(&local, "scored").await?;
     let scored = local.table("scored").await?;
@@ -366,6 +370,13 @@ async fn score_on_cluster(
     }
     dataset.publish()?;
     Ok(summary)
+}
+
+/// Whether a cluster's tasks write the output where they compute it, a file per share of the
+/// rows (`part-00000.parquet`, ... in pair_id order): when the tables are read in lockstep and
+/// no `--partition-by` splits the rows otherwise. Else one task writes the whole result.
+fn writes_shares(options: &ScoreOptions, lockstep: bool) -> bool {
+    options.cluster.is_some() && lockstep && options.layout.partition_by.is_empty()
 }
 
 /// Under --strict, the first row with a problem is an error (and the output is never written).
@@ -407,11 +418,12 @@ async fn score_frame(
     select.extend(columns::exprs(&builder, metrics)?);
     if lockstep {
         let frame = ctx.table(LOCKSTEP).await?.alias("p")?.select(select)?;
-        // Lockstep batches come in pair_id order; a cluster's shares are each in that order,
-        // and merged (not sorted) into it.
-        return Ok(match options.cluster {
-            None => frame,
-            Some(_) => frame.sort(vec![SortExpr::new(builder.pairs("pair_id"), true, true)])?,
+        // Lockstep batches come in pair_id order. A cluster's shares are each in that order:
+        // written one file per share, or merged (not sorted) for a single writer.
+        let merged = options.cluster.is_some() && !writes_shares(options, true);
+        return Ok(match merged {
+            true => frame.sort(vec![SortExpr::new(builder.pairs("pair_id"), true, true)])?,
+            false => frame,
         });
     }
     let mut frame = ctx.table("pairs").await?.alias("p")?;
