@@ -64,7 +64,7 @@ for n in $SIZES; do
     done
     cmp "$DIR/local.parquet.md5" "$DIR/scored.md5" || { echo "the cluster's output differs from the local one" >&2; exit 1; }
     # Shuffle files the executors keep (Ballista removes them only after a TTL), per run.
-    printf '%s\tshuffle bytes\t%s\t0\n' "$n" "$(( $(du -sb "$DIR"/work* | awk '{s += $1} END {printf "%d", s}') / REPEAT ))" >> "$results"
+    printf '%s\tshuffle bytes\t%s\t0\n' "$n" "$(( $(find "$DIR"/work* -type f -printf '%s\n' | awk '{s += $1} END {printf "%d", s}') / REPEAT ))" >> "$results"
     printf '%s\tinput bytes\t%s\t0\n' "$n" "$(du -sbL "$c/pairs.parquet" "$c/alignments.parquet" | awk '{s += $1} END {printf "%d", s}')" >> "$results"
 done
 
@@ -90,8 +90,9 @@ for n in sizes:
 print()
 for n in sizes:
     shuffle, inputs = runs[(n, "shuffle bytes")][0], runs[(n, "input bytes")][0]
-    print(f"Shuffle files written per run at {n:,} pairs: {shuffle / 1e6:,.0f} MB "
-          f"({shuffle / n:,.0f} bytes a pair; the Parquet inputs are {inputs / 1e6:,.0f} MB).")
+    size = f"{shuffle / 1e6:,.0f} MB" if shuffle >= 1e6 else f"{shuffle / 1e3:,.1f} kB"
+    print(f"Shuffle and result files the executors wrote per run at {n:,} pairs: {size} "
+          f"({shuffle / n:,.2f} bytes a pair; the Parquet inputs are {inputs / 1e6:,.0f} MB).")
 print("\n<!-- /cluster -->")
 PY
 python3 scripts/bench_section.py cluster "$section"

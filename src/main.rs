@@ -193,7 +193,11 @@ enum Command {
         /// Run on a Ballista cluster: the scheduler at df://HOST:PORT (`pairmetrics cluster`,
         /// the `cluster` feature). Table paths must be readable by every executor at the same
         /// path, and --out is then a dataset directory the executors write on a shared file
-        /// system, published (renamed into place, with _SUCCESS) only when complete.
+        /// system, published (renamed into place, with _SUCCESS) only when complete. Tables in
+        /// the same pair_id order are read side by side there too: each task scores one share
+        /// of the rows and writes it to a file of its own (part-00000.parquet, ... in pair_id
+        /// order); --partitions sets the shares (default: this machine's cores; give the
+        /// cluster's task slots).
         #[arg(long, value_name = "df://HOST:PORT")]
         cluster: Option<String>,
     },

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{AsArray, RecordBatch};
-use datafusion::arrow::datatypes::Int64Type;
+use datafusion::arrow::datatypes::{Int64Type, UInt64Type};
 use datafusion::catalog::TableProvider;
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -27,6 +27,8 @@ use datafusion::parquet::file::properties::WriterProperties;
 use pairmetrics::parquet::ParquetInput;
 use pairmetrics::parquet::lockstep::{Source, Zip, zipped_schema};
 use pairmetrics::parquet::lockstep_table::{LockstepExec, LockstepTable};
+use pairmetrics::parquet::shares::SharesSink;
+use pairmetrics::parquet::Codec;
 
 use crate::common::{ids, sample, write_parquet};
 
@@ -211,6 +213,7 @@ async fn lockstep_reading_stops_where_the_ids_differ() {
 /// A lockstep table's scan (what a cluster's executors run) gives each partition a share of the
 /// rows of every table, across files and within row groups; the shares, in partition order,
 /// are the whole tables side by side, and so are they after the scan is encoded and decoded.
+/// Written through a SharesSink, each share becomes a file, in order.
 #[tokio::test]
 async fn a_lockstep_scan_shares_the_rows_of_every_table() {
     let dir = TempDir::new().unwrap();
@@ -254,6 +257,32 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
         assert_eq!(column(0), y);
     }
     assert!(LockstepTable::from_bytes(b"{}").unwrap().is_none());
+
+    // Inserted into a SharesSink (what `score --cluster` does), share k goes to part-0000k:
+    // the files in name order hold the rows in pair_id order, each recording that it is sorted.
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let schema = table.schema();
+    ctx.register_table("zipped", Arc::new(table)).unwrap();
+    let sink = SharesSink::new(out.to_str().unwrap(), schema, vec![("k".into(), "v".into())], Codec::Zstd, false);
+    let sink = SharesSink::from_bytes(&sink.to_bytes().unwrap()).unwrap().unwrap();
+    ctx.register_table("out", Arc::new(sink)).unwrap();
+    let counts = ctx.sql("INSERT INTO out SELECT * FROM zipped").await.unwrap().collect().await.unwrap();
+    let counts: Vec<u64> = counts.iter().flat_map(|b| b.column(0).as_primitive::<UInt64Type>().values().to_vec()).collect();
+    assert_eq!(counts, [60_000, 60_000]);
+    let mut names: Vec<String> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["part-00000.parquet", "part-00001.parquet"]);
+    let mut written = Vec::new();
+    for name in &names {
+        let input = ParquetInput::open("out", &out.join(name)).unwrap();
+        assert!(input.records_sorted_by_pair_id(), "{name}");
+        assert_eq!(input.key_value("k"), Some("v"));
+        written.push(read(&out.join(name)));
+    }
+    let all = concat_batches(&written[0].schema(), &written).unwrap();
+    assert_eq!(all.column_by_name("pair_id").unwrap().as_primitive::<Int64Type>().values().to_vec(), rows);
+    assert_eq!(all.column_by_name("__a_y").unwrap().as_primitive::<Int64Type>().values().to_vec(), y);
 }
 
 /// A pairs table big enough that scoring it takes a while: the sample's lines, many times.
