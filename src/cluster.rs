@@ -9,7 +9,6 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 use std::path::PathBuf;
 use std::sync::Arc;
-
 use std::any::Any;
 
 use anyhow::{Context, Result, bail};

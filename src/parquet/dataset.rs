@@ -26,6 +26,7 @@ use datafusion::prelude::{DataFrame, ParquetReadOptions};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 
+use super::ParquetInput;
 use super::shares::SharesSink;
 use super::write::{AtomicParquetWriter, Codec};
 use crate::storage::{self, Location, Mode, Remote};
@@ -428,7 +429,13 @@ impl ExecutorDataset {
         let (state, plan) = frame.into_parts();
         let insert = LogicalPlanBuilder::insert_into(plan, "output", provider_as_source(Arc::new(sink)), InsertOp::Append)?;
         let batches = DataFrame::new(state, insert.build()?).collect().await?;
-        Ok(batches.iter().flat_map(|b| b.column(0).as_primitive::<UInt64Type>().values().to_vec()).sum())
+        // One count per share.
+        Ok(batches.iter().flat_map(|b| b.column(0).as_primitive::<UInt64Type>().values().iter().copied()).sum())
+    }
+
+    /// What was written, opened to read back in file order.
+    pub fn input(&self) -> Result<ParquetInput> {
+        ParquetInput::open("output", Path::new(&self.url()))
     }
 
     /// Register what was written as table `name` in `ctx` (a local session), to read it back.

@@ -121,7 +121,7 @@ impl Zip {
         Self::open_rows(sources, schema, batch_size, 0..u64::MAX)
     }
 
-    /// Like [`open`](Self::open), for rows `rows` of every table only.
+    /// Like [`open`](Self::open), for the rows `share` of every table only.
     pub fn open_rows(sources: Vec<Source>, schema: SchemaRef, batch_size: usize, share: Range<u64>) -> Result<Zip> {
         let mut cursors = Vec::new();
         for (index, source) in sources.iter().enumerate() {

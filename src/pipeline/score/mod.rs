@@ -348,7 +348,8 @@ async fn score_on_cluster(
     mut summary: Summary,
 ) -> Result<Summary> {
     let dataset = ExecutorDataset::create(&options.out, &options.layout)?;
-    let written = match writes_shares(options, lockstep) {
+    let shares = writes_shares(options, lockstep);
+    let written = match shares {
         true => dataset.write_shares(frame, metadata, options.compression, false).await?,
         false => dataset.write(frame, &options.layout, metadata, options.compression, false).await?,
     };
@@ -357,8 +358,15 @@ async fn score_on_cluster(
     let scored = local.table("scored").await?;
     let wanted = std::iter::once("pair_id").chain(summary::columns(Role::Score)).chain(summary::columns(Role::Problem));
     let present: Vec<&str> = wanted.filter(|c| scored.schema().has_column_with_unqualified_name(c)).collect();
-    let order = SortExpr::new(datafusion::prelude::col("pair_id"), true, true);
-    let mut stream = scored.select_columns(&present)?.sort(vec![order])?.execute_stream().await?;
+    let mut stream = match shares {
+        // The shares' files, in name order, hold the rows in pair_id order: read so, with no
+        // sort (at a billion pairs, sorting even these columns would spill tens of GB).
+        true => dataset.input()?.scan(&present, scored.schema().inner(), local.copied_config().batch_size())?,
+        false => {
+            let order = SortExpr::new(datafusion::prelude::col("pair_id"), true, true);
+            scored.select_columns(&present)?.sort(vec![order])?.execute_stream().await?
+        }
+    };
     while let Some(batch) = stream.try_next().await? {
         if options.strict {
             check_strict(&batch)?;
