@@ -316,6 +316,47 @@ fn a_cluster_computes_what_one_process_does() {
     assert!(!out.status.success() && error.contains("runs only in a local session"), "{error}");
 }
 
+/// Tables in the same pair_id order, large enough for two shares: each task of the cluster
+/// scores its share and writes it to a file of its own, and the files, in name order, hold the
+/// local run's rows in pair_id order.
+#[test]
+fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
+    let cluster = Cluster::start(2, &[]);
+    let dir = TempDir::new().unwrap();
+    let s = sample();
+    // The sample 40 times over under new pair_ids: 120,000 pairs, two shares of 60,000.
+    let grow = |table: &str, columns: &str, out: &Path| {
+        let input = format!("--table=t={}", s.join(table).display());
+        let query = format!("SELECT pair_id + value * 3000 AS pair_id, {columns} FROM t, range(40) ORDER BY 1");
+        ok(&["sql", "--out", path_str(out), &input, &query]);
+    };
+    let (pairs, alignments) = (dir.path().join("pairs.parquet"), dir.path().join("alignments.parquet"));
+    grow("pairs.parquet", "src, tgt", &pairs);
+    grow("alignments.parquet", "links", &alignments);
+    let inputs = ["--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--partitions", "2"];
+    let (local, scored) = (dir.path().join("local.parquet"), dir.path().join("scored"));
+    let local_summary = ok(&[&["score", "--out", path_str(&local)], &inputs[..]].concat());
+    let cluster_summary = cluster.ok(&[&["score", "--out", path_str(&scored)], &inputs[..]].concat());
+    let tail = |s: &str| s.lines().skip(1).filter(|l| !l.starts_with("note:")).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(tail(&cluster_summary), tail(&local_summary));
+    let mut files: Vec<String> =
+        std::fs::read_dir(&scored).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    files.sort();
+    assert_eq!(files, ["_SUCCESS", "part-00000.parquet", "part-00001.parquet"]);
+    let range = |file: &Path| {
+        ok(&["sql", "--format", "csv", &format!("--table=s={}", file.display()), "SELECT min(pair_id), max(pair_id), count(*) FROM s"])
+    };
+    assert_eq!(range(&scored.join("part-00000.parquet")).lines().nth(1), Some("0,59999,60000"));
+    assert_eq!(range(&scored.join("part-00001.parquet")).lines().nth(1), Some("60000,119999,60000"));
+    let rows = |table: &Path| {
+        let query = "SELECT pair_id, led, pod, lepod_problem FROM s ORDER BY pair_id";
+        ok(&["sql", "--format", "csv", &format!("--table=s={}", table.display()), query])
+    };
+    let (local_rows, cluster_rows) = (rows(&local), rows(&scored));
+    assert_eq!(local_rows.lines().count(), 120_001);
+    assert_eq!(cluster_rows, local_rows);
+}
+
 /// Names starting with `.` in `dir`: staging directories left behind.
 fn hidden_entries(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
