@@ -449,7 +449,19 @@ impl ExecutorDataset {
 
     pub fn publish(mut self) -> Result<()> {
         match &self.place {
-            Place::Local { staging, target } => publish(staging, target)?,
+            Place::Local { staging, target } => {
+                // A task whose executor died mid-file left its partial file (hidden, ignored
+                // by readers); Ballista ran the task again elsewhere.
+                for entry in std::fs::read_dir(staging)? {
+                    let entry = entry?;
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    if name.starts_with('.') && name.ends_with(".partial") {
+                        std::fs::remove_file(entry.path())?;
+                    }
+                }
+                publish(staging, target)?
+            }
             Place::Remote(remote) => storage::write_whole(Path::new(&format!("{}_SUCCESS", self.url())), b"")
                 .with_context(|| format!("marking {} complete", remote.url))?,
         }
