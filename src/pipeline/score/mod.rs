@@ -267,11 +267,12 @@ pub async fn explain(options: &ScoreOptions) -> Result<String> {
     let how = match lockstep {
         Some(sources) => {
             let names: Vec<_> = sources.iter().map(|s| s.input.name()).collect();
-            format!(
-                "-- lockstep: {} list the same pair_ids in the same order, so they are read side by \
-                 side (no join) and the projections below run per batch on every core\n",
-                names.join(", ")
-            )
+            let how = match writes_shares(options, true) {
+                true => "each task of the cluster reads one share of their rows side by side (no join), \
+                         computes the projections below and writes its share to a file of its own",
+                false => "they are read side by side (no join) and the projections below run per batch on every core",
+            };
+            format!("-- lockstep: {} list the same pair_ids in the same order, so {how}\n", names.join(", "))
         }
         None => String::new(),
     };
