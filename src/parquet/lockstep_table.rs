@@ -112,11 +112,12 @@ impl LockstepExec {
             Some(columns) => Arc::new(zipped.project(columns)?),
             None => zipped.clone(),
         };
-        // Each share is in pair_id order: the tables are, and a share is a run of their rows.
+        // Each share is in pair_id order (ASC NULLS FIRST, as `score` sorts): the tables are, and
+        // a share is a run of their rows.
         let mut equivalences = EquivalenceProperties::new(schema.clone());
         if let Ok(index) = schema.index_of("pair_id") {
-            let key = PhysicalSortExpr::new(Arc::new(Column::new("pair_id", index)), Default::default());
-            equivalences.add_orderings(LexOrdering::new([key.nulls_first()]));
+            let key = PhysicalSortExpr::new_default(Arc::new(Column::new("pair_id", index))).asc().nulls_first();
+            equivalences.add_orderings(LexOrdering::new([key]));
         }
         let partitioning = Partitioning::UnknownPartitioning(shares.len());
         let properties =

@@ -191,10 +191,6 @@ impl ExecutionPlan for WriteSharesExec {
         Ok(TreeNodeRecursion::Continue)
     }
 
-    fn maintains_input_order(&self) -> Vec<bool> {
-        vec![true]
-    }
-
     fn with_new_children(self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
         let [input] = <[_; 1]>::try_from(children)
             .map_err(|_| DataFusionError::Internal("WriteSharesExec takes one input".into()))?;
