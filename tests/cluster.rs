@@ -289,8 +289,7 @@ fn a_cluster_computes_what_one_process_does() {
     // The sample's tables list the same pair_ids in the same order: no join on the cluster.
     assert!(cluster_summary.contains("side by side (no join"), "{cluster_summary}");
     // The summaries agree past the "wrote PATH" line (means summed in pair_id order both ways).
-    let tail = |s: &str| s.lines().skip(1).filter(|l| !l.starts_with("note:")).map(str::to_string).collect::<Vec<_>>();
-    assert_eq!(tail(&cluster_summary), tail(&local_summary));
+    assert_eq!(summary_figures(&cluster_summary), summary_figures(&local_summary));
     assert!(cluster_out.join("_SUCCESS").exists());
     let all = |table: &Path| {
         ok(&["sql", "--format", "json", &format!("--table=s={}", table.display()), "SELECT * FROM s ORDER BY pair_id"])
@@ -337,8 +336,7 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
     let (local, scored) = (dir.path().join("local.parquet"), dir.path().join("scored"));
     let local_summary = ok(&[&["score", "--out", path_str(&local)], &inputs[..]].concat());
     let cluster_summary = cluster.ok(&[&["score", "--out", path_str(&scored)], &inputs[..]].concat());
-    let tail = |s: &str| s.lines().skip(1).filter(|l| !l.starts_with("note:")).map(str::to_string).collect::<Vec<_>>();
-    assert_eq!(tail(&cluster_summary), tail(&local_summary));
+    assert_eq!(summary_figures(&cluster_summary), summary_figures(&local_summary));
     let mut files: Vec<String> =
         std::fs::read_dir(&scored).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     files.sort();
@@ -376,6 +374,12 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
         ok(&["sql", "--format", "json", &format!("--table=s={}", table.display()), query])
     };
     assert_eq!(rows(&hive), rows(&local));
+}
+
+/// A `score` summary past its "wrote PATH" line, without its notes: the figures and the
+/// signature, which a cluster must give as one process does.
+fn summary_figures(summary: &str) -> Vec<String> {
+    summary.lines().skip(1).filter(|l| !l.starts_with("note:")).map(str::to_string).collect()
 }
 
 /// Names starting with `.` in `dir`: staging directories left behind.

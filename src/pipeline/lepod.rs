@@ -345,7 +345,7 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
             true => (raw1.to_lowercase().into(), raw2.to_lowercase().into()),
             false => (raw1.into(), raw2.into()),
         };
-        let [mut toks1, mut toks2] = spare_tokens.each_mut().map(|spare| recycle(take(spare)));
+        let [mut toks1, mut toks2] = spare_tokens.each_mut().map(take);
         toks1.extend(tokens::split(&case1));
         toks2.extend(tokens::split(&case2));
         if !blocks.read_into(&mut block)? {
