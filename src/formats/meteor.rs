@@ -127,12 +127,20 @@ pub fn write_block(out: &mut Vec<u8>, number: u64, words1: &[&str], words2: &[&s
 pub struct Blocks<L> {
     lines: L,
     file: PathBuf,
+    /// Whether blocks keep their sentences ([`Blocks::matches_only`]).
+    sentences: bool,
 }
 
 impl<L: LineSource> Blocks<L> {
     pub fn new(lines: L) -> Self {
         let file = lines.file().to_path_buf();
-        Blocks { lines, file }
+        Blocks { lines, file, sentences: true }
+    }
+
+    /// Blocks whose `s1` and `s2` stay empty, for a reader that has the sentences elsewhere
+    /// (`lepod` takes them from its two text files): copying them was a twentieth of its work.
+    pub fn matches_only(lines: L) -> Self {
+        Blocks { sentences: false, ..Blocks::new(lines) }
     }
 
     /// The next line, or an error naming what the block still lacks.
@@ -157,9 +165,13 @@ impl<L: LineSource> Blocks<L> {
         };
         block.line = self.lines.line_number();
         block.number = number.map_err(|message| InputError::at(&self.file, block.line, message))?;
+        let keep = self.sentences;
         for (what, sentence) in [("the first sentence", &mut block.s1), ("the second sentence", &mut block.s2)] {
             sentence.clear();
-            sentence.push_str(self.required_line(what)?);
+            let line = self.required_line(what)?;
+            if keep {
+                sentence.push_str(line);
+            }
         }
         let header = self.required_line("the column header")?;
         if !header.starts_with(&COLUMNS[..17]) {
@@ -268,8 +280,21 @@ fn parse_matcher_line(text: &[u8]) -> Option<(Match, usize)> {
 fn parse_matcher_fields(text: &[u8]) -> Option<(Match, &[u8])> {
     let mut rest = text;
     let mut number = |then: &[u8]| {
-        let len = rest.iter().position(|b| !b.is_ascii_digit()).unwrap_or(rest.len());
-        let n = digits(&rest[..len])?;
+        // Up to nine digits cannot overflow a u32; longer numbers take the checked path.
+        let (mut n, mut len) = (0u32, 0);
+        while let Some(&b) = rest.get(len)
+            && b.is_ascii_digit()
+            && len < 9
+        {
+            (n, len) = (n * 10 + u32::from(b - b'0'), len + 1);
+        }
+        if rest.get(len).is_some_and(u8::is_ascii_digit) {
+            len = rest.iter().position(|b| !b.is_ascii_digit()).unwrap_or(rest.len());
+            n = digits(&rest[..len])?;
+        }
+        if len == 0 {
+            return None;
+        }
         rest = rest[len..].strip_prefix(then)?;
         Some(n)
     };
@@ -340,6 +365,9 @@ mod tests {
         assert_eq!(blocks[0].s2, "I have many friends .");
         assert_eq!(blocks[0].links(), vec![(0, 0), (2, 2), (3, 2), (4, 2)]);
         assert_eq!((blocks[1].number, blocks[1].line, blocks[1].matches.len()), (2, 8, 0));
+        let matches_only: Vec<Block> = Blocks::matches_only(from_str(TWO)).collect::<Result<_, _>>().unwrap();
+        let without_sentences = blocks.into_iter().map(|b| Block { s1: String::new(), s2: String::new(), ..b });
+        assert_eq!(matches_only, without_sentences.collect::<Vec<_>>());
     }
 
     #[test]
@@ -401,6 +429,12 @@ mod tests {
             "1:1\t\t\t1:1\t\t\t2\t\u{a0}x",
             "1:1\t\t\t1:1\t\t 2\t\t1.0",
             "01:1\t\t\t1:1\t\t\t1\t\t1.0",
+            // Numbers of nine digits and more, up to a u32's limit and past it.
+            "999999999:1\t\t\t1:1\t\t\t1\t\t1.0",
+            "1000000000:1\t\t\t1:1\t\t\t1\t\t1.0",
+            "1:4294967295\t\t\t1:1\t\t\t1\t\t1.0",
+            "1:1\t\t\t4294967296:1\t\t\t1\t\t1.0",
+            "1:1\t\t\t1:1\t\t\t0000000000255\t\t1.0",
         ];
         for line in lines {
             if let Some(m) = parse_plain_match(line.as_bytes()) {
@@ -409,6 +443,8 @@ mod tests {
             assert_eq!(parse_match(line), parse_any_match(line), "{line:?}");
         }
         assert!(parse_plain_match(b"2:1\t\t\t2:3\t\t\t3\t\t1.0").is_some());
+        let long = parse_plain_match(b"1:4294967295\t\t\t1000000000:1\t\t\t0000000000255\t\t1.0").unwrap();
+        assert_eq!((long.s2_len, long.s1_start, long.module), (4294967295, 1000000000, Some(255)));
     }
 
     #[test]

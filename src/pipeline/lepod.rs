@@ -92,6 +92,8 @@ impl Totals {
 /// `PREFIX.led` and `PREFIX.pod`, written under temporary names and renamed when complete.
 struct ScoreFiles {
     files: Vec<(BufWriter<File>, PathBuf, PathBuf)>,
+    /// The thread that uncaches the files being replaced ([`uncache`]).
+    uncaching: Option<std::thread::JoinHandle<()>>,
 }
 
 impl ScoreFiles {
@@ -103,7 +105,9 @@ impl ScoreFiles {
             let file = File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
             files.push((BufWriter::with_capacity(1 << 16, file), temp, target));
         }
-        Ok(ScoreFiles { files })
+        let targets: Vec<PathBuf> = files.iter().map(|(_, _, target)| target.clone()).collect();
+        let uncaching = Some(std::thread::spawn(move || targets.iter().for_each(|target| uncache(target))));
+        Ok(ScoreFiles { files, uncaching })
     }
 
     fn write(&mut self, which: usize, text: &[u8]) -> Result<()> {
@@ -125,6 +129,9 @@ impl ScoreFiles {
             finished.with_context(|| format!("moving {} to {}", temp.display(), target.display()))
         };
         let files: Vec<_> = self.files.drain(..).collect();
+        if let Some(uncaching) = self.uncaching.take() {
+            let _ = uncaching.join();
+        }
         std::thread::scope(|scope| {
             let finishing: Vec<_> = files.into_iter().map(|file| scope.spawn(move || finish_one(file))).collect();
             finishing.into_iter().map(|thread| thread.join().expect("finishing a score file does not panic")).collect()
@@ -136,6 +143,21 @@ impl Drop for ScoreFiles {
     fn drop(&mut self) {
         for (_, temp, _) in &self.files {
             let _ = fs::remove_file(temp);
+        }
+    }
+}
+
+/// Have the kernel drop the cached pages of an earlier output at `path`, if there is one, while
+/// the pairs are scored: the rename that replaces it would free them before returning, after
+/// everything else is done (about 9 ms for each score file of 100,000 pairs). The file itself is
+/// untouched: pages not yet written to disk stay, and a run that fails leaves it as it was.
+fn uncache(path: &Path) {
+    #[cfg(target_os = "linux")]
+    if let Ok(file) = File::open(path) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: advice about an open file descriptor; it reads and writes no memory of ours.
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
         }
     }
 }
@@ -327,7 +349,7 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
     let [path1, path2] = &options.files;
     let mut file1 = LineSlices::new(&pairs.lines[0], path1, pairs.first + 1);
     let mut file2 = LineSlices::new(&pairs.lines[1], path2, pairs.first + 1);
-    let mut blocks = Blocks::new(LineSlices::new(&pairs.blocks, &options.alignment, pairs.blocks_line));
+    let mut blocks = Blocks::matches_only(LineSlices::new(&pairs.blocks, &options.alignment, pairs.blocks_line));
     let mut block = Block::default();
     let mut links: Vec<Link> = Vec::new();
     // The token lists' buffers, from one pair to the next.
