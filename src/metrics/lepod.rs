@@ -285,7 +285,6 @@ impl Punctuation {
         Punctuation { ascii: ascii.into_iter().fold(0, |bits, c| bits | 1 << c as u32), other }
     }
 
-    #[inline]
     pub fn contains(&self, token: &str) -> bool {
         match token.as_bytes() {
             // A one-byte token is an ASCII character.

@@ -5,6 +5,7 @@
 //! Where the original crashes we either follow SPEC's decision or stop with an error naming the
 //! file and line (see the README, "lepod-score.py compatibility").
 
+use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{BufRead, BufWriter, Write};
 use std::mem::take;
@@ -352,10 +353,8 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
     let mut blocks = Blocks::matches_only(LineSlices::new(&pairs.blocks, &options.alignment, pairs.blocks_line));
     let mut block = Block::default();
     let mut links: Vec<Link> = Vec::new();
-    // The token lists' buffers, and those of the lowercased lines (`-r`), from one pair to
-    // the next.
+    // The token lists' buffers, from one pair to the next.
     let mut spare_tokens: [Vec<&str>; 2] = Default::default();
-    let mut lowered: [String; 2] = Default::default();
     let d = options.digits;
     for counter in pairs.first + 1..=pairs.first + pairs.count as u64 {
         let gathered = "the reader gathered a line of each file per pair";
@@ -365,17 +364,13 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
         if options.verbose {
             writeln!(out, "    RAW-1\t{raw1}\n    RAW-2\t{raw2}")?;
         }
-        let (case1, case2) = match options.lowercase {
-            true => {
-                let [lower1, lower2] = &mut lowered;
-                (lowercase(raw1, lower1), lowercase(raw2, lower2))
-            }
-            false => (raw1, raw2),
+        let (case1, case2): (Cow<str>, Cow<str>) = match options.lowercase {
+            true => (raw1.to_lowercase().into(), raw2.to_lowercase().into()),
+            false => (raw1.into(), raw2.into()),
         };
-        // Recycled here too, so that the lists borrow this pair's lowercased lines only.
-        let [mut toks1, mut toks2] = spare_tokens.each_mut().map(|spare| recycle(take(spare)));
-        toks1.extend(tokens::split(case1));
-        toks2.extend(tokens::split(case2));
+        let [mut toks1, mut toks2] = spare_tokens.each_mut().map(take);
+        toks1.extend(tokens::split(&case1));
+        toks2.extend(tokens::split(&case2));
         if !blocks.read_into(&mut block)? {
             unreachable!("the reader gathered a block per pair");
         }
@@ -418,19 +413,6 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
         spare_tokens = [recycle(toks1), recycle(toks2)];
     }
     Ok(())
-}
-
-/// `line` lowercased as Python's `str.lower()` does, in `buffer`.
-fn lowercase<'b>(line: &str, buffer: &'b mut String) -> &'b str {
-    buffer.clear();
-    if line.is_ascii() {
-        buffer.push_str(line);
-        buffer.make_ascii_lowercase();
-    } else {
-        // `str::to_lowercase`, not a character at a time: a final sigma lowers as Python's does.
-        buffer.push_str(&line.to_lowercase());
-    }
-    buffer
 }
 
 /// `tokens` emptied, to hold tokens of another line: collecting a vector's own `IntoIter` keeps
