@@ -211,6 +211,26 @@ impl Scratch {
         led_formula(n1 - count(kept1), n1, n2 - count(kept2), n2)
     }
 
+    /// LeD of the units just built, counted without marking tokens, when no unit has several
+    /// tokens in each sentence; None otherwise ([`Scratch::mark_kept`] then compares them in
+    /// order). Only a unit of one token a side can then be kept, and it keeps one token in each
+    /// sentence: LeD needs the number of such units whose two tokens are equal. (Marking every
+    /// token was a quarter of the kernel's time in `score`, where most alignments have a token
+    /// with two links and so take this general path.)
+    fn led_of_single_units(&self, s1: &[&str], s2: &[&str]) -> Option<f64> {
+        let (n1, n2) = (s1.len(), s2.len());
+        let mut same = 0;
+        for (b, &root) in self.parent[n1..].iter().enumerate() {
+            let root = root as usize;
+            match (self.count1[root], self.count2[root]) {
+                (1, 1) => same += usize::from(s1[self.anchor1[root] as usize] == s2[b]),
+                (c1, c2) if c1 == c2 && c1 > 1 => return None,
+                _ => {}
+            }
+        }
+        Some(led_formula(n1 - same, n1, n2 - same, n2))
+    }
+
     /// Mark the tokens of every unit whose first-sentence tokens equal its second-sentence
     /// tokens in position order. Only units with as many tokens on each side can be kept:
     /// one-to-one units (most of them) are decided from the counts alone, and only the others
@@ -328,8 +348,14 @@ pub fn led_and_pod(
         return Ok(scratch.led_and_pod_one_to_one(s1, s2, links, punct));
     }
     scratch.build_units(n1, n2, links);
-    scratch.mark_kept(s1, s2);
-    Ok((scratch.led_of_kept(n1, n2), pod_of_units(s1, s2, punct, scratch)))
+    let led = match scratch.led_of_single_units(s1, s2) {
+        Some(led) => led,
+        None => {
+            scratch.mark_kept(s1, s2);
+            scratch.led_of_kept(n1, n2)
+        }
+    };
+    Ok((led, pod_of_units(s1, s2, punct, scratch)))
 }
 
 impl Scratch {
