@@ -73,31 +73,23 @@ impl Scratch {
                 self.parent[hi as usize] = lo;
             }
         }
-        for i in 0..n as u32 {
-            let root = self.find(i);
-            self.parent[i as usize] = root;
-        }
-        self.tally(n1);
-    }
-
-    /// Per unit (at its root): its tokens in each sentence, and its first position in each
-    /// (its anchors; NONE on a side it has no token).
-    fn tally(&mut self, n1: usize) {
-        let Scratch { parent, count1, count2, anchor1, anchor2, .. } = self;
-        let n = parent.len();
-        for buf in [&mut *count1, &mut *count2] {
+        // In one pass, every node pointed at its root, and per unit (at its root): its tokens
+        // in each sentence, and its first position in each (its anchors; NONE on a side it
+        // has no token).
+        for buf in [&mut self.count1, &mut self.count2] {
             buf.clear();
             buf.resize(n, 0);
         }
-        for buf in [&mut *anchor1, &mut *anchor2] {
+        for buf in [&mut self.anchor1, &mut self.anchor2] {
             buf.clear();
             buf.resize(n, NONE);
         }
-        for (node, &root) in parent.iter().enumerate() {
-            let root = root as usize;
+        for node in 0..n {
+            let root = self.find(node as u32) as usize;
+            self.parent[node] = root as u32;
             let (count, anchor, pos) = match node < n1 {
-                true => (&mut count1[root], &mut anchor1[root], node),
-                false => (&mut count2[root], &mut anchor2[root], node - n1),
+                true => (&mut self.count1[root], &mut self.anchor1[root], node),
+                false => (&mut self.count2[root], &mut self.anchor2[root], node - n1),
             };
             if *count == 0 {
                 *anchor = pos as u32;
