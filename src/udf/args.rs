@@ -244,9 +244,17 @@ impl<'a> TokenLists<'a> {
     /// Fill `out` with row `i`'s tokens.
     pub fn row(&self, i: usize, out: &mut Vec<&'a str>) -> Result<(), RowProblem> {
         out.clear();
-        let items = self.items(i).ok_or(RowProblem::NullArgument(self.name))?;
-        for (index, token) in items.enumerate() {
-            out.push(token.ok_or(RowProblem::NullElement { arg: self.name, index })?);
+        let range = self.lists.range(i).ok_or(RowProblem::NullArgument(self.name))?;
+        // Tokens are read once per metric and row: the string type is matched once per row,
+        // and validity looked at only when the column has NULL tokens.
+        match self.strings {
+            Strings::Utf8(a) if a.null_count() == 0 => out.extend(range.map(|item| a.value(item))),
+            Strings::View(a) if a.null_count() == 0 => out.extend(range.map(|item| a.value(item))),
+            _ => {
+                for (index, item) in range.enumerate() {
+                    out.push(self.strings.get(item).ok_or(RowProblem::NullElement { arg: self.name, index })?);
+                }
+            }
         }
         Ok(())
     }
@@ -338,6 +346,8 @@ pub struct LinkLists<'a> {
     links: &'a StructArray,
     src: Int64Array,
     tgt: Int64Array,
+    /// No link and no position is NULL: rows need no validity checks.
+    all_valid: bool,
 }
 
 impl<'a> LinkLists<'a> {
@@ -350,14 +360,17 @@ impl<'a> LinkLists<'a> {
             };
             Ok(cast(column, &DataType::Int64)?.as_primitive().clone())
         };
-        Ok(LinkLists { lists, links, src: position("src")?, tgt: position("tgt")? })
+        let (src, tgt) = (position("src")?, position("tgt")?);
+        let all_valid = links.null_count() == 0 && src.null_count() == 0 && tgt.null_count() == 0;
+        Ok(LinkLists { lists, links, src, tgt, all_valid })
     }
 
     pub fn row(&self, i: usize, out: &mut Vec<Link>) -> Result<(), RowProblem> {
         out.clear();
         let range = self.lists.range(i).ok_or(RowProblem::NullArgument("links"))?;
         for (index, item) in range.enumerate() {
-            let valid = self.links.is_valid(item) && self.src.is_valid(item) && self.tgt.is_valid(item);
+            let valid =
+                self.all_valid || self.links.is_valid(item) && self.src.is_valid(item) && self.tgt.is_valid(item);
             if !valid {
                 return Err(RowProblem::NullElement { arg: "links", index });
             }
@@ -455,5 +468,72 @@ pub fn literal_integer(expr: &Expr, usage: &str, what: &str, min: i64) -> Result
     match value {
         ScalarValue::Int64(Some(n)) if n >= min => Ok(n),
         _ => plan_err!("{usage}: {what} must be at least {min}, got {expr}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::{ListArray, StringViewArray};
+    use datafusion::arrow::datatypes::{Field, Fields};
+
+    fn token_lists(items: ArrayRef, offsets: &[i32], nulls: Option<NullBuffer>) -> ArrayRef {
+        let field = Arc::new(Field::new("item", items.data_type().clone(), true));
+        Arc::new(ListArray::new(field, OffsetBuffer::new(offsets.to_vec().into()), items, nulls))
+    }
+
+    #[test]
+    fn token_rows_read_alike_with_and_without_null_tokens() {
+        let words = ["a", "long token past twelve bytes", "", "b"];
+        let plain: [ArrayRef; 2] =
+            [Arc::new(StringArray::from(words.to_vec())), Arc::new(StringViewArray::from(words.to_vec()))];
+        for items in plain {
+            let lists = token_lists(items, &[0, 2, 2, 4], Some(NullBuffer::from(vec![true, false, true])));
+            let tokens = TokenLists::new("src", &lists).unwrap();
+            let mut out = Vec::new();
+            tokens.row(0, &mut out).unwrap();
+            assert_eq!(out, ["a", "long token past twelve bytes"]);
+            assert_eq!(tokens.row(1, &mut out), Err(RowProblem::NullArgument("src")));
+            tokens.row(2, &mut out).unwrap();
+            assert_eq!(out, ["", "b"]);
+        }
+        let with_null: [ArrayRef; 2] = [
+            Arc::new(StringArray::from(vec![Some("a"), None, Some("b")])),
+            Arc::new(StringViewArray::from(vec![Some("a"), None, Some("b")])),
+        ];
+        for items in with_null {
+            let lists = token_lists(items, &[0, 1, 3], None);
+            let tokens = TokenLists::new("tgt", &lists).unwrap();
+            let mut out = Vec::new();
+            tokens.row(0, &mut out).unwrap();
+            assert_eq!(out, ["a"]);
+            assert_eq!(tokens.row(1, &mut out), Err(RowProblem::NullElement { arg: "tgt", index: 0 }));
+        }
+    }
+
+    #[test]
+    fn link_rows_read_alike_with_and_without_nulls() {
+        let position = |name| Field::new(name, DataType::Int32, true);
+        let fields = Fields::from(vec![position("src"), position("tgt")]);
+        let links = |src: Vec<Option<i32>>, tgt: Vec<Option<i32>>, nulls: Option<NullBuffer>| -> ArrayRef {
+            let columns: Vec<ArrayRef> = vec![Arc::new(Int32Array::from(src)), Arc::new(Int32Array::from(tgt))];
+            let items: ArrayRef = Arc::new(StructArray::new(fields.clone(), columns, nulls));
+            token_lists(items, &[0, 1, 3], None)
+        };
+        let mut out = Vec::new();
+        let valid = links(vec![Some(0), Some(1), Some(2)], vec![Some(0), Some(2), Some(1)], None);
+        let rows = LinkLists::new(&valid).unwrap();
+        rows.row(1, &mut out).unwrap();
+        assert_eq!(out, [(1, 2), (2, 1)]);
+        // Row 1's second link has a NULL position; then its first link is NULL.
+        let null_position = links(vec![Some(0), Some(1), None], vec![Some(0), Some(2), Some(1)], None);
+        let link_nulls = Some(NullBuffer::from(vec![true, false, true]));
+        let null_link = links(vec![Some(0), Some(1), Some(2)], vec![Some(0), Some(2), Some(1)], link_nulls);
+        for (array, index) in [(null_position, 1), (null_link, 0)] {
+            let rows = LinkLists::new(&array).unwrap();
+            rows.row(0, &mut out).unwrap();
+            assert_eq!(out, [(0, 0)]);
+            assert_eq!(rows.row(1, &mut out), Err(RowProblem::NullElement { arg: "links", index }));
+        }
     }
 }
