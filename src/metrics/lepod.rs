@@ -203,24 +203,26 @@ impl Scratch {
         led_formula(n1 - count(kept1), n1, n2 - count(kept2), n2)
     }
 
-    /// LeD of the units just built, counted without marking tokens, when no unit has several
-    /// tokens in each sentence; None otherwise ([`Scratch::mark_kept`] then compares them in
-    /// order). Only a unit of one token a side can then be kept, and it keeps one token in each
-    /// sentence: LeD needs the number of such units whose two tokens are equal. (Marking every
+    /// LeD of the units just built, counted without marking tokens ([`Scratch::mark_kept`]
+    /// says which are kept): a kept unit keeps as many tokens in each sentence. (Marking every
     /// token was a quarter of the kernel's time in `score`, where most alignments have a token
     /// with two links and so take this general path.)
-    fn led_of_single_units(&self, s1: &[&str], s2: &[&str]) -> Option<f64> {
+    fn led_of_units(&mut self, s1: &[&str], s2: &[&str]) -> f64 {
         let (n1, n2) = (s1.len(), s2.len());
-        let mut same = 0;
+        // Tokens kept in each sentence; units of one token a side are decided here.
+        let (mut same, mut phrases) = (0, false);
         for (b, &root) in self.parent[n1..].iter().enumerate() {
             let root = root as usize;
             match (self.count1[root], self.count2[root]) {
                 (1, 1) => same += usize::from(s1[self.anchor1[root] as usize] == s2[b]),
-                (c1, c2) if c1 == c2 && c1 > 1 => return None,
+                (c1, c2) if c1 == c2 && c1 > 1 => phrases = true,
                 _ => {}
             }
         }
-        Some(led_formula(n1 - same, n1, n2 - same, n2))
+        if phrases {
+            self.equal_phrases(s1, s2, |unit| same += unit.len() / 2);
+        }
+        led_formula(n1 - same, n1, n2 - same, n2)
     }
 
     /// Mark the tokens of every unit whose first-sentence tokens equal its second-sentence
@@ -229,23 +231,32 @@ impl Scratch {
     /// have their tokens gathered.
     fn mark_kept(&mut self, s1: &[&str], s2: &[&str]) {
         let n1 = s1.len();
-        let Scratch { parent, count1, count2, anchor1, anchor2, members, end, kept, .. } = self;
-        let n = parent.len();
+        let mut kept = std::mem::take(&mut self.kept);
         kept.clear();
-        kept.resize(n, false);
+        kept.resize(self.parent.len(), false);
+        for (root, &parent) in self.parent.iter().enumerate() {
+            if parent as usize == root && (self.count1[root], self.count2[root]) == (1, 1) {
+                let (a, b) = (self.anchor1[root] as usize, self.anchor2[root] as usize);
+                if s1[a] == s2[b] {
+                    (kept[a], kept[n1 + b]) = (true, true);
+                }
+            }
+        }
+        self.equal_phrases(s1, s2, |unit| unit.iter().for_each(|&node| kept[node as usize] = true));
+        self.kept = kept;
+    }
+
+    /// `visit` the nodes (first sentence's first, each side in position order) of every unit
+    /// with as many tokens on each side, more than one, that are equal in position order.
+    fn equal_phrases(&mut self, s1: &[&str], s2: &[&str], mut visit: impl FnMut(&[u32])) {
+        let n1 = s1.len();
+        let Scratch { parent, count1, count2, members, end, .. } = self;
+        let n = parent.len();
         let phrase = |root: usize| count1[root] == count2[root] && count1[root] > 1;
         end.resize(n, 0);
         let mut gathered = 0;
         for root in 0..n {
-            if parent[root] as usize != root {
-                continue;
-            }
-            if (count1[root], count2[root]) == (1, 1) {
-                let (a, b) = (anchor1[root] as usize, anchor2[root] as usize);
-                if s1[a] == s2[b] {
-                    (kept[a], kept[n1 + b]) = (true, true);
-                }
-            } else if phrase(root) {
+            if parent[root] as usize == root && phrase(root) {
                 end[root] = gathered;
                 gathered += 2 * count1[root];
             }
@@ -271,9 +282,7 @@ impl Scratch {
             let unit = &members[end[root] as usize - 2 * c..end[root] as usize];
             let (side1, side2) = unit.split_at(c);
             if side1.iter().zip(side2).all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]) {
-                for &node in unit {
-                    kept[node as usize] = true;
-                }
+                visit(unit);
             }
         }
     }
@@ -340,13 +349,7 @@ pub fn led_and_pod(
         return Ok(scratch.led_and_pod_one_to_one(s1, s2, links, punct));
     }
     scratch.build_units(n1, n2, links);
-    let led = match scratch.led_of_single_units(s1, s2) {
-        Some(led) => led,
-        None => {
-            scratch.mark_kept(s1, s2);
-            scratch.led_of_kept(n1, n2)
-        }
-    };
+    let led = scratch.led_of_units(s1, s2);
     Ok((led, pod_of_units(s1, s2, punct, scratch)))
 }
 
