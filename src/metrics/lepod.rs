@@ -178,8 +178,9 @@ pub fn led_aligned(
     links: &[Link],
     scratch: &mut Scratch,
 ) -> Result<f64, LepodError> {
-    kept_tokens(s1, s2, links, scratch)?;
-    Ok(scratch.led_of_kept(s1.len(), s2.len()))
+    check_non_empty(s1.len(), s2.len())?;
+    scratch.units(s1.len(), s2.len(), links)?;
+    Ok(scratch.led_of_units(s1, s2))
 }
 
 /// Which tokens of each sentence LeD keeps (see [`led_aligned`]).
@@ -196,13 +197,6 @@ pub fn kept_tokens<'s>(
 }
 
 impl Scratch {
-    /// LeD from the tokens [`Scratch::mark_kept`] kept.
-    fn led_of_kept(&self, n1: usize, n2: usize) -> f64 {
-        let (kept1, kept2) = self.kept.split_at(n1);
-        let count = |kept: &[bool]| kept.iter().filter(|&&k| k).count();
-        led_formula(n1 - count(kept1), n1, n2 - count(kept2), n2)
-    }
-
     /// LeD of the units just built, counted without marking tokens ([`Scratch::mark_kept`]
     /// says which are kept): a kept unit keeps as many tokens in each sentence. (Marking every
     /// token was a quarter of the kernel's time in `score`, where most alignments have a token
@@ -625,6 +619,12 @@ mod tests {
             };
             let want: Vec<bool> = unit.iter().map(|&root| side(root, &s1, 0) == side(root, &s2, n1)).collect();
             assert_eq!(got, want, "{s1:?} {s2:?} {links:?}");
+            // LeD, which counts the kept tokens from the units without marking them.
+            let differ = |kept: &[bool]| kept.iter().filter(|&&k| !k).count();
+            let led = led_formula(differ(&want[..n1]), n1, differ(&want[n1..]), n2);
+            assert_eq!(led_aligned(&s1, &s2, &links, scratch).unwrap(), led, "{s1:?} {s2:?} {links:?}");
+            let both = led_and_pod(&s1, &s2, &links, &Punctuation::default(), scratch).unwrap();
+            assert_eq!(both.0, led, "{s1:?} {s2:?} {links:?}");
         }
     }
 
