@@ -454,9 +454,7 @@ impl ExecutorDataset {
                 // by readers); Ballista ran the task again elsewhere.
                 for entry in std::fs::read_dir(staging)? {
                     let entry = entry?;
-                    let name = entry.file_name();
-                    let name = name.to_string_lossy();
-                    if name.starts_with('.') && name.ends_with(".partial") {
+                    if storage::is_partial(&entry.file_name().to_string_lossy()) {
                         std::fs::remove_file(entry.path())?;
                     }
                 }

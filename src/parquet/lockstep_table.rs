@@ -50,8 +50,7 @@ impl LockstepTable {
     }
 
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
-        let sources = self.sources.iter().map(source_to_json).collect::<anyhow::Result<Vec<_>>>()?;
-        encode("lockstep_table", json!({ "sources": sources, "rows": self.rows }))
+        encode("lockstep_table", json!({ "sources": sources_to_json(&self.sources)?, "rows": self.rows }))
     }
 
     /// What [`to_bytes`](Self::to_bytes) wrote (the tables are opened again); None for bytes
@@ -126,7 +125,7 @@ impl LockstepExec {
     }
 
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
-        let sources = self.sources.iter().map(source_to_json).collect::<anyhow::Result<Vec<_>>>()?;
+        let sources = sources_to_json(&self.sources)?;
         let shares: Vec<[u64; 2]> = self.shares.iter().map(|s| [s.start, s.end]).collect();
         let exec = json!({ "sources": sources, "shares": shares, "batch_size": self.batch_size, "projection": self.projection });
         encode("lockstep_exec", exec)
@@ -195,16 +194,19 @@ impl ExecutionPlan for LockstepExec {
     }
 }
 
-fn source_to_json(source: &Source) -> anyhow::Result<Value> {
-    let path = source.input.path();
-    let Some(path_text) = path.to_str() else { bail!("{}: a cluster needs paths in UTF-8", path.display()) };
-    Ok(json!({
-        "name": source.input.name(),
-        "path": path_text,
-        "alias": source.alias,
-        "columns": source.columns,
-        "schema": schema_to_json(&source.schema)?,
-    }))
+fn sources_to_json(sources: &[Source]) -> anyhow::Result<Value> {
+    let source_to_json = |source: &Source| -> anyhow::Result<Value> {
+        let path = source.input.path();
+        let Some(path_text) = path.to_str() else { bail!("{}: a cluster needs paths in UTF-8", path.display()) };
+        Ok(json!({
+            "name": source.input.name(),
+            "path": path_text,
+            "alias": source.alias,
+            "columns": source.columns,
+            "schema": schema_to_json(&source.schema)?,
+        }))
+    };
+    Ok(Value::Array(sources.iter().map(source_to_json).collect::<anyhow::Result<_>>()?))
 }
 
 fn sources_from_json(sources: &Value) -> anyhow::Result<Vec<Source>> {

@@ -24,7 +24,7 @@ use object_store::path::Path as ObjectPath;
 use url::Url;
 
 pub use read::RemoteFile;
-pub use write::{Output, partial_path, write_whole};
+pub use write::{Output, is_partial, partial_path, write_whole};
 
 /// What writing a Delta table does when the table exists (`--mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

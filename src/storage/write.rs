@@ -202,6 +202,12 @@ pub fn partial_path(target: &Path) -> Result<PathBuf> {
     Ok(dir.join(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id())))
 }
 
+/// Whether a file name is that of a [`partial_path`] (an output left incomplete by a process
+/// that died).
+pub fn is_partial(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".partial")
+}
+
 /// Write `bytes` to `target` all at once, atomically.
 pub fn write_whole(target: &Path, bytes: &[u8]) -> Result<()> {
     let mut output = Output::create(target)?;
