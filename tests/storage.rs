@@ -19,7 +19,7 @@ const SECRET: &str = "pmsecret";
 pub(crate) struct S3Server {
     child: Child,
     endpoint: String,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl S3Server {
@@ -33,7 +33,11 @@ impl S3Server {
             return None;
         }
         let weed = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
-        let dir = tempfile::tempdir().unwrap();
+        // In memory where the machine has /dev/shm: a volume server on a nearly full disk goes
+        // read-only, and a write to it then hangs instead of failing.
+        let shm = Path::new("/dev/shm");
+        let dir = if shm.is_dir() { tempfile::tempdir_in(shm) } else { tempfile::tempdir() };
+        let dir = dir.unwrap();
         let config = dir.path().join("s3.json");
         let identity = format!(
             r#"{{"identities":[{{"name":"pm","credentials":[{{"accessKey":"{KEY}","secretKey":"{SECRET}"}}],"actions":["Admin","Read","Write","List","Tagging"]}}]}}"#
@@ -57,6 +61,9 @@ impl S3Server {
             "-s3.port.lance=0".into(),
             "-admin.ui=false".into(),
             "-webdav=false".into(),
+            // Fixed sizes: by default mini sizes its volumes from the free disk space.
+            "-master.volumeSizeLimitMB=64".into(),
+            "-volume.max=16".into(),
         ];
         args.extend(port_flags.iter().zip(&ports).map(|(flag, port)| format!("-{flag}={port}")));
         let log = std::fs::File::create(dir.path().join("weed.log")).unwrap();
@@ -68,27 +75,37 @@ impl S3Server {
             .stdin(Stdio::null())
             .spawn()
             .unwrap();
-        let server = S3Server { child, endpoint: format!("http://127.0.0.1:{}", ports[0]), _dir: dir };
+        let server = S3Server { child, endpoint: format!("http://127.0.0.1:{}", ports[0]), dir };
         server.wait_ready();
         Some(server)
     }
 
-    /// Ready when the bucket lists: the gateway answers only once the filer is up.
+    /// Ready when an object can be written and read back: the gateway answers a listing as soon
+    /// as the filer is up, but a write also needs the volume server registered with the master.
     fn wait_ready(&self) {
-        let deadline = Instant::now() + Duration::from_secs(90);
-        let probe = format!("s3://{BUCKET}/");
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let probe = s3("ready/probe.parquet");
         loop {
-            let out = self.run(&["sql", "--table", &format!("t={probe}"), "SELECT 1"]);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            // An empty bucket lists fine and has no Parquet under it: the server is up.
-            if stderr.contains("no *.parquet objects under it") {
-                return;
+            // A short timeout per request, so a server still starting is asked again soon.
+            let write = self.command(&["sql", "--out", &probe, "SELECT 1 AS ready"]).env("AWS_TIMEOUT", "10s").output();
+            let write = write.unwrap();
+            if write.status.success() {
+                let read = self.run(&["sql", "--format", "csv", "--table", &format!("t={probe}"), "SELECT ready FROM t"]);
+                if read.status.success() && String::from_utf8_lossy(&read.stdout).lines().eq(["ready", "1"]) {
+                    return;
+                }
             }
-            let log = std::fs::read_to_string(self._dir.path().join("weed.log")).unwrap_or_default();
-            let log = log.lines().filter(|l| !l.contains("worker.go")).take(40).collect::<Vec<_>>().join("\n");
-            assert!(Instant::now() < deadline, "the S3 server did not start in 90 s: {stderr}\n{log}");
+            let stderr = String::from_utf8_lossy(&write.stderr);
+            assert!(Instant::now() < deadline, "the S3 server did not accept a write in 120 s: {stderr}{}", self.log());
             std::thread::sleep(Duration::from_millis(500));
         }
+    }
+
+    /// The server's log, for failure messages (its per-second worker lines left out).
+    fn log(&self) -> String {
+        let log = std::fs::read_to_string(self.dir.path().join("weed.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().filter(|l| !l.contains("worker.go")).collect();
+        format!("\n--- weed.log (last 60 lines) ---\n{}", lines[lines.len().saturating_sub(60)..].join("\n"))
     }
 
     /// The environment a process needs to use the server.
@@ -99,8 +116,6 @@ impl S3Server {
             ("AWS_ACCESS_KEY_ID", KEY.into()),
             ("AWS_SECRET_ACCESS_KEY", SECRET.into()),
             ("AWS_REGION", "us-east-1".into()),
-            // A refused request is not retried for minutes.
-            ("AWS_RETRY_TIMEOUT", "5s".into()),
         ]
     }
 
@@ -116,13 +131,13 @@ impl S3Server {
 
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{args:?}: {}{}", String::from_utf8_lossy(&out.stderr), self.log());
         String::from_utf8(out.stdout).unwrap()
     }
 
     fn err(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(!out.status.success(), "{args:?} should fail");
+        assert!(!out.status.success(), "{args:?} should fail{}", self.log());
         String::from_utf8(out.stderr).unwrap()
     }
 }
