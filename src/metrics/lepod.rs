@@ -44,9 +44,11 @@ pub struct Scratch {
     anchor1: Vec<u32>,
     anchor2: Vec<u32>,
     rank2: Vec<u32>,
-    /// For alignments where no token has two links: each token's partner, or NONE.
+    /// Each token's partner, NONE or MANY (see [`Scratch::partners`]).
     partner1: Vec<u32>,
     partner2: Vec<u32>,
+    /// The nodes of the units [`Scratch::shared_units`] builds.
+    shared: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -178,9 +180,7 @@ pub fn led_aligned(
     links: &[Link],
     scratch: &mut Scratch,
 ) -> Result<f64, LepodError> {
-    check_non_empty(s1.len(), s2.len())?;
-    scratch.units(s1.len(), s2.len(), links)?;
-    Ok(scratch.led_of_units(s1, s2))
+    led_and_pod(s1, s2, links, &Punctuation::default(), scratch).map(|(led, _)| led)
 }
 
 /// Which tokens of each sentence LeD keeps (see [`led_aligned`]).
@@ -197,28 +197,6 @@ pub fn kept_tokens<'s>(
 }
 
 impl Scratch {
-    /// LeD of the units just built, counted without marking tokens ([`Scratch::mark_kept`]
-    /// says which are kept): a kept unit keeps as many tokens in each sentence. (Marking every
-    /// token was a quarter of the kernel's time in `score`, where most alignments have a token
-    /// with two links and so take this general path.)
-    fn led_of_units(&mut self, s1: &[&str], s2: &[&str]) -> f64 {
-        let (n1, n2) = (s1.len(), s2.len());
-        // Tokens kept in each sentence; units of one token a side are decided here.
-        let (mut same, mut phrases) = (0, false);
-        for (b, &root) in self.parent[n1..].iter().enumerate() {
-            let root = root as usize;
-            match (self.count1[root], self.count2[root]) {
-                (1, 1) => same += usize::from(s1[self.anchor1[root] as usize] == s2[b]),
-                (c1, c2) if c1 == c2 && c1 > 1 => phrases = true,
-                _ => {}
-            }
-        }
-        if phrases {
-            self.equal_phrases(s1, s2, |unit| same += unit.len() / 2);
-        }
-        led_formula(n1 - same, n1, n2 - same, n2)
-    }
-
     /// Mark the tokens of every unit whose first-sentence tokens equal its second-sentence
     /// tokens in position order. Only units with as many tokens on each side can be kept:
     /// one-to-one units (most of them) are decided from the counts alone, and only the others
@@ -347,53 +325,153 @@ pub fn led_and_pod(
     let (n1, n2) = (s1.len(), s2.len());
     check_non_empty(n1, n2)?;
     check_links(n1, n2, links)?;
-    if scratch.one_to_one(n1, n2, links) {
-        return Ok(scratch.led_and_pod_one_to_one(s1, s2, links, punct));
+    if scratch.partners(n1, n2, links) {
+        scratch.shared_units(n1, links);
     }
-    scratch.build_units(n1, n2, links);
-    let led = scratch.led_of_units(s1, s2);
-    Ok((led, pod_of_units(s1, s2, punct, scratch)))
+    Ok(scratch.led_and_pod_of_partners(s1, s2, punct))
 }
 
+/// In `partner1`/`partner2`: a token with more than one link.
+const MANY: u32 = u32::MAX - 1;
+
 impl Scratch {
-    /// Whether no token has two links, as in most alignments (METEOR's but for its phrase
-    /// matches); then every link is a unit of its own and `partner1`/`partner2` pair its tokens,
-    /// so LeD and PoD need no union-find. The links must be checked ([`check_links`]).
-    fn one_to_one(&mut self, n1: usize, n2: usize, links: &[Link]) -> bool {
-        let Scratch { partner1, partner2, .. } = self;
+    /// Each token's partner in `partner1`/`partner2`: the token its one link goes to, NONE when
+    /// it has no link, MANY when it has more. Returns whether some token has MANY. The links
+    /// must be checked ([`check_links`]).
+    ///
+    /// A link between two tokens with one link each is a unit of its own. Every other link
+    /// touches a MANY token (a unit of two links or more is connected, so each of its links
+    /// shares a token with another); those are the few that [`Scratch::shared_units`] groups.
+    /// Most alignments have none, and the rest only a few.
+    fn partners(&mut self, n1: usize, n2: usize, links: &[Link]) -> bool {
+        let Scratch { partner1, partner2, shared, .. } = self;
         for (partner, n) in [(&mut *partner1, n1), (&mut *partner2, n2)] {
             partner.clear();
             partner.resize(n, NONE);
         }
+        shared.clear();
+        let mut many = false;
         for &(a, b) in links {
-            if partner1[a as usize] != NONE || partner2[b as usize] != NONE {
-                return false;
-            }
-            (partner1[a as usize], partner2[b as usize]) = (b, a);
+            let (p1, p2) = (&mut partner1[a as usize], &mut partner2[b as usize]);
+            many |= *p1 != NONE || *p2 != NONE;
+            *p1 = if *p1 == NONE { b } else { MANY };
+            *p2 = if *p2 == NONE { a } else { MANY };
         }
-        true
+        many
     }
 
-    /// [`led_and_pod`] when [`Scratch::one_to_one`] holds: a link keeps its two tokens when they
-    /// are equal, and survives PoD's filter when neither is punctuation.
-    fn led_and_pod_one_to_one(&mut self, s1: &[&str], s2: &[&str], links: &[Link], punct: &Punctuation) -> (f64, f64) {
+    /// The units of the links that touch a MANY token, by union-find over their tokens alone
+    /// (`shared` lists them, in node order; `parent` is NONE for every other node), with each
+    /// unit's tokens and first position per sentence at its root.
+    fn shared_units(&mut self, n1: usize, links: &[Link]) {
+        let n = n1 + self.partner2.len();
+        self.parent.clear();
+        self.parent.resize(n, NONE);
+        for &(a, b) in links {
+            if self.partner1[a as usize] != MANY && self.partner2[b as usize] != MANY {
+                continue;
+            }
+            for node in [a, n1 as u32 + b] {
+                if self.parent[node as usize] == NONE {
+                    self.parent[node as usize] = node;
+                    self.shared.push(node);
+                }
+            }
+            let (ra, rb) = (self.find(a), self.find(n1 as u32 + b));
+            if ra != rb {
+                let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+                self.parent[hi as usize] = lo;
+            }
+        }
+        self.shared.sort_unstable();
+        let Scratch { count1, count2, anchor1, anchor2, .. } = self;
+        for buf in [&mut *count1, &mut *count2, &mut *anchor1, &mut *anchor2] {
+            if buf.len() < n {
+                buf.resize(n, 0);
+            }
+        }
+        for i in 0..self.shared.len() {
+            let node = self.shared[i];
+            let root = self.find(node);
+            self.parent[node as usize] = root;
+            if root == node {
+                (self.count1[node as usize], self.count2[node as usize]) = (0, 0);
+            }
+            // In node order, a unit's first token on each side is met first.
+            let (count, anchor, pos) = match (node as usize) < n1 {
+                true => (&mut self.count1[root as usize], &mut self.anchor1[root as usize], node),
+                false => (&mut self.count2[root as usize], &mut self.anchor2[root as usize], node - n1 as u32),
+            };
+            if *count == 0 {
+                *anchor = pos;
+            }
+            *count += 1;
+        }
+    }
+
+    /// LeD and PoD from [`Scratch::partners`] and, when some token has several links,
+    /// [`Scratch::shared_units`]. One pass over the second sentence finds the tokens kept by
+    /// one-link units and ranks the units that survive PoD's filter by their anchor there; one
+    /// pass over the first sentence walks those anchors in its order.
+    fn led_and_pod_of_partners(&mut self, s1: &[&str], s2: &[&str], punct: &Punctuation) -> (f64, f64) {
         let (n1, n2) = (s1.len(), s2.len());
-        let same = links.iter().filter(|&&(a, b)| s1[a as usize] == s2[b as usize]).count();
-        let led = led_formula(n1 - same, n1, n2 - same, n2);
-        let Scratch { partner1, partner2, rank2, .. } = self;
+        let Scratch { parent, partner1, partner2, shared, count1, count2, anchor1, anchor2, rank2, .. } = self;
+        // Per unit, its rank among the surviving anchors in the second sentence: a one-link
+        // unit's at its second-sentence node, a shared unit's at its root.
         rank2.clear();
-        rank2.resize(n2, NONE);
-        let mut units = 0u32;
+        rank2.resize(n1 + n2, NONE);
+        let (mut same, mut units) = (0, 0u32);
         for (b, &a) in partner2.iter().enumerate() {
-            if a != NONE && !punct.contains(s1[a as usize]) && !punct.contains(s2[b]) {
-                rank2[b] = units;
+            if a == NONE {
+                continue;
+            }
+            let (unit, anchors) = if a != MANY && partner1[a as usize] == b as u32 {
+                same += usize::from(s1[a as usize] == s2[b]);
+                (n1 + b, Some((a as usize, b)))
+            } else {
+                let root = parent[n1 + b] as usize;
+                (root, (anchor2[root] == b as u32).then(|| (anchor1[root] as usize, b)))
+            };
+            if let Some((a, b)) = anchors
+                && !punct.contains(s1[a])
+                && !punct.contains(s2[b])
+            {
+                rank2[unit] = units;
                 units += 1;
             }
         }
-        let ranks = partner1.iter().filter(|&&b| b != NONE).map(|&b| rank2[b as usize]).filter(|&r| r != NONE);
+        let ranks = partner1.iter().enumerate().filter_map(|(a, &b)| {
+            let unit = match b {
+                NONE => return None,
+                b if b != MANY && partner2[b as usize] == a as u32 => n1 + b as usize,
+                _ => {
+                    let root = parent[a] as usize;
+                    if anchor1[root] != a as u32 {
+                        return None;
+                    }
+                    root
+                }
+            };
+            (rank2[unit] != NONE).then_some(((), rank2[unit]))
+        });
         let mut total = 0u64;
-        segments(ranks.map(|r| ((), r)), |_, closed| total += closed.unwrap_or(0) as u64);
-        (led, if units == 0 { 0.0 } else { total as f64 / units as f64 })
+        segments(ranks, |_, closed| total += closed.unwrap_or(0) as u64);
+        let pod = if units == 0 { 0.0 } else { total as f64 / units as f64 };
+        // Shared units with as many tokens on each side, equal in position order, are kept.
+        let (parent, shared) = (&*parent, &*shared);
+        for &root in shared {
+            let c = count1[root as usize];
+            if parent[root as usize] != root || c != count2[root as usize] {
+                continue;
+            }
+            let side = |first: bool| {
+                shared.iter().filter(move |&&node| parent[node as usize] == root && (node < n1 as u32) == first)
+            };
+            if side(true).zip(side(false)).all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]) {
+                same += c as usize;
+            }
+        }
+        (led_formula(n1 - same, n1, n2 - same, n2), pod)
     }
 }
 
@@ -701,13 +779,13 @@ mod tests {
             for i in (1..links.len()).rev() {
                 links.swap(i, rng.below(i + 1));
             }
-            assert!(scratch.one_to_one(n1, n2, &links));
+            assert!(!scratch.partners(n1, n2, &links));
             let by_units = (led_aligned(&s1, &s2, &links, scratch).unwrap(), pod(&s1, &s2, &links, &punct, scratch).unwrap());
             assert_eq!(led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap(), by_units, "{s1:?} {s2:?} {links:?}");
         }
         // A token with two links is not one-to-one.
-        assert!(!scratch.one_to_one(2, 2, &[(0, 0), (0, 1)]));
-        assert!(!scratch.one_to_one(2, 2, &[(0, 1), (0, 1)]));
+        assert!(scratch.partners(2, 2, &[(0, 0), (0, 1)]));
+        assert!(scratch.partners(2, 2, &[(0, 1), (0, 1)]));
     }
 
     #[test]
