@@ -209,7 +209,7 @@ impl Scratch {
         for (root, &parent) in self.parent.iter().enumerate() {
             if parent as usize == root && (self.count1[root], self.count2[root]) == (1, 1) {
                 let (a, b) = (self.anchor1[root] as usize, self.anchor2[root] as usize);
-                if s1[a] == s2[b] {
+                if same_token(s1[a], s2[b]) {
                     (kept[a], kept[n1 + b]) = (true, true);
                 }
             }
@@ -253,10 +253,31 @@ impl Scratch {
             let c = count1[root] as usize;
             let unit = &members[end[root] as usize - 2 * c..end[root] as usize];
             let (side1, side2) = unit.split_at(c);
-            if side1.iter().zip(side2).all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]) {
+            if side1.iter().zip(side2).all(|(&a, &b)| same_token(s1[a as usize], s2[b as usize - n1])) {
                 visit(unit);
             }
         }
+    }
+}
+
+/// Whether two tokens are equal. Short tokens, most of them, are compared in two overlapping
+/// loads per side instead of a call to `memcmp` (that call was a seventh of `score`'s kernel).
+#[inline]
+fn same_token(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u32::from_ne_bytes([s[at], s[at + 1], s[at + 2], s[at + 3]]);
+    let long = |s: &[u8], at: usize| u64::from_ne_bytes(s[at..at + 8].try_into().expect("eight bytes"));
+    match n {
+        0 => true,
+        // The first, middle and last bytes are all of them.
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => word(a, 0) == word(b, 0) && word(a, n - 4) == word(b, n - 4),
+        8..=16 => long(a, 0) == long(b, 0) && long(a, n - 8) == long(b, n - 8),
+        _ => a == b,
     }
 }
 
@@ -426,7 +447,7 @@ impl Scratch {
                 continue;
             }
             let (unit, anchors) = if a != MANY && partner1[a as usize] == b as u32 {
-                same += usize::from(s1[a as usize] == s2[b]);
+                same += usize::from(same_token(s1[a as usize], s2[b]));
                 (n1 + b, Some((a as usize, b)))
             } else {
                 let root = parent[n1 + b] as usize;
@@ -467,7 +488,7 @@ impl Scratch {
             let side = |first: bool| {
                 shared.iter().filter(move |&&node| parent[node as usize] == root && (node < n1 as u32) == first)
             };
-            if side(true).zip(side(false)).all(|(&a, &b)| s1[a as usize] == s2[b as usize - n1]) {
+            if side(true).zip(side(false)).all(|(&a, &b)| same_token(s1[a as usize], s2[b as usize - n1])) {
                 same += c as usize;
             }
         }
@@ -644,6 +665,22 @@ mod tests {
             let one = Punctuation::new(&c.to_string());
             assert!((0..0x80u8).map(char::from).all(|d| one.contains(&d.to_string()) == (c == d)), "{c:?}");
         }
+    }
+
+    #[test]
+    fn same_token_is_string_equality() {
+        for n in 0..40 {
+            let a: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            assert!(same_token(&a, &a.clone()));
+            assert!(!same_token(&a, &format!("{a}x")) && !same_token(&format!("x{a}"), &a));
+            // One byte changed, at every position.
+            for i in 0..n {
+                let mut b = a.clone().into_bytes();
+                b[i] = b'Z';
+                assert!(!same_token(&a, std::str::from_utf8(&b).unwrap()), "{a} at {i}");
+            }
+        }
+        assert!(same_token("é", "é") && !same_token("é", "è"));
     }
 
     #[test]
