@@ -345,8 +345,7 @@ pub fn led_and_pod(
 ) -> Result<(f64, f64), LepodError> {
     let (n1, n2) = (s1.len(), s2.len());
     check_non_empty(n1, n2)?;
-    check_links(n1, n2, links)?;
-    if scratch.partners(n1, n2, links) {
+    if scratch.partners(n1, n2, links)? {
         scratch.shared_units(n1, links);
     }
     Ok(scratch.led_and_pod_of_partners(s1, s2, punct))
@@ -357,14 +356,14 @@ const MANY: u32 = u32::MAX - 1;
 
 impl Scratch {
     /// Each token's partner in `partner1`/`partner2`: the token its one link goes to, NONE when
-    /// it has no link, MANY when it has more. Returns whether some token has MANY. The links
-    /// must be checked ([`check_links`]).
+    /// it has no link, MANY when it has more. Returns whether some token has MANY, or the
+    /// first link outside the sentences.
     ///
     /// A link between two tokens with one link each is a unit of its own. Every other link
     /// touches a MANY token (a unit of two links or more is connected, so each of its links
     /// shares a token with another); those are the few that [`Scratch::shared_units`] groups.
     /// Most alignments have none, and the rest only a few.
-    fn partners(&mut self, n1: usize, n2: usize, links: &[Link]) -> bool {
+    fn partners(&mut self, n1: usize, n2: usize, links: &[Link]) -> Result<bool, LepodError> {
         let Scratch { partner1, partner2, shared, .. } = self;
         for (partner, n) in [(&mut *partner1, n1), (&mut *partner2, n2)] {
             partner.clear();
@@ -373,12 +372,14 @@ impl Scratch {
         shared.clear();
         let mut many = false;
         for &(a, b) in links {
+            check_position(Side::Src, a, n1)?;
+            check_position(Side::Tgt, b, n2)?;
             let (p1, p2) = (&mut partner1[a as usize], &mut partner2[b as usize]);
             many |= *p1 != NONE || *p2 != NONE;
             *p1 = if *p1 == NONE { b } else { MANY };
             *p2 = if *p2 == NONE { a } else { MANY };
         }
-        many
+        Ok(many)
     }
 
     /// The units of the links that touch a MANY token, by union-find over their tokens alone
@@ -437,43 +438,43 @@ impl Scratch {
     fn led_and_pod_of_partners(&mut self, s1: &[&str], s2: &[&str], punct: &Punctuation) -> (f64, f64) {
         let (n1, n2) = (s1.len(), s2.len());
         let Scratch { parent, partner1, partner2, shared, count1, count2, anchor1, anchor2, rank2, .. } = self;
-        // Per unit, its rank among the surviving anchors in the second sentence: a one-link
-        // unit's at its second-sentence node, a shared unit's at its root.
+        // Per unit, its rank among the surviving anchors, at its anchor in the second sentence.
         rank2.clear();
-        rank2.resize(n1 + n2, NONE);
+        rank2.resize(n2, NONE);
         let (mut same, mut units) = (0, 0u32);
         for (b, &a) in partner2.iter().enumerate() {
-            if a == NONE {
-                continue;
-            }
-            let (unit, anchors) = if a != MANY && partner1[a as usize] == b as u32 {
-                same += usize::from(same_token(s1[a as usize], s2[b]));
-                (n1 + b, Some((a as usize, b)))
-            } else {
-                let root = parent[n1 + b] as usize;
-                (root, (anchor2[root] == b as u32).then(|| (anchor1[root] as usize, b)))
+            let survives = match a {
+                NONE => continue,
+                a if a != MANY && partner1[a as usize] == b as u32 => {
+                    let (t1, t2) = (s1[a as usize], s2[b]);
+                    let equal = same_token(t1, t2);
+                    same += usize::from(equal);
+                    !punct.contains(t1) && (equal || !punct.contains(t2))
+                }
+                _ => {
+                    let root = parent[n1 + b] as usize;
+                    anchor2[root] == b as u32 && !punct.contains(s1[anchor1[root] as usize]) && !punct.contains(s2[b])
+                }
             };
-            if let Some((a, b)) = anchors
-                && !punct.contains(s1[a])
-                && !punct.contains(s2[b])
-            {
-                rank2[unit] = units;
+            if survives {
+                rank2[b] = units;
                 units += 1;
             }
         }
         let ranks = partner1.iter().enumerate().filter_map(|(a, &b)| {
-            let unit = match b {
+            let anchor2 = match b {
                 NONE => return None,
-                b if b != MANY && partner2[b as usize] == a as u32 => n1 + b as usize,
+                b if b != MANY && partner2[b as usize] == a as u32 => b,
                 _ => {
                     let root = parent[a] as usize;
                     if anchor1[root] != a as u32 {
                         return None;
                     }
-                    root
+                    anchor2[root]
                 }
             };
-            (rank2[unit] != NONE).then_some(((), rank2[unit]))
+            let rank = rank2[anchor2 as usize];
+            (rank != NONE).then_some(((), rank))
         });
         let mut total = 0u64;
         segments(ranks, |_, closed| total += closed.unwrap_or(0) as u64);
@@ -557,12 +558,10 @@ fn segments<T>(ranks: impl Iterator<Item = (T, u32)>, mut visit: impl FnMut(T, O
         k += 1;
         running += d;
         segment_max = segment_max.max(d.abs());
-        if running == 0 {
-            visit(unit, Some(segment_max as u32));
-            segment_max = 0;
-        } else {
-            visit(unit, None);
-        }
+        let closes = running == 0;
+        visit(unit, closes.then_some(segment_max as u32));
+        // Written to become a conditional move: whether a unit closes is hard to predict.
+        segment_max = if closes { 0 } else { segment_max };
     }
 }
 
@@ -816,13 +815,13 @@ mod tests {
             for i in (1..links.len()).rev() {
                 links.swap(i, rng.below(i + 1));
             }
-            assert!(!scratch.partners(n1, n2, &links));
+            assert!(!scratch.partners(n1, n2, &links).unwrap());
             let by_units = (led_aligned(&s1, &s2, &links, scratch).unwrap(), pod(&s1, &s2, &links, &punct, scratch).unwrap());
             assert_eq!(led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap(), by_units, "{s1:?} {s2:?} {links:?}");
         }
         // A token with two links is not one-to-one.
-        assert!(scratch.partners(2, 2, &[(0, 0), (0, 1)]));
-        assert!(scratch.partners(2, 2, &[(0, 1), (0, 1)]));
+        assert!(scratch.partners(2, 2, &[(0, 0), (0, 1)]).unwrap());
+        assert!(scratch.partners(2, 2, &[(0, 1), (0, 1)]).unwrap());
     }
 
     #[test]

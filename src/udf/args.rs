@@ -248,7 +248,16 @@ impl<'a> TokenLists<'a> {
         // Tokens are read once per metric and row: the string type is matched once per row,
         // and validity looked at only when the column has NULL tokens.
         match self.strings {
-            Strings::Utf8(a) if a.null_count() == 0 => out.extend(range.map(|item| a.value(item))),
+            Strings::Utf8(a) if a.null_count() == 0 => {
+                // The row's offsets are sliced once, not looked up and checked per token.
+                let (offsets, bytes) = (&a.value_offsets()[range.start..=range.end], a.value_data());
+                out.extend(offsets.windows(2).map(|w| {
+                    let token = &bytes[w[0] as usize..w[1] as usize];
+                    // SAFETY: a StringArray's values are valid UTF-8 between consecutive offsets
+                    // (checked when it was built); `StringArray::value` relies on the same.
+                    unsafe { std::str::from_utf8_unchecked(token) }
+                }))
+            }
             Strings::View(a) if a.null_count() == 0 => out.extend(range.map(|item| a.value(item))),
             _ => {
                 for (index, item) in range.enumerate() {
