@@ -5,7 +5,7 @@
 //! upload, which is never visible under the key (stores expire them by lifecycle rule).
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::thread::JoinHandle;
@@ -21,13 +21,17 @@ const PART: usize = 10 << 20;
 /// Parts in flight at once: memory is bounded by about this many parts, plus the one filling.
 const PARTS_IN_FLIGHT: usize = 4;
 
+/// Bytes gathered before each write to a local file: the Parquet writer hands over 8 KiB at a
+/// time (as does the chunk copy of `score`), a system call each.
+const LOCAL_BUFFER: usize = 1 << 20;
+
 /// An output being written.
 pub struct Output {
     sink: Option<Sink>,
 }
 
 enum Sink {
-    Local { file: File, temp: PathBuf, target: PathBuf },
+    Local { file: BufWriter<File>, temp: PathBuf, target: PathBuf },
     Object(Upload),
 }
 
@@ -38,7 +42,7 @@ impl Output {
             Location::Local(target) => {
                 let temp = partial_path(&target)?;
                 let file = File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
-                Sink::Local { file, temp, target }
+                Sink::Local { file: BufWriter::with_capacity(LOCAL_BUFFER, file), temp, target }
             }
             Location::Remote(remote) => Sink::Object(Upload::start(remote)),
         };
@@ -59,7 +63,9 @@ impl Output {
         match self.sink.take().expect("committed once") {
             Sink::Local { file, temp, target } => {
                 let moved = file
-                    .sync_all()
+                    .into_inner()
+                    .map_err(|e| e.into_error())
+                    .and_then(|file| file.sync_all())
                     .with_context(|| format!("writing {}", temp.display()))
                     .and_then(|()| fs::rename(&temp, &target).with_context(|| format!("moving {} to {}", temp.display(), target.display())));
                 if moved.is_err() {
