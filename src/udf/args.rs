@@ -353,42 +353,94 @@ impl BoolArg {
 pub struct LinkLists<'a> {
     lists: Lists<'a>,
     links: &'a StructArray,
-    src: Int64Array,
-    tgt: Int64Array,
+    positions: Positions,
     /// No link and no position is NULL: rows need no validity checks.
     all_valid: bool,
+}
+
+/// The links' `src` and `tgt` positions: as stored when Int32 (the schema's type), else cast to
+/// Int64 (casting every batch to Int64 had cost as much as reading the links).
+enum Positions {
+    Narrow(Int32Array, Int32Array),
+    Wide(Int64Array, Int64Array),
+}
+
+impl Positions {
+    fn is_valid(&self, item: usize) -> bool {
+        match self {
+            Positions::Narrow(src, tgt) => src.is_valid(item) && tgt.is_valid(item),
+            Positions::Wide(src, tgt) => src.is_valid(item) && tgt.is_valid(item),
+        }
+    }
+
+    fn null_count(&self) -> usize {
+        match self {
+            Positions::Narrow(src, tgt) => src.null_count() + tgt.null_count(),
+            Positions::Wide(src, tgt) => src.null_count() + tgt.null_count(),
+        }
+    }
+
+    /// The links of `range`, into `out`; Err with the index of the first with a negative position.
+    fn extend(&self, range: std::ops::Range<usize>, out: &mut Vec<Link>) -> Result<(), usize> {
+        match self {
+            Positions::Narrow(src, tgt) => links_of(&src.values()[range.clone()], &tgt.values()[range], out),
+            Positions::Wide(src, tgt) => links_of(&src.values()[range.clone()], &tgt.values()[range], out),
+        }
+    }
+}
+
+fn links_of<T: Copy + Into<i64>>(src: &[T], tgt: &[T], out: &mut Vec<Link>) -> Result<(), usize> {
+    let mut negative = false;
+    out.extend(src.iter().zip(tgt).map(|(&a, &b)| {
+        let (a, b) = (a.into(), b.into());
+        negative |= (a | b) < 0;
+        // Positions past u32 are out of range for any sentence; saturate and let the kernel say so.
+        (a.min(u32::MAX as i64) as u32, b.min(u32::MAX as i64) as u32)
+    }));
+    match negative {
+        false => Ok(()),
+        true => Err(src.iter().zip(tgt).position(|(&a, &b)| a.into() < 0 || b.into() < 0).expect("one is negative")),
+    }
 }
 
 impl<'a> LinkLists<'a> {
     pub fn new(array: &'a ArrayRef) -> Result<Self> {
         let (lists, values) = Lists::new(array.as_ref())?;
         let links = values.as_struct();
-        let position = |name: &str| -> Result<Int64Array> {
-            let Some(column) = links.column_by_name(name) else {
-                return exec_err!("alignment links have no `{name}` field");
-            };
-            Ok(cast(column, &DataType::Int64)?.as_primitive().clone())
+        let position = |name: &str| -> Result<&ArrayRef> {
+            match links.column_by_name(name) {
+                Some(column) => Ok(column),
+                None => exec_err!("alignment links have no `{name}` field"),
+            }
         };
         let (src, tgt) = (position("src")?, position("tgt")?);
-        let all_valid = links.null_count() == 0 && src.null_count() == 0 && tgt.null_count() == 0;
-        Ok(LinkLists { lists, links, src, tgt, all_valid })
+        let positions = match (src.data_type(), tgt.data_type()) {
+            (DataType::Int32, DataType::Int32) => {
+                Positions::Narrow(src.as_primitive().clone(), tgt.as_primitive().clone())
+            }
+            _ => {
+                let wide = |column: &ArrayRef| -> Result<Int64Array> {
+                    Ok(cast(column, &DataType::Int64)?.as_primitive().clone())
+                };
+                Positions::Wide(wide(src)?, wide(tgt)?)
+            }
+        };
+        let all_valid = links.null_count() == 0 && positions.null_count() == 0;
+        Ok(LinkLists { lists, links, positions, all_valid })
     }
 
     pub fn row(&self, i: usize, out: &mut Vec<Link>) -> Result<(), RowProblem> {
         out.clear();
         let range = self.lists.range(i).ok_or(RowProblem::NullArgument("links"))?;
+        if self.all_valid {
+            return self.positions.extend(range, out).map_err(|index| RowProblem::NegativeLink { index });
+        }
+        // The first problem in link order is the one reported.
         for (index, item) in range.enumerate() {
-            let valid =
-                self.all_valid || self.links.is_valid(item) && self.src.is_valid(item) && self.tgt.is_valid(item);
-            if !valid {
+            if !(self.links.is_valid(item) && self.positions.is_valid(item)) {
                 return Err(RowProblem::NullElement { arg: "links", index });
             }
-            let (a, b) = (self.src.value(item), self.tgt.value(item));
-            if a < 0 || b < 0 {
-                return Err(RowProblem::NegativeLink { index });
-            }
-            // Positions past u32 are out of range for any sentence; saturate and let the kernel say so.
-            out.push((a.min(u32::MAX as i64) as u32, b.min(u32::MAX as i64) as u32));
+            self.positions.extend(item..item + 1, out).map_err(|_| RowProblem::NegativeLink { index })?;
         }
         Ok(())
     }
@@ -544,5 +596,21 @@ mod tests {
             assert_eq!(out, [(0, 0)]);
             assert_eq!(rows.row(1, &mut out), Err(RowProblem::NullElement { arg: "links", index }));
         }
+        // A negative position is named by its link's index, with and without NULLs in the column.
+        let negative = links(vec![Some(0), Some(1), Some(2)], vec![Some(0), Some(2), Some(-1)], None);
+        let negative_and_null = links(vec![Some(0), Some(-3), None], vec![Some(0), Some(2), Some(1)], None);
+        for (array, index) in [(negative, 1), (negative_and_null, 0)] {
+            let rows = LinkLists::new(&array).unwrap();
+            assert_eq!(rows.row(1, &mut out), Err(RowProblem::NegativeLink { index }));
+        }
+        // Positions of another integer type are read as Int64; past u32 they saturate.
+        let wide = Fields::from(vec![Field::new("src", DataType::Int64, false), Field::new("tgt", DataType::Int64, false)]);
+        let columns: Vec<ArrayRef> =
+            vec![Arc::new(Int64Array::from(vec![0, 1 << 40, -2])), Arc::new(Int64Array::from(vec![0, 1, 2]))];
+        let array = token_lists(Arc::new(StructArray::new(wide, columns, None)), &[0, 2, 3], None);
+        let rows = LinkLists::new(&array).unwrap();
+        rows.row(0, &mut out).unwrap();
+        assert_eq!(out, [(0, 0), (u32::MAX, 1)]);
+        assert_eq!(rows.row(1, &mut out), Err(RowProblem::NegativeLink { index: 0 }));
     }
 }
