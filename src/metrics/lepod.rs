@@ -33,8 +33,7 @@ impl std::error::Error for LepodError {}
 #[derive(Debug, Default)]
 pub struct Scratch {
     parent: Vec<u32>,
-    /// The nodes of the units with as many tokens (more than one) on each side, grouped by
-    /// unit, and where each unit's group ends.
+    /// [`Scratch::equal_units`]' gathered nodes, grouped by unit, and where each group ends.
     members: Vec<u32>,
     end: Vec<u32>,
     /// Per component root: its tokens in each sentence.
@@ -47,7 +46,8 @@ pub struct Scratch {
     /// Each token's partner, NONE or MANY (see [`Scratch::partners`]).
     partner1: Vec<u32>,
     partner2: Vec<u32>,
-    /// The nodes of the units [`Scratch::shared_units`] builds.
+    /// The nodes whose units [`Scratch::equal_units`] looks at: those [`Scratch::shared_units`]
+    /// groups, or every node.
     shared: Vec<u32>,
 }
 
@@ -198,58 +198,45 @@ pub fn kept_tokens<'s>(
 
 impl Scratch {
     /// Mark the tokens of every unit whose first-sentence tokens equal its second-sentence
-    /// tokens in position order. Only units with as many tokens on each side can be kept:
-    /// one-to-one units (most of them) are decided from the counts alone, and only the others
-    /// have their tokens gathered.
+    /// tokens in position order.
     fn mark_kept(&mut self, s1: &[&str], s2: &[&str]) {
-        let n1 = s1.len();
         let mut kept = std::mem::take(&mut self.kept);
         kept.clear();
         kept.resize(self.parent.len(), false);
-        for (root, &parent) in self.parent.iter().enumerate() {
-            if parent as usize == root && (self.count1[root], self.count2[root]) == (1, 1) {
-                let (a, b) = (self.anchor1[root] as usize, self.anchor2[root] as usize);
-                if same_token(s1[a], s2[b]) {
-                    (kept[a], kept[n1 + b]) = (true, true);
-                }
-            }
-        }
-        self.equal_phrases(s1, s2, |unit| unit.iter().for_each(|&node| kept[node as usize] = true));
+        self.shared.clear();
+        self.shared.extend(0..self.parent.len() as u32);
+        self.equal_units(s1, s2, |unit| unit.iter().for_each(|&node| kept[node as usize] = true));
         self.kept = kept;
     }
 
     /// `visit` the nodes (first sentence's first, each side in position order) of every unit
-    /// with as many tokens on each side, more than one, that are equal in position order.
-    fn equal_phrases(&mut self, s1: &[&str], s2: &[&str], mut visit: impl FnMut(&[u32])) {
+    /// of the nodes in `shared` (in node order, each pointing at its root in `parent`) that has
+    /// as many tokens on each side, equal in position order: the units LeD keeps.
+    fn equal_units(&mut self, s1: &[&str], s2: &[&str], mut visit: impl FnMut(&[u32])) {
         let n1 = s1.len();
-        let Scratch { parent, count1, count2, members, end, .. } = self;
-        let n = parent.len();
-        let phrase = |root: usize| count1[root] == count2[root] && count1[root] > 1;
-        end.resize(n, 0);
+        let Scratch { parent, shared, count1, count2, members, end, .. } = self;
+        let candidate = |root: usize| count1[root] == count2[root];
+        let roots = || shared.iter().map(|&node| node as usize).filter(|&node| parent[node] as usize == node);
+        end.resize(parent.len(), 0);
         let mut gathered = 0;
-        for root in 0..n {
-            if parent[root] as usize == root && phrase(root) {
-                end[root] = gathered;
-                gathered += 2 * count1[root];
-            }
+        for root in roots().filter(|&root| candidate(root)) {
+            end[root] = gathered;
+            gathered += 2 * count1[root];
         }
         if gathered == 0 {
             return;
         }
-        // Gather each such unit's nodes in ascending order (first sentence first); end[root]
-        // moves from where its group starts to where it ends.
+        // Gather each candidate's nodes in node order (first sentence first); end[root] moves
+        // from where its group starts to where it ends.
         members.resize(gathered as usize, 0);
-        for (node, &root) in parent.iter().enumerate() {
-            let root = root as usize;
-            if phrase(root) {
-                members[end[root] as usize] = node as u32;
+        for &node in shared.iter() {
+            let root = parent[node as usize] as usize;
+            if candidate(root) {
+                members[end[root] as usize] = node;
                 end[root] += 1;
             }
         }
-        for root in 0..n {
-            if parent[root] as usize != root || !phrase(root) {
-                continue;
-            }
+        for root in roots().filter(|&root| candidate(root)) {
             let c = count1[root] as usize;
             let unit = &members[end[root] as usize - 2 * c..end[root] as usize];
             let (side1, side2) = unit.split_at(c);
@@ -362,7 +349,7 @@ impl Scratch {
     /// A link between two tokens with one link each is a unit of its own. Every other link
     /// touches a MANY token (a unit of two links or more is connected, so each of its links
     /// shares a token with another); those are the few that [`Scratch::shared_units`] groups.
-    /// Most alignments have none, and the rest only a few.
+    /// Alignments have few: 1.9 a pair in the generated Europarl-like corpus of 26 links a pair.
     fn partners(&mut self, n1: usize, n2: usize, links: &[Link]) -> Result<bool, LepodError> {
         let Scratch { partner1, partner2, shared, .. } = self;
         for (partner, n) in [(&mut *partner1, n1), (&mut *partner2, n2)] {
@@ -437,7 +424,7 @@ impl Scratch {
     /// pass over the first sentence walks those anchors in its order.
     fn led_and_pod_of_partners(&mut self, s1: &[&str], s2: &[&str], punct: &Punctuation) -> (f64, f64) {
         let (n1, n2) = (s1.len(), s2.len());
-        let Scratch { parent, partner1, partner2, shared, count1, count2, anchor1, anchor2, rank2, .. } = self;
+        let Scratch { parent, partner1, partner2, anchor1, anchor2, rank2, .. } = self;
         // Per unit, its rank among the surviving anchors, at its anchor in the second sentence.
         rank2.clear();
         rank2.resize(n2, NONE);
@@ -479,19 +466,8 @@ impl Scratch {
         let mut total = 0u64;
         segments(ranks, |_, closed| total += closed.unwrap_or(0) as u64);
         let pod = if units == 0 { 0.0 } else { total as f64 / units as f64 };
-        // Shared units with as many tokens on each side, equal in position order, are kept.
-        let (parent, shared) = (&*parent, &*shared);
-        for &root in shared {
-            let c = count1[root as usize];
-            if parent[root as usize] != root || c != count2[root as usize] {
-                continue;
-            }
-            let side = |first: bool| {
-                shared.iter().filter(move |&&node| parent[node as usize] == root && (node < n1 as u32) == first)
-            };
-            if side(true).zip(side(false)).all(|(&a, &b)| same_token(s1[a as usize], s2[b as usize - n1])) {
-                same += c as usize;
-            }
+        if !self.shared.is_empty() {
+            self.equal_units(s1, s2, |unit| same += unit.len() / 2);
         }
         (led_formula(n1 - same, n1, n2 - same, n2), pod)
     }
