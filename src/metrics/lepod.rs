@@ -317,9 +317,7 @@ pub fn pod(
     punct: &Punctuation,
     scratch: &mut Scratch,
 ) -> Result<f64, LepodError> {
-    check_non_empty(s1.len(), s2.len())?;
-    scratch.units(s1.len(), s2.len(), links)?;
-    Ok(pod_of_units(s1, s2, punct, scratch))
+    led_and_pod(s1, s2, links, punct, scratch).map(|(_, pod)| pod)
 }
 
 /// LeD and PoD of one pair, its units computed once: what `score` asks of every pair.
@@ -792,8 +790,9 @@ mod tests {
                 links.swap(i, rng.below(i + 1));
             }
             assert!(!scratch.partners(n1, n2, &links).unwrap());
-            let by_units = (led_aligned(&s1, &s2, &links, scratch).unwrap(), pod(&s1, &s2, &links, &punct, scratch).unwrap());
-            assert_eq!(led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap(), by_units, "{s1:?} {s2:?} {links:?}");
+            // explain finds every unit by union-find.
+            let e = explain(&s1, &s2, &links, &punct, scratch).unwrap();
+            assert_eq!(led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap(), (e.led, e.pod), "{s1:?} {s2:?} {links:?}");
         }
         // A token with two links is not one-to-one.
         assert!(scratch.partners(2, 2, &[(0, 0), (0, 1)]).unwrap());
