@@ -10,7 +10,7 @@
 # pairmetrics writes record that they are sorted by pair_id, so it is planned as a merge join.
 # `decode floor` decodes the same columns with no join at all: the physical limit.
 #
-# Needs: a Rust toolchain, Python 3 with `pip install duckdb polars pyarrow`, GNU time, bc.
+# Needs: a Rust toolchain, Python 3 with `pip install duckdb numpy polars pyarrow`, GNU time, bc.
 # Corpora go to $BENCH_DIR (default /tmp/pm-bench) and are generated afresh (about 80 s for both
 # sizes), so they are always written by the current writer; BENCH_REUSE_CORPORA=1 keeps them.
 set -euo pipefail
@@ -100,7 +100,14 @@ print(f"python derp agrees with pairmetrics on {n} pairs (largest difference {wo
 PY
 $BIN sql --format csv --table "p=$c/pairs.parquet" --table "a=$c/alignments.parquet" \
     "SELECT sum(led(p.src, p.tgt, a.links)) FROM p JOIN a USING (pair_id)" | tail -1 > "$DIR/ours-led.out"
-python3 scripts/bench_report.py "$RESULTS" "$DIR" > BENCHMARKS.md
+# The report replaces the part above the first section other scripts write (<!-- name: ... -->);
+# those sections are kept as they are.
+{
+    python3 scripts/bench_report.py "$RESULTS" "$DIR"
+    echo
+    [ -f BENCHMARKS.md ] && sed -n '/^<!-- [a-z-]*:/,$p' BENCHMARKS.md
+} > "$DIR/BENCHMARKS.md"
+mv "$DIR/BENCHMARKS.md" BENCHMARKS.md
 echo "wrote BENCHMARKS.md" >&2
 # The aligner section (METEOR_CHECKOUT: a cmu-mtlab/meteor checkout, to time its jar code too).
 scripts/bench_align.sh ${METEOR_CHECKOUT:-}
