@@ -33,10 +33,11 @@ impl S3Server {
             return None;
         }
         let weed = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
-        // In memory where the machine has /dev/shm: a volume server on a nearly full disk goes
-        // read-only, and a write to it then hangs instead of failing.
+        // In memory where the machine has room in /dev/shm: a volume server on a nearly full
+        // disk goes read-only, and a write to it then hangs instead of failing.
         let shm = Path::new("/dev/shm");
-        let dir = if shm.is_dir() { tempfile::tempdir_in(shm) } else { tempfile::tempdir() };
+        let in_memory = free_bytes(shm).is_some_and(|free| free >= 2 << 30);
+        let dir = if in_memory { tempfile::tempdir_in(shm) } else { tempfile::tempdir() };
         let dir = dir.unwrap();
         let config = dir.path().join("s3.json");
         let identity = format!(
@@ -147,6 +148,16 @@ impl Drop for S3Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Bytes free for us on the file system of `path`, None when it cannot be asked.
+fn free_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs reads a NUL-terminated path and fills in the struct it is given.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::statvfs(path.as_ptr(), &mut stat) } == 0;
+    ok.then(|| stat.f_bavail as u64 * stat.f_frsize as u64)
 }
 
 pub(crate) fn s3(key: &str) -> String {
