@@ -87,17 +87,18 @@ impl S3Server {
         let deadline = Instant::now() + Duration::from_secs(120);
         let probe = s3("ready/probe.parquet");
         loop {
-            // A short timeout per request, so a server still starting is asked again soon.
-            let write = self.command(&["sql", "--out", &probe, "SELECT 1 AS ready"]).env("AWS_TIMEOUT", "10s").output();
-            let write = write.unwrap();
-            if write.status.success() {
-                let read = self.run(&["sql", "--format", "csv", "--table", &format!("t={probe}"), "SELECT ready FROM t"]);
+            // A probe that hangs (its requests are retried for minutes) is stopped and made again.
+            let mut write = self.command(&["sql", "--out", &probe, "SELECT 1 AS ready"]);
+            let written = within(&mut write, Duration::from_secs(15));
+            if written.as_ref().is_some_and(|out| out.status.success()) {
+                let table = format!("t={probe}");
+                let read = self.run(&["sql", "--format", "csv", "--table", &table, "SELECT ready FROM t"]);
                 if read.status.success() && String::from_utf8_lossy(&read.stdout).lines().eq(["ready", "1"]) {
                     return;
                 }
             }
-            let stderr = String::from_utf8_lossy(&write.stderr);
-            assert!(Instant::now() < deadline, "the S3 server did not accept a write in 120 s: {stderr}{}", self.log());
+            let why = written.map_or("no answer in 15 s".into(), |out| String::from_utf8(out.stderr).unwrap_or_default());
+            assert!(Instant::now() < deadline, "the S3 server did not accept a write in 120 s: {why}{}", self.log());
             std::thread::sleep(Duration::from_millis(500));
         }
     }
@@ -148,6 +149,21 @@ impl Drop for S3Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The output of `command` if it ends within `limit`; else it is killed, and None.
+fn within(command: &mut Command, limit: Duration) -> Option<Output> {
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Some(child.wait_with_output().unwrap())
 }
 
 /// Bytes free for us on the file system of `path`, None when it cannot be asked.

@@ -792,7 +792,8 @@ mod tests {
             assert!(!scratch.partners(n1, n2, &links).unwrap());
             // explain finds every unit by union-find.
             let e = explain(&s1, &s2, &links, &punct, scratch).unwrap();
-            assert_eq!(led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap(), (e.led, e.pod), "{s1:?} {s2:?} {links:?}");
+            let both = led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap();
+            assert_eq!(both, (e.led, e.pod), "{s1:?} {s2:?} {links:?}");
         }
         // A token with two links is not one-to-one.
         assert!(scratch.partners(2, 2, &[(0, 0), (0, 1)]).unwrap());

@@ -9,12 +9,12 @@ use std::io::BufReader;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
-use datafusion::arrow::datatypes::Schema;
 use bytes::Bytes;
+use datafusion::arrow::datatypes::Schema;
 use datafusion::parquet::column::writer::ColumnCloseResult;
 use datafusion::parquet::errors::Result as ParquetResult;
-use datafusion::parquet::file::reader::{ChunkReader, Length};
 use datafusion::parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
+use datafusion::parquet::file::reader::{ChunkReader, Length};
 use datafusion::parquet::file::writer::SerializedRowGroupWriter;
 use datafusion::parquet::schema::types::SchemaDescriptor;
 

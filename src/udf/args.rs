@@ -359,7 +359,8 @@ pub struct LinkLists<'a> {
 }
 
 /// The links' `src` and `tgt` positions: as stored when Int32 (the schema's type), else cast to
-/// Int64 (casting every batch to Int64 had cost as much as reading the links).
+/// Int64. (Casting every batch copied each position into a new array: about 400 MB allocated
+/// and written per million Europarl-sized pairs.)
 enum Positions {
     Narrow(Int32Array, Int32Array),
     Wide(Int64Array, Int64Array),
@@ -389,6 +390,7 @@ impl Positions {
     }
 }
 
+/// [`Positions::extend`] over one integer type.
 fn links_of<T: Copy + Into<i64>>(src: &[T], tgt: &[T], out: &mut Vec<Link>) -> Result<(), usize> {
     let mut negative = false;
     out.extend(src.iter().zip(tgt).map(|(&a, &b)| {
@@ -604,7 +606,8 @@ mod tests {
             assert_eq!(rows.row(1, &mut out), Err(RowProblem::NegativeLink { index }));
         }
         // Positions of another integer type are read as Int64; past u32 they saturate.
-        let wide = Fields::from(vec![Field::new("src", DataType::Int64, false), Field::new("tgt", DataType::Int64, false)]);
+        let wide = |name| Field::new(name, DataType::Int64, false);
+        let wide = Fields::from(vec![wide("src"), wide("tgt")]);
         let columns: Vec<ArrayRef> =
             vec![Arc::new(Int64Array::from(vec![0, 1 << 40, -2])), Arc::new(Int64Array::from(vec![0, 1, 2]))];
         let array = token_lists(Arc::new(StructArray::new(wide, columns, None)), &[0, 2, 3], None);
