@@ -97,7 +97,8 @@ impl S3Server {
                     return;
                 }
             }
-            let why = written.map_or("no answer in 15 s".into(), |out| String::from_utf8(out.stderr).unwrap_or_default());
+            let why = written.map(|out| String::from_utf8_lossy(&out.stderr).into_owned());
+            let why = why.unwrap_or_else(|| "no answer in 15 s".into());
             assert!(Instant::now() < deadline, "the S3 server did not accept a write in 120 s: {why}{}", self.log());
             std::thread::sleep(Duration::from_millis(500));
         }
