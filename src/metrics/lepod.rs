@@ -68,16 +68,9 @@ impl Scratch {
         self.parent.clear();
         self.parent.extend(0..n as u32);
         for &(a, b) in links {
-            let (ra, rb) = (self.find(a), self.find(n1 as u32 + b));
-            if ra != rb {
-                // Union towards the smaller id keeps roots deterministic.
-                let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-                self.parent[hi as usize] = lo;
-            }
+            self.union(a, n1 as u32 + b);
         }
-        // In one pass, every node pointed at its root, and per unit (at its root): its tokens
-        // in each sentence, and its first position in each (its anchors; NONE on a side it
-        // has no token).
+        // Anchors stay NONE on a side where a unit has no token.
         for buf in [&mut self.count1, &mut self.count2] {
             buf.clear();
             buf.resize(n, 0);
@@ -86,18 +79,35 @@ impl Scratch {
             buf.clear();
             buf.resize(n, NONE);
         }
-        for node in 0..n {
-            let root = self.find(node as u32) as usize;
-            self.parent[node] = root as u32;
-            let (count, anchor, pos) = match node < n1 {
-                true => (&mut self.count1[root], &mut self.anchor1[root], node),
-                false => (&mut self.count2[root], &mut self.anchor2[root], node - n1),
-            };
-            if *count == 0 {
-                *anchor = pos as u32;
-            }
-            *count += 1;
+        for node in 0..n as u32 {
+            self.tally(node, n1);
         }
+    }
+
+    /// Join the units of nodes `x` and `y`, towards the smaller root: a unit's root is then its
+    /// smallest node, the first of its nodes in node order.
+    fn union(&mut self, x: u32, y: u32) {
+        let (rx, ry) = (self.find(x), self.find(y));
+        if rx != ry {
+            let (lo, hi) = if rx < ry { (rx, ry) } else { (ry, rx) };
+            self.parent[hi as usize] = lo;
+        }
+    }
+
+    /// Point `node` at its unit's root, and count it among the unit's tokens on its side (at
+    /// the root). Called in node order, it makes each unit's first token on a side its anchor
+    /// there; the root's counts must be 0 before the unit's first node.
+    fn tally(&mut self, node: u32, n1: usize) {
+        let root = self.find(node) as usize;
+        self.parent[node as usize] = root as u32;
+        let (count, anchor, pos) = match (node as usize) < n1 {
+            true => (&mut self.count1[root], &mut self.anchor1[root], node),
+            false => (&mut self.count2[root], &mut self.anchor2[root], node - n1 as u32),
+        };
+        if *count == 0 {
+            *anchor = pos;
+        }
+        *count += 1;
     }
 
     fn find(&mut self, mut x: u32) -> u32 {
@@ -384,11 +394,7 @@ impl Scratch {
                     self.shared.push(node);
                 }
             }
-            let (ra, rb) = (self.find(a), self.find(n1 as u32 + b));
-            if ra != rb {
-                let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-                self.parent[hi as usize] = lo;
-            }
+            self.union(a, n1 as u32 + b);
         }
         self.shared.sort_unstable();
         let Scratch { count1, count2, anchor1, anchor2, .. } = self;
@@ -399,20 +405,11 @@ impl Scratch {
         }
         for i in 0..self.shared.len() {
             let node = self.shared[i];
-            let root = self.find(node);
-            self.parent[node as usize] = root;
-            if root == node {
+            // A unit's root is its first node: its counts start there.
+            if self.find(node) == node {
                 (self.count1[node as usize], self.count2[node as usize]) = (0, 0);
             }
-            // In node order, a unit's first token on each side is met first.
-            let (count, anchor, pos) = match (node as usize) < n1 {
-                true => (&mut self.count1[root as usize], &mut self.anchor1[root as usize], node),
-                false => (&mut self.count2[root as usize], &mut self.anchor2[root as usize], node - n1 as u32),
-            };
-            if *count == 0 {
-                *anchor = pos;
-            }
-            *count += 1;
+            self.tally(node, n1);
         }
     }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, GenericListArray, Int32Array, Int64Array, LargeStringArray, OffsetSizeTrait,
-    StringArray, StringBuilder, StringViewArray, StructArray,
+    StringArray, StringBuilder, StringViewArray,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::cast;
@@ -352,10 +352,9 @@ impl BoolArg {
 /// A column of alignments, read row by row into a reused `Vec<Link>`.
 pub struct LinkLists<'a> {
     lists: Lists<'a>,
-    links: &'a StructArray,
     positions: Positions,
-    /// No link and no position is NULL: rows need no validity checks.
-    all_valid: bool,
+    /// Which links are NULL or have a NULL position; None when none has.
+    nulls: Option<NullBuffer>,
 }
 
 /// The links' `src` and `tgt` positions: as stored when Int32 (the schema's type), else cast to
@@ -367,20 +366,6 @@ enum Positions {
 }
 
 impl Positions {
-    fn is_valid(&self, item: usize) -> bool {
-        match self {
-            Positions::Narrow(src, tgt) => src.is_valid(item) && tgt.is_valid(item),
-            Positions::Wide(src, tgt) => src.is_valid(item) && tgt.is_valid(item),
-        }
-    }
-
-    fn null_count(&self) -> usize {
-        match self {
-            Positions::Narrow(src, tgt) => src.null_count() + tgt.null_count(),
-            Positions::Wide(src, tgt) => src.null_count() + tgt.null_count(),
-        }
-    }
-
     /// The links of `range`, into `out`; Err with the index of the first with a negative position.
     fn extend(&self, range: std::ops::Range<usize>, out: &mut Vec<Link>) -> Result<(), usize> {
         match self {
@@ -416,6 +401,7 @@ impl<'a> LinkLists<'a> {
             }
         };
         let (src, tgt) = (position("src")?, position("tgt")?);
+        let nulls = NullBuffer::union(NullBuffer::union(links.nulls(), src.nulls()).as_ref(), tgt.nulls());
         let positions = match (src.data_type(), tgt.data_type()) {
             (DataType::Int32, DataType::Int32) => {
                 Positions::Narrow(src.as_primitive().clone(), tgt.as_primitive().clone())
@@ -427,19 +413,19 @@ impl<'a> LinkLists<'a> {
                 Positions::Wide(wide(src)?, wide(tgt)?)
             }
         };
-        let all_valid = links.null_count() == 0 && positions.null_count() == 0;
-        Ok(LinkLists { lists, links, positions, all_valid })
+        Ok(LinkLists { lists, positions, nulls: nulls.filter(|nulls| nulls.null_count() > 0) })
     }
 
     pub fn row(&self, i: usize, out: &mut Vec<Link>) -> Result<(), RowProblem> {
         out.clear();
         let range = self.lists.range(i).ok_or(RowProblem::NullArgument("links"))?;
-        if self.all_valid {
+        let Some(nulls) = &self.nulls else {
+            // Most columns: the row's positions sliced at once.
             return self.positions.extend(range, out).map_err(|index| RowProblem::NegativeLink { index });
-        }
+        };
         // The first problem in link order is the one reported.
         for (index, item) in range.enumerate() {
-            if !(self.links.is_valid(item) && self.positions.is_valid(item)) {
+            if nulls.is_null(item) {
                 return Err(RowProblem::NullElement { arg: "links", index });
             }
             self.positions.extend(item..item + 1, out).map_err(|_| RowProblem::NegativeLink { index })?;
@@ -537,7 +523,7 @@ pub fn literal_integer(expr: &Expr, usage: &str, what: &str, min: i64) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use datafusion::arrow::array::{ListArray, StringViewArray};
+    use datafusion::arrow::array::{ListArray, StringViewArray, StructArray};
     use datafusion::arrow::datatypes::{Field, Fields};
 
     fn token_lists(items: ArrayRef, offsets: &[i32], nulls: Option<NullBuffer>) -> ArrayRef {
