@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use crate::common::{free_ports, ok, path_str, root, sample};
+use crate::common::{finish, free_ports, ok, output_within, path_str, root, sample, spawn_to_files};
 use crate::storage::{S3Server, s3, upload};
 
 /// One scheduler and its executors; every process is killed when this is dropped. One cluster
@@ -132,36 +132,15 @@ fn spawn(dir: &Path, env: &[(&str, String)], name: &str, args: &[&str]) -> Child
 
 /// Run pairmetrics, killing it if it takes longer than `limit` (a hung client is a failure).
 fn pairmetrics_within(args: &[&str], env: &[(&str, String)], limit: Duration) -> Output {
-    let (mut child, outputs) = spawn_client(args, env);
-    let deadline = Instant::now() + limit;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("{args:?} did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    finish_client(child, outputs)
+    let out = output_within(&mut client_command(args, env), limit);
+    out.unwrap_or_else(|| panic!("{args:?} did not finish within {limit:?}"))
 }
 
-/// A client whose stdout and stderr go to files (a pipe nobody reads would stall it).
-fn spawn_client(args: &[&str], env: &[(&str, String)]) -> (Child, TempDir) {
-    let outputs = TempDir::new().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(outputs.path().join("stdout")).unwrap())
-        .stderr(std::fs::File::create(outputs.path().join("stderr")).unwrap())
-        .spawn()
-        .unwrap();
-    (child, outputs)
-}
-
-fn finish_client(mut child: Child, outputs: TempDir) -> Output {
-    let status = child.wait().unwrap();
-    let read = |name: &str| std::fs::read(outputs.path().join(name)).unwrap();
-    Output { status, stdout: read("stdout"), stderr: read("stderr") }
+/// A pairmetrics client command.
+fn client_command(args: &[&str], env: &[(&str, String)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pairmetrics"));
+    command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+    command
 }
 
 /// The resources the executors and the local runs share: a phrase table extracted from the
@@ -404,7 +383,8 @@ fn a_killed_executor_never_gives_a_short_result() {
     let local = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let mut with = vec![args[0].clone(), "--cluster".into(), cluster.url.clone()];
     with.extend(args[1..].iter().cloned());
-    let (mut client, outputs) = spawn_client(&with.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let with: Vec<&str> = with.iter().map(String::as_str).collect();
+    let (mut client, outputs) = spawn_to_files(&mut client_command(&with, &[]));
     std::thread::sleep(Duration::from_millis(1500));
     assert!(client.try_wait().unwrap().is_none(), "the query should still be running when an executor is killed");
     let mut cluster = cluster;
@@ -416,7 +396,7 @@ fn a_killed_executor_never_gives_a_short_result() {
         assert!(Instant::now() < deadline, "the query hung after an executor was killed");
         std::thread::sleep(Duration::from_millis(100));
     }
-    let out = finish_client(client, outputs);
+    let out = finish(client, outputs);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.status.success() {

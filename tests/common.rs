@@ -1,9 +1,10 @@
 use std::fs::File;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, Ordering};
+use std::time::{Duration, Instant};
 
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Int32Builder, Int64Array, ListBuilder, RecordBatch, StringBuilder,
@@ -136,6 +137,40 @@ pub async fn strings(ctx: &SessionContext, sql: &str, i: usize) -> Vec<Option<St
 /// Run the pairmetrics binary.
 pub fn pairmetrics(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pairmetrics")).args(args).output().unwrap()
+}
+
+/// Start `command` with its stdout and stderr going to files: a pipe nobody reads would stall
+/// it. [`finish`] waits for it and reads them.
+pub fn spawn_to_files(command: &mut Command) -> (Child, tempfile::TempDir) {
+    let outputs = tempfile::TempDir::new().unwrap();
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(File::create(outputs.path().join("stdout")).unwrap())
+        .stderr(File::create(outputs.path().join("stderr")).unwrap())
+        .spawn()
+        .unwrap();
+    (child, outputs)
+}
+
+pub fn finish(mut child: Child, outputs: tempfile::TempDir) -> Output {
+    let status = child.wait().unwrap();
+    let read = |name: &str| std::fs::read(outputs.path().join(name)).unwrap();
+    Output { status, stdout: read("stdout"), stderr: read("stderr") }
+}
+
+/// The output of `command` if it ends within `limit`; else it is killed, and None.
+pub fn output_within(command: &mut Command, limit: Duration) -> Option<Output> {
+    let (mut child, outputs) = spawn_to_files(command);
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(finish(child, outputs))
 }
 
 /// Its stdout, after checking that it succeeded.

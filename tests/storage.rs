@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{free_ports, path_str, root, sample};
+use crate::common::{free_ports, output_within, path_str, root, sample};
 
 const BUCKET: &str = "corpus";
 const KEY: &str = "pmkey";
@@ -89,7 +89,7 @@ impl S3Server {
         loop {
             // A probe that hangs (its requests are retried for minutes) is stopped and made again.
             let mut write = self.command(&["sql", "--out", &probe, "SELECT 1 AS ready"]);
-            let written = within(&mut write, Duration::from_secs(15));
+            let written = output_within(&mut write, Duration::from_secs(15));
             if written.as_ref().is_some_and(|out| out.status.success()) {
                 let table = format!("t={probe}");
                 let read = self.run(&["sql", "--format", "csv", "--table", &table, "SELECT ready FROM t"]);
@@ -150,21 +150,6 @@ impl Drop for S3Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// The output of `command` if it ends within `limit`; else it is killed, and None.
-fn within(command: &mut Command, limit: Duration) -> Option<Output> {
-    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let deadline = Instant::now() + limit;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Some(child.wait_with_output().unwrap())
 }
 
 /// Bytes free for us on the file system of `path`, None when it cannot be asked.
