@@ -275,7 +275,7 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         out: Option<PathBuf>,
         /// Worker threads (default: the number of cores).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = at_least_one)]
         threads: Option<usize>,
     },
     /// Drop-in replacement for lepod-score.py: LeD/PoD from METEOR Matcher output.
@@ -432,7 +432,7 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         out: Option<PathBuf>,
         /// Worker threads (default: the number of cores).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = at_least_one)]
         threads: Option<usize>,
     },
     /// Build a paraphrase table from a bilingual phrase_table by pivoting (Bannard &
@@ -753,14 +753,14 @@ impl AlignerArgs {
 #[derive(clap::Args)]
 struct TuningArgs {
     /// Partitions (threads) to plan with (default: the number of cores).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
     partitions: Option<usize>,
     /// Rows per record batch (default 8192).
-    #[arg(long, value_name = "ROWS")]
+    #[arg(long, value_name = "ROWS", value_parser = at_least_one)]
     batch_size: Option<usize>,
     /// Memory for sorts, joins and aggregations in MiB; beyond it they spill to the temporary
     /// directory (joins become sort-merge joins, which can spill).
-    #[arg(long, value_name = "MIB")]
+    #[arg(long, value_name = "MIB", value_parser = at_least_one)]
     memory_limit: Option<usize>,
 }
 
@@ -854,6 +854,16 @@ impl AssistArgs {
 fn phrase_table_options(path: PathBuf, prob_column: String, free_identity: bool) -> resources::PhraseTableOptions {
     let identity = if free_identity { Identity::Always } else { Identity::UnlessInTable };
     resources::PhraseTableOptions { path, prob_column, identity }
+}
+
+/// A count that must be positive (rows per batch, partitions, threads, MiB): 0 would mean
+/// nothing sensible, and some would be taken as 1 and run slowly without a word.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Worker threads when not told: one per core.

@@ -8,6 +8,7 @@ mod cluster;
 mod common;
 mod derp;
 mod docs;
+mod edges;
 mod extract;
 mod fitness;
 mod import;

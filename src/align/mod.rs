@@ -292,9 +292,17 @@ impl Aligner {
         let stemmer = match (&options.stem_file, has(Module::Stem)) {
             (_, false) => None,
             (Some(path), true) => Some(Stemmer::read_table(open(path)?, &path.display().to_string())?),
-            (None, true) => Some(Stemmer::Snowball(rust_stemmers::Stemmer::create(stem::snowball(language).ok_or_else(
-                || AlignError::Option(format!("no Snowball stemmer for {language}: give a stem table (METEOR's -e)")),
-            )?))),
+            (None, true) => Some(Stemmer::Snowball(rust_stemmers::Stemmer::create(stem::snowball(language).ok_or_else(|| {
+                let which = match language {
+                    "other" => "`other` (METEOR's name for a language it has no resources for)".to_string(),
+                    _ => language.to_string(),
+                };
+                AlignError::Option(format!(
+                    "language `{}` is {which}, which has no Snowball stemmer: the stem module needs a stem table \
+                     (METEOR's -e), or leave `stem` out of the modules",
+                    options.language
+                ))
+            })?))),
         };
         let synonyms = match (&options.synonym_dir, has(Module::Synonym)) {
             (_, false) => None,

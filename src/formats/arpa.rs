@@ -93,6 +93,10 @@ pub fn parse<R: BufRead>(lines: &mut Lines<R>) -> Result<NgramModel, InputError>
                     field.parse::<f32>().map_err(|_| fail(format!("{what} `{field}` is not a number")))
                 };
                 let log_p = number(fields.next(), "log10 probability")?;
+                // A probability is at most 1 (log10 0); NaN would poison every sum it enters.
+                if !(log_p <= 0.0) {
+                    return Err(fail(format!("log10 probability {log_p} is not a log probability (it must be <= 0)")));
+                }
                 let mut words = [""; MAX_ORDER];
                 let mut got = 0;
                 for (slot, word) in words.iter_mut().zip(fields.by_ref().take(order)) {
@@ -107,6 +111,9 @@ pub fn parse<R: BufRead>(lines: &mut Lines<R>) -> Result<NgramModel, InputError>
                     None => 0.0,
                     field => number(field, "back-off weight")?,
                 };
+                if backoff.is_nan() || backoff == f32::INFINITY {
+                    return Err(fail(format!("back-off weight {backoff} is not a log10 weight")));
+                }
                 if fields.next().is_some() {
                     return Err(fail(format!("too many fields for a {order}-gram line")));
                 }
@@ -165,6 +172,8 @@ mod tests {
             (MODEL.replace("ngram 2=2", "ngram 2=3"), "<text>:15: the header announces 3 2-grams but the section has 2"),
             (MODEL.replace("-0.2\ta b", "-0.2\ta zz"), "<text>:13: `zz` is in an n-gram but not among the unigrams"),
             (MODEL.replace("-0.8 b", "x b"), "<text>:9: log10 probability `x` is not a number"),
+            (MODEL.replace("-0.8 b", "nan b"), "<text>:9: log10 probability NaN is not a log probability (it must be <= 0)"),
+            (MODEL.replace("-0.8 b", "0.5 b"), "<text>:9: log10 probability 0.5 is not a log probability (it must be <= 0)"),
             (MODEL.replace("\\end\\\n", ""), "<text>:14: the file ends before \\end\\ (truncated?)"),
             ("hello\n".to_string(), "<text>: no \\data\\ header: not an ARPA file"),
             // Found by fuzzing: a header announcing more n-grams than memory holds.

@@ -42,6 +42,7 @@ impl std::error::Error for InputError {}
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, InputError> {
     let fail = |e: io::Error| InputError { file: path.to_path_buf(), line: None, message: e.to_string() };
     let location = Location::parse(path).map_err(|e| fail(io::Error::other(format!("{e:#}"))))?;
+    crate::storage::note_input(path);
     let raw: Box<dyn Read + Send> = match location {
         Location::Local(path) => Box::new(File::open(path).map_err(fail)?),
         Location::Remote(remote) => {
@@ -51,12 +52,31 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, InputError> {
     let mut reader = BufReader::with_capacity(1 << 16, raw);
     let head = reader.fill_buf().map_err(fail)?;
     Ok(if head.starts_with(GZIP_MAGIC) {
-        Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(reader)))
+        Box::new(BufReader::with_capacity(1 << 16, Decompressing { inner: MultiGzDecoder::new(reader), format: "gzip" }))
     } else if head.starts_with(ZSTD_MAGIC) {
-        Box::new(BufReader::with_capacity(1 << 16, zstd::Decoder::with_buffer(reader).map_err(fail)?))
+        let inner = zstd::Decoder::with_buffer(reader).map_err(fail)?;
+        Box::new(BufReader::with_capacity(1 << 16, Decompressing { inner, format: "zstd" }))
     } else {
         Box::new(reader)
     })
+}
+
+/// A decompressor whose errors say that the data is not what its first bytes announced (the
+/// decoders' own words, e.g. zstd's "Dictionary mismatch" for garbage, say nothing of it).
+struct Decompressing<R> {
+    inner: R,
+    format: &'static str,
+}
+
+impl<R: Read> Read for Decompressing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| match e.kind() {
+            io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::Other | io::ErrorKind::UnexpectedEof => {
+                io::Error::new(e.kind(), format!("corrupt or truncated {} data ({e})", self.format))
+            }
+            _ => e,
+        })
+    }
 }
 
 /// Lines of a UTF-8 text, split as Python's universal newlines do (`\n`, `\r\n` or `\r`), without

@@ -9,5 +9,6 @@ pub mod moses;
 pub mod pharaoh;
 pub mod semeval2014t5;
 pub mod syntactic_ngrams;
+pub mod terminal;
 pub mod tokens;
 pub mod xml;

@@ -78,6 +78,25 @@ pub fn parse_phrase_line(line: &str) -> Result<PhraseEntry<'_>, MosesError> {
     Ok(PhraseEntry { src, tgt, scores, alignment, counts })
 }
 
+/// A phrase's tokens as the text of a phrase-table field, which [`parse_phrase_line`] and the
+/// tokenizer read back to the same tokens; Err says why they cannot be (a Moses phrase is
+/// space-separated tokens between `|||` separators, on one line).
+pub fn phrase_text(tokens: &[&str]) -> Result<String, String> {
+    if tokens.is_empty() {
+        return Err("has no tokens (a Moses phrase cannot be empty)".into());
+    }
+    for (i, token) in tokens.iter().enumerate() {
+        let why = match () {
+            _ if token.is_empty() => "is empty",
+            _ if token.contains(super::tokens::is_space) => "contains white space or a line end",
+            _ if token.contains("|||") => "contains the field separator `|||`",
+            _ => continue,
+        };
+        return Err(format!("token {i} {token:?} {why}"));
+    }
+    Ok(tokens.join(" "))
+}
+
 /// Append one phrase-table line (with its newline) that [`parse_phrase_line`] reads back to
 /// the same entry: numbers in Rust's shortest round-trip form, integers without a fraction.
 pub fn write_phrase_line(out: &mut String, entry: &PhraseEntry) {
@@ -180,6 +199,16 @@ mod tests {
             assert_eq!(written, format!("{line}\n"));
             assert_eq!(parse_phrase_line(written.trim_end()).unwrap(), entry);
         }
+    }
+
+    #[test]
+    fn phrases_that_would_not_read_back_are_refused() {
+        assert_eq!(phrase_text(&["a", "b|c", "||"]), Ok("a b|c ||".into()));
+        assert_eq!(phrase_text(&[]), Err("has no tokens (a Moses phrase cannot be empty)".into()));
+        assert_eq!(phrase_text(&["a", ""]), Err("token 1 \"\" is empty".into()));
+        assert_eq!(phrase_text(&["a b"]), Err("token 0 \"a b\" contains white space or a line end".into()));
+        assert_eq!(phrase_text(&["a\nb"]), Err("token 0 \"a\\nb\" contains white space or a line end".into()));
+        assert_eq!(phrase_text(&["x|||y"]), Err("token 0 \"x|||y\" contains the field separator `|||`".into()));
     }
 
     #[test]

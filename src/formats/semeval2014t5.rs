@@ -115,10 +115,16 @@ fn split(text: &str) -> Vec<String> {
 }
 
 /// The items of an `<input>`, `<ref>` or `<output>` element.
-fn items(node: roxmltree::Node) -> Vec<Item> {
+/// A fragment holds its words and `<alt>` children; anything else in it (a nested `<f>`) would
+/// be dropped by the task's reader without a word, so it is an error naming its line.
+fn items(node: roxmltree::Node) -> Result<Vec<Item>> {
     let mut items: Vec<Item> = node.text().map(split).unwrap_or_default().into_iter().map(Item::Text).collect();
     for child in node.children().filter(|c| c.is_element()) {
         if child.tag_name().name() == "f" {
+            if let Some(inner) = child.children().find(|c| c.is_element() && c.tag_name().name() != "alt") {
+                let line = node.document().text_pos_at(inner.range().start).row;
+                bail!("line {line}: <{}> inside a fragment <f>: a fragment holds only its words and <alt> elements", inner.tag_name().name());
+            }
             let alternatives = child
                 .children()
                 .filter(|a| a.is_element() && a.tag_name().name() == "alt")
@@ -133,7 +139,7 @@ fn items(node: roxmltree::Node) -> Vec<Item> {
             items.push(Item::Text(tail.to_string()));
         }
     }
-    items
+    Ok(items)
 }
 
 /// Read a task file (plain, gzip or zstd).
@@ -153,13 +159,13 @@ pub fn parse(text: &str) -> Result<TaskFile> {
     let attribute = |name: &str| root.attribute(name).map(str::to_string);
     let mut sentences = Vec::new();
     for s in root.descendants().filter(|n| n.is_element() && n.tag_name().name() == "s") {
-        let part = |name: &str| s.children().filter(|c| c.is_element() && c.tag_name().name() == name).last().map(items);
+        let part = |name: &str| s.children().filter(|c| c.is_element() && c.tag_name().name() == name).last().map(items).transpose();
         sentences.push(Sentence {
             id: s.attribute("id").map(str::to_string),
             line: doc.text_pos_at(s.range().start).row,
-            input: part("input"),
-            reference: part("ref"),
-            output: part("output"),
+            input: part("input")?,
+            reference: part("ref")?,
+            output: part("output")?,
         });
     }
     Ok(TaskFile { l1: attribute("L1"), l2: attribute("L2"), sentences })
@@ -378,6 +384,13 @@ mod tests {
         assert_eq!(fragments[0].value, Some(vec![]), "whitespace alone is an empty value");
         assert_eq!(fragments[1].id, None);
         assert_eq!(words(input).1, vec![(1, 3)]);
+    }
+
+    #[test]
+    fn a_fragment_inside_a_fragment_is_an_error_naming_its_line() {
+        let text = "<sentencepairs><s>\n<input>x <f>a <f>b</f> c</f></input></s></sentencepairs>";
+        let error = parse(text).unwrap_err().to_string();
+        assert_eq!(error, "line 2: <f> inside a fragment <f>: a fragment holds only its words and <alt> elements");
     }
 
     #[test]

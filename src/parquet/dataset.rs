@@ -26,16 +26,16 @@ use datafusion::prelude::{DataFrame, ParquetReadOptions};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 
-use super::ParquetInput;
+use super::{NULL_PARTITION, ParquetInput};
 use super::shares::SharesSink;
 use super::write::{AtomicParquetWriter, Codec};
 use crate::storage::{self, Location, Mode, Remote};
 use datafusion::prelude::SessionContext;
 
+/// The longest file or directory name local file systems take (ext4, xfs, btrfs, APFS, NTFS).
+const MAX_NAME_BYTES: usize = 255;
 /// Files open at once; each is a row group's worth of buffers and a thread per column.
 const MAX_OPEN_FILES: usize = 16;
-/// The directory of rows whose partition value is NULL, as Hive and Spark name it.
-const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
 
 /// How a result is laid out as files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -175,7 +175,7 @@ impl DatasetWriter {
             staging,
             partition_columns,
             file_schema,
-            metadata,
+            metadata: with_marker_key(metadata),
             codec,
             dictionary,
             max_rows_per_file: layout.max_rows_per_file.unwrap_or(u64::MAX).max(1),
@@ -218,15 +218,23 @@ impl DatasetWriter {
         let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         for row in 0..batch.num_rows() {
-            let directory = names
-                .iter()
-                .zip(&values)
-                .map(|(name, column)| {
-                    let value = if column.is_null(row) { NULL_PARTITION.to_string() } else { escape(column.value(row)) };
-                    format!("{}={value}", escape(name))
-                })
-                .collect::<Vec<_>>()
-                .join("/");
+            let mut parts = Vec::with_capacity(names.len());
+            for (name, column) in names.iter().zip(&values) {
+                let value = if column.is_null(row) { NULL_PARTITION.to_string() } else { escape(column.value(row)) };
+                let part = format!("{}={value}", escape(name));
+                // Local file systems refuse longer names, with only "File name too long".
+                if self.staging.is_some() && part.len() > MAX_NAME_BYTES {
+                    let shown: String = column.value(row).chars().take(40).collect();
+                    bail!(
+                        "--partition-by {name}: the value {shown:?}... ({} bytes) makes a directory name of {} bytes; \
+                         file systems allow {MAX_NAME_BYTES}",
+                        column.value(row).len(),
+                        part.len()
+                    );
+                }
+                parts.push(part);
+            }
+            let directory = parts.join("/");
             let group = *index.entry(directory.clone()).or_insert_with(|| {
                 groups.push((directory, Vec::new()));
                 groups.len() - 1
@@ -295,9 +303,20 @@ impl DatasetWriter {
     }
 }
 
+/// The footer entry of every file of a dataset pairmetrics writes: a reader that finds it
+/// knows to look for the dataset's `_SUCCESS` (see [`ParquetInput::open`]), since a run killed
+/// while writing to an object store leaves complete files and no marker.
+pub const DATASET_KEY: (&str, &str) = ("pairmetrics.dataset", "complete when _SUCCESS exists");
+
+fn with_marker_key(mut metadata: Vec<(String, String)>) -> Vec<(String, String)> {
+    metadata.push((DATASET_KEY.0.to_string(), DATASET_KEY.1.to_string()));
+    metadata
+}
+
 /// A new hidden directory beside `target` (which must not exist, or be an empty directory),
 /// where a dataset is written before [`publish`] makes it `target`.
 fn staging_directory(target: &Path) -> Result<PathBuf> {
+    storage::refuse_input(target)?;
     if target.exists() && std::fs::read_dir(target).map(|mut d| d.next().is_some()).unwrap_or(true) {
         bail!("{} exists and is not an empty directory; a dataset is written to a new one", target.display());
     }
@@ -309,6 +328,7 @@ fn staging_directory(target: &Path) -> Result<PathBuf> {
 /// Mark the complete dataset in `staging` with `_SUCCESS` and rename it to `target`: readers
 /// see all of it or none.
 fn publish(staging: &Path, target: &Path) -> Result<()> {
+    storage::refuse_input(target)?;
     storage::write_whole(&staging.join("_SUCCESS"), b"")?;
     if target.exists() {
         std::fs::remove_dir(target).with_context(|| format!("cannot replace {}", target.display()))?;
@@ -408,7 +428,7 @@ impl ExecutorDataset {
         options.global.compression = Some(codec.name().to_string());
         options.global.dictionary_enabled = Some(dictionary);
         options.global.max_row_group_size = super::write::ROW_GROUP_ROWS;
-        options.key_value_metadata = metadata.into_iter().map(|(k, v)| (k, Some(v))).collect();
+        options.key_value_metadata = with_marker_key(metadata).into_iter().map(|(k, v)| (k, Some(v))).collect();
         let write = DataFrameWriteOptions::new().with_single_file_output(false).with_partition_by(layout.partition_by.clone());
         let batches = frame.write_parquet(&self.url(), write, Some(options)).await?;
         Ok(batches.iter().map(|b| b.column(0).as_primitive::<UInt64Type>().value(0)).sum())
@@ -425,7 +445,7 @@ impl ExecutorDataset {
         dictionary: bool,
     ) -> Result<u64> {
         let schema = frame.schema().inner().clone();
-        let sink = SharesSink::new(&self.url(), schema, metadata, codec, dictionary);
+        let sink = SharesSink::new(&self.url(), schema, with_marker_key(metadata), codec, dictionary);
         let (state, plan) = frame.into_parts();
         let insert = LogicalPlanBuilder::insert_into(plan, "output", provider_as_source(Arc::new(sink)), InsertOp::Append)?;
         let batches = DataFrame::new(state, insert.build()?).collect().await?;
@@ -435,7 +455,7 @@ impl ExecutorDataset {
 
     /// What was written, opened to read back in file order.
     pub fn input(&self) -> Result<ParquetInput> {
-        ParquetInput::open("output", Path::new(&self.url()))
+        ParquetInput::open_unpublished("output", Path::new(&self.url()))
     }
 
     /// Register what was written as table `name` in `ctx` (a local session), to read it back.

@@ -18,7 +18,9 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArra
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type, Schema, SchemaRef};
 use datafusion::execution::SendableRecordBatchStream;
-use datafusion::logical_expr::{SortExpr, col};
+use datafusion::datasource::{ViewTable, provider_as_source};
+use datafusion::functions::expr_fn::nullif;
+use datafusion::logical_expr::{LogicalPlanBuilder, SortExpr, col, ident, lit};
 use datafusion::parquet::arrow::ProjectionMask;
 use datafusion::parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use datafusion::parquet::errors::Result as ParquetResult;
@@ -30,14 +32,20 @@ use futures::TryStreamExt;
 
 use object_store::ObjectStoreExt;
 
+use super::NULL_PARTITION;
+use super::dataset::DATASET_KEY;
 use crate::storage::{self, Location, RemoteFile};
+
+/// The environment variable that lets a pairmetrics dataset without its `_SUCCESS` be read.
+pub const READ_INCOMPLETE: &str = "PAIRMETRICS_READ_INCOMPLETE";
 
 /// One Parquet file of an input, with its footer and its Hive partition values.
 #[derive(Debug, Clone)]
 struct InputFile {
     source: Source,
     metadata: Arc<ParquetMetaData>,
-    partition_values: Vec<String>,
+    /// None for a NULL value (a [`NULL_PARTITION`] directory).
+    partition_values: Vec<Option<String>>,
 }
 
 /// Where a file's bytes are.
@@ -116,7 +124,31 @@ impl ParquetInput {
     /// Open table `name` at `path` (a local path or a URL): it must exist and be Parquet (a
     /// file, or a directory of `*.parquet` files). A corrupt footer is an error here, before
     /// DataFusion reads it: its reader can panic on one.
+    ///
+    /// A directory whose files say they belong to a pairmetrics dataset must have the
+    /// dataset's `_SUCCESS` marker: without it the run that wrote it did not finish (in an
+    /// object store its files are there, but not all of them). `PAIRMETRICS_READ_INCOMPLETE=1`
+    /// reads such a dataset anyway, with a warning.
     pub fn open(name: &str, path: &Path) -> Result<ParquetInput> {
+        let input = Self::open_unpublished(name, path)?;
+        storage::note_input(path);
+        if input.is_unfinished_dataset()? {
+            let what = format!(
+                "table {name}: {} is a pairmetrics dataset without its _SUCCESS marker: the run writing it did not finish, \
+                 and rows may be missing",
+                path.display()
+            );
+            match std::env::var_os(READ_INCOMPLETE).is_some_and(|v| v == "1") {
+                true => eprintln!("warning: {what} (read anyway, as {READ_INCOMPLETE}=1 asks)"),
+                false => bail!("{what}; write it again, or set {READ_INCOMPLETE}=1 to read what is there"),
+            }
+        }
+        Ok(input)
+    }
+
+    /// [`Self::open`] for a dataset being written: no completion marker is asked for, and it is
+    /// not noted as an input (which its writer could then not complete).
+    pub fn open_unpublished(name: &str, path: &Path) -> Result<ParquetInput> {
         let location = Location::parse(path)?;
         let (is_file, listed) = match &location {
             Location::Local(local) => list_local(name, local)?,
@@ -126,10 +158,32 @@ impl ParquetInput {
         let mut files = Vec::with_capacity(listed.len());
         for (source, relative) in listed {
             let metadata = Arc::new(read_footer(&source).with_context(|| format!("table {name}"))?);
-            let partition_values = hive_partitions(&relative).into_iter().map(|(_, v)| v).collect();
+            let partition_values =
+                hive_partitions(&relative).into_iter().map(|(_, v)| (v != NULL_PARTITION).then_some(v)).collect();
             files.push(InputFile { source, metadata, partition_values });
         }
         Ok(ParquetInput { name: name.to_string(), path: path.to_path_buf(), location, is_file, partitions, files })
+    }
+
+    /// A directory of files from a pairmetrics dataset ([`DATASET_KEY`]) with no `_SUCCESS`.
+    fn is_unfinished_dataset(&self) -> Result<bool> {
+        let (key, _) = DATASET_KEY;
+        let marked = |f: &InputFile| f.metadata.file_metadata().key_value_metadata().is_some_and(|kv| kv.iter().any(|e| e.key == key));
+        if self.is_file || !self.files.iter().any(marked) {
+            return Ok(false);
+        }
+        Ok(match &self.location {
+            Location::Local(dir) => !dir.join("_SUCCESS").is_file(),
+            Location::Remote(remote) => {
+                let marker = object_store::path::Path::from(format!("{}/_SUCCESS", remote.key.as_ref().trim_end_matches('/')));
+                let store = remote.store.clone();
+                match storage::block_on(async move { store.head(&marker).await }) {
+                    Ok(_) => false,
+                    Err(object_store::Error::NotFound { .. }) => true,
+                    Err(e) => return Err(storage::explain(remote.url.as_str(), e).context(format!("table {}", self.name))),
+                }
+            }
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -184,6 +238,27 @@ impl ParquetInput {
         ctx.register_parquet(&self.name, &url, options)
             .await
             .with_context(|| format!("cannot read {} as Parquet", self.path.display()))?;
+        if self.files.iter().any(|f| f.partition_values.contains(&None)) {
+            self.read_null_partitions_as_null(ctx).await?;
+        }
+        Ok(())
+    }
+
+    /// DataFusion reads a [`NULL_PARTITION`] directory as that string: put a view over the
+    /// registered table that reads it as NULL, as Spark and Hive do.
+    async fn read_null_partitions_as_null(&self, ctx: &SessionContext) -> Result<()> {
+        let listing = ctx.table_provider(self.name.as_str()).await?;
+        let schema = listing.schema();
+        let columns = schema.fields().iter().map(|f| {
+            let column = ident(f.name());
+            match self.partitions.contains(f.name()) {
+                true => nullif(column, lit(NULL_PARTITION)).alias(f.name()),
+                false => column,
+            }
+        });
+        let plan = LogicalPlanBuilder::scan(self.name.as_str(), provider_as_source(listing), None)?.project(columns)?.build()?;
+        ctx.deregister_table(self.name.as_str())?;
+        ctx.register_table(self.name.as_str(), Arc::new(ViewTable::new(plan, None)))?;
         Ok(())
     }
 
@@ -256,7 +331,8 @@ impl ParquetInput {
                 }
             }
             let reader = reader.build()?;
-            let partitions: Vec<(String, String)> = self.partitions.iter().cloned().zip(file.partition_values.iter().cloned()).collect();
+            let partitions: Vec<(String, Option<String>)> =
+                self.partitions.iter().cloned().zip(file.partition_values.iter().cloned()).collect();
             readers.push((file.source.name(), partitions, reader));
         }
         let mut builder = RecordBatchReceiverStream::builder(schema.clone(), 2);
@@ -318,13 +394,13 @@ impl ParquetInput {
 /// `batch`'s columns in `schema`'s order (a projection yields them in file order), each cast to
 /// its type there where they differ (a directory's files may store a column as Utf8 in one and
 /// LargeUtf8 in another); a Hive partition column is its file's value on every row.
-fn conform(batch: RecordBatch, partitions: &[(String, String)], schema: &SchemaRef) -> Result<RecordBatch> {
+fn conform(batch: RecordBatch, partitions: &[(String, Option<String>)], schema: &SchemaRef) -> Result<RecordBatch> {
     let columns = schema
         .fields()
         .iter()
         .map(|field| {
             if let Some((_, value)) = partitions.iter().find(|(k, _)| k == field.name()) {
-                let column: ArrayRef = Arc::new(StringArray::from_iter_values(std::iter::repeat_n(value, batch.num_rows())));
+                let column: ArrayRef = Arc::new(StringArray::from_iter(std::iter::repeat_n(value, batch.num_rows())));
                 return cast(&column, field.data_type());
             }
             let column = batch.column_by_name(field.name()).expect("projected");

@@ -12,5 +12,9 @@ pub mod split;
 pub mod write;
 
 pub use input::{KeyOrder, ParquetInput};
+
+/// The directory name of rows whose partition value is NULL, as Hive and Spark name it (and
+/// read it back: as NULL).
+pub const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
 pub use dataset::{Layout, TableWriter};
 pub use write::{AtomicParquetWriter, Codec};

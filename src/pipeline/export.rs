@@ -9,7 +9,7 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type};
 use futures::TryStreamExt;
 
-use crate::formats::moses::{PhraseEntry, write_phrase_line};
+use crate::formats::moses::{self, PhraseEntry, write_phrase_line};
 use crate::formats::semeval2014t5::{self as task, Answer, TaskFile};
 use crate::schema::{ColumnType, Table};
 use crate::session::{self, Session};
@@ -39,7 +39,7 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
         }
     };
     let query = format!(
-        "SELECT array_to_string(src_tokens, ' ') AS src, array_to_string(tgt_tokens, ' ') AS tgt, \
+        "SELECT src_tokens, tgt_tokens, \
          CAST(p_f_e AS DOUBLE), CAST(lex_f_e AS DOUBLE), CAST(p_e_f AS DOUBLE), CAST(lex_e_f AS DOUBLE), \
          {}, {}, {} FROM phrase_table",
         optional("extra_scores"),
@@ -53,8 +53,7 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
     let mut line = String::new();
     let mut links = Vec::new();
     while let Some(batch) = stream.try_next().await? {
-        let (srcs, tgts) =
-            (Strings::new(batch.column(0).as_ref())?, Strings::new(batch.column(1).as_ref())?);
+        let (srcs, tgts) = (TokenLists::new("src_tokens", batch.column(0))?, TokenLists::new("tgt_tokens", batch.column(1))?);
         let scores: Vec<Float64Array> =
             (2..6).map(|i| batch.column(i).as_primitive::<Float64Type>().clone()).collect();
         let list = |i: usize| -> Result<Option<ListArray>> {
@@ -71,9 +70,19 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
         line.clear();
         for row in 0..batch.num_rows() {
             let rule = summary.rows + 1;
-            let (Some(src), Some(tgt)) = (srcs.get(row), tgts.get(row)) else {
-                bail!("{}: rule {rule} has a NULL phrase", table.display());
+            // Rows the importer would reject or read as other tokens are refused, not written.
+            let phrase = |lists: &TokenLists<'_>, side: &str| -> Result<String> {
+                let mut tokens = Vec::new();
+                match lists.row(row, &mut tokens) {
+                    Err(RowProblem::NullArgument(_)) => bail!("{}: rule {rule} has a NULL phrase", table.display()),
+                    Err(why) => bail!("{}: rule {rule}: {why}", table.display()),
+                    Ok(()) => moses::phrase_text(&tokens).map_err(|why| {
+                        anyhow::anyhow!("{}: rule {rule}: its {side} phrase cannot be written as Moses text: {why}", table.display())
+                    }),
+                }
             };
+            let (src, tgt) = (phrase(&srcs, "source")?, phrase(&tgts, "target")?);
+            let (src, tgt) = (src.as_str(), tgt.as_str());
             let mut values = Vec::with_capacity(4);
             for (column, name) in scores.iter().zip(["p_f_e", "lex_f_e", "p_e_f", "lex_e_f"]) {
                 match (column.is_valid(row), name) {

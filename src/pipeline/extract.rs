@@ -162,10 +162,11 @@ pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
 
     // Part one goes to a temporary file (removed afterwards) that part two reads three times:
     // the phrase pairs are computed once and never held whole in memory.
-    let staged = staging_path();
+    let staged = staging_path()?;
     let result = async {
         super::write_query(&ctx, &options.phrase_pairs_query(), &staged, &options.signature()).await?;
-        ctx.register_parquet("phrase_pairs", staged.to_str().context("a non-UTF-8 path")?, Default::default()).await?;
+        let partial = datafusion::prelude::ParquetReadOptions { file_extension: ".partial", ..Default::default() };
+        ctx.register_parquet("phrase_pairs", staged.to_str().context("a non-UTF-8 path")?, partial).await?;
         super::write_query(&ctx, &options.table_query(), &options.out, &options.signature()).await
     }
     .await;
@@ -175,7 +176,8 @@ pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
     Ok(summary)
 }
 
-/// A file in the temporary directory (where DataFusion spills too) for the distinct phrase pairs.
-fn staging_path() -> PathBuf {
-    std::env::temp_dir().join(format!("pairmetrics-extract-{}.phrase-pairs.parquet", std::process::id()))
+/// A file in the temporary directory (where DataFusion spills too) for the distinct phrase
+/// pairs, named as a partial output so that a later run removes it if this one is killed.
+fn staging_path() -> Result<PathBuf> {
+    crate::storage::partial_path(&std::env::temp_dir().join("pairmetrics-extract.phrase-pairs.parquet"))
 }

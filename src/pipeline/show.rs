@@ -12,6 +12,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Int32Type};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use super::sql::context_with_tables;
+use crate::formats::terminal::terminal_safe;
 use crate::session::integers;
 use crate::schema::{is_link_list, is_token_list};
 
@@ -35,7 +36,7 @@ pub async fn show(table: &PathBuf, pair_id: i64, alignments: Option<&PathBuf>) -
         let (first, last) = (range[0], range[1]);
         bail!("{}: no pair_id {pair_id} (its pair_ids run from {first} to {last})", table.display());
     }
-    Ok(render(&concat_batches(&batches[0].schema(), &batches)?))
+    Ok(terminal_safe(&render(&concat_batches(&batches[0].schema(), &batches)?)).into_owned())
 }
 
 /// The tokens of a token-list column in row 0.

@@ -2,14 +2,19 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
 
 use anyhow::{Context, Result, bail};
-use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::{DataType, FieldRef, Float32Type, Float64Type};
+use datafusion::arrow::error::ArrowError;
+use datafusion::arrow::json::writer::{Encoder, EncoderFactory, EncoderOptions, NullableEncoder, make_encoder};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::arrow::{csv, json};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
+use crate::formats::terminal::terminal_safe;
 use crate::parquet::dataset::ExecutorDataset;
 use crate::parquet::{Codec, Layout, ParquetInput, TableWriter};
 use crate::session::{self, Session, Tuning};
@@ -55,6 +60,15 @@ pub async fn context_on(
 ) -> Result<SessionContext> {
     if let Some(unknown) = sorted.iter().find(|s| !tables.iter().any(|(name, _)| name == *s)) {
         bail!("--sorted {unknown}: no table of that name (give it with --table {unknown}=PATH)");
+    }
+    for (i, (name, path)) in tables.iter().enumerate() {
+        if let Some((_, first)) = tables[..i].iter().find(|(other, _)| other.eq_ignore_ascii_case(name)) {
+            bail!(
+                "table {name} is given twice ({} and {}); SQL names are not case-sensitive, so give each table its own name",
+                first.display(),
+                path.display()
+            );
+        }
     }
     // Each table's footer is read once: to check it, and for the order it records.
     let mut inputs = Vec::new();
@@ -129,7 +143,7 @@ pub async fn run(
     match format {
         Format::Table => {
             let batches: Vec<RecordBatch> = frame.collect().await?;
-            writeln!(sink, "{}", pretty_format_batches(&batches)?)?;
+            writeln!(sink, "{}", terminal_safe(&pretty_format_batches(&batches)?.to_string()))?;
         }
         Format::Csv => {
             let mut stream = frame.execute_stream().await?;
@@ -140,7 +154,9 @@ pub async fn run(
         }
         Format::Json => {
             let mut stream = frame.execute_stream().await?;
-            let mut writer = json::LineDelimitedWriter::new(sink);
+            let mut writer = json::WriterBuilder::new()
+                .with_encoder_factory(Arc::new(NonFiniteAsStrings))
+                .build::<_, json::writer::LineDelimited>(sink);
             while let Some(batch) = stream.try_next().await? {
                 writer.write(&batch).context("writing JSON")?;
             }
@@ -148,4 +164,46 @@ pub async fn run(
         }
     }
     Ok(())
+}
+
+/// JSON has no NaN or infinity, and arrow writes them as `null`, which a reader cannot tell
+/// from NULL: they are written as the strings `"NaN"`, `"Infinity"` and `"-Infinity"` instead
+/// (as JavaScript and Python name them); finite values as arrow writes them.
+#[derive(Debug)]
+struct NonFiniteAsStrings;
+
+/// Options without our factory, for the encoders of finite values.
+static PLAIN: LazyLock<EncoderOptions> = LazyLock::new(EncoderOptions::default);
+
+impl EncoderFactory for NonFiniteAsStrings {
+    fn make_default_encoder<'a>(
+        &self,
+        field: &'a FieldRef,
+        array: &'a dyn Array,
+        _options: &'a EncoderOptions,
+    ) -> Result<Option<NullableEncoder<'a>>, ArrowError> {
+        let value: Box<dyn Fn(usize) -> f64 + 'a> = match array.data_type() {
+            DataType::Float64 => Box::new(|i| array.as_primitive::<Float64Type>().value(i)),
+            DataType::Float32 => Box::new(|i| array.as_primitive::<Float32Type>().value(i) as f64),
+            _ => return Ok(None),
+        };
+        let finite = make_encoder(field, array, &PLAIN)?;
+        Ok(Some(NullableEncoder::new(Box::new(FloatEncoder { value, finite }), array.logical_nulls())))
+    }
+}
+
+struct FloatEncoder<'a> {
+    value: Box<dyn Fn(usize) -> f64 + 'a>,
+    finite: NullableEncoder<'a>,
+}
+
+impl Encoder for FloatEncoder<'_> {
+    fn encode(&mut self, i: usize, out: &mut Vec<u8>) {
+        match (self.value)(i) {
+            v if v.is_nan() => out.extend_from_slice(b"\"NaN\""),
+            v if v == f64::INFINITY => out.extend_from_slice(b"\"Infinity\""),
+            v if v == f64::NEG_INFINITY => out.extend_from_slice(b"\"-Infinity\""),
+            _ => self.finite.encode(i, out),
+        }
+    }
 }

@@ -56,8 +56,9 @@ impl PhraseTableOptions {
 pub async fn load(options: &ResourceOptions) -> Result<(Resources, Vec<String>)> {
     let (mut resources, mut loaded) = (Resources::default().with_aligner(options.aligner.clone()), Vec::new());
     if let Some(table) = &options.phrase_table {
-        let (index, seconds) = load_phrase_index(table).await?;
+        let (index, seconds, left_out) = load_phrase_index(table).await?;
         loaded.push(describe(&table.path, &index, seconds));
+        loaded.extend(left_out.describe(&table.path, &table.prob_column));
         resources = resources.with_phrase_table(index);
     }
     if let Some(path) = &options.triples {
@@ -126,9 +127,45 @@ const PROB_COLUMNS: [&str; 4] = ["p_f_e", "p_e_f", "lex_f_e", "lex_e_f"];
 /// The probability column the true score uses unless told: P(src|tgt), SPEC's choice.
 pub const DEFAULT_PROB_COLUMN: &str = PROB_COLUMNS[0];
 
+/// The rules of a phrase table that no derivation can use, left out of its index: counted, and
+/// the first of each kind named, so that a table of bad values does not load as a silently
+/// smaller one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LeftOut {
+    /// Rules with a NULL or empty side, or a NULL probability: the count and the first rule's
+    /// number (1-based, in table order).
+    pub incomplete: (u64, u64),
+    /// Rules whose probability is not in (0, 1] (0, negative, above 1, NaN, infinite): the
+    /// count, and the first rule's number and value.
+    pub not_probabilities: (u64, u64, f64),
+}
+
+impl LeftOut {
+    /// A warning line for each kind of rule left out.
+    pub fn describe(&self, path: &Path, column: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        let (n, first) = self.incomplete;
+        if n > 0 {
+            lines.push(format!(
+                "warning: phrase table {}: {n} rules left out: a NULL or empty phrase or {column} (the first is rule {first})",
+                path.display()
+            ));
+        }
+        let (n, first, value) = self.not_probabilities;
+        if n > 0 {
+            lines.push(format!(
+                "warning: phrase table {}: {n} rules left out: their {column} is not a probability in (0, 1] \
+                 (the first is rule {first}, with {value})",
+                path.display()
+            ));
+        }
+        lines
+    }
+}
+
 /// Read a phrase_table (Parquet file or directory) into a [`PhraseIndex`], streaming its rows.
-/// Returns the index and the seconds it took.
-pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIndex, f64)> {
+/// Returns the index, the seconds it took, and the rules it left out.
+pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIndex, f64, LeftOut)> {
     let started = Instant::now();
     let column = options.prob_column.as_str();
     if !PROB_COLUMNS.contains(&column) {
@@ -142,24 +179,38 @@ pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIn
     );
     let mut stream = ctx.sql(&query).await?.execute_stream().await?;
     let mut builder = PhraseIndexBuilder::new(options.identity);
+    let (mut rule, mut left_out) = (0u64, LeftOut::default());
     while let Some(batch) = stream.try_next().await? {
         let (mut src, mut tgt) = (Vec::new(), Vec::new());
         let sources = TokenLists::new("src_tokens", batch.column(0))?;
         let targets = TokenLists::new("tgt_tokens", batch.column(1))?;
         let [probabilities, direct, inverse] = [2, 3, 4].map(|i| batch.column(i).as_primitive::<Float64Type>());
         for row in 0..batch.num_rows() {
-            // A rule with a NULL side or probability can be in no derivation: leave it out.
-            if sources.row(row, &mut src).is_ok() && targets.row(row, &mut tgt).is_ok() && probabilities.is_valid(row) {
-                // A NULL direction makes the rule worthless to synthetic phrases, not to the DP.
-                let directions = Directions {
-                    direct: if direct.is_valid(row) { direct.value(row) } else { 0.0 },
-                    inverse: if inverse.is_valid(row) { inverse.value(row) } else { 0.0 },
-                };
-                builder.add_with_directions(&src, &tgt, probabilities.value(row), directions);
+            rule += 1;
+            // A rule with a NULL or empty side or probability can be in no derivation.
+            let complete = sources.row(row, &mut src).is_ok() && targets.row(row, &mut tgt).is_ok() && probabilities.is_valid(row);
+            if !complete || src.is_empty() || tgt.is_empty() {
+                let (n, first) = &mut left_out.incomplete;
+                *first = if *n == 0 { rule } else { *first };
+                *n += 1;
+                continue;
             }
+            let p = probabilities.value(row);
+            if !(p > 0.0 && p <= 1.0) {
+                let (n, first, value) = &mut left_out.not_probabilities;
+                (*first, *value) = if *n == 0 { (rule, p) } else { (*first, *value) };
+                *n += 1;
+                continue;
+            }
+            // A NULL direction makes the rule worthless to synthetic phrases, not to the DP.
+            let directions = Directions {
+                direct: if direct.is_valid(row) { direct.value(row) } else { 0.0 },
+                inverse: if inverse.is_valid(row) { inverse.value(row) } else { 0.0 },
+            };
+            builder.add_with_directions(&src, &tgt, p, directions);
         }
     }
-    Ok((builder.build(), started.elapsed().as_secs_f64()))
+    Ok((builder.build(), started.elapsed().as_secs_f64(), left_out))
 }
 
 fn describe(path: &Path, index: &PhraseIndex, seconds: f64) -> String {

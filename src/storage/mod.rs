@@ -8,6 +8,7 @@
 
 #[cfg(feature = "delta")]
 pub mod delta;
+mod inputs;
 mod read;
 mod write;
 
@@ -19,10 +20,11 @@ use anyhow::{Context, Result, anyhow, bail};
 use datafusion::error::DataFusionError;
 use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
 use datafusion::prelude::SessionContext;
-use object_store::ObjectStore;
+use object_store::{ObjectStore, ObjectStoreExt};
 use object_store::path::Path as ObjectPath;
 use url::Url;
 
+pub use inputs::{note as note_input, refuse_input};
 pub use read::RemoteFile;
 pub use write::{Output, is_partial, partial_path, write_whole};
 
@@ -90,6 +92,25 @@ pub fn absolute(path: &Path) -> Result<PathBuf> {
         true => Ok(path.to_path_buf()),
         false => Ok(std::path::absolute(path)?),
     }
+}
+
+/// Whether anything is at `path`: a local file or directory, an object, or objects under it as
+/// a prefix. An error when a store cannot be asked (credentials, network).
+pub fn exists(path: &Path) -> Result<bool> {
+    let remote = match Location::parse(path)? {
+        Location::Local(local) => return Ok(local.exists()),
+        Location::Remote(remote) => remote,
+    };
+    let (store, key) = (remote.store.clone(), remote.key.clone());
+    let found = block_on(async move {
+        use futures::TryStreamExt;
+        match store.head(&key).await {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(store.list(Some(&key)).try_next().await?.is_some()),
+            Err(e) => Err(e),
+        }
+    });
+    found.map_err(|e| explain(remote.url.as_str(), e))
 }
 
 /// The root of the store `url` is in (`s3://bucket`), which names the store.
@@ -174,28 +195,31 @@ mod cloud {
     use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
     use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey};
     use object_store::http::HttpBuilder;
-    use object_store::{ClientConfigKey, ClientOptions};
+    use object_store::{ClientConfigKey, ClientOptions, RetryConfig};
 
     pub fn build(root: &Url, options: &[(String, String)]) -> Result<Arc<dyn ObjectStore>> {
         let key = |k: &str| k.to_ascii_lowercase();
         let unknown = |k: &str| anyhow!("unknown --storage-option `{k}` for {} stores", root.scheme());
+        let (ours, options): (Vec<_>, Vec<_>) = options.iter().cloned().partition(|(k, _)| key(k) == RETRY_TIMEOUT);
+        let retry = retry_config(ours.last().map(|(_, v)| v.as_str()))?;
+        let options = options.as_slice();
         Ok(match root.scheme() {
             "s3" | "s3a" => {
-                let mut builder = AmazonS3Builder::from_env().with_url(root.as_str());
+                let mut builder = AmazonS3Builder::from_env().with_url(root.as_str()).with_retry(retry);
                 for (k, v) in options {
                     builder = builder.with_config(key(k).parse::<AmazonS3ConfigKey>().map_err(|_| unknown(k))?, v);
                 }
                 Arc::new(builder.build()?)
             }
             "gs" => {
-                let mut builder = GoogleCloudStorageBuilder::from_env().with_url(root.as_str());
+                let mut builder = GoogleCloudStorageBuilder::from_env().with_url(root.as_str()).with_retry(retry);
                 for (k, v) in options {
                     builder = builder.with_config(key(k).parse::<GoogleConfigKey>().map_err(|_| unknown(k))?, v);
                 }
                 Arc::new(builder.build()?)
             }
             "az" | "azure" | "abfs" | "abfss" | "adl" => {
-                let mut builder = MicrosoftAzureBuilder::from_env().with_url(root.as_str());
+                let mut builder = MicrosoftAzureBuilder::from_env().with_url(root.as_str()).with_retry(retry);
                 for (k, v) in options {
                     builder = builder.with_config(key(k).parse::<AzureConfigKey>().map_err(|_| unknown(k))?, v);
                 }
@@ -206,10 +230,30 @@ mod cloud {
                 for (k, v) in options {
                     client = client.with_config(key(k).parse::<ClientConfigKey>().map_err(|_| unknown(k))?, v);
                 }
-                Arc::new(HttpBuilder::new().with_url(root.as_str()).with_client_options(client).build()?)
+                Arc::new(HttpBuilder::new().with_url(root.as_str()).with_client_options(client).with_retry(retry).build()?)
             }
             other => bail!("`{other}://` is not a store pairmetrics can use (s3, gs, az, abfss, http(s) or file)"),
         })
+    }
+
+    /// `--storage-option retry_timeout=SECONDS`: how long a failing request is retried before
+    /// the error is reported. object_store's own default, 3 minutes, made an unreachable
+    /// endpoint look like a hang.
+    const RETRY_TIMEOUT: &str = "retry_timeout";
+    const DEFAULT_RETRY_SECONDS: f64 = 30.0;
+
+    fn retry_config(seconds: Option<&str>) -> Result<RetryConfig> {
+        let seconds = match seconds {
+            None => DEFAULT_RETRY_SECONDS,
+            Some(text) => text
+                .trim()
+                .trim_end_matches('s')
+                .parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .ok_or_else(|| anyhow!("--storage-option {RETRY_TIMEOUT}={text}: expected a number of seconds"))?,
+        };
+        Ok(RetryConfig { retry_timeout: std::time::Duration::from_secs_f64(seconds), ..RetryConfig::default() })
     }
 }
 

@@ -14,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use object_store::{ObjectStoreExt, WriteMultipart};
 
-use super::{IO, Location, Remote, explain};
+use super::{IO, Location, Remote, explain, refuse_input};
 
 /// Parts of an upload (S3 wants at least 5 MiB for every part but the last).
 const PART: usize = 10 << 20;
@@ -31,19 +31,76 @@ pub struct Output {
 }
 
 enum Sink {
+    /// A new file beside the target, renamed over it by [`Output::commit`].
     Local { file: BufWriter<File>, temp: PathBuf, target: PathBuf },
+    /// A character device or FIFO (`/dev/null`, `/dev/stdout`, a named pipe): written to as it
+    /// is, since renaming a file over it would replace the device node or the pipe.
+    Through { file: BufWriter<File>, target: PathBuf },
     Object(Upload),
+}
+
+/// What is at a local output's path now, and so how the output is written there.
+enum Existing {
+    /// Nothing, or a regular file: written beside it and renamed; a file keeps its permissions.
+    Replace(Option<fs::Permissions>),
+    /// A character device or a FIFO: written through.
+    WriteThrough,
+}
+
+impl Existing {
+    /// Refuses what must not be replaced: a symbolic link (replacing it would not write where
+    /// it points, and writing where it points is a surprise too), a directory, a block device
+    /// or a socket.
+    fn of(target: &Path) -> Result<Existing> {
+        use std::os::unix::fs::FileTypeExt;
+        let metadata = match fs::symlink_metadata(target) {
+            Ok(metadata) => metadata,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Existing::Replace(None)),
+            Err(e) => return Err(e).with_context(|| format!("cannot inspect output {}", target.display())),
+        };
+        let kind = metadata.file_type();
+        let what = match () {
+            _ if kind.is_file() => return Ok(Existing::Replace(Some(metadata.permissions()))),
+            _ if kind.is_char_device() || kind.is_fifo() => return Ok(Existing::WriteThrough),
+            _ if kind.is_symlink() => match fs::canonicalize(target) {
+                Ok(to) => format!("a symbolic link to {}; give that path to replace it", to.display()),
+                Err(_) => "a symbolic link".to_string(),
+            },
+            _ if kind.is_dir() => "a directory (end the path with / to write a dataset into a new one)".to_string(),
+            _ if kind.is_block_device() => "a block device".to_string(),
+            _ => "a socket".to_string(),
+        };
+        bail!("output {} is {what}; pairmetrics replaces only regular files", target.display())
+    }
 }
 
 impl Output {
     /// Start writing `target`, a local path or a URL. A local target's directory must exist.
     pub fn create(target: &Path) -> Result<Output> {
+        refuse_input(target)?;
         let sink = match Location::parse(target)? {
-            Location::Local(target) => {
-                let temp = partial_path(&target)?;
-                let file = File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
-                Sink::Local { file: BufWriter::with_capacity(LOCAL_BUFFER, file), temp, target }
-            }
+            Location::Local(target) => match Existing::of(&target)? {
+                Existing::Replace(permissions) => {
+                    // A partial is a temporary file already (a job's staging): written in place.
+                    let temp = match target.file_name().is_some_and(|n| is_partial(&n.to_string_lossy())) {
+                        true => target.clone(),
+                        false => partial_path(&target)?,
+                    };
+                    let file = File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
+                    if let Some(Err(e)) = permissions.map(|p| file.set_permissions(p)) {
+                        let _ = fs::remove_file(&temp);
+                        return Err(e).with_context(|| format!("cannot give {} the permissions of the file it replaces", temp.display()));
+                    }
+                    Sink::Local { file: BufWriter::with_capacity(LOCAL_BUFFER, file), temp, target }
+                }
+                Existing::WriteThrough => {
+                    let file = fs::OpenOptions::new()
+                        .write(true)
+                        .open(&target)
+                        .with_context(|| format!("cannot open {} for writing", target.display()))?;
+                    Sink::Through { file: BufWriter::with_capacity(LOCAL_BUFFER, file), target }
+                }
+            },
             Location::Remote(remote) => Sink::Object(Upload::start(remote)),
         };
         Ok(Output { sink: Some(sink) })
@@ -52,8 +109,12 @@ impl Output {
     /// Fail early, before any work, if `target` cannot be written (a local directory that
     /// does not exist; a store that cannot be configured).
     pub fn check(target: &Path) -> Result<()> {
+        refuse_input(target)?;
         match Location::parse(target)? {
-            Location::Local(target) => partial_path(&target).map(drop),
+            Location::Local(target) => match Existing::of(&target)? {
+                Existing::Replace(_) => partial_path(&target).map(drop),
+                Existing::WriteThrough => Ok(()),
+            },
             Location::Remote(_) => Ok(()),
         }
     }
@@ -62,17 +123,17 @@ impl Output {
     pub fn commit(mut self) -> Result<()> {
         match self.sink.take().expect("committed once") {
             Sink::Local { file, temp, target } => {
-                let moved = file
-                    .into_inner()
-                    .map_err(|e| e.into_error())
-                    .and_then(|file| file.sync_all())
-                    .with_context(|| format!("writing {}", temp.display()))
+                // Checked again: an input may have been read after the output was started.
+                let moved = refuse_input(&target)
+                    .and_then(|()| file.into_inner().map_err(|e| e.into_error().into()))
+                    .and_then(|file| file.sync_all().with_context(|| format!("writing {}", temp.display())))
                     .and_then(|()| fs::rename(&temp, &target).with_context(|| format!("moving {} to {}", temp.display(), target.display())));
                 if moved.is_err() {
                     let _ = fs::remove_file(&temp);
                 }
                 moved
             }
+            Sink::Through { mut file, target } => file.flush().with_context(|| format!("writing {}", target.display())),
             Sink::Object(upload) => upload.complete(),
         }
     }
@@ -81,14 +142,14 @@ impl Output {
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self.sink.as_mut().expect("open until commit") {
-            Sink::Local { file, .. } => file.write(buf),
+            Sink::Local { file, .. } | Sink::Through { file, .. } => file.write(buf),
             Sink::Object(upload) => upload.write(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self.sink.as_mut().expect("open until commit") {
-            Sink::Local { file, .. } => file.flush(),
+            Sink::Local { file, .. } | Sink::Through { file, .. } => file.flush(),
             Sink::Object(_) => Ok(()),
         }
     }
@@ -100,7 +161,7 @@ impl Drop for Output {
         match self.sink.take() {
             Some(Sink::Local { temp, .. }) => drop(fs::remove_file(temp)),
             Some(Sink::Object(upload)) => upload.abort(),
-            None => {}
+            Some(Sink::Through { .. }) | None => {}
         }
     }
 }
@@ -195,7 +256,8 @@ async fn upload(remote: Remote, queue: Receiver<Part>) -> Result<()> {
 }
 
 /// Where a local output is written before it is complete: a hidden file beside `target` (so the
-/// final rename stays on one file system), after checking the directory exists.
+/// final rename stays on one file system), after checking the directory exists. What earlier
+/// runs left there for the same target, killed before they could remove it, is removed now.
 pub fn partial_path(target: &Path) -> Result<PathBuf> {
     let name = target.file_name().with_context(|| format!("output path {} has no file name", target.display()))?;
     let dir = match target.parent() {
@@ -205,13 +267,45 @@ pub fn partial_path(target: &Path) -> Result<PathBuf> {
     if !dir.is_dir() {
         bail!("output directory {} does not exist", dir.display());
     }
-    Ok(dir.join(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id())))
+    let name = name.to_string_lossy();
+    remove_stale_partials(&dir, &name);
+    Ok(dir.join(format!(".{name}.{}.partial", std::process::id())))
 }
 
 /// Whether a file name is that of a [`partial_path`] (an output left incomplete by a process
 /// that died).
 pub fn is_partial(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(".partial")
+}
+
+/// Remove the partial outputs of `name` in `dir` whose process no longer runs on this machine
+/// (a partial of a live process is another run's work in progress). Best effort: what cannot
+/// be removed stays, as it did before.
+fn remove_stale_partials(dir: &Path, name: &str) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file.to_str().and_then(|f| f.strip_prefix(&prefix)?.strip_suffix(".partial")?.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == std::process::id() || process_runs(pid) {
+            continue;
+        }
+        let path = entry.path();
+        let _ = match entry.file_type().is_ok_and(|t| t.is_dir()) {
+            true => fs::remove_dir_all(&path),
+            false => fs::remove_file(&path),
+        };
+    }
+}
+
+/// Whether process `pid` exists on this machine (signal 0 checks without sending anything).
+fn process_runs(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    // SAFETY: kill with signal 0 sends nothing; it only reports whether the process exists.
+    let found = unsafe { libc::kill(pid, 0) } == 0;
+    found || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// Write `bytes` to `target` all at once, atomically.

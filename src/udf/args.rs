@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, GenericListArray, Int32Array, Int64Array, LargeStringArray, OffsetSizeTrait,
-    StringArray, StringBuilder, StringViewArray,
+    StringArray, StringBuilder, StringViewArray, UInt64Array,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::cast;
@@ -119,7 +119,8 @@ pub fn problem_column<T, E: fmt::Display>(
 pub enum RowProblem {
     NullArgument(&'static str),
     NullElement { arg: &'static str, index: usize },
-    NegativeLink { index: usize },
+    /// A link position outside 0..=u32::MAX (the value as stored, which any integer type holds).
+    LinkPosition { index: usize, value: i128 },
 }
 
 impl fmt::Display for RowProblem {
@@ -128,7 +129,10 @@ impl fmt::Display for RowProblem {
             RowProblem::NullArgument("links") => f.write_str("links is NULL (no alignment row)"),
             RowProblem::NullArgument(arg) => write!(f, "{arg} is NULL"),
             RowProblem::NullElement { arg, index } => write!(f, "{arg}[{index}] is NULL"),
-            RowProblem::NegativeLink { index } => write!(f, "links[{index}] has a negative position"),
+            RowProblem::LinkPosition { index, value } if *value < 0 => write!(f, "links[{index}] has a negative position"),
+            RowProblem::LinkPosition { index, value } => {
+                write!(f, "links[{index}] has position {value}, past any sentence (at most {})", u32::MAX)
+            }
         }
     }
 }
@@ -357,37 +361,69 @@ pub struct LinkLists<'a> {
     nulls: Option<NullBuffer>,
 }
 
-/// The links' `src` and `tgt` positions: as stored when Int32 (the schema's type), else cast to
-/// Int64. (Casting every batch copied each position into a new array: about 400 MB allocated
-/// and written per million Europarl-sized pairs.)
+/// The links' `src` and `tgt` positions: as stored when Int32 (the schema's type) or 64-bit,
+/// other integer types cast to Int64, which holds them all. (Casting every batch copied each
+/// position into a new array: about 400 MB allocated and written per million Europarl-sized
+/// pairs. UInt64 is kept as it is: a cast would make its values past i64 NULL.)
 enum Positions {
     Narrow(Int32Array, Int32Array),
     Wide(Int64Array, Int64Array),
+    Unsigned(UInt64Array, UInt64Array),
 }
 
 impl Positions {
-    /// The links of `range`, into `out`; Err with the index of the first with a negative position.
-    fn extend(&self, range: std::ops::Range<usize>, out: &mut Vec<Link>) -> Result<(), usize> {
+    /// The links of `range`, into `out`; Err with the index and value of the first position
+    /// outside 0..=u32::MAX.
+    fn extend(&self, range: std::ops::Range<usize>, out: &mut Vec<Link>) -> Result<(), (usize, i128)> {
         match self {
             Positions::Narrow(src, tgt) => links_of(&src.values()[range.clone()], &tgt.values()[range], out),
             Positions::Wide(src, tgt) => links_of(&src.values()[range.clone()], &tgt.values()[range], out),
+            Positions::Unsigned(src, tgt) => links_of(&src.values()[range.clone()], &tgt.values()[range], out),
         }
     }
 }
 
-/// [`Positions::extend`] over one integer type.
-fn links_of<T: Copy + Into<i64>>(src: &[T], tgt: &[T], out: &mut Vec<Link>) -> Result<(), usize> {
-    let mut negative = false;
-    out.extend(src.iter().zip(tgt).map(|(&a, &b)| {
-        let (a, b) = (a.into(), b.into());
-        negative |= (a | b) < 0;
-        // Positions past u32 are out of range for any sentence; saturate and let the kernel say so.
-        (a.min(u32::MAX as i64) as u32, b.min(u32::MAX as i64) as u32)
-    }));
-    match negative {
-        false => Ok(()),
-        true => Err(src.iter().zip(tgt).position(|(&a, &b)| a.into() < 0 || b.into() < 0).expect("one is negative")),
+/// A stored integer type of link positions.
+trait Position: Copy + Into<i128> {
+    /// Whether `a` and `b` are both in 0..=u32::MAX, as one test of their bits.
+    fn both_fit(a: Self, b: Self) -> bool;
+}
+
+impl Position for i32 {
+    fn both_fit(a: i32, b: i32) -> bool {
+        (a | b) >= 0
     }
+}
+
+impl Position for i64 {
+    fn both_fit(a: i64, b: i64) -> bool {
+        // A negative value has its high bits set too.
+        ((a | b) as u64) >> 32 == 0
+    }
+}
+
+impl Position for u64 {
+    fn both_fit(a: u64, b: u64) -> bool {
+        (a | b) >> 32 == 0
+    }
+}
+
+/// [`Positions::extend`] over one integer type.
+fn links_of<T: Position>(src: &[T], tgt: &[T], out: &mut Vec<Link>) -> Result<(), (usize, i128)> {
+    let mut fit = true;
+    out.extend(src.iter().zip(tgt).map(|(&a, &b)| {
+        fit &= T::both_fit(a, b);
+        // Truncated when out of range, and then not used: the row is reported instead.
+        (a.into() as u32, b.into() as u32)
+    }));
+    if fit {
+        return Ok(());
+    }
+    let out_of_range = |v: i128| !(0..=u32::MAX as i128).contains(&v);
+    let bad = src.iter().zip(tgt).enumerate().find_map(|(i, (&a, &b))| {
+        [a.into(), b.into()].into_iter().find(|&v| out_of_range(v)).map(|v| (i, v))
+    });
+    Err(bad.expect("one is out of range"))
 }
 
 impl<'a> LinkLists<'a> {
@@ -406,11 +442,19 @@ impl<'a> LinkLists<'a> {
             (DataType::Int32, DataType::Int32) => {
                 Positions::Narrow(src.as_primitive().clone(), tgt.as_primitive().clone())
             }
-            _ => {
+            (DataType::UInt64, DataType::UInt64) => {
+                Positions::Unsigned(src.as_primitive().clone(), tgt.as_primitive().clone())
+            }
+            (a, b) if [a, b].iter().all(|t| t.is_integer() && **t != DataType::UInt64) => {
                 let wide = |column: &ArrayRef| -> Result<Int64Array> {
                     Ok(cast(column, &DataType::Int64)?.as_primitive().clone())
                 };
                 Positions::Wide(wide(src)?, wide(tgt)?)
+            }
+            (a, b) => {
+                // Mixed UInt64 with another type, or not integers: both as UInt64 would lose
+                // negatives, both as Int64 the values past i64, so refuse.
+                return exec_err!("alignment link positions must be integers of one type (src is {a}, tgt is {b})");
             }
         };
         Ok(LinkLists { lists, positions, nulls: nulls.filter(|nulls| nulls.null_count() > 0) })
@@ -421,14 +465,14 @@ impl<'a> LinkLists<'a> {
         let range = self.lists.range(i).ok_or(RowProblem::NullArgument("links"))?;
         let Some(nulls) = &self.nulls else {
             // Most columns: the row's positions sliced at once.
-            return self.positions.extend(range, out).map_err(|index| RowProblem::NegativeLink { index });
+            return self.positions.extend(range, out).map_err(|(index, value)| RowProblem::LinkPosition { index, value });
         };
         // The first problem in link order is the one reported.
         for (index, item) in range.enumerate() {
             if nulls.is_null(item) {
                 return Err(RowProblem::NullElement { arg: "links", index });
             }
-            self.positions.extend(item..item + 1, out).map_err(|_| RowProblem::NegativeLink { index })?;
+            self.positions.extend(item..item + 1, out).map_err(|(_, value)| RowProblem::LinkPosition { index, value })?;
         }
         Ok(())
     }
@@ -587,19 +631,24 @@ mod tests {
         // A negative position is named by its link's index, with and without NULLs in the column.
         let negative = links(vec![Some(0), Some(1), Some(2)], vec![Some(0), Some(2), Some(-1)], None);
         let negative_and_null = links(vec![Some(0), Some(-3), None], vec![Some(0), Some(2), Some(1)], None);
-        for (array, index) in [(negative, 1), (negative_and_null, 0)] {
+        for (array, index, value) in [(negative, 1, -1), (negative_and_null, 0, -3)] {
             let rows = LinkLists::new(&array).unwrap();
-            assert_eq!(rows.row(1, &mut out), Err(RowProblem::NegativeLink { index }));
+            assert_eq!(rows.row(1, &mut out), Err(RowProblem::LinkPosition { index, value }));
         }
-        // Positions of another integer type are read as Int64; past u32 they saturate.
+        // Positions of another integer type: past u32 the row is refused, naming the value.
         let wide = |name| Field::new(name, DataType::Int64, false);
         let wide = Fields::from(vec![wide("src"), wide("tgt")]);
-        let columns: Vec<ArrayRef> =
-            vec![Arc::new(Int64Array::from(vec![0, 1 << 40, -2])), Arc::new(Int64Array::from(vec![0, 1, 2]))];
-        let array = token_lists(Arc::new(StructArray::new(wide, columns, None)), &[0, 2, 3], None);
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from(vec![0, u32::MAX as i64, 1 << 40, -2])),
+            Arc::new(Int64Array::from(vec![0, 1, 1, 2])),
+        ];
+        let array = token_lists(Arc::new(StructArray::new(wide, columns, None)), &[0, 2, 3, 4], None);
         let rows = LinkLists::new(&array).unwrap();
         rows.row(0, &mut out).unwrap();
         assert_eq!(out, [(0, 0), (u32::MAX, 1)]);
-        assert_eq!(rows.row(1, &mut out), Err(RowProblem::NegativeLink { index: 0 }));
+        assert_eq!(rows.row(1, &mut out), Err(RowProblem::LinkPosition { index: 0, value: 1 << 40 }));
+        assert_eq!(rows.row(2, &mut out), Err(RowProblem::LinkPosition { index: 0, value: -2 }));
+        let said = RowProblem::LinkPosition { index: 0, value: 1 << 40 }.to_string();
+        assert_eq!(said, "links[0] has position 1099511627776, past any sentence (at most 4294967295)");
     }
 }

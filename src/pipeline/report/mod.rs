@@ -181,7 +181,7 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
             inputs.arcs = Some(a.clone());
         }
         for (what, slot) in [("alignments", &mut inputs.alignments), ("arcs", &mut inputs.arcs)] {
-            if let Some(p) = slot.as_ref().filter(|p| !p.exists()) {
+            if let Some(p) = slot.clone().filter(|p| !crate::storage::exists(p).unwrap_or(true)) {
                 notes.push(format!("{}: its {what} {} are gone; pass --{what} to draw with them", path.display(), p.display()));
                 *slot = None;
             }

@@ -88,7 +88,8 @@ pub struct ScoredFrom {
 
 impl ScoredFrom {
     fn of(options: &ScoreOptions) -> Self {
-        let path = |p: &PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        // A URL stays a URL (made absolute, `s3://b/k` became `<cwd>/s3:/b/k`).
+        let path = |p: &PathBuf| crate::storage::absolute(p).unwrap_or_else(|_| p.clone());
         ScoredFrom {
             pairs: Some(path(&options.pairs)),
             alignments: options.alignments.as_ref().map(path),
