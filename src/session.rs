@@ -63,7 +63,10 @@ impl Tuning {
     }
 
     pub fn runtime(&self) -> Result<Arc<RuntimeEnv>> {
-        let mut runtime = RuntimeEnvBuilder::new();
+        // Any store a query names (`COPY ... TO 's3://...'`, not only the tables given) is made
+        // from the environment and --storage-option, as for our own reads and writes.
+        let stores = Arc::new(crate::storage::StoresFromEnvironment::default());
+        let mut runtime = RuntimeEnvBuilder::new().with_object_store_registry(stores);
         if let Some(bytes) = self.memory_limit {
             runtime = runtime.with_memory_pool(Arc::new(FairSpillPool::new(bytes)));
         }

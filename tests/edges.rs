@@ -445,3 +445,26 @@ fn extract_stages_in_the_temporary_directory_and_removes_a_killed_runs_staging()
     assert!(left.is_empty(), "the temporary directory is left empty: {left:?}");
     assert!(table.exists());
 }
+
+/// An endpoint that accepts connections and never answers (a black hole): the request fails
+/// once its retries time out, not after object_store's 3 minutes.
+#[test]
+fn an_unreachable_store_fails_within_its_retry_timeout() {
+    let hole = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", hole.local_addr().unwrap());
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pairmetrics"));
+    command
+        .args(["--storage-option", "retry_timeout=1", "--storage-option", "timeout=2s"])
+        .args(["sql", "--table", "t=s3://bucket/x.parquet", "SELECT 1"])
+        .env("AWS_ENDPOINT_URL", &endpoint)
+        .env("AWS_ALLOW_HTTP", "true")
+        .env("AWS_ACCESS_KEY_ID", "k")
+        .env("AWS_SECRET_ACCESS_KEY", "s")
+        .env("AWS_REGION", "us-east-1");
+    let out = crate::common::output_within(&mut command, std::time::Duration::from_secs(60)).expect("no hang");
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("s3://bucket/x.parquet"), "{said}");
+    let said = err(&["--storage-option", "retry_timeout=soon", "sql", "--table", "t=s3://bucket/x.parquet", "SELECT 1"]);
+    assert!(said.contains("--storage-option retry_timeout=soon: expected a number of seconds"), "{said}");
+}

@@ -294,3 +294,59 @@ fn assert_absent(server: &S3Server, url: &str) {
     let stderr = server.err(&["sql", "--table", &format!("t={url}"), "SELECT 1"]);
     assert!(stderr.contains("no such object"), "{url} should not exist: {stderr}");
 }
+
+/// Delete the object at `key` with the library's own store, configured as the binary is.
+fn delete(server: &S3Server, key: &str) {
+    upload(server, "probe-for-options", b""); // sets the options
+    let pairmetrics::storage::Location::Remote(remote) = pairmetrics::storage::Location::parse(Path::new(&s3(key))).unwrap() else {
+        panic!("{key} is remote")
+    };
+    let (store, key) = (remote.store.clone(), remote.key.clone());
+    use datafusion::object_store::ObjectStoreExt;
+    pairmetrics::storage::block_on(async move { store.delete(&key).await }).unwrap();
+}
+
+/// The edges of issue 42 that need a store: inputs recorded as URLs, `report` finding its
+/// alignments in the store, a dataset without `_SUCCESS` refused, `COPY ... TO` a bucket no
+/// table names, and a missing bucket named in plain words by the Delta writer.
+#[test]
+fn s3_edges_with_a_real_server() {
+    let Some(server) = S3Server::start() else { return };
+    let local = tempfile::tempdir().unwrap();
+    let (pairs, alignments) = (sample().join("pairs.parquet"), sample().join("alignments.parquet"));
+    for (table, path) in [("pairs", &pairs), ("alignments", &alignments)] {
+        server.ok(&["sql", "--table", &format!("t={}", path_str(path)), "--out", &s3(&format!("e/{table}.parquet")), "SELECT * FROM t"]);
+    }
+
+    // score records its object-store inputs as URLs, and report finds them there.
+    let scored = local.path().join("scored.parquet");
+    server.ok(&["score", "--pairs", &s3("e/pairs.parquet"), "--alignments", &s3("e/alignments.parquet"), "--out", path_str(&scored)]);
+    let reader = datafusion::parquet::file::reader::SerializedFileReader::new(std::fs::File::open(&scored).unwrap()).unwrap();
+    let inputs = datafusion::parquet::file::reader::FileReader::metadata(&reader)
+        .file_metadata()
+        .key_value_metadata()
+        .and_then(|kv| kv.iter().find(|e| e.key == "pairmetrics.inputs")?.value.clone())
+        .unwrap();
+    assert!(inputs.contains(r#""pairs":"s3://corpus/e/pairs.parquet""#) && !inputs.contains("s3:/corpus"), "{inputs}");
+    let page = local.path().join("report.html");
+    let out = server.command(&["report", path_str(&scored), "--out", path_str(&page)]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !said.contains("are gone"), "{said}");
+
+    // A dataset whose _SUCCESS is missing, as a run killed mid-write leaves it, is refused.
+    let dataset = s3("e/ds/");
+    server.ok(&["sql", "--table", &format!("t={}", path_str(&pairs)), "--out", &dataset, "--partition-by", "b", "SELECT pair_id, pair_id % 3 AS b FROM t"]);
+    assert_eq!(rows(&server, &[("t", &dataset)], "SELECT count(*) AS n FROM t"), ["n", "3000"]);
+    delete(&server, "e/ds/_SUCCESS");
+    let said = server.err(&["sql", "--table", &format!("t={dataset}"), "SELECT count(*) FROM t"]);
+    assert!(said.contains("is a pairmetrics dataset without its _SUCCESS marker"), "{said}");
+
+    // COPY TO a URL of a bucket no table is in: the store is made as for any output.
+    server.ok(&["sql", "COPY (SELECT 7 AS x) TO 's3://corpus/e/copied.parquet'"]);
+    assert_eq!(rows(&server, &[("c", &s3("e/copied.parquet"))], "SELECT x FROM c"), ["x", "7"]);
+
+    // delta-rs passes the store's XML on; it is shown as code, message and hint.
+    let said = server.err(&["score", "--pairs", path_str(&pairs), "--out", "delta:s3://no-such-bucket/t"]);
+    assert!(!said.contains("<?xml") && !said.contains("<Error>"), "{said}");
+    assert!(said.contains("the bucket does not exist"), "{said}");
+}

@@ -94,9 +94,9 @@ pub async fn register(ctx: &SessionContext, name: &str, spec: &str) -> Result<()
     if let Some(version) = version {
         builder = builder.with_version(version);
     }
-    let table = builder.load().await.map_err(|e| anyhow!("table {name}: delta:{spec}: {e}"))?;
+    let table = builder.load().await.map_err(|e| anyhow!("table {name}: delta:{spec}: {}", super::without_xml(&e.to_string())))?;
     table.update_datafusion_session(&ctx.state())?;
-    let provider = table.table_provider().await.map_err(|e| anyhow!("table {name}: delta:{spec}: {e}"))?;
+    let provider = table.table_provider().await.map_err(|e| anyhow!("table {name}: delta:{spec}: {}", super::without_xml(&e.to_string())))?;
     ctx.register_table(name, provider)?;
     Ok(())
 }
@@ -123,7 +123,7 @@ impl DeltaWriter {
         let exists = match table.load().await {
             Ok(()) => true,
             Err(deltalake::DeltaTableError::NotATable(_)) => false,
-            Err(e) => bail!("delta:{target}: {e}"),
+            Err(e) => bail!("delta:{target}: {}", super::without_xml(&e.to_string())),
         };
         if exists && mode == Mode::Error {
             bail!("delta:{target} is already a Delta table (version {}); pass --mode append or --mode overwrite", table.version().unwrap_or(0));
@@ -152,7 +152,7 @@ impl DeltaWriter {
         };
         let name = target.to_string();
         let task = tokio::spawn(async move {
-            let table = write.await.map_err(|e| anyhow!("delta:{name}: {e}"))?;
+            let table = write.await.map_err(|e| anyhow!("delta:{name}: {}", super::without_xml(&e.to_string())))?;
             Ok(table.version().unwrap_or(0))
         });
         Ok(DeltaWriter { batches: Some(batches), task: Some(task), target: target.to_string() })

@@ -291,16 +291,10 @@ pub fn block_on<T: Send + 'static>(future: impl Future<Output = T> + Send + 'sta
 pub fn explain(url: &str, error: object_store::Error) -> anyhow::Error {
     use object_store::Error as E;
     let text = error.to_string();
-    let tag = |name: &str| {
-        let start = text.find(&format!("<{name}>"))? + name.len() + 2;
-        let end = start + text[start..].find(&format!("</{name}>"))?;
-        Some(text[start..end].to_string())
-    };
+    let tag = |name: &str| xml_tag(&text, name);
     let hint = match (&error, tag("Code").as_deref()) {
-        (_, Some("NoSuchBucket")) => "the bucket does not exist",
-        (_, Some("InvalidAccessKeyId")) => "the store does not know this access key (check AWS_ACCESS_KEY_ID)",
-        (_, Some("SignatureDoesNotMatch")) => "the secret key is wrong (check AWS_SECRET_ACCESS_KEY)",
-        (_, Some("AccessDenied")) | (E::PermissionDenied { .. }, _) => {
+        (_, Some(code)) if code_hint(code).is_some() => code_hint(code).expect("some"),
+        (E::PermissionDenied { .. }, _) => {
             "access denied: the credentials are wrong or may not do this (check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and their permissions)"
         }
         (E::Unauthenticated { .. }, _) => "not authenticated (check the credentials)",
@@ -316,4 +310,39 @@ pub fn explain(url: &str, error: object_store::Error) -> anyhow::Error {
         "" => anyhow!("{url}: {said}"),
         hint => anyhow!("{url}: {hint} ({said})"),
     }
+}
+
+/// The text of `<name>...</name>` in a store's error body, as it reaches us inside a message.
+fn xml_tag(text: &str, name: &str) -> Option<String> {
+    let start = text.find(&format!("<{name}>"))? + name.len() + 2;
+    let end = start + text[start..].find(&format!("</{name}>"))?;
+    Some(text[start..end].to_string())
+}
+
+/// What an S3 error code means, in words a user can act on.
+fn code_hint(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "NoSuchBucket" => "the bucket does not exist",
+        "InvalidAccessKeyId" => "the store does not know this access key (check AWS_ACCESS_KEY_ID)",
+        "SignatureDoesNotMatch" => "the secret key is wrong (check AWS_SECRET_ACCESS_KEY)",
+        "AccessDenied" => {
+            "access denied: the credentials are wrong or may not do this (check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and their permissions)"
+        }
+        _ => return None,
+    })
+}
+
+/// A message from a library that passes a store's XML error body on as it came (delta-rs):
+/// the body replaced by its code, message and hint.
+pub fn without_xml(text: &str) -> String {
+    let (Some(code), Some(start)) = (xml_tag(text, "Code"), text.find("<?xml").or_else(|| text.find("<Error>"))) else {
+        return text.to_string();
+    };
+    let message = xml_tag(text, "Message").unwrap_or_default();
+    let end = text.rfind("</Error>").map_or(text.len(), |i| i + "</Error>".len());
+    let said = match code_hint(&code) {
+        Some(hint) => format!("{hint} ({code}: {message})"),
+        None => format!("{code}: {message}"),
+    };
+    format!("{}{said}{}", &text[..start], &text[end..])
 }
