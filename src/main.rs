@@ -762,11 +762,21 @@ struct TuningArgs {
     /// directory (joins become sort-merge joins, which can spill).
     #[arg(long, value_name = "MIB", value_parser = at_least_one)]
     memory_limit: Option<usize>,
+    /// DERP's per-pair size limit: a pair with more aligned nodes gets NULL and a reason
+    /// (default 1000; its cost grows with the square of the nodes). In SQL:
+    /// SET pairmetrics.derp_max_nodes = N.
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    derp_max_nodes: Option<usize>,
 }
 
 impl From<TuningArgs> for Tuning {
     fn from(t: TuningArgs) -> Self {
-        Tuning { partitions: t.partitions, batch_size: t.batch_size, memory_limit: t.memory_limit.map(|m| m << 20) }
+        Tuning {
+            partitions: t.partitions,
+            batch_size: t.batch_size,
+            memory_limit: t.memory_limit.map(|m| m << 20),
+            derp_max_nodes: t.derp_max_nodes,
+        }
     }
 }
 

@@ -36,6 +36,9 @@ pub struct Tuning {
     /// Memory for sorts, joins and aggregations, in bytes; beyond it they spill to the
     /// temporary directory. Hash joins cannot spill, so under a limit joins are sort-merge.
     pub memory_limit: Option<usize>,
+    /// DERP's per-pair size limit in aligned nodes (`pairmetrics.derp_max_nodes`); default
+    /// [`crate::metrics::derp::MAX_NODES`].
+    pub derp_max_nodes: Option<usize>,
 }
 
 impl Tuning {
@@ -46,6 +49,11 @@ impl Tuning {
         // Inputs declared sorted by pair_id stay sorted through repartitioning (an order-
         // preserving merge), so a merge join on pair_id streams instead of sorting whole tables.
         config.options_mut().optimizer.prefer_existing_sort = true;
+        let mut ours = crate::udf::options::PairmetricsOptions::default();
+        if let Some(n) = self.derp_max_nodes {
+            ours.derp_max_nodes = n;
+        }
+        config = config.with_option_extension(ours);
         if let Some(n) = self.partitions {
             config = config.with_target_partitions(n.max(1));
         }

@@ -468,3 +468,53 @@ fn an_unreachable_store_fails_within_its_retry_timeout() {
     let said = err(&["--storage-option", "retry_timeout=soon", "sql", "--table", "t=s3://bucket/x.parquet", "SELECT 1"]);
     assert!(said.contains("--storage-option retry_timeout=soon: expected a number of seconds"), "{said}");
 }
+
+/// DERP's per-pair size limit is a setting: `--derp-max-nodes`, or `SET` in SQL.
+#[test]
+fn derp_s_size_limit_is_a_setting() {
+    let tables = [("arcs", sample_table("arcs")), ("al", sample_table("alignments"))];
+    let tables: Vec<(&str, &Path)> = tables.iter().map(|(n, p)| (*n, p.as_path())).collect();
+    let query = "SELECT count(*) FILTER (WHERE derp_problem(src_head, src_deprel, tgt_head, tgt_deprel, links) \
+                 LIKE '%more than the 5 DERP scores (pairmetrics.derp_max_nodes)'), count(derp(src_head, src_deprel, tgt_head, tgt_deprel, links)) \
+                 FROM arcs JOIN al USING (pair_id)";
+    let limited = crate::common::csv_rows(&["--derp-max-nodes", "5"], &tables, query);
+    let default = crate::common::csv_rows(&[], &tables, query);
+    let counts = |rows: &[String]| -> (u64, u64) {
+        let (a, b) = rows[0].split_once(',').unwrap();
+        (a.parse().unwrap(), b.parse().unwrap())
+    };
+    let ((refused, scored), (none_refused, all_scored)) = (counts(&limited), counts(&default));
+    assert!(refused > 1000 && none_refused == 0, "{limited:?} {default:?}");
+    assert_eq!(scored + refused, all_scored, "only the pairs past the limit lose their score");
+    // The same in SQL, in a session of the library.
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    runtime.block_on(async {
+        let ctx = context();
+        ctx.sql("SET pairmetrics.derp_max_nodes = 5").await.unwrap().collect().await.unwrap();
+        let arcs = sample_table("arcs");
+        ctx.register_parquet("arcs", path_str(&arcs), Default::default()).await.unwrap();
+        let al = sample_table("alignments");
+        ctx.register_parquet("al", path_str(&al), Default::default()).await.unwrap();
+        let got = strings(&ctx, query, 0).await;
+        assert_eq!(got, [Some(refused.to_string())]);
+    });
+}
+
+/// Phrase-table rules whose probability is no probability are left out with a counted warning
+/// naming the first; incomplete rules too.
+#[test]
+fn phrase_table_rules_without_a_probability_are_counted_and_named() {
+    let dir = TempDir::new().unwrap();
+    let table = dir.path().join("pt.parquet");
+    let query = "SELECT column1 AS src_tokens, column2 AS tgt_tokens, column3 AS p_f_e, 1.0 AS lex_f_e, 0.5 AS p_e_f, \
+                 1.0 AS lex_e_f FROM (VALUES (['a'], ['b'], 0.5), (['a'], ['c'], 1.5), (['b'], ['c'], 0.0), \
+                 (['c'], ['d'], CAST('NaN' AS DOUBLE)), (['d'], ['e'], -0.25), (['e'], ['f'], CAST('inf' AS DOUBLE)), \
+                 (['f'], CAST([] AS VARCHAR[]), 0.5), (['g'], ['h'], CAST(NULL AS DOUBLE)))";
+    ok(&["sql", "--out", path_str(&table), query]);
+    let out = pairmetrics(&["sql", "--phrase-table", path_str(&table), "SELECT true_score(['a'], ['b']) AS s"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(": 1 rules indexed"), "{said}");
+    assert!(said.contains("warning: phrase table") && said.contains("2 rules left out: a NULL or empty phrase or p_f_e (the first is rule 7)"), "{said}");
+    assert!(said.contains("5 rules left out: their p_f_e is not a probability in (0, 1] (the first is rule 2, with 1.5)"), "{said}");
+}

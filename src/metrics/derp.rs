@@ -13,8 +13,9 @@ use std::fmt;
 
 use super::{Link, Side};
 
-/// Pairs with more aligned nodes than this are not scored: the meta-graph is complete, so its
-/// edges grow as the square (1,000 nodes are 499,500 edges, about 50 ms). No sentence comes near.
+/// Pairs with more aligned nodes than this are not scored unless told ([`derp_within`]): the
+/// meta-graph is complete, so its edges grow as the square (1,000 nodes are 499,500 edges),
+/// and one mis-split "sentence" would stall a corpus. No real sentence comes near.
 pub const MAX_NODES: usize = 1000;
 
 /// Marks a root's parent, and a path not yet computed.
@@ -55,7 +56,7 @@ pub enum DerpError {
     Tree { side: Side, error: TreeError },
     LinkOutOfRange { side: Side, position: u32, len: usize },
     TooFewNodes { nodes: usize },
-    TooManyNodes { nodes: usize },
+    TooManyNodes { nodes: usize, limit: usize },
     /// Every aligned node shares one counterpart, so every edge has Lmax = 0.
     NoPathLength,
 }
@@ -71,8 +72,8 @@ impl fmt::Display for DerpError {
             DerpError::TooFewNodes { nodes } => {
                 write!(f, "fewer than two aligned nodes ({nodes})")
             }
-            DerpError::TooManyNodes { nodes } => {
-                write!(f, "{nodes} aligned nodes, more than the {MAX_NODES} DERP scores")
+            DerpError::TooManyNodes { nodes, limit } => {
+                write!(f, "{nodes} aligned nodes, more than the {limit} DERP scores (pairmetrics.derp_max_nodes)")
             }
             DerpError::NoPathLength => {
                 f.write_str("all aligned nodes share one counterpart (sum of Lmax is 0)")
@@ -500,6 +501,11 @@ fn find(sets: &mut [u32], mut x: u32) -> u32 {
 /// DERP of a pair: `src` is the reference tree D, `tgt` the hypothesis D', `links` 0-based
 /// (src, tgt) positions. 1 = the same order; an error says why the score is undefined.
 pub fn derp(src: Parse, tgt: Parse, links: &[Link], scratch: &mut Scratch) -> Result<Derp, DerpError> {
+    derp_within(src, tgt, links, MAX_NODES, scratch)
+}
+
+/// [`derp`] of a pair of at most `max_nodes` aligned nodes; more is [`DerpError::TooManyNodes`].
+pub fn derp_within(src: Parse, tgt: Parse, links: &[Link], max_nodes: usize, scratch: &mut Scratch) -> Result<Derp, DerpError> {
     scratch.build_trees(src, tgt)?;
     scratch.read_links(links)?;
     let side = scratch.select_nodes();
@@ -507,8 +513,8 @@ pub fn derp(src: Parse, tgt: Parse, links: &[Link], scratch: &mut Scratch) -> Re
     if nodes < 2 {
         return Err(DerpError::TooFewNodes { nodes });
     }
-    if nodes > MAX_NODES {
-        return Err(DerpError::TooManyNodes { nodes });
+    if nodes > max_nodes {
+        return Err(DerpError::TooManyNodes { nodes, limit: max_nodes });
     }
     scratch.weigh_edges(side);
     let side_len = scratch.trees[if side == Side::Src { 0 } else { 1 }].len();

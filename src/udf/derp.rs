@@ -175,7 +175,7 @@ impl ScalarUDFImpl for DerpUdf {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let input = Input::new(&arrays)?;
+        let input = Input::new(&arrays, super::options::of(&args.config_options).derp_max_nodes)?;
         let mut buffers = Buffers::default();
         let output: ArrayRef = match self.kind {
             Kind::Score => {
@@ -295,6 +295,7 @@ struct Input<'a> {
     tgt_head: HeadLists,
     tgt_deprel: TokenLists<'a>,
     links: LinkLists<'a>,
+    max_nodes: usize,
 }
 
 #[derive(Default)]
@@ -306,13 +307,14 @@ struct Buffers<'a> {
 }
 
 impl<'a> Input<'a> {
-    fn new(arrays: &'a [ArrayRef]) -> Result<Self> {
+    fn new(arrays: &'a [ArrayRef], max_nodes: usize) -> Result<Self> {
         Ok(Input {
             src_head: HeadLists::new("src_head", &arrays[0])?,
             src_deprel: TokenLists::new("src_deprel", &arrays[1])?,
             tgt_head: HeadLists::new("tgt_head", &arrays[2])?,
             tgt_deprel: TokenLists::new("tgt_deprel", &arrays[3])?,
             links: LinkLists::new(&arrays[4])?,
+            max_nodes,
         })
     }
 
@@ -324,7 +326,7 @@ impl<'a> Input<'a> {
         self.links.row(row, &mut b.links)?;
         let src = Parse { head: src_head, deprel: &b.src_deprel };
         let tgt = Parse { head: tgt_head, deprel: &b.tgt_deprel };
-        Ok(derp::derp(src, tgt, &b.links, &mut b.scratch)?)
+        Ok(derp::derp_within(src, tgt, &b.links, self.max_nodes, &mut b.scratch)?)
     }
 }
 
@@ -376,7 +378,8 @@ struct PooledAccumulator {
 
 impl Accumulator for PooledAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let input = Input::new(values)?;
+        // An aggregate is not given the session's settings: the default limit applies.
+        let input = Input::new(values, derp::MAX_NODES)?;
         let mut buffers = Buffers { scratch: std::mem::take(&mut self.scratch), ..Default::default() };
         for row in 0..values[0].len() {
             if let Ok(d) = input.score(row, &mut buffers) {

@@ -12,6 +12,7 @@ pub mod loglinear;
 pub mod mcpg;
 pub mod meteor_align;
 pub mod model_score;
+pub mod options;
 pub mod phrases;
 pub mod rank;
 pub mod significance;
