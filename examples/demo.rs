@@ -1,4 +1,4 @@
-//! The README's first command, `cargo run --example demo`: score the bundled Europarl sample
+//! The README's first set-up command, `cargo run --example demo`: score the bundled Europarl sample
 //! and tour it in SQL, exactly as `pairmetrics demo` does.
 //!
 //! It is an example rather than `cargo run -- demo` because examples are built with the same

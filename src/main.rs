@@ -180,7 +180,7 @@ enum Command {
         /// How the computed columns are compressed. Snappy, what pyarrow, Spark and DuckDB write
         /// by default, scores ~12 % faster than zstd; zstd files are ~1/3 smaller. The pairs
         /// table's own columns are copied as stored when --pairs is one Parquet file with an
-        /// offset index read in lockstep (see the README), and keep its compression.
+        /// offset index read in lockstep (see docs/guide/scoring.md), and keep its compression.
         #[arg(long, value_enum, default_value = "snappy")]
         compression: Codec,
         /// Stop with an error at the first pair a metric cannot score (naming its pair_id and

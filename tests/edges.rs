@@ -518,3 +518,35 @@ fn phrase_table_rules_without_a_probability_are_counted_and_named() {
     assert!(said.contains("warning: phrase table") && said.contains("2 rules left out: a NULL or empty phrase or p_f_e (the first is rule 7)"), "{said}");
     assert!(said.contains("5 rules left out: their p_f_e is not a probability in (0, 1] (the first is rule 2, with 1.5)"), "{said}");
 }
+
+/// `lepod -r PREFIX` writes PREFIX.led and PREFIX.pod as every output is written: no symlink or
+/// input replaced, permissions kept.
+#[test]
+fn lepod_score_files_are_written_as_every_output() {
+    let dir = TempDir::new().unwrap();
+    let v = crate::common::vectors().join("lepod");
+    let input = |ext: &str| v.join(format!("edge.{ext}")).display().to_string();
+    let (align, s1, s2) = (input("alignment"), input("s1"), input("s2"));
+    let prefix = dir.path().join("out");
+    let run = |prefix: &str| pairmetrics(&["lepod", "-a", &align, "-f", &s1, &s2, "-r", prefix]);
+    assert!(run(path_str(&prefix)).status.success());
+    let led = dir.path().join("out.led");
+    std::fs::set_permissions(&led, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert!(run(path_str(&prefix)).status.success());
+    assert_eq!(std::fs::metadata(&led).unwrap().permissions().mode() & 0o777, 0o600);
+    // PREFIX.led a symbolic link: refused, nothing replaced.
+    let kept = dir.path().join("kept");
+    std::fs::write(&kept, b"keep me").unwrap();
+    std::os::unix::fs::symlink(&kept, dir.path().join("link.led")).unwrap();
+    let said = stderr(&run(path_str(&dir.path().join("link"))));
+    assert!(said.contains("is a symbolic link"), "{said}");
+    assert_eq!(std::fs::read(&kept).unwrap(), b"keep me");
+    // The first sentences' file as PREFIX.led: an input, refused.
+    let copy = dir.path().join("s1.led");
+    std::fs::copy(&s1, &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let out = pairmetrics(&["lepod", "-a", &align, "-f", path_str(&copy), &s2, "-r", path_str(&dir.path().join("s1"))]);
+    let said = stderr(&out);
+    assert!(said.contains("is an input of this command"), "{said}");
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+}

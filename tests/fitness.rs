@@ -251,7 +251,7 @@ fn triples_cli_on_the_bundled_sample_then_dep_fit_in_sql() {
     );
     let counted = csv_rows(&[], &[("t", &out)], "SELECT level, sum(count) FROM t GROUP BY level ORDER BY level");
     assert_eq!(counted, [format!("form,{}", expected[0]), format!("upos,{}", expected[0])]);
-    // The README's query: a phrase's fitness against the corpus it came from is positive.
+    // The fitness guide's query (docs/guide/fitness-lm-semeval.md): a phrase's fitness against the corpus it came from is positive.
     let fit = csv_rows(
         &["--triples", path_str(&out)],
         &[("p", &pairs), ("r", &arcs)],

@@ -209,7 +209,7 @@ fn a_malformed_phrase_table_line_is_named() {
     assert!(!out_path.exists());
 }
 
-/// The README's worked example, end to end, with its figures.
+/// The worked example of the Chevelu guide (docs/guide/chevelu.md), end to end, with its figures.
 #[test]
 fn readme_rank_agreement_example() {
     let data = root().join("data/chevelu-example");
@@ -224,7 +224,7 @@ fn readme_rank_agreement_example() {
         let out = pairmetrics(&args.iter().map(|s| s.as_ref()).collect::<Vec<&str>>());
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("docs/guide/chevelu.md")).unwrap();
     let start = readme.find("WITH scored AS (").unwrap();
     let query = &readme[start..start + readme[start..].find("\"\n").unwrap()];
     let out = pairmetrics(&[

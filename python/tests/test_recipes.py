@@ -1,4 +1,4 @@
-"""The README's recipes, each one run: DuckDB, Polars, pandas and datafusion-python SQL.
+"""The Python guide's recipes (docs/guide/python.md), each one run: DuckDB, Polars, pandas and datafusion-python SQL.
 Every recipe must give the values the plain pyarrow call gives."""
 
 import pyarrow as pa

@@ -3,15 +3,15 @@
 //! input the original accepts; the scores come from the kernels the SQL functions use.
 //!
 //! Where the original crashes we either follow SPEC's decision or stop with an error naming the
-//! file and line (see the README, "lepod-score.py compatibility").
+//! file and line (see docs/guide/lepod-score.md).
 
 use std::borrow::Cow;
-use std::fs::{self, File};
-use std::io::{BufRead, BufWriter, Write};
+use std::fs::File;
+use std::io::{BufRead, Write};
 use std::mem::take;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use crossbeam_channel::{Receiver, bounded};
 
 use super::parallel::{Chunk, map_ordered_in_chunks};
@@ -21,6 +21,7 @@ use crate::formats::meteor::{self, Block, Blocks};
 use crate::formats::tokens;
 use crate::metrics::Link;
 use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
+use crate::storage::Output;
 
 #[derive(Debug, Clone)]
 pub struct LepodOptions {
@@ -89,31 +90,28 @@ impl Totals {
     }
 }
 
-/// `PREFIX.led` and `PREFIX.pod`, written under temporary names and renamed when complete.
+/// `PREFIX.led` and `PREFIX.pod`, written as every output is ([`Output`]: under temporary
+/// names, renamed when complete; special files, links and inputs never replaced).
 struct ScoreFiles {
-    files: Vec<(BufWriter<File>, PathBuf, PathBuf)>,
+    files: Vec<Output>,
     /// The thread that uncaches the files being replaced ([`uncache`]).
     uncaching: Option<std::thread::JoinHandle<()>>,
 }
 
 impl ScoreFiles {
     fn create(prefix: &str) -> Result<Self> {
-        let mut files = Vec::new();
-        for ext in ["led", "pod"] {
-            let target = PathBuf::from(format!("{prefix}.{ext}"));
-            let temp = PathBuf::from(format!("{prefix}.{ext}.{}.partial", std::process::id()));
-            let file = File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
-            files.push((BufWriter::with_capacity(1 << 16, file), temp, target));
-        }
-        let targets: Vec<PathBuf> = files.iter().map(|(_, _, target)| target.clone()).collect();
+        let targets: Vec<PathBuf> = ["led", "pod"].iter().map(|ext| PathBuf::from(format!("{prefix}.{ext}"))).collect();
+        let files = targets.iter().map(|target| Output::create(target)).collect::<Result<Vec<_>>>()?;
         let uncaching = Some(std::thread::spawn(move || targets.iter().for_each(|target| uncache(target))));
         Ok(ScoreFiles { files, uncaching })
     }
 
     fn write(&mut self, which: usize, text: &[u8]) -> Result<()> {
-        let writer = &mut self.files[which].0;
-        writer.write_all(text)?;
-        start_writeback(writer.get_ref());
+        let output = &mut self.files[which];
+        output.write_all(text)?;
+        if let Some(file) = output.local_file() {
+            start_writeback(file);
+        }
         Ok(())
     }
 
@@ -121,30 +119,14 @@ impl ScoreFiles {
     /// file before it returns (its blocks on disk and its cached pages: 7 ms for each file of
     /// 100,000 pairs on this machine's ext4, mounted with `discard`).
     fn finish(mut self) -> Result<()> {
-        let finish_one = |(writer, temp, target): (BufWriter<File>, PathBuf, PathBuf)| -> Result<()> {
-            let finished = writer.into_inner().map_err(|e| e.into_error()).and_then(|file| file.sync_all());
-            let finished = finished.and_then(|()| fs::rename(&temp, &target));
-            if finished.is_err() {
-                let _ = fs::remove_file(&temp);
-            }
-            finished.with_context(|| format!("moving {} to {}", temp.display(), target.display()))
-        };
         let files: Vec<_> = self.files.drain(..).collect();
         if let Some(uncaching) = self.uncaching.take() {
             let _ = uncaching.join();
         }
         std::thread::scope(|scope| {
-            let finishing: Vec<_> = files.into_iter().map(|file| scope.spawn(move || finish_one(file))).collect();
+            let finishing: Vec<_> = files.into_iter().map(|file| scope.spawn(move || file.commit())).collect();
             finishing.into_iter().map(|thread| thread.join().expect("finishing a score file does not panic")).collect()
         })
-    }
-}
-
-impl Drop for ScoreFiles {
-    fn drop(&mut self) {
-        for (_, temp, _) in &self.files {
-            let _ = fs::remove_file(temp);
-        }
     }
 }
 

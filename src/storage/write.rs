@@ -119,6 +119,15 @@ impl Output {
         }
     }
 
+    /// The local file being written, for hints to the kernel (`lepod`'s early write-back);
+    /// None for an object.
+    pub fn local_file(&self) -> Option<&File> {
+        match self.sink.as_ref()? {
+            Sink::Local { file, .. } | Sink::Through { file, .. } => Some(file.get_ref()),
+            Sink::Object(_) => None,
+        }
+    }
+
     /// Make the output appear under its target, complete.
     pub fn commit(mut self) -> Result<()> {
         match self.sink.take().expect("committed once") {
