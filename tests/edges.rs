@@ -183,13 +183,15 @@ fn an_output_on_a_fifo_is_written_through_to_its_reader() {
     let fifo = dir.path().join("fifo");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
-    let reader = {
+    let (sender, read) = std::sync::mpsc::channel();
+    {
         let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::read(&fifo).unwrap())
-    };
+        std::thread::spawn(move || sender.send(std::fs::read(&fifo).unwrap()));
+    }
     let out = score_to(&fifo);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let bytes = reader.join().unwrap();
+    // A FIFO replaced by a file leaves its reader waiting for ever: fail instead of hanging.
+    let bytes = read.recv_timeout(std::time::Duration::from_secs(60)).expect("the FIFO's reader got the output");
     assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"), "the reader got a whole Parquet file");
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "still a FIFO");
 }
