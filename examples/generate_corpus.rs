@@ -20,7 +20,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use pairmetrics::metrics::Link;
 use pairmetrics::metrics::random::SplitMix64;
-use pairmetrics::pipeline::import::links_array;
+use pairmetrics::arrow::links_array;
 use pairmetrics::parquet::AtomicParquetWriter;
 use pairmetrics::schema::Table;
 use pairmetrics::udf::args::{HeadLists, LinkLists, TokenLists};

@@ -10,6 +10,7 @@
 //! - `cluster` (the `cluster` feature): a Ballista scheduler and executors with our functions.
 
 pub mod align;
+pub mod arrow;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod formats;

@@ -25,6 +25,7 @@ use paraphrase::ParaphraseTable;
 use search::Candidates;
 use stem::Stemmer;
 use synonyms::{SynonymDictionary, SynsetIndex, span};
+use crate::metrics::{Link, span_links};
 
 /// A matcher stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -502,4 +503,14 @@ impl TokenCache {
     fn synonyms_of(&mut self, word: &Token) -> &[u32] {
         self.by_synset.positions_of(span(&self.synsets, word.synsets))
     }
+}
+
+/// The links of the matches (a phrase match links every word of one side to every word of the
+/// other, so it is one LePoD unit), each with its module's name.
+pub fn module_links<'a>(matches: &[Match], names: &[&'a str]) -> Vec<(Link, &'a str)> {
+    let links = |m: &Match| {
+        let name = names[m.stage as usize];
+        span_links(m.s1_start, m.s1_len, m.s2_start, m.s2_len).map(move |link| (link, name))
+    };
+    matches.iter().flat_map(links).collect()
 }

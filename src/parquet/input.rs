@@ -230,9 +230,8 @@ impl ParquetInput {
         }
         let mut options = ParquetReadOptions::default()
             .table_partition_cols(self.partitions.iter().map(|k| (k.clone(), DataType::Utf8)).collect());
-        // Ballista 55 loses rows when a scan declared sorted feeds a shuffle (a merge join of
-        // two such tables returned 475,712 of 1M pairs), so on a cluster nothing is declared.
-        if sorted_by_pair_id && !crate::session::on_cluster(ctx) {
+        // Callers declare nothing on a cluster (see session::may_declare_sorted).
+        if sorted_by_pair_id {
             options.file_sort_order = vec![vec![SortExpr::new(col("pair_id"), true, true)]];
         }
         ctx.register_parquet(&self.name, &url, options)

@@ -12,12 +12,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 
-use super::import::{module_links_array, pair_ids};
+use crate::align::module_links;
+use crate::arrow::{module_links_array, pair_ids};
 use super::parallel::{Chunk, map_ordered};
 use crate::align::{self, Aligner, Scratch};
 use crate::formats::input::{self, Lines, Paired};
 use crate::formats::meteor;
-use crate::metrics::{Link, span_links};
+use crate::metrics::Link;
 use crate::parquet::AtomicParquetWriter;
 use crate::schema::module_link_list_type;
 
@@ -109,12 +110,3 @@ fn align_pair<'a>(aligner: &Aligner, scratch: &mut Scratch, (line1, line2): &'a 
     (words1, words2, matches)
 }
 
-/// The links of the matches (a phrase match links every word of one side to every word of the
-/// other, so it is one LePoD unit), each with its module's name.
-pub fn module_links<'a>(matches: &[align::Match], names: &[&'a str]) -> Vec<(Link, &'a str)> {
-    let links = |m: &align::Match| {
-        let name = names[m.stage as usize];
-        span_links(m.s1_start, m.s1_len, m.s2_start, m.s2_len).map(move |link| (link, name))
-    };
-    matches.iter().flat_map(links).collect()
-}

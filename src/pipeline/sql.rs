@@ -96,7 +96,7 @@ pub async fn context_on(
     }
     let ctx = Session { config, resources: resources.clone(), tuning: *tuning, cluster: cluster.map(str::to_string) }.build()?;
     for (input, declared) in &inputs {
-        input.register(&ctx, *declared).await?;
+        input.register(&ctx, *declared && session::may_declare_sorted(&ctx)).await?;
         // Ballista ships only the plain listing; on a cluster, files are shared among tasks.
         if cluster.is_none() {
             input.share_rows_among_threads(&ctx).await?;

@@ -15,8 +15,8 @@ use datafusion::logical_expr::{
 use super::args::{Shapes, Strings, TokenLists, checked_arguments};
 use super::docs::DOC_SECTION;
 use crate::align::{Aligner, AlignerOptions, Module, Scratch};
-use crate::pipeline::align::module_links;
-use crate::pipeline::import::module_links_array;
+use crate::align::module_links;
+use crate::arrow::module_links_array;
 use crate::schema::{ColumnType, module_link_list_type};
 
 pub const NAME: &str = "meteor_align";

@@ -6,7 +6,8 @@ use anyhow::Result;
 use datafusion::arrow::array::{ArrayRef, Int32Builder, ListBuilder, RecordBatch};
 use datafusion::arrow::datatypes::SchemaRef;
 
-use super::{Chunk, append_tokens, pair_ids, token_list_builder};
+use super::Chunk;
+use crate::arrow::{append_tokens, pair_ids, token_list_builder};
 use crate::formats::conllu::Sentence;
 
 pub(super) fn build(schema: &SchemaRef, chunk: Chunk<(Sentence, Sentence)>) -> Result<RecordBatch> {

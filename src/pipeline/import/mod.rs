@@ -19,10 +19,9 @@ use std::time::Instant;
 
 use anyhow::Result;
 use crossbeam_channel::bounded;
-use datafusion::arrow::array::{ArrayRef, Int64Array, ListBuilder, RecordBatch, StringBuilder};
+use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 
-pub use alignments::{links_array, module_links_array};
 use crate::formats::conllu::Sentences;
 use crate::formats::input::{self, Concatenated, InputError, Lines, Paired};
 use crate::formats::{meteor, pharaoh};
@@ -229,24 +228,4 @@ fn run<T: Send, E: Into<anyhow::Error>>(
     })
 }
 
-/// The pair_id column of a chunk: ids count from 0 in input order.
-pub(crate) fn pair_ids(chunk_first: u64, rows: usize) -> ArrayRef {
-    let first = chunk_first as i64;
-    Arc::new(Int64Array::from_iter_values(first..first + rows as i64))
-}
-
-fn token_list_builder(rows: usize) -> ListBuilder<StringBuilder> {
-    ListBuilder::with_capacity(StringBuilder::with_capacity(rows * 24, rows * 160), rows)
-}
-
-fn append_tokens<'a>(b: &mut ListBuilder<StringBuilder>, toks: impl Iterator<Item = &'a str>, lowercase: bool) {
-    for t in toks {
-        if lowercase && t.chars().any(char::is_uppercase) {
-            b.values().append_value(t.to_lowercase());
-        } else {
-            b.values().append_value(t);
-        }
-    }
-    b.append(true);
-}
 

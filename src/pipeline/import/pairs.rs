@@ -6,7 +6,8 @@ use anyhow::Result;
 use datafusion::arrow::array::{ArrayRef, RecordBatch};
 use datafusion::arrow::datatypes::SchemaRef;
 
-use super::{Chunk, append_tokens, pair_ids, token_list_builder};
+use super::Chunk;
+use crate::arrow::{append_tokens, pair_ids, token_list_builder};
 use crate::formats::tokens;
 
 pub(super) fn build(schema: &SchemaRef, chunk: Chunk<(String, String)>, lowercase: bool) -> Result<RecordBatch> {

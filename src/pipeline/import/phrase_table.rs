@@ -7,8 +7,8 @@ use anyhow::{Result, anyhow};
 use datafusion::arrow::array::{ArrayRef, Float64Array, Float64Builder, ListBuilder, RecordBatch, StringBuilder};
 use datafusion::arrow::datatypes::SchemaRef;
 
-use super::alignments::links_array;
-use super::{Chunk, append_tokens, token_list_builder};
+use super::Chunk;
+use crate::arrow::{append_tokens, links_array, token_list_builder};
 use crate::formats::input::InputError;
 use crate::formats::{moses, tokens};
 

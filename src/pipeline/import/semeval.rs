@@ -7,7 +7,8 @@ use anyhow::Result;
 use datafusion::arrow::array::{ArrayRef, Int64Array, ListBuilder, RecordBatch, StringBuilder};
 use datafusion::arrow::datatypes::SchemaRef;
 
-use super::{Chunk, append_tokens, token_list_builder};
+use super::Chunk;
+use crate::arrow::{append_tokens, token_list_builder};
 use crate::formats::semeval2014t5::{Fragment, FragmentRow as Row};
 
 pub(super) fn build(schema: &SchemaRef, chunk: Chunk<Row>) -> Result<RecordBatch> {
