@@ -23,7 +23,7 @@ use pairmetrics::metrics::random::SplitMix64;
 use pairmetrics::arrow::links_array;
 use pairmetrics::parquet::AtomicParquetWriter;
 use pairmetrics::schema::Table;
-use pairmetrics::udf::args::{HeadLists, LinkLists, TokenLists};
+use pairmetrics::arrow::read::{HeadLists, LinkLists, TokenLists};
 use pairmetrics::schema::{token_list_type};
 
 const VOCABULARY: usize = 100_000;

@@ -382,6 +382,14 @@ impl ParquetInput {
     }
 
     /// The Arrow schema of the first file (pair_id's type is checked against every table's).
+    /// The table's schema as its readers see it: the first file's columns, then the Hive
+    /// partition columns (strings).
+    pub fn schema(&self) -> Result<SchemaRef> {
+        let mut fields: Vec<_> = self.arrow_schema()?.fields().iter().cloned().collect();
+        fields.extend(self.partitions.iter().map(|k| Arc::new(datafusion::arrow::datatypes::Field::new(k, DataType::Utf8, true))));
+        Ok(Arc::new(Schema::new(fields)))
+    }
+
     fn arrow_schema(&self) -> Result<SchemaRef> {
         let Some(first) = self.files.first() else {
             bail!("{} table {}: no *.parquet files", self.name, self.path.display());

@@ -14,7 +14,7 @@ use crate::formats::semeval2014t5::{self as task, Answer, TaskFile};
 use crate::schema::{ColumnType, Table};
 use crate::session::{self, Session};
 use crate::storage::Output;
-use crate::udf::args::{LinkLists, RowProblem, Strings, TokenListLists, TokenLists};
+use crate::arrow::read::{LinkLists, RowProblem, Strings, TokenListLists, TokenLists};
 
 /// What an export wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

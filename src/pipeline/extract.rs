@@ -22,7 +22,7 @@ use futures::TryStreamExt;
 use crate::metrics::phrases::{Direction, Lexicon};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
-use crate::udf::args::{LinkLists, TokenLists};
+use crate::arrow::read::{LinkLists, TokenLists};
 use crate::udf::phrases::{NAME as EXTRACT, PairScratch, PhraseScoreUdf, ScoreKind, read_pair};
 
 #[derive(Debug, Clone)]

@@ -35,7 +35,7 @@ use crate::pipeline::semeval_eval::fragment_score;
 use crate::resources::{self, ResourceOptions};
 use crate::schema::{head_list_type, is_string, is_token_list, token_list_type};
 use crate::session;
-use crate::udf::args::TokenLists;
+use crate::arrow::read::TokenLists;
 
 /// What candidates are made and scored with.
 #[derive(Debug, Clone, Default)]

@@ -19,7 +19,7 @@ use crate::formats::tokens;
 use crate::metrics::mcpg::{self, Outcome};
 use crate::parquet::{AtomicParquetWriter, ParquetInput};
 use crate::resources::{self, PhraseTableOptions, ResourceOptions};
-use crate::udf::args::TokenLists;
+use crate::arrow::read::TokenLists;
 use crate::udf::mcpg::{ParaphraseColumns, fields};
 
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ use futures::TryStreamExt;
 use crate::parquet::AtomicParquetWriter;
 use crate::session::{self, Session, Tuning};
 use crate::schema::Table;
-use crate::udf::args::Strings;
+use crate::arrow::read::Strings;
 
 /// Which sentence of each pair to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

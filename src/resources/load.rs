@@ -5,19 +5,21 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use datafusion::arrow::array::{Array, AsArray};
-use datafusion::arrow::datatypes::{Float64Type, Int64Type};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, SchemaRef};
+use datafusion::execution::SendableRecordBatchStream;
 use futures::TryStreamExt;
 
 use crate::align::AlignerOptions;
-use crate::session;
+use crate::parquet::ParquetInput;
 use crate::Resources;
 use crate::formats::arpa;
 use crate::metrics::dep_fit::TripleIndex;
 use crate::metrics::ngram::NgramModel;
 use crate::metrics::true_score::{Directions, Identity, PhraseIndex, PhraseIndexBuilder};
 use crate::schema::Table;
-use crate::udf::args::{Strings, TokenLists};
+use crate::arrow::read::{Strings, TokenLists};
 
 /// What a session loads before it runs: each is optional.
 #[derive(Debug, Clone, Default)]
@@ -99,26 +101,43 @@ pub fn load_lm(path: &Path) -> Result<NgramModel> {
 /// Read a triples table (Parquet file or directory, `schemas/triples.md`) into a
 /// [`TripleIndex`], streaming its rows; repeated keys add up.
 pub async fn load_triples(path: &Path) -> Result<TripleIndex> {
-    let ctx = session::context()?;
-    session::register_checked(&ctx, Table::Triples, path).await?;
-    let query = "SELECT level, head, dep, deprel, CAST(count AS BIGINT) FROM triples \
-                 WHERE level IN ('form', 'upos') AND count > 0";
-    let mut stream = ctx.sql(query).await?.execute_stream().await?;
+    let mut stream = scan_checked(Table::Triples, path, &["level", "head", "dep", "deprel", "count"])?;
     let mut index = TripleIndex::default();
     while let Some(batch) = stream.try_next().await? {
         let [level, head, dep, deprel] = [0, 1, 2, 3].map(|i| Strings::new(batch.column(i).as_ref()));
         let (level, head, dep, deprel) = (level?, head?, dep?, deprel?);
-        let counts = batch.column(4).as_primitive::<Int64Type>();
+        let counts = as_type(&batch, 4, &DataType::Int64)?;
+        let counts = counts.as_primitive::<Int64Type>();
         for row in 0..batch.num_rows() {
-            // A triple with a NULL part counts nothing: leave it out.
+            // A triple with a NULL part, or no positive count, counts nothing: leave it out.
             let (Some(l), Some(h), Some(d), Some(r)) = (level.get(row), head.get(row), dep.get(row), deprel.get(row)) else {
                 continue;
             };
-            let counts_of = if l == "form" { &mut index.form } else { &mut index.upos };
-            counts_of.add(h, d, r, counts.value(row) as u64);
+            let counts_of = match l {
+                "form" => &mut index.form,
+                "upos" => &mut index.upos,
+                _ => continue,
+            };
+            if counts.is_valid(row) && counts.value(row) > 0 {
+                counts_of.add(h, d, r, counts.value(row) as u64);
+            }
         }
     }
     Ok(index)
+}
+
+/// `columns` of our table `table` at `path`, checked and then streamed in file order from the
+/// Parquet layer: a resource needs no session, and loads the same way in every process.
+fn scan_checked(table: Table, path: &Path, columns: &[&str]) -> Result<SendableRecordBatchStream> {
+    let input = ParquetInput::open(table.name(), path)?;
+    let schema: SchemaRef = input.schema()?;
+    table.check(&path.display().to_string(), &schema)?;
+    Ok(input.scan(columns, &schema, 8192)?)
+}
+
+/// Column `i` of `batch` as `to` (numbers stored as another type are read as this one).
+fn as_type(batch: &RecordBatch, i: usize, to: &DataType) -> Result<ArrayRef> {
+    Ok(cast(batch.column(i), to)?)
 }
 
 /// The columns a rule's probability may come from.
@@ -171,20 +190,23 @@ pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIn
     if !PROB_COLUMNS.contains(&column) {
         bail!("--prob-column {column}: expected one of {}", PROB_COLUMNS.join(", "));
     }
-    let ctx = session::context()?;
-    session::register_checked(&ctx, Table::PhraseTable, &options.path).await?;
-    let query = format!(
-        "SELECT src_tokens, tgt_tokens, CAST({column} AS DOUBLE) AS p, CAST(p_e_f AS DOUBLE) AS direct, \
-         CAST(p_f_e AS DOUBLE) AS inverse FROM phrase_table"
-    );
-    let mut stream = ctx.sql(&query).await?.execute_stream().await?;
+    // The probability column may be one of the directions: each column is read once.
+    let mut columns = vec!["src_tokens", "tgt_tokens", "p_e_f", "p_f_e"];
+    if !columns.contains(&column) {
+        columns.push(column);
+    }
+    let at = |name: &str| columns.iter().position(|c| *c == name).expect("listed");
+    let (p_at, direct_at, inverse_at) = (at(column), at("p_e_f"), at("p_f_e"));
+    let mut stream = scan_checked(Table::PhraseTable, &options.path, &columns)?;
     let mut builder = PhraseIndexBuilder::new(options.identity);
     let (mut rule, mut left_out) = (0u64, LeftOut::default());
     while let Some(batch) = stream.try_next().await? {
         let (mut src, mut tgt) = (Vec::new(), Vec::new());
         let sources = TokenLists::new("src_tokens", batch.column(0))?;
         let targets = TokenLists::new("tgt_tokens", batch.column(1))?;
-        let [probabilities, direct, inverse] = [2, 3, 4].map(|i| batch.column(i).as_primitive::<Float64Type>());
+        let [probabilities, direct, inverse] = [p_at, direct_at, inverse_at].map(|i| as_type(&batch, i, &DataType::Float64));
+        let (probabilities, direct, inverse) = (probabilities?, direct?, inverse?);
+        let [probabilities, direct, inverse] = [&probabilities, &direct, &inverse].map(|a| a.as_primitive::<Float64Type>());
         for row in 0..batch.num_rows() {
             rule += 1;
             // A rule with a NULL or empty side or probability can be in no derivation.

@@ -10,7 +10,8 @@ use datafusion::logical_expr::{
 };
 
 use super::docs::DOC_SECTION;
-use super::args::{Shapes, Strings, TokenLists, checked_arguments};
+use super::args::{Shapes, checked_arguments};
+use crate::arrow::read::{Strings, TokenLists};
 use crate::schema::{ColumnType, is_string};
 use crate::metrics::chrf::{Scratch, chrf};
 

@@ -11,7 +11,8 @@ use datafusion::logical_expr::{
 };
 
 use super::docs::DOC_SECTION;
-use super::args::{problem_column, HeadLists, IntArg, Problem, Shapes, TokenLists, checked_arguments, signature};
+use super::args::{problem_column, IntArg, Problem, Shapes, checked_arguments, signature};
+use crate::arrow::read::{HeadLists, RowProblem, TokenLists};
 use crate::resources::{MissingResource, Resource};
 use crate::schema::{ColumnType};
 use crate::metrics::dep_fit::{FitProblem, Formula, Parse, TripleCounts, TripleIndex, dep_fit};
@@ -273,8 +274,8 @@ fn fit_row<'a>(
     parse.check().map_err(Problem::Metric)?;
     match phrase_arg {
         PhraseArg::Span(start, len) => {
-            let start = start.get(row).ok_or(super::args::RowProblem::NullArgument("start"))?;
-            let len = len.get(row).ok_or(super::args::RowProblem::NullArgument("len"))?;
+            let start = start.get(row).ok_or(RowProblem::NullArgument("start"))?;
+            let len = len.get(row).ok_or(RowProblem::NullArgument("len"))?;
             let end = start.saturating_add(len.max(0));
             parse.phrase(start..end, &mut s.phrase).map_err(Problem::Metric)?;
         }

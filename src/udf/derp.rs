@@ -18,7 +18,8 @@ use datafusion::logical_expr::{
 };
 
 use super::docs::DOC_SECTION;
-use super::args::{problem_column, HeadLists, LinkLists, Shapes, TokenLists, checked_arguments, signature};
+use super::args::{problem_column, Shapes, checked_arguments, signature};
+use crate::arrow::read::{HeadLists, LinkLists, TokenLists};
 use crate::schema::{ColumnType};
 use crate::metrics::Link;
 use crate::metrics::derp::{self, Derp, DerpError, Parse, Scratch};

@@ -10,7 +10,8 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{problem_column, LinkLists, RowProblem, Shapes, TextArg, TokenLists, checked_arguments, signature};
+use super::args::{problem_column, Shapes, TextArg, checked_arguments, signature};
+use crate::arrow::read::{LinkLists, RowProblem, TokenLists};
 use crate::schema::{ColumnType};
 use super::docs::DOC_SECTION;
 use crate::metrics::Link;

@@ -16,7 +16,8 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{BoolArg, Shapes, TokenLists, checked_arguments, signature};
+use super::args::{BoolArg, Shapes, checked_arguments, signature};
+use crate::arrow::read::TokenLists;
 use super::docs::DOC_SECTION;
 use crate::metrics::ngram::{Bounds, NgramModel, Scratch, WordScore};
 use crate::resources::Shared;

@@ -12,7 +12,8 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use super::args::{Shapes, Strings, TokenLists, checked_arguments};
+use super::args::{Shapes, checked_arguments};
+use crate::arrow::read::{Strings, TokenLists};
 use super::docs::DOC_SECTION;
 use crate::align::{Aligner, AlignerOptions, Module, Scratch};
 use crate::align::module_links;

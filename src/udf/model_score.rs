@@ -11,7 +11,8 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{Shapes, TokenLists, checked_arguments, signature};
+use super::args::{Shapes, checked_arguments, signature};
+use crate::arrow::read::TokenLists;
 use super::docs::DOC_SECTION;
 use crate::metrics::ngram::{self, NgramModel};
 use crate::metrics::true_score::{ModelWeights, PhraseIndex, Scratch, model_score};

@@ -13,9 +13,8 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{
-    IntArg, LinkLists, Problem, Shapes, Strings, TokenLists, checked_arguments, signature,
-};
+use super::args::{IntArg, Problem, Shapes, checked_arguments, signature};
+use crate::arrow::read::{LinkLists, Strings, TokenLists};
 use super::docs::DOC_SECTION;
 use crate::formats::{pharaoh, tokens};
 use crate::metrics::Link;

@@ -13,7 +13,8 @@ use datafusion::logical_expr::{
 };
 
 use super::docs::DOC_SECTION;
-use super::args::{Shapes, Strings, TokenLists, checked_arguments, signature};
+use super::args::{Shapes, checked_arguments, signature};
+use crate::arrow::read::{Strings, TokenLists};
 use crate::schema::{ColumnType, link_fields, link_list_type, token_list_type};
 use crate::formats::{pharaoh, tokens};
 

@@ -12,7 +12,8 @@ use datafusion::logical_expr::{
 };
 
 use super::docs::DOC_SECTION;
-use super::args::{Shapes, TokenLists, checked_arguments, signature};
+use super::args::{Shapes, checked_arguments, signature};
+use crate::arrow::read::TokenLists;
 use crate::resources::{MissingResource, Resource};
 use crate::schema::{ColumnType};
 use crate::metrics::true_score::{PhraseIndex, Scratch, TrueScore};

@@ -10,7 +10,8 @@ use datafusion::logical_expr::{
 };
 
 use super::docs::DOC_SECTION;
-use super::args::{Shapes, Strings, TokenListLists, TokenLists, checked_arguments};
+use super::args::{Shapes, checked_arguments};
+use crate::arrow::read::{Strings, TokenListLists, TokenLists};
 use crate::schema::{ColumnType, is_string};
 use crate::formats::tokens;
 use crate::metrics::word_accuracy::{Scratch, word_accuracy};

@@ -32,7 +32,7 @@ use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::storage::{Output, write_whole};
 use crate::session::{Tuning, count, identifier};
-use crate::udf::args::{LinkLists, TokenLists};
+use crate::arrow::read::{LinkLists, TokenLists};
 use crate::Resources;
 
 #[derive(Debug, Clone)]

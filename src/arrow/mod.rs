@@ -1,5 +1,8 @@
-//! Builders of the Arrow columns pairmetrics writes (pair ids, token lists, link lists), below
-//! the functions, the resources and the jobs that make such columns.
+//! The Arrow layer, below the functions, the resources and the jobs: builders of the columns
+//! pairmetrics writes (pair ids, token lists, link lists) here, and row views of the columns
+//! it reads in [`read`].
+
+pub mod read;
 
 use std::sync::Arc;
 
