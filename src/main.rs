@@ -1365,7 +1365,7 @@ fn fix_malloc_thresholds() {
 
 #[cfg(feature = "cluster")]
 async fn run_cluster(command: ClusterCommand) -> Result<()> {
-    use pairmetrics::cluster;
+    use pairmetrics::pipeline::cluster;
     match command {
         ClusterCommand::Scheduler { bind, executor_timeout } => {
             cluster::run_scheduler(cluster::SchedulerOptions { bind, executor_timeout_seconds: executor_timeout }).await

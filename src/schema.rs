@@ -30,6 +30,11 @@ pub fn module_link_list_type() -> DataType {
     DataType::List(Field::new_list_field(DataType::Struct(module_link_fields()), true).into())
 }
 
+/// The alignments table whose links name their module (`align --out`, `import meteor`).
+pub fn module_alignments_schema() -> Schema {
+    Schema::new(vec![Field::new("pair_id", DataType::Int64, false), Field::new("links", module_link_list_type(), true)])
+}
+
 /// `List<Struct<src Int32, tgt Int32>>`: a pair's alignment.
 pub fn link_list_type() -> DataType {
     DataType::List(Field::new_list_field(DataType::Struct(link_fields()), true).into())

@@ -26,7 +26,7 @@ use datafusion::prelude::{DataFrame, ParquetReadOptions};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 
-use super::{NULL_PARTITION, ParquetInput};
+use super::{NULL_PARTITION, ParquetInput, keys};
 use super::shares::SharesSink;
 use super::write::{AtomicParquetWriter, Codec};
 use crate::storage::{self, Location, Mode, Remote};
@@ -303,13 +303,10 @@ impl DatasetWriter {
     }
 }
 
-/// The footer entry of every file of a dataset pairmetrics writes: a reader that finds it
-/// knows to look for the dataset's `_SUCCESS` (see [`ParquetInput::open`]), since a run killed
-/// while writing to an object store leaves complete files and no marker.
-pub const DATASET_KEY: (&str, &str) = ("pairmetrics.dataset", "complete when _SUCCESS exists");
-
+/// `metadata` with the entry that marks a dataset's files ([`keys::DATASET`]; see
+/// [`ParquetInput::open`]).
 fn with_marker_key(mut metadata: Vec<(String, String)>) -> Vec<(String, String)> {
-    metadata.push((DATASET_KEY.0.to_string(), DATASET_KEY.1.to_string()));
+    metadata.push((keys::DATASET.0.to_string(), keys::DATASET.1.to_string()));
     metadata
 }
 

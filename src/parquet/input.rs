@@ -33,7 +33,7 @@ use futures::TryStreamExt;
 use object_store::ObjectStoreExt;
 
 use super::NULL_PARTITION;
-use super::dataset::DATASET_KEY;
+use super::keys;
 use crate::storage::{self, Location, RemoteFile};
 
 /// The environment variable that lets a pairmetrics dataset without its `_SUCCESS` be read.
@@ -165,9 +165,9 @@ impl ParquetInput {
         Ok(ParquetInput { name: name.to_string(), path: path.to_path_buf(), location, is_file, partitions, files })
     }
 
-    /// A directory of files from a pairmetrics dataset ([`DATASET_KEY`]) with no `_SUCCESS`.
+    /// A directory of files from a pairmetrics dataset ([`keys::DATASET`]) with no `_SUCCESS`.
     fn is_unfinished_dataset(&self) -> Result<bool> {
-        let (key, _) = DATASET_KEY;
+        let (key, _) = keys::DATASET;
         let marked = |f: &InputFile| f.metadata.file_metadata().key_value_metadata().is_some_and(|kv| kv.iter().any(|e| e.key == key));
         if self.is_file || !self.files.iter().any(marked) {
             return Ok(false);
@@ -441,7 +441,7 @@ impl KeyOrder {
 
 fn sorted_by_pair_id(metadata: &ParquetMetaData) -> bool {
     let file = metadata.file_metadata();
-    let (key, value) = super::write::SORTED_BY;
+    let (key, value) = keys::SORTED_BY;
     let recorded = file.key_value_metadata().is_some_and(|kv| kv.iter().any(|e| e.key == key && e.value.as_deref() == Some(value)));
     let schema = file.schema_descr();
     let leaf = (0..schema.num_columns()).find(|&i| schema.column(i).path().string() == "pair_id");

@@ -5,6 +5,7 @@ pub mod copy;
 pub mod dataset;
 pub mod encoded;
 pub mod input;
+pub mod keys;
 pub mod lockstep;
 pub mod lockstep_table;
 pub mod shares;

@@ -86,9 +86,7 @@ struct Open {
     ids: AscendingIds,
 }
 
-/// The key-value entry that says a file's rows strictly ascend by `pair_id`; `sql` then declares
-/// the table sorted, so joins on pair_id merge instead of hashing a whole table.
-pub const SORTED_BY: (&str, &str) = ("pairmetrics.sorted_by", "pair_id");
+use super::keys::SORTED_BY;
 
 /// Watches `pair_id` as batches are written: the file records that it is sorted only if every
 /// id was non-NULL and greater than the one before.

@@ -10,8 +10,8 @@ use std::time::Instant;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
 
+use crate::parquet::keys;
 use crate::align::module_links;
 use crate::arrow::{module_links_array, pair_ids};
 use super::parallel::{Chunk, map_ordered};
@@ -20,7 +20,7 @@ use crate::formats::input::{self, Lines, Paired};
 use crate::formats::meteor;
 use crate::metrics::Link;
 use crate::parquet::AtomicParquetWriter;
-use crate::schema::module_link_list_type;
+use crate::schema::module_alignments_schema;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlignSummary {
@@ -35,11 +35,6 @@ pub enum Output<'a> {
     Matcher(&'a mut dyn Write),
     /// An alignments table (pair_id = 0-based line number), written atomically.
     Parquet(&'a Path),
-}
-
-/// The alignments table `align --out` writes: links with their module.
-pub fn schema() -> Schema {
-    Schema::new(vec![Field::new("pair_id", DataType::Int64, false), Field::new("links", module_link_list_type(), true)])
 }
 
 /// Align line i of `test` with line i of `reference`, for every line; with `progress`, count
@@ -76,10 +71,10 @@ pub fn run(test: &Path, reference: &Path, aligner: &Aligner, threads: usize, out
             out.flush()?;
         }
         Output::Parquet(path) => {
-            let schema = Arc::new(schema());
+            let schema = Arc::new(module_alignments_schema());
             let metadata = vec![
-                ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
-                ("pairmetrics.align".to_string(), aligner.options().describe()),
+                (keys::VERSION.to_string(), crate::VERSION.to_string()),
+                (keys::ALIGN.to_string(), aligner.options().describe()),
             ];
             let mut writer = AtomicParquetWriter::create(path, schema.clone(), metadata)?;
             let names: Vec<&str> = aligner.modules().iter().map(|m| m.name()).collect();

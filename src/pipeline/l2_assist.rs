@@ -18,6 +18,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema};
 use futures::TryStreamExt;
 
+use crate::parquet::keys;
 use crate::formats::conllu::Sentences;
 use crate::formats::input::{self, Lines};
 use crate::formats::semeval2014t5::{self as task, Answer, Fragment, FragmentRow, TaskFile};
@@ -320,7 +321,7 @@ fn write_candidates(generated: &Generated, weights: &Weights, path: &Path) -> Re
     let mut writer = AtomicParquetWriter::create(
         path,
         schema.clone(),
-        vec![("pairmetrics.weights".into(), weights.signature.clone())],
+        vec![(keys::WEIGHTS.into(), weights.signature.clone())],
     )?;
     let (mut ids, mut sentence_ids, mut fragment_ids, mut ranks, mut origins) =
         (vec![], vec![], vec![], vec![], vec![]);

@@ -1,6 +1,8 @@
 //! The jobs behind the command line.
 
 pub mod align;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod compare;
 pub mod demo;
 pub mod export;
@@ -25,6 +27,7 @@ use anyhow::{Context, Result};
 use datafusion::prelude::SessionContext;
 use futures::TryStreamExt;
 
+use crate::parquet::keys;
 use crate::parquet::AtomicParquetWriter;
 
 /// Run `query` and write its result to `out` atomically, with the job's signature and the query
@@ -32,8 +35,8 @@ use crate::parquet::AtomicParquetWriter;
 pub async fn write_query(ctx: &SessionContext, query: &str, out: &Path, signature: &str) -> Result<u64> {
     let frame = ctx.sql(query).await?;
     let metadata = vec![
-        ("pairmetrics.signature".to_string(), signature.to_string()),
-        ("pairmetrics.query".to_string(), query.to_string()),
+        (keys::SIGNATURE.to_string(), signature.to_string()),
+        (keys::QUERY.to_string(), query.to_string()),
     ];
     let mut writer = AtomicParquetWriter::create(out, frame.schema().inner().clone(), metadata)?;
     let mut stream = frame.execute_stream().await.with_context(|| format!("planning {}", out.display()))?;

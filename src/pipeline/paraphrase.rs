@@ -14,6 +14,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::parallel::{Chunk, map_ordered_in_chunks};
+use crate::parquet::keys;
 use crate::formats::input::{self, Lines};
 use crate::formats::tokens;
 use crate::metrics::mcpg::{self, Outcome};
@@ -133,8 +134,8 @@ pub async fn paraphrase(options: &ParaphraseOptions, stdout: &mut dyn Write) -> 
         Some(path) => {
             let schema = Arc::new(schema());
             let metadata = vec![
-                ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
-                ("pairmetrics.signature".to_string(), summary.signature.clone()),
+                (keys::VERSION.to_string(), crate::VERSION.to_string()),
+                (keys::SIGNATURE.to_string(), summary.signature.clone()),
             ];
             let mut writer = AtomicParquetWriter::create(path, schema.clone(), metadata)?;
             map_ordered_in_chunks(1, records, options.threads, || (), generate, |done| {

@@ -14,6 +14,7 @@ use datafusion::arrow::{csv, json};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
+use crate::parquet::keys;
 use crate::formats::terminal::terminal_safe;
 use crate::parquet::dataset::ExecutorDataset;
 use crate::parquet::{Codec, Layout, ParquetInput, TableWriter};
@@ -125,8 +126,8 @@ pub async fn run(
     if let Some(path) = out {
         let schema = frame.schema().inner().clone();
         let metadata = vec![
-            ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
-            ("pairmetrics.query".to_string(), query.to_string()),
+            (keys::VERSION.to_string(), crate::VERSION.to_string()),
+            (keys::QUERY.to_string(), query.to_string()),
         ];
         if session::on_cluster(ctx) {
             let dataset = ExecutorDataset::create(path, layout)?;

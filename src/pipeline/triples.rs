@@ -10,6 +10,7 @@ use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::Int64Type;
 use futures::TryStreamExt;
 
+use crate::parquet::keys;
 use crate::parquet::AtomicParquetWriter;
 use crate::session::{self, Session, Tuning};
 use crate::schema::Table;
@@ -109,8 +110,8 @@ pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
     let query = query(options, upos);
     let frame = ctx.sql(&query).await?;
     let metadata = vec![
-        ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
-        ("pairmetrics.query".to_string(), query.clone()),
+        (keys::VERSION.to_string(), crate::VERSION.to_string()),
+        (keys::QUERY.to_string(), query.clone()),
     ];
     let mut writer = AtomicParquetWriter::create(&options.out, frame.schema().inner().clone(), metadata)?;
     let mut stream = frame.execute_stream().await?;

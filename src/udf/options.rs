@@ -1,6 +1,6 @@
 //! pairmetrics' settings of a session, read by functions when they run: a DataFusion config
 //! extension, so SQL sets them (`SET pairmetrics.derp_max_nodes = 2000`) and every session
-//! pairmetrics builds holds them ([`crate::session::Tuning`] sets them from the command line).
+//! pairmetrics builds holds them (the session's tuning sets them from the command line).
 
 use datafusion::common::config::{ConfigExtension, ConfigOptions};
 use datafusion::common::extensions_options;

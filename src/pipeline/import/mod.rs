@@ -22,6 +22,7 @@ use crossbeam_channel::bounded;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 
+use crate::parquet::keys;
 use crate::formats::conllu::Sentences;
 use crate::formats::input::{self, Concatenated, InputError, Lines, Paired};
 use crate::formats::{meteor, pharaoh};
@@ -65,7 +66,7 @@ impl Source {
     /// The schema written: a table's, with module-naming links for METEOR's.
     fn schema(&self) -> datafusion::arrow::datatypes::Schema {
         match self {
-            Source::Meteor { .. } => super::align::schema(),
+            Source::Meteor { .. } => crate::schema::module_alignments_schema(),
             _ => self.table().schema(),
         }
     }
@@ -109,8 +110,8 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
     let started = Instant::now();
     let schema: SchemaRef = Arc::new(source.schema());
     let metadata = vec![
-        ("pairmetrics.version".to_string(), crate::VERSION.to_string()),
-        ("pairmetrics.import".to_string(), source.describe()),
+        (keys::VERSION.to_string(), crate::VERSION.to_string()),
+        (keys::IMPORT.to_string(), source.describe()),
     ];
     let writer = AtomicParquetWriter::create(out, schema.clone(), metadata)?;
     let rows = match source {

@@ -24,7 +24,8 @@ use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type, Int64Type};
 use datafusion::prelude::SessionContext;
 
 use super::compare::{self, CompareOptions, Comparison, MetricResult};
-use super::score::{INPUTS_KEY, Role, ScoredFrom, all_columns};
+use super::score::{Role, ScoredFrom, all_columns};
+use crate::parquet::keys;
 use super::sql::context_with_tables_and;
 use crate::metrics::Link;
 use crate::metrics::lepod::{self, Explanation, Punctuation};
@@ -173,7 +174,7 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     for (i, path) in options.tables.iter().enumerate() {
         let input = ParquetInput::open(&format!("system{i}"), path)?;
         // A table `score` did not write records nothing: draw with what is given, no punctuation.
-        let mut inputs = input.key_value(INPUTS_KEY).and_then(ScoredFrom::parse).unwrap_or_default();
+        let mut inputs = input.key_value(keys::INPUTS).and_then(ScoredFrom::parse).unwrap_or_default();
         if let Some(a) = options.alignments.get(i) {
             inputs.alignments = Some(a.clone());
         }
@@ -193,7 +194,7 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
         if let Some(p) = &inputs.arcs {
             tables.push((format!("arcs{i}"), p.clone()));
         }
-        let signature = input.key_value("pairmetrics.signature").map(str::to_string);
+        let signature = input.key_value(keys::SIGNATURE).map(str::to_string);
         systems.push(System { file: path.display().to_string(), rows: 0, signature, inputs, problems: vec![] });
     }
     let ctx = context_with_tables_and(&tables, &[], &Resources::default(), tuning).await?;

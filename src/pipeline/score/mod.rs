@@ -19,6 +19,7 @@ use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::parquet::keys;
 use crate::align::{Aligner, AlignerOptions};
 use crate::resources::{self, ResourceOptions};
 use crate::parquet::dataset::ExecutorDataset;
@@ -72,8 +73,6 @@ pub struct Prepared {
     summary: Summary,
 }
 
-/// The key-value entry of a scored file that holds its [`ScoredFrom`], as JSON.
-pub const INPUTS_KEY: &str = "pairmetrics.inputs";
 
 /// What a scored file records of how it was made: the tables it was scored from (absolute
 /// paths) and how LeD and PoD saw the tokens. `report` reads it to draw the pairs again.
@@ -284,9 +283,9 @@ pub async fn explain(options: &ScoreOptions) -> Result<String> {
 pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     let Prepared { ctx, frame, query, rows, lockstep, mut summary } = prepare(options).await?;
     let metadata = vec![
-        ("pairmetrics.signature".to_string(), summary.signature.clone()),
-        ("pairmetrics.query".to_string(), query.clone()),
-        (INPUTS_KEY.to_string(), ScoredFrom::of(options).to_json()),
+        (keys::SIGNATURE.to_string(), summary.signature.clone()),
+        (keys::QUERY.to_string(), query.clone()),
+        (keys::INPUTS.to_string(), ScoredFrom::of(options).to_json()),
     ];
     if options.cluster.is_some() {
         return score_on_cluster(options, frame, metadata, rows, lockstep.is_some(), summary).await;
