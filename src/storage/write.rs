@@ -134,8 +134,10 @@ impl Output {
             Sink::Local { file, temp, target } => {
                 // Checked again: an input may have been read after the output was started.
                 let moved = refuse_input(&target)
-                    .and_then(|()| file.into_inner().map_err(|e| e.into_error().into()))
-                    .and_then(|file| file.sync_all().with_context(|| format!("writing {}", temp.display())))
+                    .and_then(|()| {
+                        let file = file.into_inner().map_err(|e| e.into_error());
+                        file.and_then(|file| file.sync_all()).with_context(|| format!("writing {}", temp.display()))
+                    })
                     .and_then(|()| fs::rename(&temp, &target).with_context(|| format!("moving {} to {}", temp.display(), target.display())));
                 if moved.is_err() {
                     let _ = fs::remove_file(&temp);
