@@ -1401,11 +1401,25 @@ fn main() -> ExitCode {
         Err(err) => {
             match err.chain().find_map(|e| e.downcast_ref::<MissingResource>()) {
                 Some(missing) => eprintln!("error: {}", resource_hint(missing)),
+                None if format!("{err:#}").contains("Resources exhausted") => eprintln!("error: {}", memory_hint(&err)),
                 None => eprintln!("error: {err:#}"),
             }
             ExitCode::FAILURE
         }
     }
+}
+
+/// DataFusion out of the memory pool --memory-limit made (without the flag there is no limit),
+/// said in the command line's terms: DataFusion's own message names its operators and keys.
+fn memory_hint(err: &anyhow::Error) -> String {
+    let said = err.root_cause().to_string();
+    // DataFusion repeats its message once per layer: the first is enough.
+    let said = said.splitn(3, "Resources exhausted: ").nth(1).map_or(said.as_str(), |s| s.trim_end_matches(": ")).to_string();
+    format!(
+        "the job needed more memory than --memory-limit gives it (sorts and most aggregations spill beyond \
+         the limit, but not every buffer can): give it more, e.g. --memory-limit 512, or leave the flag out \
+         (DataFusion: {said})"
+    )
 }
 
 /// A function used without its resource, said in the command line's terms.

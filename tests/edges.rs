@@ -559,3 +559,17 @@ fn lepod_score_files_are_written_as_every_output() {
     assert!(said.contains("is an input of this command"), "{said}");
     assert_eq!(std::fs::read(&copy).unwrap(), before);
 }
+
+/// A job out of its --memory-limit is told so in the command line's terms.
+#[test]
+fn running_out_of_the_memory_limit_names_the_flag() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("pt.parquet");
+    let said = err(&[
+        "extract", "--pairs", path_str(&sample_table("pairs")), "--alignments", path_str(&sample_table("alignments")),
+        "--out", path_str(&out), "--memory-limit", "1",
+    ]);
+    assert!(said.starts_with("error: the job needed more memory than --memory-limit gives it"), "{said}");
+    assert!(said.contains("--memory-limit 512") && said.matches("Resources exhausted").count() == 0, "{said}");
+    assert!(!out.exists());
+}
