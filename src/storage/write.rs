@@ -33,9 +33,8 @@ pub struct Output {
 enum Sink {
     /// A new file beside the target, renamed over it by [`Output::commit`].
     Local { file: BufWriter<File>, temp: PathBuf, target: PathBuf },
-    /// A character device or FIFO (`/dev/null`, `/dev/stdout`, a named pipe): written to as it
-    /// is, since renaming a file over it would replace the device node or the pipe.
-    Through { file: BufWriter<File>, target: PathBuf },
+    /// A character device or FIFO.
+    Through(Stream),
     Object(Upload),
 }
 
@@ -93,13 +92,7 @@ impl Output {
                     }
                     Sink::Local { file: BufWriter::with_capacity(LOCAL_BUFFER, file), temp, target }
                 }
-                Existing::WriteThrough => {
-                    let file = fs::OpenOptions::new()
-                        .write(true)
-                        .open(&target)
-                        .with_context(|| format!("cannot open {} for writing", target.display()))?;
-                    Sink::Through { file: BufWriter::with_capacity(LOCAL_BUFFER, file), target }
-                }
+                Existing::WriteThrough => Sink::Through(Stream { target, file: None, buffer: Vec::with_capacity(LOCAL_BUFFER) }),
             },
             Location::Remote(remote) => Sink::Object(Upload::start(remote)),
         };
@@ -123,7 +116,8 @@ impl Output {
     /// None for an object.
     pub fn local_file(&self) -> Option<&File> {
         match self.sink.as_ref()? {
-            Sink::Local { file, .. } | Sink::Through { file, .. } => Some(file.get_ref()),
+            Sink::Local { file, .. } => Some(file.get_ref()),
+            Sink::Through(stream) => stream.file.as_ref(),
             Sink::Object(_) => None,
         }
     }
@@ -144,7 +138,7 @@ impl Output {
                 }
                 moved
             }
-            Sink::Through { mut file, target } => file.flush().with_context(|| format!("writing {}", target.display())),
+            Sink::Through(mut stream) => stream.drain().with_context(|| format!("writing {}", stream.target.display())),
             Sink::Object(upload) => upload.complete(),
         }
     }
@@ -153,15 +147,17 @@ impl Output {
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self.sink.as_mut().expect("open until commit") {
-            Sink::Local { file, .. } | Sink::Through { file, .. } => file.write(buf),
+            Sink::Local { file, .. } => file.write(buf),
+            Sink::Through(stream) => stream.write(buf),
             Sink::Object(upload) => upload.write(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self.sink.as_mut().expect("open until commit") {
-            Sink::Local { file, .. } | Sink::Through { file, .. } => file.flush(),
-            Sink::Object(_) => Ok(()),
+            Sink::Local { file, .. } => file.flush(),
+            // Bytes leave a stream's buffer when it is full or at the commit (see Stream).
+            Sink::Through(_) | Sink::Object(_) => Ok(()),
         }
     }
 }
@@ -172,8 +168,45 @@ impl Drop for Output {
         match self.sink.take() {
             Some(Sink::Local { temp, .. }) => drop(fs::remove_file(temp)),
             Some(Sink::Object(upload)) => upload.abort(),
-            Some(Sink::Through { .. }) | None => {}
+            // What is still buffered is not sent: a writer that starts again (`copy_columns`)
+            // leaves nothing in the stream.
+            Some(Sink::Through(_)) | None => {}
         }
+    }
+}
+
+/// A character device or FIFO (`/dev/null`, `/dev/stdout`, a named pipe), written to as it is:
+/// renaming a file over it would replace the device node or the pipe. It is opened only when
+/// the first bytes leave the buffer, so that an output dropped before then sends nothing: a
+/// FIFO's reader would otherwise see one stream end and another begin.
+struct Stream {
+    target: PathBuf,
+    file: Option<File>,
+    buffer: Vec<u8>,
+}
+
+impl Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.buffer.extend_from_slice(buf);
+        if self.buffer.len() >= LOCAL_BUFFER {
+            self.drain()?;
+        }
+        Ok(buf.len())
+    }
+
+    /// Send the buffer, opening the target first if this is the first time.
+    fn drain(&mut self) -> io::Result<()> {
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => {
+                let opened = fs::OpenOptions::new().write(true).open(&self.target);
+                let opened = opened.map_err(|e| io::Error::new(e.kind(), format!("cannot open {} for writing: {e}", self.target.display())))?;
+                self.file.insert(opened)
+            }
+        };
+        file.write_all(&self.buffer)?;
+        self.buffer.clear();
+        Ok(())
     }
 }
 
