@@ -172,18 +172,8 @@ impl ParquetInput {
         if self.is_file || !self.files.iter().any(marked) {
             return Ok(false);
         }
-        Ok(match &self.location {
-            Location::Local(dir) => !dir.join("_SUCCESS").is_file(),
-            Location::Remote(remote) => {
-                let marker = object_store::path::Path::from(format!("{}/_SUCCESS", remote.key.as_ref().trim_end_matches('/')));
-                let store = remote.store.clone();
-                match storage::block_on(async move { store.head(&marker).await }) {
-                    Ok(_) => false,
-                    Err(object_store::Error::NotFound { .. }) => true,
-                    Err(e) => return Err(storage::explain(remote.url.as_str(), e).context(format!("table {}", self.name))),
-                }
-            }
-        })
+        let marker = format!("{}/_SUCCESS", self.path.to_string_lossy().trim_end_matches('/'));
+        Ok(!storage::exists(Path::new(&marker)).with_context(|| format!("table {}", self.name))?)
     }
 
     pub fn name(&self) -> &str {
@@ -381,7 +371,6 @@ impl ParquetInput {
         Ok(KeyOrder { rows, ascending, fingerprint })
     }
 
-    /// The Arrow schema of the first file (pair_id's type is checked against every table's).
     /// The table's schema as its readers see it: the first file's columns, then the Hive
     /// partition columns (strings).
     pub fn schema(&self) -> Result<SchemaRef> {
@@ -390,6 +379,7 @@ impl ParquetInput {
         Ok(Arc::new(Schema::new(fields)))
     }
 
+    /// The Arrow schema of the first file (pair_id's type is checked against every table's).
     fn arrow_schema(&self) -> Result<SchemaRef> {
         let Some(first) = self.files.first() else {
             bail!("{} table {}: no *.parquet files", self.name, self.path.display());

@@ -54,6 +54,7 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
     let mut links = Vec::new();
     while let Some(batch) = stream.try_next().await? {
         let (srcs, tgts) = (TokenLists::new("src_tokens", batch.column(0))?, TokenLists::new("tgt_tokens", batch.column(1))?);
+        let (mut src_tokens, mut tgt_tokens) = (Vec::new(), Vec::new());
         let scores: Vec<Float64Array> =
             (2..6).map(|i| batch.column(i).as_primitive::<Float64Type>().clone()).collect();
         let list = |i: usize| -> Result<Option<ListArray>> {
@@ -70,18 +71,9 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
         line.clear();
         for row in 0..batch.num_rows() {
             let rule = summary.rows + 1;
-            // Rows the importer would reject or read as other tokens are refused, not written.
-            let phrase = |lists: &TokenLists<'_>, side: &str| -> Result<String> {
-                let mut tokens = Vec::new();
-                match lists.row(row, &mut tokens) {
-                    Err(RowProblem::NullArgument(_)) => bail!("{}: rule {rule} has a NULL phrase", table.display()),
-                    Err(why) => bail!("{}: rule {rule}: {why}", table.display()),
-                    Ok(()) => moses::phrase_text(&tokens).map_err(|why| {
-                        anyhow::anyhow!("{}: rule {rule}: its {side} phrase cannot be written as Moses text: {why}", table.display())
-                    }),
-                }
-            };
-            let (src, tgt) = (phrase(&srcs, "source")?, phrase(&tgts, "target")?);
+            let said = |why: String| anyhow::anyhow!("{}: rule {rule}{why}", table.display());
+            let src = moses_phrase(&srcs, row, &mut src_tokens, "source").map_err(said)?;
+            let tgt = moses_phrase(&tgts, row, &mut tgt_tokens, "target").map_err(said)?;
             let (src, tgt) = (src.as_str(), tgt.as_str());
             let mut values = Vec::with_capacity(4);
             for (column, name) in scores.iter().zip(["p_f_e", "lex_f_e", "p_e_f", "lex_e_f"]) {
@@ -133,6 +125,17 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
     }
     output.commit()?;
     Ok(summary)
+}
+
+/// Row `row`'s `side` phrase as Moses text, its tokens read into `tokens`. A phrase the
+/// importer would reject or read as other tokens is refused, not written: Err is the end of
+/// the message that names the rule.
+fn moses_phrase<'a>(lists: &TokenLists<'a>, row: usize, tokens: &mut Vec<&'a str>, side: &str) -> Result<String, String> {
+    match lists.row(row, tokens) {
+        Err(RowProblem::NullArgument(_)) => Err(" has a NULL phrase".into()),
+        Err(why) => Err(format!(": {why}")),
+        Ok(()) => moses::phrase_text(tokens).map_err(|why| format!(": its {side} phrase cannot be written as Moses text: {why}")),
+    }
 }
 
 /// The columns a SemEval run is written from: the answer, and its out-of-five alternatives.

@@ -2,12 +2,13 @@
 //! models from ARPA files.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, SchemaRef};
+
+use datafusion::arrow::array::{Array, AsArray};
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, Schema};
 use datafusion::execution::SendableRecordBatchStream;
 use futures::TryStreamExt;
 
@@ -101,13 +102,13 @@ pub fn load_lm(path: &Path) -> Result<NgramModel> {
 /// Read a triples table (Parquet file or directory, `schemas/triples.md`) into a
 /// [`TripleIndex`], streaming its rows; repeated keys add up.
 pub async fn load_triples(path: &Path) -> Result<TripleIndex> {
-    let mut stream = scan_checked(Table::Triples, path, &["level", "head", "dep", "deprel", "count"])?;
+    let columns = ["level", "head", "dep", "deprel", "count"];
+    let mut stream = scan_checked(Table::Triples, path, &columns, &[("count", DataType::Int64)])?;
     let mut index = TripleIndex::default();
     while let Some(batch) = stream.try_next().await? {
         let [level, head, dep, deprel] = [0, 1, 2, 3].map(|i| Strings::new(batch.column(i).as_ref()));
         let (level, head, dep, deprel) = (level?, head?, dep?, deprel?);
-        let counts = as_type(&batch, 4, &DataType::Int64)?;
-        let counts = counts.as_primitive::<Int64Type>();
+        let counts = batch.column(4).as_primitive::<Int64Type>();
         for row in 0..batch.num_rows() {
             // A triple with a NULL part, or no positive count, counts nothing: leave it out.
             let (Some(l), Some(h), Some(d), Some(r)) = (level.get(row), head.get(row), dep.get(row), deprel.get(row)) else {
@@ -127,17 +128,17 @@ pub async fn load_triples(path: &Path) -> Result<TripleIndex> {
 }
 
 /// `columns` of our table `table` at `path`, checked and then streamed in file order from the
-/// Parquet layer: a resource needs no session, and loads the same way in every process.
-fn scan_checked(table: Table, path: &Path, columns: &[&str]) -> Result<SendableRecordBatchStream> {
+/// Parquet layer: a resource needs no session, and loads the same way in every process. The
+/// columns in `read_as` are read as that type (the scan casts them), whatever type stores them.
+fn scan_checked(table: Table, path: &Path, columns: &[&str], read_as: &[(&str, DataType)]) -> Result<SendableRecordBatchStream> {
     let input = ParquetInput::open(table.name(), path)?;
-    let schema: SchemaRef = input.schema()?;
+    let schema = input.schema()?;
     table.check(&path.display().to_string(), &schema)?;
-    Ok(input.scan(columns, &schema, 8192)?)
-}
-
-/// Column `i` of `batch` as `to` (numbers stored as another type are read as this one).
-fn as_type(batch: &RecordBatch, i: usize, to: &DataType) -> Result<ArrayRef> {
-    Ok(cast(batch.column(i), to)?)
+    let fields = schema.fields().iter().map(|f| match read_as.iter().find(|(name, _)| name == f.name()) {
+        Some((_, to)) => Arc::new(f.as_ref().clone().with_data_type(to.clone())),
+        None => f.clone(),
+    });
+    Ok(input.scan(columns, &Schema::new(fields.collect::<Vec<_>>()), 8192)?)
 }
 
 /// The columns a rule's probability may come from.
@@ -197,16 +198,15 @@ pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIn
     }
     let at = |name: &str| columns.iter().position(|c| *c == name).expect("listed");
     let (p_at, direct_at, inverse_at) = (at(column), at("p_e_f"), at("p_f_e"));
-    let mut stream = scan_checked(Table::PhraseTable, &options.path, &columns)?;
+    let numbers: Vec<(&str, DataType)> = columns[2..].iter().map(|&c| (c, DataType::Float64)).collect();
+    let mut stream = scan_checked(Table::PhraseTable, &options.path, &columns, &numbers)?;
     let mut builder = PhraseIndexBuilder::new(options.identity);
     let (mut rule, mut left_out) = (0u64, LeftOut::default());
     while let Some(batch) = stream.try_next().await? {
         let (mut src, mut tgt) = (Vec::new(), Vec::new());
         let sources = TokenLists::new("src_tokens", batch.column(0))?;
         let targets = TokenLists::new("tgt_tokens", batch.column(1))?;
-        let [probabilities, direct, inverse] = [p_at, direct_at, inverse_at].map(|i| as_type(&batch, i, &DataType::Float64));
-        let (probabilities, direct, inverse) = (probabilities?, direct?, inverse?);
-        let [probabilities, direct, inverse] = [&probabilities, &direct, &inverse].map(|a| a.as_primitive::<Float64Type>());
+        let [probabilities, direct, inverse] = [p_at, direct_at, inverse_at].map(|i| batch.column(i).as_primitive::<Float64Type>());
         for row in 0..batch.num_rows() {
             rule += 1;
             // A rule with a NULL or empty side or probability can be in no derivation.

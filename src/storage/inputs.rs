@@ -53,16 +53,11 @@ pub fn refuse_input(target: &Path) -> Result<()> {
         Location::Local(local) => {
             // The target itself, then each directory above it.
             let absolute = std::path::absolute(&local)?;
-            let mut found = None;
-            for place in absolute.ancestors() {
-                let Ok(m) = std::fs::metadata(place) else { continue };
-                let identity = Identity::Local(m.dev(), m.ino());
-                if let Some((_, name)) = inputs.iter().find(|(known, _)| *known == identity) {
-                    found = Some((name.clone(), place != absolute));
-                    break;
-                }
-            }
-            found
+            absolute.ancestors().find_map(|place| {
+                let m = std::fs::metadata(place).ok()?;
+                let (_, name) = inputs.iter().find(|(known, _)| *known == Identity::Local(m.dev(), m.ino()))?;
+                Some((name.clone(), place != absolute))
+            })
         }
         Location::Remote(remote) => {
             let url = remote.url.as_str().trim_end_matches('/');

@@ -292,16 +292,13 @@ pub fn explain(url: &str, error: object_store::Error) -> anyhow::Error {
     use object_store::Error as E;
     let text = error.to_string();
     let tag = |name: &str| xml_tag(&text, name);
-    let hint = match (&error, tag("Code").as_deref()) {
-        (_, Some(code)) if code_hint(code).is_some() => code_hint(code).expect("some"),
-        (E::PermissionDenied { .. }, _) => {
-            "access denied: the credentials are wrong or may not do this (check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and their permissions)"
-        }
-        (E::Unauthenticated { .. }, _) => "not authenticated (check the credentials)",
-        (E::NotFound { .. }, _) => "not found (check the bucket and the key)",
+    let hint = tag("Code").as_deref().and_then(code_hint).unwrap_or(match &error {
+        E::PermissionDenied { .. } => code_hint("AccessDenied").expect("a known code"),
+        E::Unauthenticated { .. } => "not authenticated (check the credentials)",
+        E::NotFound { .. } => "not found (check the bucket and the key)",
         _ if text.contains("error sending request") => "cannot reach the store (check the endpoint, e.g. AWS_ENDPOINT_URL, and the network)",
         _ => "",
-    };
+    });
     let said = match (tag("Code"), tag("Message")) {
         (Some(code), Some(message)) => format!("{code}: {message}"),
         _ => text.clone(),
