@@ -139,6 +139,33 @@ fn derp(c: &mut Criterion) {
         });
         group.finish();
     }
+    // The worst 1,000-token pairs: every token aligned (the largest meta-graph the default
+    // limit scores), as random trees and as chains (each token under the one before, so every
+    // path is as long as it can be), labels at random so that no edit distance is trivial.
+    let mut rng = Lcg(1000);
+    let len = 1000;
+    let mut group = c.benchmark_group("derp/1000_tokens_all_aligned");
+    group.sample_size(10);
+    for shape in ["random_tree", "chain"] {
+        let mut parse = || -> Parsed {
+            let parent: Vec<usize> = match shape {
+                "chain" => (0..len).map(|i| i.wrapping_sub(1)).collect(),
+                _ => random_tree(len, &mut rng),
+            };
+            let heads = parent.iter().map(|&p| if p == usize::MAX { 0 } else { p as i32 + 1 }).collect();
+            (heads, (0..len).map(|_| LABELS[rng.next(12) as usize]).collect())
+        };
+        let ((sh, sd), (th, td)) = (parse(), parse());
+        let links: Vec<Link> = (0..len as u32).map(|i| (i, i)).collect();
+        let mut scratch = derp::Scratch::default();
+        group.bench_function(shape, |b| {
+            b.iter(|| {
+                let (src, tgt) = (Parse { head: &sh, deprel: &sd }, Parse { head: &th, deprel: &td });
+                derp::derp(src, tgt, &links, &mut scratch).map_or(0.0, |d| d.score)
+            })
+        });
+    }
+    group.finish();
 }
 
 /// Words w0..w1999, drawn roughly Zipfian (the square of a uniform draw favours small ids).

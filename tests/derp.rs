@@ -9,6 +9,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Int64Type};
 use pairmetrics::metrics::derp::{Derp, Encoding, Labels, Parse, Scratch, Tree, derp, disparity};
 use pairmetrics::metrics::{Link, Side};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use serde_json::Value;
 
 use crate::common::*;
@@ -470,5 +471,119 @@ proptest! {
     ) {
         let parse = Parse { head: &head, deprel: &deprel };
         let _ = derp(parse, parse, &links, &mut Scratch::default());
+    }
+}
+
+/// DERP as SPEC §2 states it, step by step and slowly: every edge from the two encodings, every
+/// edge sorted, Kruskal's algorithm. The scorer must give the same tree in the same order.
+fn reference(src: &RandomTree, tgt: &RandomTree, links: &[Link]) -> Option<(Side, Vec<(u32, u32, u32, u32)>, Vec<(u32, u32, u32, u32)>)> {
+    let mut labels = Labels::default();
+    let trees = [Tree::new(src.parse(), &mut labels).ok()?, Tree::new(tgt.parse(), &mut labels).ok()?];
+    let mut links = links.to_vec();
+    links.sort();
+    links.dedup();
+    if links.iter().any(|&(a, b)| a as usize >= trees[0].len() || b as usize >= trees[1].len()) {
+        return None;
+    }
+    let one_each = |side: usize| {
+        let mut seen = std::collections::HashSet::new();
+        links.iter().all(|l| seen.insert(if side == 0 { l.0 } else { l.1 }))
+    };
+    let (side, nodes): (Side, Vec<(u32, u32)>) = if !one_each(0) && one_each(1) {
+        let mut nodes: Vec<_> = links.iter().map(|&(a, b)| (b, a)).collect();
+        nodes.sort();
+        (Side::Tgt, nodes)
+    } else {
+        let mut nodes: Vec<(u32, u32)> = Vec::new();
+        for &(a, b) in &links {
+            match nodes.last_mut() {
+                Some(last) if last.0 == a => {
+                    if (trees[1].depth(b), b) < (trees[1].depth(last.1), last.1) {
+                        last.1 = b;
+                    }
+                }
+                _ => nodes.push((a, b)),
+            }
+        }
+        (Side::Src, nodes)
+    };
+    if nodes.len() < 2 {
+        return None;
+    }
+    let (meta, other) = if side == Side::Src { (&trees[0], &trees[1]) } else { (&trees[1], &trees[0]) };
+    let mut edges = Vec::new();
+    for (i, &(n, cn)) in nodes.iter().enumerate() {
+        for &(m, cm) in &nodes[i + 1..] {
+            let (l, lmax) = if cn == cm {
+                (0, 0)
+            } else {
+                disparity(&meta.encoding(n, m, &labels), &other.encoding(cn, cm, &labels))
+            };
+            edges.push((n, m, l, lmax));
+        }
+    }
+    let mut sorted = edges.clone();
+    sorted.sort_by_key(|&(a, b, l, lmax)| (l, std::cmp::Reverse(lmax), a, b));
+    let mut set: HashMap<u32, u32> = nodes.iter().map(|&(n, _)| (n, n)).collect();
+    fn root(set: &HashMap<u32, u32>, mut x: u32) -> u32 {
+        while set[&x] != x {
+            x = set[&x];
+        }
+        x
+    }
+    let mut mst = Vec::new();
+    for e in sorted {
+        let (ra, rb) = (root(&set, e.0), root(&set, e.1));
+        if ra != rb {
+            set.insert(ra, rb);
+            mst.push(e);
+        }
+    }
+    Some((side, edges, mst))
+}
+
+fn check_against_reference(src: &RandomTree, tgt: &RandomTree, links: &[Link], scratch: &mut Scratch) -> Result<(), TestCaseError> {
+    let result = derp(src.parse(), tgt.parse(), links, scratch);
+    let Some((side, edges, mst)) = reference(src, tgt, links) else {
+        prop_assert!(result.is_err());
+        return Ok(());
+    };
+    let sums = (mst.iter().map(|e| e.2 as u64).sum::<u64>(), mst.iter().map(|e| e.3 as u64).sum::<u64>());
+    if sums.1 == 0 {
+        prop_assert!(result.is_err());
+        return Ok(());
+    }
+    let d = result.unwrap();
+    prop_assert_eq!((d.side, d.sum_l, d.sum_lmax), (side, sums.0, sums.1));
+    prop_assert_eq!(d.score, 1.0 - sums.0 as f64 / sums.1 as f64);
+    let got: Vec<_> = scratch.edges().iter().map(|e| (e.a, e.b, e.l, e.lmax)).collect();
+    prop_assert_eq!(got, edges);
+    let got: Vec<_> = scratch.mst().iter().map(|e| (e.a, e.b, e.l, e.lmax)).collect();
+    prop_assert_eq!(got, mst);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn the_scorer_takes_the_tree_and_order_of_spec_kruskal((src, tgt, links) in pair(12)) {
+        check_against_reference(&src, &tgt, &links, &mut Scratch::default())?;
+    }
+
+    #[test]
+    fn the_scorer_agrees_on_long_one_to_one_pairs((src, tgt, links) in one_to_one(60)) {
+        check_against_reference(&src, &tgt, &links, &mut Scratch::default())?;
+    }
+}
+
+#[test]
+fn one_scratch_scores_pairs_of_every_size_alike() {
+    // Buffers grown by a long pair must not leak into a shorter one.
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut shared = Scratch::default();
+    for _ in 0..300 {
+        let (src, tgt, links) = pair(30).new_tree(&mut runner).unwrap().current();
+        check_against_reference(&src, &tgt, &links, &mut shared).unwrap();
     }
 }

@@ -2,15 +2,20 @@
 //! alignment preserves word order, judged through the dependency paths between aligned words in
 //! the two trees. Plain Rust over slices: no Arrow here.
 //!
-//! The steps, each a function below: build each [`Tree`] (validated, labels interned), pick the
-//! meta-graph's side and each node's counterpart ([`Scratch::select_nodes`]), weigh every
-//! meta-graph edge by the [`disparity`] of its two path [`Encoding`]s, take the minimum spanning
-//! tree by Kruskal with SPEC's tie order, and score `1 - sum(L) / sum(Lmax)` over its edges.
+//! The steps: build each [`Tree`] (validated, labels interned), pick the meta-graph's side and
+//! each node's counterpart ([`Scratch::select_nodes`]), weigh every meta-graph edge by the
+//! [`disparity`] of its two path [`Encoding`]s, take the minimum spanning tree under SPEC's edge
+//! order, and score `1 - sum(L) / sum(Lmax)` over its edges.
+//!
+//! Why it is fast: a path's chi and omega are suffixes of root chains cut at the lowest common
+//! ancestor, so the edit distances of all of a node's edges are read from one table of suffix
+//! distances per node ([`Weights`]), and Prim's algorithm weighs each edge once, when needed,
+//! instead of sorting all k^2/2 of them. [`disparity`] is the definition, for tests and
+//! explanations; the scorer gives the same values.
 
-use std::cmp::Reverse;
-use std::collections::HashMap;
 use std::fmt;
 
+use super::intern::Interner;
 use super::{Link, Side};
 
 /// Pairs with more aligned nodes than this are not scored unless told ([`derp_within`]): the
@@ -86,36 +91,7 @@ impl std::error::Error for DerpError {}
 
 /// Dependency labels interned to small integers, so paths compare integers, not strings.
 /// Ids are kept across sentences: a corpus has few distinct labels.
-#[derive(Debug, Default)]
-pub struct Labels {
-    ids: HashMap<String, u32>,
-    names: Vec<String>,
-}
-
-impl Labels {
-    pub fn id(&mut self, label: &str) -> u32 {
-        if let Some(&id) = self.ids.get(label) {
-            return id;
-        }
-        let id = self.names.len() as u32;
-        self.ids.insert(label.to_owned(), id);
-        self.names.push(label.to_owned());
-        id
-    }
-
-    pub fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
-    }
-
-    fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    fn clear(&mut self) {
-        self.ids.clear();
-        self.names.clear();
-    }
-}
+pub type Labels = Interner;
 
 /// A validated dependency tree, or a forest whose roots hang under a virtual root by an edge
 /// labelled with the root's own deprel. Rebuilt in place for each sentence.
@@ -127,6 +103,8 @@ pub struct Tree {
     label: Vec<u32>,
     /// Edges between each token and the virtual root: 1 for a root.
     depth: Vec<u32>,
+    /// The tokens by depth, so that a parent comes before its children.
+    top_down: Vec<u32>,
     climb: Vec<u32>,
 }
 
@@ -151,8 +129,10 @@ impl Tree {
             self.parent.push(if head == 0 { NONE } else { head as u32 - 1 });
         }
         self.label.clear();
-        self.label.extend(parse.deprel.iter().map(|l| labels.id(l)));
-        self.compute_depths()
+        self.label.extend(parse.deprel.iter().map(|l| labels.intern(l)));
+        self.compute_depths()?;
+        self.sort_top_down();
+        Ok(())
     }
 
     pub fn len(&self) -> usize {
@@ -199,18 +179,79 @@ impl Tree {
         Ok(())
     }
 
+    /// A counting sort of the tokens by depth.
+    fn sort_top_down(&mut self) {
+        let len = self.len();
+        let counts = &mut self.climb; // free once the depths are known
+        counts.clear();
+        counts.resize(len + 2, 0);
+        for &d in &self.depth {
+            counts[d as usize + 1] += 1;
+        }
+        for d in 1..counts.len() {
+            counts[d] += counts[d - 1];
+        }
+        self.top_down.clear();
+        self.top_down.resize(len, 0);
+        for (token, &d) in self.depth.iter().enumerate() {
+            self.top_down[counts[d as usize] as usize] = token as u32;
+            counts[d as usize] += 1;
+        }
+    }
+
+    /// Push the labels from the root down to `token` (its root chain's edges, root first).
+    fn push_chain(&self, token: u32, out: &mut Vec<u32>) {
+        let begin = out.len();
+        let mut node = token;
+        while node != NONE {
+            out.push(self.label[node as usize]);
+            node = self.parent[node as usize];
+        }
+        out[begin..].reverse();
+    }
+
+    /// The depth of the lowest common ancestor of `token` and every token (0 across the trees
+    /// of a forest), into `out`: one pass from the roots down.
+    fn lca_depths(&self, token: u32, on_chain: &mut [bool], out: &mut [u32]) {
+        let mut node = token;
+        while node != NONE {
+            on_chain[node as usize] = true;
+            node = self.parent[node as usize];
+        }
+        for &t in &self.top_down {
+            let t = t as usize;
+            out[t] = match self.parent[t] {
+                _ if on_chain[t] => self.depth[t],
+                NONE => 0,
+                p => out[p as usize],
+            };
+        }
+        let mut node = token;
+        while node != NONE {
+            on_chain[node as usize] = false;
+            node = self.parent[node as usize];
+        }
+    }
+
     /// The path encoding of tokens `n` and `m` (SPEC §2.1), with label names: for explaining
-    /// and testing. The scorer uses the same [`Paths`] without allocating.
+    /// and testing. The scorer finds the same paths as suffixes of root chains.
     pub fn encoding<'l>(&self, n: u32, m: u32, labels: &'l Labels) -> Encoding<&'l str> {
-        let mut paths = Paths::default();
-        paths.reset(self.len());
-        paths.add(self, n);
-        paths.add(self, m);
-        let path = paths.encoding(n, m);
-        let names = |ids: &[u32]| ids.iter().map(|&id| labels.name(id)).collect::<Vec<_>>();
-        let mut chi = names(path.chi);
-        chi.reverse(); // stored root first; the encoding lists the edge nearest n first
-        Encoding { chi, left: path.left, omega: names(path.omega) }
+        let chain = |token: u32| {
+            let mut nodes = Vec::new();
+            let mut node = token;
+            while node != NONE {
+                nodes.push(node);
+                node = self.parent[node as usize];
+            }
+            nodes.reverse();
+            nodes
+        };
+        let (cn, cm) = (chain(n), chain(m));
+        let common = cn.iter().zip(&cm).take_while(|(a, b)| a == b).count();
+        let names = |nodes: &[u32]| nodes.iter().map(|&t| labels.resolve(self.label[t as usize])).collect::<Vec<_>>();
+        let mut chi = names(&cn[common..]);
+        chi.reverse(); // the encoding lists the edge nearest n first
+        Encoding { chi, left: n < m, omega: names(&cm[common..]) }
     }
 }
 
@@ -229,40 +270,14 @@ pub struct Encoding<T> {
 /// `L = lev(chi, chi') + lev(psi, psi') + lev(omega, omega')` — three separate distances over
 /// whole labels — and `Lmax = max(|chi|, |chi'|) + 1 + max(|omega|, |omega'|)`.
 pub fn disparity<T: PartialEq>(a: &Encoding<T>, b: &Encoding<T>) -> (u32, u32) {
-    fn view<T>(e: &Encoding<T>) -> PathView<'_, T> {
-        PathView { chi: &e.chi, left: e.left, omega: &e.omega }
-    }
-    path_disparity(view(a), view(b), &mut Vec::new())
-}
-
-/// An encoding borrowed from [`Paths`]: `chi` is stored root first (reversed), which leaves every
-/// edit distance unchanged, as both sides of a comparison are stored alike.
-#[derive(Debug, Clone, Copy)]
-struct PathView<'s, T> {
-    chi: &'s [T],
-    left: bool,
-    omega: &'s [T],
-}
-
-fn path_disparity<T: PartialEq>(a: PathView<T>, b: PathView<T>, row: &mut Vec<u32>) -> (u32, u32) {
-    let l = levenshtein(a.chi, b.chi, row)
-        + u32::from(a.left != b.left)
-        + levenshtein(a.omega, b.omega, row);
+    let l = levenshtein(&a.chi, &b.chi) + u32::from(a.left != b.left) + levenshtein(&a.omega, &b.omega);
     let lmax = a.chi.len().max(b.chi.len()) + 1 + a.omega.len().max(b.omega.len());
     (l, lmax as u32)
 }
 
-/// Edit distance with unit costs (insert, delete, substitute; no transposition), one DP row.
-fn levenshtein<T: PartialEq>(a: &[T], b: &[T], row: &mut Vec<u32>) -> u32 {
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let (a, b) = (&a[prefix..], &b[prefix..]);
-    let suffix = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
-    let (a, b) = (&a[..a.len() - suffix], &b[..b.len() - suffix]);
-    if a.is_empty() || b.is_empty() {
-        return (a.len() + b.len()) as u32;
-    }
-    row.clear();
-    row.extend(0..=b.len() as u32);
+/// Edit distance with unit costs (insert, delete, substitute; no transposition).
+fn levenshtein<T: PartialEq>(a: &[T], b: &[T]) -> u32 {
+    let mut row: Vec<u32> = (0..=b.len() as u32).collect();
     for (i, x) in a.iter().enumerate() {
         let mut diagonal = row[0];
         row[0] = i as u32 + 1;
@@ -275,61 +290,38 @@ fn levenshtein<T: PartialEq>(a: &[T], b: &[T], row: &mut Vec<u32>) -> u32 {
     row[b.len()]
 }
 
-/// The root-first chains of ancestors (and their labels) of some tokens of one tree, stored
-/// flat: the encoding of n and m is then two slices past their common prefix.
+/// Edit distances between every suffix of one label chain and every suffix of another:
+/// `get(x, y) = lev(a[x..], b[y..])`. A meta-graph node's chi (and omega) against its
+/// counterpart's is always such a pair of suffixes, cut where the lowest common ancestor is, so
+/// one table per node answers all its edges.
 #[derive(Debug, Default)]
-struct Paths {
-    /// Where each token's chain starts in `nodes`/`labels`; `NONE` when not computed.
-    start: Vec<u32>,
-    /// Chain lengths (the token's depth).
-    len: Vec<u32>,
-    nodes: Vec<u32>,
-    labels: Vec<u32>,
+struct SuffixDistances {
+    width: usize,
+    cells: Vec<u32>,
 }
 
-impl Paths {
-    fn reset(&mut self, tree_len: usize) {
-        self.start.clear();
-        self.start.resize(tree_len, NONE);
-        self.len.clear();
-        self.len.resize(tree_len, 0);
-        self.nodes.clear();
-        self.labels.clear();
+impl SuffixDistances {
+    fn fill(&mut self, a: &[u32], b: &[u32]) {
+        let width = b.len() + 1;
+        self.width = width;
+        self.cells.clear();
+        self.cells.resize((a.len() + 1) * width, 0);
+        let cells = &mut self.cells;
+        for y in 0..width {
+            cells[a.len() * width + y] = (b.len() - y) as u32;
+        }
+        for x in (0..a.len()).rev() {
+            let (row, below) = cells[x * width..(x + 2) * width].split_at_mut(width);
+            row[b.len()] = (a.len() - x) as u32;
+            for y in (0..b.len()).rev() {
+                let substitute = below[y + 1] + u32::from(a[x] != b[y]);
+                row[y] = substitute.min(below[y] + 1).min(row[y + 1] + 1);
+            }
+        }
     }
 
-    fn add(&mut self, tree: &Tree, token: u32) {
-        if self.start[token as usize] != NONE {
-            return;
-        }
-        let begin = self.nodes.len();
-        let mut node = token;
-        while node != NONE {
-            self.nodes.push(node);
-            self.labels.push(tree.label[node as usize]);
-            node = tree.parent[node as usize];
-        }
-        self.nodes[begin..].reverse();
-        self.labels[begin..].reverse();
-        self.start[token as usize] = begin as u32;
-        self.len[token as usize] = (self.nodes.len() - begin) as u32;
-    }
-
-    fn chain(&self, token: u32) -> std::ops::Range<usize> {
-        let start = self.start[token as usize] as usize;
-        start..start + self.len[token as usize] as usize
-    }
-
-    /// The encoding of `n` and `m` (both added): past the common ancestors, n's chain holds the
-    /// labels up from n (root first) and m's the labels down to m.
-    fn encoding(&self, n: u32, m: u32) -> PathView<'_, u32> {
-        let (cn, cm) = (self.chain(n), self.chain(m));
-        let common =
-            self.nodes[cn.clone()].iter().zip(&self.nodes[cm.clone()]).take_while(|(a, b)| a == b).count();
-        PathView {
-            chi: &self.labels[cn.start + common..cn.end],
-            left: n < m,
-            omega: &self.labels[cm.start + common..cm.end],
-        }
+    fn get(&self, x: u32, y: u32) -> u32 {
+        self.cells[x as usize * self.width + y as usize]
     }
 }
 
@@ -340,6 +332,15 @@ pub struct Edge {
     pub b: u32,
     pub l: u32,
     pub lmax: u32,
+}
+
+impl Edge {
+    /// SPEC's order of edges: L ascending, then Lmax descending, then (a, b). It is total, so the
+    /// minimum spanning tree under it is unique, and sum(L) is the minimum and, among minimum
+    /// trees, sum(Lmax) the maximum.
+    fn rank(&self) -> u128 {
+        (u128::from(self.l) << 96) | (u128::from(u32::MAX - self.lmax) << 64) | (u128::from(self.a) << 32) | u128::from(self.b)
+    }
 }
 
 /// A pair's DERP score and how it arose; the spanning tree's edges are in [`Scratch::mst`].
@@ -354,37 +355,107 @@ pub struct Derp {
     pub side: Side,
 }
 
-/// Reusable buffers for [`derp`]; one per thread or per batch.
+/// Reusable buffers for [`derp`]; one per thread or per batch. Nothing is allocated per pair
+/// once they have grown to the largest pair seen.
 #[derive(Debug, Default)]
 pub struct Scratch {
     labels: Labels,
     trees: [Tree; 2],
-    paths: [Paths; 2],
     links: Vec<Link>,
     /// Links per token, for each side.
     degree: [Vec<u32>; 2],
     /// (token of the meta-graph's side, its counterpart in the other tree), ascending.
     nodes: Vec<(u32, u32)>,
-    edges: Vec<Edge>,
+    /// The weights of the last pair scored, as k x k matrices over the nodes (row-major).
+    weights: Weights,
     mst: Vec<Edge>,
-    sets: Vec<u32>,
-    row: Vec<u32>,
+    /// Prim's state: each node outside the tree and its cheapest edge to it.
+    frontier: Vec<(u32, u128, Edge)>,
+}
+
+/// What every edge's (L, Lmax) is made of, for k meta-graph nodes.
+#[derive(Debug, Default)]
+struct Weights {
+    k: usize,
+    /// Depth of the lowest common ancestor of nodes i and j in the meta-graph's tree, and of
+    /// their counterparts in the other tree.
+    lca: [Vec<u32>; 2],
+    /// `half[i * k + j]`: lev of node i's path up to that ancestor against its counterpart's, so
+    /// that an edge's L is `half[i][j] + half[j][i]` plus the direction.
+    half: Vec<u32>,
+    /// Depth of each node (in its tree) and of its counterpart (in the other).
+    depth: [Vec<u32>; 2],
+    chains: [Vec<u32>; 2],
+    on_chain: Vec<bool>,
+    lca_row: Vec<u32>,
+    table: SuffixDistances,
+}
+
+impl Weights {
+    /// L and Lmax of every pair of nodes, from two trees and the nodes' (token, counterpart).
+    fn compute(&mut self, trees: [&Tree; 2], nodes: &[(u32, u32)]) {
+        let k = nodes.len();
+        self.k = k;
+        for (side, tree) in trees.into_iter().enumerate() {
+            let token = |&(n, c): &(u32, u32)| if side == 0 { n } else { c };
+            self.depth[side].clear();
+            self.depth[side].extend(nodes.iter().map(|node| tree.depth(token(node))));
+            self.on_chain.clear();
+            self.on_chain.resize(tree.len(), false);
+            self.lca_row.resize(tree.len(), 0);
+            let lca = &mut self.lca[side];
+            lca.clear();
+            for node in nodes {
+                tree.lca_depths(token(node), &mut self.on_chain, &mut self.lca_row);
+                lca.extend(nodes.iter().map(|other| self.lca_row[token(other) as usize]));
+            }
+        }
+        self.half.clear();
+        self.half.resize(k * k, 0);
+        for (i, &(n, c)) in nodes.iter().enumerate() {
+            for (side, token) in [(0, n), (1, c)] {
+                self.chains[side].clear();
+                trees[side].push_chain(token, &mut self.chains[side]);
+            }
+            self.table.fill(&self.chains[0], &self.chains[1]);
+            for j in 0..k {
+                self.half[i * k + j] = self.table.get(self.lca[0][i * k + j], self.lca[1][i * k + j]);
+            }
+        }
+    }
+
+    /// The edge between nodes i and j (eq. 5.5), or 0 and 0 when they share a counterpart
+    /// (eq. 5.6). The meta-graph's nodes are in sentence order, so n < m there.
+    fn edge(&self, nodes: &[(u32, u32)], i: usize, j: usize) -> Edge {
+        let (i, j) = (i.min(j), i.max(j));
+        let ((n, cn), (m, cm)) = (nodes[i], nodes[j]);
+        if cn == cm {
+            return Edge { a: n, b: m, l: 0, lmax: 0 };
+        }
+        let at = i * self.k + j;
+        let (x, y) = (self.lca[0][at], self.lca[1][at]);
+        let l = self.half[at] + self.half[j * self.k + i] + u32::from(cn > cm);
+        let up = |node: usize| (self.depth[0][node] - x).max(self.depth[1][node] - y);
+        Edge { a: n, b: m, l, lmax: up(i) + 1 + up(j) }
+    }
 }
 
 impl Scratch {
-    /// Every meta-graph edge of the last pair scored, in Kruskal's order.
-    pub fn edges(&self) -> &[Edge] {
-        &self.edges
+    /// Every meta-graph edge of the last pair scored, by (a, b): for explaining and testing.
+    pub fn edges(&self) -> Vec<Edge> {
+        let k = self.nodes.len();
+        (0..k).flat_map(|i| (i + 1..k).map(move |j| (i, j))).map(|(i, j)| self.weights.edge(&self.nodes, i, j)).collect()
     }
 
-    /// The minimum spanning tree of the last pair scored, in the order its edges were taken.
+    /// The minimum spanning tree of the last pair scored, in SPEC's edge order (the order
+    /// Kruskal's algorithm takes its edges).
     pub fn mst(&self) -> &[Edge] {
         &self.mst
     }
 
     fn build_trees(&mut self, src: Parse, tgt: Parse) -> Result<(), DerpError> {
         if self.labels.len() > 1 << 16 {
-            self.labels.clear(); // only garbage labels get here; keep memory bounded
+            self.labels = Labels::default(); // only garbage labels get here; keep memory bounded
         }
         for (i, (side, parse)) in [(Side::Src, src), (Side::Tgt, tgt)].into_iter().enumerate() {
             self.trees[i]
@@ -439,63 +510,29 @@ impl Scratch {
         Side::Src
     }
 
-    /// Weigh every pair of meta-graph nodes: L and Lmax of their paths in both trees (eq. 5.5),
-    /// or 0 and 0 when they share a counterpart (eq. 5.6).
-    fn weigh_edges(&mut self, side: Side) {
-        let (meta, other) = match side {
-            Side::Src => (0, 1),
-            Side::Tgt => (1, 0),
-        };
-        for (i, tree) in self.trees.iter().enumerate() {
-            self.paths[i].reset(tree.len());
-        }
-        for &(n, c) in &self.nodes {
-            self.paths[meta].add(&self.trees[meta], n);
-            self.paths[other].add(&self.trees[other], c);
-        }
-        self.edges.clear();
-        let (meta_paths, other_paths) = (&self.paths[meta], &self.paths[other]);
-        for (i, &(n, cn)) in self.nodes.iter().enumerate() {
-            for &(m, cm) in &self.nodes[i + 1..] {
-                let (l, lmax) = if cn == cm {
-                    (0, 0)
-                } else {
-                    let here = meta_paths.encoding(n, m);
-                    let there = other_paths.encoding(cn, cm);
-                    path_disparity(here, there, &mut self.row)
-                };
-                self.edges.push(Edge { a: n, b: m, l, lmax });
-            }
-        }
-    }
-
-    /// Kruskal over edges sorted by (L ascending, Lmax descending, a, b): SPEC's tie order,
-    /// under which sum(L) is the minimum and, among minimum trees, sum(Lmax) the maximum.
-    fn spanning_tree(&mut self, side_len: usize) {
-        self.edges.sort_unstable_by_key(|e| (e.l, Reverse(e.lmax), e.a, e.b));
-        self.sets.clear();
-        self.sets.extend(0..side_len as u32);
+    /// Prim's algorithm on the complete meta-graph, O(k^2) with no list of all edges, under
+    /// SPEC's total edge order: the same unique tree Kruskal's algorithm finds. Its edges are
+    /// then put in that order, the order Kruskal takes them.
+    fn spanning_tree(&mut self) {
+        let (nodes, weights) = (&self.nodes, &self.weights);
         self.mst.clear();
-        for &edge in &self.edges {
-            let (ra, rb) = (find(&mut self.sets, edge.a), find(&mut self.sets, edge.b));
-            if ra != rb {
-                self.sets[ra.max(rb) as usize] = ra.min(rb);
-                self.mst.push(edge);
-                if self.mst.len() + 1 == self.nodes.len() {
-                    break;
+        self.frontier.clear();
+        self.frontier.extend((1..nodes.len()).map(|j| {
+            let edge = weights.edge(nodes, 0, j);
+            (j as u32, edge.rank(), edge)
+        }));
+        while let Some(at) = (0..self.frontier.len()).min_by_key(|&at| self.frontier[at].1) {
+            let (joined, _, edge) = self.frontier.swap_remove(at);
+            self.mst.push(edge);
+            for (j, rank, best) in &mut self.frontier {
+                let edge = weights.edge(nodes, joined as usize, *j as usize);
+                if edge.rank() < *rank {
+                    (*rank, *best) = (edge.rank(), edge);
                 }
             }
         }
+        self.mst.sort_unstable_by_key(Edge::rank);
     }
-}
-
-fn find(sets: &mut [u32], mut x: u32) -> u32 {
-    while sets[x as usize] != x {
-        let up = sets[sets[x as usize] as usize];
-        sets[x as usize] = up; // path halving
-        x = up;
-    }
-    x
 }
 
 /// DERP of a pair: `src` is the reference tree D, `tgt` the hypothesis D', `links` 0-based
@@ -516,9 +553,12 @@ pub fn derp_within(src: Parse, tgt: Parse, links: &[Link], max_nodes: usize, scr
     if nodes > max_nodes {
         return Err(DerpError::TooManyNodes { nodes, limit: max_nodes });
     }
-    scratch.weigh_edges(side);
-    let side_len = scratch.trees[if side == Side::Src { 0 } else { 1 }].len();
-    scratch.spanning_tree(side_len);
+    let trees = match side {
+        Side::Src => [&scratch.trees[0], &scratch.trees[1]],
+        Side::Tgt => [&scratch.trees[1], &scratch.trees[0]],
+    };
+    scratch.weights.compute(trees, &scratch.nodes);
+    scratch.spanning_tree();
     let sum_l: u64 = scratch.mst.iter().map(|e| u64::from(e.l)).sum();
     let sum_lmax: u64 = scratch.mst.iter().map(|e| u64::from(e.lmax)).sum();
     if sum_lmax == 0 {
@@ -537,12 +577,11 @@ mod tests {
 
     #[test]
     fn levenshtein_over_whole_labels() {
-        let mut row = Vec::new();
-        assert_eq!(levenshtein(&[1, 2], &[2, 1], &mut row), 2);
-        assert_eq!(levenshtein(&[1, 2, 3], &[1, 3], &mut row), 1);
-        assert_eq!(levenshtein::<u32>(&[], &[4, 5], &mut row), 2);
-        assert_eq!(levenshtein(&[1, 2, 3, 4], &[5, 2, 3, 6], &mut row), 2);
-        assert_eq!(levenshtein(&[7, 8, 9], &[9, 7, 8], &mut row), 2);
+        assert_eq!(levenshtein(&[1, 2], &[2, 1]), 2);
+        assert_eq!(levenshtein(&[1, 2, 3], &[1, 3]), 1);
+        assert_eq!(levenshtein::<u32>(&[], &[4, 5]), 2);
+        assert_eq!(levenshtein(&[1, 2, 3, 4], &[5, 2, 3, 6]), 2);
+        assert_eq!(levenshtein(&[7, 8, 9], &[9, 7, 8]), 2);
     }
 
     #[test]
