@@ -49,7 +49,7 @@ for n in $SIZES; do
         measure "$n" score_led+pod+derp_before "$BEFORE" score "${inputs[@]}" --arcs "$c/arcs.parquet" --out "$DIR/before.parquet"
         differ=$("$BIN" sql --format csv --table "n=$DIR/derp.parquet" --table "b=$DIR/before.parquet" \
             "SELECT count(*) FROM n JOIN b USING (pair_id)
-             WHERE n.derp IS DISTINCT FROM b.derp OR n.derp_problem IS DISTINCT FROM b.derp_problem" | tail -1)
+             WHERE (n.derp IS DISTINCT FROM b.derp) OR (n.derp_problem IS DISTINCT FROM b.derp_problem)" | tail -1)
         [ "$differ" = 0 ] || { echo "derp differs from BEFORE's in $differ rows" >&2; exit 1; }
         echo "derp and derp_problem equal BEFORE's on all $n rows" >&2
         rm -f "$DIR/before.parquet"

@@ -762,8 +762,9 @@ struct TuningArgs {
     /// directory (joins become sort-merge joins, which can spill).
     #[arg(long, value_name = "MIB", value_parser = at_least_one)]
     memory_limit: Option<usize>,
-    /// DERP's per-pair size limit: a pair with more aligned nodes gets NULL and a reason
-    /// (default 1000; its cost grows with the square of the nodes). In SQL:
+    /// DERP's per-pair size limit: a pair with more aligned nodes, or an aligned word deeper in
+    /// its tree, gets NULL and a reason (default 1000; the cost grows with the square of the
+    /// nodes and of the depth). In SQL:
     /// SET pairmetrics.derp_max_nodes = N.
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     derp_max_nodes: Option<usize>,

@@ -36,7 +36,8 @@ pub struct Tuning {
     /// Memory for sorts, joins and aggregations, in bytes; beyond it they spill to the
     /// temporary directory. Hash joins cannot spill, so under a limit joins are sort-merge.
     pub memory_limit: Option<usize>,
-    /// DERP's per-pair size limit in aligned nodes (`pairmetrics.derp_max_nodes`); default
+    /// DERP's per-pair size limit in aligned nodes and in their depth
+    /// (`pairmetrics.derp_max_nodes`); default
     /// [`crate::metrics::derp::MAX_NODES`].
     pub derp_max_nodes: Option<usize>,
 }

@@ -18,9 +18,11 @@ use std::fmt;
 use super::intern::Interner;
 use super::{Link, Side};
 
-/// Pairs with more aligned nodes than this are not scored unless told ([`derp_within`]): the
-/// meta-graph is complete, so its edges grow as the square (1,000 nodes are 499,500 edges),
-/// and one mis-split "sentence" would stall a corpus. No real sentence comes near.
+/// Pairs with more aligned nodes than this, or an aligned word deeper than this in its tree,
+/// are not scored unless told ([`derp_within`]): the meta-graph is complete, so its edges grow
+/// as the square (1,000 nodes are 499,500 edges), and each word's table of path distances as
+/// the square of its depth; one mis-split "sentence" would stall a corpus. No real sentence
+/// comes near.
 pub const MAX_NODES: usize = 1000;
 
 /// Marks a root's parent, and a path not yet computed.
@@ -62,6 +64,8 @@ pub enum DerpError {
     LinkOutOfRange { side: Side, position: u32, len: usize },
     TooFewNodes { nodes: usize },
     TooManyNodes { nodes: usize, limit: usize },
+    /// An aligned word deeper than the limit: a word's edges cost the square of its depth.
+    TooDeep { depth: u32, limit: usize },
     /// Every aligned node shares one counterpart, so every edge has Lmax = 0.
     NoPathLength,
 }
@@ -79,6 +83,9 @@ impl fmt::Display for DerpError {
             }
             DerpError::TooManyNodes { nodes, limit } => {
                 write!(f, "{nodes} aligned nodes, more than the {limit} DERP scores (pairmetrics.derp_max_nodes)")
+            }
+            DerpError::TooDeep { depth, limit } => {
+                write!(f, "an aligned word {depth} arcs below the root, deeper than the {limit} DERP scores (pairmetrics.derp_max_nodes)")
             }
             DerpError::NoPathLength => {
                 f.write_str("all aligned nodes share one counterpart (sum of Lmax is 0)")
@@ -103,9 +110,14 @@ pub struct Tree {
     label: Vec<u32>,
     /// Edges between each token and the virtual root: 1 for a root.
     depth: Vec<u32>,
-    /// The tokens by depth, so that a parent comes before its children.
-    top_down: Vec<u32>,
+    /// Each token's place in a depth-first preorder of the forest, and the depths in that order:
+    /// the lowest common ancestor of two tokens is one above the shallowest token between them.
+    preorder: Vec<u32>,
+    depth_in_preorder: Vec<u32>,
+    /// Work space: the climb of `compute_depths`, then `number_preorder`'s.
     climb: Vec<u32>,
+    children: Vec<u32>,
+    stack: Vec<u32>,
 }
 
 impl Tree {
@@ -131,7 +143,7 @@ impl Tree {
         self.label.clear();
         self.label.extend(parse.deprel.iter().map(|l| labels.intern(l)));
         self.compute_depths()?;
-        self.sort_top_down();
+        self.number_preorder();
         Ok(())
     }
 
@@ -179,23 +191,40 @@ impl Tree {
         Ok(())
     }
 
-    /// A counting sort of the tokens by depth.
-    fn sort_top_down(&mut self) {
+    /// A depth-first preorder of the forest (children in any order), by an explicit stack over
+    /// the children grouped per parent (the virtual root is parent `len`).
+    fn number_preorder(&mut self) {
         let len = self.len();
-        let counts = &mut self.climb; // free once the depths are known
-        counts.clear();
-        counts.resize(len + 2, 0);
-        for &d in &self.depth {
-            counts[d as usize + 1] += 1;
+        let first = &mut self.climb; // free once the depths are known: where each parent's children start
+        first.clear();
+        first.resize(len + 2, 0);
+        for &p in &self.parent {
+            first[if p == NONE { len } else { p as usize } + 1] += 1;
         }
-        for d in 1..counts.len() {
-            counts[d] += counts[d - 1];
+        for i in 1..first.len() {
+            first[i] += first[i - 1];
         }
-        self.top_down.clear();
-        self.top_down.resize(len, 0);
-        for (token, &d) in self.depth.iter().enumerate() {
-            self.top_down[counts[d as usize] as usize] = token as u32;
-            counts[d as usize] += 1;
+        self.children.clear();
+        self.children.resize(len, 0);
+        let next = &mut self.stack;
+        next.clear();
+        next.extend_from_slice(&first[..=len]);
+        for (token, &p) in self.parent.iter().enumerate() {
+            let p = if p == NONE { len } else { p as usize };
+            self.children[next[p] as usize] = token as u32;
+            next[p] += 1;
+        }
+        self.preorder.clear();
+        self.preorder.resize(len, 0);
+        self.depth_in_preorder.clear();
+        let stack = next; // the DFS stack now
+        stack.clear();
+        stack.extend(self.children[first[len] as usize..first[len + 1] as usize].iter().rev());
+        while let Some(token) = stack.pop() {
+            self.preorder[token as usize] = self.depth_in_preorder.len() as u32;
+            self.depth_in_preorder.push(self.depth[token as usize]);
+            let t = token as usize;
+            stack.extend(self.children[first[t] as usize..first[t + 1] as usize].iter().rev());
         }
     }
 
@@ -210,26 +239,36 @@ impl Tree {
         out[begin..].reverse();
     }
 
-    /// The depth of the lowest common ancestor of `token` and every token (0 across the trees
-    /// of a forest), into `out`: one pass from the roots down.
-    fn lca_depths(&self, token: u32, on_chain: &mut [bool], out: &mut [u32]) {
-        let mut node = token;
-        while node != NONE {
-            on_chain[node as usize] = true;
-            node = self.parent[node as usize];
+    /// `out[i * k + j]`: the depth of the lowest common ancestor of `tokens[i]` and `tokens[j]`
+    /// (0 across the trees of a forest), for k tokens. In preorder, the shallowest token after
+    /// the first of two and up to the second is a child of their common ancestor, so one running
+    /// minimum per token, over the gaps between the tokens in preorder, gives its whole row.
+    fn lca_depths(&self, tokens: &[u32], work: &mut LcaWork, out: &mut Vec<u32>) {
+        let k = tokens.len();
+        out.clear();
+        out.resize(k * k, 0);
+        let LcaWork { order, gap } = work;
+        order.clear();
+        order.extend(0..k as u32);
+        order.sort_unstable_by_key(|&i| self.preorder[tokens[i as usize] as usize]);
+        gap.clear();
+        gap.push(u32::MAX);
+        for w in order.windows(2) {
+            let (from, to) = (self.preorder[tokens[w[0] as usize] as usize], self.preorder[tokens[w[1] as usize] as usize]);
+            gap.push(self.depth_in_preorder[from as usize + 1..=to as usize].iter().copied().min().unwrap_or(u32::MAX));
         }
-        for &t in &self.top_down {
-            let t = t as usize;
-            out[t] = match self.parent[t] {
-                _ if on_chain[t] => self.depth[t],
-                NONE => 0,
-                p => out[p as usize],
-            };
-        }
-        let mut node = token;
-        while node != NONE {
-            on_chain[node as usize] = false;
-            node = self.parent[node as usize];
+        for (a, &i) in order.iter().enumerate() {
+            let i = i as usize;
+            let token = tokens[i];
+            out[i * k + i] = self.depth(token);
+            let mut shallowest = u32::MAX;
+            for (b, &j) in order.iter().enumerate().skip(a + 1) {
+                shallowest = shallowest.min(gap[b]);
+                // No token between them: the same token twice (counterparts can repeat).
+                let d = if shallowest == u32::MAX { self.depth(token) } else { shallowest - 1 };
+                out[i * k + j as usize] = d;
+                out[j as usize * k + i] = d;
+            }
         }
     }
 
@@ -369,8 +408,9 @@ pub struct Scratch {
     /// The weights of the last pair scored, as k x k matrices over the nodes (row-major).
     weights: Weights,
     mst: Vec<Edge>,
-    /// Prim's state: each node outside the tree and its cheapest edge to it.
-    frontier: Vec<(u32, u128, Edge)>,
+    /// Prim's state (see [`prim`]).
+    best64: Vec<u64>,
+    best128: Vec<u128>,
 }
 
 /// What every edge's (L, Lmax) is made of, for k meta-graph nodes.
@@ -383,16 +423,32 @@ struct Weights {
     /// `half[i * k + j]`: lev of node i's path up to that ancestor against its counterpart's, so
     /// that an edge's L is `half[i][j] + half[j][i]` plus the direction.
     half: Vec<u32>,
+    /// Every edge's L and Lmax, as symmetric k x k matrices.
+    l: Vec<u32>,
+    lmax: Vec<u32>,
     /// Depth of each node (in its tree) and of its counterpart (in the other).
     depth: [Vec<u32>; 2],
     chains: [Vec<u32>; 2],
-    on_chain: Vec<bool>,
-    lca_row: Vec<u32>,
+    tokens: Vec<u32>,
+    lca_work: LcaWork,
     table: SuffixDistances,
 }
 
+/// Buffers of [`Tree::lca_depths`].
+#[derive(Debug, Default)]
+struct LcaWork {
+    order: Vec<u32>,
+    gap: Vec<u32>,
+}
+
 impl Weights {
-    /// L and Lmax of every pair of nodes, from two trees and the nodes' (token, counterpart).
+    /// The greatest depth of a node or counterpart: Lmax is at most twice it plus one.
+    fn deepest(&self) -> u32 {
+        self.depth.iter().flatten().copied().max().unwrap_or(0)
+    }
+
+    /// L and Lmax of every pair of nodes (eq. 5.5), or 0 and 0 when they share a counterpart
+    /// (eq. 5.6), from two trees and the nodes' (token, counterpart), in sentence order.
     fn compute(&mut self, trees: [&Tree; 2], nodes: &[(u32, u32)]) {
         let k = nodes.len();
         self.k = k;
@@ -400,15 +456,9 @@ impl Weights {
             let token = |&(n, c): &(u32, u32)| if side == 0 { n } else { c };
             self.depth[side].clear();
             self.depth[side].extend(nodes.iter().map(|node| tree.depth(token(node))));
-            self.on_chain.clear();
-            self.on_chain.resize(tree.len(), false);
-            self.lca_row.resize(tree.len(), 0);
-            let lca = &mut self.lca[side];
-            lca.clear();
-            for node in nodes {
-                tree.lca_depths(token(node), &mut self.on_chain, &mut self.lca_row);
-                lca.extend(nodes.iter().map(|other| self.lca_row[token(other) as usize]));
-            }
+            self.tokens.clear();
+            self.tokens.extend(nodes.iter().map(token));
+            tree.lca_depths(&self.tokens, &mut self.lca_work, &mut self.lca[side]);
         }
         self.half.clear();
         self.half.resize(k * k, 0);
@@ -422,21 +472,31 @@ impl Weights {
                 self.half[i * k + j] = self.table.get(self.lca[0][i * k + j], self.lca[1][i * k + j]);
             }
         }
+        self.l.clear();
+        self.l.resize(k * k, 0);
+        self.lmax.clear();
+        self.lmax.resize(k * k, 0);
+        for (i, &(_, cn)) in nodes.iter().enumerate() {
+            for (j, &(_, cm)) in nodes.iter().enumerate().skip(i + 1) {
+                let (l, lmax) = if cn == cm {
+                    (0, 0)
+                } else {
+                    let at = i * k + j;
+                    let (x, y) = (self.lca[0][at], self.lca[1][at]);
+                    let up = |node: usize| (self.depth[0][node] - x).max(self.depth[1][node] - y);
+                    (self.half[at] + self.half[j * k + i] + u32::from(cn > cm), up(i) + 1 + up(j))
+                };
+                (self.l[i * k + j], self.l[j * k + i]) = (l, l);
+                (self.lmax[i * k + j], self.lmax[j * k + i]) = (lmax, lmax);
+            }
+        }
     }
 
-    /// The edge between nodes i and j (eq. 5.5), or 0 and 0 when they share a counterpart
-    /// (eq. 5.6). The meta-graph's nodes are in sentence order, so n < m there.
+    /// The edge between nodes i and j.
     fn edge(&self, nodes: &[(u32, u32)], i: usize, j: usize) -> Edge {
         let (i, j) = (i.min(j), i.max(j));
-        let ((n, cn), (m, cm)) = (nodes[i], nodes[j]);
-        if cn == cm {
-            return Edge { a: n, b: m, l: 0, lmax: 0 };
-        }
         let at = i * self.k + j;
-        let (x, y) = (self.lca[0][at], self.lca[1][at]);
-        let l = self.half[at] + self.half[j * self.k + i] + u32::from(cn > cm);
-        let up = |node: usize| (self.depth[0][node] - x).max(self.depth[1][node] - y);
-        Edge { a: n, b: m, l, lmax: up(i) + 1 + up(j) }
+        Edge { a: nodes[i].0, b: nodes[j].0, l: self.l[at], lmax: self.lmax[at] }
     }
 }
 
@@ -512,26 +572,104 @@ impl Scratch {
 
     /// Prim's algorithm on the complete meta-graph, O(k^2) with no list of all edges, under
     /// SPEC's total edge order: the same unique tree Kruskal's algorithm finds. Its edges are
-    /// then put in that order, the order Kruskal takes them.
+    /// then put in that order, the order Kruskal takes them. Ranks fit in a u64 for any real
+    /// sentence (the u64 loop is the fast one); u128 holds any pair.
     fn spanning_tree(&mut self) {
-        let (nodes, weights) = (&self.nodes, &self.weights);
-        self.mst.clear();
-        self.frontier.clear();
-        self.frontier.extend((1..nodes.len()).map(|j| {
-            let edge = weights.edge(nodes, 0, j);
-            (j as u32, edge.rank(), edge)
-        }));
-        while let Some(at) = (0..self.frontier.len()).min_by_key(|&at| self.frontier[at].1) {
-            let (joined, _, edge) = self.frontier.swap_remove(at);
-            self.mst.push(edge);
-            for (j, rank, best) in &mut self.frontier {
-                let edge = weights.edge(nodes, joined as usize, *j as usize);
-                if edge.rank() < *rank {
-                    (*rank, *best) = (edge.rank(), edge);
-                }
-            }
+        let (k, deepest) = (self.nodes.len(), self.weights.deepest());
+        if k <= 1 << 16 && 2 * deepest + 1 < 1 << 16 {
+            prim::<u64>(&self.nodes, &self.weights, &mut self.best64, &mut self.mst);
+        } else {
+            prim::<u128>(&self.nodes, &self.weights, &mut self.best128, &mut self.mst);
         }
         self.mst.sort_unstable_by_key(Edge::rank);
+    }
+}
+
+/// An edge's place in SPEC's order, packed in one integer of four equal fields: L, then Lmax
+/// reversed, then the two node indices (in sentence order, so they order as positions do).
+trait Rank: Copy + Ord + std::ops::BitOr<Output = Self> {
+    const MAX: Self;
+    const ZERO: Self;
+    const FIELD: u32;
+    fn from_u32(x: u32) -> Self;
+    fn low_u32(self) -> u32;
+
+    fn pack(l: u32, lmax: u32, i: usize, j: usize) -> Self {
+        let field = |x: u32, at: u32| Self::from_u32(x).shl(at * Self::FIELD);
+        let mask = u32::MAX >> (32 - Self::FIELD);
+        field(l, 3) | field(mask - lmax, 2) | field(i.min(j) as u32, 1) | field(i.max(j) as u32, 0)
+    }
+
+    /// The two node indices of a packed edge.
+    fn ends(self) -> (usize, usize) {
+        let mask = u32::MAX >> (32 - Self::FIELD);
+        ((self.shr(Self::FIELD).low_u32() & mask) as usize, (self.low_u32() & mask) as usize)
+    }
+
+    fn shl(self, by: u32) -> Self;
+    fn shr(self, by: u32) -> Self;
+}
+
+impl Rank for u64 {
+    const MAX: Self = u64::MAX;
+    const ZERO: Self = 0;
+    const FIELD: u32 = 16;
+    fn from_u32(x: u32) -> Self {
+        x.into()
+    }
+    fn low_u32(self) -> u32 {
+        self as u32
+    }
+    fn shl(self, by: u32) -> Self {
+        self << by
+    }
+    fn shr(self, by: u32) -> Self {
+        self >> by
+    }
+}
+
+impl Rank for u128 {
+    const MAX: Self = u128::MAX;
+    const ZERO: Self = 0;
+    const FIELD: u32 = 32;
+    fn from_u32(x: u32) -> Self {
+        x.into()
+    }
+    fn low_u32(self) -> u32 {
+        self as u32
+    }
+    fn shl(self, by: u32) -> Self {
+        self << by
+    }
+    fn shr(self, by: u32) -> Self {
+        self >> by
+    }
+}
+
+/// Prim's algorithm, each step one branch-free pass over the joined node's row: `best[j]` is
+/// the rank of the cheapest edge from the tree to node j, or MAX once j is in the tree
+/// (`done[j]` is then MAX, and OR-ing it keeps it there). The cheapest of them is the next edge;
+/// its rank names its ends.
+fn prim<R: Rank>(nodes: &[(u32, u32)], weights: &Weights, best: &mut Vec<R>, mst: &mut Vec<Edge>) {
+    let k = nodes.len();
+    best.clear();
+    best.resize(2 * k, R::MAX);
+    let (best, done) = best.split_at_mut(k);
+    done.fill(R::ZERO);
+    mst.clear();
+    let mut joined = 0;
+    for _ in 1..k {
+        done[joined] = R::MAX;
+        let (l, lmax) = (&weights.l[joined * k..(joined + 1) * k], &weights.lmax[joined * k..(joined + 1) * k]);
+        let mut cheapest = R::MAX;
+        for j in 0..k {
+            let rank = R::pack(l[j], lmax[j], joined, j);
+            best[j] = best[j].min(rank) | done[j];
+            cheapest = cheapest.min(best[j]);
+        }
+        let (i, j) = cheapest.ends();
+        mst.push(weights.edge(nodes, i, j));
+        joined = if done[i] == R::MAX { j } else { i };
     }
 }
 
@@ -541,7 +679,8 @@ pub fn derp(src: Parse, tgt: Parse, links: &[Link], scratch: &mut Scratch) -> Re
     derp_within(src, tgt, links, MAX_NODES, scratch)
 }
 
-/// [`derp`] of a pair of at most `max_nodes` aligned nodes; more is [`DerpError::TooManyNodes`].
+/// [`derp`] of a pair of at most `max_nodes` aligned nodes, none deeper than `max_nodes`; more
+/// is [`DerpError::TooManyNodes`] or [`DerpError::TooDeep`].
 pub fn derp_within(src: Parse, tgt: Parse, links: &[Link], max_nodes: usize, scratch: &mut Scratch) -> Result<Derp, DerpError> {
     scratch.build_trees(src, tgt)?;
     scratch.read_links(links)?;
@@ -557,6 +696,11 @@ pub fn derp_within(src: Parse, tgt: Parse, links: &[Link], max_nodes: usize, scr
         Side::Src => [&scratch.trees[0], &scratch.trees[1]],
         Side::Tgt => [&scratch.trees[1], &scratch.trees[0]],
     };
+    let depth = |side: usize, token: u32| u64::from(trees[side].depth(token));
+    let deepest = scratch.nodes.iter().map(|&(n, c)| depth(0, n).max(depth(1, c))).max().unwrap_or(0);
+    if deepest > max_nodes as u64 {
+        return Err(DerpError::TooDeep { depth: deepest as u32, limit: max_nodes });
+    }
     scratch.weights.compute(trees, &scratch.nodes);
     scratch.spanning_tree();
     let sum_l: u64 = scratch.mst.iter().map(|e| u64::from(e.l)).sum();
@@ -618,6 +762,34 @@ mod tests {
         let result = derp(parse(h, d), parse(h, d), &[(0, 0), (0, 1), (2, 2)], &mut scratch).unwrap();
         assert_eq!((result.side, result.nodes), (Side::Tgt, 3));
         assert_eq!(scratch.mst().iter().filter(|e| e.lmax == 0).count(), 1);
+    }
+
+    #[test]
+    fn wide_ranks_give_the_same_tree() {
+        // A chain and a tree of mixed labels, all aligned: the u128 ranks (for pairs past any
+        // real sentence) must take the tree the u64 ranks take, edge for edge.
+        let head: Vec<i32> = (0..40).map(|i| if i == 0 { 0 } else { (i * 7 + 3) % i + 1 }).collect();
+        let chain: Vec<i32> = (0..40).collect();
+        let labels = ["a", "b", "c", "d", "e"];
+        let (d1, d2): (Vec<&str>, Vec<&str>) = ((0..40).map(|i| labels[i % 5]).collect(), (0..40).map(|i| labels[i * 3 % 5]).collect());
+        let links: Vec<Link> = (0..40).map(|i| (i, (i * 11) % 40)).collect();
+        let mut scratch = Scratch::default();
+        derp(parse(&head, &d1), parse(&chain, &d2), &links, &mut scratch).unwrap();
+        let narrow = scratch.mst().to_vec();
+        prim::<u128>(&scratch.nodes, &scratch.weights, &mut scratch.best128, &mut scratch.mst);
+        scratch.mst.sort_unstable_by_key(Edge::rank);
+        assert_eq!(scratch.mst, narrow);
+    }
+
+    #[test]
+    fn a_word_deeper_than_the_limit_is_not_scored() {
+        let chain: Vec<i32> = (0..30).collect();
+        let labels = vec!["x"; 30];
+        let links = [(0, 0), (29, 29)];
+        let mut scratch = Scratch::default();
+        let too_deep = derp_within(parse(&chain, &labels), parse(&chain, &labels), &links, 20, &mut scratch);
+        assert_eq!(too_deep, Err(DerpError::TooDeep { depth: 30, limit: 20 }));
+        assert!(derp_within(parse(&chain, &labels), parse(&chain, &labels), &links, 30, &mut scratch).is_ok());
     }
 
     #[test]

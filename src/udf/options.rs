@@ -10,8 +10,9 @@ use crate::metrics::derp;
 extensions_options! {
     /// The settings under the `pairmetrics.` prefix.
     pub struct PairmetricsOptions {
-        /// DERP's per-pair size limit: a pair with more aligned nodes gets NULL and a reason
-        /// (its meta-graph is complete, so the cost grows with the square of the nodes).
+        /// DERP's per-pair size limit: a pair with more aligned nodes, or an aligned word deeper
+        /// in its tree, gets NULL and a reason (the meta-graph is complete, so the cost grows
+        /// with the square of the nodes, and each word's table with the square of its depth).
         pub derp_max_nodes: usize, default = derp::MAX_NODES
     }
 }
