@@ -143,7 +143,7 @@ fn derp(c: &mut Criterion) {
     // limit scores), as random trees and as chains (each token under the one before, so every
     // path is as long as it can be), labels at random so that no edit distance is trivial.
     let mut rng = Lcg(1000);
-    let len = 1000;
+    let len: usize = 1000;
     let mut group = c.benchmark_group("derp/1000_tokens_all_aligned");
     group.sample_size(10);
     for shape in ["random_tree", "chain"] {
