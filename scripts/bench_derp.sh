@@ -65,16 +65,16 @@ done
 cargo bench --quiet --bench kernels -- --output-format bencher 'derp/' 2> /dev/null | grep '^test' > "$DIR/kernel.txt"
 
 section=$DIR/section.md
-python3 - "$DIR/kernel.txt" "$(git rev-parse --short HEAD)" "${BEFORE:+yes}" "${rows[@]}" > "$section" <<'PY'
+python3 - "$DIR/kernel.txt" "$(git rev-parse --short HEAD)" "${BEFORE:+yes}" "$REPEAT" "${rows[@]}" > "$section" <<'PY'
 import re, sys
-kernel_file, commit, before = sys.argv[1], sys.argv[2], sys.argv[3]
-rows = [r.split() for r in sys.argv[4:]]
+kernel_file, commit, before, repeat = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+rows = [r.split() for r in sys.argv[5:]]
 base = {r[0]: float(r[3]) for r in rows if r[1] == "score_led+pod"}
 print("<!-- derp: made by scripts/bench_derp.sh -->")
 print("## DERP")
 print()
 print(f"pairmetrics {commit}, release build, 2 cores; corpora from `generate_corpus` (Europarl-shaped")
-print("pairs, alignments and parses). Each job ran 3 times: the median wall and CPU time (user +")
+print(f"pairs, alignments and parses). Each job ran {repeat} time(s): the median wall and CPU time (user +")
 print("system), the largest peak RSS. `CPU vs led+pod` divides by `score led+pod`'s CPU time on the")
 print("same corpus in the same run.", end="")
 print(" `before` is the previous kernel (Kruskal over all edges, edit distances per edge), whose derp"
