@@ -14,6 +14,7 @@
 //! explanations; the scorer gives the same values.
 
 use std::fmt;
+use std::ops::{BitOr, Shl, Shr};
 
 use super::intern::Interner;
 use super::{Link, Side};
@@ -378,7 +379,7 @@ impl Edge {
     /// minimum spanning tree under it is unique, and sum(L) is the minimum and, among minimum
     /// trees, sum(Lmax) the maximum.
     fn rank(&self) -> u128 {
-        (u128::from(self.l) << 96) | (u128::from(u32::MAX - self.lmax) << 64) | (u128::from(self.a) << 32) | u128::from(self.b)
+        u128::pack(self.l, self.lmax, self.a as usize, self.b as usize)
     }
 }
 
@@ -442,11 +443,6 @@ struct LcaWork {
 }
 
 impl Weights {
-    /// The greatest depth of a node or counterpart: Lmax is at most twice it plus one.
-    fn deepest(&self) -> u32 {
-        self.depth.iter().flatten().copied().max().unwrap_or(0)
-    }
-
     /// L and Lmax of every pair of nodes (eq. 5.5), or 0 and 0 when they share a counterpart
     /// (eq. 5.6), from two trees and the nodes' (token, counterpart), in sentence order.
     fn compute(&mut self, trees: [&Tree; 2], nodes: &[(u32, u32)]) {
@@ -574,8 +570,8 @@ impl Scratch {
     /// SPEC's total edge order: the same unique tree Kruskal's algorithm finds. Its edges are
     /// then put in that order, the order Kruskal takes them. Ranks fit in a u64 for any real
     /// sentence (the u64 loop is the fast one); u128 holds any pair.
-    fn spanning_tree(&mut self) {
-        let (k, deepest) = (self.nodes.len(), self.weights.deepest());
+    fn spanning_tree(&mut self, deepest: u64) {
+        let k = self.nodes.len();
         if k <= 1 << 16 && 2 * deepest + 1 < 1 << 16 {
             prim::<u64>(&self.nodes, &self.weights, &mut self.best64, &mut self.mst);
         } else {
@@ -586,65 +582,40 @@ impl Scratch {
 }
 
 /// An edge's place in SPEC's order, packed in one integer of four equal fields: L, then Lmax
-/// reversed, then the two node indices (in sentence order, so they order as positions do).
-trait Rank: Copy + Ord + std::ops::BitOr<Output = Self> {
+/// reversed, then the two ends (node indices in sentence order, or positions: they order alike).
+trait Rank: Copy + Ord + From<u32> + BitOr<Output = Self> + Shl<u32, Output = Self> + Shr<u32, Output = Self> {
     const MAX: Self;
     const ZERO: Self;
     const FIELD: u32;
-    fn from_u32(x: u32) -> Self;
     fn low_u32(self) -> u32;
 
     fn pack(l: u32, lmax: u32, i: usize, j: usize) -> Self {
-        let field = |x: u32, at: u32| Self::from_u32(x).shl(at * Self::FIELD);
+        let field = |x: u32, at: u32| Self::from(x) << (at * Self::FIELD);
         let mask = u32::MAX >> (32 - Self::FIELD);
         field(l, 3) | field(mask - lmax, 2) | field(i.min(j) as u32, 1) | field(i.max(j) as u32, 0)
     }
 
-    /// The two node indices of a packed edge.
+    /// The two ends of a packed edge.
     fn ends(self) -> (usize, usize) {
         let mask = u32::MAX >> (32 - Self::FIELD);
-        ((self.shr(Self::FIELD).low_u32() & mask) as usize, (self.low_u32() & mask) as usize)
-    }
-
-    fn shl(self, by: u32) -> Self;
-    fn shr(self, by: u32) -> Self;
-}
-
-impl Rank for u64 {
-    const MAX: Self = u64::MAX;
-    const ZERO: Self = 0;
-    const FIELD: u32 = 16;
-    fn from_u32(x: u32) -> Self {
-        x.into()
-    }
-    fn low_u32(self) -> u32 {
-        self as u32
-    }
-    fn shl(self, by: u32) -> Self {
-        self << by
-    }
-    fn shr(self, by: u32) -> Self {
-        self >> by
+        (((self >> Self::FIELD).low_u32() & mask) as usize, (self.low_u32() & mask) as usize)
     }
 }
 
-impl Rank for u128 {
-    const MAX: Self = u128::MAX;
-    const ZERO: Self = 0;
-    const FIELD: u32 = 32;
-    fn from_u32(x: u32) -> Self {
-        x.into()
-    }
-    fn low_u32(self) -> u32 {
-        self as u32
-    }
-    fn shl(self, by: u32) -> Self {
-        self << by
-    }
-    fn shr(self, by: u32) -> Self {
-        self >> by
-    }
+macro_rules! rank {
+    ($type:ty, $field:expr) => {
+        impl Rank for $type {
+            const MAX: Self = <$type>::MAX;
+            const ZERO: Self = 0;
+            const FIELD: u32 = $field;
+            fn low_u32(self) -> u32 {
+                self as u32
+            }
+        }
+    };
 }
+rank!(u64, 16);
+rank!(u128, 32);
 
 /// Prim's algorithm, each step one branch-free pass over the joined node's row: `best[j]` is
 /// the rank of the cheapest edge from the tree to node j, or MAX once j is in the tree
@@ -702,7 +673,7 @@ pub fn derp_within(src: Parse, tgt: Parse, links: &[Link], max_nodes: usize, scr
         return Err(DerpError::TooDeep { depth: deepest as u32, limit: max_nodes });
     }
     scratch.weights.compute(trees, &scratch.nodes);
-    scratch.spanning_tree();
+    scratch.spanning_tree(deepest);
     let sum_l: u64 = scratch.mst.iter().map(|e| u64::from(e.l)).sum();
     let sum_lmax: u64 = scratch.mst.iter().map(|e| u64::from(e.lmax)).sum();
     if sum_lmax == 0 {
