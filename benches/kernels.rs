@@ -1,11 +1,14 @@
 //! Criterion benches of every kernel on realistic inputs: LePoD and DERP at 10, 30 and 80 tokens
 //! (80 % of tokens aligned with local reordering, as after a word aligner), the true score under
 //! a 50,000-rule table, dependency fitness, the language model of `tests/data/lm`, and Kendall
-//! tau_A, and METEOR's aligner on the Europarl pairs of `tests/data/meteor`. Run: `cargo bench
+//! tau_A, and METEOR's aligner on the Europarl pairs of `tests/data/meteor`; DERP also on the
+//! real parses of `data/europarl-sample`. Run: `cargo bench
 //! --bench kernels [-- FILTER]`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use pairmetrics::metrics::dep_fit::{self, Formula, TripleCounts};
+use datafusion::arrow::array::RecordBatch;
+use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use pairmetrics::metrics::derp::{self, Parse};
 use pairmetrics::metrics::rank::kendall_tau_a;
 use pairmetrics::metrics::true_score::{self, Identity, PhraseIndexBuilder};
@@ -139,6 +142,30 @@ fn derp(c: &mut Criterion) {
         });
         group.finish();
     }
+    // The bundled Europarl sample's real parses (spaCy) and alignments, as `score --arcs` sees
+    // them: sentences of every length, so the long ones weigh as they do in a corpus.
+    let sample = europarl_sample();
+    let mut group = c.benchmark_group("derp/europarl_sample");
+    group.throughput(Throughput::Elements(sample.len() as u64));
+    let labels: Vec<[Vec<&str>; 2]> = sample
+        .iter()
+        .map(|((_, sd), (_, td), _)| [sd, td].map(|d| d.iter().map(String::as_str).collect()))
+        .collect();
+    let mut scratch = derp::Scratch::default();
+    group.bench_function("derp", |b| {
+        b.iter(|| {
+            sample
+                .iter()
+                .zip(&labels)
+                .map(|(((sh, _), (th, _), links), [sd, td])| {
+                    let src = Parse { head: sh, deprel: sd };
+                    let tgt = Parse { head: th, deprel: td };
+                    derp::derp(src, tgt, links, &mut scratch).map_or(0.0, |d| d.score)
+                })
+                .sum::<f64>()
+        })
+    });
+    group.finish();
     // The worst 1,000-token pairs: every token aligned (the largest meta-graph the default
     // limit scores), as random trees and as chains (each token under the one before, so every
     // path is as long as it can be), labels at random so that no edit distance is trivial.
@@ -166,6 +193,35 @@ fn derp(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+/// Every pair of `data/europarl-sample` with its two parses and its links.
+fn europarl_sample() -> Vec<((Vec<i32>, Vec<String>), (Vec<i32>, Vec<String>), Vec<Link>)> {
+    use pairmetrics::arrow::read::{HeadLists, LinkLists, TokenLists};
+    let read = |name: &str| -> Vec<RecordBatch> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/europarl-sample").join(name);
+        let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap().map(Result::unwrap).collect()
+    };
+    let mut out = Vec::new();
+    // Both tables are in pair_id order, one row per pair, as `import` writes them.
+    for (arcs, alignments) in read("arcs.parquet").iter().zip(&read("alignments.parquet")) {
+        let column = |name: &str| arcs.column_by_name(name).unwrap();
+        let heads = [HeadLists::new("src_head", column("src_head")).unwrap(), HeadLists::new("tgt_head", column("tgt_head")).unwrap()];
+        let deprels = [TokenLists::new("src_deprel", column("src_deprel")).unwrap(), TokenLists::new("tgt_deprel", column("tgt_deprel")).unwrap()];
+        let links = LinkLists::new(alignments.column_by_name("links").unwrap()).unwrap();
+        for row in 0..arcs.num_rows() {
+            let (mut d, mut l) = (Vec::new(), Vec::new());
+            let mut side = |s: usize| -> Option<(Vec<i32>, Vec<String>)> {
+                deprels[s].row(row, &mut d).ok()?;
+                Some((heads[s].row(row).ok()?.to_vec(), d.iter().map(|x| x.to_string()).collect()))
+            };
+            if let (Some(src), Some(tgt), Ok(())) = (side(0), side(1), links.row(row, &mut l)) {
+                out.push((src, tgt, l));
+            }
+        }
+    }
+    out
 }
 
 /// Words w0..w1999, drawn roughly Zipfian (the square of a uniform draw favours small ids).

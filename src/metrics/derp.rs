@@ -7,11 +7,11 @@
 //! [`disparity`] of its two path [`Encoding`]s, take the minimum spanning tree under SPEC's edge
 //! order, and score `1 - sum(L) / sum(Lmax)` over its edges.
 //!
-//! Why it is fast: a path's chi and omega are suffixes of root chains cut at the lowest common
-//! ancestor, so the edit distances of all of a node's edges are read from one table of suffix
-//! distances per node ([`Weights`]), and Prim's algorithm weighs each edge once, when needed,
-//! instead of sorting all k^2/2 of them. [`disparity`] is the definition, for tests and
-//! explanations; the scorer gives the same values.
+//! Why it is fast: a path's chi and omega are the first steps of two climbs to the root, up to
+//! the lowest common ancestor, so one table of edit distances per node ([`PrefixDistances`])
+//! answers all its edges; every edge is weighed once, into a matrix of packed ranks, and Prim's
+//! algorithm takes the tree from it with no sort of all k^2/2 edges. [`disparity`] is the
+//! definition, for tests and explanations; the scorer gives the same values.
 
 use std::fmt;
 use std::ops::{BitOr, Shl, Shr};
@@ -229,25 +229,23 @@ impl Tree {
         }
     }
 
-    /// Push the labels from the root down to `token` (its root chain's edges, root first).
-    fn push_chain(&self, token: u32, out: &mut Vec<u32>) {
-        let begin = out.len();
+    /// Push the labels from `token` up to the root: its root chain's edges, nearest first.
+    fn push_climb(&self, token: u32, out: &mut Vec<u32>) {
         let mut node = token;
         while node != NONE {
             out.push(self.label[node as usize]);
             node = self.parent[node as usize];
         }
-        out[begin..].reverse();
     }
 
-    /// `out[i * k + j]`: the depth of the lowest common ancestor of `tokens[i]` and `tokens[j]`
-    /// (0 across the trees of a forest), for k tokens. In preorder, the shallowest token after
-    /// the first of two and up to the second is a child of their common ancestor, so one running
-    /// minimum per token, over the gaps between the tokens in preorder, gives its whole row.
+    /// `out[i * k + j]` for every `i < j`: the depth of the lowest common ancestor of
+    /// `tokens[i]` and `tokens[j]` (0 across the trees of a forest), for k tokens. In preorder,
+    /// the shallowest token after the first of two and up to the second is a child of their
+    /// common ancestor, so one running minimum per token, over the gaps between the tokens in
+    /// preorder, gives all its pairs.
     fn lca_depths(&self, tokens: &[u32], work: &mut LcaWork, out: &mut Vec<u32>) {
         let k = tokens.len();
-        out.clear();
-        out.resize(k * k, 0);
+        grow(out, k * k, 0);
         let LcaWork { order, gap } = work;
         order.clear();
         order.extend(0..k as u32);
@@ -259,16 +257,12 @@ impl Tree {
             gap.push(self.depth_in_preorder[from as usize + 1..=to as usize].iter().copied().min().unwrap_or(u32::MAX));
         }
         for (a, &i) in order.iter().enumerate() {
-            let i = i as usize;
-            let token = tokens[i];
-            out[i * k + i] = self.depth(token);
             let mut shallowest = u32::MAX;
-            for (b, &j) in order.iter().enumerate().skip(a + 1) {
-                shallowest = shallowest.min(gap[b]);
+            for (&j, &gap) in order[a + 1..].iter().zip(&gap[a + 1..]) {
+                shallowest = shallowest.min(gap);
                 // No token between them: the same token twice (counterparts can repeat).
-                let d = if shallowest == u32::MAX { self.depth(token) } else { shallowest - 1 };
-                out[i * k + j as usize] = d;
-                out[j as usize * k + i] = d;
+                let d = if shallowest == u32::MAX { self.depth(tokens[i as usize]) } else { shallowest - 1 };
+                out[i.min(j) as usize * k + i.max(j) as usize] = d;
             }
         }
     }
@@ -330,38 +324,44 @@ fn levenshtein<T: PartialEq>(a: &[T], b: &[T]) -> u32 {
     row[b.len()]
 }
 
-/// Edit distances between every suffix of one label chain and every suffix of another:
-/// `get(x, y) = lev(a[x..], b[y..])`. A meta-graph node's chi (and omega) against its
-/// counterpart's is always such a pair of suffixes, cut where the lowest common ancestor is, so
-/// one table per node answers all its edges.
+/// Edit distances between every prefix of one label sequence and every prefix of another:
+/// `get(x, y) = lev(a[..x], b[..y])`, the whole Wagner-Fischer table. Given two climbs to the
+/// root, it holds the distance of the paths up to any pair of ancestors: lev is the same read
+/// backwards, so these are SPEC's chi (and omega) against its counterpart's.
 #[derive(Debug, Default)]
-struct SuffixDistances {
+struct PrefixDistances {
     width: usize,
     cells: Vec<u32>,
 }
 
-impl SuffixDistances {
+impl PrefixDistances {
     fn fill(&mut self, a: &[u32], b: &[u32]) {
         let width = b.len() + 1;
         self.width = width;
-        self.cells.clear();
-        self.cells.resize((a.len() + 1) * width, 0);
+        grow(&mut self.cells, (a.len() + 1) * width, 0);
         let cells = &mut self.cells;
-        for y in 0..width {
-            cells[a.len() * width + y] = (b.len() - y) as u32;
+        for (y, cell) in cells[..width].iter_mut().enumerate() {
+            *cell = y as u32;
         }
-        for x in (0..a.len()).rev() {
-            let (row, below) = cells[x * width..(x + 2) * width].split_at_mut(width);
-            row[b.len()] = (a.len() - x) as u32;
-            for y in (0..b.len()).rev() {
-                let substitute = below[y + 1] + u32::from(a[x] != b[y]);
-                row[y] = substitute.min(below[y] + 1).min(row[y + 1] + 1);
+        for (x, &label) in a.iter().enumerate() {
+            let (above, row) = cells[x * width..(x + 2) * width].split_at_mut(width);
+            row[0] = x as u32 + 1;
+            for (y, &other) in b.iter().enumerate() {
+                row[y + 1] = (above[y] + u32::from(label != other)).min(above[y + 1] + 1).min(row[y] + 1);
             }
         }
     }
 
     fn get(&self, x: u32, y: u32) -> u32 {
         self.cells[x as usize * self.width + y as usize]
+    }
+}
+
+/// Make `v` at least `len` long. The matrices are written before they are read, so growing is
+/// all they need between pairs: no clearing.
+fn grow<T: Copy>(v: &mut Vec<T>, len: usize, fill: T) {
+    if v.len() < len {
+        v.resize(len, fill);
     }
 }
 
@@ -372,15 +372,6 @@ pub struct Edge {
     pub b: u32,
     pub l: u32,
     pub lmax: u32,
-}
-
-impl Edge {
-    /// SPEC's order of edges: L ascending, then Lmax descending, then (a, b). It is total, so the
-    /// minimum spanning tree under it is unique, and sum(L) is the minimum and, among minimum
-    /// trees, sum(Lmax) the maximum.
-    fn rank(&self) -> u128 {
-        u128::pack(self.l, self.lmax, self.a as usize, self.b as usize)
-    }
 }
 
 /// A pair's DERP score and how it arose; the spanning tree's edges are in [`Scratch::mst`].
@@ -406,33 +397,29 @@ pub struct Scratch {
     degree: [Vec<u32>; 2],
     /// (token of the meta-graph's side, its counterpart in the other tree), ascending.
     nodes: Vec<(u32, u32)>,
-    /// The weights of the last pair scored, as k x k matrices over the nodes (row-major).
     weights: Weights,
+    /// Every edge's rank and the spanning tree: in u32 for any real sentence (the fast path),
+    /// in u128 for any pair. `wide` says which holds the last pair.
+    narrow: Ranks<u32>,
+    wide: Ranks<u128>,
+    last_wide: bool,
     mst: Vec<Edge>,
-    /// Prim's state (see [`prim`]).
-    best64: Vec<u64>,
-    best128: Vec<u128>,
 }
 
-/// What every edge's (L, Lmax) is made of, for k meta-graph nodes.
+/// What the edges' weights are made of, for k meta-graph nodes.
 #[derive(Debug, Default)]
 struct Weights {
-    k: usize,
-    /// Depth of the lowest common ancestor of nodes i and j in the meta-graph's tree, and of
-    /// their counterparts in the other tree.
+    /// `lca[0][i * k + j]`, `i < j`: depth of the lowest common ancestor of nodes i and j in the
+    /// meta-graph's tree; `lca[1]`: of their counterparts in the other tree.
     lca: [Vec<u32>; 2],
-    /// `half[i * k + j]`: lev of node i's path up to that ancestor against its counterpart's, so
-    /// that an edge's L is `half[i][j] + half[j][i]` plus the direction.
-    half: Vec<u32>,
-    /// Every edge's L and Lmax, as symmetric k x k matrices.
-    l: Vec<u32>,
-    lmax: Vec<u32>,
     /// Depth of each node (in its tree) and of its counterpart (in the other).
     depth: [Vec<u32>; 2],
-    chains: [Vec<u32>; 2],
+    /// `share[j * k + i]`, `j < i`: node i's part of edge (j, i)'s L, until node j adds its own.
+    share: Vec<u32>,
+    climbs: [Vec<u32>; 2],
+    table: PrefixDistances,
     tokens: Vec<u32>,
     lca_work: LcaWork,
-    table: SuffixDistances,
 }
 
 /// Buffers of [`Tree::lca_depths`].
@@ -443,11 +430,17 @@ struct LcaWork {
 }
 
 impl Weights {
-    /// L and Lmax of every pair of nodes (eq. 5.5), or 0 and 0 when they share a counterpart
-    /// (eq. 5.6), from two trees and the nodes' (token, counterpart), in sentence order.
-    fn compute(&mut self, trees: [&Tree; 2], nodes: &[(u32, u32)]) {
+    /// Every edge's [`Rank`] (its L and Lmax with its ends) into the symmetric k x k matrix
+    /// `ranks`, from two trees and the nodes' (token, counterpart) in sentence order: eq. 5.5,
+    /// or L = Lmax = 0 when the two share a counterpart (eq. 5.6).
+    ///
+    /// Edge (i, j)'s L is the distance of node i's path up to the common ancestor against its
+    /// counterpart's, the same for j, and 1 when their orders differ. Each node's paths to every
+    /// ancestor come from one table ([`PrefixDistances`] of its two climbs), so nodes are taken
+    /// from the last: node i's table completes its edges to the nodes after it and leaves its
+    /// share of the edges to the nodes before it.
+    fn rank<R: Rank>(&mut self, trees: [&Tree; 2], nodes: &[(u32, u32)], ranks: &mut Vec<R>) {
         let k = nodes.len();
-        self.k = k;
         for (side, tree) in trees.into_iter().enumerate() {
             let token = |&(n, c): &(u32, u32)| if side == 0 { n } else { c };
             self.depth[side].clear();
@@ -456,43 +449,36 @@ impl Weights {
             self.tokens.extend(nodes.iter().map(token));
             tree.lca_depths(&self.tokens, &mut self.lca_work, &mut self.lca[side]);
         }
-        self.half.clear();
-        self.half.resize(k * k, 0);
-        for (i, &(n, c)) in nodes.iter().enumerate() {
+        grow(&mut self.share, k * k, 0);
+        grow(ranks, k * k, R::ZERO);
+        let Weights { lca: [lca0, lca1], depth: [depth0, depth1], share, climbs, table, .. } = self;
+        let (depth0, depth1) = (&depth0[..k], &depth1[..k]);
+        for (i, &(n, c)) in nodes.iter().enumerate().rev() {
             for (side, token) in [(0, n), (1, c)] {
-                self.chains[side].clear();
-                trees[side].push_chain(token, &mut self.chains[side]);
+                climbs[side].clear();
+                trees[side].push_climb(token, &mut climbs[side]);
             }
-            self.table.fill(&self.chains[0], &self.chains[1]);
-            for j in 0..k {
-                self.half[i * k + j] = self.table.get(self.lca[0][i * k + j], self.lca[1][i * k + j]);
+            table.fill(&climbs[0], &climbs[1]);
+            let (d0, d1) = (depth0[i], depth1[i]);
+            for at in (i..i * k).step_by(k) {
+                share[at] = table.get(d0 - lca0[at], d1 - lca1[at]);
             }
-        }
-        self.l.clear();
-        self.l.resize(k * k, 0);
-        self.lmax.clear();
-        self.lmax.resize(k * k, 0);
-        for (i, &(_, cn)) in nodes.iter().enumerate() {
+            let row = i * k..(i + 1) * k;
+            let (lca0, lca1, share, ranks_row) = (&lca0[row.clone()], &lca1[row.clone()], &share[row.clone()], &mut ranks[row]);
             for (j, &(_, cm)) in nodes.iter().enumerate().skip(i + 1) {
-                let (l, lmax) = if cn == cm {
+                let (x, y) = (lca0[j], lca1[j]);
+                let up = |node: usize| (depth0[node] - x).max(depth1[node] - y);
+                let (l, lmax) = if c == cm {
                     (0, 0)
                 } else {
-                    let at = i * k + j;
-                    let (x, y) = (self.lca[0][at], self.lca[1][at]);
-                    let up = |node: usize| (self.depth[0][node] - x).max(self.depth[1][node] - y);
-                    (self.half[at] + self.half[j * k + i] + u32::from(cn > cm), up(i) + 1 + up(j))
+                    (table.get(d0 - x, d1 - y) + share[j] + u32::from(c > cm), up(i) + 1 + up(j))
                 };
-                (self.l[i * k + j], self.l[j * k + i]) = (l, l);
-                (self.lmax[i * k + j], self.lmax[j * k + i]) = (lmax, lmax);
+                ranks_row[j] = R::pack(l, lmax, i, j);
+            }
+            for j in i + 1..k {
+                ranks[j * k + i] = ranks[i * k + j];
             }
         }
-    }
-
-    /// The edge between nodes i and j.
-    fn edge(&self, nodes: &[(u32, u32)], i: usize, j: usize) -> Edge {
-        let (i, j) = (i.min(j), i.max(j));
-        let at = i * self.k + j;
-        Edge { a: nodes[i].0, b: nodes[j].0, l: self.l[at], lmax: self.lmax[at] }
     }
 }
 
@@ -500,7 +486,11 @@ impl Scratch {
     /// Every meta-graph edge of the last pair scored, by (a, b): for explaining and testing.
     pub fn edges(&self) -> Vec<Edge> {
         let k = self.nodes.len();
-        (0..k).flat_map(|i| (i + 1..k).map(move |j| (i, j))).map(|(i, j)| self.weights.edge(&self.nodes, i, j)).collect()
+        let edge = |at: usize| match self.last_wide {
+            false => self.narrow.matrix[at].edge(&self.nodes),
+            true => self.wide.matrix[at].edge(&self.nodes),
+        };
+        (0..k).flat_map(|i| (i + 1..k).map(move |j| i * k + j)).map(edge).collect()
     }
 
     /// The minimum spanning tree of the last pair scored, in SPEC's edge order (the order
@@ -565,19 +555,26 @@ impl Scratch {
         }
         Side::Src
     }
+}
 
-    /// Prim's algorithm on the complete meta-graph, O(k^2) with no list of all edges, under
-    /// SPEC's total edge order: the same unique tree Kruskal's algorithm finds. Its edges are
-    /// then put in that order, the order Kruskal takes them. Ranks fit in a u64 for any real
-    /// sentence (the u64 loop is the fast one); u128 holds any pair.
-    fn spanning_tree(&mut self, deepest: u64) {
-        let k = self.nodes.len();
-        if k <= 1 << 16 && 2 * deepest + 1 < 1 << 16 {
-            prim::<u64>(&self.nodes, &self.weights, &mut self.best64, &mut self.mst);
-        } else {
-            prim::<u128>(&self.nodes, &self.weights, &mut self.best128, &mut self.mst);
-        }
-        self.mst.sort_unstable_by_key(Edge::rank);
+/// The ranks of one pair's edges and its spanning tree, in one integer width.
+#[derive(Debug, Default)]
+struct Ranks<R> {
+    /// Symmetric k x k: the rank of the edge between nodes i and j.
+    matrix: Vec<R>,
+    /// Prim's state (see [`prim`]).
+    best: Vec<R>,
+    /// The spanning tree's edges, in SPEC's order.
+    tree: Vec<R>,
+}
+
+impl<R: Rank> Ranks<R> {
+    /// Weigh every edge and take the minimum spanning tree, into `mst`.
+    fn spanning_tree(&mut self, weights: &mut Weights, trees: [&Tree; 2], nodes: &[(u32, u32)], mst: &mut Vec<Edge>) {
+        weights.rank(trees, nodes, &mut self.matrix);
+        prim(&self.matrix, nodes.len(), &mut self.best, &mut self.tree);
+        mst.clear();
+        mst.extend(self.tree.iter().map(|rank| rank.edge(nodes)));
     }
 }
 
@@ -587,18 +584,32 @@ trait Rank: Copy + Ord + From<u32> + BitOr<Output = Self> + Shl<u32, Output = Se
     const MAX: Self;
     const ZERO: Self;
     const FIELD: u32;
+    const MASK: u32 = u32::MAX >> (32 - Self::FIELD);
     fn low_u32(self) -> u32;
+
+    /// Whether the edges of k nodes, none deeper than `deepest`, fit: Lmax is at most
+    /// `2 * deepest + 1`, and L at most Lmax.
+    fn holds(k: usize, deepest: u64) -> bool {
+        k as u64 <= u64::from(Self::MASK) + 1 && 2 * deepest + 1 <= u64::from(Self::MASK)
+    }
 
     fn pack(l: u32, lmax: u32, i: usize, j: usize) -> Self {
         let field = |x: u32, at: u32| Self::from(x) << (at * Self::FIELD);
-        let mask = u32::MAX >> (32 - Self::FIELD);
-        field(l, 3) | field(mask - lmax, 2) | field(i.min(j) as u32, 1) | field(i.max(j) as u32, 0)
+        field(l, 3) | field(Self::MASK - lmax, 2) | field(i.min(j) as u32, 1) | field(i.max(j) as u32, 0)
+    }
+
+    fn field(self, at: u32) -> u32 {
+        (self >> (at * Self::FIELD)).low_u32() & Self::MASK
     }
 
     /// The two ends of a packed edge.
     fn ends(self) -> (usize, usize) {
-        let mask = u32::MAX >> (32 - Self::FIELD);
-        (((self >> Self::FIELD).low_u32() & mask) as usize, (self.low_u32() & mask) as usize)
+        (self.field(1) as usize, self.field(0) as usize)
+    }
+
+    fn edge(self, nodes: &[(u32, u32)]) -> Edge {
+        let (i, j) = self.ends();
+        Edge { a: nodes[i].0, b: nodes[j].0, l: self.field(3), lmax: Self::MASK - self.field(2) }
     }
 }
 
@@ -614,34 +625,34 @@ macro_rules! rank {
         }
     };
 }
-rank!(u64, 16);
+rank!(u32, 8);
 rank!(u128, 32);
 
-/// Prim's algorithm, each step one branch-free pass over the joined node's row: `best[j]` is
-/// the rank of the cheapest edge from the tree to node j, or MAX once j is in the tree
-/// (`done[j]` is then MAX, and OR-ing it keeps it there). The cheapest of them is the next edge;
-/// its rank names its ends.
-fn prim<R: Rank>(nodes: &[(u32, u32)], weights: &Weights, best: &mut Vec<R>, mst: &mut Vec<Edge>) {
-    let k = nodes.len();
+/// Prim's algorithm on the complete meta-graph, O(k^2) with no list of all edges, under SPEC's
+/// total edge order: the same unique tree Kruskal's algorithm finds, left in `tree` in the order
+/// Kruskal takes its edges. Each step is one branch-free pass over the joined node's row:
+/// `best[j]` is the rank of the cheapest edge from the tree to node j, or MAX once j is in the
+/// tree (`done[j]` is then MAX, and OR-ing it keeps it there). The cheapest of them is the next
+/// edge; its rank names its ends.
+fn prim<R: Rank>(ranks: &[R], k: usize, best: &mut Vec<R>, tree: &mut Vec<R>) {
     best.clear();
     best.resize(2 * k, R::MAX);
     let (best, done) = best.split_at_mut(k);
     done.fill(R::ZERO);
-    mst.clear();
+    tree.clear();
     let mut joined = 0;
     for _ in 1..k {
         done[joined] = R::MAX;
-        let (l, lmax) = (&weights.l[joined * k..(joined + 1) * k], &weights.lmax[joined * k..(joined + 1) * k]);
         let mut cheapest = R::MAX;
-        for j in 0..k {
-            let rank = R::pack(l[j], lmax[j], joined, j);
-            best[j] = best[j].min(rank) | done[j];
-            cheapest = cheapest.min(best[j]);
+        for ((best, &rank), &done) in best.iter_mut().zip(&ranks[joined * k..(joined + 1) * k]).zip(&*done) {
+            *best = (*best).min(rank) | done;
+            cheapest = cheapest.min(*best);
         }
+        tree.push(cheapest);
         let (i, j) = cheapest.ends();
-        mst.push(weights.edge(nodes, i, j));
         joined = if done[i] == R::MAX { j } else { i };
     }
+    tree.sort_unstable();
 }
 
 /// DERP of a pair: `src` is the reference tree D, `tgt` the hypothesis D', `links` 0-based
@@ -672,8 +683,12 @@ pub fn derp_within(src: Parse, tgt: Parse, links: &[Link], max_nodes: usize, scr
     if deepest > max_nodes as u64 {
         return Err(DerpError::TooDeep { depth: deepest as u32, limit: max_nodes });
     }
-    scratch.weights.compute(trees, &scratch.nodes);
-    scratch.spanning_tree(deepest);
+    scratch.last_wide = !u32::holds(nodes, deepest);
+    let (weights, mst) = (&mut scratch.weights, &mut scratch.mst);
+    match scratch.last_wide {
+        false => scratch.narrow.spanning_tree(weights, trees, &scratch.nodes, mst),
+        true => scratch.wide.spanning_tree(weights, trees, &scratch.nodes, mst),
+    }
     let sum_l: u64 = scratch.mst.iter().map(|e| u64::from(e.l)).sum();
     let sum_lmax: u64 = scratch.mst.iter().map(|e| u64::from(e.lmax)).sum();
     if sum_lmax == 0 {
@@ -738,7 +753,7 @@ mod tests {
     #[test]
     fn wide_ranks_give_the_same_tree() {
         // A chain and a tree of mixed labels, all aligned: the u128 ranks (for pairs past any
-        // real sentence) must take the tree the u64 ranks take, edge for edge.
+        // real sentence) must weigh every edge as the u32 ranks do and take the same tree.
         let head: Vec<i32> = (0..40).map(|i| if i == 0 { 0 } else { (i * 7 + 3) % i + 1 }).collect();
         let chain: Vec<i32> = (0..40).collect();
         let labels = ["a", "b", "c", "d", "e"];
@@ -746,10 +761,12 @@ mod tests {
         let links: Vec<Link> = (0..40).map(|i| (i, (i * 11) % 40)).collect();
         let mut scratch = Scratch::default();
         derp(parse(&head, &d1), parse(&chain, &d2), &links, &mut scratch).unwrap();
-        let narrow = scratch.mst().to_vec();
-        prim::<u128>(&scratch.nodes, &scratch.weights, &mut scratch.best128, &mut scratch.mst);
-        scratch.mst.sort_unstable_by_key(Edge::rank);
-        assert_eq!(scratch.mst, narrow);
+        assert!(!scratch.last_wide);
+        let (narrow_edges, narrow_tree) = (scratch.edges(), scratch.mst().to_vec());
+        let trees = [&scratch.trees[0], &scratch.trees[1]];
+        scratch.wide.spanning_tree(&mut scratch.weights, trees, &scratch.nodes, &mut scratch.mst);
+        scratch.last_wide = true;
+        assert_eq!((scratch.edges(), scratch.mst().to_vec()), (narrow_edges, narrow_tree));
     }
 
     #[test]
