@@ -152,7 +152,7 @@ fn derp(c: &mut Criterion) {
         .map(|((_, sd), (_, td), _)| [sd, td].map(|d| d.iter().map(String::as_str).collect()))
         .collect();
     let mut scratch = derp::Scratch::default();
-    group.bench_function("derp", |b| {
+    group.bench_function(BenchmarkId::new("pairs", sample.len()), |b| {
         b.iter(|| {
             sample
                 .iter()

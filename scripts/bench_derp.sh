@@ -10,6 +10,7 @@
 #
 # BEFORE, when given, is another build (an older commit, say) measured in the same run on the
 # same files; its `score` output must have the same derp and derp_problem columns, row by row.
+# BEFORE_LABEL says in BENCHMARKS.md what it is ("the kernel of 1e4465d").
 # Needs: a Rust toolchain, GNU time, bc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,11 +62,12 @@ for n in $SIZES; do
 done
 
 # The kernel: pairs per second of one core (criterion's bencher lines: ns per iteration; the
-# 30-token bench scores 200 pairs an iteration, the 1,000-token ones one pair).
+# 10-, 30- and 80-token benches score 200 pairs an iteration, the sample's bench as many as its
+# name says, the 1,000-token ones one pair).
 cargo bench --quiet --bench kernels -- --output-format bencher 'derp/' 2> /dev/null | grep '^test' > "$DIR/kernel.txt"
 
 section=$DIR/section.md
-python3 - "$DIR/kernel.txt" "$(git rev-parse --short HEAD)" "${BEFORE:+yes}" "$REPEAT" "${rows[@]}" > "$section" <<'PY'
+python3 - "$DIR/kernel.txt" "$(git rev-parse --short HEAD)" "${BEFORE:+${BEFORE_LABEL:-$BEFORE}}" "$REPEAT" "${rows[@]}" > "$section" <<'PY'
 import re, sys
 kernel_file, commit, before, repeat = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 rows = [r.split() for r in sys.argv[5:]]
@@ -77,8 +79,7 @@ print(f"pairmetrics {commit}, release build, 2 cores; corpora from `generate_cor
 print(f"pairs, alignments and parses). Each job ran {repeat} time(s): the median wall and CPU time (user +")
 print("system), the largest peak RSS. `CPU vs led+pod` divides by `score led+pod`'s CPU time on the")
 print("same corpus in the same run.", end="")
-print(" `before` is the previous kernel (Kruskal over all edges, edit distances per edge), whose derp"
-      "\nand derp_problem columns the new output equals row by row." if before else "")
+print(f" `before` is {before}, whose derp and derp_problem columns\nthe new output equals row by row." if before else "")
 print()
 print("| pairs | job | wall | pairs/s | CPU | CPU vs led+pod | peak RSS |")
 print("|---|---|---|---|---|---|---|")
@@ -96,7 +97,8 @@ for line in open(kernel_file):
     if not m:
         continue
     name, ns = m.group(1), int(m.group(2).replace(",", ""))
-    per_iter = 200 if "_tokens/" in name and "1000_tokens" not in name else 1
+    sample = re.search(r"/pairs/(\d+)$", name)
+    per_iter = int(sample.group(1)) if sample else 200 if "_tokens/" in name and "1000_tokens" not in name else 1
     rate = f"{per_iter / ns * 1e9:,.0f} pairs/s" if per_iter > 1 else f"{ns / 1e6:.1f} ms a pair"
     print(f"| `{name}` | {ns / 1e6:.3f} ms | {rate} |")
 print("<!-- /derp -->")
