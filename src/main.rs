@@ -764,7 +764,7 @@ struct TuningArgs {
     memory_limit: Option<usize>,
     /// DERP's per-pair size limit: a pair with more aligned nodes, or an aligned word deeper in
     /// its tree, gets NULL and a reason (default 1000; the cost grows with the square of the
-    /// nodes and of the depth). In SQL:
+    /// nodes and of the depth; at most 32767, more means 32767). In SQL:
     /// SET pairmetrics.derp_max_nodes = N.
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     derp_max_nodes: Option<usize>,

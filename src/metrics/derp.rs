@@ -26,6 +26,11 @@ use super::{Link, Side};
 /// comes near.
 pub const MAX_NODES: usize = 1000;
 
+/// The largest size limit honoured, whatever [`derp_within`] is given: edges are ranked in a u64
+/// (16 bits for each end and for L and Lmax, which is at most twice the depth plus one), and a
+/// pair this large already takes 8 GiB of ranks.
+pub const MAX_NODES_CEILING: usize = (1 << 15) - 1;
+
 /// Marks a root's parent, and a path not yet computed.
 const NONE: u32 = u32::MAX;
 
@@ -399,9 +404,9 @@ pub struct Scratch {
     nodes: Vec<(u32, u32)>,
     weights: Weights,
     /// Every edge's rank and the spanning tree: in u32 for any real sentence (the fast path),
-    /// in u128 for any pair. `wide` says which holds the last pair.
+    /// in u64 for any pair within [`MAX_NODES_CEILING`]. `last_wide` says which holds the last pair.
     narrow: Ranks<u32>,
-    wide: Ranks<u128>,
+    wide: Ranks<u64>,
     last_wide: bool,
     mst: Vec<Edge>,
 }
@@ -626,7 +631,7 @@ macro_rules! rank {
     };
 }
 rank!(u32, 8);
-rank!(u128, 32);
+rank!(u64, 16);
 
 /// Prim's algorithm on the complete meta-graph, O(k^2) with no list of all edges, under SPEC's
 /// total edge order: the same unique tree Kruskal's algorithm finds, left in `tree` in the order
@@ -662,8 +667,10 @@ pub fn derp(src: Parse, tgt: Parse, links: &[Link], scratch: &mut Scratch) -> Re
 }
 
 /// [`derp`] of a pair of at most `max_nodes` aligned nodes, none deeper than `max_nodes`; more
-/// is [`DerpError::TooManyNodes`] or [`DerpError::TooDeep`].
+/// is [`DerpError::TooManyNodes`] or [`DerpError::TooDeep`]. `max_nodes` past
+/// [`MAX_NODES_CEILING`] is the ceiling.
 pub fn derp_within(src: Parse, tgt: Parse, links: &[Link], max_nodes: usize, scratch: &mut Scratch) -> Result<Derp, DerpError> {
+    let max_nodes = max_nodes.min(MAX_NODES_CEILING);
     scratch.build_trees(src, tgt)?;
     scratch.read_links(links)?;
     let side = scratch.select_nodes();
@@ -752,7 +759,7 @@ mod tests {
 
     #[test]
     fn wide_ranks_give_the_same_tree() {
-        // A chain and a tree of mixed labels, all aligned: the u128 ranks (for pairs past any
+        // A chain and a tree of mixed labels, all aligned: the u64 ranks (for pairs past any
         // real sentence) must weigh every edge as the u32 ranks do and take the same tree.
         let head: Vec<i32> = (0..40).map(|i| if i == 0 { 0 } else { (i * 7 + 3) % i + 1 }).collect();
         let chain: Vec<i32> = (0..40).collect();
@@ -778,6 +785,15 @@ mod tests {
         let too_deep = derp_within(parse(&chain, &labels), parse(&chain, &labels), &links, 20, &mut scratch);
         assert_eq!(too_deep, Err(DerpError::TooDeep { depth: 30, limit: 20 }));
         assert!(derp_within(parse(&chain, &labels), parse(&chain, &labels), &links, 30, &mut scratch).is_ok());
+    }
+
+    #[test]
+    fn the_limit_stops_at_its_ceiling() {
+        let len = MAX_NODES_CEILING + 1;
+        let (head, labels) = (vec![0; len], vec!["root"; len]);
+        let links: Vec<Link> = (0..len as u32).map(|i| (i, i)).collect();
+        let result = derp_within(parse(&head, &labels), parse(&head, &labels), &links, usize::MAX, &mut Scratch::default());
+        assert_eq!(result, Err(DerpError::TooManyNodes { nodes: len, limit: MAX_NODES_CEILING }));
     }
 
     #[test]

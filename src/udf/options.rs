@@ -12,7 +12,8 @@ extensions_options! {
     pub struct PairmetricsOptions {
         /// DERP's per-pair size limit: a pair with more aligned nodes, or an aligned word deeper
         /// in its tree, gets NULL and a reason (the meta-graph is complete, so the cost grows
-        /// with the square of the nodes, and each word's table with the square of its depth).
+        /// with the square of the nodes, and each word's table with the square of its depth). At
+        /// most [`derp::MAX_NODES_CEILING`]; more means the ceiling.
         pub derp_max_nodes: usize, default = derp::MAX_NODES
     }
 }
