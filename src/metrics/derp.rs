@@ -585,6 +585,8 @@ impl<R: Rank> Ranks<R> {
 
 /// An edge's place in SPEC's order, packed in one integer of four equal fields: L, then Lmax
 /// reversed, then the two ends (node indices in sentence order, or positions: they order alike).
+/// The order is total, so the minimum spanning tree under it is unique: sum(L) is the minimum
+/// and, among minimum trees, sum(Lmax) the maximum.
 trait Rank: Copy + Ord + From<u32> + BitOr<Output = Self> + Shl<u32, Output = Self> + Shr<u32, Output = Self> {
     const MAX: Self;
     const ZERO: Self;
