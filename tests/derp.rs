@@ -577,13 +577,23 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Trees longer than any proptest above, with long paths between the aligned words.
+    #[test]
+    fn the_scorer_agrees_on_pairs_past_64_tokens((src, tgt, links) in one_to_one(100)) {
+        check_against_reference(&src, &tgt, &links, &mut Scratch::default())?;
+    }
+}
+
 #[test]
 fn one_scratch_scores_pairs_of_every_size_alike() {
     // Buffers grown by a long pair must not leak into a shorter one.
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let mut shared = Scratch::default();
-    for _ in 0..300 {
-        let (src, tgt, links) = pair(30).new_tree(&mut runner).unwrap().current();
+    for i in 0..300 {
+        let (src, tgt, links) = pair(if i % 2 == 0 { 30 } else { 80 }).new_tree(&mut runner).unwrap().current();
         check_against_reference(&src, &tgt, &links, &mut shared).unwrap();
     }
 }
