@@ -1,6 +1,7 @@
 //! The one integration-test binary: SQL end to end, the CLI, and the reference vectors.
 
 mod bad_input;
+mod bleu;
 mod chrf;
 mod cli;
 #[cfg(feature = "cluster")]

@@ -10,6 +10,8 @@
 //! - for an order the reference has no n-grams of, the hypothesis' n-grams count as 0;
 //! - the floating-point operations run in sacrebleu's order.
 
+use super::is_python_whitespace;
+
 /// sacrebleu's defaults: character order 6, β = 2.
 pub const CHAR_ORDER: usize = 6;
 pub const BETA: f64 = 2.0;
@@ -26,11 +28,6 @@ pub struct Scratch {
 struct Positions {
     hyp: Vec<u32>,
     reference: Vec<u32>,
-}
-
-/// Whitespace as Python's `str.split()` sees it.
-fn is_python_whitespace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// chrF of `hyp` against `reference` on sacrebleu's 0–100 scale. Each side is given as pieces

@@ -1,5 +1,6 @@
 //! Metric kernels: plain Rust, no Arrow, no I/O.
 
+pub mod bleu;
 pub mod chrf;
 pub mod dep_fit;
 pub mod derp;
@@ -18,6 +19,13 @@ pub mod true_score;
 pub mod word_accuracy;
 
 use std::fmt;
+
+/// Whitespace as Python's `str.split()` and `str.strip()` see it: Rust's `char::is_whitespace`
+/// and U+001C..U+001F (Python counts the information separators as whitespace). sacrebleu's
+/// metrics split on it.
+pub fn is_python_whitespace(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
 
 /// A word-alignment link: (position in the first sentence, position in the second), 0-based.
 pub type Link = (u32, u32);

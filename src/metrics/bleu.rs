@@ -1,0 +1,456 @@
+//! BLEU (Papineni et al. 2002) exactly as sacrebleu 2.6 computes it (Post 2018): its tokenisers,
+//! a segment's sufficient statistics (the two lengths, then matched and total n-grams per order),
+//! the score of summed statistics (a corpus score is not a mean of sentence scores), smoothing,
+//! effective order and signature. Plain Rust: no Arrow here.
+//!
+//! The decisions that make it equal to sacrebleu to the last bit:
+//! - text is Unicode code points, split where Python's `str.split()` splits
+//!   ([`is_python_whitespace`]); lowercasing is Unicode's, as Python's `str.lower()`;
+//! - the 13a tokeniser's four regular expressions run one after the other, each left to right
+//!   without overlaps, as `re.sub` runs them, on the line with a space added at each end;
+//! - a reference n-gram counts as often as it occurs in the one reference that has it most; the
+//!   reference length is the one closest to the hypothesis length, the shorter on a tie;
+//! - floating-point operations run in sacrebleu's order.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use super::intern::Interner;
+use super::is_python_whitespace;
+
+/// The sacrebleu release whose BLEU this is, as signatures name it.
+pub const SACREBLEU_VERSION: &str = "2.6.0";
+
+/// sacrebleu's default maximum n-gram order.
+pub const MAX_ORDER: usize = 4;
+
+/// The largest n-gram order accepted: sacrebleu has no limit, but nobody uses more.
+pub const MAX_ORDER_LIMIT: usize = 16;
+
+/// How text is split into words before n-grams are counted (sacrebleu's `--tokenize`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tokenizer {
+    /// `13a`, mteval-v13a's tokenisation, WMT's standard and sacrebleu's default.
+    Mteval13a,
+    /// `char`: every character a word.
+    Char,
+    /// `none`: the text as given, split on whitespace.
+    None,
+}
+
+impl Tokenizer {
+    /// The name sacrebleu gives it, in `--tokenize` and in signatures.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokenizer::Mteval13a => "13a",
+            Tokenizer::Char => "char",
+            Tokenizer::None => "none",
+        }
+    }
+}
+
+impl FromStr for Tokenizer {
+    type Err = BleuError;
+
+    fn from_str(name: &str) -> Result<Self, BleuError> {
+        match name {
+            "13a" => Ok(Tokenizer::Mteval13a),
+            "char" => Ok(Tokenizer::Char),
+            "none" => Ok(Tokenizer::None),
+            "intl" | "zh" | "ja-mecab" | "ko-mecab" | "spm" | "flores101" | "flores200" | "spBLEU-1K" => {
+                Err(BleuError::UnsupportedTokenizer(name.to_string()))
+            }
+            _ => Err(BleuError::UnknownTokenizer(name.to_string())),
+        }
+    }
+}
+
+/// What a precision of zero matches becomes (Chen and Cherry 2014), sacrebleu's `--smooth-method`
+/// with its `--smooth-value`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Smoothing {
+    /// `none`: it stays 0, and so does the score.
+    None,
+    /// `floor`: the matches count as this (default 0.1).
+    Floor(f64),
+    /// `add-k`: this (default 1) is added to the matches and totals of orders 2 and up.
+    AddK(f64),
+    /// `exp`: 1 / 2^k for the k-th order without matches (mteval-v13a's; the default).
+    Exp,
+}
+
+impl Smoothing {
+    /// The method named as sacrebleu names it, with its value or sacrebleu's default for it.
+    pub fn new(method: &str, value: Option<f64>) -> Result<Self, BleuError> {
+        match method {
+            "none" => Ok(Smoothing::None),
+            "floor" => Ok(Smoothing::Floor(value.unwrap_or(0.1))),
+            "add-k" => Ok(Smoothing::AddK(value.unwrap_or(1.0))),
+            "exp" => Ok(Smoothing::Exp),
+            _ => Err(BleuError::UnknownSmoothing(method.to_string())),
+        }
+    }
+
+    /// As the signature writes it: `exp`, `none`, `floor[0.10]`, `add-k[1.00]`.
+    fn signature(self) -> String {
+        match self {
+            Smoothing::None => "none".to_string(),
+            Smoothing::Floor(value) => format!("floor[{value:.2}]"),
+            Smoothing::AddK(value) => format!("add-k[{value:.2}]"),
+            Smoothing::Exp => "exp".to_string(),
+        }
+    }
+}
+
+/// sacrebleu's `BLEU(...)` arguments. The default is its corpus BLEU; [`BleuOptions::sentence`]
+/// its `sentence_bleu`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BleuOptions {
+    pub tokenizer: Tokenizer,
+    pub lowercase: bool,
+    pub smoothing: Smoothing,
+    /// The highest n-gram order (1..=[`MAX_ORDER_LIMIT`]).
+    pub max_order: usize,
+    /// Average the precisions only up to the last order the hypothesis has n-grams of, which
+    /// sacrebleu recommends for sentences.
+    pub effective_order: bool,
+}
+
+impl Default for BleuOptions {
+    fn default() -> Self {
+        BleuOptions { tokenizer: Tokenizer::Mteval13a, lowercase: false, smoothing: Smoothing::Exp, max_order: MAX_ORDER, effective_order: false }
+    }
+}
+
+impl BleuOptions {
+    /// `sacrebleu.sentence_bleu`'s defaults: the corpus defaults with effective order.
+    pub fn sentence() -> Self {
+        BleuOptions { effective_order: true, ..BleuOptions::default() }
+    }
+
+    /// Check what sacrebleu would reject or what no one means.
+    pub fn check(&self) -> Result<(), BleuError> {
+        if !(1..=MAX_ORDER_LIMIT).contains(&self.max_order) {
+            return Err(BleuError::MaxOrder(self.max_order));
+        }
+        Ok(())
+    }
+
+    /// How many numbers a segment's statistics are: the hypothesis and reference lengths, then
+    /// the matched n-grams of each order, then the hypothesis' n-grams of each order.
+    pub fn stats_len(&self) -> usize {
+        2 + 2 * self.max_order
+    }
+
+    /// sacrebleu's signature for these options and `refs` references per segment (`None`: the
+    /// number varies), e.g. `nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0`.
+    pub fn signature(&self, refs: Option<usize>) -> String {
+        let refs = refs.map_or("var".to_string(), |n| n.to_string());
+        let case = if self.lowercase { "lc" } else { "mixed" };
+        let eff = if self.effective_order { "yes" } else { "no" };
+        let (tok, smooth) = (self.tokenizer.name(), self.smoothing.signature());
+        format!("nrefs:{refs}|case:{case}|eff:{eff}|tok:{tok}|smooth:{smooth}|version:{SACREBLEU_VERSION}")
+    }
+}
+
+/// Why BLEU cannot be computed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BleuError {
+    UnknownTokenizer(String),
+    UnsupportedTokenizer(String),
+    UnknownSmoothing(String),
+    MaxOrder(usize),
+    /// A segment with no reference (every reference NULL).
+    NoReference,
+}
+
+impl fmt::Display for BleuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BleuError::UnknownTokenizer(name) => write!(f, "unknown BLEU tokenizer '{name}': expected 13a, char or none"),
+            BleuError::UnsupportedTokenizer(name) => {
+                write!(f, "sacrebleu's '{name}' tokenizer is not supported (yet): use 13a, char or none")
+            }
+            BleuError::UnknownSmoothing(name) => {
+                write!(f, "unknown BLEU smoothing '{name}': expected exp, floor, add-k or none")
+            }
+            BleuError::MaxOrder(order) => write!(f, "BLEU's n-gram order {order} is outside 1..={MAX_ORDER_LIMIT}"),
+            BleuError::NoReference => f.write_str("no reference (every reference is NULL)"),
+        }
+    }
+}
+
+impl std::error::Error for BleuError {}
+
+/// sacrebleu's preprocessing of a segment: lowercase when asked, strip trailing whitespace, then
+/// tokenise. The words are `out` split on whitespace.
+pub fn tokenize(text: &str, options: &BleuOptions, out: &mut String) {
+    out.clear();
+    let lowered;
+    let text = match options.lowercase {
+        true => {
+            lowered = text.to_lowercase();
+            &lowered
+        }
+        false => text,
+    };
+    let text = text.trim_end_matches(is_python_whitespace);
+    match options.tokenizer {
+        Tokenizer::Mteval13a => mteval_13a(text, out),
+        Tokenizer::Char => {
+            for (i, c) in text.chars().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push(c);
+            }
+        }
+        Tokenizer::None => out.push_str(text),
+    }
+}
+
+/// mteval-v13a's tokenisation as sacrebleu's `Tokenizer13a` does it.
+fn mteval_13a(line: &str, out: &mut String) {
+    let mut line = line.replace("<skipped>", "").replace("-\n", "").replace('\n', " ");
+    if line.contains('&') {
+        line = line.replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
+    }
+    // `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `, on ` {line} `: the added spaces are in the class.
+    let symbol = |c: char| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/');
+    let mut chars = Vec::with_capacity(line.len() + 8);
+    for c in std::iter::once(' ').chain(line.chars()).chain(std::iter::once(' ')) {
+        match symbol(c) {
+            true => chars.extend([' ', c, ' ']),
+            false => chars.push(c),
+        }
+    }
+    // Periods and commas split off unless between digits, and dashes after a digit.
+    let chars = substitute_pairs(&chars, |a, b| !a.is_ascii_digit() && matches!(b, '.' | ','), |a, b| [a, ' ', b, ' ']);
+    let chars = substitute_pairs(&chars, |a, b| matches!(a, '.' | ',') && !b.is_ascii_digit(), |a, b| [' ', a, ' ', b]);
+    let chars = substitute_pairs(&chars, |a, b| a.is_ascii_digit() && b == '-', |a, b| [a, ' ', b, ' ']);
+    let text: String = chars.into_iter().collect();
+    for (i, word) in words(&text).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+}
+
+/// `re.sub` of a pattern of two characters: scanning left to right, each pair that matches is
+/// replaced and the scan goes on after it.
+fn substitute_pairs(chars: &[char], matches: impl Fn(char, char) -> bool, replace: impl Fn(char, char) -> [char; 4]) -> Vec<char> {
+    let mut out = Vec::with_capacity(chars.len() + chars.len() / 4);
+    let mut i = 0;
+    while i < chars.len() {
+        match chars.get(i + 1) {
+            Some(&next) if matches(chars[i], next) => {
+                out.extend(replace(chars[i], next));
+                i += 2;
+            }
+            _ => {
+                out.push(chars[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Words as Python's `str.split()` gives them.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(is_python_whitespace).filter(|w| !w.is_empty())
+}
+
+/// Reused buffers: tokenised text and word ids. Ids only need to agree within a segment, so
+/// the vocabulary is dropped when it grows large.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    text: String,
+    vocabulary: Interner,
+    hyp: Vec<u32>,
+    refs: Vec<u32>,
+    ref_ends: Vec<usize>,
+}
+
+impl Scratch {
+    fn words(&mut self, text: &str, options: &BleuOptions, hyp: bool) {
+        tokenize(text, options, &mut self.text);
+        let ids = if hyp { &mut self.hyp } else { &mut self.refs };
+        ids.extend(words(&self.text).map(|w| self.vocabulary.intern(w)));
+    }
+}
+
+/// A segment's sufficient statistics into `stats` ([`BleuOptions::stats_len`] long):
+/// `[hyp_len, ref_len, matched n-grams of order 1..=N, hypothesis n-grams of order 1..=N]`.
+pub fn segment_stats(hyp: &str, refs: &[&str], options: &BleuOptions, scratch: &mut Scratch, stats: &mut [u64]) -> Result<(), BleuError> {
+    if refs.is_empty() {
+        return Err(BleuError::NoReference);
+    }
+    if scratch.vocabulary.len() > 1 << 20 {
+        scratch.vocabulary = Interner::default();
+    }
+    scratch.hyp.clear();
+    scratch.refs.clear();
+    scratch.ref_ends.clear();
+    scratch.words(hyp, options, true);
+    for reference in refs {
+        scratch.words(reference, options, false);
+        scratch.ref_ends.push(scratch.refs.len());
+    }
+    let order = options.max_order;
+    let mut in_refs: HashMap<&[u32], u32> = HashMap::new();
+    let mut in_one: HashMap<&[u32], u32> = HashMap::new();
+    let mut ref_lens = Vec::with_capacity(refs.len());
+    let mut start = 0;
+    for &end in &scratch.ref_ends {
+        let words = &scratch.refs[start..end];
+        ref_lens.push(words.len() as u64);
+        in_one.clear();
+        count_ngrams(words, order, &mut in_one);
+        for (&ngram, &count) in &in_one {
+            let most = in_refs.entry(ngram).or_default();
+            *most = (*most).max(count);
+        }
+        start = end;
+    }
+    let hyp_len = scratch.hyp.len() as u64;
+    stats.fill(0);
+    stats[0] = hyp_len;
+    stats[1] = closest_ref_len(hyp_len, &ref_lens);
+    let mut in_hyp = in_one;
+    in_hyp.clear();
+    count_ngrams(&scratch.hyp, order, &mut in_hyp);
+    let (correct, total) = stats[2..].split_at_mut(order);
+    for (ngram, &count) in &in_hyp {
+        let n = ngram.len() - 1;
+        total[n] += u64::from(count);
+        if let Some(&most) = in_refs.get(ngram) {
+            correct[n] += u64::from(count.min(most));
+        }
+    }
+    Ok(())
+}
+
+fn count_ngrams<'a>(words: &'a [u32], max_order: usize, counts: &mut HashMap<&'a [u32], u32>) {
+    for n in 1..=max_order {
+        for ngram in words.windows(n) {
+            *counts.entry(ngram).or_default() += 1;
+        }
+    }
+}
+
+/// The reference length closest to the hypothesis length; the shorter of two as close.
+fn closest_ref_len(hyp_len: u64, ref_lens: &[u64]) -> u64 {
+    *ref_lens.iter().min_by_key(|&&len| (len.abs_diff(hyp_len), len)).expect("at least one reference")
+}
+
+/// Add a segment's statistics to a running total.
+pub fn add_stats(total: &mut [u64], stats: &[u64]) {
+    for (total, &x) in total.iter_mut().zip(stats) {
+        *total += x;
+    }
+}
+
+/// A BLEU score with what it is made of, as sacrebleu's `BLEUScore` reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bleu {
+    /// 0-100.
+    pub score: f64,
+    /// Per order, 0-100 (smoothed).
+    pub precisions: Vec<f64>,
+    /// The brevity penalty.
+    pub bp: f64,
+    pub sys_len: u64,
+    pub ref_len: u64,
+}
+
+/// BLEU of (summed) statistics, as sacrebleu's `BLEU.compute_bleu`.
+pub fn bleu(stats: &[u64], options: &BleuOptions) -> Bleu {
+    let order = options.max_order;
+    let (sys_len, ref_len) = (stats[0], stats[1]);
+    let mut correct: Vec<f64> = stats[2..2 + order].iter().map(|&c| c as f64).collect();
+    let mut total: Vec<f64> = stats[2 + order..2 + 2 * order].iter().map(|&t| t as f64).collect();
+    let bp = match (sys_len < ref_len, sys_len > 0) {
+        (false, _) => 1.0,
+        (true, true) => (1.0 - ref_len as f64 / sys_len as f64).exp(),
+        (true, false) => 0.0,
+    };
+    let mut precisions = vec![0.0; order];
+    if correct.iter().all(|&c| c == 0.0) {
+        return Bleu { score: 0.0, precisions, bp, sys_len, ref_len };
+    }
+    let mut smooth_mteval = 1.0;
+    let mut effective_order = order;
+    for n in 0..order {
+        if let Smoothing::AddK(k) = options.smoothing
+            && n > 0
+        {
+            correct[n] += k;
+            total[n] += k;
+        }
+        if total[n] == 0.0 {
+            break;
+        }
+        if options.effective_order {
+            effective_order = n + 1;
+        }
+        if correct[n] == 0.0 {
+            match options.smoothing {
+                Smoothing::Exp => {
+                    smooth_mteval *= 2.0;
+                    precisions[n] = 100.0 / (smooth_mteval * total[n]);
+                }
+                Smoothing::Floor(value) => precisions[n] = 100.0 * value / total[n],
+                Smoothing::None | Smoothing::AddK(_) => {}
+            }
+        } else {
+            precisions[n] = 100.0 * correct[n] / total[n];
+        }
+    }
+    // sacrebleu's my_log: log, with -9999999999 for 0.
+    let log = |p: f64| if p == 0.0 { -9999999999.0 } else { p.ln() };
+    let sum = precisions[..effective_order].iter().fold(0.0, |sum, &p| sum + log(p));
+    Bleu { score: bp * (sum / effective_order as f64).exp(), precisions, bp, sys_len, ref_len }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(hyp: &str, refs: &[&str], options: &BleuOptions) -> Vec<u64> {
+        let mut out = vec![0; options.stats_len()];
+        segment_stats(hyp, refs, options, &mut Scratch::default(), &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn statistics_by_hand() {
+        // hyp: the the the the (4 unigrams, 3 bigrams ...); refs clip "the" at 2 (the second has it twice).
+        let options = BleuOptions::default();
+        assert_eq!(stats("the the the the", &["the cat", "the the cat"], &options), [4, 3, 2, 1, 0, 0, 4, 3, 2, 1]);
+        // lengths 3 and 5 are both 1 from 4: the shorter is taken
+        assert_eq!(stats("a b c d", &["a b c", "a b c d e"], &options)[..2], [4, 3]);
+    }
+
+    #[test]
+    fn a_perfect_match_scores_100_and_no_match_0() {
+        let options = BleuOptions::default();
+        let perfect = stats("the cat sat on the mat", &["the cat sat on the mat"], &options);
+        assert_eq!(bleu(&perfect, &options).score, 100.0);
+        let none = stats("x y z", &["a b c"], &options);
+        assert_eq!(bleu(&none, &options).score, 0.0);
+    }
+
+    #[test]
+    fn options_sacrebleu_rejects() {
+        assert_eq!("intl".parse::<Tokenizer>(), Err(BleuError::UnsupportedTokenizer("intl".into())));
+        assert_eq!("13b".parse::<Tokenizer>(), Err(BleuError::UnknownTokenizer("13b".into())));
+        assert_eq!(Smoothing::new("add-one", None), Err(BleuError::UnknownSmoothing("add-one".into())));
+        assert_eq!(BleuOptions { max_order: 0, ..BleuOptions::default() }.check(), Err(BleuError::MaxOrder(0)));
+        let mut out = vec![0; 10];
+        let none = segment_stats("a", &[], &BleuOptions::default(), &mut Scratch::default(), &mut out);
+        assert_eq!(none, Err(BleuError::NoReference));
+    }
+}
