@@ -125,3 +125,75 @@ fn wmt23_systems_equal_sacrebleu_corpus_and_sentence_scores() {
     }
     assert_eq!(checked, (5 * 14, 5 * 4 * 200), "corpus scores and sentence scores checked");
 }
+
+/// The WMT23 runs of one set as a table (system, hyp, ref, refs), one row per segment.
+fn register_set(ctx: &datafusion::prelude::SessionContext, set: &str, systems: &[&str], ref_files: &[&str]) {
+    use datafusion::arrow::array::{ArrayRef, ListBuilder, StringArray, StringBuilder};
+    let refs: Vec<Vec<String>> = ref_files.iter().map(|f| lines(f)).collect();
+    let (mut system, mut hyp, mut first, mut all) = (Vec::new(), Vec::new(), Vec::new(), ListBuilder::new(StringBuilder::new()));
+    for name in systems {
+        for (i, line) in lines(name).into_iter().enumerate() {
+            system.push(name.to_string());
+            hyp.push(line);
+            first.push(refs[0][i].clone());
+            all.append_value(refs.iter().map(|r| Some(r[i].clone())));
+        }
+    }
+    let column = |values: Vec<String>| -> ArrayRef { std::sync::Arc::new(StringArray::from(values)) };
+    let all: ArrayRef = std::sync::Arc::new(all.finish());
+    register(ctx, set, batch(vec![("system", column(system)), ("hyp", column(hyp)), ("ref", column(first)), ("refs", all)]));
+}
+
+#[tokio::test]
+async fn sql_functions_equal_sacrebleu_on_wmt23() {
+    let ctx = context();
+    let corpora = expected("wmt23.json");
+    let runs = corpora["corpora"].as_array().unwrap();
+    let run = |system: &str, config: Value, key: &str| -> Value {
+        let found = runs.iter().find(|r| r["system"] == system && r["config"] == config && r.get(key).is_some());
+        found.unwrap_or_else(|| panic!("{system} {config}"))[key].clone()
+    };
+    let systems = ["he-en.hyp.GPT4-5shot.en", "he-en.hyp.ONLINE-A.en"];
+    register_set(&ctx, "he_en", &systems, &["he-en.ref.refA.en", "he-en.ref.refB.en"]);
+    let bits = |values: Vec<Option<f64>>| values.into_iter().map(|v| v.unwrap().to_bits()).collect::<Vec<_>>();
+    let want_bits = |values: &[Value]| values.iter().map(|v| float(v).to_bits()).collect::<Vec<_>>();
+
+    // corpus scores per system, with two references as a list; and with options
+    for (options, config) in [("", serde_json::json!({"tokenize": "13a"})), (", 'tok:char|case:lc'", serde_json::json!({"tokenize": "char", "lowercase": true}))] {
+        let sql = format!("SELECT corpus_bleu(hyp, refs{options}) FROM he_en GROUP BY system ORDER BY system");
+        let want: Vec<Value> = systems.iter().map(|s| run(s, config.clone(), "score")).collect();
+        assert_eq!(bits(floats(&ctx, &sql, 0).await), want_bits(&want), "{sql}");
+    }
+    // sentence scores with sentence_bleu's defaults
+    for system in systems {
+        let sql = format!("SELECT sentence_bleu(hyp, refs) FROM he_en WHERE system = '{system}'");
+        let want = run(system, serde_json::json!({"tokenize": "13a", "effective_order": true}), "sentences");
+        assert_eq!(bits(floats(&ctx, &sql, 0).await), want_bits(want.as_array().unwrap()), "{system}");
+    }
+    // the statistics summed in SQL give the aggregate's score
+    let summed = strings(&ctx, "SELECT CAST(count(bleu_stats(hyp, ref)) AS VARCHAR) FROM he_en", 0).await;
+    assert_eq!(summed, [Some("400".to_string())]);
+}
+
+#[tokio::test]
+async fn sql_functions_at_the_edges() {
+    let ctx = context();
+    let one = |sql: &str| {
+        let ctx = ctx.clone();
+        let sql = sql.to_string();
+        async move { floats(&ctx, &sql, 0).await }
+    };
+    // sacrebleu's own value: exp(mean of four ln 100)
+    assert_eq!(one("SELECT sentence_bleu('the cat sat on the mat', 'the cat sat on the mat')").await, [Some(100.00000000000004)]);
+    assert_eq!(one("SELECT sentence_bleu('the cat sat on the mat', 'the cat sat on a mat')").await, [Some(53.7284965911771)]);
+    assert_eq!(one("SELECT sentence_bleu(NULL, 'a')").await, [None]);
+    assert_eq!(one("SELECT sentence_bleu('a', [NULL, NULL])").await, [None], "no reference left");
+    assert_eq!(one("SELECT sentence_bleu('a b', [NULL, 'a b'])").await, one("SELECT sentence_bleu('a b', 'a b')").await);
+    let stats = strings(&ctx, "SELECT CAST(bleu_stats('the cat sat', 'the cat sat down') AS VARCHAR)", 0).await;
+    assert_eq!(stats, [Some("[3, 4, 3, 2, 1, 0, 3, 2, 1, 0]".to_string())]);
+    assert_eq!(one("SELECT corpus_bleu(hyp, hyp) FROM (SELECT 'a' AS hyp) WHERE hyp = 'b'").await, [None], "no rows");
+    let error = ctx.sql("SELECT sentence_bleu('a', 'a', 'tok:intl')").await.unwrap().collect().await.unwrap_err().to_string();
+    assert!(error.contains("'intl' tokenizer is not supported"), "{error}");
+    let error = ctx.sql("SELECT corpus_bleu('a', 'a', 'smooth:add-one')").await.unwrap().collect().await.unwrap_err().to_string();
+    assert!(error.contains("unknown BLEU smoothing 'add-one'"), "{error}");
+}

@@ -422,6 +422,38 @@ def chrf(hyp: Any, ref: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     In SQL: SELECT chrf('the cat sat', 'the cat sat down'); -- 66.0176
     """
 
+def sentence_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """sentence_bleu(hyp, ref [, options])
+
+    Sentence-level BLEU (0-100), equal to sacrebleu 2.6's sentence_bleu: by default its options (13a tokens, exp smoothing, effective order: 'eff:yes'). Several references as a list of strings: n-gram counts clipped by the reference that has the n-gram most, the reference length closest to the hypothesis'. NULL when hyp is NULL or there is no reference (NULL references in a list are left out, as sacrebleu leaves out None).
+
+    Arguments:
+        hyp: The hypothesis: a string.
+        ref: The reference: a string, or a list of strings for several.
+        options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT sentence_bleu('the cat sat on the mat', 'the cat sat on a mat'); -- 53.7285
+    """
+
+def bleu_stats(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """bleu_stats(hyp, ref [, options])
+
+    BLEU's sufficient statistics of a segment, as sacrebleu computes them: [hyp_len, ref_len, matched n-grams of orders 1..N, hypothesis n-grams of orders 1..N] (N = 4 unless 'order:N'). Summed over a corpus they give its BLEU (corpus_bleu sums them).
+
+    Arguments:
+        hyp: The hypothesis: a string.
+        ref: The reference: a string, or a list of strings for several.
+        options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT bleu_stats('the cat sat', 'the cat sat down'); -- [3, 4, 3, 2, 1, 0, 3, 2, 1, 0]
+    """
+
 def extract_phrases(src: Any, tgt: Any, links: Any, max_length: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """extract_phrases(src, tgt, links [, max_length])
 
@@ -476,6 +508,22 @@ def derp_pooled(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, 
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links) FROM arcs JOIN alignments USING (pair_id);
+    """
+
+def corpus_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> Any:
+    """corpus_bleu(hyp, ref [, options])
+
+    Corpus BLEU (0-100), equal to sacrebleu 2.6's corpus_score: the BLEU of the summed statistics of the rows (not a mean of sentence scores), by default with sacrebleu's corpus options (13a, exp smoothing, 'eff:no'). Rows whose hyp is NULL or that have no reference are left out; NULL when none is left. One score per group: GROUP BY system compares systems.
+
+    Arguments:
+        hyp: The hypothesis: a string.
+        ref: The reference: a string, or a list of strings for several.
+        options: A constant: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
+
+    An aggregate: returns one Python value for all rows.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT system, corpus_bleu(hyp, ref) FROM outputs GROUP BY system;
     """
 
 def kendall_tau_a(x: Any, y: Any, **resources: Any) -> Any:

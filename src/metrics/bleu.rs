@@ -129,6 +129,40 @@ impl BleuOptions {
         BleuOptions { effective_order: true, ..BleuOptions::default() }
     }
 
+    /// Options written in the words of sacrebleu's signature, over `self`: `|`-separated
+    /// `tok:13a|char|none`, `case:mixed|lc`, `eff:yes|no`, `smooth:exp|none|floor|add-k` (with a
+    /// value in brackets: `floor[0.25]`), and `order:N` (the maximum n-gram order, which
+    /// signatures leave out). A whole signature reads back as its options: `nrefs` is ignored
+    /// (the references are counted) and `version` must be this one.
+    pub fn parse(&self, text: &str) -> Result<BleuOptions, BleuError> {
+        let mut options = self.clone();
+        let bad = |item: &str| BleuError::Option(item.to_string());
+        for item in text.split('|').map(str::trim).filter(|item| !item.is_empty()) {
+            let (key, value) = item.split_once(':').ok_or_else(|| bad(item))?;
+            match (key.trim(), value.trim()) {
+                ("tok", name) => options.tokenizer = name.parse()?,
+                ("case", "mixed") => options.lowercase = false,
+                ("case", "lc") => options.lowercase = true,
+                ("eff", "yes") => options.effective_order = true,
+                ("eff", "no") => options.effective_order = false,
+                ("smooth", method) => {
+                    let (method, value) = match method.strip_suffix(']').and_then(|m| m.split_once('[')) {
+                        Some((method, value)) => (method, Some(value.parse::<f64>().map_err(|_| bad(item))?)),
+                        None => (method, None),
+                    };
+                    options.smoothing = Smoothing::new(method, value)?;
+                }
+                ("order", n) => options.max_order = n.parse().map_err(|_| bad(item))?,
+                ("nrefs", _) => {}
+                ("version", SACREBLEU_VERSION) => {}
+                ("version", other) => return Err(BleuError::Version(other.to_string())),
+                _ => return Err(bad(item)),
+            }
+        }
+        options.check()?;
+        Ok(options)
+    }
+
     /// Check what sacrebleu would reject or what no one means.
     pub fn check(&self) -> Result<(), BleuError> {
         if !(1..=MAX_ORDER_LIMIT).contains(&self.max_order) {
@@ -161,6 +195,10 @@ pub enum BleuError {
     UnsupportedTokenizer(String),
     UnknownSmoothing(String),
     MaxOrder(usize),
+    /// An item of an options string that is not one of [`BleuOptions::parse`]'s.
+    Option(String),
+    /// A signature of another sacrebleu release.
+    Version(String),
     /// A segment with no reference (every reference NULL).
     NoReference,
 }
@@ -176,6 +214,14 @@ impl fmt::Display for BleuError {
                 write!(f, "unknown BLEU smoothing '{name}': expected exp, floor, add-k or none")
             }
             BleuError::MaxOrder(order) => write!(f, "BLEU's n-gram order {order} is outside 1..={MAX_ORDER_LIMIT}"),
+            BleuError::Option(item) => write!(
+                f,
+                "BLEU option '{item}' is not one of tok:13a|char|none, case:mixed|lc, eff:yes|no, \
+                 smooth:exp|none|floor[V]|add-k[V], order:N"
+            ),
+            BleuError::Version(version) => {
+                write!(f, "a signature of sacrebleu {version}: pairmetrics computes sacrebleu {SACREBLEU_VERSION}'s BLEU")
+            }
             BleuError::NoReference => f.write_str("no reference (every reference is NULL)"),
         }
     }
@@ -438,9 +484,24 @@ mod tests {
     fn a_perfect_match_scores_100_and_no_match_0() {
         let options = BleuOptions::default();
         let perfect = stats("the cat sat on the mat", &["the cat sat on the mat"], &options);
-        assert_eq!(bleu(&perfect, &options).score, 100.0);
+        assert_eq!(bleu(&perfect, &options).score, 100.00000000000004, "sacrebleu's value: exp of the mean of ln 100");
         let none = stats("x y z", &["a b c"], &options);
         assert_eq!(bleu(&none, &options).score, 0.0);
+    }
+
+    #[test]
+    fn options_read_from_signature_words() {
+        let base = BleuOptions::default();
+        let options = base.parse("tok:char | case:lc|eff:yes|smooth:floor[0.25]|order:2").unwrap();
+        let want = BleuOptions { tokenizer: Tokenizer::Char, lowercase: true, smoothing: Smoothing::Floor(0.25), max_order: 2, effective_order: true };
+        assert_eq!(options, want);
+        let signature = base.signature(Some(1));
+        assert_eq!(base.parse(&signature).unwrap(), base);
+        assert_eq!(base.parse("smooth:add-k").unwrap().smoothing, Smoothing::AddK(1.0));
+        assert_eq!(base.parse("version:2.5.1"), Err(BleuError::Version("2.5.1".into())));
+        assert_eq!(base.parse("tok"), Err(BleuError::Option("tok".into())));
+        assert_eq!(base.parse("order:0"), Err(BleuError::MaxOrder(0)));
+        assert_eq!(base.parse("smooth:floor[x]"), Err(BleuError::Option("smooth:floor[x]".into())));
     }
 
     #[test]

@@ -7,9 +7,11 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Int64Array, StringBuilder};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, Schema};
+use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
 use datafusion::logical_expr::{ColumnarValue, Expr, Signature, TypeSignature, Volatility};
+use datafusion::physical_plan::PhysicalExpr;
 
 use crate::arrow::read::{RowProblem, Strings};
 use crate::schema::{ColumnType, list_item};
@@ -205,6 +207,16 @@ fn scalar_text(scalar: &ScalarValue) -> Result<Option<String>> {
         ScalarValue::Utf8(v) | ScalarValue::LargeUtf8(v) | ScalarValue::Utf8View(v) => Ok(v.clone()),
         ScalarValue::Null => Ok(None),
         other => exec_err!("expected a string, got {}", other.data_type()),
+    }
+}
+
+/// The value of an aggregate's argument that is a constant (a literal, or an expression of
+/// literals); `None` for anything that depends on a row.
+pub fn constant(expr: &dyn PhysicalExpr) -> Option<ScalarValue> {
+    let batch = RecordBatch::new_empty(Arc::new(Schema::empty()));
+    match expr.evaluate(&batch) {
+        Ok(ColumnarValue::Scalar(value)) => Some(value),
+        _ => None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! to a kernel in `metrics`, and builds the output array.
 
 pub mod args;
+pub mod bleu;
 pub mod chrf;
 pub mod dep_fit;
 pub mod derp;
@@ -74,6 +75,8 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
         Arc::new(ScalarUDF::from(loglinear::LoglinearUdf::default())),
         Arc::new(ScalarUDF::from(chrf::ChrfUdf::default())),
+        Arc::new(ScalarUDF::from(bleu::BleuUdf::new(bleu::Kind::Sentence))),
+        Arc::new(ScalarUDF::from(bleu::BleuUdf::new(bleu::Kind::Stats))),
         Arc::new(ScalarUDF::from(phrases::ExtractPhrasesUdf::default())),
         Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone(), resources.built_aligner.arc()))),
     ]
@@ -84,6 +87,7 @@ pub fn all_aggregate_udfs() -> Vec<Arc<AggregateUDF>> {
     use significance::{SignificanceUdf as S, Test as T};
     vec![
         Arc::new(AggregateUDF::from(derp::DerpPooled::default())),
+        Arc::new(AggregateUDF::from(bleu::CorpusBleu::default())),
         Arc::new(AggregateUDF::from(rank::KendallTauA::default())),
         Arc::new(AggregateUDF::from(S::new(T::BootstrapCi, false))),
         Arc::new(AggregateUDF::from(S::new(T::BootstrapCi, true))),

@@ -6,15 +6,13 @@ use std::sync::{Arc, LazyLock};
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryArray, Float64Array, StructArray, UInt64Array};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Float64Type, Schema};
-use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Float64Type};
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
-use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, ColumnarValue, Documentation, Signature};
-use datafusion::physical_plan::PhysicalExpr;
+use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, Documentation, Signature};
 
-use super::args::{Shapes, checked_arguments, signature};
+use super::args::{Shapes, checked_arguments, constant, signature};
 use super::docs::DOC_SECTION;
 use crate::metrics::significance::{self as kernel, Row, Sample};
 use crate::schema::ColumnType::{Float, Int};
@@ -263,14 +261,6 @@ impl AggregateUDFImpl for SignificanceUdf {
 }
 
 /// The value of a constant expression (a literal, or one DataFusion has not folded yet).
-fn constant(expr: &dyn PhysicalExpr) -> Option<ScalarValue> {
-    let batch = RecordBatch::new_empty(Arc::new(Schema::empty()));
-    match expr.evaluate(&batch) {
-        Ok(ColumnarValue::Scalar(value)) => Some(value),
-        _ => None,
-    }
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Params {
     level: f64,
