@@ -202,7 +202,8 @@ impl<'a> TextArg<'a> {
     }
 }
 
-fn scalar_text(scalar: &ScalarValue) -> Result<Option<String>> {
+/// A string scalar's value (NULL as None); an error for any other type.
+pub fn scalar_text(scalar: &ScalarValue) -> Result<Option<String>> {
     match scalar {
         ScalarValue::Utf8(v) | ScalarValue::LargeUtf8(v) | ScalarValue::Utf8View(v) => Ok(v.clone()),
         ScalarValue::Null => Ok(None),

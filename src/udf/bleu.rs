@@ -12,7 +12,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDFImpl, ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use super::args::{Shapes, TextArg, checked_arguments, constant};
+use super::args::{Shapes, TextArg, checked_arguments, constant, scalar_text};
 use super::docs::DOC_SECTION;
 use crate::arrow::read::{Strings, TokenLists};
 use crate::metrics::bleu::{self, BleuOptions, Scratch};
@@ -235,14 +235,12 @@ impl AggregateUDFImpl for CorpusBleu {
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
         let options = match args.exprs.get(2) {
             None => BleuOptions::default(),
-            Some(expr) => match constant(expr.as_ref()) {
-                Some(ScalarValue::Utf8(Some(text)) | ScalarValue::LargeUtf8(Some(text)) | ScalarValue::Utf8View(Some(text))) => {
-                    match BleuOptions::default().parse(&text) {
-                        Ok(options) => options,
-                        Err(e) => return plan_err!("corpus_bleu: {e}"),
-                    }
-                }
-                _ => return plan_err!("corpus_bleu: `options` must be a constant string, got {expr}"),
+            Some(expr) => match constant(expr.as_ref()).and_then(|value| scalar_text(&value).ok().flatten()) {
+                Some(text) => match BleuOptions::default().parse(&text) {
+                    Ok(options) => options,
+                    Err(e) => return plan_err!("corpus_bleu: {e}"),
+                },
+                None => return plan_err!("corpus_bleu: `options` must be a constant string, got {expr}"),
             },
         };
         let total = vec![0; options.stats_len()];
