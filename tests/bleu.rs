@@ -8,13 +8,7 @@ use serde_json::Value;
 use crate::common::*;
 
 fn expected(file: &str) -> Value {
-    let text = std::fs::read_to_string(vectors().join("bleu").join(file)).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
-
-/// Python's repr of a float: the shortest text that reads back as the same f64.
-fn float(value: &Value) -> f64 {
-    value.as_str().unwrap().parse().unwrap()
+    sacrebleu_vectors("bleu", file)
 }
 
 /// sacrebleu's `BLEU(**config)` arguments.
@@ -91,22 +85,14 @@ fn hand_made_pairs_equal_sacrebleu_under_every_option() {
     }
 }
 
-fn lines(name: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(root().join("tests/data/wmt23").join(name)).unwrap();
-    text.split('\n').map(str::to_string).collect::<Vec<_>>().split_last().map(|(last, rest)| {
-        assert!(last.is_empty(), "{name} ends with a newline");
-        rest.to_vec()
-    }).unwrap()
-}
-
 #[test]
 fn wmt23_systems_equal_sacrebleu_corpus_and_sentence_scores() {
     let corpora = expected("wmt23.json");
     let mut checked = (0, 0);
     for run in corpora["corpora"].as_array().unwrap() {
         let options = options(&run["config"]);
-        let refs: Vec<Vec<String>> = run["refs"].as_array().unwrap().iter().map(|r| lines(r.as_str().unwrap())).collect();
-        let hyps = lines(run["system"].as_str().unwrap());
+        let refs: Vec<Vec<String>> = run["refs"].as_array().unwrap().iter().map(|r| wmt23_lines(r.as_str().unwrap())).collect();
+        let hyps = wmt23_lines(run["system"].as_str().unwrap());
         let what = format!("{} {} {}", run["set"], run["system"], run["config"]);
         if let Some(sentences) = run.get("sentences") {
             let mut scratch = Scratch::default();
@@ -126,24 +112,6 @@ fn wmt23_systems_equal_sacrebleu_corpus_and_sentence_scores() {
     assert_eq!(checked, (5 * 14, 5 * 4 * 200), "corpus scores and sentence scores checked");
 }
 
-/// The WMT23 runs of one set as a table (system, hyp, ref, refs), one row per segment.
-fn register_set(ctx: &datafusion::prelude::SessionContext, set: &str, systems: &[&str], ref_files: &[&str]) {
-    use datafusion::arrow::array::{ArrayRef, ListBuilder, StringArray, StringBuilder};
-    let refs: Vec<Vec<String>> = ref_files.iter().map(|f| lines(f)).collect();
-    let (mut system, mut hyp, mut first, mut all) = (Vec::new(), Vec::new(), Vec::new(), ListBuilder::new(StringBuilder::new()));
-    for name in systems {
-        for (i, line) in lines(name).into_iter().enumerate() {
-            system.push(name.to_string());
-            hyp.push(line);
-            first.push(refs[0][i].clone());
-            all.append_value(refs.iter().map(|r| Some(r[i].clone())));
-        }
-    }
-    let column = |values: Vec<String>| -> ArrayRef { std::sync::Arc::new(StringArray::from(values)) };
-    let all: ArrayRef = std::sync::Arc::new(all.finish());
-    register(ctx, set, batch(vec![("system", column(system)), ("hyp", column(hyp)), ("ref", column(first)), ("refs", all)]));
-}
-
 #[tokio::test]
 async fn sql_functions_equal_sacrebleu_on_wmt23() {
     let ctx = context();
@@ -154,7 +122,7 @@ async fn sql_functions_equal_sacrebleu_on_wmt23() {
         found.unwrap_or_else(|| panic!("{system} {config}"))[key].clone()
     };
     let systems = ["he-en.hyp.GPT4-5shot.en", "he-en.hyp.ONLINE-A.en"];
-    register_set(&ctx, "he_en", &systems, &["he-en.ref.refA.en", "he-en.ref.refB.en"]);
+    register_wmt23(&ctx, "he_en", &systems, &["he-en.ref.refA.en", "he-en.ref.refB.en"]);
     let bits = |values: Vec<Option<f64>>| values.into_iter().map(|v| v.unwrap().to_bits()).collect::<Vec<_>>();
     let want_bits = |values: &[Value]| values.iter().map(|v| float(v).to_bits()).collect::<Vec<_>>();
 

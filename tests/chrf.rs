@@ -1,9 +1,12 @@
-//! `chrf` against sacrebleu's `sentence_chrf` (defaults): hand-made cases and every pair of the
-//! bundled Europarl sample, expected values from `scripts/make_chrf_vectors.py`.
+//! chrF and chrF++ against sacrebleu 2.6.0 itself: `chrf` with its defaults on hand-made cases and
+//! every pair of the bundled Europarl sample; every option's statistics, score and signature on
+//! hand-made pairs; corpus and sentence scores of WMT23 systems (one and two references); the SQL
+//! functions. Expected values from `scripts/make_chrf_vectors.py`; the new ones equal to the bit.
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, StringArray};
+use pairmetrics::metrics::chrf::{self, ChrfOptions, Scratch};
 use serde_json::Value;
 
 use crate::common::*;
@@ -90,4 +93,131 @@ async fn score_adds_chrf_when_asked() {
     assert!(error.contains("unknown metric `bleu`; score knows lepod, derp, true_score, dep_fit, lm, model_score, chrf"), "{error}");
     let default = ok(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out)]);
     assert!(!default.contains("chrf"), "chrf is opt-in: {default}");
+}
+
+/// sacrebleu's `CHRF(**config)` arguments.
+fn options(config: &Value) -> ChrfOptions {
+    let number = |key: &str, default: usize| config.get(key).map_or(default, |v| v.as_u64().unwrap() as usize);
+    let flag = |key: &str| config.get(key).is_some_and(|v| v.as_bool().unwrap());
+    ChrfOptions {
+        char_order: number("char_order", 6),
+        word_order: number("word_order", 0),
+        beta: number("beta", 2) as u32,
+        lowercase: flag("lowercase"),
+        whitespace: flag("whitespace"),
+        eps_smoothing: flag("eps_smoothing"),
+    }
+}
+
+fn strings_of(value: &Value) -> Vec<String> {
+    value.as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
+}
+
+/// The summed statistics of a corpus: each segment against its references (one per file).
+fn corpus_stats(hyps: &[String], refs: &[Vec<String>], options: &ChrfOptions) -> Vec<u64> {
+    let mut scratch = Scratch::default();
+    let (mut total, mut segment) = (vec![0; options.stats_len()], vec![0; options.stats_len()]);
+    for (i, hyp) in hyps.iter().enumerate() {
+        let refs: Vec<&str> = refs.iter().map(|r| r[i].as_str()).collect();
+        chrf::segment_stats(hyp, &refs, options, &mut scratch, &mut segment).unwrap();
+        chrf::add_stats(&mut total, &segment);
+    }
+    total
+}
+
+#[test]
+fn every_option_equals_sacrebleu_on_hand_made_pairs() {
+    let cases = sacrebleu_vectors("chrf", "options.json");
+    let mut scratch = Scratch::default();
+    for case in cases["pairs"].as_array().unwrap() {
+        let options = options(&case["config"]);
+        let (hyp, refs) = (case["hyp"].as_str().unwrap(), strings_of(&case["refs"]));
+        let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
+        let what = format!("{hyp:?} {refs:?} {}", case["config"]);
+        let mut stats = vec![0; options.stats_len()];
+        chrf::segment_stats(hyp, &refs, &options, &mut scratch, &mut stats).unwrap();
+        let want: Vec<u64> = case["stats"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+        assert_eq!(stats, want, "{what}: statistics");
+        let score = chrf::f_score(&stats, &options);
+        assert_eq!(score.to_bits(), float(&case["score"]).to_bits(), "{what}: {score} against {}", case["score"]);
+        assert_eq!(options.signature(Some(refs.len())), case["signature"].as_str().unwrap(), "{what}");
+        assert_eq!(options.name(), case["name"].as_str().unwrap(), "{what}");
+        assert_eq!(ChrfOptions::default().parse(case["signature"].as_str().unwrap()).map(|o| o.signature(Some(refs.len()))).unwrap(), case["signature"].as_str().unwrap());
+    }
+}
+
+#[test]
+fn wmt23_systems_equal_sacrebleu_corpus_and_sentence_scores() {
+    let corpora = sacrebleu_vectors("chrf", "wmt23.json");
+    let mut checked = (0, 0);
+    for run in corpora["corpora"].as_array().unwrap() {
+        let options = options(&run["config"]);
+        let refs: Vec<Vec<String>> = strings_of(&run["refs"]).iter().map(|f| wmt23_lines(f)).collect();
+        let hyps = wmt23_lines(run["system"].as_str().unwrap());
+        let what = format!("{} {} {}", run["set"], run["system"], run["config"]);
+        if let Some(sentences) = run.get("sentences") {
+            let mut scratch = Scratch::default();
+            for (i, (hyp, want)) in hyps.iter().zip(sentences.as_array().unwrap()).enumerate() {
+                let refs: Vec<&str> = refs.iter().map(|r| r[i].as_str()).collect();
+                let got = chrf::sentence(hyp, &refs, &options, &mut scratch).unwrap();
+                assert_eq!(got.to_bits(), float(want).to_bits(), "{what} line {}: {got} against {}", i + 1, float(want));
+                checked.1 += 1;
+            }
+        } else {
+            let got = chrf::f_score(&corpus_stats(&hyps, &refs, &options), &options);
+            assert_eq!(got.to_bits(), float(&run["score"]).to_bits(), "{what}: {got} against {}", run["score"]);
+            assert_eq!(options.signature(Some(refs.len())), run["signature"].as_str().unwrap(), "{what}");
+            checked.0 += 1;
+        }
+    }
+    assert_eq!(checked, (5 * 5, 5 * 2 * 200), "corpus scores and sentence scores checked");
+}
+
+#[tokio::test]
+async fn sql_functions_equal_sacrebleu_on_wmt23() {
+    let ctx = context();
+    let corpora = sacrebleu_vectors("chrf", "wmt23.json");
+    let runs = corpora["corpora"].as_array().unwrap();
+    let run = |system: &str, config: Value, key: &str| -> Value {
+        let found = runs.iter().find(|r| r["system"] == system && r["config"] == config && r.get(key).is_some());
+        found.unwrap_or_else(|| panic!("{system} {config}"))[key].clone()
+    };
+    let systems = ["he-en.hyp.GPT4-5shot.en", "he-en.hyp.ONLINE-A.en"];
+    register_wmt23(&ctx, "he_en", &systems, &["he-en.ref.refA.en", "he-en.ref.refB.en"]);
+    let bits = |values: Vec<Option<f64>>| values.into_iter().map(|v| v.unwrap().to_bits()).collect::<Vec<_>>();
+    let want_bits = |values: &[Value]| values.iter().map(|v| float(v).to_bits()).collect::<Vec<_>>();
+    for (options, config) in [("", serde_json::json!({})), (", 'nw:2|case:lc'", serde_json::json!({"word_order": 2, "lowercase": true}))] {
+        let sql = format!("SELECT corpus_chrf(hyp, refs{options}) FROM he_en GROUP BY system ORDER BY system");
+        let want: Vec<Value> = systems.iter().map(|s| run(s, config.clone(), "score")).collect();
+        assert_eq!(bits(floats(&ctx, &sql, 0).await), want_bits(&want), "{sql}");
+    }
+    for system in systems {
+        let sql = format!("SELECT chrf(hyp, refs, 'nw:2') FROM he_en WHERE system = '{system}'");
+        let want = run(system, serde_json::json!({"word_order": 2}), "sentences");
+        assert_eq!(bits(floats(&ctx, &sql, 0).await), want_bits(want.as_array().unwrap()), "{system}");
+    }
+}
+
+#[tokio::test]
+async fn sql_functions_at_the_edges() {
+    let ctx = context();
+    let one = |sql: &'static str| {
+        let ctx = ctx.clone();
+        async move { floats(&ctx, sql, 0).await }
+    };
+    assert_eq!(one("SELECT chrf('a b', [NULL, NULL])").await, [None], "no reference left");
+    assert_eq!(one("SELECT chrf('a b', [NULL, 'a b'])").await, [Some(100.0)]);
+    assert_eq!(one("SELECT chrf(['the', 'cat'], ['the', 'cat'], 'nw:2')").await, [Some(100.0)]);
+    let stats = strings(&ctx, "SELECT CAST(chrf_stats('ab', 'abc', 'nc:2') AS VARCHAR)", 0).await;
+    assert_eq!(stats, [Some("[2, 3, 2, 1, 2, 1]".to_string())]);
+    assert_eq!(one("SELECT corpus_chrf(hyp, hyp) FROM (SELECT 'a' AS hyp) WHERE hyp = 'b'").await, [None], "no rows");
+    // a corpus score is the score of summed statistics, not a mean of sentence scores
+    let rows = "(VALUES ('ab', 'abc'), ('abcdef', 'abcdef')) AS t(hyp, ref)";
+    let corpus = floats(&ctx, &format!("SELECT corpus_chrf(hyp, ref, 'nc:2') FROM {rows}"), 0).await[0].unwrap();
+    let mean = floats(&ctx, &format!("SELECT avg(chrf(hyp, ref, 'nc:2')) FROM {rows}"), 0).await[0].unwrap();
+    assert_ne!(corpus, mean);
+    let error = ctx.sql("SELECT corpus_chrf('a', 'a', 'nw:x')").await.unwrap().collect().await.unwrap_err().to_string();
+    assert!(error.contains("chrF option 'nw:x' is not one of"), "{error}");
+    let error = ctx.sql("SELECT chrf('a', 'a', 'tok:13a')").await.unwrap().collect().await.unwrap_err().to_string();
+    assert!(error.contains("chrF option 'tok:13a'"), "{error}");
 }

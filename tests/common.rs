@@ -238,3 +238,42 @@ pub fn free_ports(n: usize) -> Vec<u16> {
     }
     ports
 }
+
+/// A file of `tests/vectors/<metric>/` written by a `scripts/make_*_vectors.py` from sacrebleu.
+pub fn sacrebleu_vectors(metric: &str, file: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(vectors().join(metric).join(file)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Python's repr of a float, as the vector scripts write them: the shortest text that reads
+/// back as the same f64.
+pub fn float(value: &serde_json::Value) -> f64 {
+    value.as_str().unwrap().parse().unwrap()
+}
+
+/// The lines of a file of `tests/data/wmt23`, as sacrebleu's command line reads them.
+pub fn wmt23_lines(name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("tests/data/wmt23").join(name)).unwrap();
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    assert_eq!(lines.pop().as_deref(), Some(""), "{name} ends with a newline");
+    lines
+}
+
+/// WMT23 systems of one set as a table `set` (system, hyp, ref, refs): one row per segment,
+/// `ref` the first reference, `refs` all of them.
+pub fn register_wmt23(ctx: &SessionContext, set: &str, systems: &[&str], ref_files: &[&str]) {
+    use datafusion::arrow::array::{ListBuilder, StringArray, StringBuilder};
+    let refs: Vec<Vec<String>> = ref_files.iter().map(|f| wmt23_lines(f)).collect();
+    let (mut system, mut hyp, mut first, mut all) = (Vec::new(), Vec::new(), Vec::new(), ListBuilder::new(StringBuilder::new()));
+    for name in systems {
+        for (i, line) in wmt23_lines(name).into_iter().enumerate() {
+            system.push(name.to_string());
+            hyp.push(line);
+            first.push(refs[0][i].clone());
+            all.append_value(refs.iter().map(|r| Some(r[i].clone())));
+        }
+    }
+    let column = |values: Vec<String>| -> ArrayRef { Arc::new(StringArray::from(values)) };
+    let all: ArrayRef = Arc::new(all.finish());
+    register(ctx, set, batch(vec![("system", column(system)), ("hyp", column(hyp)), ("ref", column(first)), ("refs", all)]));
+}

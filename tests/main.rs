@@ -27,5 +27,6 @@ mod schemas;
 mod semeval;
 mod significance;
 mod storage;
+mod ter;
 mod true_score;
 mod udf_types;

@@ -407,19 +407,36 @@ def loglinear(weights: Any, feature1: Any, feature2: Any = None, *more: Any, **r
     In SQL: SELECT sentence_id, candidate, loglinear([0.6, 0.3, 0.1], lm, direct, inverse) AS score FROM candidates;
     """
 
-def chrf(hyp: Any, ref: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
-    """chrf(hyp, ref)
+def chrf(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """chrf(hyp, ref [, options])
 
-    Sentence-level chrF (Popović 2015) on sacrebleu's 0-100 scale, equal to sacrebleu's sentence_chrf with its defaults: character n-grams of orders 1-6, no word n-grams, beta = 2, whitespace removed, effective-order smoothing. Token lists are joined (the whitespace between tokens never counts). 0 when either side is empty; NULL when an argument or a token is NULL.
+    Sentence-level chrF (Popović 2015) on sacrebleu's 0-100 scale, equal to sacrebleu 2.6's sentence_chrf: by default character n-grams of orders 1-6, no word n-grams, beta = 2, whitespace removed, effective-order smoothing; 'nw:2' gives chrF++. Several references as a list of strings: the statistics of the best-scoring one. Token lists are joined with spaces. NULL when hyp, a token or every reference is NULL.
 
     Arguments:
-        hyp: The hypothesis: a string, or a token list.
-        ref: The reference: of the same kind as hyp.
+        hyp: The hypothesis: a string, or a token list (joined with spaces).
+        ref: The reference: a string, or a list of strings for several; a token list when hyp is one.
+        options: sacrebleu's options in the words of its signature, '|'-separated: nc:N (character order, 6), nw:N (word order, 0; 2 is chrF++), beta:N (2), case:mixed|lc, eff:yes|no (no: eps smoothing), space:yes|no; e.g. 'nw:2'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT chrf('the cat sat', 'the cat sat down'); -- 66.0176
+    """
+
+def chrf_stats(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """chrf_stats(hyp, ref [, options])
+
+    chrF's sufficient statistics of a segment, as sacrebleu computes them: for each character order, then each word order, [hypothesis n-grams, reference n-grams, matched n-grams]. Summed over a corpus they give its chrF (corpus_chrf sums them).
+
+    Arguments:
+        hyp: The hypothesis: a string, or a token list (joined with spaces).
+        ref: The reference: a string, or a list of strings for several; a token list when hyp is one.
+        options: sacrebleu's options in the words of its signature, '|'-separated: nc:N (character order, 6), nw:N (word order, 0; 2 is chrF++), beta:N (2), case:mixed|lc, eff:yes|no (no: eps smoothing), space:yes|no; e.g. 'nw:2'. A whole signature reads as its options.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT chrf_stats('ab', 'abc', 'nc:2'); -- [2, 3, 2, 1, 2, 1]
     """
 
 def sentence_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
@@ -428,8 +445,8 @@ def sentence_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> 
     Sentence-level BLEU (0-100), equal to sacrebleu 2.6's sentence_bleu: by default its options (13a tokens, exp smoothing, effective order: 'eff:yes'). Several references as a list of strings: n-gram counts clipped by the reference that has the n-gram most, the reference length closest to the hypothesis'. NULL when hyp is NULL or there is no reference (NULL references in a list are left out, as sacrebleu leaves out None).
 
     Arguments:
-        hyp: The hypothesis: a string.
-        ref: The reference: a string, or a list of strings for several.
+        hyp: The hypothesis: a string (or a token list, joined with spaces).
+        ref: The reference: a string, or a list of strings for several (a token list when hyp is one).
         options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
@@ -444,14 +461,46 @@ def bleu_stats(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.
     BLEU's sufficient statistics of a segment, as sacrebleu computes them: [hyp_len, ref_len, matched n-grams of orders 1..N, hypothesis n-grams of orders 1..N] (N = 4 unless 'order:N'). Summed over a corpus they give its BLEU (corpus_bleu sums them).
 
     Arguments:
-        hyp: The hypothesis: a string.
-        ref: The reference: a string, or a list of strings for several.
+        hyp: The hypothesis: a string (or a token list, joined with spaces).
+        ref: The reference: a string, or a list of strings for several (a token list when hyp is one).
         options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT bleu_stats('the cat sat', 'the cat sat down'); -- [3, 4, 3, 2, 1, 0, 3, 2, 1, 0]
+    """
+
+def sentence_ter(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """sentence_ter(hyp, ref [, options])
+
+    Sentence-level TER (Snover et al. 2006): edits (insertions, deletions, substitutions and block shifts) per reference word, 0-100 and above, equal to sacrebleu 2.6's TER: its Tercom tokeniser (lowercased unless 'case:mixed'), its shift search and beam. Several references as a list of strings: the fewest edits over them per their mean length. NULL when hyp, a token or every reference is NULL.
+
+    Arguments:
+        hyp: The hypothesis: a string, or a token list (joined with spaces).
+        ref: The reference: a string, or a list of strings for several; a token list when hyp is one.
+        options: sacrebleu's options in the words of its signature, '|'-separated: case:lc|mixed (lc: lowercase, the default), norm:yes|no (Tercom's normalisation), punct:yes|no (no: remove punctuation), asian:yes|no; e.g. 'norm:yes|case:mixed'. A whole signature reads as its options.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT sentence_ter('a b c', 'a c b'); -- 33.3333 (one shift)
+    """
+
+def ter_stats(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """ter_stats(hyp, ref [, options])
+
+    TER's sufficient statistics of a segment: [edits, reference words, references] (the fewest edits over the references, and the words of all of them). A corpus's TER is its summed edits per summed mean reference length (corpus_ter).
+
+    Arguments:
+        hyp: The hypothesis: a string, or a token list (joined with spaces).
+        ref: The reference: a string, or a list of strings for several; a token list when hyp is one.
+        options: sacrebleu's options in the words of its signature, '|'-separated: case:lc|mixed (lc: lowercase, the default), norm:yes|no (Tercom's normalisation), punct:yes|no (no: remove punctuation), asian:yes|no; e.g. 'norm:yes|case:mixed'. A whole signature reads as its options.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT ter_stats('a b c', ['a c b', 'a b c']); -- [0, 6, 2]
     """
 
 def extract_phrases(src: Any, tgt: Any, links: Any, max_length: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
@@ -516,14 +565,46 @@ def corpus_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> An
     Corpus BLEU (0-100), equal to sacrebleu 2.6's corpus_score: the BLEU of the summed statistics of the rows (not a mean of sentence scores), by default with sacrebleu's corpus options (13a, exp smoothing, 'eff:no'). Rows whose hyp is NULL or that have no reference are left out; NULL when none is left. One score per group: GROUP BY system compares systems.
 
     Arguments:
-        hyp: The hypothesis: a string.
-        ref: The reference: a string, or a list of strings for several.
+        hyp: The hypothesis: a string (or a token list, joined with spaces).
+        ref: The reference: a string, or a list of strings for several (a token list when hyp is one).
         options: A constant: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT system, corpus_bleu(hyp, ref) FROM outputs GROUP BY system;
+    """
+
+def corpus_chrf(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> Any:
+    """corpus_chrf(hyp, ref [, options])
+
+    Corpus chrF (0-100), equal to sacrebleu 2.6's corpus_score: the chrF of the summed statistics of the rows (not a mean of sentence scores). Rows whose hyp is NULL or that have no reference are left out; NULL when none is left. One score per group.
+
+    Arguments:
+        hyp: The hypothesis: a string, or a token list (joined with spaces).
+        ref: The reference: a string, or a list of strings for several; a token list when hyp is one.
+        options: A constant: sacrebleu's options in the words of its signature, '|'-separated: nc:N (character order, 6), nw:N (word order, 0; 2 is chrF++), beta:N (2), case:mixed|lc, eff:yes|no (no: eps smoothing), space:yes|no; e.g. 'nw:2'. A whole signature reads as its options.
+
+    An aggregate: returns one Python value for all rows.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT system, corpus_chrf(hyp, ref, 'nw:2') FROM outputs GROUP BY system;
+    """
+
+def corpus_ter(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> Any:
+    """corpus_ter(hyp, ref [, options])
+
+    Corpus TER, equal to sacrebleu 2.6's corpus_score: summed edits per summed mean reference length (not a mean of sentence scores). Rows whose hyp is NULL or that have no reference are left out; NULL when none is left. One score per group.
+
+    Arguments:
+        hyp: The hypothesis: a string, or a token list (joined with spaces).
+        ref: The reference: a string, or a list of strings for several; a token list when hyp is one.
+        options: A constant: sacrebleu's options in the words of its signature, '|'-separated: case:lc|mixed (lc: lowercase, the default), norm:yes|no (Tercom's normalisation), punct:yes|no (no: remove punctuation), asian:yes|no; e.g. 'norm:yes|case:mixed'. A whole signature reads as its options.
+
+    An aggregate: returns one Python value for all rows.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT system, corpus_ter(hyp, ref) FROM outputs GROUP BY system;
     """
 
 def kendall_tau_a(x: Any, y: Any, **resources: Any) -> Any:

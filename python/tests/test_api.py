@@ -115,7 +115,7 @@ def test_help_explains_arguments_and_nulls():
 
 def test_every_sql_function_is_here():
     names = {e["name"] for e in pairmetrics._native.catalogue() if e["kind"] != "table"}
-    for name in ["led", "pod", "lepod", "derp", "derp_detail", "true_score", "dep_fit", "lm_logprob", "lm_full_scores", "lm_perplexity", "lm_oov_count", "word_accuracy", "kendall_tau_a", "meteor_align", "chrf", "sentence_bleu", "bleu_stats", "corpus_bleu"]:
+    for name in ["led", "pod", "lepod", "derp", "derp_detail", "true_score", "dep_fit", "lm_logprob", "lm_full_scores", "lm_perplexity", "lm_oov_count", "word_accuracy", "kendall_tau_a", "meteor_align", "chrf", "chrf_stats", "corpus_chrf", "sentence_bleu", "bleu_stats", "corpus_bleu", "sentence_ter", "ter_stats", "corpus_ter"]:
         assert name in names and callable(getattr(pairmetrics, name))
     assert all(callable(getattr(pairmetrics, n)) for n in names)
 

@@ -15,6 +15,7 @@ pub mod random;
 pub mod rank;
 pub mod significance;
 pub mod synthetic;
+pub mod ter;
 pub mod true_score;
 pub mod word_accuracy;
 

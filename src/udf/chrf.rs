@@ -1,89 +1,110 @@
-//! `chrf(hyp, ref)`: sentence-level chrF, over text or token lists.
+//! `chrf`, `chrf_stats` and the aggregate `corpus_chrf`: sacrebleu's chrF and chrF++
+//! ([`crate::metrics::chrf`]) through the shared sacrebleu functions ([`super::sacrebleu`]).
 
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
-use datafusion::arrow::array::{ArrayRef, Float64Builder};
-use datafusion::arrow::datatypes::DataType;
-use datafusion::common::Result;
-use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
-};
+use datafusion::logical_expr::Documentation;
 
 use super::docs::DOC_SECTION;
-use super::args::{Shapes, checked_arguments};
-use crate::arrow::read::{Strings, TokenLists};
-use crate::schema::{ColumnType, is_string};
-use crate::metrics::chrf::{Scratch, chrf};
+use super::sacrebleu::{Kind, Metric};
+use crate::metrics::chrf::{self, ChrfOptions, Scratch};
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct ChrfUdf {
-    signature: Signature,
-}
+const OPTIONS_DOC: &str = "sacrebleu's options in the words of its signature, '|'-separated: \
+    nc:N (character order, 6), nw:N (word order, 0; 2 is chrF++), beta:N (2), case:mixed|lc, \
+    eff:yes|no (no: eps smoothing), space:yes|no; e.g. 'nw:2'. A whole signature reads as its options.";
 
-impl Default for ChrfUdf {
-    fn default() -> Self {
-        // DataFusion would cast a string to a list (or back) to fit one of two exact shapes:
-        // coerce() alone checks that both arguments are of one kind.
-        ChrfUdf { signature: Signature::user_defined(Volatility::Immutable) }
+const HYP_DOC: &str = "The hypothesis: a string, or a token list (joined with spaces).";
+const REF_DOC: &str = "The reference: a string, or a list of strings for several; a token list when hyp is one.";
+
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
+pub struct Chrf;
+
+impl Metric for Chrf {
+    type Options = ChrfOptions;
+    type Scratch = Scratch;
+
+    const NAMES: [&'static str; 3] = ["chrf", "chrf_stats", "corpus_chrf"];
+
+    fn sentence_options() -> ChrfOptions {
+        ChrfOptions::default()
+    }
+
+    fn corpus_options() -> ChrfOptions {
+        ChrfOptions::default()
+    }
+
+    fn parse(defaults: &ChrfOptions, text: &str) -> Result<ChrfOptions, String> {
+        defaults.parse(text).map_err(|e| e.to_string())
+    }
+
+    fn stats_len(options: &ChrfOptions) -> usize {
+        options.stats_len()
+    }
+
+    fn segment_stats(hyp: &str, refs: &[&str], options: &ChrfOptions, scratch: &mut Scratch, stats: &mut [u64]) -> bool {
+        chrf::segment_stats(hyp, refs, options, scratch, stats).is_ok()
+    }
+
+    fn sentence_score(stats: &[u64], options: &ChrfOptions) -> f64 {
+        chrf::f_score(stats, options)
+    }
+
+    fn corpus_score(total: &[u64], options: &ChrfOptions) -> f64 {
+        chrf::f_score(total, options)
+    }
+
+    fn documentation(kind: Kind) -> &'static Documentation {
+        match kind {
+            Kind::Sentence => &SENTENCE_DOC,
+            Kind::Stats => &STATS_DOC,
+            Kind::Corpus => &CORPUS_DOC,
+        }
     }
 }
 
-const SHAPES: Shapes = &[
-    &[("hyp", ColumnType::Text), ("ref", ColumnType::Text)],
-    &[("hyp", ColumnType::Tokens), ("ref", ColumnType::Tokens)],
-];
-
-static DOC: LazyLock<Documentation> = LazyLock::new(|| {
+static SENTENCE_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
         DOC_SECTION,
-        "Sentence-level chrF (Popović 2015) on sacrebleu's 0-100 scale, equal to sacrebleu's \
-         sentence_chrf with its defaults: character n-grams of orders 1-6, no word n-grams, \
-         beta = 2, whitespace removed, effective-order smoothing. Token lists are joined (the \
-         whitespace between tokens never counts). 0 when either side is empty; NULL when an \
-         argument or a token is NULL.",
-        "chrf(hyp, ref)",
+        "Sentence-level chrF (Popović 2015) on sacrebleu's 0-100 scale, equal to sacrebleu 2.6's \
+         sentence_chrf: by default character n-grams of orders 1-6, no word n-grams, beta = 2, \
+         whitespace removed, effective-order smoothing; 'nw:2' gives chrF++. Several references \
+         as a list of strings: the statistics of the best-scoring one. Token lists are joined \
+         with spaces. NULL when hyp, a token or every reference is NULL.",
+        "chrf(hyp, ref [, options])",
     )
-    .with_argument("hyp", "The hypothesis: a string, or a token list.")
-    .with_argument("ref", "The reference: of the same kind as hyp.")
+    .with_argument("hyp", HYP_DOC)
+    .with_argument("ref", REF_DOC)
+    .with_argument("options", OPTIONS_DOC)
     .with_sql_example("SELECT chrf('the cat sat', 'the cat sat down'); -- 66.0176")
     .build()
 });
 
-impl ScalarUDFImpl for ChrfUdf {
-    fn name(&self) -> &str {
-        "chrf"
-    }
+static STATS_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "chrF's sufficient statistics of a segment, as sacrebleu computes them: for each \
+         character order, then each word order, [hypothesis n-grams, reference n-grams, \
+         matched n-grams]. Summed over a corpus they give its chrF (corpus_chrf sums them).",
+        "chrf_stats(hyp, ref [, options])",
+    )
+    .with_argument("hyp", HYP_DOC)
+    .with_argument("ref", REF_DOC)
+    .with_argument("options", OPTIONS_DOC)
+    .with_sql_example("SELECT chrf_stats('ab', 'abc', 'nc:2'); -- [2, 3, 2, 1, 2, 1]")
+    .build()
+});
 
-    checked_arguments!(|_| SHAPES);
-
-    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Float64)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let rows = args.number_rows;
-        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let mut scratch = Scratch::default();
-        let mut result = Float64Builder::with_capacity(rows);
-        if is_string(arrays[0].data_type()) {
-            let (hyps, refs) = (Strings::new(arrays[0].as_ref())?, Strings::new(arrays[1].as_ref())?);
-            for row in 0..rows {
-                let score = hyps.get(row).zip(refs.get(row)).map(|(h, r)| chrf([h], [r], &mut scratch));
-                result.append_option(score);
-            }
-        } else {
-            let (hyps, refs) = (TokenLists::new("hyp", &arrays[0])?, TokenLists::new("ref", &arrays[1])?);
-            let (mut hyp, mut reference) = (Vec::new(), Vec::new());
-            for row in 0..rows {
-                let readable = hyps.row(row, &mut hyp).is_ok() && refs.row(row, &mut reference).is_ok();
-                let score = readable.then(|| chrf(hyp.iter().copied(), reference.iter().copied(), &mut scratch));
-                result.append_option(score);
-            }
-        }
-        Ok(ColumnarValue::Array(Arc::new(result.finish()) as ArrayRef))
-    }
-
-    fn documentation(&self) -> Option<&Documentation> {
-        Some(&DOC)
-    }
-}
+static CORPUS_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "Corpus chrF (0-100), equal to sacrebleu 2.6's corpus_score: the chrF of the summed \
+         statistics of the rows (not a mean of sentence scores). Rows whose hyp is NULL or that \
+         have no reference are left out; NULL when none is left. One score per group.",
+        "corpus_chrf(hyp, ref [, options])",
+    )
+    .with_argument("hyp", HYP_DOC)
+    .with_argument("ref", REF_DOC)
+    .with_argument("options", "A constant: ".to_string() + OPTIONS_DOC)
+    .with_sql_example("SELECT system, corpus_chrf(hyp, ref, 'nw:2') FROM outputs GROUP BY system;")
+    .build()
+});

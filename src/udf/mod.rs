@@ -16,8 +16,10 @@ pub mod model_score;
 pub mod options;
 pub mod phrases;
 pub mod rank;
+pub mod sacrebleu;
 pub mod significance;
 pub mod synthetic;
+pub mod ter;
 pub mod text;
 pub mod true_score;
 pub mod word_accuracy;
@@ -43,7 +45,11 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
     use crate::metrics::dep_fit::Formula::{Iucl, Paper};
     use dep_fit::{DepFitUdf, Kind as F, Level::{Form, Upos}};
     use derp::{DerpUdf, Kind as D};
+    use bleu::Bleu;
+    use chrf::Chrf;
     use lepod::{Kind as L, LepodUdf};
+    use sacrebleu::{Kind::{Sentence, Stats}, SegmentUdf};
+    use ter::Ter;
     use text::{Kind as T, TextUdf};
     use true_score::{Kind as S, TrueScoreUdf};
     let phrases = || resources.phrase_index.clone();
@@ -74,9 +80,12 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(model_score::ModelScoreUdf::new(phrases(), resources.lm.clone()))),
         Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
         Arc::new(ScalarUDF::from(loglinear::LoglinearUdf::default())),
-        Arc::new(ScalarUDF::from(chrf::ChrfUdf::default())),
-        Arc::new(ScalarUDF::from(bleu::BleuUdf::new(bleu::Kind::Sentence))),
-        Arc::new(ScalarUDF::from(bleu::BleuUdf::new(bleu::Kind::Stats))),
+        Arc::new(ScalarUDF::from(SegmentUdf::<Chrf>::new(Sentence))),
+        Arc::new(ScalarUDF::from(SegmentUdf::<Chrf>::new(Stats))),
+        Arc::new(ScalarUDF::from(SegmentUdf::<Bleu>::new(Sentence))),
+        Arc::new(ScalarUDF::from(SegmentUdf::<Bleu>::new(Stats))),
+        Arc::new(ScalarUDF::from(SegmentUdf::<Ter>::new(Sentence))),
+        Arc::new(ScalarUDF::from(SegmentUdf::<Ter>::new(Stats))),
         Arc::new(ScalarUDF::from(phrases::ExtractPhrasesUdf::default())),
         Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone(), resources.built_aligner.arc()))),
     ]
@@ -84,10 +93,16 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
 
 /// Every aggregate UDF of pairmetrics.
 pub fn all_aggregate_udfs() -> Vec<Arc<AggregateUDF>> {
+    use bleu::Bleu;
+    use chrf::Chrf;
+    use sacrebleu::CorpusUdf;
+    use ter::Ter;
     use significance::{SignificanceUdf as S, Test as T};
     vec![
         Arc::new(AggregateUDF::from(derp::DerpPooled::default())),
-        Arc::new(AggregateUDF::from(bleu::CorpusBleu::default())),
+        Arc::new(AggregateUDF::from(CorpusUdf::<Bleu>::default())),
+        Arc::new(AggregateUDF::from(CorpusUdf::<Chrf>::default())),
+        Arc::new(AggregateUDF::from(CorpusUdf::<Ter>::default())),
         Arc::new(AggregateUDF::from(rank::KendallTauA::default())),
         Arc::new(AggregateUDF::from(S::new(T::BootstrapCi, false))),
         Arc::new(AggregateUDF::from(S::new(T::BootstrapCi, true))),
