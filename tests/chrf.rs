@@ -67,16 +67,21 @@ async fn nulls_give_null_and_kinds_must_match() {
     assert!(mixed.contains("chrf: argument `hyp` must be a string"), "{mixed}");
 }
 
-/// `score --metrics` adds chrf (tgt against src), the same values as the SQL function, and
-/// names what a metric needs when its inputs are missing.
+/// `score --metrics` adds chrf, bleu and ter (tgt against src), the same values as the SQL
+/// functions, with sacrebleu's signatures; and names what a metric needs when its inputs are
+/// missing.
 #[tokio::test]
-async fn score_adds_chrf_when_asked() {
+async fn score_adds_sacrebleus_metrics_when_asked() {
     let dir = tempfile::TempDir::new().unwrap();
     let out = dir.path().join("scored.parquet");
     let pairs = sample().join("pairs.parquet");
-    let text = ok(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out), "--metrics", "chrf,lepod"]);
-    assert!(text.contains("chrf: mean"), "{text}");
-    assert!(text.contains("|led:multiset|case:mixed|chrf:nc=6,nw=0,beta=2,space=no,eff=yes"), "{text}");
+    let text = ok(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out), "--metrics", "ter,chrf,lepod,bleu"]);
+    assert!(text.contains("chrf: mean") && text.contains("bleu: mean") && text.contains("ter: mean"), "{text}");
+    let signature = "|led:multiset|case:mixed\
+        |chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0\
+        |BLEU|nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0\
+        |TER|nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0";
+    assert!(text.contains(signature), "{text}");
     let ctx = context();
     ctx.register_parquet("scored", path_str(&out), Default::default()).await.unwrap();
     let got = floats(&ctx, "SELECT chrf FROM scored ORDER BY pair_id", 0).await;
@@ -84,15 +89,21 @@ async fn score_adds_chrf_when_asked() {
     for (got, pair) in got.iter().zip(&want) {
         assert_close(*got, pair["tokens"].as_f64().unwrap(), &format!("score, pair {}", pair["pair_id"]));
     }
+    ctx.register_parquet("pairs", path_str(&pairs), Default::default()).await.unwrap();
+    let sql = "SELECT (s.bleu IS NOT DISTINCT FROM sentence_bleu(p.tgt, p.src)) AND (s.ter IS NOT DISTINCT FROM sentence_ter(p.tgt, p.src)) \
+               FROM scored s JOIN pairs p USING (pair_id)";
+    let equal = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+    let equal = equal.iter().flat_map(|b| b.column(0).as_any().downcast_ref::<datafusion::arrow::array::BooleanArray>().unwrap().iter());
+    assert!(equal.into_iter().all(|e| e == Some(true)), "score's bleu and ter are the SQL functions'");
     let columns = strings(&ctx, "SELECT column_name FROM information_schema.columns WHERE table_name = 'scored'", 0).await;
     assert!(columns.contains(&Some("led".into())) && !columns.contains(&Some("pod".into())), "{columns:?}");
 
     let error = err(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out), "--metrics", "derp"]);
     assert!(error.contains("metric derp needs an alignments table and an arcs table"), "{error}");
-    let error = err(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out), "--metrics", "bleu"]);
-    assert!(error.contains("unknown metric `bleu`; score knows lepod, derp, true_score, dep_fit, lm, model_score, chrf"), "{error}");
+    let error = err(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out), "--metrics", "meteor"]);
+    assert!(error.contains("unknown metric `meteor`; score knows lepod, derp, true_score, dep_fit, lm, model_score, chrf, bleu, ter"), "{error}");
     let default = ok(&["score", "--pairs", path_str(&pairs), "--out", path_str(&out)]);
-    assert!(!default.contains("chrf"), "chrf is opt-in: {default}");
+    assert!(!default.contains("chrf") && !default.contains("bleu") && !default.contains("ter:"), "sacrebleu's metrics are opt-in: {default}");
 }
 
 /// sacrebleu's `CHRF(**config)` arguments.

@@ -165,16 +165,68 @@ pub static METRICS: &[Metric] = &[
     },
     Metric {
         name: "chrf",
-        about: "chrf, sentence chrF of tgt against src on sacrebleu's 0-100 scale (sacrebleu's \
-                defaults); only when asked",
+        about: "chrf, sentence chrF2 of tgt against src as sacrebleu's sentence_chrf (its \
+                defaults)",
         columns: &[score("chrf")],
         needs: &[],
         uses: &[],
         by_default: false,
-        signature: |_| "chrf:nc=6,nw=0,beta=2,space=no,eff=yes".into(),
-        exprs: |i| Ok(vec![("chrf", i.call("chrf", vec![i.tokens("tgt"), i.tokens("src")])?)]),
+        signature: |o| sacrebleu_signature("chrf", o),
+        exprs: |i| sacrebleu_metric(i, "chrf", "chrf"),
+    },
+    Metric {
+        name: "bleu",
+        about: "bleu, sentence BLEU of tgt against src as sacrebleu's sentence_bleu (13a, exp \
+                smoothing, effective order)",
+        columns: &[score("bleu")],
+        needs: &[],
+        uses: &[],
+        by_default: false,
+        signature: |o| sacrebleu_signature("bleu", o),
+        exprs: |i| sacrebleu_metric(i, "bleu", "sentence_bleu"),
+    },
+    Metric {
+        name: "ter",
+        about: "ter, sentence TER of tgt against src as sacrebleu's TER (Tercom's tokeniser, \
+                lowercased as sacrebleu's TER is by default)",
+        columns: &[score("ter")],
+        needs: &[],
+        uses: &[],
+        by_default: false,
+        signature: |o| sacrebleu_signature("ter", o),
+        exprs: |i| sacrebleu_metric(i, "ter", "sentence_ter"),
     },
 ];
+
+/// The sacrebleu options of a sacrebleu metric in `score`: its sentence defaults, lowercased with
+/// `--lowercase` (TER lowercases already).
+fn sacrebleu_options(metric: &str, options: &ScoreOptions) -> &'static str {
+    match (metric, options.lowercase) {
+        ("ter", _) => "",
+        (_, true) => "case:lc",
+        (_, false) => "case:mixed",
+    }
+}
+
+/// A sacrebleu metric's part of the signature, as sacrebleu writes it: its name, then its
+/// signature for one reference, e.g. `BLEU|nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0`.
+fn sacrebleu_signature(metric: &str, options: &ScoreOptions) -> String {
+    use crate::metrics::{bleu::BleuOptions, chrf::ChrfOptions, ter::TerOptions};
+    let words = sacrebleu_options(metric, options);
+    let parsed = match metric {
+        "bleu" => BleuOptions::sentence().parse(words).map(|o| format!("BLEU|{}", o.signature(Some(1)))).ok(),
+        "chrf" => ChrfOptions::default().parse(words).map(|o| format!("{}|{}", o.name(), o.signature(Some(1)))).ok(),
+        _ => TerOptions::default().parse(words).map(|o| format!("TER|{}", o.signature(Some(1)))).ok(),
+    };
+    parsed.expect("score's sacrebleu options parse")
+}
+
+/// A sacrebleu metric's column: `function(tgt, src, options)` over the raw tokens (joined with
+/// spaces), the options lowercasing when asked.
+fn sacrebleu_metric(i: &Inputs, metric: &'static str, function: &str) -> Result<Vec<(&'static str, Expr)>> {
+    let words = sacrebleu_options(metric, i.options);
+    Ok(vec![(metric, i.call(function, vec![i.pairs("tgt"), i.pairs("src"), lit(words)])?)])
+}
 
 fn case(options: &ScoreOptions) -> &'static str {
     if options.lowercase { "case:lc" } else { "case:mixed" }
