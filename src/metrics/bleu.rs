@@ -17,7 +17,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::intern::Interner;
-use super::is_python_whitespace;
+use super::{is_python_whitespace, python_words, substitute_pairs};
 
 /// The sacrebleu release whose BLEU this is, as signatures name it.
 pub const SACREBLEU_VERSION: &str = "2.6.0";
@@ -276,37 +276,12 @@ fn mteval_13a(line: &str, out: &mut String) {
     let chars = substitute_pairs(&chars, |a, b| matches!(a, '.' | ',') && !b.is_ascii_digit(), |a, b| [' ', a, ' ', b]);
     let chars = substitute_pairs(&chars, |a, b| a.is_ascii_digit() && b == '-', |a, b| [a, ' ', b, ' ']);
     let text: String = chars.into_iter().collect();
-    for (i, word) in words(&text).enumerate() {
+    for (i, word) in python_words(&text).enumerate() {
         if i > 0 {
             out.push(' ');
         }
         out.push_str(word);
     }
-}
-
-/// `re.sub` of a pattern of two characters: scanning left to right, each pair that matches is
-/// replaced and the scan goes on after it.
-fn substitute_pairs(chars: &[char], matches: impl Fn(char, char) -> bool, replace: impl Fn(char, char) -> [char; 4]) -> Vec<char> {
-    let mut out = Vec::with_capacity(chars.len() + chars.len() / 4);
-    let mut i = 0;
-    while i < chars.len() {
-        match chars.get(i + 1) {
-            Some(&next) if matches(chars[i], next) => {
-                out.extend(replace(chars[i], next));
-                i += 2;
-            }
-            _ => {
-                out.push(chars[i]);
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
-/// Words as Python's `str.split()` gives them.
-fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(is_python_whitespace).filter(|w| !w.is_empty())
 }
 
 /// Reused buffers: tokenised text and word ids. Ids only need to agree within a segment, so
@@ -324,7 +299,7 @@ impl Scratch {
     fn words(&mut self, text: &str, options: &BleuOptions, hyp: bool) {
         tokenize(text, options, &mut self.text);
         let ids = if hyp { &mut self.hyp } else { &mut self.refs };
-        ids.extend(words(&self.text).map(|w| self.vocabulary.intern(w)));
+        ids.extend(python_words(&self.text).map(|w| self.vocabulary.intern(w)));
     }
 }
 

@@ -21,7 +21,7 @@ use std::fmt;
 
 use super::bleu::SACREBLEU_VERSION;
 use super::intern::Interner;
-use super::is_python_whitespace;
+use super::{is_python_whitespace, python_words};
 
 /// sacrebleu's defaults: character order 6, word order 0 (chrF2), β = 2.
 pub const CHAR_ORDER: usize = 6;
@@ -239,7 +239,7 @@ fn read_side(text: &str, options: &ChrfOptions, scratch: &mut Scratch, hyp: bool
     side.words.symbols.clear();
     if options.word_order > 0 {
         scratch.words.clear();
-        for word in text.split(is_python_whitespace).filter(|w| !w.is_empty()) {
+        for word in python_words(text) {
             for piece in split_punctuation(word) {
                 scratch.words.push(scratch.vocabulary.intern(piece));
             }

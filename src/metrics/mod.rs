@@ -28,6 +28,31 @@ pub fn is_python_whitespace(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
+/// `re.sub` of a pattern of two characters: scanning left to right, each pair that matches is
+/// replaced and the scan goes on after it.
+pub fn substitute_pairs(chars: &[char], matches: impl Fn(char, char) -> bool, replace: impl Fn(char, char) -> [char; 4]) -> Vec<char> {
+    let mut out = Vec::with_capacity(chars.len() + chars.len() / 4);
+    let mut i = 0;
+    while i < chars.len() {
+        match chars.get(i + 1) {
+            Some(&next) if matches(chars[i], next) => {
+                out.extend(replace(chars[i], next));
+                i += 2;
+            }
+            _ => {
+                out.push(chars[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Words as Python's `str.split()` gives them.
+pub fn python_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(is_python_whitespace).filter(|w| !w.is_empty())
+}
+
 /// A word-alignment link: (position in the first sentence, position in the second), 0-based.
 pub type Link = (u32, u32);
 

@@ -25,7 +25,7 @@ use std::fmt;
 
 use super::bleu::SACREBLEU_VERSION;
 use super::intern::Interner;
-use super::is_python_whitespace;
+use super::{is_python_whitespace, python_words, substitute_pairs};
 
 /// Tercom's limits on a shift, as sacrebleu keeps them.
 const MAX_SHIFT_SIZE: usize = 10;
@@ -147,7 +147,7 @@ pub fn tokenize(text: &str, options: &TerOptions, out: &mut String) {
             sent.retain(|c| !is_asian_punct(c) && !is_full_width_punct(c));
         }
     }
-    for word in sent.split(is_python_whitespace).filter(|w| !w.is_empty()) {
+    for word in python_words(&sent) {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -176,33 +176,12 @@ fn normalize_general_and_western(text: &str) -> String {
     // `([{-~[-` -&(-+:-@/])`: ASCII punctuation but for ' , - . (and the space itself).
     let sent = spaced(&format!(" {sent} "), |c| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/'));
     // `'s$` never matches: the line ends with the space added above.
-    let sent = sent.replace("'s ", " 's ");
-    let digit = |c: char| c.is_ascii_digit();
-    let period_or_comma = |c: char| c == '.' || c == ',';
-    // `([^0-9])([\.,])` → `\1 \2 `
-    let sent = pairs(&sent, |a, b| !digit(a) && period_or_comma(b), |a, b, out| out.extend([a, ' ', b, ' ']));
-    // `([\.,])([^0-9])` → ` \1 \2`
-    let sent = pairs(&sent, |a, b| period_or_comma(a) && !digit(b), |a, b, out| out.extend([' ', a, ' ', b]));
-    // `([0-9])(-)` → `\1 \2 `
-    pairs(&sent, |a, b| digit(a) && b == '-', |a, b, out| out.extend([a, ' ', b, ' ']))
-}
-
-/// `re.sub` of a two-character pattern: scanning left to right, each pair that `matches` is
-/// replaced by what `replace` writes, and the scan goes on after it.
-fn pairs(text: &str, matches: impl Fn(char, char) -> bool, replace: impl Fn(char, char, &mut String)) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut i = 0;
-    while i < chars.len() {
-        if i + 1 < chars.len() && matches(chars[i], chars[i + 1]) {
-            replace(chars[i], chars[i + 1], &mut out);
-            i += 2;
-        } else {
-            out.push(chars[i]);
-            i += 1;
-        }
-    }
-    out
+    let chars: Vec<char> = sent.replace("'s ", " 's ").chars().collect();
+    let (digit, period_or_comma) = (|c: char| c.is_ascii_digit(), |c: char| c == '.' || c == ',');
+    let chars = substitute_pairs(&chars, |a, b| !digit(a) && period_or_comma(b), |a, b| [a, ' ', b, ' ']);
+    let chars = substitute_pairs(&chars, |a, b| period_or_comma(a) && !digit(b), |a, b| [' ', a, ' ', b]);
+    let chars = substitute_pairs(&chars, |a, b| digit(a) && b == '-', |a, b| [a, ' ', b, ' ']);
+    chars.into_iter().collect()
 }
 
 /// CJK ideographs, strokes, radicals, compatibility forms and enclosed letters: the classes of
