@@ -50,8 +50,8 @@ def test_score_from_arrow_tables_and_to_a_file(tmp_path):
 
 
 def test_score_errors_name_what_is_wrong(tmp_path):
-    with pytest.raises(ValueError, match="unknown metric `bleu`"):
-        pairmetrics.score(SAMPLE / "pairs.parquet", metrics=["bleu"], out=tmp_path / "x.parquet")
+    with pytest.raises(ValueError, match="unknown metric `meteor`"):
+        pairmetrics.score(SAMPLE / "pairs.parquet", metrics=["meteor"], out=tmp_path / "x.parquet")
     assert not (tmp_path / "x.parquet").exists()
     with pytest.raises(ValueError, match="pairs"):
         pairmetrics.score(tmp_path / "missing.parquet")
