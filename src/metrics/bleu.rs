@@ -367,12 +367,8 @@ fn closest_ref_len(hyp_len: u64, ref_lens: &[u64]) -> u64 {
     *ref_lens.iter().min_by_key(|&&len| (len.abs_diff(hyp_len), len)).expect("at least one reference")
 }
 
-/// Add a segment's statistics to a running total.
-pub fn add_stats(total: &mut [u64], stats: &[u64]) {
-    for (total, &x) in total.iter_mut().zip(stats) {
-        *total += x;
-    }
-}
+/// Add a segment's statistics to a running total (the sums are the corpus statistics).
+pub use super::add_stats;
 
 /// A BLEU score with what it is made of, as sacrebleu's `BLEUScore` reports it.
 #[derive(Debug, Clone, PartialEq)]

@@ -354,12 +354,8 @@ fn merge_count<T: Ord>(mut a: impl Iterator<Item = T>, mut b: impl Iterator<Item
     count
 }
 
-/// Add a segment's statistics to a running total.
-pub fn add_stats(total: &mut [u64], stats: &[u64]) {
-    for (total, &x) in total.iter_mut().zip(stats) {
-        *total += x;
-    }
-}
+/// Add a segment's statistics to a running total (the sums are the corpus statistics).
+pub use super::add_stats;
 
 /// sacrebleu's `_compute_f_score`: the chrF of (summed) statistics on the 0-100 scale.
 pub fn f_score(stats: &[u64], options: &ChrfOptions) -> f64 {

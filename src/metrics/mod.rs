@@ -53,6 +53,14 @@ pub fn python_words(text: &str) -> impl Iterator<Item = &str> {
     text.split(is_python_whitespace).filter(|w| !w.is_empty())
 }
 
+/// Add a segment's statistics to a running total, element by element: BLEU's and chrF's corpus
+/// statistics are the sums of their segments'.
+pub fn add_stats(total: &mut [u64], stats: &[u64]) {
+    for (total, &x) in total.iter_mut().zip(stats) {
+        *total += x;
+    }
+}
+
 /// A word-alignment link: (position in the first sentence, position in the second), 0-based.
 pub type Link = (u32, u32);
 

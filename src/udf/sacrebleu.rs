@@ -67,9 +67,7 @@ fn add_into(total: &mut Vec<u64>, stats: &[u64]) {
     if total.len() < stats.len() {
         total.resize(stats.len(), 0);
     }
-    for (total, &x) in total.iter_mut().zip(stats) {
-        *total += x;
-    }
+    crate::metrics::add_stats(total, stats);
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
