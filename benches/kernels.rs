@@ -6,26 +6,32 @@
 //! --bench kernels [-- FILTER]`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use pairmetrics::metrics::dep_fit::{self, Formula, TripleCounts};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use pairmetrics::metrics::Link;
+use pairmetrics::metrics::dep_fit::{self, Formula, TripleCounts};
 use pairmetrics::metrics::derp::{self, Parse};
+use pairmetrics::metrics::lepod::{Punctuation, Scratch, led_aligned, led_unaligned, pod};
 use pairmetrics::metrics::rank::kendall_tau_a;
 use pairmetrics::metrics::true_score::{self, Identity, PhraseIndexBuilder};
-use pairmetrics::metrics::Link;
-use pairmetrics::metrics::lepod::{Punctuation, Scratch, led_aligned, led_unaligned, pod};
 
 /// A small deterministic generator, so every run scores the same pairs.
 struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self, bound: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) % bound
     }
 }
 
-const VOCAB: [&str; 16] = ["the", "of", ",", "and", "to", "in", "a", "is", "that", "we", "for", "this", "it", "on", "be", "."];
+const VOCAB: [&str; 16] = [
+    "the", "of", ",", "and", "to", "in", "a", "is", "that", "we", "for", "this", "it", "on", "be",
+    ".",
+];
 
 fn pairs(len: usize, count: usize) -> Vec<(Vec<&'static str>, Vec<&'static str>, Vec<Link>)> {
     let mut rng = Lcg(len as u64);
@@ -39,7 +45,10 @@ fn pairs(len: usize, count: usize) -> Vec<(Vec<&'static str>, Vec<&'static str>,
                     order.swap(i - 1, i);
                 }
             }
-            let s2: Vec<&str> = order.iter().map(|&i| if rng.next(5) == 0 { "x" } else { s1[i] }).collect();
+            let s2: Vec<&str> = order
+                .iter()
+                .map(|&i| if rng.next(5) == 0 { "x" } else { s1[i] })
+                .collect();
             let links = order
                 .iter()
                 .enumerate()
@@ -59,21 +68,34 @@ fn lepod(c: &mut Criterion) {
         group.throughput(Throughput::Elements(data.len() as u64));
         let mut scratch = Scratch::default();
         group.bench_function(BenchmarkId::new("led_aligned", len), |b| {
-            b.iter(|| data.iter().map(|(s1, s2, l)| led_aligned(s1, s2, l, &mut scratch).unwrap()).sum::<f64>())
+            b.iter(|| {
+                data.iter()
+                    .map(|(s1, s2, l)| led_aligned(s1, s2, l, &mut scratch).unwrap())
+                    .sum::<f64>()
+            })
         });
         group.bench_function(BenchmarkId::new("pod", len), |b| {
-            b.iter(|| data.iter().map(|(s1, s2, l)| pod(s1, s2, l, &punct, &mut scratch).unwrap()).sum::<f64>())
+            b.iter(|| {
+                data.iter()
+                    .map(|(s1, s2, l)| pod(s1, s2, l, &punct, &mut scratch).unwrap())
+                    .sum::<f64>()
+            })
         });
         let mut sorted = Default::default();
         group.bench_function(BenchmarkId::new("led_unaligned", len), |b| {
-            b.iter(|| data.iter().map(|(s1, s2, _)| led_unaligned(s1, s2, &mut sorted).unwrap()).sum::<f64>())
+            b.iter(|| {
+                data.iter()
+                    .map(|(s1, s2, _)| led_unaligned(s1, s2, &mut sorted).unwrap())
+                    .sum::<f64>()
+            })
         });
         group.finish();
     }
 }
 
-const LABELS: [&str; 12] =
-    ["nsubj", "obj", "det", "amod", "case", "nmod", "advmod", "aux", "cc", "conj", "mark", "punct"];
+const LABELS: [&str; 12] = [
+    "nsubj", "obj", "det", "amod", "case", "nmod", "advmod", "aux", "cc", "conj", "mark", "punct",
+];
 
 /// A dependency parse: heads (1-based, 0 = root) and labels.
 type Parsed = (Vec<i32>, Vec<&'static str>);
@@ -98,7 +120,10 @@ fn parsed_pairs(len: usize, count: usize) -> Vec<(Parsed, Parsed, Vec<Link>)> {
         .map(|_| {
             let parent = random_tree(len, &mut rng);
             let labels: Vec<&str> = (0..len).map(|_| LABELS[rng.next(12) as usize]).collect();
-            let src_heads = parent.iter().map(|&p| if p == usize::MAX { 0 } else { p as i32 + 1 }).collect();
+            let src_heads = parent
+                .iter()
+                .map(|&p| if p == usize::MAX { 0 } else { p as i32 + 1 })
+                .collect();
             let mut order: Vec<usize> = (0..len).collect();
             for i in 1..len {
                 if rng.next(4) == 0 {
@@ -111,13 +136,28 @@ fn parsed_pairs(len: usize, count: usize) -> Vec<(Parsed, Parsed, Vec<Link>)> {
             }
             let tgt_heads = order
                 .iter()
-                .map(|&i| if parent[i] == usize::MAX { 0 } else { place[parent[i]] as i32 + 1 })
+                .map(|&i| {
+                    if parent[i] == usize::MAX {
+                        0
+                    } else {
+                        place[parent[i]] as i32 + 1
+                    }
+                })
                 .collect();
             let tgt_labels = order
                 .iter()
-                .map(|&i| if rng.next(5) == 0 { LABELS[rng.next(12) as usize] } else { labels[i] })
+                .map(|&i| {
+                    if rng.next(5) == 0 {
+                        LABELS[rng.next(12) as usize]
+                    } else {
+                        labels[i]
+                    }
+                })
                 .collect();
-            let links = (0..len).filter(|_| rng.next(5) != 0).map(|i| (i as u32, place[i] as u32)).collect();
+            let links = (0..len)
+                .filter(|_| rng.next(5) != 0)
+                .map(|i| (i as u32, place[i] as u32))
+                .collect();
             ((src_heads, labels), (tgt_heads, tgt_labels), links)
         })
         .collect()
@@ -133,8 +173,14 @@ fn derp(c: &mut Criterion) {
             b.iter(|| {
                 data.iter()
                     .map(|((sh, sd), (th, td), links)| {
-                        let src = Parse { head: sh, deprel: sd };
-                        let tgt = Parse { head: th, deprel: td };
+                        let src = Parse {
+                            head: sh,
+                            deprel: sd,
+                        };
+                        let tgt = Parse {
+                            head: th,
+                            deprel: td,
+                        };
                         derp::derp(src, tgt, links, &mut scratch).map_or(0.0, |d| d.score)
                     })
                     .sum::<f64>()
@@ -158,8 +204,14 @@ fn derp(c: &mut Criterion) {
                 .iter()
                 .zip(&labels)
                 .map(|(((sh, _), (th, _), links), [sd, td])| {
-                    let src = Parse { head: sh, deprel: sd };
-                    let tgt = Parse { head: th, deprel: td };
+                    let src = Parse {
+                        head: sh,
+                        deprel: sd,
+                    };
+                    let tgt = Parse {
+                        head: th,
+                        deprel: td,
+                    };
                     derp::derp(src, tgt, links, &mut scratch).map_or(0.0, |d| d.score)
                 })
                 .sum::<f64>()
@@ -179,15 +231,30 @@ fn derp(c: &mut Criterion) {
                 "chain" => (0..len).map(|i| i.wrapping_sub(1)).collect(),
                 _ => random_tree(len, &mut rng),
             };
-            let heads = parent.iter().map(|&p| if p == usize::MAX { 0 } else { p as i32 + 1 }).collect();
-            (heads, (0..len).map(|_| LABELS[rng.next(12) as usize]).collect())
+            let heads = parent
+                .iter()
+                .map(|&p| if p == usize::MAX { 0 } else { p as i32 + 1 })
+                .collect();
+            (
+                heads,
+                (0..len).map(|_| LABELS[rng.next(12) as usize]).collect(),
+            )
         };
         let ((sh, sd), (th, td)) = (parse(), parse());
         let links: Vec<Link> = (0..len as u32).map(|i| (i, i)).collect();
         let mut scratch = derp::Scratch::default();
         group.bench_function(shape, |b| {
             b.iter(|| {
-                let (src, tgt) = (Parse { head: &sh, deprel: &sd }, Parse { head: &th, deprel: &td });
+                let (src, tgt) = (
+                    Parse {
+                        head: &sh,
+                        deprel: &sd,
+                    },
+                    Parse {
+                        head: &th,
+                        deprel: &td,
+                    },
+                );
                 derp::derp(src, tgt, &links, &mut scratch).map_or(0.0, |d| d.score)
             })
         });
@@ -199,22 +266,38 @@ fn derp(c: &mut Criterion) {
 fn europarl_sample() -> Vec<((Vec<i32>, Vec<String>), (Vec<i32>, Vec<String>), Vec<Link>)> {
     use pairmetrics::arrow::read::{HeadLists, LinkLists, TokenLists};
     let read = |name: &str| -> Vec<RecordBatch> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/europarl-sample").join(name);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/europarl-sample")
+            .join(name);
         let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap().map(Result::unwrap).collect()
+        ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
     };
     let mut out = Vec::new();
     // Both tables are in pair_id order, one row per pair, as `import` writes them.
     for (arcs, alignments) in read("arcs.parquet").iter().zip(&read("alignments.parquet")) {
         let column = |name: &str| arcs.column_by_name(name).unwrap();
-        let heads = [HeadLists::new("src_head", column("src_head")).unwrap(), HeadLists::new("tgt_head", column("tgt_head")).unwrap()];
-        let deprels = [TokenLists::new("src_deprel", column("src_deprel")).unwrap(), TokenLists::new("tgt_deprel", column("tgt_deprel")).unwrap()];
+        let heads = [
+            HeadLists::new("src_head", column("src_head")).unwrap(),
+            HeadLists::new("tgt_head", column("tgt_head")).unwrap(),
+        ];
+        let deprels = [
+            TokenLists::new("src_deprel", column("src_deprel")).unwrap(),
+            TokenLists::new("tgt_deprel", column("tgt_deprel")).unwrap(),
+        ];
         let links = LinkLists::new(alignments.column_by_name("links").unwrap()).unwrap();
         for row in 0..arcs.num_rows() {
             let (mut d, mut l) = (Vec::new(), Vec::new());
             let mut side = |s: usize| -> Option<(Vec<i32>, Vec<String>)> {
                 deprels[s].row(row, &mut d).ok()?;
-                Some((heads[s].row(row).ok()?.to_vec(), d.iter().map(|x| x.to_string()).collect()))
+                Some((
+                    heads[s].row(row).ok()?.to_vec(),
+                    d.iter().map(|x| x.to_string()).collect(),
+                ))
             };
             if let (Some(src), Some(tgt), Ok(())) = (side(0), side(1), links.row(row, &mut l)) {
                 out.push((src, tgt, l));
@@ -267,7 +350,13 @@ fn true_score(c: &mut Criterion) {
     group.throughput(Throughput::Elements(pairs.len() as u64));
     let mut scratch = true_score::Scratch::default();
     group.bench_function("true_score", |b| {
-        b.iter(|| pairs.iter().filter_map(|(s, t)| index.true_score(s, t, &mut scratch)).map(|r| r.score).sum::<f64>())
+        b.iter(|| {
+            pairs
+                .iter()
+                .filter_map(|(s, t)| index.true_score(s, t, &mut scratch))
+                .map(|r| r.score)
+                .sum::<f64>()
+        })
     });
     group.finish();
 }
@@ -280,25 +369,42 @@ fn dep_fit(c: &mut Criterion) {
     let mut counts = TripleCounts::default();
     for _ in 0..200_000 {
         let (h, d) = (word(&mut rng, &words), word(&mut rng, &words));
-        counts.add(&words[h], &words[d], LABELS[rng.next(12) as usize], 1 + rng.next(5));
+        counts.add(
+            &words[h],
+            &words[d],
+            LABELS[rng.next(12) as usize],
+            1 + rng.next(5),
+        );
     }
     let sentences: Vec<(Vec<&str>, Vec<i32>, Vec<&str>)> = (0..1000)
         .map(|_| {
-            let tokens = (0..30).map(|_| words[word(&mut rng, &words)].as_str()).collect();
-            let heads = random_tree(30, &mut rng).iter().map(|&p| if p == usize::MAX { 0 } else { p as i32 + 1 }).collect();
+            let tokens = (0..30)
+                .map(|_| words[word(&mut rng, &words)].as_str())
+                .collect();
+            let heads = random_tree(30, &mut rng)
+                .iter()
+                .map(|&p| if p == usize::MAX { 0 } else { p as i32 + 1 })
+                .collect();
             let labels = (0..30).map(|_| LABELS[rng.next(12) as usize]).collect();
             (tokens, heads, labels)
         })
         .collect();
     let mut group = c.benchmark_group("dep_fit/30_tokens");
     group.throughput(Throughput::Elements(sentences.len() as u64));
-    for (name, phrase) in [("phrase_of_3", (10..13).collect::<Vec<usize>>()), ("whole_sentence", (0..30).collect())] {
+    for (name, phrase) in [
+        ("phrase_of_3", (10..13).collect::<Vec<usize>>()),
+        ("whole_sentence", (0..30).collect()),
+    ] {
         group.bench_function(name, |b| {
             b.iter(|| {
                 sentences
                     .iter()
                     .map(|(w, h, l)| {
-                        let parse = dep_fit::Parse { words: w, heads: h, deprels: l };
+                        let parse = dep_fit::Parse {
+                            words: w,
+                            heads: h,
+                            deprels: l,
+                        };
                         dep_fit::dep_fit(&counts, &parse, &phrase, Formula::Paper).unwrap_or(0.0)
                     })
                     .sum::<f64>()
@@ -313,14 +419,30 @@ fn lm_logprob(c: &mut Criterion) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lm");
     let model = pairmetrics::formats::arpa::read(&root.join("europarl.en.3gram.arpa.gz")).unwrap();
     let cases: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("kenlm_scores.json")).unwrap()).unwrap();
-    let sentences: Vec<String> = cases["cases"].as_array().unwrap().iter().map(|c| c["sentence"].as_str().unwrap().to_string()).collect();
-    let tokens: Vec<Vec<&str>> = sentences.iter().map(|s| s.split_whitespace().collect()).collect();
+        serde_json::from_str(&std::fs::read_to_string(root.join("kenlm_scores.json")).unwrap())
+            .unwrap();
+    let sentences: Vec<String> = cases["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["sentence"].as_str().unwrap().to_string())
+        .collect();
+    let tokens: Vec<Vec<&str>> = sentences
+        .iter()
+        .map(|s| s.split_whitespace().collect())
+        .collect();
     let words: usize = tokens.iter().map(|t| t.len() + 1).sum();
     let mut group = c.benchmark_group("lm_logprob");
     group.throughput(Throughput::Elements(words as u64));
     let mut ids = pairmetrics::metrics::ngram::Scratch::default();
-    group.bench_function("words", |b| b.iter(|| tokens.iter().map(|t| model.sentence_log10(t, &mut ids)).sum::<f64>()));
+    group.bench_function("words", |b| {
+        b.iter(|| {
+            tokens
+                .iter()
+                .map(|t| model.sentence_log10(t, &mut ids))
+                .sum::<f64>()
+        })
+    });
     group.finish();
 }
 
@@ -328,7 +450,9 @@ fn lm_logprob(c: &mut Criterion) {
 fn kendall(c: &mut Criterion) {
     let mut rng = Lcg(3);
     for n in [100, 10_000] {
-        let pairs: Vec<(f64, f64)> = (0..n).map(|_| (rng.next(50) as f64, rng.next(1000) as f64)).collect();
+        let pairs: Vec<(f64, f64)> = (0..n)
+            .map(|_| (rng.next(50) as f64, rng.next(1000) as f64))
+            .collect();
         let mut group = c.benchmark_group("kendall_tau_a");
         group.throughput(Throughput::Elements(n as u64));
         let (mut work, mut scratch) = (pairs.clone(), Vec::new());
@@ -348,22 +472,46 @@ fn meteor_align(c: &mut Criterion) {
     use pairmetrics::align::{Aligner, AlignerOptions, Scratch};
     use std::io::Read;
     let read = |name: &str| {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/meteor").join(name);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/meteor")
+            .join(name);
         let mut text = String::new();
-        flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap()).read_to_string(&mut text).unwrap();
+        flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
         text
     };
-    let (tests, refs) = (read("europarl-perturbed.test.gz"), read("europarl-perturbed.ref.gz"));
-    let pairs: Vec<(Vec<&str>, Vec<&str>)> =
-        tests.lines().zip(refs.lines()).map(|(a, b)| (a.split(' ').collect(), b.split(' ').collect())).collect();
+    let (tests, refs) = (
+        read("europarl-perturbed.test.gz"),
+        read("europarl-perturbed.ref.gz"),
+    );
+    let pairs: Vec<(Vec<&str>, Vec<&str>)> = tests
+        .lines()
+        .zip(refs.lines())
+        .map(|(a, b)| (a.split(' ').collect(), b.split(' ').collect()))
+        .collect();
     let aligner = Aligner::new(AlignerOptions::default()).unwrap();
     let mut scratch = Scratch::default();
     let mut group = c.benchmark_group("meteor_align");
     group.throughput(Throughput::Elements(pairs.len() as u64));
     group.bench_function("europarl_perturbed", |b| {
-        b.iter(|| pairs.iter().map(|(t, r)| aligner.align(t, r, &mut scratch).len()).sum::<usize>())
+        b.iter(|| {
+            pairs
+                .iter()
+                .map(|(t, r)| aligner.align(t, r, &mut scratch).len())
+                .sum::<usize>()
+        })
     });
 }
 
-criterion_group!(benches, lepod, derp, true_score, dep_fit, lm_logprob, kendall, meteor_align);
+criterion_group!(
+    benches,
+    lepod,
+    derp,
+    true_score,
+    dep_fit,
+    lm_logprob,
+    kendall,
+    meteor_align
+);
 criterion_main!(benches);

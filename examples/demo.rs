@@ -9,5 +9,10 @@
 async fn main() -> anyhow::Result<()> {
     use pairmetrics::pipeline::demo;
     let out = std::env::temp_dir().join("pairmetrics-demo.parquet");
-    demo::run(&demo::default_data_dir(), &out, &mut std::io::stdout().lock()).await
+    demo::run(
+        &demo::default_data_dir(),
+        &out,
+        &mut std::io::stdout().lock(),
+    )
+    .await
 }

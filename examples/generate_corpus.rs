@@ -18,13 +18,13 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use pairmetrics::arrow::links_array;
+use pairmetrics::arrow::read::{HeadLists, LinkLists, TokenLists};
 use pairmetrics::metrics::Link;
 use pairmetrics::metrics::random::SplitMix64;
-use pairmetrics::arrow::links_array;
 use pairmetrics::parquet::AtomicParquetWriter;
 use pairmetrics::schema::Table;
-use pairmetrics::arrow::read::{HeadLists, LinkLists, TokenLists};
-use pairmetrics::schema::{token_list_type};
+use pairmetrics::schema::token_list_type;
 
 const VOCABULARY: usize = 100_000;
 const BATCH: usize = 8192;
@@ -60,8 +60,11 @@ impl Zipf {
 }
 
 fn read_all(path: &Path) -> Result<Vec<RecordBatch>> {
-    let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    Ok(ParquetRecordBatchReaderBuilder::try_new(file)?.build()?.collect::<Result<_, _>>()?)
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    Ok(ParquetRecordBatchReaderBuilder::try_new(file)?
+        .build()?
+        .collect::<Result<_, _>>()?)
 }
 
 /// The sample's pairs whose sentences are non-empty and whose parses match their lengths.
@@ -71,30 +74,59 @@ fn templates(sample: &Path, labels: &mut Vec<String>) -> Result<Vec<Template>> {
         read_all(&sample.join("alignments.parquet"))?,
         read_all(&sample.join("arcs.parquet"))?,
     );
-    let label_id = |label: &str, labels: &mut Vec<String>| match labels.iter().position(|l| l == label) {
-        Some(i) => i as u32,
-        None => {
-            labels.push(label.to_string());
-            labels.len() as u32 - 1
-        }
-    };
+    let label_id =
+        |label: &str, labels: &mut Vec<String>| match labels.iter().position(|l| l == label) {
+            Some(i) => i as u32,
+            None => {
+                labels.push(label.to_string());
+                labels.len() as u32 - 1
+            }
+        };
     let mut out = Vec::new();
     // All three tables are in pair_id order, one row per pair, as `import` writes them.
     for ((p, a), r) in pairs.iter().zip(&alignments).zip(&arcs) {
-        let (src, tgt) = (TokenLists::new("src", p.column_by_name("src").context("src")?)?, TokenLists::new("tgt", p.column_by_name("tgt").context("tgt")?)?);
+        let (src, tgt) = (
+            TokenLists::new("src", p.column_by_name("src").context("src")?)?,
+            TokenLists::new("tgt", p.column_by_name("tgt").context("tgt")?)?,
+        );
         let links = LinkLists::new(a.column_by_name("links").context("links")?)?;
-        let heads = [HeadLists::new("src_head", r.column_by_name("src_head").context("src_head")?)?, HeadLists::new("tgt_head", r.column_by_name("tgt_head").context("tgt_head")?)?];
-        let deprels = [TokenLists::new("src_deprel", r.column_by_name("src_deprel").context("src_deprel")?)?, TokenLists::new("tgt_deprel", r.column_by_name("tgt_deprel").context("tgt_deprel")?)?];
+        let heads = [
+            HeadLists::new(
+                "src_head",
+                r.column_by_name("src_head").context("src_head")?,
+            )?,
+            HeadLists::new(
+                "tgt_head",
+                r.column_by_name("tgt_head").context("tgt_head")?,
+            )?,
+        ];
+        let deprels = [
+            TokenLists::new(
+                "src_deprel",
+                r.column_by_name("src_deprel").context("src_deprel")?,
+            )?,
+            TokenLists::new(
+                "tgt_deprel",
+                r.column_by_name("tgt_deprel").context("tgt_deprel")?,
+            )?,
+        ];
         let (mut s, mut t, mut l, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for row in 0..p.num_rows() {
-            if src.row(row, &mut s).is_err() || tgt.row(row, &mut t).is_err() || links.row(row, &mut l).is_err() {
+            if src.row(row, &mut s).is_err()
+                || tgt.row(row, &mut t).is_err()
+                || links.row(row, &mut l).is_err()
+            {
                 continue;
             }
-            let (Ok(h0), Ok(h1)) = (heads[0].row(row), heads[1].row(row)) else { continue };
+            let (Ok(h0), Ok(h1)) = (heads[0].row(row), heads[1].row(row)) else {
+                continue;
+            };
             if s.is_empty() || t.is_empty() || h0.len() != s.len() || h1.len() != t.len() {
                 continue;
             }
-            if l.iter().any(|&(i, j)| i as usize >= s.len() || j as usize >= t.len()) {
+            if l.iter()
+                .any(|&(i, j)| i as usize >= s.len() || j as usize >= t.len())
+            {
                 continue;
             }
             let mut ids = [Vec::new(), Vec::new()];
@@ -134,7 +166,10 @@ fn main() -> Result<()> {
     if args.len() < 3 {
         bail!("usage: generate_corpus N OUT_DIR [SEED]");
     }
-    let n: u64 = args[1].replace('_', "").parse().context("N: a number of pairs")?;
+    let n: u64 = args[1]
+        .replace('_', "")
+        .parse()
+        .context("N: a number of pairs")?;
     let out = PathBuf::from(&args[2]);
     let seed: u64 = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(7);
     std::fs::create_dir_all(&out)?;
@@ -145,20 +180,41 @@ fn main() -> Result<()> {
     let vocabulary: Vec<String> = (0..VOCABULARY).map(|i| format!("w{i}")).collect();
     let zipf = Zipf::new(VOCABULARY);
     let mut rng = SplitMix64::new(seed);
-    let metadata = || vec![("pairmetrics.generator".to_string(), format!("generate_corpus n={n} seed={seed}"))];
+    let metadata = || {
+        vec![(
+            "pairmetrics.generator".to_string(),
+            format!("generate_corpus n={n} seed={seed}"),
+        )]
+    };
     let writer = |table: Table| -> Result<(AtomicParquetWriter, SchemaRef)> {
         let schema: SchemaRef = Arc::new(table.schema());
-        Ok((AtomicParquetWriter::create(&out.join(format!("{}.parquet", table.name())), schema.clone(), metadata())?, schema))
+        Ok((
+            AtomicParquetWriter::create(
+                &out.join(format!("{}.parquet", table.name())),
+                schema.clone(),
+                metadata(),
+            )?,
+            schema,
+        ))
     };
-    let mut writers = Writers { pairs: writer(Table::Pairs)?, alignments: writer(Table::Alignments)?, arcs: writer(Table::Arcs)? };
+    let mut writers = Writers {
+        pairs: writer(Table::Pairs)?,
+        alignments: writer(Table::Alignments)?,
+        arcs: writer(Table::Arcs)?,
+    };
     let (mut src_ids, mut tgt_ids) = (Vec::new(), Vec::new());
     let mut first = 0u64;
     while first < n {
         let rows = BATCH.min((n - first) as usize);
-        let tokens = || ListBuilder::with_capacity(StringBuilder::with_capacity(rows * 30, rows * 200), rows);
+        let tokens = || {
+            ListBuilder::with_capacity(StringBuilder::with_capacity(rows * 30, rows * 200), rows)
+        };
         let (mut src, mut tgt) = (tokens(), tokens());
         let mut links: Vec<Vec<Link>> = Vec::with_capacity(rows);
-        let mut heads = [ListBuilder::new(Int32Builder::new()), ListBuilder::new(Int32Builder::new())];
+        let mut heads = [
+            ListBuilder::new(Int32Builder::new()),
+            ListBuilder::new(Int32Builder::new()),
+        ];
         let mut deprels = [tokens(), tokens()];
         for _ in 0..rows {
             let t = &templates[rng.below(templates.len())];
@@ -188,17 +244,27 @@ fn main() -> Result<()> {
                 deprels[side].append(true);
             }
         }
-        let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(first as i64..(first + rows as u64) as i64));
-        let batch = |schema: &SchemaRef, columns: Vec<ArrayRef>| RecordBatch::try_new(schema.clone(), columns);
+        let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(
+            first as i64..(first + rows as u64) as i64,
+        ));
+        let batch = |schema: &SchemaRef, columns: Vec<ArrayRef>| {
+            RecordBatch::try_new(schema.clone(), columns)
+        };
         let [h0, h1] = heads.map(|mut b| Arc::new(b.finish()) as ArrayRef);
         let [d0, d1] = deprels.map(|mut b| Arc::new(b.finish()) as ArrayRef);
         let (w, s) = &mut writers.pairs;
-        w.write(&batch(s, vec![ids.clone(), Arc::new(src.finish()), Arc::new(tgt.finish())])?)?;
+        w.write(&batch(
+            s,
+            vec![ids.clone(), Arc::new(src.finish()), Arc::new(tgt.finish())],
+        )?)?;
         let (w, s) = &mut writers.alignments;
         w.write(&batch(s, vec![ids.clone(), links_array(&links, None)])?)?;
         let (w, s) = &mut writers.arcs;
         let no_upos = new_null_array(&token_list_type(), rows);
-        w.write(&batch(s, vec![ids, h0, h1, d0, d1, no_upos.clone(), no_upos])?)?;
+        w.write(&batch(
+            s,
+            vec![ids, h0, h1, d0, d1, no_upos.clone(), no_upos],
+        )?)?;
         first += rows as u64;
     }
     writers.pairs.0.finish()?;

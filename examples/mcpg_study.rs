@@ -12,9 +12,18 @@ mod problems;
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<u64> = std::env::args().skip(1).map(|a| a.parse().expect("numbers")).collect();
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numbers"))
+        .collect();
     let arg = |i: usize, default: u64| args.get(i).copied().unwrap_or(default);
-    let (sentences, min, max, episodes, seed) = (arg(0, 100), arg(1, 8), arg(2, 12), arg(3, 100_000), arg(4, 1));
+    let (sentences, min, max, episodes, seed) = (
+        arg(0, 100),
+        arg(1, 8),
+        arg(2, 12),
+        arg(3, 100_000),
+        arg(4, 1),
+    );
     let started = Instant::now();
     let problems = problems::generate(seed, sentences as usize, (min as usize, max as usize));
     let study = problems::study(&problems, episodes, seed);
@@ -24,7 +33,9 @@ fn main() {
         study.sentences, study.most_sets, study.mean_optimum
     );
     println!();
-    println!("| mode | optimum found | mean model score of the 1-best | episodes | time | sentences/s |");
+    println!(
+        "| mode | optimum found | mean model score of the 1-best | episodes | time | sentences/s |"
+    );
     println!("|---|---|---|---|---|---|");
     for m in &study.modes {
         println!(

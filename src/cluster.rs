@@ -32,19 +32,30 @@ use crate::parquet::shares::{SharesSink, WriteSharesExec};
 /// the caller registers ours on the result.
 /// Fails at once, naming the scheduler, when nothing answers there.
 pub fn client_state(state: SessionState, url: &str) -> Result<SessionState> {
-    let parsed = url::Url::parse(url).with_context(|| format!("--cluster {url}: expected df://HOST:PORT"))?;
+    let parsed = url::Url::parse(url)
+        .with_context(|| format!("--cluster {url}: expected df://HOST:PORT"))?;
     let (host, port) = match (parsed.scheme(), parsed.host_str(), parsed.port()) {
         ("df", Some(host), Some(port)) => (host, port),
         _ => bail!("--cluster {url}: expected df://HOST:PORT, the scheduler's address"),
     };
-    let reachable = (host, port).to_socket_addrs().ok().into_iter().flatten().any(|address| {
-        TcpStream::connect_timeout(&address, Duration::from_secs(10)).is_ok()
-    });
+    let reachable = (host, port)
+        .to_socket_addrs()
+        .ok()
+        .into_iter()
+        .flatten()
+        .any(|address| TcpStream::connect_timeout(&address, Duration::from_secs(10)).is_ok());
     if !reachable {
-        bail!("--cluster {url}: no scheduler answers there (start one with `pairmetrics cluster scheduler`)");
+        bail!(
+            "--cluster {url}: no scheduler answers there (start one with `pairmetrics cluster scheduler`)"
+        );
     }
-    let config = state.config().clone().with_ballista_logical_extension_codec(Codecs::logical());
-    let state = SessionStateBuilder::new_from_existing(state).with_config(config).build();
+    let config = state
+        .config()
+        .clone()
+        .with_ballista_logical_extension_codec(Codecs::logical());
+    let state = SessionStateBuilder::new_from_existing(state)
+        .with_config(config)
+        .build();
     Ok(state.upgrade_for_ballista(format!("http://{host}:{port}"))?)
 }
 
@@ -68,7 +79,12 @@ impl Codecs {
 }
 
 impl LogicalExtensionCodec for Codecs {
-    fn try_decode(&self, buf: &[u8], inputs: &[LogicalPlan], ctx: &TaskContext) -> DFResult<Extension> {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[LogicalPlan],
+        ctx: &TaskContext,
+    ) -> DFResult<Extension> {
         self.logical.try_decode(buf, inputs, ctx)
     }
 
@@ -89,7 +105,8 @@ impl LogicalExtensionCodec for Codecs {
         if let Some(sink) = SharesSink::from_bytes(buf).map_err(external)? {
             return Ok(Arc::new(sink));
         }
-        self.logical.try_decode_table_provider(buf, table_ref, schema, ctx)
+        self.logical
+            .try_decode_table_provider(buf, table_ref, schema, ctx)
     }
 
     fn try_encode_table_provider(
@@ -99,7 +116,10 @@ impl LogicalExtensionCodec for Codecs {
         buf: &mut Vec<u8>,
     ) -> DFResult<()> {
         let any = node.as_ref() as &dyn Any;
-        let ours = match (any.downcast_ref::<LockstepTable>(), any.downcast_ref::<SharesSink>()) {
+        let ours = match (
+            any.downcast_ref::<LockstepTable>(),
+            any.downcast_ref::<SharesSink>(),
+        ) {
             (Some(table), _) => table.to_bytes(),
             (_, Some(sink)) => sink.to_bytes(),
             _ => return self.logical.try_encode_table_provider(table_ref, node, buf),
@@ -107,11 +127,19 @@ impl LogicalExtensionCodec for Codecs {
         Ok(buf.extend(ours.map_err(external)?))
     }
 
-    fn try_decode_file_format(&self, buf: &[u8], ctx: &TaskContext) -> DFResult<Arc<dyn FileFormatFactory>> {
+    fn try_decode_file_format(
+        &self,
+        buf: &[u8],
+        ctx: &TaskContext,
+    ) -> DFResult<Arc<dyn FileFormatFactory>> {
         self.logical.try_decode_file_format(buf, ctx)
     }
 
-    fn try_encode_file_format(&self, buf: &mut Vec<u8>, node: Arc<dyn FileFormatFactory>) -> DFResult<()> {
+    fn try_encode_file_format(
+        &self,
+        buf: &mut Vec<u8>,
+        node: Arc<dyn FileFormatFactory>,
+    ) -> DFResult<()> {
         self.logical.try_encode_file_format(buf, node)
     }
 }
@@ -141,7 +169,10 @@ impl PhysicalExtensionCodec for Codecs {
         buf: &mut Vec<u8>,
         converter: &dyn PhysicalProtoConverterExtension,
     ) -> DFResult<()> {
-        let ours = match (node.downcast_ref::<LockstepExec>(), node.downcast_ref::<WriteSharesExec>()) {
+        let ours = match (
+            node.downcast_ref::<LockstepExec>(),
+            node.downcast_ref::<WriteSharesExec>(),
+        ) {
             (Some(exec), _) => exec.to_bytes(),
             (_, Some(exec)) => exec.to_bytes(),
             _ => return self.physical.try_encode(node, buf, converter),

@@ -6,19 +6,19 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
 use pairmetrics::metrics::dep_fit::Formula;
 use pairmetrics::metrics::l2_assist::FEATURE_NAMES;
 use pairmetrics::metrics::mcpg::{self, Mode};
 use pairmetrics::metrics::mert;
 use pairmetrics::metrics::true_score::{Identity, ModelWeights};
+use pairmetrics::parquet::Codec;
+use pairmetrics::pipeline::{
+    align, compare, demo, export, extract, import, l2_assist, lepod, paraphrase, pivot, report,
+    rerank, sacrebleu, score, semeval_eval, show, sql, triples,
+};
 use pairmetrics::resources::{self, MissingResource, Resource};
 use pairmetrics::session::Tuning;
-use pairmetrics::parquet::Codec;
-use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
-use pairmetrics::pipeline::{
-    align, compare, demo, export, extract, import, l2_assist, lepod, paraphrase, pivot, report, rerank, score, semeval_eval, show, sql,
-    triples,
-};
 
 #[derive(Parser)]
 #[command(
@@ -58,7 +58,12 @@ struct LayoutArgs {
     /// ones too (e.g. `sql ... "SELECT *, pair_id % 16 AS bucket ..."`). At most 16 files are
     /// open at once. The directory must be new or empty; it appears complete, with a _SUCCESS
     /// file, or not at all.
-    #[arg(long, value_delimiter = ',', value_name = "COL[,COL]", requires = "out")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "COL[,COL]",
+        requires = "out"
+    )]
     partition_by: Vec<String>,
     /// Start a new file (part-00001.parquet, ...) after this many rows; makes --out a dataset.
     #[arg(long, value_name = "ROWS", requires = "out")]
@@ -71,7 +76,11 @@ struct LayoutArgs {
 
 impl From<LayoutArgs> for pairmetrics::parquet::Layout {
     fn from(args: LayoutArgs) -> Self {
-        pairmetrics::parquet::Layout { partition_by: args.partition_by, max_rows_per_file: args.max_rows_per_file, mode: args.mode }
+        pairmetrics::parquet::Layout {
+            partition_by: args.partition_by,
+            max_rows_per_file: args.max_rows_per_file,
+            mode: args.mode,
+        }
     }
 }
 
@@ -285,6 +294,129 @@ enum Command {
     /// on one side only is dropped from PoD (SPEC's decision); an empty sentence, a malformed
     /// block, a span past the sentence end or zero pairs stop with an error naming the file and
     /// line. Inputs may be gzip or zstd compressed.
+    /// A drop-in for sacrebleu 2.6's command line on plain-text files: BLEU, chrF/chrF++ and
+    /// TER, `--confidence`, `--paired-bs` and `--paired-ar`, printing what sacrebleu prints
+    /// (JSON, text or LaTeX), from pairmetrics' kernels.
+    ///
+    /// `pairmetrics sacrebleu REF [REF ...] -i SYS [SYS ...] -m bleu chrf ter`. Without -i, the
+    /// systems are read from standard input, tab-separated. Paired tests and --confidence draw
+    /// sacrebleu's resamples (numpy's default_rng seeded with SACREBLEU_SEED, 12345 by default),
+    /// so they print sacrebleu's p-values, means and intervals; SACREBLEU_FORMAT overrides -f.
+    /// sacrebleu's short options (-sl, -tok, -lc, -cc, -cw, -ci, -cin, -par, -pbs, -parn,
+    /// -pbsn, -sh, -nc, -nr, -sv) work too. Not here: sacrebleu's test sets (-t, -l, --echo,
+    /// downloads) and BLEU's intl, zh, ja-mecab, ko-mecab, spm and flores tokenizers. See
+    /// docs/guide/sacrebleu.md.
+    Sacrebleu {
+        /// Reference files, one segment a line (several: several references a segment).
+        refs: Vec<PathBuf>,
+        /// System output files (the first is the baseline of a paired test).
+        #[arg(short = 'i', long = "input", num_args = 1..)]
+        input: Option<Vec<PathBuf>>,
+        /// Split each line of the one reference file on tabs into this many references.
+        #[arg(long = "num-refs", default_value_t = 1)]
+        num_refs: usize,
+        /// Metrics to compute.
+        #[arg(short = 'm', long = "metrics", num_args = 1.., default_values = ["bleu"], value_parser = ["bleu", "chrf", "ter"])]
+        metrics: Vec<String>,
+        /// Score each sentence (one system, one metric).
+        #[arg(long = "sentence-level")]
+        sentence_level: bool,
+        /// BLEU smoothing: exp, floor, add-k or none.
+        #[arg(short = 's', long = "smooth-method", default_value = "exp", value_parser = ["exp", "floor", "add-k", "none"])]
+        smooth_method: String,
+        /// BLEU smoothing value for floor (0.1) and add-k (1).
+        #[arg(long = "smooth-value")]
+        smooth_value: Option<f64>,
+        /// BLEU tokenizer: 13a (default), char or none.
+        #[arg(long = "tokenize")]
+        tokenize: Option<String>,
+        /// BLEU: ignore case.
+        #[arg(long = "lowercase")]
+        lowercase: bool,
+        /// BLEU: accept tokenized-looking input (accepted; pairmetrics never warns).
+        #[arg(long = "force")]
+        force: bool,
+        /// chrF character n-gram order.
+        #[arg(long = "chrf-char-order", default_value_t = 6)]
+        chrf_char_order: usize,
+        /// chrF word n-gram order (2: chrF++).
+        #[arg(long = "chrf-word-order", default_value_t = 0)]
+        chrf_word_order: usize,
+        /// chrF: recall weighs beta times precision.
+        #[arg(long = "chrf-beta", default_value_t = 2)]
+        chrf_beta: u32,
+        /// chrF: keep whitespace in character n-grams.
+        #[arg(long = "chrf-whitespace")]
+        chrf_whitespace: bool,
+        /// chrF: ignore case.
+        #[arg(long = "chrf-lowercase")]
+        chrf_lowercase: bool,
+        /// chrF: eps smoothing instead of effective order.
+        #[arg(long = "chrf-eps-smoothing")]
+        chrf_eps_smoothing: bool,
+        /// TER: keep case.
+        #[arg(long = "ter-case-sensitive")]
+        ter_case_sensitive: bool,
+        /// TER: treat Asian characters specially.
+        #[arg(long = "ter-asian-support")]
+        ter_asian_support: bool,
+        /// TER: remove punctuation.
+        #[arg(long = "ter-no-punct")]
+        ter_no_punct: bool,
+        /// TER: Tercom's normalisation and tokenisation.
+        #[arg(long = "ter-normalized")]
+        ter_normalized: bool,
+        /// One system: a 95% confidence interval by bootstrap resampling.
+        #[arg(long = "confidence")]
+        confidence: bool,
+        /// Bootstrap resamples for --confidence.
+        #[arg(long = "confidence-n", default_value_t = 1000)]
+        confidence_n: usize,
+        /// Paired approximate randomisation test of each system against the first.
+        #[arg(long = "paired-ar")]
+        paired_ar: bool,
+        /// Paired bootstrap resampling test of each system against the first.
+        #[arg(long = "paired-bs")]
+        paired_bs: bool,
+        /// Trials of --paired-ar.
+        #[arg(
+            long = "paired-ar-n",
+            default_value_t = 10000,
+            allow_negative_numbers = true
+        )]
+        paired_ar_n: i64,
+        /// Resamples of --paired-bs.
+        #[arg(
+            long = "paired-bs-n",
+            default_value_t = 1000,
+            allow_negative_numbers = true
+        )]
+        paired_bs_n: i64,
+        /// Worker processes in sacrebleu; pairmetrics uses every core (accepted, ignored).
+        #[arg(short = 'j', long = "paired-jobs", default_value_t = 1)]
+        paired_jobs: i64,
+        /// Log nothing (pairmetrics logs nothing anyway).
+        #[arg(short = 'q', long = "quiet")]
+        quiet: bool,
+        /// Shorter signatures.
+        #[arg(long = "short")]
+        short: bool,
+        /// Print only the score.
+        #[arg(short = 'b', long = "score-only")]
+        score_only: bool,
+        /// Digits after the decimal point.
+        #[arg(short = 'w', long = "width", default_value_t = 1)]
+        width: usize,
+        /// No colours (pairmetrics prints none: sacrebleu's appear only on a terminal).
+        #[arg(long = "no-color")]
+        no_color: bool,
+        /// Output format: json (one system), text or latex (several).
+        #[arg(short = 'f', long = "format", value_enum, default_value = "json")]
+        format: sacrebleu::Format,
+        /// Text encoding of the files (UTF-8 only).
+        #[arg(short = 'e', long = "encoding", default_value = "utf-8")]
+        encoding: String,
+    },
     Lepod {
         /// The alignment file produced by the METEOR aligner (Matcher output).
         #[arg(short = 'a', long = "alignment", value_name = "ALIGN")]
@@ -636,7 +768,12 @@ enum Command {
     Tune {
         /// A dev task file with references (a trial or gold file): its candidates are made as
         /// l2-assist makes them, with the same resource options.
-        #[arg(long, value_name = "DEV.xml", required_unless_present = "candidates", conflicts_with = "candidates")]
+        #[arg(
+            long,
+            value_name = "DEV.xml",
+            required_unless_present = "candidates",
+            conflicts_with = "candidates"
+        )]
         dev: Option<PathBuf>,
         #[command(flatten)]
         assist: AssistArgs,
@@ -648,7 +785,11 @@ enum Command {
         #[arg(long, default_value = "word_accuracy", requires = "candidates")]
         metric: String,
         /// The features tuned, comma-separated; the others weigh 0.
-        #[arg(long, value_delimiter = ',', default_value = "lm,direct,inverse,pmi_lex,pmi_pos")]
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "lm,direct,inverse,pmi_lex,pmi_pos"
+        )]
         features: Vec<String>,
         /// Random starting points besides all-ones.
         #[arg(long, default_value_t = mert::MertOptions::default().restarts)]
@@ -692,8 +833,19 @@ struct SignificanceArgs {
 
 impl SignificanceArgs {
     fn options(self, metrics: Option<Vec<String>>) -> compare::CompareOptions {
-        let SignificanceArgs { resamples, trials, seed, level } = self;
-        compare::CompareOptions { metrics, resamples, trials, seed, level }
+        let SignificanceArgs {
+            resamples,
+            trials,
+            seed,
+            level,
+        } = self;
+        compare::CompareOptions {
+            metrics,
+            resamples,
+            trials,
+            seed,
+            level,
+        }
     }
 }
 
@@ -739,7 +891,11 @@ impl AlignerArgs {
     fn options(self) -> Result<AlignerOptions> {
         Ok(AlignerOptions {
             language: self.lang,
-            modules: self.modules.as_deref().map(Module::parse_list).transpose()?,
+            modules: self
+                .modules
+                .as_deref()
+                .map(Module::parse_list)
+                .transpose()?,
             beam: self.beam,
             objective: Objective::parse(&self.objective)?,
             stem_file: self.stem_table,
@@ -809,8 +965,15 @@ struct ResourceArgs {
 
 impl ResourceArgs {
     fn options(self) -> Result<resources::ResourceOptions> {
-        let phrase_table = self.phrase_table.map(|path| phrase_table_options(path, self.prob_column, self.free_identity));
-        Ok(resources::ResourceOptions { phrase_table, triples: self.triples, lm: self.lm, aligner: self.aligner.options()? })
+        let phrase_table = self
+            .phrase_table
+            .map(|path| phrase_table_options(path, self.prob_column, self.free_identity));
+        Ok(resources::ResourceOptions {
+            phrase_table,
+            triples: self.triples,
+            lm: self.lm,
+            aligner: self.aligner.options()?,
+        })
     }
 }
 
@@ -849,22 +1012,45 @@ struct AssistArgs {
 
 impl AssistArgs {
     fn options(self, input: PathBuf) -> l2_assist::AssistOptions {
-        let phrase_table = self.phrase_table.map(|path| phrase_table_options(path, resources::DEFAULT_PROB_COLUMN.into(), false));
+        let phrase_table = self
+            .phrase_table
+            .map(|path| phrase_table_options(path, resources::DEFAULT_PROB_COLUMN.into(), false));
         l2_assist::AssistOptions {
             input,
-            resources: resources::ResourceOptions { phrase_table, triples: self.triples, lm: self.lm, ..Default::default() },
+            resources: resources::ResourceOptions {
+                phrase_table,
+                triples: self.triples,
+                lm: self.lm,
+                ..Default::default()
+            },
             dictionary: self.dictionary,
             parses: self.parses,
             max_candidates: self.max_candidates,
-            formula: if self.iucl_formula { Formula::Iucl } else { Formula::Paper },
+            formula: if self.iucl_formula {
+                Formula::Iucl
+            } else {
+                Formula::Paper
+            },
         }
     }
 }
 
 /// How true_score reads a phrase table, from the flags `sql`, `score` and `rerank` share.
-fn phrase_table_options(path: PathBuf, prob_column: String, free_identity: bool) -> resources::PhraseTableOptions {
-    let identity = if free_identity { Identity::Always } else { Identity::UnlessInTable };
-    resources::PhraseTableOptions { path, prob_column, identity }
+fn phrase_table_options(
+    path: PathBuf,
+    prob_column: String,
+    free_identity: bool,
+) -> resources::PhraseTableOptions {
+    let identity = if free_identity {
+        Identity::Always
+    } else {
+        Identity::UnlessInTable
+    };
+    resources::PhraseTableOptions {
+        path,
+        prob_column,
+        identity,
+    }
 }
 
 /// A count that must be positive (rows per batch, partitions, threads, MiB): 0 would mean
@@ -909,11 +1095,18 @@ struct ModelArgs {
 
 impl ModelArgs {
     fn phrase_table(&self) -> resources::PhraseTableOptions {
-        phrase_table_options(self.phrase_table.clone(), self.prob_column.clone(), self.free_identity)
+        phrase_table_options(
+            self.phrase_table.clone(),
+            self.prob_column.clone(),
+            self.free_identity,
+        )
     }
 
     fn weights(&self) -> ModelWeights {
-        ModelWeights { phrase: self.alpha_phi, lm: self.alpha_lm }
+        ModelWeights {
+            phrase: self.alpha_phi,
+            lm: self.alpha_lm,
+        }
     }
 }
 
@@ -994,7 +1187,11 @@ enum ImportCommand {
         #[arg(long)]
         out: PathBuf,
         /// The -m list the file was aligned with, to name the modules by index.
-        #[arg(long, value_name = "MODULES", default_value = "exact stem synonym paraphrase")]
+        #[arg(
+            long,
+            value_name = "MODULES",
+            default_value = "exact stem synonym paraphrase"
+        )]
         modules: String,
     },
     /// Two CoNLL-U files (one sentence per pair, in order) into an arcs table. Multiword-token
@@ -1057,14 +1254,42 @@ impl ImportCommand {
     fn into_job(self) -> Result<(import::Source, PathBuf)> {
         use import::Source;
         Ok(match self {
-            ImportCommand::Text { src, tgt, out, lowercase } => (Source::Text { src, tgt, lowercase }, out),
+            ImportCommand::Text {
+                src,
+                tgt,
+                out,
+                lowercase,
+            } => (
+                Source::Text {
+                    src,
+                    tgt,
+                    lowercase,
+                },
+                out,
+            ),
             ImportCommand::Pharaoh { alignments, out } => (Source::Pharaoh { alignments }, out),
-            ImportCommand::Meteor { alignments, out, modules } => (Source::Meteor { alignments, modules: Module::parse_list(&modules)? }, out),
+            ImportCommand::Meteor {
+                alignments,
+                out,
+                modules,
+            } => (
+                Source::Meteor {
+                    alignments,
+                    modules: Module::parse_list(&modules)?,
+                },
+                out,
+            ),
             ImportCommand::Conllu { src, tgt, out } => (Source::Conllu { src, tgt }, out),
-            ImportCommand::MosesPhraseTable { table, out } => (Source::MosesPhraseTable { table }, out),
+            ImportCommand::MosesPhraseTable { table, out } => {
+                (Source::MosesPhraseTable { table }, out)
+            }
             ImportCommand::MosesNbest { nbest, out } => (Source::MosesNbest { nbest }, out),
             ImportCommand::Semeval2014t5 { file, out } => (Source::Semeval2014t5 { file }, out),
-            ImportCommand::SyntacticNgrams { files, out, lowercase } => (Source::SyntacticNgrams { files, lowercase }, out),
+            ImportCommand::SyntacticNgrams {
+                files,
+                out,
+                lowercase,
+            } => (Source::SyntacticNgrams { files, lowercase }, out),
         })
     }
 }
@@ -1089,7 +1314,9 @@ fn metrics_help() -> String {
 fn score_aligner(spec: &str, base: &AlignerOptions) -> Result<AlignerOptions> {
     let (name, modules) = spec.split_once(':').unwrap_or((spec, ""));
     if name != "meteor" {
-        anyhow::bail!("--align {spec}: the aligner is `meteor` (METEOR 1.5), as meteor or meteor:MODULES");
+        anyhow::bail!(
+            "--align {spec}: the aligner is `meteor` (METEOR 1.5), as meteor or meteor:MODULES"
+        );
     }
     let mut options = base.clone();
     if !modules.is_empty() {
@@ -1110,9 +1337,27 @@ fn parse_table(value: &str) -> Result<(String, PathBuf), String> {
 async fn run(cli: Cli) -> Result<()> {
     let stdout = &mut std::io::stdout().lock();
     match cli.command {
-        Command::Score { pairs, alignments, align, arcs, out, layout, lowercase, punct, metrics, resources, tuning, compression, strict, explain, cluster } => {
+        Command::Score {
+            pairs,
+            alignments,
+            align,
+            arcs,
+            out,
+            layout,
+            lowercase,
+            punct,
+            metrics,
+            resources,
+            tuning,
+            compression,
+            strict,
+            explain,
+            cluster,
+        } => {
             let resources = resources.options()?;
-            let align = align.map(|spec| score_aligner(&spec, &resources.aligner)).transpose()?;
+            let align = align
+                .map(|spec| score_aligner(&spec, &resources.aligner))
+                .transpose()?;
             let options = score::ScoreOptions {
                 pairs,
                 alignments,
@@ -1137,12 +1382,29 @@ async fn run(cli: Cli) -> Result<()> {
                 writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
             }
         }
-        Command::Sql { tables, sorted, format, out, layout, resources: wanted, tuning, cluster, query } => {
+        Command::Sql {
+            tables,
+            sorted,
+            format,
+            out,
+            layout,
+            resources: wanted,
+            tuning,
+            cluster,
+            query,
+        } => {
             let (resources, loaded) = resources::load(&wanted.options()?).await?;
             for line in loaded {
                 eprintln!("{line}");
             }
-            let ctx = sql::context_on(&tables, &sorted, &resources, &tuning.into(), cluster.as_deref()).await?;
+            let ctx = sql::context_on(
+                &tables,
+                &sorted,
+                &resources,
+                &tuning.into(),
+                cluster.as_deref(),
+            )
+            .await?;
             sql::run(&ctx, &query, format, out.as_deref(), &layout.into(), stdout).await?;
             if let Some(out) = out {
                 eprintln!("wrote {}", out.display());
@@ -1161,23 +1423,150 @@ async fn run(cli: Cli) -> Result<()> {
                 summary.rows as f64 / summary.seconds.max(1e-9)
             )?;
         }
-        Command::Align { test, reference, aligner, out, threads } => {
+        Command::Align {
+            test,
+            reference,
+            aligner,
+            out,
+            threads,
+        } => {
             let aligner = Aligner::new(aligner.options()?)?;
             let progress = std::io::stderr().is_terminal();
             let threads = threads.unwrap_or_else(cores);
             match out {
                 Some(path) => {
-                    let summary = align::run(&test, &reference, &aligner, threads, align::Output::Parquet(&path), progress)?;
+                    let summary = align::run(
+                        &test,
+                        &reference,
+                        &aligner,
+                        threads,
+                        align::Output::Parquet(&path),
+                        progress,
+                    )?;
                     let rate = summary.pairs as f64 / summary.seconds.max(1e-9);
-                    writeln!(stdout, "wrote {}: {} pairs, {} links in {:.2} s ({rate:.0} pairs/s)", path.display(), summary.pairs, summary.links, summary.seconds)?;
+                    writeln!(
+                        stdout,
+                        "wrote {}: {} pairs, {} links in {:.2} s ({rate:.0} pairs/s)",
+                        path.display(),
+                        summary.pairs,
+                        summary.links,
+                        summary.seconds
+                    )?;
                 }
                 None => {
                     let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut *stdout);
-                    align::run(&test, &reference, &aligner, threads, align::Output::Matcher(&mut out), progress)?;
+                    align::run(
+                        &test,
+                        &reference,
+                        &aligner,
+                        threads,
+                        align::Output::Matcher(&mut out),
+                        progress,
+                    )?;
                 }
             }
         }
-        Command::Lepod { alignment, files, digits, punctuations, lowercase, verbose, prefix, simple } => {
+        Command::Sacrebleu {
+            refs,
+            input,
+            num_refs,
+            metrics,
+            sentence_level,
+            smooth_method,
+            smooth_value,
+            tokenize,
+            lowercase,
+            force: _,
+            chrf_char_order,
+            chrf_word_order,
+            chrf_beta,
+            chrf_whitespace,
+            chrf_lowercase,
+            chrf_eps_smoothing,
+            ter_case_sensitive,
+            ter_asian_support,
+            ter_no_punct,
+            ter_normalized,
+            confidence,
+            confidence_n,
+            paired_ar,
+            paired_bs,
+            paired_ar_n,
+            paired_bs_n,
+            paired_jobs: _,
+            quiet: _,
+            short,
+            score_only,
+            width,
+            no_color: _,
+            format,
+            encoding,
+        } => {
+            if !encoding.eq_ignore_ascii_case("utf-8") && !encoding.eq_ignore_ascii_case("utf8") {
+                anyhow::bail!("--encoding {encoding}: pairmetrics sacrebleu reads UTF-8 only");
+            }
+            let format = match std::env::var("SACREBLEU_FORMAT")
+                .map(|f| f.to_lowercase())
+                .as_deref()
+            {
+                Ok("json") => sacrebleu::Format::Json,
+                Ok("text") => sacrebleu::Format::Text,
+                Ok("latex") => sacrebleu::Format::Latex,
+                _ => format,
+            };
+            let options = sacrebleu::SacrebleuOptions {
+                refs,
+                inputs: input,
+                num_refs,
+                metrics,
+                sentence_level,
+                bleu: sacrebleu::BleuArgs {
+                    smooth_method,
+                    smooth_value,
+                    tokenize,
+                    lowercase,
+                },
+                chrf: pairmetrics::metrics::chrf::ChrfOptions {
+                    char_order: chrf_char_order,
+                    word_order: chrf_word_order,
+                    beta: chrf_beta,
+                    lowercase: chrf_lowercase,
+                    whitespace: chrf_whitespace,
+                    eps_smoothing: chrf_eps_smoothing,
+                },
+                ter: pairmetrics::metrics::ter::TerOptions {
+                    normalized: ter_normalized,
+                    no_punct: ter_no_punct,
+                    asian_support: ter_asian_support,
+                    case_sensitive: ter_case_sensitive,
+                },
+                confidence,
+                confidence_n,
+                paired_bs,
+                paired_ar,
+                paired_bs_n,
+                paired_ar_n,
+                short,
+                score_only,
+                width,
+                format,
+                seed: std::env::var("SACREBLEU_SEED").unwrap_or_else(|_| "12345".to_string()),
+                threads: cores(),
+            };
+            let mut out = std::io::BufWriter::new(&mut *stdout);
+            sacrebleu::run(&options, &mut std::io::stdin().lock(), &mut out)?;
+            out.flush()?;
+        }
+        Command::Lepod {
+            alignment,
+            files,
+            digits,
+            punctuations,
+            lowercase,
+            verbose,
+            prefix,
+            simple,
+        } => {
             let [f1, f2]: [PathBuf; 2] = files.try_into().expect("clap takes two files");
             let options = lepod::LepodOptions {
                 alignment,
@@ -1194,7 +1583,15 @@ async fn run(cli: Cli) -> Result<()> {
             lepod::run(&options, &mut out, &mut std::io::stderr())?;
             out.flush()?;
         }
-        Command::Pivot { table, out, min_product, max_cluster, keep, no_self_pairs, tuning } => {
+        Command::Pivot {
+            table,
+            out,
+            min_product,
+            max_cluster,
+            keep,
+            no_self_pairs,
+            tuning,
+        } => {
             let options = pivot::PivotOptions {
                 table,
                 out,
@@ -1205,16 +1602,34 @@ async fn run(cli: Cli) -> Result<()> {
                 tuning: tuning.into(),
             };
             let summary = pivot::pivot(&options).await?;
-            writeln!(stdout, "wrote {}: {} paraphrase rules\nsignature: {}", options.out.display(), summary.rows, summary.signature)?;
+            writeln!(
+                stdout,
+                "wrote {}: {} paraphrase rules\nsignature: {}",
+                options.out.display(),
+                summary.rows,
+                summary.signature
+            )?;
         }
-        Command::Rerank { nbest, sources, model, sizes, tolerance, out, tuning } => {
+        Command::Rerank {
+            nbest,
+            sources,
+            model,
+            sizes,
+            tolerance,
+            out,
+            tuning,
+        } => {
             let options = rerank::RerankOptions {
                 nbest,
                 sources,
                 phrase_table: model.phrase_table(),
                 weights: model.weights(),
                 lm: model.lm,
-                sizes: if sizes.is_empty() { rerank::default_sizes() } else { sizes },
+                sizes: if sizes.is_empty() {
+                    rerank::default_sizes()
+                } else {
+                    sizes
+                },
                 tolerance,
                 out,
                 tuning: tuning.into(),
@@ -1225,7 +1640,18 @@ async fn run(cli: Cli) -> Result<()> {
             }
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
-        Command::Paraphrase { input, column, model, mode, episodes, nbest, seed, rules_per_phrase, out, threads } => {
+        Command::Paraphrase {
+            input,
+            column,
+            model,
+            mode,
+            episodes,
+            nbest,
+            seed,
+            rules_per_phrase,
+            out,
+            threads,
+        } => {
             let options = paraphrase::ParaphraseOptions {
                 input,
                 column,
@@ -1252,8 +1678,20 @@ async fn run(cli: Cli) -> Result<()> {
                 None => eprintln!("{summary}"),
             }
         }
-        Command::Extract { pairs, alignments, out, max_phrase_length, tuning } => {
-            let options = extract::ExtractOptions { pairs, alignments, out, max_length: max_phrase_length.into(), tuning: tuning.into() };
+        Command::Extract {
+            pairs,
+            alignments,
+            out,
+            max_phrase_length,
+            tuning,
+        } => {
+            let options = extract::ExtractOptions {
+                pairs,
+                alignments,
+                out,
+                max_length: max_phrase_length.into(),
+                tuning: tuning.into(),
+            };
             let summary = extract::extract(&options).await?;
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
@@ -1267,21 +1705,56 @@ async fn run(cli: Cli) -> Result<()> {
                 );
             }
         }
-        Command::Export(ExportCommand::Semeval2014t5 { table, out, answer, alternatives, best_only }) => {
+        Command::Export(ExportCommand::Semeval2014t5 {
+            table,
+            out,
+            answer,
+            alternatives,
+            best_only,
+        }) => {
             let alternatives = match (alternatives, best_only) {
                 (_, true) => None,
                 (Some(column), false) => Some(column),
-                (None, false) => (answer == export::RunColumns::default().answer).then(|| "output_alternatives".to_string()),
+                (None, false) => (answer == export::RunColumns::default().answer)
+                    .then(|| "output_alternatives".to_string()),
             };
-            let written = export::semeval2014t5(&table, &out, &export::RunColumns { answer, alternatives }).await?;
+            let written = export::semeval2014t5(
+                &table,
+                &out,
+                &export::RunColumns {
+                    answer,
+                    alternatives,
+                },
+            )
+            .await?;
             writeln!(stdout, "wrote {}: {written} fragments", out.display())?;
         }
-        Command::Triples { pairs, arcs, side, out, lowercase, tuning } => {
-            let options = triples::TriplesOptions { pairs, arcs, side, out, lowercase, tuning: tuning.into() };
+        Command::Triples {
+            pairs,
+            arcs,
+            side,
+            out,
+            lowercase,
+            tuning,
+        } => {
+            let options = triples::TriplesOptions {
+                pairs,
+                arcs,
+                side,
+                out,
+                lowercase,
+                tuning: tuning.into(),
+            };
             let summary = triples::triples(&options).await?;
             writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
         }
-        Command::Compare { files, metrics, significance, format, tuning } => {
+        Command::Compare {
+            files,
+            metrics,
+            significance,
+            format,
+            tuning,
+        } => {
             let options = significance.options(metrics);
             let comparison = compare::compare(&files, &options, &tuning.into()).await?;
             match format {
@@ -1289,19 +1762,56 @@ async fn run(cli: Cli) -> Result<()> {
                 CompareFormat::Json => writeln!(stdout, "{:#}", comparison.json())?,
             }
         }
-        Command::Show { table, pair_id, alignments } => {
-            write!(stdout, "{}", show::show(&table, pair_id, alignments.as_ref()).await?)?;
+        Command::Show {
+            table,
+            pair_id,
+            alignments,
+        } => {
+            write!(
+                stdout,
+                "{}",
+                show::show(&table, pair_id, alignments.as_ref()).await?
+            )?;
         }
-        Command::Report { files, out, alignments, arcs, pairs, significance, tuning } => {
-            let options = report::ReportOptions { tables: files, alignments, arcs, pairs, compare: significance.options(None), out };
+        Command::Report {
+            files,
+            out,
+            alignments,
+            arcs,
+            pairs,
+            significance,
+            tuning,
+        } => {
+            let options = report::ReportOptions {
+                tables: files,
+                alignments,
+                arcs,
+                pairs,
+                compare: significance.options(None),
+                out,
+            };
             let written = report::report(&options, &tuning.into()).await?;
             for note in &written.notes {
                 eprintln!("note: {note}");
             }
-            writeln!(stdout, "wrote {} ({} bytes, {} pairs drawn)", options.out.display(), written.bytes, written.pairs_drawn)?;
+            writeln!(
+                stdout,
+                "wrote {} ({} bytes, {} pairs drawn)",
+                options.out.display(),
+                written.bytes,
+                written.pairs_drawn
+            )?;
         }
-        Command::L2Assist { mut assist, weights, out, out_of_five, table } => {
-            let Some(input) = assist.input.take() else { anyhow::bail!("l2-assist needs --input FILE.xml") };
+        Command::L2Assist {
+            mut assist,
+            weights,
+            out,
+            out_of_five,
+            table,
+        } => {
+            let Some(input) = assist.input.take() else {
+                anyhow::bail!("l2-assist needs --input FILE.xml")
+            };
             let options = assist.options(input);
             let weights = match &weights {
                 Some(path) => l2_assist::Weights::read(path)?,
@@ -1310,12 +1820,38 @@ async fn run(cli: Cli) -> Result<()> {
             let generated = l2_assist::generate(&options).await?;
             report_generated(&generated);
             l2_assist::assist(&generated, &weights, out_of_five, &out, table.as_deref())?;
-            writeln!(stdout, "wrote {}: {} fragments", out.display(), generated.fragments.len())?;
+            writeln!(
+                stdout,
+                "wrote {}: {} fragments",
+                out.display(),
+                generated.fragments.len()
+            )?;
         }
-        Command::Tune { dev, assist, candidates, metric, features, restarts, random_directions, seed, out } => {
-            let options = l2_assist::TuneOptions { features, mert: mert::MertOptions { restarts, random_directions, seed, ..Default::default() } };
+        Command::Tune {
+            dev,
+            assist,
+            candidates,
+            metric,
+            features,
+            restarts,
+            random_directions,
+            seed,
+            out,
+        } => {
+            let options = l2_assist::TuneOptions {
+                features,
+                mert: mert::MertOptions {
+                    restarts,
+                    random_directions,
+                    seed,
+                    ..Default::default()
+                },
+            };
             if let Some(input) = &assist.input {
-                anyhow::bail!("tune reads a dev set (--dev DEV.xml) or a candidates table (--candidates), not --input {}", input.display());
+                anyhow::bail!(
+                    "tune reads a dev set (--dev DEV.xml) or a candidates table (--candidates), not --input {}",
+                    input.display()
+                );
             }
             let result = match (dev, candidates) {
                 (Some(dev), _) => {
@@ -1327,8 +1863,11 @@ async fn run(cli: Cli) -> Result<()> {
                 (None, None) => unreachable!("clap requires --dev or --candidates"),
             };
             result.write(&out)?;
-            let weights: Vec<String> =
-                FEATURE_NAMES.iter().zip(result.weights.values).map(|(n, w)| format!("{n}={w:.6}")).collect();
+            let weights: Vec<String> = FEATURE_NAMES
+                .iter()
+                .zip(result.weights.values)
+                .map(|(n, w)| format!("{n}={w:.6}"))
+                .collect();
             writeln!(stdout, "wrote {}: {}", out.display(), weights.join(" "))?;
             writeln!(
                 stdout,
@@ -1336,8 +1875,22 @@ async fn run(cli: Cli) -> Result<()> {
                 result.lists, result.initial, result.tuned, result.skipped
             )?;
         }
-        Command::SemevalEval { reference, run, ignore_case, out_of_five, ignore_input_mismatch, stem, per_sentence } => {
-            let options = semeval_eval::EvalOptions { ignore_case, out_of_five, ignore_input_mismatch, stem, per_sentence };
+        Command::SemevalEval {
+            reference,
+            run,
+            ignore_case,
+            out_of_five,
+            ignore_input_mismatch,
+            stem,
+            per_sentence,
+        } => {
+            let options = semeval_eval::EvalOptions {
+                ignore_case,
+                out_of_five,
+                ignore_input_mismatch,
+                stem,
+                per_sentence,
+            };
             let evaluation = semeval_eval::evaluate(&reference, &run, &options)?;
             for warning in &evaluation.warnings {
                 eprintln!("warning: {warning}");
@@ -1368,19 +1921,44 @@ fn fix_malloc_thresholds() {
 async fn run_cluster(command: ClusterCommand) -> Result<()> {
     use pairmetrics::pipeline::cluster;
     match command {
-        ClusterCommand::Scheduler { bind, executor_timeout } => {
-            cluster::run_scheduler(cluster::SchedulerOptions { bind, executor_timeout_seconds: executor_timeout }).await
+        ClusterCommand::Scheduler {
+            bind,
+            executor_timeout,
+        } => {
+            cluster::run_scheduler(cluster::SchedulerOptions {
+                bind,
+                executor_timeout_seconds: executor_timeout,
+            })
+            .await
         }
-        ClusterCommand::Executor { scheduler, bind, grpc_port, work_dir, slots, heartbeat, resources: wanted } => {
+        ClusterCommand::Executor {
+            scheduler,
+            bind,
+            grpc_port,
+            work_dir,
+            slots,
+            heartbeat,
+            resources: wanted,
+        } => {
             let (resources, loaded) = resources::load(&wanted.options()?).await?;
             for line in loaded {
                 eprintln!("{line}");
             }
             let grpc_port = match grpc_port {
                 Some(port) => port,
-                None => bind.port().checked_add(1).context("--bind: no port after it for --grpc-port")?,
+                None => bind
+                    .port()
+                    .checked_add(1)
+                    .context("--bind: no port after it for --grpc-port")?,
             };
-            let options = cluster::ExecutorOptions { scheduler, bind, grpc_port, work_dir, slots, heartbeat_seconds: heartbeat };
+            let options = cluster::ExecutorOptions {
+                scheduler,
+                bind,
+                grpc_port,
+                work_dir,
+                slots,
+                heartbeat_seconds: heartbeat,
+            };
             cluster::run_executor(options, &resources).await
         }
     }
@@ -1388,21 +1966,69 @@ async fn run_cluster(command: ClusterCommand) -> Result<()> {
 
 #[cfg(not(feature = "cluster"))]
 async fn run_cluster(_: ClusterCommand) -> Result<()> {
-    anyhow::bail!("this pairmetrics was built without the `cluster` feature: cargo build --release --features cluster")
+    anyhow::bail!(
+        "this pairmetrics was built without the `cluster` feature: cargo build --release --features cluster"
+    )
+}
+
+/// sacrebleu's short options of several letters (`-sl`, `-tok`, ...), which clap cannot
+/// declare, as their long forms: only after the `sacrebleu` subcommand.
+fn sacrebleu_short_options(
+    args: impl Iterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    const LONG: &[(&str, &str)] = &[
+        ("-nr", "--num-refs"),
+        ("-sl", "--sentence-level"),
+        ("-sv", "--smooth-value"),
+        ("-tok", "--tokenize"),
+        ("-lc", "--lowercase"),
+        ("-cc", "--chrf-char-order"),
+        ("-cw", "--chrf-word-order"),
+        ("-ci", "--confidence"),
+        ("-cin", "--confidence-n"),
+        ("-par", "--paired-ar"),
+        ("-pbs", "--paired-bs"),
+        ("-parn", "--paired-ar-n"),
+        ("-pbsn", "--paired-bs-n"),
+        ("-sh", "--short"),
+        ("-nc", "--no-color"),
+    ];
+    let mut in_sacrebleu = false;
+    args.map(|arg| {
+        if in_sacrebleu
+            && let Some(long) = arg
+                .to_str()
+                .and_then(|a| LONG.iter().find(|(short, _)| *short == a))
+        {
+            return long.1.into();
+        }
+        in_sacrebleu |= arg == "sacrebleu";
+        arg
+    })
+    .collect()
 }
 
 fn main() -> ExitCode {
     fix_malloc_thresholds();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(sacrebleu_short_options(std::env::args_os()));
     pairmetrics::storage::set_options(cli.storage_options.clone());
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build();
-    let result = runtime.context("starting the runtime").and_then(|rt| rt.block_on(run(cli)));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build();
+    let result = runtime
+        .context("starting the runtime")
+        .and_then(|rt| rt.block_on(run(cli)));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            match err.chain().find_map(|e| e.downcast_ref::<MissingResource>()) {
+            match err
+                .chain()
+                .find_map(|e| e.downcast_ref::<MissingResource>())
+            {
                 Some(missing) => eprintln!("error: {}", resource_hint(missing)),
-                None if format!("{err:#}").contains("Resources exhausted") => eprintln!("error: {}", memory_hint(&err)),
+                None if format!("{err:#}").contains("Resources exhausted") => {
+                    eprintln!("error: {}", memory_hint(&err))
+                }
                 None => eprintln!("error: {err:#}"),
             }
             ExitCode::FAILURE
@@ -1415,7 +2041,11 @@ fn main() -> ExitCode {
 fn memory_hint(err: &anyhow::Error) -> String {
     let said = err.root_cause().to_string();
     // DataFusion repeats its message once per layer: the first is enough.
-    let said = said.splitn(3, "Resources exhausted: ").nth(1).map_or(said.as_str(), |s| s.trim_end_matches(": ")).to_string();
+    let said = said
+        .splitn(3, "Resources exhausted: ")
+        .nth(1)
+        .map_or(said.as_str(), |s| s.trim_end_matches(": "))
+        .to_string();
     format!(
         "the job needed more memory than --memory-limit gives it (sorts and most aggregations spill beyond \
          the limit, but not every buffer can): give it more, e.g. --memory-limit 512, or leave the flag out \
@@ -1427,10 +2057,16 @@ fn memory_hint(err: &anyhow::Error) -> String {
 fn resource_hint(missing: &MissingResource) -> String {
     let flag = match missing.resource {
         Resource::PhraseTable => "--phrase-table PATH",
-        Resource::Triples => "--triples PATH (make them with `pairmetrics triples` or `import syntactic-ngrams`)",
+        Resource::Triples => {
+            "--triples PATH (make them with `pairmetrics triples` or `import syntactic-ngrams`)"
+        }
         Resource::Lm => "--lm PATH (an ARPA file, plain, .gz or .zst)",
     };
-    format!("{} needs {}: pass {flag} to pairmetrics sql or score", missing.function, missing.resource.what())
+    format!(
+        "{} needs {}: pass {flag} to pairmetrics sql or score",
+        missing.function,
+        missing.resource.what()
+    )
 }
 
 /// What l2-assist and tune loaded and made, on stderr.
@@ -1438,7 +2074,11 @@ fn report_generated(generated: &l2_assist::Generated) {
     for line in &generated.loaded {
         eprintln!("{line}");
     }
-    let origins: Vec<String> = generated.origins.iter().map(|(o, n)| format!("{n} {o}")).collect();
+    let origins: Vec<String> = generated
+        .origins
+        .iter()
+        .map(|(o, n)| format!("{n} {o}"))
+        .collect();
     let [parsed, projected, none] = generated.parses;
     eprintln!(
         "{} fragments; candidates: {}; parses: {parsed} given, {projected} projected, {none} none",

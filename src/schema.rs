@@ -12,7 +12,10 @@ pub fn token_list_type() -> DataType {
 
 /// `Struct<src Int32, tgt Int32>`: one alignment link.
 pub fn link_fields() -> Fields {
-    Fields::from(vec![Field::new("src", DataType::Int32, false), Field::new("tgt", DataType::Int32, false)])
+    Fields::from(vec![
+        Field::new("src", DataType::Int32, false),
+        Field::new("tgt", DataType::Int32, false),
+    ])
 }
 
 /// `Struct<src Int32, tgt Int32, module Utf8>`: a link found by an aligner that says which
@@ -32,7 +35,10 @@ pub fn module_link_list_type() -> DataType {
 
 /// The alignments table whose links name their module (`align --out`, `import meteor`).
 pub fn module_alignments_schema() -> Schema {
-    Schema::new(vec![Field::new("pair_id", DataType::Int64, false), Field::new("links", module_link_list_type(), true)])
+    Schema::new(vec![
+        Field::new("pair_id", DataType::Int64, false),
+        Field::new("links", module_link_list_type(), true),
+    ])
 }
 
 /// `List<Struct<src Int32, tgt Int32>>`: a pair's alignment.
@@ -46,7 +52,10 @@ pub fn head_list_type() -> DataType {
 }
 
 pub fn is_string(dt: &DataType) -> bool {
-    matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+    matches!(
+        dt,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    )
 }
 
 /// The item type of a List or LargeList.
@@ -67,9 +76,11 @@ pub fn is_head_list(dt: &DataType) -> bool {
 
 pub fn is_link_list(dt: &DataType) -> bool {
     match list_item(dt) {
-        Some(DataType::Struct(fields)) => {
-            ["src", "tgt"].iter().all(|name| fields.find(name).is_some_and(|(_, f)| f.data_type().is_integer()))
-        }
+        Some(DataType::Struct(fields)) => ["src", "tgt"].iter().all(|name| {
+            fields
+                .find(name)
+                .is_some_and(|(_, f)| f.data_type().is_integer())
+        }),
         _ => false,
     }
 }
@@ -105,12 +116,16 @@ impl ColumnType {
         match self {
             ColumnType::Id | ColumnType::Int => DataType::Int64,
             ColumnType::Tokens => token_list_type(),
-            ColumnType::TokenLists => DataType::List(Field::new_list_field(token_list_type(), true).into()),
+            ColumnType::TokenLists => {
+                DataType::List(Field::new_list_field(token_list_type(), true).into())
+            }
             ColumnType::Links => link_list_type(),
             ColumnType::Heads | ColumnType::Positions => head_list_type(),
             ColumnType::Text => DataType::Utf8,
             ColumnType::Float => DataType::Float64,
-            ColumnType::Floats => DataType::List(Field::new_list_field(DataType::Float64, true).into()),
+            ColumnType::Floats => {
+                DataType::List(Field::new_list_field(DataType::Float64, true).into())
+            }
             ColumnType::Rank => DataType::Int32,
             ColumnType::Bool => DataType::Boolean,
         }
@@ -168,7 +183,11 @@ struct Column {
 }
 
 const fn col(name: &'static str, kind: ColumnType) -> Column {
-    Column { name, kind, required: true }
+    Column {
+        name,
+        kind,
+        required: true,
+    }
 }
 
 const PAIRS: &[Column] = &[
@@ -176,28 +195,59 @@ const PAIRS: &[Column] = &[
     col("src", ColumnType::Tokens),
     col("tgt", ColumnType::Tokens),
 ];
-const ALIGNMENTS: &[Column] = &[col("pair_id", ColumnType::Id), col("links", ColumnType::Links)];
+const ALIGNMENTS: &[Column] = &[
+    col("pair_id", ColumnType::Id),
+    col("links", ColumnType::Links),
+];
 const ARCS: &[Column] = &[
     col("pair_id", ColumnType::Id),
     col("src_head", ColumnType::Heads),
     col("tgt_head", ColumnType::Heads),
     col("src_deprel", ColumnType::Tokens),
     col("tgt_deprel", ColumnType::Tokens),
-    Column { name: "src_upos", kind: ColumnType::Tokens, required: false },
-    Column { name: "tgt_upos", kind: ColumnType::Tokens, required: false },
+    Column {
+        name: "src_upos",
+        kind: ColumnType::Tokens,
+        required: false,
+    },
+    Column {
+        name: "tgt_upos",
+        kind: ColumnType::Tokens,
+        required: false,
+    },
 ];
 const PHRASE_TABLE: &[Column] = &[
-    Column { name: "src", kind: ColumnType::Text, required: false },
-    Column { name: "tgt", kind: ColumnType::Text, required: false },
+    Column {
+        name: "src",
+        kind: ColumnType::Text,
+        required: false,
+    },
+    Column {
+        name: "tgt",
+        kind: ColumnType::Text,
+        required: false,
+    },
     col("src_tokens", ColumnType::Tokens),
     col("tgt_tokens", ColumnType::Tokens),
     col("p_f_e", ColumnType::Float),
     col("lex_f_e", ColumnType::Float),
     col("p_e_f", ColumnType::Float),
     col("lex_e_f", ColumnType::Float),
-    Column { name: "extra_scores", kind: ColumnType::Floats, required: false },
-    Column { name: "alignment", kind: ColumnType::Links, required: false },
-    Column { name: "counts", kind: ColumnType::Floats, required: false },
+    Column {
+        name: "extra_scores",
+        kind: ColumnType::Floats,
+        required: false,
+    },
+    Column {
+        name: "alignment",
+        kind: ColumnType::Links,
+        required: false,
+    },
+    Column {
+        name: "counts",
+        kind: ColumnType::Floats,
+        required: false,
+    },
 ];
 const NBEST: &[Column] = &[
     col("id", ColumnType::Id),
@@ -314,7 +364,13 @@ pub struct SchemaError {
 
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let SchemaError { table, file, column, expected, .. } = self;
+        let SchemaError {
+            table,
+            file,
+            column,
+            expected,
+            ..
+        } = self;
         match &self.problem {
             Mismatch::Missing => write!(f, "{table} table {file}: column `{column}` is missing"),
             Mismatch::Type(found) => write!(

@@ -7,8 +7,8 @@ use anyhow::{Result, bail};
 use datafusion::arrow::array::AsArray;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type};
-use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
@@ -46,7 +46,11 @@ impl Tuning {
     pub fn apply(&self, mut config: SessionConfig) -> SessionConfig {
         // Strings as Utf8, not Utf8View: every slice of a view array carries all of its data
         // buffers, which made small batches quadratic (3 min for 3,000 pairs at batch size 1).
-        config.options_mut().execution.parquet.schema_force_view_types = false;
+        config
+            .options_mut()
+            .execution
+            .parquet
+            .schema_force_view_types = false;
         // Inputs declared sorted by pair_id stay sorted through repartitioning (an order-
         // preserving merge), so a merge join on pair_id streams instead of sorting whole tables.
         config.options_mut().optimizer.prefer_existing_sort = true;
@@ -103,14 +107,19 @@ impl Session {
             // Ballista's shuffles do not keep an order (see ParquetInput::register): sort anew.
             config.options_mut().optimizer.prefer_existing_sort = false;
         }
-        let state =
-            SessionStateBuilder::new().with_config(config).with_runtime_env(self.tuning.runtime()?).with_default_features().build();
+        let state = SessionStateBuilder::new()
+            .with_config(config)
+            .with_runtime_env(self.tuning.runtime()?)
+            .with_default_features()
+            .build();
         let state = match &self.cluster {
             None => state,
             #[cfg(feature = "cluster")]
             Some(url) => crate::cluster::client_state(state, url)?,
             #[cfg(not(feature = "cluster"))]
-            Some(url) => bail!("--cluster {url}: this pairmetrics was built without the `cluster` feature"),
+            Some(url) => {
+                bail!("--cluster {url}: this pairmetrics was built without the `cluster` feature")
+            }
         };
         let mut ctx = SessionContext::new_with_state(state);
         crate::udf::register_all_with(&mut ctx, &self.resources)?;
@@ -125,9 +134,17 @@ impl Session {
 /// Whether `ctx` plans on a Ballista cluster ([`Session::cluster`]).
 pub fn on_cluster(ctx: &SessionContext) -> bool {
     #[cfg(feature = "cluster")]
-    return ctx.copied_config().options().extensions.get::<ballista_core::config::BallistaConfig>().is_some();
+    return ctx
+        .copied_config()
+        .options()
+        .extensions
+        .get::<ballista_core::config::BallistaConfig>()
+        .is_some();
     #[cfg(not(feature = "cluster"))]
-    return { let _ = ctx; false };
+    return {
+        let _ = ctx;
+        false
+    };
 }
 
 /// Whether a table may be declared sorted by pair_id in `ctx`: not on a cluster, as Ballista 55
@@ -138,7 +155,11 @@ pub fn may_declare_sorted(ctx: &SessionContext) -> bool {
 }
 
 /// Open `path` as table `table`, register it and check its schema, failing before any work.
-pub async fn register_checked(ctx: &SessionContext, table: Table, path: &Path) -> Result<ParquetInput> {
+pub async fn register_checked(
+    ctx: &SessionContext,
+    table: Table,
+    path: &Path,
+) -> Result<ParquetInput> {
     let input = ParquetInput::open(table.name(), path)?;
     input.register(ctx, false).await?;
     let schema = ctx.table_provider(table.name()).await?.schema();
@@ -149,16 +170,27 @@ pub async fn register_checked(ctx: &SessionContext, table: Table, path: &Path) -
 /// Register a table keyed by `pair_id` after checking its schema and its keys (present, and
 /// unique): when they ascend in file order it is declared sorted, so joins on `pair_id` merge
 /// two scans instead of sorting or hashing a whole table.
-pub async fn register_keyed(ctx: &SessionContext, table: Table, path: &Path) -> Result<(ParquetInput, KeyOrder)> {
+pub async fn register_keyed(
+    ctx: &SessionContext,
+    table: Table,
+    path: &Path,
+) -> Result<(ParquetInput, KeyOrder)> {
     let input = register_checked(ctx, table, path).await?;
     let order = input.key_order().await?;
     if order.ascending {
         ctx.deregister_table(table.name())?;
         input.register(ctx, may_declare_sorted(ctx)).await?;
     } else {
-        let repeated = format!("SELECT pair_id FROM {} GROUP BY pair_id HAVING count(*) > 1 LIMIT 1", table.name());
+        let repeated = format!(
+            "SELECT pair_id FROM {} GROUP BY pair_id HAVING count(*) > 1 LIMIT 1",
+            table.name()
+        );
         if count(ctx, &format!("SELECT count(*) FROM ({repeated})")).await? > 0 {
-            bail!("{} table {}: pair_id values repeat; pair_id must be unique", table.name(), path.display());
+            bail!(
+                "{} table {}: pair_id values repeat; pair_id must be unique",
+                table.name(),
+                path.display()
+            );
         }
     }
     Ok((input, order))
@@ -173,5 +205,13 @@ pub async fn count(ctx: &SessionContext, sql: &str) -> Result<u64> {
 /// several figures of a table take one scan.
 pub async fn integers(ctx: &SessionContext, sql: &str) -> Result<Vec<i64>> {
     let batches = ctx.sql(sql).await?.collect().await?;
-    batches[0].columns().iter().map(|c| Ok(cast(c, &DataType::Int64)?.as_primitive::<Int64Type>().value(0))).collect()
+    batches[0]
+        .columns()
+        .iter()
+        .map(|c| {
+            Ok(cast(c, &DataType::Int64)?
+                .as_primitive::<Int64Type>()
+                .value(0))
+        })
+        .collect()
 }

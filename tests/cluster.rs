@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use crate::common::{finish, free_ports, ok, output_within, path_str, root, sample, spawn_to_files};
+use crate::common::{
+    finish, free_ports, ok, output_within, path_str, root, sample, spawn_to_files,
+};
 use crate::storage::{S3Server, s3, upload};
 
 /// One scheduler and its executors; every process is killed when this is dropped. One cluster
@@ -36,8 +38,14 @@ impl Cluster {
         Cluster::start_with(executors, resources, Vec::new())
     }
 
-    fn start_with(executors: usize, resources: &[&str], env: Vec<(&'static str, String)>) -> Cluster {
-        let one_at_a_time = ONE_CLUSTER.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    fn start_with(
+        executors: usize,
+        resources: &[&str],
+        env: Vec<(&'static str, String)>,
+    ) -> Cluster {
+        let one_at_a_time = ONE_CLUSTER
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let dir = TempDir::new().unwrap();
         let ports = free_ports(1 + 2 * executors);
         let scheduler_address = format!("127.0.0.1:{}", ports[0]);
@@ -45,10 +53,24 @@ impl Cluster {
             dir.path(),
             &env,
             "scheduler",
-            &["cluster", "scheduler", "--bind", &scheduler_address, "--executor-timeout", "6"],
+            &[
+                "cluster",
+                "scheduler",
+                "--bind",
+                &scheduler_address,
+                "--executor-timeout",
+                "6",
+            ],
         );
         let url = format!("df://{scheduler_address}");
-        let mut cluster = Cluster { url, env, scheduler, executors: Vec::new(), dir, _one_at_a_time: one_at_a_time };
+        let mut cluster = Cluster {
+            url,
+            env,
+            scheduler,
+            executors: Vec::new(),
+            dir,
+            _one_at_a_time: one_at_a_time,
+        };
         cluster.wait_for_port(ports[0], "scheduler");
         for i in 0..executors {
             let (flight, grpc) = (ports[1 + 2 * i], ports[2 + 2 * i]);
@@ -71,7 +93,12 @@ impl Cluster {
             ];
             args.extend(resources.iter().map(|s| s.to_string()));
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            cluster.executors.push(spawn(cluster.dir.path(), &cluster.env, &format!("executor{i}"), &args));
+            cluster.executors.push(spawn(
+                cluster.dir.path(),
+                &cluster.env,
+                &format!("executor{i}"),
+                &args,
+            ));
             // An executor serves Flight once it has registered with the scheduler.
             cluster.wait_for_port(flight, &format!("executor{i}"));
         }
@@ -85,8 +112,16 @@ impl Cluster {
                 "scheduler" => self.scheduler.try_wait().unwrap(),
                 _ => self.executors.last_mut().unwrap().try_wait().unwrap(),
             };
-            assert!(exited.is_none(), "the {name} exited ({exited:?}): {}", self.log(name));
-            assert!(Instant::now() < deadline, "the {name} did not listen within 60 s: {}", self.log(name));
+            assert!(
+                exited.is_none(),
+                "the {name} exited ({exited:?}): {}",
+                self.log(name)
+            );
+            assert!(
+                Instant::now() < deadline,
+                "the {name} did not listen within 60 s: {}",
+                self.log(name)
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -104,14 +139,22 @@ impl Cluster {
 
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(out.status.success(), "{args:?} on the cluster: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args:?} on the cluster: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 }
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        for child in self.executors.iter_mut().chain(std::iter::once(&mut self.scheduler)) {
+        for child in self
+            .executors
+            .iter_mut()
+            .chain(std::iter::once(&mut self.scheduler))
+        {
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -153,11 +196,31 @@ struct Resources {
 fn resources() -> Resources {
     let dir = TempDir::new().unwrap();
     let s = sample();
-    let (pairs, alignments, arcs) = (s.join("pairs.parquet"), s.join("alignments.parquet"), s.join("arcs.parquet"));
+    let (pairs, alignments, arcs) = (
+        s.join("pairs.parquet"),
+        s.join("alignments.parquet"),
+        s.join("arcs.parquet"),
+    );
     let phrases = dir.path().join("phrases.parquet");
     let triples = dir.path().join("triples.parquet");
-    ok(&["extract", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--out", path_str(&phrases)]);
-    ok(&["triples", "--pairs", path_str(&pairs), "--arcs", path_str(&arcs), "--out", path_str(&triples)]);
+    ok(&[
+        "extract",
+        "--pairs",
+        path_str(&pairs),
+        "--alignments",
+        path_str(&alignments),
+        "--out",
+        path_str(&phrases),
+    ]);
+    ok(&[
+        "triples",
+        "--pairs",
+        path_str(&pairs),
+        "--arcs",
+        path_str(&arcs),
+        "--out",
+        path_str(&triples),
+    ]);
     let lm = root().join("tests/data/lm/europarl.en.3gram.arpa.gz");
     let flags = vec![
         "--phrase-table".to_string(),
@@ -176,7 +239,10 @@ fn tables() -> Vec<String> {
         .iter()
         .map(|t| {
             let (name, file) = t.split_once('=').unwrap();
-            format!("--table={name}={}", s.join(format!("{file}.parquet")).display())
+            format!(
+                "--table={name}={}",
+                s.join(format!("{file}.parquet")).display()
+            )
         })
         .collect()
 }
@@ -214,7 +280,14 @@ const QUERIES: &[&str] = &[
 #[test]
 fn a_cluster_computes_what_one_process_does() {
     let resources = resources();
-    let cluster = Cluster::start(2, &resources.flags.iter().map(String::as_str).collect::<Vec<_>>());
+    let cluster = Cluster::start(
+        2,
+        &resources
+            .flags
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
     let tables = tables();
     for query in QUERIES {
         // JSON: lists and structs too, floats to the last digit.
@@ -225,7 +298,10 @@ fn a_cluster_computes_what_one_process_does() {
         let local = ok(&args);
         let remote = cluster.ok(&args);
         assert!(!local.trim().is_empty(), "{query}: no rows");
-        assert_eq!(remote, local, "{query}: the cluster's result differs from the local one");
+        assert_eq!(
+            remote, local,
+            "{query}: the cluster's result differs from the local one"
+        );
     }
 
     // `sql --out`: the executors write a dataset, published whole with _SUCCESS.
@@ -237,8 +313,18 @@ fn a_cluster_computes_what_one_process_does() {
     args.push(query);
     cluster.ok(&args);
     assert!(out.join("_SUCCESS").exists());
-    assert_eq!(hidden_entries(dir.path()), Vec::<String>::new(), "a staging directory was left behind");
-    let back = ok(&["sql", "--format", "csv", &format!("--table=o={}", out.display()), "SELECT * FROM o ORDER BY pair_id"]);
+    assert_eq!(
+        hidden_entries(dir.path()),
+        Vec::<String>::new(),
+        "a staging directory was left behind"
+    );
+    let back = ok(&[
+        "sql",
+        "--format",
+        "csv",
+        &format!("--table=o={}", out.display()),
+        "SELECT * FROM o ORDER BY pair_id",
+    ]);
     let mut args: Vec<&str> = vec!["sql", "--format", "csv"];
     args.extend(tables.iter().map(String::as_str));
     let ordered = format!("{query} ORDER BY pair_id");
@@ -266,19 +352,40 @@ fn a_cluster_computes_what_one_process_does() {
     args.extend(inputs.iter().map(String::as_str));
     let cluster_summary = cluster.ok(&args);
     // The sample's tables list the same pair_ids in the same order: no join on the cluster.
-    assert!(cluster_summary.contains("side by side (no join"), "{cluster_summary}");
+    assert!(
+        cluster_summary.contains("side by side (no join"),
+        "{cluster_summary}"
+    );
     // The summaries agree past the "wrote PATH" line (means summed in pair_id order both ways).
-    assert_eq!(summary_figures(&cluster_summary), summary_figures(&local_summary));
+    assert_eq!(
+        summary_figures(&cluster_summary),
+        summary_figures(&local_summary)
+    );
     assert!(cluster_out.join("_SUCCESS").exists());
     let all = |table: &Path| {
-        ok(&["sql", "--format", "json", &format!("--table=s={}", table.display()), "SELECT * FROM s ORDER BY pair_id"])
+        ok(&[
+            "sql",
+            "--format",
+            "json",
+            &format!("--table=s={}", table.display()),
+            "SELECT * FROM s ORDER BY pair_id",
+        ])
     };
     let (local_rows, cluster_rows) = (all(&local_out), all(&cluster_out));
     assert_eq!(local_rows.lines().count(), 3000);
     assert_eq!(cluster_rows, local_rows);
-    let order = ok(&["sql", "--format", "csv", &format!("--table=s={}", cluster_out.display()), "SELECT pair_id FROM s"]);
+    let order = ok(&[
+        "sql",
+        "--format",
+        "csv",
+        &format!("--table=s={}", cluster_out.display()),
+        "SELECT pair_id FROM s",
+    ]);
     let ids: Vec<i64> = order.lines().skip(1).map(|l| l.parse().unwrap()).collect();
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "the cluster's output is not in pair_id order");
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "the cluster's output is not in pair_id order"
+    );
 
     // Nothing is declared sorted on a cluster: Ballista 55 lost rows joining inputs declared
     // sorted (at 1M pairs, too large a test here; scripts/bench_cluster.sh compares them).
@@ -286,12 +393,18 @@ fn a_cluster_computes_what_one_process_does() {
     args.extend(tables.iter().map(String::as_str));
     args.push("EXPLAIN SELECT sum(led(src, tgt, links)) FROM p JOIN a USING (pair_id)");
     let plan = cluster.ok(&args);
-    assert!(plan.contains("DataSourceExec") && !plan.contains("output_ordering"), "{plan}");
+    assert!(
+        plan.contains("DataSourceExec") && !plan.contains("output_ordering"),
+        "{plan}"
+    );
 
     // What Ballista cannot ship says so.
     let out = cluster.run(&["sql", "SELECT * FROM synthetic_phrases('la')"]);
     let error = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && error.contains("runs only in a local session"), "{error}");
+    assert!(
+        !out.status.success() && error.contains("runs only in a local session"),
+        "{error}"
+    );
 }
 
 /// Tables in the same pair_id order, large enough for two shares: each task of the cluster
@@ -305,29 +418,68 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
     // The sample 40 times over under new pair_ids: 120,000 pairs, two shares of 60,000.
     let grow = |table: &str, columns: &str, out: &Path| {
         let input = format!("--table=t={}", s.join(table).display());
-        let query = format!("SELECT pair_id + value * 3000 AS pair_id, {columns} FROM t, range(40) ORDER BY 1");
+        let query = format!(
+            "SELECT pair_id + value * 3000 AS pair_id, {columns} FROM t, range(40) ORDER BY 1"
+        );
         ok(&["sql", "--out", path_str(out), &input, &query]);
     };
-    let (pairs, alignments) = (dir.path().join("pairs.parquet"), dir.path().join("alignments.parquet"));
+    let (pairs, alignments) = (
+        dir.path().join("pairs.parquet"),
+        dir.path().join("alignments.parquet"),
+    );
     grow("pairs.parquet", "src, tgt", &pairs);
     grow("alignments.parquet", "links", &alignments);
-    let inputs = ["--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--partitions", "2"];
+    let inputs = [
+        "--pairs",
+        path_str(&pairs),
+        "--alignments",
+        path_str(&alignments),
+        "--partitions",
+        "2",
+    ];
     let (local, scored) = (dir.path().join("local.parquet"), dir.path().join("scored"));
     let local_summary = ok(&[&["score", "--out", path_str(&local)], &inputs[..]].concat());
-    let cluster_summary = cluster.ok(&[&["score", "--out", path_str(&scored)], &inputs[..]].concat());
-    assert_eq!(summary_figures(&cluster_summary), summary_figures(&local_summary));
-    let mut files: Vec<String> =
-        std::fs::read_dir(&scored).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let cluster_summary =
+        cluster.ok(&[&["score", "--out", path_str(&scored)], &inputs[..]].concat());
+    assert_eq!(
+        summary_figures(&cluster_summary),
+        summary_figures(&local_summary)
+    );
+    let mut files: Vec<String> = std::fs::read_dir(&scored)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
     files.sort();
-    assert_eq!(files, ["_SUCCESS", "part-00000.parquet", "part-00001.parquet"]);
+    assert_eq!(
+        files,
+        ["_SUCCESS", "part-00000.parquet", "part-00001.parquet"]
+    );
     let range = |file: &Path| {
-        ok(&["sql", "--format", "csv", &format!("--table=s={}", file.display()), "SELECT min(pair_id), max(pair_id), count(*) FROM s"])
+        ok(&[
+            "sql",
+            "--format",
+            "csv",
+            &format!("--table=s={}", file.display()),
+            "SELECT min(pair_id), max(pair_id), count(*) FROM s",
+        ])
     };
-    assert_eq!(range(&scored.join("part-00000.parquet")).lines().nth(1), Some("0,59999,60000"));
-    assert_eq!(range(&scored.join("part-00001.parquet")).lines().nth(1), Some("60000,119999,60000"));
+    assert_eq!(
+        range(&scored.join("part-00000.parquet")).lines().nth(1),
+        Some("0,59999,60000")
+    );
+    assert_eq!(
+        range(&scored.join("part-00001.parquet")).lines().nth(1),
+        Some("60000,119999,60000")
+    );
     let rows = |table: &Path| {
         let query = "SELECT pair_id, led, pod, lepod_problem FROM s ORDER BY pair_id";
-        ok(&["sql", "--format", "csv", &format!("--table=s={}", table.display()), query])
+        ok(&[
+            "sql",
+            "--format",
+            "csv",
+            &format!("--table=s={}", table.display()),
+            query,
+        ])
     };
     let (local_rows, cluster_rows) = (rows(&local), rows(&scored));
     assert_eq!(local_rows.lines().count(), 120_001);
@@ -344,13 +496,29 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
     let sample_inputs: Vec<&str> = sample_inputs.iter().map(String::as_str).collect();
     let (local, hive) = (dir.path().join("sample.parquet"), dir.path().join("hive"));
     ok(&[&["score", "--out", path_str(&local)], &sample_inputs[..]].concat());
-    cluster.ok(&[&["score", "--partition-by", "lepod_problem", "--out", path_str(&hive)], &sample_inputs[..]].concat());
+    cluster.ok(&[
+        &[
+            "score",
+            "--partition-by",
+            "lepod_problem",
+            "--out",
+            path_str(&hive),
+        ],
+        &sample_inputs[..],
+    ]
+    .concat());
     // DataFusion's sink names the NULL value's directory `lepod_problem=`, read back as ''
     // (docs/cluster.md); the other values and columns are the local run's.
     assert!(hive.join("_SUCCESS").exists() && hive.join("lepod_problem=").is_dir());
     let rows = |table: &Path| {
         let query = "SELECT pair_id, led, pod, nullif(lepod_problem, '') FROM s ORDER BY pair_id";
-        ok(&["sql", "--format", "json", &format!("--table=s={}", table.display()), query])
+        ok(&[
+            "sql",
+            "--format",
+            "json",
+            &format!("--table=s={}", table.display()),
+            query,
+        ])
     };
     assert_eq!(rows(&hive), rows(&local));
 }
@@ -358,7 +526,12 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
 /// A `score` summary past its "wrote PATH" line, without its notes: the figures and the
 /// signature, which a cluster must give as one process does.
 fn summary_figures(summary: &str) -> Vec<String> {
-    summary.lines().skip(1).filter(|l| !l.starts_with("note:")).map(str::to_string).collect()
+    summary
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("note:"))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Names starting with `.` in `dir`: staging directories left behind.
@@ -378,7 +551,13 @@ fn a_killed_executor_never_gives_a_short_result() {
     // machine, long enough to kill an executor mid-way (ten times over took under 1.5 s).
     let query = "SELECT count(*), sum(pod(src, tgt, meteor_align(src, tgt))) FROM p, \
                  (SELECT unnest(range(300)) AS copy) c";
-    let mut args: Vec<String> = vec!["sql".into(), "--format".into(), "csv".into(), "--partitions".into(), "8".into()];
+    let mut args: Vec<String> = vec![
+        "sql".into(),
+        "--format".into(),
+        "csv".into(),
+        "--partitions".into(),
+        "8".into(),
+    ];
     args.extend(tables.iter().cloned());
     args.push(query.into());
     let local = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -387,14 +566,20 @@ fn a_killed_executor_never_gives_a_short_result() {
     let with: Vec<&str> = with.iter().map(String::as_str).collect();
     let (mut client, outputs) = spawn_to_files(&mut client_command(&with, &[]));
     std::thread::sleep(Duration::from_millis(1500));
-    assert!(client.try_wait().unwrap().is_none(), "the query should still be running when an executor is killed");
+    assert!(
+        client.try_wait().unwrap().is_none(),
+        "the query should still be running when an executor is killed"
+    );
     let mut cluster = cluster;
     let victim = &mut cluster.executors[1];
     victim.kill().unwrap(); // SIGKILL
     victim.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(240);
     while client.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "the query hung after an executor was killed");
+        assert!(
+            Instant::now() < deadline,
+            "the query hung after an executor was killed"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let out = finish(client, outputs);
@@ -402,47 +587,106 @@ fn a_killed_executor_never_gives_a_short_result() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.status.success() {
         // Completed on the survivor: the whole result, not a part of it.
-        assert_eq!(stdout, local, "after the kill the cluster returned a different result");
+        assert_eq!(
+            stdout, local,
+            "after the kill the cluster returned a different result"
+        );
         eprintln!("the query completed on the surviving executor after the kill");
     } else {
         assert!(stdout.is_empty(), "a failed query printed rows: {stdout}");
-        assert!(stderr.contains("Error") || stderr.contains("error"), "no clear error: {stderr}");
+        assert!(
+            stderr.contains("Error") || stderr.contains("error"),
+            "no clear error: {stderr}"
+        );
         eprintln!("the query failed after the kill, as allowed: {stderr}");
     }
 }
 
 #[test]
 fn a_cluster_reads_and_writes_an_object_store() {
-    let Some(server) = S3Server::start() else { return };
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let s = sample();
     for table in ["pairs", "alignments"] {
-        upload(&server, &format!("cluster/{table}.parquet"), &std::fs::read(s.join(format!("{table}.parquet"))).unwrap());
+        upload(
+            &server,
+            &format!("cluster/{table}.parquet"),
+            &std::fs::read(s.join(format!("{table}.parquet"))).unwrap(),
+        );
     }
     let cluster = Cluster::start_with(2, &[], server.env());
-    let (pairs, alignments, out) = (s3("cluster/pairs.parquet"), s3("cluster/alignments.parquet"), s3("cluster/scored/"));
-    cluster.ok(&["score", "--pairs", &pairs, "--alignments", &alignments, "--out", &out]);
+    let (pairs, alignments, out) = (
+        s3("cluster/pairs.parquet"),
+        s3("cluster/alignments.parquet"),
+        s3("cluster/scored/"),
+    );
+    cluster.ok(&[
+        "score",
+        "--pairs",
+        &pairs,
+        "--alignments",
+        &alignments,
+        "--out",
+        &out,
+    ]);
     let dir = TempDir::new().unwrap();
     let local = dir.path().join("local.parquet");
     let (local_pairs, local_alignments) = (s.join("pairs.parquet"), s.join("alignments.parquet"));
-    ok(&["score", "--pairs", path_str(&local_pairs), "--alignments", path_str(&local_alignments), "--out", path_str(&local)]);
+    ok(&[
+        "score",
+        "--pairs",
+        path_str(&local_pairs),
+        "--alignments",
+        path_str(&local_alignments),
+        "--out",
+        path_str(&local),
+    ]);
     let rows = |table: &str, env: &[(&str, String)]| {
         let query = "SELECT * FROM s ORDER BY pair_id";
-        let out = pairmetrics_within(&["sql", "--format", "json", &format!("--table=s={table}"), query], env, Duration::from_secs(120));
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = pairmetrics_within(
+            &[
+                "sql",
+                "--format",
+                "json",
+                &format!("--table=s={table}"),
+                query,
+            ],
+            env,
+            Duration::from_secs(120),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
-    assert_eq!(rows(&out, &server.env()), rows(&local.display().to_string(), &[]));
+    assert_eq!(
+        rows(&out, &server.env()),
+        rows(&local.display().to_string(), &[])
+    );
     // Marked complete, and only then.
-    let marker = pairmetrics_within(&["sql", &format!("--table=m={}_SUCCESS", out), "SELECT 1"], &server.env(), Duration::from_secs(60));
+    let marker = pairmetrics_within(
+        &["sql", &format!("--table=m={}_SUCCESS", out), "SELECT 1"],
+        &server.env(),
+        Duration::from_secs(60),
+    );
     let why = String::from_utf8_lossy(&marker.stderr);
-    assert!(!why.contains("no such object"), "no _SUCCESS under {out}: {why}");
+    assert!(
+        !why.contains("no such object"),
+        "no _SUCCESS under {out}: {why}"
+    );
 }
 
 #[test]
 fn a_wrong_or_absent_scheduler_is_named() {
     let nobody = format!("df://127.0.0.1:{}", free_ports(1)[0]);
     let error = crate::common::err(&["sql", "--cluster", &nobody, "SELECT 1"]);
-    assert!(error.contains(&format!("--cluster {nobody}: no scheduler answers there")), "{error}");
+    assert!(
+        error.contains(&format!("--cluster {nobody}: no scheduler answers there")),
+        "{error}"
+    );
     let error = crate::common::err(&["sql", "--cluster", "http://127.0.0.1:50050", "SELECT 1"]);
     assert!(error.contains("expected df://HOST:PORT"), "{error}");
     // An executor whose scheduler is not there, or not an address, stops and names it.
@@ -450,10 +694,28 @@ fn a_wrong_or_absent_scheduler_is_named() {
     let absent = format!("127.0.0.1:{}", ports[0]);
     let bind = format!("127.0.0.1:{}", ports[1]);
     let work = TempDir::new().unwrap();
-    let executor = ["cluster", "executor", "--bind", &bind, "--work-dir", path_str(work.path()), "--scheduler"];
-    let out = pairmetrics_within(&[&executor[..], &[absent.as_str()]].concat(), &[], Duration::from_secs(60));
+    let executor = [
+        "cluster",
+        "executor",
+        "--bind",
+        &bind,
+        "--work-dir",
+        path_str(work.path()),
+        "--scheduler",
+    ];
+    let out = pairmetrics_within(
+        &[&executor[..], &[absent.as_str()]].concat(),
+        &[],
+        Duration::from_secs(60),
+    );
     let error = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && error.contains(&format!("scheduler {absent}")), "{error}");
+    assert!(
+        !out.status.success() && error.contains(&format!("scheduler {absent}")),
+        "{error}"
+    );
     let error = crate::common::err(&[&executor[..], &["nowhere"]].concat());
-    assert!(error.contains("--scheduler nowhere: expected HOST:PORT"), "{error}");
+    assert!(
+        error.contains("--scheduler nowhere: expected HOST:PORT"),
+        "{error}"
+    );
 }

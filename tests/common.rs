@@ -50,7 +50,10 @@ pub fn token_lists(rows: &[Option<Vec<Option<&str>>>]) -> ArrayRef {
 }
 
 pub fn sentences(rows: &[&str]) -> ArrayRef {
-    let rows: Vec<_> = rows.iter().map(|s| Some(s.split_whitespace().map(Some).collect())).collect();
+    let rows: Vec<_> = rows
+        .iter()
+        .map(|s| Some(s.split_whitespace().map(Some).collect()))
+        .collect();
     token_lists(&rows)
 }
 
@@ -76,8 +79,10 @@ pub fn link_lists(rows: &[Option<Vec<(i32, i32)>>]) -> ArrayRef {
         fields.clone(),
         vec![Box::new(Int32Builder::new()), Box::new(Int32Builder::new())],
     );
-    let mut b = ListBuilder::new(values)
-        .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
+    let mut b = ListBuilder::new(values).with_field(Arc::new(Field::new_list_field(
+        DataType::Struct(fields),
+        true,
+    )));
     for row in rows {
         match row {
             Some(links) => {
@@ -98,10 +103,15 @@ pub fn link_lists(rows: &[Option<Vec<(i32, i32)>>]) -> ArrayRef {
 /// A batch with `pair_id` 0.. and the given columns.
 pub fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
     let rows = columns[0].1.len();
-    let mut all = vec![("pair_id", Arc::new(Int64Array::from_iter_values(0..rows as i64)) as ArrayRef)];
+    let mut all = vec![(
+        "pair_id",
+        Arc::new(Int64Array::from_iter_values(0..rows as i64)) as ArrayRef,
+    )];
     all.extend(columns);
     let schema = Schema::new(
-        all.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect::<Vec<_>>(),
+        all.iter()
+            .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+            .collect::<Vec<_>>(),
     );
     RecordBatch::try_new(Arc::new(schema), all.into_iter().map(|(_, a)| a).collect()).unwrap()
 }
@@ -136,7 +146,10 @@ pub async fn strings(ctx: &SessionContext, sql: &str, i: usize) -> Vec<Option<St
 
 /// Run the pairmetrics binary.
 pub fn pairmetrics(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pairmetrics")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 /// Start `command` with its stdout and stderr going to files: a pipe nobody reads would stall
@@ -155,7 +168,11 @@ pub fn spawn_to_files(command: &mut Command) -> (Child, tempfile::TempDir) {
 pub fn finish(mut child: Child, outputs: tempfile::TempDir) -> Output {
     let status = child.wait().unwrap();
     let read = |name: &str| std::fs::read(outputs.path().join(name)).unwrap();
-    Output { status, stdout: read("stdout"), stderr: read("stderr") }
+    Output {
+        status,
+        stdout: read("stdout"),
+        stderr: read("stderr"),
+    }
 }
 
 /// The output of `command` if it ends within `limit`; else it is killed, and None.
@@ -175,13 +192,21 @@ pub fn output_within(command: &mut Command, limit: Duration) -> Option<Output> {
 
 /// Its stdout, after checking that it succeeded.
 pub fn stdout(out: &Output) -> String {
-    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 pub fn ok(args: &[&str]) -> String {
     let out = pairmetrics(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -198,10 +223,16 @@ pub fn path_str(p: &Path) -> &str {
 /// Write one batch of these columns (all nullable) to a Parquet file.
 pub fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>) {
     let schema = Schema::new(
-        columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect::<Vec<_>>(),
+        columns
+            .iter()
+            .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+            .collect::<Vec<_>>(),
     );
-    let batch =
-        RecordBatch::try_new(Arc::new(schema), columns.into_iter().map(|(_, a)| a).collect()).unwrap();
+    let batch = RecordBatch::try_new(
+        Arc::new(schema),
+        columns.into_iter().map(|(_, a)| a).collect(),
+    )
+    .unwrap();
     let mut w = ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
     w.write(&batch).unwrap();
     w.close().unwrap();
@@ -213,7 +244,11 @@ pub fn ids(values: &[i64]) -> ArrayRef {
 
 /// The rows of `pairmetrics sql --format csv [extra...] --table NAME=PATH... QUERY`, header left out.
 pub fn csv_rows(extra: &[&str], tables: &[(&str, &Path)], query: &str) -> Vec<String> {
-    let mut args: Vec<String> = ["sql", "--format", "csv"].iter().chain(extra).map(|s| s.to_string()).collect();
+    let mut args: Vec<String> = ["sql", "--format", "csv"]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect();
     for (name, path) in tables {
         args.extend(["--table".to_string(), format!("{name}={}", path.display())]);
     }
@@ -227,7 +262,12 @@ pub fn csv_rows(extra: &[&str], tables: &[(&str, &Path)], query: &str) -> Vec<St
 /// next test that asks, so two servers started at once could be given the same one.
 pub fn free_ports(n: usize) -> Vec<u16> {
     static NEXT: AtomicU16 = AtomicU16::new(0);
-    let _ = NEXT.compare_exchange(0, 20_000 + (std::process::id() % 500) as u16 * 20, Ordering::SeqCst, Ordering::SeqCst);
+    let _ = NEXT.compare_exchange(
+        0,
+        20_000 + (std::process::id() % 500) as u16 * 20,
+        Ordering::SeqCst,
+        Ordering::SeqCst,
+    );
     let mut ports = Vec::new();
     while ports.len() < n {
         let port = NEXT.fetch_add(1, Ordering::SeqCst);
@@ -255,7 +295,11 @@ pub fn float(value: &serde_json::Value) -> f64 {
 pub fn wmt23_lines(name: &str) -> Vec<String> {
     let text = std::fs::read_to_string(root().join("tests/data/wmt23").join(name)).unwrap();
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-    assert_eq!(lines.pop().as_deref(), Some(""), "{name} ends with a newline");
+    assert_eq!(
+        lines.pop().as_deref(),
+        Some(""),
+        "{name} ends with a newline"
+    );
     lines
 }
 
@@ -264,7 +308,12 @@ pub fn wmt23_lines(name: &str) -> Vec<String> {
 pub fn register_wmt23(ctx: &SessionContext, set: &str, systems: &[&str], ref_files: &[&str]) {
     use datafusion::arrow::array::{ListBuilder, StringArray, StringBuilder};
     let refs: Vec<Vec<String>> = ref_files.iter().map(|f| wmt23_lines(f)).collect();
-    let (mut system, mut hyp, mut first, mut all) = (Vec::new(), Vec::new(), Vec::new(), ListBuilder::new(StringBuilder::new()));
+    let (mut system, mut hyp, mut first, mut all) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        ListBuilder::new(StringBuilder::new()),
+    );
     for name in systems {
         for (i, line) in wmt23_lines(name).into_iter().enumerate() {
             system.push(name.to_string());
@@ -275,5 +324,14 @@ pub fn register_wmt23(ctx: &SessionContext, set: &str, systems: &[&str], ref_fil
     }
     let column = |values: Vec<String>| -> ArrayRef { Arc::new(StringArray::from(values)) };
     let all: ArrayRef = Arc::new(all.finish());
-    register(ctx, set, batch(vec![("system", column(system)), ("hyp", column(hyp)), ("ref", column(first)), ("refs", all)]));
+    register(
+        ctx,
+        set,
+        batch(vec![
+            ("system", column(system)),
+            ("hyp", column(hyp)),
+            ("ref", column(first)),
+            ("refs", all),
+        ]),
+    );
 }

@@ -20,19 +20,35 @@ fn vector(name: &str) -> Value {
 }
 
 fn strings_of(v: &Value) -> Vec<&str> {
-    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect()
 }
 
 fn ints_of(v: &Value) -> Vec<i32> {
-    v.as_array().unwrap().iter().map(|x| x.as_i64().unwrap() as i32).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap() as i32)
+        .collect()
 }
 
 fn links_of(v: &Value) -> Vec<Link> {
-    v.as_array().unwrap().iter().map(|l| (l[0].as_u64().unwrap() as u32, l[1].as_u64().unwrap() as u32)).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l[0].as_u64().unwrap() as u32, l[1].as_u64().unwrap() as u32))
+        .collect()
 }
 
 fn encoding_of(v: &Value) -> Encoding<&str> {
-    Encoding { chi: strings_of(&v[0]), left: v[1] == "alpha", omega: strings_of(&v[2]) }
+    Encoding {
+        chi: strings_of(&v[0]),
+        left: v[1] == "alpha",
+        omega: strings_of(&v[2]),
+    }
 }
 
 /// The Figure 5.1 example: (src head, src deprel, tgt head, tgt deprel, links, src tokens).
@@ -42,7 +58,9 @@ struct Figure {
 
 impl Figure {
     fn load() -> Self {
-        Figure { v: vector("figure_5_1.json") }
+        Figure {
+            v: vector("figure_5_1.json"),
+        }
     }
     fn heads(&self, side: &str) -> Vec<i32> {
         ints_of(&self.v[format!("{side}_head")])
@@ -54,7 +72,10 @@ impl Figure {
         links_of(&self.v["links"])
     }
     fn position(&self, token: &str) -> u32 {
-        strings_of(&self.v["src_tokens"]).iter().position(|t| *t == token).unwrap() as u32
+        strings_of(&self.v["src_tokens"])
+            .iter()
+            .position(|t| *t == token)
+            .unwrap() as u32
     }
 }
 
@@ -67,7 +88,14 @@ fn figure_5_1_encodings_stated_in_the_text() {
         ("src", "src the->Sherlock (src positions 0 -> 5)", 0, 5),
     ] {
         let (heads, deprels) = (f.heads(side), f.deprels(side));
-        let tree = Tree::new(Parse { head: &heads, deprel: &deprels }, &mut labels).unwrap();
+        let tree = Tree::new(
+            Parse {
+                head: &heads,
+                deprel: &deprels,
+            },
+            &mut labels,
+        )
+        .unwrap();
         let stated = encoding_of(&f.v["encodings_stated_in_text"][key]);
         assert_eq!(tree.encoding(n, m, &labels), stated, "{key}");
     }
@@ -76,24 +104,45 @@ fn figure_5_1_encodings_stated_in_the_text() {
 #[test]
 fn figure_5_1_edges_spanning_tree_and_score() {
     let f = Figure::load();
-    let (sh, sd, th, td) = (f.heads("src"), f.deprels("src"), f.heads("tgt"), f.deprels("tgt"));
+    let (sh, sd, th, td) = (
+        f.heads("src"),
+        f.deprels("src"),
+        f.heads("tgt"),
+        f.deprels("tgt"),
+    );
     let mut scratch = Scratch::default();
     let result = derp(
-        Parse { head: &sh, deprel: &sd },
-        Parse { head: &th, deprel: &td },
+        Parse {
+            head: &sh,
+            deprel: &sd,
+        },
+        Parse {
+            head: &th,
+            deprel: &td,
+        },
         &f.links(),
         &mut scratch,
     )
     .unwrap();
 
-    let weights: HashMap<(u32, u32), (u32, u32)> =
-        scratch.edges().iter().map(|e| ((e.a, e.b), (e.l, e.lmax))).collect();
+    let weights: HashMap<(u32, u32), (u32, u32)> = scratch
+        .edges()
+        .iter()
+        .map(|e| ((e.a, e.b), (e.l, e.lmax)))
+        .collect();
     let stated = f.v["meta_graph_edges"].as_array().unwrap();
-    assert_eq!(weights.len(), stated.len(), "a complete graph over the six aligned src nodes");
+    assert_eq!(
+        weights.len(),
+        stated.len(),
+        "a complete graph over the six aligned src nodes"
+    );
     for edge in stated {
         let ends = strings_of(&edge["edge"]);
         let key = (f.position(ends[0]), f.position(ends[1]));
-        let want = (edge["L"].as_u64().unwrap() as u32, edge["Lmax"].as_u64().unwrap() as u32);
+        let want = (
+            edge["L"].as_u64().unwrap() as u32,
+            edge["Lmax"].as_u64().unwrap() as u32,
+        );
         assert_eq!(weights[&key], want, "edge {ends:?}");
     }
 
@@ -122,7 +171,10 @@ fn small_cases_path_disparity() {
     let v = vector("small_cases.json");
     for case in v["path_disparity"].as_array().unwrap() {
         let (a, b) = (encoding_of(&case["a"]), encoding_of(&case["b"]));
-        let want = (case["L"].as_u64().unwrap() as u32, case["Lmax"].as_u64().unwrap() as u32);
+        let want = (
+            case["L"].as_u64().unwrap() as u32,
+            case["Lmax"].as_u64().unwrap() as u32,
+        );
         assert_eq!(disparity(&a, &b), want, "{}", case["note"]);
         assert_eq!(disparity(&b, &a), want, "L and Lmax are symmetric");
     }
@@ -133,14 +185,28 @@ fn small_cases_identical_trees_score_one() {
     let v = vector("small_cases.json");
     let case = &v["identical_trees"];
     let (head, deprel) = (ints_of(&case["head"]), strings_of(&case["deprel"]));
-    let parse = Parse { head: &head, deprel: &deprel };
-    let result = derp(parse, parse, &links_of(&case["links"]), &mut Scratch::default()).unwrap();
+    let parse = Parse {
+        head: &head,
+        deprel: &deprel,
+    };
+    let result = derp(
+        parse,
+        parse,
+        &links_of(&case["links"]),
+        &mut Scratch::default(),
+    )
+    .unwrap();
     assert_eq!(Some(result.score), case["score"].as_f64());
     assert_eq!(result.sum_l, 0);
 }
 
 fn labels_column(rows: &[Vec<&str>]) -> ArrayRef {
-    token_lists(&rows.iter().map(|r| Some(r.iter().map(|s| Some(*s)).collect())).collect::<Vec<_>>())
+    token_lists(
+        &rows
+            .iter()
+            .map(|r| Some(r.iter().map(|s| Some(*s)).collect()))
+            .collect::<Vec<_>>(),
+    )
 }
 
 const ARGS: &str = "src_head, src_deprel, tgt_head, tgt_deprel, links";
@@ -178,12 +244,21 @@ fn sql_table() -> Vec<(&'static str, ArrayRef)> {
     let mut src_deprel = vec![fig_sd.clone()];
     let mut tgt_deprel = vec![fig_td.clone()];
     for i in 1..8 {
-        src_deprel.push(if i == 5 { vec!["nsubj", "root"] } else { same_d.clone() });
+        src_deprel.push(if i == 5 {
+            vec!["nsubj", "root"]
+        } else {
+            same_d.clone()
+        });
         tgt_deprel.push(same_d.clone());
     }
     let identity = vec![(0, 0), (1, 1), (2, 2)];
     let links = link_lists(&[
-        Some(f.links().iter().map(|&(a, b)| (a as i32, b as i32)).collect()),
+        Some(
+            f.links()
+                .iter()
+                .map(|&(a, b)| (a as i32, b as i32))
+                .collect(),
+        ),
         Some(identity.clone()),
         Some(vec![(1, 1)]),
         Some(identity.clone()),
@@ -216,19 +291,32 @@ const PROBLEMS: [Option<&str>; 8] = [
 async fn derp_functions_through_sql() {
     let ctx = context();
     register(&ctx, "t", batch(sql_table()));
-    let scores = floats(&ctx, &format!("SELECT derp({ARGS}) FROM t ORDER BY pair_id"), 0).await;
+    let scores = floats(
+        &ctx,
+        &format!("SELECT derp({ARGS}) FROM t ORDER BY pair_id"),
+        0,
+    )
+    .await;
     let mut want = vec![Some(6.0 / 11.0), Some(1.0)];
     want.resize(8, None);
     assert_eq!(scores.len(), 8);
     assert!((scores[0].unwrap() - 6.0 / 11.0).abs() < 1e-15);
     assert_eq!(scores[1..], want[1..]);
 
-    let problems = strings(&ctx, &format!("SELECT derp_problem({ARGS}) FROM t ORDER BY pair_id"), 0).await;
+    let problems = strings(
+        &ctx,
+        &format!("SELECT derp_problem({ARGS}) FROM t ORDER BY pair_id"),
+        0,
+    )
+    .await;
     assert_eq!(problems, PROBLEMS.map(|p| p.map(str::to_string)));
 
     let pooled = floats(&ctx, &format!("SELECT derp_pooled({ARGS}) FROM t"), 0).await;
     // the figure (5 of 11) and the identical trees (0 of 5): 1 - 5/16
-    assert!((pooled[0].unwrap() - (1.0 - 5.0 / 16.0)).abs() < 1e-15, "{pooled:?}");
+    assert!(
+        (pooled[0].unwrap() - (1.0 - 5.0 / 16.0)).abs() < 1e-15,
+        "{pooled:?}"
+    );
 }
 
 #[tokio::test]
@@ -241,19 +329,33 @@ async fn derp_detail_explains_the_figure() {
     );
     let batches = collect(&ctx, &sql).await;
     let b = &batches[0];
-    let int = |i: usize| cast(b.column(i), &DataType::Int64).unwrap().as_primitive::<Int64Type>().value(0);
+    let int = |i: usize| {
+        cast(b.column(i), &DataType::Int64)
+            .unwrap()
+            .as_primitive::<Int64Type>()
+            .value(0)
+    };
     assert_eq!((int(0), int(1), int(2)), (5, 11, 6));
     assert_eq!(b.column(3).as_string::<i32>().value(0), "src");
     let mst = b.column(4).as_list::<i32>().value(0);
     let mst = mst.as_struct();
-    let field = |name: &str| mst.column_by_name(name).unwrap().as_primitive::<Int32Type>().values().to_vec();
+    let field = |name: &str| {
+        mst.column_by_name(name)
+            .unwrap()
+            .as_primitive::<Int32Type>()
+            .values()
+            .to_vec()
+    };
     // Kruskal's order: L ascending, then Lmax descending, then positions.
     assert_eq!(field("a"), [0, 2, 4, 0, 3]);
     assert_eq!(field("b"), [1, 3, 5, 3, 4]);
     assert_eq!(field("l"), [0, 0, 1, 2, 2]);
     assert_eq!(field("lmax"), [2, 0, 3, 3, 3]);
     let null = b.column(5).as_boolean();
-    assert_eq!(null.iter().map(Option::unwrap).collect::<Vec<_>>(), [false, false, true, true, true, true, true, true]);
+    assert_eq!(
+        null.iter().map(Option::unwrap).collect::<Vec<_>>(),
+        [false, false, true, true, true, true, true, true]
+    );
 }
 
 #[tokio::test]
@@ -263,7 +365,9 @@ async fn derp_accepts_large_lists_wide_heads_and_string_views() {
         .into_iter()
         .map(|(name, array)| {
             let to = match name {
-                "src_head" | "tgt_head" => DataType::LargeList(Field::new("element", DataType::Int64, true).into()),
+                "src_head" | "tgt_head" => {
+                    DataType::LargeList(Field::new("element", DataType::Int64, true).into())
+                }
                 "links" => return (name, array),
                 _ => DataType::LargeList(Field::new("element", DataType::Utf8View, true).into()),
             };
@@ -271,9 +375,19 @@ async fn derp_accepts_large_lists_wide_heads_and_string_views() {
         })
         .collect();
     register(&ctx, "t", batch(columns));
-    let problems = strings(&ctx, &format!("SELECT derp_problem({ARGS}) FROM t ORDER BY pair_id"), 0).await;
+    let problems = strings(
+        &ctx,
+        &format!("SELECT derp_problem({ARGS}) FROM t ORDER BY pair_id"),
+        0,
+    )
+    .await;
     assert_eq!(problems, PROBLEMS.map(|p| p.map(str::to_string)));
-    let scores = floats(&ctx, &format!("SELECT derp({ARGS}) FROM t ORDER BY pair_id"), 0).await;
+    let scores = floats(
+        &ctx,
+        &format!("SELECT derp({ARGS}) FROM t ORDER BY pair_id"),
+        0,
+    )
+    .await;
     assert_eq!(scores[1], Some(1.0));
 }
 
@@ -286,9 +400,19 @@ async fn derp_rejects_wrong_argument_types_at_plan_time() {
         .await
         .unwrap_err()
         .to_string();
-    assert!(err.contains("argument `src_head` must be dependency heads"), "{err}");
-    let err = ctx.sql("SELECT derp(src_head, src_deprel) FROM t").await.unwrap_err().to_string();
-    assert!(err.contains("derp takes derp(src_head, src_deprel, tgt_head, tgt_deprel, links)"), "{err}");
+    assert!(
+        err.contains("argument `src_head` must be dependency heads"),
+        "{err}"
+    );
+    let err = ctx
+        .sql("SELECT derp(src_head, src_deprel) FROM t")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("derp takes derp(src_head, src_deprel, tgt_head, tgt_deprel, links)"),
+        "{err}"
+    );
 }
 
 // ---- properties over random trees and alignments ----
@@ -303,7 +427,10 @@ struct RandomTree {
 
 impl RandomTree {
     fn parse(&self) -> Parse<'_> {
-        Parse { head: &self.head, deprel: &self.deprel }
+        Parse {
+            head: &self.head,
+            deprel: &self.deprel,
+        }
     }
 }
 
@@ -334,7 +461,11 @@ fn tree(max: usize) -> impl Strategy<Value = RandomTree> {
 fn pair(max: usize) -> impl Strategy<Value = (RandomTree, RandomTree, Vec<Link>)> {
     (tree(max), tree(max)).prop_flat_map(|(a, b)| {
         let (n1, n2) = (a.head.len() as u32, b.head.len() as u32);
-        (Just(a), Just(b), prop::collection::vec((0..n1, 0..n2), 0..14))
+        (
+            Just(a),
+            Just(b),
+            prop::collection::vec((0..n1, 0..n2), 0..14),
+        )
     })
 }
 
@@ -349,7 +480,10 @@ fn one_to_one(max: usize) -> impl Strategy<Value = (RandomTree, RandomTree, Vec<
             prop::collection::vec(prop::bool::weighted(0.8), n1.min(n2)),
         )
             .prop_map(|(a, b, targets, keep)| {
-                let links = (0..keep.len() as u32).filter(|&i| keep[i as usize]).map(|i| (i, targets[i as usize])).collect();
+                let links = (0..keep.len() as u32)
+                    .filter(|&i| keep[i as usize])
+                    .map(|i| (i, targets[i as usize]))
+                    .collect();
                 (a, b, links)
             })
     })
@@ -398,7 +532,12 @@ fn brute_force_mst(nodes: &[u32], edges: &[(u32, u32, u32, u32)]) -> (u64, u64) 
     best.unwrap()
 }
 
-fn score(src: &RandomTree, tgt: &RandomTree, links: &[Link], scratch: &mut Scratch) -> Option<Derp> {
+fn score(
+    src: &RandomTree,
+    tgt: &RandomTree,
+    links: &[Link],
+    scratch: &mut Scratch,
+) -> Option<Derp> {
     derp(src.parse(), tgt.parse(), links, scratch).ok()
 }
 
@@ -476,18 +615,30 @@ proptest! {
 
 /// DERP as SPEC §2 states it, step by step and slowly: every edge from the two encodings, every
 /// edge sorted, Kruskal's algorithm. The scorer must give the same tree in the same order.
-fn reference(src: &RandomTree, tgt: &RandomTree, links: &[Link]) -> Option<(Side, Vec<(u32, u32, u32, u32)>, Vec<(u32, u32, u32, u32)>)> {
+fn reference(
+    src: &RandomTree,
+    tgt: &RandomTree,
+    links: &[Link],
+) -> Option<(Side, Vec<(u32, u32, u32, u32)>, Vec<(u32, u32, u32, u32)>)> {
     let mut labels = Labels::default();
-    let trees = [Tree::new(src.parse(), &mut labels).ok()?, Tree::new(tgt.parse(), &mut labels).ok()?];
+    let trees = [
+        Tree::new(src.parse(), &mut labels).ok()?,
+        Tree::new(tgt.parse(), &mut labels).ok()?,
+    ];
     let mut links = links.to_vec();
     links.sort();
     links.dedup();
-    if links.iter().any(|&(a, b)| a as usize >= trees[0].len() || b as usize >= trees[1].len()) {
+    if links
+        .iter()
+        .any(|&(a, b)| a as usize >= trees[0].len() || b as usize >= trees[1].len())
+    {
         return None;
     }
     let one_each = |side: usize| {
         let mut seen = std::collections::HashSet::new();
-        links.iter().all(|l| seen.insert(if side == 0 { l.0 } else { l.1 }))
+        links
+            .iter()
+            .all(|l| seen.insert(if side == 0 { l.0 } else { l.1 }))
     };
     let (side, nodes): (Side, Vec<(u32, u32)>) = if !one_each(0) && one_each(1) {
         let mut nodes: Vec<_> = links.iter().map(|&(a, b)| (b, a)).collect();
@@ -510,14 +661,21 @@ fn reference(src: &RandomTree, tgt: &RandomTree, links: &[Link]) -> Option<(Side
     if nodes.len() < 2 {
         return None;
     }
-    let (meta, other) = if side == Side::Src { (&trees[0], &trees[1]) } else { (&trees[1], &trees[0]) };
+    let (meta, other) = if side == Side::Src {
+        (&trees[0], &trees[1])
+    } else {
+        (&trees[1], &trees[0])
+    };
     let mut edges = Vec::new();
     for (i, &(n, cn)) in nodes.iter().enumerate() {
         for &(m, cm) in &nodes[i + 1..] {
             let (l, lmax) = if cn == cm {
                 (0, 0)
             } else {
-                disparity(&meta.encoding(n, m, &labels), &other.encoding(cn, cm, &labels))
+                disparity(
+                    &meta.encoding(n, m, &labels),
+                    &other.encoding(cn, cm, &labels),
+                )
             };
             edges.push((n, m, l, lmax));
         }
@@ -542,13 +700,21 @@ fn reference(src: &RandomTree, tgt: &RandomTree, links: &[Link]) -> Option<(Side
     Some((side, edges, mst))
 }
 
-fn check_against_reference(src: &RandomTree, tgt: &RandomTree, links: &[Link], scratch: &mut Scratch) -> Result<(), TestCaseError> {
+fn check_against_reference(
+    src: &RandomTree,
+    tgt: &RandomTree,
+    links: &[Link],
+    scratch: &mut Scratch,
+) -> Result<(), TestCaseError> {
     let result = derp(src.parse(), tgt.parse(), links, scratch);
     let Some((side, edges, mst)) = reference(src, tgt, links) else {
         prop_assert!(result.is_err());
         return Ok(());
     };
-    let sums = (mst.iter().map(|e| e.2 as u64).sum::<u64>(), mst.iter().map(|e| e.3 as u64).sum::<u64>());
+    let sums = (
+        mst.iter().map(|e| e.2 as u64).sum::<u64>(),
+        mst.iter().map(|e| e.3 as u64).sum::<u64>(),
+    );
     if sums.1 == 0 {
         prop_assert!(result.is_err());
         return Ok(());
@@ -556,9 +722,17 @@ fn check_against_reference(src: &RandomTree, tgt: &RandomTree, links: &[Link], s
     let d = result.unwrap();
     prop_assert_eq!((d.side, d.sum_l, d.sum_lmax), (side, sums.0, sums.1));
     prop_assert_eq!(d.score, 1.0 - sums.0 as f64 / sums.1 as f64);
-    let got: Vec<_> = scratch.edges().iter().map(|e| (e.a, e.b, e.l, e.lmax)).collect();
+    let got: Vec<_> = scratch
+        .edges()
+        .iter()
+        .map(|e| (e.a, e.b, e.l, e.lmax))
+        .collect();
     prop_assert_eq!(got, edges);
-    let got: Vec<_> = scratch.mst().iter().map(|e| (e.a, e.b, e.l, e.lmax)).collect();
+    let got: Vec<_> = scratch
+        .mst()
+        .iter()
+        .map(|e| (e.a, e.b, e.l, e.lmax))
+        .collect();
     prop_assert_eq!(got, mst);
     Ok(())
 }
@@ -593,7 +767,10 @@ fn one_scratch_scores_pairs_of_every_size_alike() {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let mut shared = Scratch::default();
     for i in 0..300 {
-        let (src, tgt, links) = pair(if i % 2 == 0 { 30 } else { 80 }).new_tree(&mut runner).unwrap().current();
+        let (src, tgt, links) = pair(if i % 2 == 0 { 30 } else { 80 })
+            .new_tree(&mut runner)
+            .unwrap()
+            .current();
         check_against_reference(&src, &tgt, &links, &mut shared).unwrap();
     }
 }

@@ -15,7 +15,11 @@ fn corpus(dir: &Path, src: &str, tgt: &str, links: &str) -> (PathBuf, PathBuf) {
         std::fs::write(&path, text).unwrap();
         path
     };
-    let (src, tgt, links) = (file("src.txt", src), file("tgt.txt", tgt), file("links.txt", links));
+    let (src, tgt, links) = (
+        file("src.txt", src),
+        file("tgt.txt", tgt),
+        file("links.txt", links),
+    );
     let (pairs, alignments) = (dir.join("pairs.parquet"), dir.join("alignments.parquet"));
     ok(&[
         "import",
@@ -27,13 +31,23 @@ fn corpus(dir: &Path, src: &str, tgt: &str, links: &str) -> (PathBuf, PathBuf) {
         "--out",
         path_str(&pairs),
     ]);
-    ok(&["import", "pharaoh", "--alignments", path_str(&links), "--out", path_str(&alignments)]);
+    ok(&[
+        "import",
+        "pharaoh",
+        "--alignments",
+        path_str(&links),
+        "--out",
+        path_str(&alignments),
+    ]);
     (pairs, alignments)
 }
 
 /// Extract, export as Moses text, and return (extract's summary, the text's lines).
 fn extract(dir: &Path, pairs: &Path, alignments: &Path, extra: &[&str]) -> (String, Vec<String>) {
-    let (table, text) = (dir.join("phrase-table.parquet"), dir.join("phrase-table.txt"));
+    let (table, text) = (
+        dir.join("phrase-table.parquet"),
+        dir.join("phrase-table.txt"),
+    );
     let mut args = vec![
         "extract",
         "--pairs",
@@ -45,8 +59,22 @@ fn extract(dir: &Path, pairs: &Path, alignments: &Path, extra: &[&str]) -> (Stri
     ];
     args.extend(extra);
     let summary = ok(&args);
-    ok(&["export", "moses-phrase-table", "--table", path_str(&table), "--out", path_str(&text)]);
-    (summary, std::fs::read_to_string(&text).unwrap().lines().map(str::to_string).collect())
+    ok(&[
+        "export",
+        "moses-phrase-table",
+        "--table",
+        path_str(&table),
+        "--out",
+        path_str(&text),
+    ]);
+    (
+        summary,
+        std::fs::read_to_string(&text)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 #[test]
@@ -91,10 +119,17 @@ fn tied_alignments_are_chosen_as_moses_chooses_them_in_each_direction() {
     // "a b ||| x y" is extracted twice, once aligned a-x a-y (b unaligned), once b-x b-y (a
     // unaligned). Moses' direct pass keeps the greater target-to-source alignment, [{1},{1}]
     // (b-x b-y); its inverse pass the greater source-to-target one, [{0,1},{}] (a-x a-y).
-    let (pairs, alignments) =
-        corpus(dir.path(), "a b\na b\na c\n", "x y\nx y\nw\n", "0-0 0-1\n1-0 1-1\n1-0\n");
+    let (pairs, alignments) = corpus(
+        dir.path(),
+        "a b\na b\na c\n",
+        "x y\nx y\nw\n",
+        "0-0 0-1\n1-0 1-1\n1-0\n",
+    );
     let (_, lines) = extract(dir.path(), &pairs, &alignments, &[]);
-    let line = lines.iter().find(|l| l.starts_with("a b ||| x y |||")).expect("a b ||| x y");
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with("a b ||| x y |||"))
+        .expect("a b ||| x y");
     let fields: Vec<&str> = line.split(" ||| ").collect();
     let scores: Vec<f64> = fields[2].split(' ').map(|x| x.parse().unwrap()).collect();
     // Word table: a-x 1, a-y 1, a-NULL 2, b-x 1, b-y 1, b-NULL 1, c-w 1; totals a 4, b 3,
@@ -104,7 +139,12 @@ fn tied_alignments_are_chosen_as_moses_chooses_them_in_each_direction() {
     let third = 1.0 / 3.0;
     assert_eq!(
         scores,
-        [2.0 / 4.0, 1.0 * ((0.5 + 0.5) / 2.0) * third, 2.0 / 2.0, 1.0 * third * third]
+        [
+            2.0 / 4.0,
+            1.0 * ((0.5 + 0.5) / 2.0) * third,
+            2.0 / 2.0,
+            1.0 * third * third
+        ]
     );
     assert_eq!(fields[3], "1-0 1-1");
     assert_eq!(fields[4], "4 2 2");
@@ -123,7 +163,10 @@ fn unreadable_pairs_are_skipped_counted_and_named() {
         ),
         "{summary}"
     );
-    assert!(summary.contains("skipped pair_id 2: links is NULL (no alignment row)"), "{summary}");
+    assert!(
+        summary.contains("skipped pair_id 2: links is NULL (no alignment row)"),
+        "{summary}"
+    );
     assert_eq!(lines, ["a ||| x ||| 1 1 1 1 ||| 0-0 ||| 1 1 1"]);
     let e = err(&[
         "extract",
@@ -143,8 +186,16 @@ fn unreadable_pairs_are_skipped_counted_and_named() {
 fn the_length_limit_is_mosess_max_phrase_length() {
     let dir = TempDir::new().unwrap();
     let (pairs, alignments) = corpus(dir.path(), "a b c\n", "x y z\n", "0-0 1-1 2-2\n");
-    let (_, lines) = extract(dir.path(), &pairs, &alignments, &["--max-phrase-length", "2"]);
-    let phrases: Vec<&str> = lines.iter().map(|l| l.split(" ||| ").next().unwrap()).collect();
+    let (_, lines) = extract(
+        dir.path(),
+        &pairs,
+        &alignments,
+        &["--max-phrase-length", "2"],
+    );
+    let phrases: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split(" ||| ").next().unwrap())
+        .collect();
     assert_eq!(phrases, ["a", "a b", "b", "b c", "c"]);
 }
 
@@ -154,7 +205,10 @@ fn europarl_to_a_paraphrase_table_in_moses_format() {
     // pivot -> export. The bilingual table is consistent (probabilities sum to 1 per phrase).
     let dir = TempDir::new().unwrap();
     let sample = root().join("data/europarl-sample");
-    let (pairs, alignments) = (sample.join("pairs.parquet"), sample.join("alignments.parquet"));
+    let (pairs, alignments) = (
+        sample.join("pairs.parquet"),
+        sample.join("alignments.parquet"),
+    );
     let (bilingual, paraphrases, text) = (
         dir.path().join("bilingual.parquet"),
         dir.path().join("paraphrases.parquet"),
@@ -176,7 +230,13 @@ fn europarl_to_a_paraphrase_table_in_moses_format() {
         "SELECT count(*) FROM (SELECT src, sum(p_e_f) AS s FROM t GROUP BY src) WHERE abs(s - 1) > 1e-9",
     );
     assert_eq!(sums, ["0"]);
-    ok(&["pivot", "--table", path_str(&bilingual), "--out", path_str(&paraphrases)]);
+    ok(&[
+        "pivot",
+        "--table",
+        path_str(&bilingual),
+        "--out",
+        path_str(&paraphrases),
+    ]);
     let out = crate::common::pairmetrics(&[
         "export",
         "moses-phrase-table",
@@ -185,9 +245,18 @@ fn europarl_to_a_paraphrase_table_in_moses_format() {
         "--out",
         path_str(&text),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("written as 1"));
-    let first = std::fs::read_to_string(&text).unwrap().lines().next().unwrap().to_string();
+    let first = std::fs::read_to_string(&text)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
     assert_eq!(first.split(" ||| ").count(), 5, "{first}");
 }
 
@@ -203,13 +272,33 @@ fn export_refuses_what_moses_text_cannot_hold() {
         "SELECT column1 AS src_tokens, column2 AS tgt_tokens, column3 AS p_f_e, 1.0 AS lex_f_e, 0.5 AS p_e_f, \
          1.0 AS lex_e_f FROM (VALUES (['a'], ['b'], 0.5), (['a'], ['c'], CAST(NULL AS DOUBLE)))",
     ]);
-    let error = err(&["export", "moses-phrase-table", "--table", path_str(&table), "--out", path_str(&text)]);
-    assert!(error.contains("pt.parquet: rule 2 (a ||| c) has no p_f_e"), "{error}");
+    let error = err(&[
+        "export",
+        "moses-phrase-table",
+        "--table",
+        path_str(&table),
+        "--out",
+        path_str(&text),
+    ]);
+    assert!(
+        error.contains("pt.parquet: rule 2 (a ||| c) has no p_f_e"),
+        "{error}"
+    );
     assert!(!text.exists(), "no partial output");
     // Not a phrase table at all: the schema check names the file and the column.
     let pairs = root().join("data/europarl-sample/pairs.parquet");
-    let error = err(&["export", "moses-phrase-table", "--table", path_str(&pairs), "--out", path_str(&text)]);
-    assert!(error.contains("pairs.parquet: column `src` has type List<Utf8>; expected Utf8"), "{error}");
+    let error = err(&[
+        "export",
+        "moses-phrase-table",
+        "--table",
+        path_str(&pairs),
+        "--out",
+        path_str(&text),
+    ]);
+    assert!(
+        error.contains("pairs.parquet: column `src` has type List<Utf8>; expected Utf8"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -235,7 +324,10 @@ fn export_then_import_gives_back_the_table() {
         "src, tgt, src_tokens, tgt_tokens, p_f_e, lex_f_e, p_e_f, lex_e_f, alignment, counts";
     let diff = crate::common::csv_rows(
         &[],
-        &[("a", &dir.path().join("phrase-table.parquet")), ("b", &again)],
+        &[
+            ("a", &dir.path().join("phrase-table.parquet")),
+            ("b", &again),
+        ],
         &format!(
             "SELECT count(*) FROM ((SELECT {columns} FROM a EXCEPT ALL SELECT {columns} FROM b) UNION ALL (SELECT {columns} FROM b EXCEPT ALL SELECT {columns} FROM a))"
         ),

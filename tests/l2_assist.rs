@@ -88,7 +88,10 @@ fn task() -> Task {
         "SELECT * FROM (VALUES ('constamment', 'constantly'), ('constamment', 'always'), ('objection', 'complaint')) AS d(src, tgt)",
     ]);
     let triples = dir.path().join("triples.parquet");
-    let (pairs, arcs) = (sample().join("pairs.parquet"), sample().join("arcs.parquet"));
+    let (pairs, arcs) = (
+        sample().join("pairs.parquet"),
+        sample().join("arcs.parquet"),
+    );
     ok(&[
         "triples",
         "--pairs",
@@ -112,7 +115,11 @@ fn task() -> Task {
     .iter()
     .flat_map(|(flag, path)| [flag.to_string(), path.display().to_string()])
     .collect();
-    Task { dir, task, resources }
+    Task {
+        dir,
+        task,
+        resources,
+    }
 }
 
 fn weights(path: &Path, json: &str) -> PathBuf {
@@ -172,7 +179,10 @@ fn l2_assist_candidates_features_ranking_tuning_and_the_scored_run() {
     let projected = candidates(
         "SELECT array_to_string(head, ' '), array_to_string(deprel, ' ') FROM c WHERE candidate = ['want', 'to', 'know']",
     );
-    assert_eq!(projected, ["2 0 2 2 8 8 8 2 2,nsubj root dep dep mark nsubj cop ccomp punct"]);
+    assert_eq!(
+        projected,
+        ["2 0 2 2 8 8 8 2 2,nsubj root dep dep mark nsubj cop ccomp punct"]
+    );
     let triples = t.path("triples.parquet");
     let fitness = csv_rows(
         &["--triples", path_str(&triples)],
@@ -183,39 +193,83 @@ fn l2_assist_candidates_features_ranking_tuning_and_the_scored_run() {
     assert_eq!(fitness, ["2,2,2"]);
 
     // Direct probability alone answers 2 and 3 right, 1 wrong; 4 is wrong whatever the weights.
-    let scored = ok(&["semeval-eval", "--ref", path_str(&t.task), "--out", path_str(&run)]);
+    let scored = ok(&[
+        "semeval-eval",
+        "--ref",
+        path_str(&t.task),
+        "--out",
+        path_str(&run),
+    ]);
     assert_eq!(scored.lines().last().unwrap(), "0.5 0.625 1.0", "{scored}");
 
     // MERT finds weights that also get sentence 1 right (inverse outweighing direct there).
     let tuned = t.path("tuned.json");
-    let printed = t.run("tune", &["--dev", path_str(&t.task), "--out", path_str(&tuned)]);
+    let printed = t.run(
+        "tune",
+        &["--dev", path_str(&t.task), "--out", path_str(&tuned)],
+    );
     assert!(printed.contains("mean metric over 4 lists"), "{printed}");
     let json = read_json(&tuned);
     assert_eq!(json["tuned_metric"], 0.75, "{json}");
     assert!(json["initial_metric"].as_f64().unwrap() <= 0.75);
-    let l1: f64 =
-        json["weights"].as_object().unwrap().values().map(|w| w.as_f64().unwrap().abs()).sum();
+    let l1: f64 = json["weights"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|w| w.as_f64().unwrap().abs())
+        .sum();
     assert!((l1 - 1.0).abs() < 1e-12, "{json}");
-    assert!(json["signature"].as_str().unwrap().contains("|mert|dev:"), "{json}");
+    assert!(
+        json["signature"].as_str().unwrap().contains("|mert|dev:"),
+        "{json}"
+    );
     // Seeded: the same weights again; and the same from the candidates table.
     let again = t.path("again.json");
-    t.run("tune", &["--dev", path_str(&t.task), "--out", path_str(&again)]);
+    t.run(
+        "tune",
+        &["--dev", path_str(&t.task), "--out", path_str(&again)],
+    );
     assert_eq!(read_json(&again)["weights"], json["weights"]);
     let from_table = t.path("from-table.json");
-    ok(&["tune", "--candidates", path_str(&table), "--out", path_str(&from_table)]);
+    ok(&[
+        "tune",
+        "--candidates",
+        path_str(&table),
+        "--out",
+        path_str(&from_table),
+    ]);
     let from_table = read_json(&from_table);
     assert_eq!(from_table["tuned_metric"], 0.75, "{from_table}");
 
     // The tuned run, out of five: the official scorer's figures follow.
     let assist_tuned = |extra: &[&str]| {
-        let args = [&["--input", path_str(&t.task), "--weights", path_str(&tuned), "--out", path_str(&run)], extra];
+        let args = [
+            &[
+                "--input",
+                path_str(&t.task),
+                "--weights",
+                path_str(&tuned),
+                "--out",
+                path_str(&run),
+            ],
+            extra,
+        ];
         t.run("l2-assist", &args.concat())
     };
     assist_tuned(&["--out-of-five"]);
-    let scored = ok(&["semeval-eval", "--ref", path_str(&t.task), "--out", path_str(&run)]);
+    let scored = ok(&[
+        "semeval-eval",
+        "--ref",
+        path_str(&t.task),
+        "--out",
+        path_str(&run),
+    ]);
     assert_eq!(scored.lines().last().unwrap(), "0.75 0.75 1.0", "{scored}");
     let text = std::fs::read_to_string(&run).unwrap();
-    assert!(text.contains(r#"<f id="1">want to know<alt>would like to know</alt></f>"#), "{text}");
+    assert!(
+        text.contains(r#"<f id="1">want to know<alt>would like to know</alt></f>"#),
+        "{text}"
+    );
 
     // loglinear in SQL ranks as l2-assist did.
     let w = &json["weights"];
@@ -233,15 +287,38 @@ fn l2_assist_and_tune_say_what_is_wrong() {
     let t = task();
     let run = t.path("run.xml");
     let input = ["--input", path_str(&t.task), "--out", path_str(&run)];
-    let unknown = weights(&t.path("unknown.json"), r#"{"weights": {"lm": 1, "bleu": 2}}"#);
+    let unknown = weights(
+        &t.path("unknown.json"),
+        r#"{"weights": {"lm": 1, "bleu": 2}}"#,
+    );
     let error = err(&[&["l2-assist", "--weights", path_str(&unknown)][..], &input].concat());
     assert!(error.contains("unknown.json: unknown feature \"bleu\" (expected one of lm, direct, inverse, pmi_lex, pmi_pos)"), "{error}");
     let shapeless = weights(&t.path("shapeless.json"), r#"[1, 2]"#);
-    let error = err(&[&["l2-assist", "--weights", path_str(&shapeless)][..], &input].concat());
-    assert!(error.contains("expected an object with a \"weights\" object"), "{error}");
+    let error = err(&[
+        &["l2-assist", "--weights", path_str(&shapeless)][..],
+        &input,
+    ]
+    .concat());
+    assert!(
+        error.contains("expected an object with a \"weights\" object"),
+        "{error}"
+    );
     let w = t.path("w.json");
-    let error = err(&["tune", "--input", path_str(&t.task), "--dev", path_str(&t.task), "--out", path_str(&w)]);
-    assert!(error.contains("tune reads a dev set (--dev DEV.xml) or a candidates table (--candidates), not --input"), "{error}");
+    let error = err(&[
+        "tune",
+        "--input",
+        path_str(&t.task),
+        "--dev",
+        path_str(&t.task),
+        "--out",
+        path_str(&w),
+    ]);
+    assert!(
+        error.contains(
+            "tune reads a dev set (--dev DEV.xml) or a candidates table (--candidates), not --input"
+        ),
+        "{error}"
+    );
     let error = err(&[
         "tune",
         "--dev",
@@ -253,18 +330,51 @@ fn l2_assist_and_tune_say_what_is_wrong() {
     ]);
     assert!(error.contains("unknown feature \"fluency\""), "{error}");
     let no_dictionary = t.path("no-dictionary.parquet");
-    ok(&["sql", "--out", path_str(&no_dictionary), "SELECT 'a' AS source, 'b' AS target"]);
-    let error =
-        err(&[&["l2-assist", "--dictionary", path_str(&no_dictionary)][..], &input].concat());
-    assert!(error.contains("no-dictionary.parquet: no column src"), "{error}");
+    ok(&[
+        "sql",
+        "--out",
+        path_str(&no_dictionary),
+        "SELECT 'a' AS source, 'b' AS target",
+    ]);
+    let error = err(&[
+        &["l2-assist", "--dictionary", path_str(&no_dictionary)][..],
+        &input,
+    ]
+    .concat());
+    assert!(
+        error.contains("no-dictionary.parquet: no column src"),
+        "{error}"
+    );
     let numbers = t.path("numbers.parquet");
-    ok(&["sql", "--out", path_str(&numbers), "SELECT 1 AS src, 'b' AS tgt"]);
-    let error = err(&[&["l2-assist", "--dictionary", path_str(&numbers)][..], &input].concat());
-    assert!(error.contains("numbers.parquet: column src is Int64; expected text (Utf8) or tokens (List<Utf8>)"), "{error}");
+    ok(&[
+        "sql",
+        "--out",
+        path_str(&numbers),
+        "SELECT 1 AS src, 'b' AS tgt",
+    ]);
+    let error = err(&[
+        &["l2-assist", "--dictionary", path_str(&numbers)][..],
+        &input,
+    ]
+    .concat());
+    assert!(
+        error.contains(
+            "numbers.parquet: column src is Int64; expected text (Utf8) or tokens (List<Utf8>)"
+        ),
+        "{error}"
+    );
     let empty = t.path("empty.parquet");
-    ok(&["sql", "--out", path_str(&empty), "SELECT 'a' AS src, ' ' AS tgt"]);
+    ok(&[
+        "sql",
+        "--out",
+        path_str(&empty),
+        "SELECT 'a' AS src, ' ' AS tgt",
+    ]);
     let error = err(&[&["l2-assist", "--dictionary", path_str(&empty)][..], &input].concat());
-    assert!(error.contains("empty.parquet: row 1: src and tgt must be non-empty"), "{error}");
+    assert!(
+        error.contains("empty.parquet: row 1: src and tgt must be non-empty"),
+        "{error}"
+    );
     // A task without references has nothing to tune on.
     let test = t.path("test.xml");
     std::fs::write(
@@ -278,9 +388,18 @@ fn l2_assist_and_tune_say_what_is_wrong() {
             .join("\n"),
     )
     .unwrap();
-    let error = err(&["tune", "--dev", path_str(&test), "--out", path_str(&t.path("w.json"))]);
+    let error = err(&[
+        "tune",
+        "--dev",
+        path_str(&test),
+        "--out",
+        path_str(&t.path("w.json")),
+    ]);
     assert!(error.contains("nothing to tune on"), "{error}");
-    assert!(!run.exists() && !t.path("w.json").exists(), "no output on an error");
+    assert!(
+        !run.exists() && !t.path("w.json").exists(),
+        "no output on an error"
+    );
 }
 
 #[test]
@@ -288,8 +407,17 @@ fn run_files_written_from_imported_tables_score_as_the_originals() {
     let dir = tempfile::tempdir().unwrap();
     let fixtures = root().join("tests/data/semeval2014t5");
     let gold = fixtures.join("fr-en.gold.tokenised.xml.gz");
-    let (g, out) = (dir.path().join("gold.parquet"), dir.path().join("gold-as-run.xml"));
-    ok(&["import", "semeval2014t5", path_str(&gold), "--out", path_str(&g)]);
+    let (g, out) = (
+        dir.path().join("gold.parquet"),
+        dir.path().join("gold-as-run.xml"),
+    );
+    ok(&[
+        "import",
+        "semeval2014t5",
+        path_str(&gold),
+        "--out",
+        path_str(&g),
+    ]);
     let printed = ok(&[
         "export",
         "semeval2014t5",
@@ -304,22 +432,52 @@ fn run_files_written_from_imported_tables_score_as_the_originals() {
     ]);
     assert!(printed.contains("495 fragments"), "{printed}");
     for flags in [&["-I"][..], &["-I", "-a"]] {
-        let scored =
-            ok(&[&["semeval-eval", "--ref", path_str(&gold), "--out", path_str(&out)][..], flags]
-                .concat());
+        let scored = ok(&[
+            &[
+                "semeval-eval",
+                "--ref",
+                path_str(&gold),
+                "--out",
+                path_str(&out),
+            ][..],
+            flags,
+        ]
+        .concat());
         assert_eq!(scored.lines().last().unwrap(), "1.0 1.0 1.0", "{flags:?}");
     }
 
     // A published out-of-five run, imported and exported: the scorer's published figures again.
     let run = fixtures.join("IUCL.fr-en.run1.oof.xml.gz");
     let (r, out) = (dir.path().join("run.parquet"), dir.path().join("run.xml"));
-    ok(&["import", "semeval2014t5", path_str(&run), "--out", path_str(&r)]);
-    ok(&["export", "semeval2014t5", "--table", path_str(&r), "--out", path_str(&out)]);
+    ok(&[
+        "import",
+        "semeval2014t5",
+        path_str(&run),
+        "--out",
+        path_str(&r),
+    ]);
+    ok(&[
+        "export",
+        "semeval2014t5",
+        "--table",
+        path_str(&r),
+        "--out",
+        path_str(&out),
+    ]);
     let expected = std::fs::read_to_string(fixtures.join("expected.tsv")).unwrap();
     let mut checked = 0;
-    for line in expected.lines().filter(|l| l.starts_with("IUCL.fr-en.run1.oof.xml.gz\t")) {
+    for line in expected
+        .lines()
+        .filter(|l| l.starts_with("IUCL.fr-en.run1.oof.xml.gz\t"))
+    {
         let [_, _, flags, want] = line.splitn(4, '\t').collect::<Vec<_>>().try_into().unwrap();
-        let mut args = vec!["semeval-eval", "--ref", path_str(&gold), "--out", path_str(&out)];
+        let mut args = vec![
+            "semeval-eval",
+            "--ref",
+            path_str(&gold),
+            "--out",
+            path_str(&out),
+        ];
         args.extend(flags.split_whitespace());
         assert_eq!(ok(&args).lines().last().unwrap(), want, "{flags}");
         checked += 1;
@@ -358,7 +516,13 @@ fn loglinear_in_sql() {
     );
     assert_eq!(rows, ["11.0,,2.0"]);
     let error = err(&["sql", "SELECT loglinear([1.0, 2.0], 3)"]);
-    assert!(error.contains("loglinear: 2 weights for 1 features (row 1)"), "{error}");
+    assert!(
+        error.contains("loglinear: 2 weights for 1 features (row 1)"),
+        "{error}"
+    );
     let error = err(&["sql", "SELECT loglinear([1.0], 'high')"]);
-    assert!(error.contains("loglinear: argument `feature1` must be"), "{error}");
+    assert!(
+        error.contains("loglinear: argument `feature1` must be"),
+        "{error}"
+    );
 }

@@ -17,11 +17,19 @@ mod problems;
 fn true_score_mode_finds_the_exhaustive_optimum() {
     let problems = problems::generate(1, 60, (5, 8));
     let study = problems::study(&problems, 3000, 1);
-    let [true_score, translator] = &study.modes[..] else { panic!("two modes") };
+    let [true_score, translator] = &study.modes[..] else {
+        panic!("two modes")
+    };
     eprintln!("{study:?}");
     assert!(study.sentences >= 55, "{study:?}");
-    assert!(true_score.optimal as f64 >= 0.95 * study.sentences as f64, "{study:?}");
-    assert!(true_score.mean_model_score >= translator.mean_model_score, "{study:?}");
+    assert!(
+        true_score.optimal as f64 >= 0.95 * study.sentences as f64,
+        "{study:?}"
+    );
+    assert!(
+        true_score.mean_model_score >= translator.mean_model_score,
+        "{study:?}"
+    );
     assert!(true_score.mean_model_score <= study.mean_optimum + 1e-9);
 }
 
@@ -29,7 +37,14 @@ fn true_score_mode_finds_the_exhaustive_optimum() {
 fn example_table(dir: &Path) -> String {
     let table = dir.join("pt.parquet");
     let text = root().join("data/chevelu-example/phrase-table");
-    ok(&["import", "moses-phrase-table", "--table", path_str(&text), "--out", path_str(&table)]);
+    ok(&[
+        "import",
+        "moses-phrase-table",
+        "--table",
+        path_str(&text),
+        "--out",
+        path_str(&table),
+    ]);
     path_str(&table).to_string()
 }
 
@@ -39,9 +54,22 @@ fn paraphrases_of_the_worked_example_as_nbest_lines() {
     let table = example_table(dir.path());
     let input = dir.path().join("in.txt");
     // The same sentence twice: the same paraphrases wherever it is.
-    std::fs::write(&input, "the dog runs after the young cat .\nno rule here\nthe dog runs after the young cat .\n").unwrap();
+    std::fs::write(
+        &input,
+        "the dog runs after the young cat .\nno rule here\nthe dog runs after the young cat .\n",
+    )
+    .unwrap();
     let run = |extra: &[&str]| {
-        let mut args = vec!["paraphrase", path_str(&input), "--phrase-table", &table, "--episodes", "500", "--nbest", "3"];
+        let mut args = vec![
+            "paraphrase",
+            path_str(&input),
+            "--phrase-table",
+            &table,
+            "--episodes",
+            "500",
+            "--nbest",
+            "3",
+        ];
         args.extend(extra);
         ok(&args)
     };
@@ -57,7 +85,11 @@ fn paraphrases_of_the_worked_example_as_nbest_lines() {
     };
     assert_eq!(lines[..3], expected(0));
     assert_eq!(lines[3..], expected(2));
-    assert_eq!(run(&["--threads", "1"]), out, "as many threads, the same output");
+    assert_eq!(
+        run(&["--threads", "1"]),
+        out,
+        "as many threads, the same output"
+    );
     assert_ne!(run(&["--mode", "translator", "--seed", "3"]), "");
 }
 
@@ -71,11 +103,34 @@ fn parquet_in_and_out_with_a_row_per_sentence_without_paraphrase() {
         Some(vec![Some("nothing"), Some("applies")]),
         Some(vec![]),
     ]);
-    write_parquet(&pairs, vec![("pair_id", crate::common::ids(&[10, 11, 12])), ("src", src.clone()), ("tgt", src)]);
+    write_parquet(
+        &pairs,
+        vec![
+            ("pair_id", crate::common::ids(&[10, 11, 12])),
+            ("src", src.clone()),
+            ("tgt", src),
+        ],
+    );
     let out = dir.path().join("out.parquet");
-    let printed = ok(&["paraphrase", path_str(&pairs), "--phrase-table", &table, "--episodes", "200", "--out", path_str(&out)]);
-    assert!(printed.contains("sentences: 3 (2 without a paraphrase"), "{printed}");
-    let rows = csv_rows(&[], &[("o", &out)], "SELECT id, rank, paraphrase, rules, problem FROM o ORDER BY id");
+    let printed = ok(&[
+        "paraphrase",
+        path_str(&pairs),
+        "--phrase-table",
+        &table,
+        "--episodes",
+        "200",
+        "--out",
+        path_str(&out),
+    ]);
+    assert!(
+        printed.contains("sentences: 3 (2 without a paraphrase"),
+        "{printed}"
+    );
+    let rows = csv_rows(
+        &[],
+        &[("o", &out)],
+        "SELECT id, rank, paraphrase, rules, problem FROM o ORDER BY id",
+    );
     assert_eq!(
         rows,
         [
@@ -84,16 +139,38 @@ fn parquet_in_and_out_with_a_row_per_sentence_without_paraphrase() {
             "12,,,,empty sentence",
         ]
     );
-    let error = err(&["paraphrase", path_str(&pairs), "--phrase-table", &table, "--out", path_str(&out)]);
+    let error = err(&[
+        "paraphrase",
+        path_str(&pairs),
+        "--phrase-table",
+        &table,
+        "--out",
+        path_str(&out),
+    ]);
     assert!(error.contains("already exists"), "{error}");
 
     // A text column, no pair_id: ids are rows.
     let text = dir.path().join("text.parquet");
     write_parquet(&text, vec![("sentence", sentences(&["a dog", "the dog"]))]);
-    let printed = ok(&["paraphrase", path_str(&text), "--column", "sentence", "--phrase-table", &table, "--episodes", "100"]);
-    assert_eq!(printed, format!("1 ||| the beast ||| phrase= {0} ||| {0}\n", 0.8f64.ln()));
+    let printed = ok(&[
+        "paraphrase",
+        path_str(&text),
+        "--column",
+        "sentence",
+        "--phrase-table",
+        &table,
+        "--episodes",
+        "100",
+    ]);
+    assert_eq!(
+        printed,
+        format!("1 ||| the beast ||| phrase= {0} ||| {0}\n", 0.8f64.ln())
+    );
     let error = err(&["paraphrase", path_str(&text), "--phrase-table", &table]);
-    assert!(error.contains("no column \"src\" (it has sentence); say which with --column"), "{error}");
+    assert!(
+        error.contains("no column \"src\" (it has sentence); say which with --column"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -103,14 +180,40 @@ fn the_table_function() {
     let lm = root().join("tests/data/lm/europarl.en.3gram.arpa.gz");
     let query = "SELECT rank, paraphrase, rules FROM mcpg('the dog runs after the young cat .', 'true-score', 300, 2)";
     let rows = csv_rows(&["--phrase-table", &table], &[], query);
-    assert_eq!(rows, ["1,the beast runs after the young cat .,1", "2,the dog runs after the kitten .,1"]);
+    assert_eq!(
+        rows,
+        [
+            "1,the beast runs after the young cat .,1",
+            "2,the dog runs after the kitten .,1"
+        ]
+    );
     // With the LM, the reward is the model score and lm_log10 is filled in.
     let query = "SELECT count(*), bool_and(abs(reward - model_score) < 1e-9 AND lm_log10 IS NOT NULL) \
                  FROM mcpg('the dog runs after the young cat .', 'true-score', 300, 4)";
-    assert_eq!(csv_rows(&["--phrase-table", &table, "--lm", path_str(&lm)], &[], query), ["4,true"]);
-    let error = err(&["sql", "--phrase-table", &table, "SELECT * FROM mcpg('a b', 'decoder')"]);
-    assert!(error.contains("the mode is 'true-score' or 'translator', got 'decoder'"), "{error}");
-    let error = err(&["sql", "--phrase-table", &table, "SELECT * FROM mcpg('a b', 'translator', 0)"]);
+    assert_eq!(
+        csv_rows(
+            &["--phrase-table", &table, "--lm", path_str(&lm)],
+            &[],
+            query
+        ),
+        ["4,true"]
+    );
+    let error = err(&[
+        "sql",
+        "--phrase-table",
+        &table,
+        "SELECT * FROM mcpg('a b', 'decoder')",
+    ]);
+    assert!(
+        error.contains("the mode is 'true-score' or 'translator', got 'decoder'"),
+        "{error}"
+    );
+    let error = err(&[
+        "sql",
+        "--phrase-table",
+        &table,
+        "SELECT * FROM mcpg('a b', 'translator', 0)",
+    ]);
     assert!(error.contains("episodes must be at least 1"), "{error}");
     let error = err(&["sql", "SELECT * FROM mcpg('a b')"]);
     assert!(error.contains("mcpg needs a phrase table"), "{error}");

@@ -17,15 +17,28 @@ fn data(name: &str) -> PathBuf {
 
 fn gunzip(path: &Path) -> String {
     let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap()).read_to_string(&mut text).unwrap();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
     text
 }
 
 fn matcher_output(case: &str, options: AlignerOptions) -> String {
     let aligner = Aligner::new(options).unwrap();
-    let (test, reference) = (data(&format!("{case}.test.gz")), data(&format!("{case}.ref.gz")));
+    let (test, reference) = (
+        data(&format!("{case}.test.gz")),
+        data(&format!("{case}.ref.gz")),
+    );
     let mut out = Vec::new();
-    align::run(&test, &reference, &aligner, 2, Output::Matcher(&mut out), false).unwrap();
+    align::run(
+        &test,
+        &reference,
+        &aligner,
+        2,
+        Output::Matcher(&mut out),
+        false,
+    )
+    .unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -37,32 +50,82 @@ fn assert_same(case: &str, expected: &str, options: AlignerOptions) {
     let ours = matcher_output(case, options);
     let theirs = gunzip(&data(&format!("{expected}.matcher.gz")));
     if ours != theirs {
-        let (n, (a, b)) = ours.lines().zip(theirs.lines()).enumerate().find(|(_, (a, b))| a != b).unwrap_or((0, ("", "")));
-        panic!("{expected}: differs from METEOR at output line {}: ours `{a}`, METEOR `{b}`", n + 1);
+        let (n, (a, b)) = ours
+            .lines()
+            .zip(theirs.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .unwrap_or((0, ("", "")));
+        panic!(
+            "{expected}: differs from METEOR at output line {}: ours `{a}`, METEOR `{b}`",
+            n + 1
+        );
     }
 }
 
 #[test]
 fn handmade_cases_match_meteor_byte_for_byte() {
-    let ess = || AlignerOptions { modules: modules("exact stem synonym"), ..Default::default() };
+    let ess = || AlignerOptions {
+        modules: modules("exact stem synonym"),
+        ..Default::default()
+    };
     assert_same("handmade", "handmade", ess());
-    assert_same("handmade", "handmade.exact", AlignerOptions { modules: modules("exact"), ..Default::default() });
-    assert_same("handmade", "handmade.reordered", AlignerOptions { modules: modules("synonym stem exact"), ..Default::default() });
+    assert_same(
+        "handmade",
+        "handmade.exact",
+        AlignerOptions {
+            modules: modules("exact"),
+            ..Default::default()
+        },
+    );
+    assert_same(
+        "handmade",
+        "handmade.reordered",
+        AlignerOptions {
+            modules: modules("synonym stem exact"),
+            ..Default::default()
+        },
+    );
 }
 
 #[test]
 fn europarl_cases_match_meteor_byte_for_byte() {
-    assert_same("europarl-perturbed", "europarl-perturbed", AlignerOptions::default());
-    let maxacc = AlignerOptions { objective: Objective::MaxAccuracy, ..Default::default() };
+    assert_same(
+        "europarl-perturbed",
+        "europarl-perturbed",
+        AlignerOptions::default(),
+    );
+    let maxacc = AlignerOptions {
+        objective: Objective::MaxAccuracy,
+        ..Default::default()
+    };
     assert_same("europarl-perturbed", "europarl-perturbed.maxacc", maxacc);
-    assert_same("europarl-shifted", "europarl-shifted", AlignerOptions::default());
-    assert_same("europarl-shifted", "europarl-shifted.beam1", AlignerOptions { beam: 1, ..Default::default() });
+    assert_same(
+        "europarl-shifted",
+        "europarl-shifted",
+        AlignerOptions::default(),
+    );
+    assert_same(
+        "europarl-shifted",
+        "europarl-shifted.beam1",
+        AlignerOptions {
+            beam: 1,
+            ..Default::default()
+        },
+    );
 }
 
 #[test]
 fn paraphrase_case_matches_meteor_byte_for_byte() {
-    let options = AlignerOptions { paraphrase_file: Some(data("paraphrase.para.gz")), ..Default::default() };
-    assert_eq!(options.modules(), Module::ALL, "a paraphrase table adds the module");
+    let options = AlignerOptions {
+        paraphrase_file: Some(data("paraphrase.para.gz")),
+        ..Default::default()
+    };
+    assert_eq!(
+        options.modules(),
+        Module::ALL,
+        "a paraphrase table adds the module"
+    );
     assert_same("paraphrase", "paraphrase", options);
 }
 
@@ -82,21 +145,53 @@ fn snowball_english_stems_equal_meteors_on_every_europarl_word() {
 #[test]
 fn align_cli_prints_matcher_output_and_writes_alignments() {
     let (test, reference) = (data("handmade.test.gz"), data("handmade.ref.gz"));
-    let out = pairmetrics(&["align", test.to_str().unwrap(), reference.to_str().unwrap(), "-m", "exact stem synonym", "-x", "40"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), gunzip(&data("handmade.matcher.gz")));
+    let out = pairmetrics(&[
+        "align",
+        test.to_str().unwrap(),
+        reference.to_str().unwrap(),
+        "-m",
+        "exact stem synonym",
+        "-x",
+        "40",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        gunzip(&data("handmade.matcher.gz"))
+    );
 
     let dir = TempDir::new().unwrap();
     let parquet = dir.path().join("alignments.parquet");
-    let out = pairmetrics(&["align", test.to_str().unwrap(), reference.to_str().unwrap(), "--out", parquet.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = pairmetrics(&[
+        "align",
+        test.to_str().unwrap(),
+        reference.to_str().unwrap(),
+        "--out",
+        parquet.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rows = csv_rows(
         &[],
         &[("a", &parquet)],
         "SELECT l['src'], l['tgt'], l['module'] FROM (SELECT pair_id, unnest(links) AS l FROM a) WHERE pair_id = 0 ORDER BY l['tgt']",
     );
     // "the cats sat on the mat ." / "the cat sits on a mat ."
-    let expected = ["0,0,exact", "1,1,stem", "2,2,synonym", "3,3,exact", "5,5,exact", "6,6,exact"];
+    let expected = [
+        "0,0,exact",
+        "1,1,stem",
+        "2,2,synonym",
+        "3,3,exact",
+        "5,5,exact",
+        "6,6,exact",
+    ];
     assert_eq!(rows, expected);
 }
 
@@ -108,11 +203,18 @@ fn align_cli_errors_name_the_files_and_lines() {
         std::fs::write(&path, bytes).unwrap();
         path.to_str().unwrap().to_string()
     };
-    let (three, two) = (write("three.txt", b"a\nb\nc\n"), write("two.txt", b"a\nb\n"));
+    let (three, two) = (
+        write("three.txt", b"a\nb\nc\n"),
+        write("two.txt", b"a\nb\n"),
+    );
     let out = pairmetrics(&["align", &three, &two]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("three.txt has more lines than") && stderr.contains("two.txt (2 lines), 3 in all"), "{stderr}");
+    assert!(
+        stderr.contains("three.txt has more lines than")
+            && stderr.contains("two.txt (2 lines), 3 in all"),
+        "{stderr}"
+    );
 
     let bad = write("bad.txt", b"ok\n\xff\xfe\n");
     let out = pairmetrics(&["align", &bad, &two]);
@@ -133,11 +235,36 @@ fn align_cli_errors_name_the_files_and_lines() {
 fn meteor_align_in_sql_and_score_align_give_meteors_own_links() {
     let dir = TempDir::new().unwrap();
     let path = |name: &str| dir.path().join(name);
-    let (pairs, expected, matcher) = (path("pairs.parquet"), path("meteor.parquet"), path("meteor.txt"));
+    let (pairs, expected, matcher) = (
+        path("pairs.parquet"),
+        path("meteor.parquet"),
+        path("meteor.txt"),
+    );
     std::fs::write(&matcher, gunzip(&data("europarl-perturbed.matcher.gz"))).unwrap();
-    let (test, reference) = (data("europarl-perturbed.test.gz"), data("europarl-perturbed.ref.gz"));
-    ok(&["import", "text", "--src", path_str(&test), "--tgt", path_str(&reference), "--out", path_str(&pairs)]);
-    ok(&["import", "meteor", "--alignments", path_str(&matcher), "--modules", "exact stem synonym", "--out", path_str(&expected)]);
+    let (test, reference) = (
+        data("europarl-perturbed.test.gz"),
+        data("europarl-perturbed.ref.gz"),
+    );
+    ok(&[
+        "import",
+        "text",
+        "--src",
+        path_str(&test),
+        "--tgt",
+        path_str(&reference),
+        "--out",
+        path_str(&pairs),
+    ]);
+    ok(&[
+        "import",
+        "meteor",
+        "--alignments",
+        path_str(&matcher),
+        "--modules",
+        "exact stem synonym",
+        "--out",
+        path_str(&expected),
+    ]);
 
     // The SQL function gives METEOR's links, modules included, on every row.
     let same = csv_rows(
@@ -147,13 +274,37 @@ fn meteor_align_in_sql_and_score_align_give_meteors_own_links() {
          sum(cardinality(m.links)) FROM p JOIN m USING (pair_id)",
     );
     assert_eq!(same, ["1000,1000,25405"]);
-    let modules = csv_rows(&[], &[("m", &expected)], "SELECT l['module'], count(*) FROM (SELECT unnest(links) AS l FROM m) GROUP BY 1 ORDER BY 1");
-    assert_eq!(modules, ["exact,21577", "stem,1680", "synonym,2148"], "the counts of METEOR's own output");
+    let modules = csv_rows(
+        &[],
+        &[("m", &expected)],
+        "SELECT l['module'], count(*) FROM (SELECT unnest(links) AS l FROM m) GROUP BY 1 ORDER BY 1",
+    );
+    assert_eq!(
+        modules,
+        ["exact,21577", "stem,1680", "synonym,2148"],
+        "the counts of METEOR's own output"
+    );
 
     // score --align meteor scores as METEOR's alignments table does.
     let (aligned, given) = (path("aligned.parquet"), path("given.parquet"));
-    ok(&["score", "--pairs", path_str(&pairs), "--align", "meteor", "--out", path_str(&aligned)]);
-    ok(&["score", "--pairs", path_str(&pairs), "--alignments", path_str(&expected), "--out", path_str(&given)]);
+    ok(&[
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--align",
+        "meteor",
+        "--out",
+        path_str(&aligned),
+    ]);
+    ok(&[
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--alignments",
+        path_str(&expected),
+        "--out",
+        path_str(&given),
+    ]);
     let differing = csv_rows(
         &[],
         &[("a", &aligned), ("g", &given)],
@@ -174,11 +325,27 @@ async fn meteor_align_bad_input_gives_null_or_an_error_naming_it() {
         0,
     )
     .await;
-    assert_eq!(rows, [Some("stem".to_string()), Some("NULL".to_string()), Some("NULL".to_string())]);
+    assert_eq!(
+        rows,
+        [
+            Some("stem".to_string()),
+            Some("NULL".to_string()),
+            Some("NULL".to_string())
+        ]
+    );
     for (query, expected) in [
-        ("SELECT meteor_align(['a'], ['a'], 'exact fuzzy')", "meteor_align: unknown module `fuzzy`"),
-        ("SELECT meteor_align(['a'], ['a'], 'exact', 'klingon')", "meteor_align: unknown language `klingon`"),
-        ("SELECT meteor_align(['a'], ['a'], 'paraphrase')", "meteor_align: the paraphrase module needs a paraphrase table"),
+        (
+            "SELECT meteor_align(['a'], ['a'], 'exact fuzzy')",
+            "meteor_align: unknown module `fuzzy`",
+        ),
+        (
+            "SELECT meteor_align(['a'], ['a'], 'exact', 'klingon')",
+            "meteor_align: unknown language `klingon`",
+        ),
+        (
+            "SELECT meteor_align(['a'], ['a'], 'paraphrase')",
+            "meteor_align: the paraphrase module needs a paraphrase table",
+        ),
         ("SELECT meteor_align('a b', ['a'])", "src"),
     ] {
         let error = match ctx.sql(query).await {
@@ -194,17 +361,48 @@ fn score_align_and_import_meteor_name_what_is_wrong() {
     let dir = TempDir::new().unwrap();
     let pairs = sample().join("pairs.parquet");
     let out = dir.path().join("out.parquet");
-    let error = err(&["score", "--pairs", path_str(&pairs), "--align", "meteor:exact+fuzzy", "--out", path_str(&out)]);
+    let error = err(&[
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--align",
+        "meteor:exact+fuzzy",
+        "--out",
+        path_str(&out),
+    ]);
     assert!(error.contains("unknown module `fuzzy`"), "{error}");
-    let error = err(&["score", "--pairs", path_str(&pairs), "--align", "giza", "--out", path_str(&out)]);
-    assert!(error.contains("--align giza: the aligner is `meteor`"), "{error}");
+    let error = err(&[
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--align",
+        "giza",
+        "--out",
+        path_str(&out),
+    ]);
+    assert!(
+        error.contains("--align giza: the aligner is `meteor`"),
+        "{error}"
+    );
     assert!(!out.exists(), "no output on an error");
 
     // A Matcher file whose module column indexes past the --modules list.
     let matcher = dir.path().join("m.txt");
     std::fs::write(&matcher, "Alignment 1\na\na\nLine2Start:Length\tLine1Start:Length\tModule\t\tScore\n0:1\t\t\t0:1\t\t\t3\t\t1.0\n\n").unwrap();
     let table = dir.path().join("a.parquet");
-    let error = err(&["import", "meteor", "--alignments", path_str(&matcher), "--modules", "exact stem", "--out", path_str(&table)]);
-    assert!(error.contains("m.txt:1: block 1 has module 3, but --modules lists 2 (exact stem)"), "{error}");
+    let error = err(&[
+        "import",
+        "meteor",
+        "--alignments",
+        path_str(&matcher),
+        "--modules",
+        "exact stem",
+        "--out",
+        path_str(&table),
+    ]);
+    assert!(
+        error.contains("m.txt:1: block 1 has module 3, but --modules lists 2 (exact stem)"),
+        "{error}"
+    );
     assert!(!table.exists());
 }

@@ -7,8 +7,15 @@ use std::process::Command;
 use tempfile::TempDir;
 
 fn pairmetrics(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_pairmetrics")).args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -25,7 +32,14 @@ fn bilingual(dir: &Path) -> PathBuf {
     let text = dir.join("phrase-table");
     std::fs::write(&text, BILINGUAL).unwrap();
     let table = dir.join("bilingual.parquet");
-    pairmetrics(&["import", "moses-phrase-table", "--table", text.to_str().unwrap(), "--out", table.to_str().unwrap()]);
+    pairmetrics(&[
+        "import",
+        "moses-phrase-table",
+        "--table",
+        text.to_str().unwrap(),
+        "--out",
+        table.to_str().unwrap(),
+    ]);
     table
 }
 
@@ -33,18 +47,33 @@ fn bilingual(dir: &Path) -> PathBuf {
 fn pivoted(dir: &Path, options: &[&str]) -> Vec<(String, String, f64, f64)> {
     let table = bilingual(dir);
     let out = dir.join("paraphrases.parquet");
-    let mut args = vec!["pivot", "--table", table.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let mut args = vec![
+        "pivot",
+        "--table",
+        table.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
     args.extend(options);
     pairmetrics(&args);
     let csv = pairmetrics(&[
-        "sql", "--format", "csv", "--table", &format!("o={}", out.display()),
+        "sql",
+        "--format",
+        "csv",
+        "--table",
+        &format!("o={}", out.display()),
         "SELECT src, tgt, p_e_f, p_f_e FROM o",
     ]);
     csv.lines()
         .skip(1)
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f[0].to_string(), f[1].to_string(), f[2].parse().unwrap(), f[3].parse().unwrap())
+            (
+                f[0].to_string(),
+                f[1].to_string(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+            )
         })
         .collect()
 }
@@ -53,7 +82,10 @@ fn assert_rows(got: &[(String, String, f64, f64)], want: &[(&str, &str, f64, f64
     assert_eq!(got.len(), want.len(), "{got:?}");
     for (g, w) in got.iter().zip(want) {
         assert_eq!((g.0.as_str(), g.1.as_str()), (w.0, w.1), "{got:?}");
-        assert!((g.2 - w.2).abs() < 1e-12 && (g.3 - w.3).abs() < 1e-12, "{g:?} vs {w:?}");
+        assert!(
+            (g.2 - w.2).abs() < 1e-12 && (g.3 - w.3).abs() < 1e-12,
+            "{g:?} vs {w:?}"
+        );
     }
 }
 
@@ -69,7 +101,12 @@ fn hand_computed_probabilities() {
             ("foyer", "foyer", 0.7 * 0.6, 0.7 * 0.6),
             ("foyer", "maison", 0.3 * 0.6, 0.7 * 0.1),
             ("logis", "logis", 1.0, 1.0),
-            ("maison", "maison", 0.8 * 0.9 + 0.3 * 0.1, 0.8 * 0.9 + 0.3 * 0.1),
+            (
+                "maison",
+                "maison",
+                0.8 * 0.9 + 0.3 * 0.1,
+                0.8 * 0.9 + 0.3 * 0.1,
+            ),
             ("maison", "domicile", 0.2 * 0.9, 0.8 * 0.5),
             ("maison", "foyer", 0.7 * 0.1, 0.3 * 0.6),
         ],
@@ -85,21 +122,31 @@ fn min_product_drops_small_pivot_products() {
     assert_eq!(maison.len(), 2);
     assert_eq!((maison[0].1.as_str(), maison[0].2), ("maison", 0.8 * 0.9));
     assert_eq!(maison[1].1, "domicile");
-    assert!(rows.iter().any(|r| r.0 == "domicile" && r.1 == "domicile"), "0.2 * 0.5 is not below 0.1");
+    assert!(
+        rows.iter().any(|r| r.0 == "domicile" && r.1 == "domicile"),
+        "0.2 * 0.5 is not below 0.1"
+    );
 }
 
 #[test]
 fn max_cluster_drops_crowded_pivots() {
     let dir = TempDir::new().unwrap();
     // house and home each pivot two French phrases; only dwelling is left
-    assert_rows(&pivoted(dir.path(), &["--max-cluster", "1"]), &[("logis", "logis", 1.0, 1.0)]);
+    assert_rows(
+        &pivoted(dir.path(), &["--max-cluster", "1"]),
+        &[("logis", "logis", 1.0, 1.0)],
+    );
 }
 
 #[test]
 fn keep_and_self_pairs() {
     let dir = TempDir::new().unwrap();
     let rows = pivoted(dir.path(), &["--keep", "1"]);
-    let maison: Vec<_> = rows.iter().filter(|r| r.0 == "maison").map(|r| r.1.as_str()).collect();
+    let maison: Vec<_> = rows
+        .iter()
+        .filter(|r| r.0 == "maison")
+        .map(|r| r.1.as_str())
+        .collect();
     assert_eq!(maison, ["maison"]);
     assert_eq!(rows.len(), 4, "one per source phrase");
     let rows = pivoted(dir.path(), &["--no-self-pairs"]);
@@ -118,11 +165,29 @@ fn nbest_import_ranks_each_list() {
     )
     .unwrap();
     let out = dir.path().join("nbest.parquet");
-    pairmetrics(&["import", "moses-nbest", "--nbest", nbest.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    pairmetrics(&[
+        "import",
+        "moses-nbest",
+        "--nbest",
+        nbest.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let csv = pairmetrics(&[
-        "sql", "--format", "csv", "--table", &format!("n={}", out.display()),
+        "sql",
+        "--format",
+        "csv",
+        "--table",
+        &format!("n={}", out.display()),
         "SELECT id, rank, array_to_string(hyp_tokens, '_'), total, scores[2] FROM n ORDER BY id, rank",
     ]);
     let rows: Vec<&str> = csv.lines().skip(1).collect();
-    assert_eq!(rows, ["0,0,the_house,-3.5,-1.0", "0,1,a_house,-5.0,-1.0", "1,0,yes,-1.0,0.0"]);
+    assert_eq!(
+        rows,
+        [
+            "0,0,the_house,-3.5,-1.0",
+            "0,1,a_house,-5.0,-1.0",
+            "1,0,yes,-1.0,0.0"
+        ]
+    );
 }

@@ -13,7 +13,11 @@ use serde_json::Value;
 use crate::common::*;
 
 /// Rows (group, x, y) as a table of `partitions` partitions.
-fn register_rows(ctx: &datafusion::prelude::SessionContext, rows: &[(i64, Option<f64>, Option<f64>)], partitions: usize) {
+fn register_rows(
+    ctx: &datafusion::prelude::SessionContext,
+    rows: &[(i64, Option<f64>, Option<f64>)],
+    partitions: usize,
+) {
     let schema = Arc::new(Schema::new(vec![
         Field::new("g", DataType::Int64, false),
         Field::new("x", DataType::Float64, true),
@@ -34,14 +38,26 @@ fn register_rows(ctx: &datafusion::prelude::SessionContext, rows: &[(i64, Option
     if parts.is_empty() {
         parts.push(vec![]); // a table of no rows still has a partition
     }
-    ctx.register_table("t", Arc::new(MemTable::try_new(schema, parts).unwrap())).unwrap();
+    ctx.register_table("t", Arc::new(MemTable::try_new(schema, parts).unwrap()))
+        .unwrap();
 }
 
 fn cases() -> Vec<(Vec<f64>, Vec<f64>, Option<f64>)> {
     let text = std::fs::read_to_string(vectors().join("kendall/tau_a.json")).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
-    let floats = |a: &Value| a.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect::<Vec<_>>();
-    v["cases"].as_array().unwrap().iter().map(|c| (floats(&c["x"]), floats(&c["y"]), c["tau_a"].as_f64())).collect()
+    let floats = |a: &Value| {
+        a.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (floats(&c["x"]), floats(&c["y"]), c["tau_a"].as_f64()))
+        .collect()
 }
 
 #[tokio::test]
@@ -54,7 +70,12 @@ async fn vectors_through_group_by() {
     for partitions in [1, 3] {
         let ctx = context();
         register_rows(&ctx, &rows, partitions);
-        let got = floats(&ctx, "SELECT kendall_tau_a(x, y) FROM t GROUP BY g ORDER BY g", 0).await;
+        let got = floats(
+            &ctx,
+            "SELECT kendall_tau_a(x, y) FROM t GROUP BY g ORDER BY g",
+            0,
+        )
+        .await;
         let want: Vec<Option<f64>> = cases.iter().map(|c| c.2).collect();
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
@@ -70,7 +91,11 @@ async fn vectors_through_group_by() {
 async fn without_group_by_nulls_left_out_and_wrong_types_rejected() {
     let ctx = context();
     let (x, y, want) = cases().swap_remove(2);
-    let mut rows: Vec<_> = x.iter().zip(&y).map(|(&x, &y)| (0, Some(x), Some(y))).collect();
+    let mut rows: Vec<_> = x
+        .iter()
+        .zip(&y)
+        .map(|(&x, &y)| (0, Some(x), Some(y)))
+        .collect();
     rows.push((0, None, Some(100.0)));
     rows.push((0, Some(-100.0), None));
     register_rows(&ctx, &rows, 2);
@@ -79,7 +104,11 @@ async fn without_group_by_nulls_left_out_and_wrong_types_rejected() {
     // integer arguments are coerced; strings are not accepted
     let got = floats(&ctx, "SELECT kendall_tau_a(CAST(x AS INT), y) FROM t", 0).await;
     assert!((got[0].unwrap() - want.unwrap()).abs() < 1e-15);
-    let err = ctx.sql("SELECT kendall_tau_a('a', y) FROM t").await.unwrap_err().to_string();
+    let err = ctx
+        .sql("SELECT kendall_tau_a('a', y) FROM t")
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("argument `x` must be numeric"), "{err}");
 }
 
@@ -91,7 +120,8 @@ fn by_definition(x: &[f64], y: &[f64]) -> Option<f64> {
     let mut sum = 0.0;
     for i in 0..n {
         for j in i + 1..n {
-            sum += ((x[i] - x[j]).signum() * (y[i] - y[j]).signum()) * f64::from(x[i] != x[j] && y[i] != y[j]);
+            sum += ((x[i] - x[j]).signum() * (y[i] - y[j]).signum())
+                * f64::from(x[i] != x[j] && y[i] != y[j]);
         }
     }
     Some(2.0 * sum / (n * (n - 1)) as f64)

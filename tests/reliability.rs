@@ -9,14 +9,16 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{AsArray, RecordBatch};
+use datafusion::arrow::compute::concat_batches;
 use datafusion::arrow::datatypes::{Int64Type, UInt64Type};
 use datafusion::catalog::TableProvider;
+use datafusion::parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use datafusion::parquet::file::metadata::PageIndexPolicy;
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
-use datafusion::arrow::compute::concat_batches;
-use datafusion::parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
-use datafusion::parquet::file::metadata::PageIndexPolicy;
 use tempfile::TempDir;
 
 use datafusion::arrow::array::UInt32Array;
@@ -24,11 +26,11 @@ use datafusion::arrow::compute::take;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::properties::WriterProperties;
+use pairmetrics::parquet::Codec;
 use pairmetrics::parquet::ParquetInput;
 use pairmetrics::parquet::lockstep::{Source, Zip, zipped_schema};
 use pairmetrics::parquet::lockstep_table::{LockstepExec, LockstepTable};
 use pairmetrics::parquet::shares::SharesSink;
-use pairmetrics::parquet::Codec;
 
 use crate::common::{ids, sample, write_parquet};
 
@@ -38,7 +40,11 @@ fn bin() -> Command {
 
 fn run(args: &[&str]) -> Output {
     let out = bin().args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out
 }
 
@@ -57,8 +63,18 @@ fn s(path: &Path) -> &str {
 fn score_args<'a>(tables: [&'a Path; 3], out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let [pairs, alignments, arcs] = tables;
     let mut args = vec![
-        "score", "--pairs", s(pairs), "--alignments", s(alignments), "--arcs", s(arcs),
-        "--out", s(out), "--lowercase", "--punct", ",.",
+        "score",
+        "--pairs",
+        s(pairs),
+        "--alignments",
+        s(alignments),
+        "--arcs",
+        s(arcs),
+        "--out",
+        s(out),
+        "--lowercase",
+        "--punct",
+        ",.",
     ];
     args.extend(extra);
     args
@@ -66,7 +82,11 @@ fn score_args<'a>(tables: [&'a Path; 3], out: &'a Path, extra: &[&'a str]) -> Ve
 
 fn score_sample(out: &Path, extra: &[&str]) {
     let tables = ["pairs", "alignments", "arcs"].map(|t| sample().join(format!("{t}.parquet")));
-    run(&score_args(tables.each_ref().map(PathBuf::as_path), out, extra));
+    run(&score_args(
+        tables.each_ref().map(PathBuf::as_path),
+        out,
+        extra,
+    ));
 }
 
 #[test]
@@ -76,10 +96,23 @@ fn output_is_the_same_for_any_partitions_and_batch_size() {
     score_sample(&reference, &["--partitions", "1", "--batch-size", "8192"]);
     let want = read(&reference);
     assert_eq!(want.num_rows(), 3000);
-    for (partitions, batch) in [("1", "1"), ("1", "1000"), ("2", "1"), ("2", "1000"), ("2", "8192"), ("8", "1"), ("8", "7"), ("8", "8192")] {
+    for (partitions, batch) in [
+        ("1", "1"),
+        ("1", "1000"),
+        ("2", "1"),
+        ("2", "1000"),
+        ("2", "8192"),
+        ("8", "1"),
+        ("8", "7"),
+        ("8", "8192"),
+    ] {
         let out = dir.path().join(format!("p{partitions}_b{batch}.parquet"));
         score_sample(&out, &["--partitions", partitions, "--batch-size", batch]);
-        assert_eq!(read(&out), want, "--partitions {partitions} --batch-size {batch}");
+        assert_eq!(
+            read(&out),
+            want,
+            "--partitions {partitions} --batch-size {batch}"
+        );
     }
 }
 
@@ -89,11 +122,18 @@ fn rewrite(from: &Path, to: &Path, rows: usize, reverse: bool) {
     if reverse {
         let n = batch.num_rows() as u32;
         let back = UInt32Array::from_iter_values((0..n).rev());
-        let columns = batch.columns().iter().map(|c| take(c, &back, None).unwrap()).collect();
+        let columns = batch
+            .columns()
+            .iter()
+            .map(|c| take(c, &back, None).unwrap())
+            .collect();
         batch = RecordBatch::try_new(batch.schema(), columns).unwrap();
     }
-    let props = WriterProperties::builder().set_max_row_group_row_count(Some(rows)).build();
-    let mut writer = ArrowWriter::try_new(File::create(to).unwrap(), batch.schema(), Some(props)).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(rows))
+        .build();
+    let mut writer =
+        ArrowWriter::try_new(File::create(to).unwrap(), batch.schema(), Some(props)).unwrap();
     writer.write(&batch).unwrap();
     writer.close().unwrap();
 }
@@ -108,12 +148,17 @@ fn lockstep_reading_and_the_join_give_the_same_output() {
     // Row groups of different sizes per table: batches of the three tables never line up.
     // Reversed alignments and arcs: the tables no longer list the same ids in the same order.
     for (case, reverse) in [("lockstep", false), ("join", true)] {
-        let tables = ["pairs", "alignments", "arcs"].map(|t| dir.path().join(format!("{case}_{t}.parquet")));
+        let tables =
+            ["pairs", "alignments", "arcs"].map(|t| dir.path().join(format!("{case}_{t}.parquet")));
         rewrite(&data.join("pairs.parquet"), &tables[0], 7, false);
         rewrite(&data.join("alignments.parquet"), &tables[1], 5, reverse);
         rewrite(&data.join("arcs.parquet"), &tables[2], 11, reverse);
         let out = dir.path().join(format!("{case}.parquet"));
-        let mut args = score_args(tables.each_ref().map(PathBuf::as_path), &out, &["--batch-size", "3"]);
+        let mut args = score_args(
+            tables.each_ref().map(PathBuf::as_path),
+            &out,
+            &["--batch-size", "3"],
+        );
         run(&args);
         // The same values; the metadata differs, as it holds the query each way ran.
         let got = read(&out);
@@ -121,7 +166,11 @@ fn lockstep_reading_and_the_join_give_the_same_output() {
         assert_eq!(got.columns(), want.columns(), "{case}");
         args.push("--explain");
         let plan = String::from_utf8(run(&args).stdout).unwrap();
-        assert_eq!(plan.starts_with("-- lockstep: pairs, alignments, arcs list the same pair_ids"), !reverse, "{plan}");
+        assert_eq!(
+            plan.starts_with("-- lockstep: pairs, alignments, arcs list the same pair_ids"),
+            !reverse,
+            "{plan}"
+        );
         assert_eq!(plan.contains("SortMergeJoin"), reverse, "{plan}");
     }
 }
@@ -130,7 +179,13 @@ fn lockstep_reading_and_the_join_give_the_same_output() {
 fn layout(path: &Path) -> (Vec<Vec<Compression>>, Vec<i64>) {
     let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
     let groups = builder.metadata().row_groups();
-    (groups.iter().map(|g| g.columns().iter().map(|c| c.compression()).collect()).collect(), groups.iter().map(|g| g.num_rows()).collect())
+    (
+        groups
+            .iter()
+            .map(|g| g.columns().iter().map(|c| c.compression()).collect())
+            .collect(),
+        groups.iter().map(|g| g.num_rows()).collect(),
+    )
 }
 
 /// In lockstep, the pairs file's own columns are copied into the output as stored (no decoding
@@ -151,14 +206,25 @@ fn score_copies_the_pairs_columns_as_they_are_stored() {
     std::fs::copy(&pairs, pairs_dir.join("part-0.parquet")).unwrap();
     // The bundled sample was written by pyarrow, in one row group without a page index, as
     // pyarrow writes by default: it is copied too, and the output then has no page index.
-    let cases = [(pairs.clone(), true), (pairs_dir, false), (data.join("pairs.parquet"), true)];
+    let cases = [
+        (pairs.clone(), true),
+        (pairs_dir, false),
+        (data.join("pairs.parquet"), true),
+    ];
     for (i, (pairs, copied)) in cases.into_iter().enumerate() {
         let out = dir.path().join(format!("{i}.parquet"));
         let (alignments, arcs) = (data.join("alignments.parquet"), data.join("arcs.parquet"));
         let extra = ["--batch-size", "3", "--compression", "zstd"];
         let printed = run(&score_args([&pairs, &alignments, &arcs], &out, &extra));
-        let note = format!("note: pair_id, src, tgt, src_text, tgt_text copied from {} as stored", pairs.display());
-        assert_eq!(String::from_utf8(printed.stdout).unwrap().contains(&note), copied, "{pairs:?}");
+        let note = format!(
+            "note: pair_id, src, tgt, src_text, tgt_text copied from {} as stored",
+            pairs.display()
+        );
+        assert_eq!(
+            String::from_utf8(printed.stdout).unwrap().contains(&note),
+            copied,
+            "{pairs:?}"
+        );
         let got = read(&out);
         assert_eq!(got.schema().fields(), want.schema().fields(), "{pairs:?}");
         assert_eq!(got.columns(), want.columns(), "{pairs:?}");
@@ -166,21 +232,37 @@ fn score_copies_the_pairs_columns_as_they_are_stored() {
         let src = got.schema().index_of("src").unwrap();
         let led = got.schema().index_of("led").unwrap();
         for group in &codecs {
-            assert!(matches!(group[led], Compression::ZSTD(_)), "{pairs:?}: computed columns as --compression says");
+            assert!(
+                matches!(group[led], Compression::ZSTD(_)),
+                "{pairs:?}: computed columns as --compression says"
+            );
             // Copied chunks keep the input's codec (the rewritten file's none, the sample's zstd).
             let src_codec = group[src];
-            let want = if copied { layout(&pairs).0[0][read(&pairs).schema().index_of("src").unwrap()] } else { Compression::ZSTD(Default::default()) };
+            let want = if copied {
+                layout(&pairs).0[0][read(&pairs).schema().index_of("src").unwrap()]
+            } else {
+                Compression::ZSTD(Default::default())
+            };
             assert_eq!(src_codec, want, "{pairs:?}: src {src_codec:?}");
         }
         if copied {
             assert_eq!(rows, layout(&pairs).1, "row groups follow the pairs file's");
         }
         let has_page_index = |path: &Path| {
-            let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
-            let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(File::open(path).unwrap(), options).unwrap();
+            let options =
+                ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+            let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(
+                File::open(path).unwrap(),
+                options,
+            )
+            .unwrap();
             builder.metadata().offset_index().is_some()
         };
-        assert_eq!(has_page_index(&out), !copied || has_page_index(&pairs), "{pairs:?}");
+        assert_eq!(
+            has_page_index(&out),
+            !copied || has_page_index(&pairs),
+            "{pairs:?}"
+        );
     }
 }
 
@@ -190,24 +272,44 @@ fn score_copies_the_pairs_columns_as_they_are_stored() {
 async fn lockstep_reading_stops_where_the_ids_differ() {
     let dir = TempDir::new().unwrap();
     let (a, b) = (dir.path().join("a.parquet"), dir.path().join("b.parquet"));
-    write_parquet(&a, vec![("pair_id", ids(&[1, 2, 3, 4])), ("x", ids(&[0, 0, 0, 0]))]);
-    write_parquet(&b, vec![("pair_id", ids(&[1, 2, 5, 6])), ("y", ids(&[0, 0, 0, 0]))]);
+    write_parquet(
+        &a,
+        vec![("pair_id", ids(&[1, 2, 3, 4])), ("x", ids(&[0, 0, 0, 0]))],
+    );
+    write_parquet(
+        &b,
+        vec![("pair_id", ids(&[1, 2, 5, 6])), ("y", ids(&[0, 0, 0, 0]))],
+    );
     let source = |name: &'static str, path: &Path, alias, column: &str| {
         let columns = vec!["pair_id".to_string(), column.to_string()];
-        Source { input: ParquetInput::open(name, path).unwrap(), schema: read(path).schema(), alias, columns }
+        Source {
+            input: ParquetInput::open(name, path).unwrap(),
+            schema: read(path).schema(),
+            alias,
+            columns,
+        }
     };
-    let sources = vec![source("pairs", &a, None, "x"), source("alignments", &b, Some("a".to_string()), "y")];
+    let sources = vec![
+        source("pairs", &a, None, "x"),
+        source("alignments", &b, Some("a".to_string()), "y"),
+    ];
     let zipped = zipped_schema(&sources).unwrap();
     let names: Vec<&str> = zipped.fields().iter().map(|f| f.name().as_str()).collect();
     assert_eq!(names, ["pair_id", "x", "__a_pair_id", "__a_y"]);
     let mut zip = Zip::open(sources.clone(), zipped.clone(), 2).unwrap();
     assert_eq!(zip.next().await.unwrap().unwrap().num_rows(), 2);
     let error = zip.next().await.unwrap_err().to_string();
-    assert_eq!(error, "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?");
+    assert_eq!(
+        error,
+        "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?"
+    );
     // Read from a share of the rows (as a cluster's task reads), the error names the same row.
     let mut zip = Zip::open_rows(sources, zipped, 2, 1..4).unwrap();
     let error = zip.next().await.unwrap_err().to_string();
-    assert_eq!(error, "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?");
+    assert_eq!(
+        error,
+        "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?"
+    );
 }
 
 /// A lockstep table's scan (what a cluster's executors run) gives each partition a share of the
@@ -222,7 +324,10 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
     std::fs::create_dir(dir.path().join("pairs")).unwrap();
     for (k, part) in rows.chunks(40_000).enumerate() {
         let x: Vec<i64> = part.iter().map(|i| i * 7).collect();
-        write_parquet(&dir.path().join(format!("pairs/part-{k}.parquet")), vec![("pair_id", ids(part)), ("x", ids(&x))]);
+        write_parquet(
+            &dir.path().join(format!("pairs/part-{k}.parquet")),
+            vec![("pair_id", ids(part)), ("x", ids(&x))],
+        );
     }
     let b = dir.path().join("b.parquet");
     let y: Vec<i64> = rows.iter().map(|i| -i).collect();
@@ -230,17 +335,38 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
     let pairs = ParquetInput::open("pairs", &dir.path().join("pairs")).unwrap();
     let source = |input: ParquetInput, path: &Path, alias: Option<String>, column: &str| {
         let columns = vec!["pair_id".to_string(), column.to_string()];
-        Source { input, schema: read(path).schema(), alias, columns }
+        Source {
+            input,
+            schema: read(path).schema(),
+            alias,
+            columns,
+        }
     };
     let sources = vec![
         source(pairs, &dir.path().join("pairs/part-0.parquet"), None, "x"),
-        source(ParquetInput::open("alignments", &b).unwrap(), &b, Some("a".to_string()), "y"),
+        source(
+            ParquetInput::open("alignments", &b).unwrap(),
+            &b,
+            Some("a".to_string()),
+            "y",
+        ),
     ];
     let table = LockstepTable::new(sources, rows.len() as u64).unwrap();
-    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2).with_batch_size(7_000));
-    let plan = table.scan(&ctx.state(), Some(&vec![3, 1, 0]), &[], None).await.unwrap();
+    let ctx = SessionContext::new_with_config(
+        SessionConfig::new()
+            .with_target_partitions(2)
+            .with_batch_size(7_000),
+    );
+    let plan = table
+        .scan(&ctx.state(), Some(&vec![3, 1, 0]), &[], None)
+        .await
+        .unwrap();
     let exec = plan.downcast_ref::<LockstepExec>().unwrap();
-    let decoded: Arc<dyn ExecutionPlan> = Arc::new(LockstepExec::from_bytes(&exec.to_bytes().unwrap()).unwrap().unwrap());
+    let decoded: Arc<dyn ExecutionPlan> = Arc::new(
+        LockstepExec::from_bytes(&exec.to_bytes().unwrap())
+            .unwrap()
+            .unwrap(),
+    );
     for plan in [plan.clone(), decoded] {
         assert_eq!(plan.output_partitioning().partition_count(), 2);
         let mut batches = Vec::new();
@@ -249,7 +375,12 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
             batches.extend(stream.try_collect::<Vec<_>>().await.unwrap());
         }
         let all = concat_batches(&plan.schema(), &batches).unwrap();
-        let names: Vec<&str> = all.schema_ref().fields().iter().map(|f| f.name().as_str()).collect();
+        let names: Vec<&str> = all
+            .schema_ref()
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
         assert_eq!(names, ["__a_y", "x", "pair_id"]);
         let column = |i: usize| all.column(i).as_primitive::<Int64Type>().values().to_vec();
         assert_eq!(column(2), rows);
@@ -264,13 +395,33 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
     std::fs::create_dir(&out).unwrap();
     let schema = table.schema();
     ctx.register_table("zipped", Arc::new(table)).unwrap();
-    let sink = SharesSink::new(out.to_str().unwrap(), schema, vec![("k".into(), "v".into())], Codec::Zstd, false);
-    let sink = SharesSink::from_bytes(&sink.to_bytes().unwrap()).unwrap().unwrap();
+    let sink = SharesSink::new(
+        out.to_str().unwrap(),
+        schema,
+        vec![("k".into(), "v".into())],
+        Codec::Zstd,
+        false,
+    );
+    let sink = SharesSink::from_bytes(&sink.to_bytes().unwrap())
+        .unwrap()
+        .unwrap();
     ctx.register_table("out", Arc::new(sink)).unwrap();
-    let counts = ctx.sql("INSERT INTO out SELECT * FROM zipped").await.unwrap().collect().await.unwrap();
-    let counts: Vec<u64> = counts.iter().flat_map(|b| b.column(0).as_primitive::<UInt64Type>().values().to_vec()).collect();
+    let counts = ctx
+        .sql("INSERT INTO out SELECT * FROM zipped")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    let counts: Vec<u64> = counts
+        .iter()
+        .flat_map(|b| b.column(0).as_primitive::<UInt64Type>().values().to_vec())
+        .collect();
     assert_eq!(counts, [60_000, 60_000]);
-    let mut names: Vec<String> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
     names.sort();
     assert_eq!(names, ["part-00000.parquet", "part-00001.parquet"]);
     let mut written = Vec::new();
@@ -281,15 +432,33 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
         written.push(read(&out.join(name)));
     }
     let all = concat_batches(&written[0].schema(), &written).unwrap();
-    assert_eq!(all.column_by_name("pair_id").unwrap().as_primitive::<Int64Type>().values().to_vec(), rows);
-    assert_eq!(all.column_by_name("__a_y").unwrap().as_primitive::<Int64Type>().values().to_vec(), y);
+    assert_eq!(
+        all.column_by_name("pair_id")
+            .unwrap()
+            .as_primitive::<Int64Type>()
+            .values()
+            .to_vec(),
+        rows
+    );
+    assert_eq!(
+        all.column_by_name("__a_y")
+            .unwrap()
+            .as_primitive::<Int64Type>()
+            .values()
+            .to_vec(),
+        y
+    );
 }
 
 /// A pairs table big enough that scoring it takes a while: the sample's lines, many times.
 fn big_pairs(dir: &Path) -> PathBuf {
     let data = sample();
     let csv = run(&[
-        "sql", "--format", "csv", "--table", &format!("p={}", data.join("pairs.parquet").display()),
+        "sql",
+        "--format",
+        "csv",
+        "--table",
+        &format!("p={}", data.join("pairs.parquet").display()),
         "SELECT array_to_string(src, ' ') AS s, array_to_string(tgt, ' ') AS t FROM p WHERE cardinality(src) > 0",
     ]);
     let text = String::from_utf8(csv.stdout).unwrap();
@@ -308,7 +477,16 @@ fn big_pairs(dir: &Path) -> PathBuf {
     std::fs::write(&sf, src).unwrap();
     std::fs::write(&tf, tgt).unwrap();
     let pairs = dir.join("big.parquet");
-    run(&["import", "text", "--src", s(&sf), "--tgt", s(&tf), "--out", s(&pairs)]);
+    run(&[
+        "import",
+        "text",
+        "--src",
+        s(&sf),
+        "--tgt",
+        s(&tf),
+        "--out",
+        s(&pairs),
+    ]);
     pairs
 }
 
@@ -318,29 +496,56 @@ fn a_killed_score_leaves_no_finished_looking_file_and_a_rerun_completes() {
     let pairs = big_pairs(dir.path());
     let rows = read(&pairs).num_rows();
     let out = dir.path().join("scored.parquet");
-    let args = ["score", "--pairs", s(&pairs), "--out", s(&out), "--batch-size", "64", "--partitions", "1"];
-    let mut child = bin().args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let args = [
+        "score",
+        "--pairs",
+        s(&pairs),
+        "--out",
+        s(&out),
+        "--batch-size",
+        "64",
+        "--partitions",
+        "1",
+    ];
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     // Wait until the run is writing (its temporary file exists), then SIGKILL it.
     let started = Instant::now();
     let partial = loop {
         let found = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().path())
-            .find(|p| p.to_string_lossy().ends_with(".partial") && p.metadata().is_ok_and(|m| m.len() > 0));
+            .find(|p| {
+                p.to_string_lossy().ends_with(".partial") && p.metadata().is_ok_and(|m| m.len() > 0)
+            });
         if let Some(path) = found {
             break path;
         }
-        assert!(child.try_wait().unwrap().is_none(), "the run ended before it could be killed");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it could be killed"
+        );
         assert!(started.elapsed() < Duration::from_secs(120));
         std::thread::sleep(Duration::from_millis(5));
     };
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(!out.exists(), "no file under the final name after SIGKILL");
-    assert!(partial.exists(), "the killed run's temporary file is left, under its .partial name");
+    assert!(
+        partial.exists(),
+        "the killed run's temporary file is left, under its .partial name"
+    );
 
     run(&args);
-    assert_eq!(read(&out).num_rows(), rows, "the re-run has every input row");
+    assert_eq!(
+        read(&out).num_rows(),
+        rows,
+        "the re-run has every input row"
+    );
 }
 
 #[test]
@@ -351,15 +556,42 @@ fn a_memory_limit_makes_a_large_aggregation_spill_and_complete() {
                  (SELECT src_text || tgt_text || CAST(value % 100 AS VARCHAR) AS s \
                   FROM p CROSS JOIN generate_series(1, 200)) GROUP BY s)";
     let free = run(&["sql", "--format", "csv", "--table", &table, query]);
-    let limited = run(&["sql", "--format", "csv", "--memory-limit", "32", "--table", &table, query]);
+    let limited = run(&[
+        "sql",
+        "--format",
+        "csv",
+        "--memory-limit",
+        "32",
+        "--table",
+        &table,
+        query,
+    ]);
     assert_eq!(limited.stdout, free.stdout);
-    assert_eq!(String::from_utf8_lossy(&free.stdout), "groups,rows\n297900,600000\n");
-    let explain = run(&["sql", "--format", "csv", "--memory-limit", "32", "--table", &table, &format!("EXPLAIN ANALYZE {query}")]);
+    assert_eq!(
+        String::from_utf8_lossy(&free.stdout),
+        "groups,rows\n297900,600000\n"
+    );
+    let explain = run(&[
+        "sql",
+        "--format",
+        "csv",
+        "--memory-limit",
+        "32",
+        "--table",
+        &table,
+        &format!("EXPLAIN ANALYZE {query}"),
+    ]);
     let plan = String::from_utf8_lossy(&explain.stdout);
     let spills: u64 = plan
         .split("spill_count=")
         .skip(1)
-        .map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse::<u64>().unwrap())
+        .map(|rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
         .sum();
     assert!(spills > 0, "the aggregation spilled: {plan}");
 }
@@ -370,23 +602,39 @@ fn a_memory_limit_makes_a_large_aggregation_spill_and_complete() {
 fn sql_merge_joins_tables_that_record_their_pair_id_order() {
     let dir = TempDir::new().unwrap();
     let table = |name: &str, path: &Path| format!("{name}={}", path.display());
-    let (pairs, alignments) = (sample().join("pairs.parquet"), sample().join("alignments.parquet"));
+    let (pairs, alignments) = (
+        sample().join("pairs.parquet"),
+        sample().join("alignments.parquet"),
+    );
     let copy = |from: &Path, to: &Path, order: &str| {
         let query = format!("SELECT * FROM t ORDER BY pair_id {order}");
         run(&["sql", "--table", &table("t", from), "--out", s(to), &query]);
     };
-    let (sorted_p, sorted_a, descending_a) = (dir.path().join("p.parquet"), dir.path().join("a.parquet"), dir.path().join("d.parquet"));
+    let (sorted_p, sorted_a, descending_a) = (
+        dir.path().join("p.parquet"),
+        dir.path().join("a.parquet"),
+        dir.path().join("d.parquet"),
+    );
     copy(&pairs, &sorted_p, "ASC");
     copy(&alignments, &sorted_a, "ASC");
     copy(&alignments, &descending_a, "DESC");
-    let recorded = |path: &Path| ParquetInput::open("t", path).unwrap().records_sorted_by_pair_id();
+    let recorded = |path: &Path| {
+        ParquetInput::open("t", path)
+            .unwrap()
+            .records_sorted_by_pair_id()
+    };
     assert!(recorded(&sorted_p) && recorded(&sorted_a));
-    assert!(!recorded(&descending_a), "a file whose ids descend records nothing");
+    assert!(
+        !recorded(&descending_a),
+        "a file whose ids descend records nothing"
+    );
 
     let query = "SELECT count(*), sum(led(p.src, p.tgt, a.links)) FROM p JOIN a USING (pair_id)";
     let sql = |tables: &[String], extra: &[&str], query: &str| {
         let mut args = vec!["sql", "--format", "csv"];
-        tables.iter().for_each(|t| args.extend(["--table", t.as_str()]));
+        tables
+            .iter()
+            .for_each(|t| args.extend(["--table", t.as_str()]));
         args.extend(extra);
         args.push(query);
         String::from_utf8(run(&args).stdout).unwrap()
@@ -394,19 +642,40 @@ fn sql_merge_joins_tables_that_record_their_pair_id_order() {
     let hashed = [table("p", &pairs), table("a", &alignments)];
     let recorded = [table("p", &sorted_p), table("a", &sorted_a)];
     let want = sql(&hashed, &[], query);
-    assert!(want.contains("2994") || want.lines().nth(1).is_some_and(|l| l.starts_with("3000,")), "{want}");
-    for (tables, extra) in [(&recorded, &[][..]), (&hashed, &["--sorted", "p", "--sorted", "a"][..])] {
+    assert!(
+        want.contains("2994") || want.lines().nth(1).is_some_and(|l| l.starts_with("3000,")),
+        "{want}"
+    );
+    for (tables, extra) in [
+        (&recorded, &[][..]),
+        (&hashed, &["--sorted", "p", "--sorted", "a"][..]),
+    ] {
         assert_eq!(sql(tables, extra, query), want, "{tables:?} {extra:?}");
         let plan = sql(tables, extra, &format!("EXPLAIN {query}"));
-        assert!(plan.contains("SortMergeJoin") && !plan.contains("HashJoinExec"), "{plan}");
-        assert!(!plan.contains("SortExec"), "sorted inputs are not sorted again: {plan}");
+        assert!(
+            plan.contains("SortMergeJoin") && !plan.contains("HashJoinExec"),
+            "{plan}"
+        );
+        assert!(
+            !plan.contains("SortExec"),
+            "sorted inputs are not sorted again: {plan}"
+        );
     }
     let plan = sql(&hashed, &[], &format!("EXPLAIN {query}"));
-    assert!(plan.contains("HashJoinExec"), "unsorted tables are hash-joined as before: {plan}");
+    assert!(
+        plan.contains("HashJoinExec"),
+        "unsorted tables are hash-joined as before: {plan}"
+    );
 
-    let unknown = bin().args(["sql", "--table", &hashed[0], "--sorted", "x", "SELECT 1"]).output().unwrap();
+    let unknown = bin()
+        .args(["sql", "--table", &hashed[0], "--sorted", "x", "SELECT 1"])
+        .output()
+        .unwrap();
     let error = String::from_utf8_lossy(&unknown.stderr);
-    assert!(!unknown.status.success() && error.contains("--sorted x: no table of that name"), "{error}");
+    assert!(
+        !unknown.status.success() && error.contains("--sorted x: no table of that name"),
+        "{error}"
+    );
 }
 
 /// Parquet `sorting_columns` written by another tool (here arrow-rs, as pyarrow or Spark would)
@@ -418,11 +687,25 @@ fn parquet_sorting_columns_record_a_pair_id_order() {
     let batch = read(&sample().join("alignments.parquet"));
     for (descending, want) in [(false, true), (true, false)] {
         let path = dir.path().join(format!("sorted_{descending}.parquet"));
-        let sorting = vec![SortingColumn { column_idx: 0, descending, nulls_first: true }];
-        let props = WriterProperties::builder().set_sorting_columns(Some(sorting)).build();
-        let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
+        let sorting = vec![SortingColumn {
+            column_idx: 0,
+            descending,
+            nulls_first: true,
+        }];
+        let props = WriterProperties::builder()
+            .set_sorting_columns(Some(sorting))
+            .build();
+        let mut writer =
+            ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props))
+                .unwrap();
         writer.write(&batch).unwrap();
         writer.close().unwrap();
-        assert_eq!(ParquetInput::open("t", &path).unwrap().records_sorted_by_pair_id(), want, "descending: {descending}");
+        assert_eq!(
+            ParquetInput::open("t", &path)
+                .unwrap()
+                .records_sorted_by_pair_id(),
+            want,
+            "descending: {descending}"
+        );
     }
 }

@@ -5,14 +5,23 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{csv_rows, err, ok, path_str, pairmetrics, root, sample};
+use crate::common::{csv_rows, err, ok, pairmetrics, path_str, root, sample};
 
 /// The bundled sample scored as the demo scores it (lowercased), or as given by `extra`.
 fn scored(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(name);
     let data = sample();
-    let [pairs, alignments, arcs] = ["pairs", "alignments", "arcs"].map(|t| data.join(format!("{t}.parquet")));
-    let mut args = vec!["score", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--arcs", path_str(&arcs)];
+    let [pairs, alignments, arcs] =
+        ["pairs", "alignments", "arcs"].map(|t| data.join(format!("{t}.parquet")));
+    let mut args = vec![
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--alignments",
+        path_str(&alignments),
+        "--arcs",
+        path_str(&arcs),
+    ];
     args.extend(["--punct", ".,;:!?\"'()", "--out", path_str(&out)]);
     args.extend(extra);
     ok(&args);
@@ -21,7 +30,9 @@ fn scored(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
 
 /// The `<svg>...</svg>` pictures of a page.
 fn pictures(html: &str) -> Vec<&str> {
-    html.match_indices("<svg").map(|(i, _)| &html[i..i + html[i..].find("</svg>").unwrap()]).collect()
+    html.match_indices("<svg")
+        .map(|(i, _)| &html[i..i + html[i..].find("</svg>").unwrap()])
+        .collect()
 }
 
 /// The numbers `N` of every `: N pairs</title>` in a picture (a histogram's bars).
@@ -50,7 +61,14 @@ fn report_of_the_sample_counts_every_row_and_draws_pairs_as_scored() {
     let dir = tempfile::tempdir().unwrap();
     let table = scored(dir.path(), "scored.parquet", &["--lowercase"]);
     let page = dir.path().join("report.html");
-    let printed = ok(&["report", path_str(&table), "--out", path_str(&page), "--pairs", "3"]);
+    let printed = ok(&[
+        "report",
+        path_str(&table),
+        "--out",
+        path_str(&page),
+        "--pairs",
+        "3",
+    ]);
     assert!(printed.contains("9 pairs drawn"), "{printed}");
     let html = std::fs::read_to_string(&page).unwrap();
     // Self-contained: nothing to load, no script.
@@ -62,29 +80,58 @@ fn report_of_the_sample_counts_every_row_and_draws_pairs_as_scored() {
     // Histograms of led, pod and derp, two densities, 3 pairs in each of 3 lists.
     assert_eq!(svgs.len(), 3 + 2 + 9);
     let scored_rows = |metric: &str| -> u64 {
-        csv_rows(&[], &[("s", &table)], &format!("SELECT count({metric}) FROM s"))[0].parse().unwrap()
+        csv_rows(
+            &[],
+            &[("s", &table)],
+            &format!("SELECT count({metric}) FROM s"),
+        )[0]
+        .parse()
+        .unwrap()
     };
     for (svg, metric) in svgs.iter().zip(["led", "pod", "derp"]) {
         assert!(svg.contains(&format!("histogram of {metric}")));
-        assert_eq!(bar_counts(svg).iter().sum::<u64>(), scored_rows(metric), "{metric}");
+        assert_eq!(
+            bar_counts(svg).iter().sum::<u64>(),
+            scored_rows(metric),
+            "{metric}"
+        );
     }
     // The most reordered pairs, in the order SQL gives them.
-    let want = csv_rows(&[], &[("s", &table)], "SELECT pair_id FROM s WHERE pod IS NOT NULL ORDER BY pod DESC, pair_id LIMIT 3");
-    let list = &html[html.find("The 3 most reordered").unwrap()..html.find("The 3 most changed").unwrap()];
-    let drawn: Vec<String> = list.match_indices("<b>pair ").map(|(i, _)| list[i + 8..].split('<').next().unwrap().to_string()).collect();
+    let want = csv_rows(
+        &[],
+        &[("s", &table)],
+        "SELECT pair_id FROM s WHERE pod IS NOT NULL ORDER BY pod DESC, pair_id LIMIT 3",
+    );
+    let list =
+        &html[html.find("The 3 most reordered").unwrap()..html.find("The 3 most changed").unwrap()];
+    let drawn: Vec<String> = list
+        .match_indices("<b>pair ")
+        .map(|(i, _)| list[i + 8..].split('<').next().unwrap().to_string())
+        .collect();
     assert_eq!(drawn, want);
     // Each drawing marks the tokens LeD does not keep: they give the pair's led.
     for (i, _) in html.match_indices("<b>pair ") {
         let rest = &html[i..];
-        let led: f64 = rest[rest.find("led ").unwrap() + 4..].split(' ').next().unwrap().parse().unwrap();
+        let led: f64 = rest[rest.find("led ").unwrap() + 4..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
         let tokens = drawn_tokens(&rest[rest.find("<svg").unwrap()..rest.find("</svg>").unwrap()]);
         let tgt_start = tokens.iter().skip(1).position(|&(p, _)| p == 0).unwrap() + 1;
         let share = |t: &[(usize, bool)]| t.iter().filter(|x| x.1).count() as f64 / t.len() as f64;
         let from_drawing = (share(&tokens[..tgt_start]) + share(&tokens[tgt_start..])) / 2.0;
-        assert!((from_drawing - led).abs() < 1e-4, "drawn {from_drawing}, scored {led}");
+        assert!(
+            (from_drawing - led).abs() < 1e-4,
+            "drawn {from_drawing}, scored {led}"
+        );
     }
     assert!(html.contains("MST edge"), "DERP's trees are drawn");
-    assert!(html.contains("empty sentence (src)"), "NULL reasons are listed");
+    assert!(
+        html.contains("empty sentence (src)"),
+        "NULL reasons are listed"
+    );
 }
 
 #[test]
@@ -93,17 +140,43 @@ fn report_of_two_systems_compares_them_side_by_side() {
     let base = scored(dir.path(), "lowercased.parquet", &["--lowercase"]);
     let cased = scored(dir.path(), "cased.parquet", &[]);
     let page = dir.path().join("compare.html");
-    let printed = ok(&["report", path_str(&base), path_str(&cased), "--out", path_str(&page), "--pairs", "2", "--resamples", "200", "--trials", "200"]);
+    let printed = ok(&[
+        "report",
+        path_str(&base),
+        path_str(&cased),
+        "--out",
+        path_str(&page),
+        "--pairs",
+        "2",
+        "--resamples",
+        "200",
+        "--trials",
+        "200",
+    ]);
     assert!(printed.contains("4 pairs drawn"), "{printed}");
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(html.contains("Is the difference real?") && html.contains("compare:bs=200:ar=200:seed=12345:level=0.95"));
+    assert!(
+        html.contains("Is the difference real?")
+            && html.contains("compare:bs=200:ar=200:seed=12345:level=0.95")
+    );
     // Case matters to LeD only: its delta is positive (fewer tokens kept), PoD's is 0 with p = 1.
-    assert!(html.contains("<td>1.0000</td><td>1.0000</td>"), "pod's p-values are 1");
+    assert!(
+        html.contains("<td>1.0000</td><td>1.0000</td>"),
+        "pod's p-values are 1"
+    );
     let svgs = pictures(&html);
     // Three overlaid histograms, two densities each; only led differs: its 2 pairs, drawn twice.
     assert_eq!(svgs.len(), 3 + 2 * 2 + 2 * 2);
-    assert_eq!(html.matches("No pair to show").count(), 2, "pod and derp do not differ");
-    assert_eq!(svgs[0].matches("<polygon").count(), 2, "one outline per system");
+    assert_eq!(
+        html.matches("No pair to show").count(),
+        2,
+        "pod and derp do not differ"
+    );
+    assert_eq!(
+        svgs[0].matches("<polygon").count(),
+        2,
+        "one outline per system"
+    );
     let want = csv_rows(
         &[],
         &[("b", &base), ("s", &cased)],
@@ -111,7 +184,9 @@ fn report_of_two_systems_compares_them_side_by_side() {
          ORDER BY abs(s.led - b.led) DESC, b.pair_id LIMIT 1",
     );
     let list = &html[html.find("differs most from the baseline in led").unwrap()..];
-    assert!(list.starts_with(&format!("differs most from the baseline in led</h3><div class=\"pair side\">")));
+    assert!(list.starts_with(&format!(
+        "differs most from the baseline in led</h3><div class=\"pair side\">"
+    )));
     assert!(list.contains(&format!("<b>pair {}</b>", want[0])));
 }
 
@@ -121,25 +196,60 @@ fn report_says_what_is_wrong() {
     let table = scored(dir.path(), "scored.parquet", &[]);
     let page = dir.path().join("r.html");
     let alignments = sample().join("alignments.parquet");
-    let error = err(&["report", path_str(&table), "--out", path_str(&page), "--alignments", path_str(&alignments), "--alignments", path_str(&alignments)]);
-    assert!(error.contains("--alignments given 2 times for 1 table(s)"), "{error}");
+    let error = err(&[
+        "report",
+        path_str(&table),
+        "--out",
+        path_str(&page),
+        "--alignments",
+        path_str(&alignments),
+        "--alignments",
+        path_str(&alignments),
+    ]);
+    assert!(
+        error.contains("--alignments given 2 times for 1 table(s)"),
+        "{error}"
+    );
     let error = err(&["report", path_str(&alignments), "--out", path_str(&page)]);
     assert!(error.contains("no score column"), "{error}");
     assert!(!page.exists(), "nothing written on an error");
-    let error = err(&["report", path_str(&table), "--out", "/nonexistent/dir/r.html"]);
-    assert!(error.contains("output directory /nonexistent/dir does not exist"), "{error}");
+    let error = err(&[
+        "report",
+        path_str(&table),
+        "--out",
+        "/nonexistent/dir/r.html",
+    ]);
+    assert!(
+        error.contains("output directory /nonexistent/dir does not exist"),
+        "{error}"
+    );
     // A table whose recorded alignments are gone is still reported, its pairs without links.
     let moved = dir.path().join("copy.parquet");
     let copy_alignments = dir.path().join("alignments.parquet");
     std::fs::copy(&alignments, &copy_alignments).unwrap();
     let data = sample();
-    ok(&["score", "--pairs", path_str(&data.join("pairs.parquet")), "--alignments", path_str(&copy_alignments), "--out", path_str(&moved)]);
+    ok(&[
+        "score",
+        "--pairs",
+        path_str(&data.join("pairs.parquet")),
+        "--alignments",
+        path_str(&copy_alignments),
+        "--out",
+        path_str(&moved),
+    ]);
     std::fs::remove_file(&copy_alignments).unwrap();
     let out = pairmetrics(&["report", path_str(&moved), "--out", path_str(&page)]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("its alignments") && stderr.contains("are gone; pass --alignments"), "{stderr}");
-    assert!(std::fs::read_to_string(&page).unwrap().contains("LeD and PoD not drawn: no alignment to draw with"));
+    assert!(
+        stderr.contains("its alignments") && stderr.contains("are gone; pass --alignments"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::read_to_string(&page)
+            .unwrap()
+            .contains("LeD and PoD not drawn: no alignment to draw with")
+    );
 }
 
 /// Needs Debian's chromium: scripts/report/headless_chromium.sh installs it when missing.
@@ -151,14 +261,34 @@ fn report_renders_in_headless_chromium() {
     ok(&["report", path_str(&table), "--out", path_str(&page)]);
     let (shot, dom) = (dir.path().join("shot.png"), dir.path().join("dom.html"));
     let script = root().join("scripts/report/headless_chromium.sh");
-    let out = Command::new("bash").arg(&script).args([&page, &shot, &dom]).output().unwrap();
+    let out = Command::new("bash")
+        .arg(&script)
+        .args([&page, &shot, &dom])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{} failed ({}): {stderr}", script.display(), out.status);
+    assert!(
+        out.status.success(),
+        "{} failed ({}): {stderr}",
+        script.display(),
+        out.status
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(!stdout.contains("console:"), "the page wrote to the console:\n{stdout}");
+    assert!(
+        !stdout.contains("console:"),
+        "the page wrote to the console:\n{stdout}"
+    );
     let html = std::fs::read_to_string(&page).unwrap();
     let parsed = std::fs::read_to_string(&dom).unwrap();
-    assert_eq!(parsed.matches("<svg").count(), html.matches("<svg").count(), "every picture parsed");
+    assert_eq!(
+        parsed.matches("<svg").count(),
+        html.matches("<svg").count(),
+        "every picture parsed"
+    );
     let png = std::fs::read(&shot).unwrap();
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 50_000, "a screenshot with something in it: {} bytes", png.len());
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 50_000,
+        "a screenshot with something in it: {} bytes",
+        png.len()
+    );
 }

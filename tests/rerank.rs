@@ -23,7 +23,8 @@ fn generate(dir: &Path) -> Vec<List> {
         state ^= state << 17;
         (state % bound as u64) as usize
     };
-    let (mut rules, mut nbest, mut sources, mut lists) = (String::new(), String::new(), String::new(), Vec::new());
+    let (mut rules, mut nbest, mut sources, mut lists) =
+        (String::new(), String::new(), String::new(), Vec::new());
     for (k, length) in [12usize, 7, 10, 3, 10].into_iter().enumerate() {
         sources.push_str(&format!("s{k}\n"));
         let mut order: Vec<usize> = (0..length).collect();
@@ -33,31 +34,68 @@ fn generate(dir: &Path) -> Vec<List> {
         let mut list = List::new();
         for &j in &order {
             // Distinct probabilities, and one tie (j = 1 and j = 2 in list 2).
-            let p = if k == 2 && j == 2 { 1.0 / 2.0_f64.powi(2) } else { 1.0 / 2.0_f64.powi(j as i32 + 1) };
+            let p = if k == 2 && j == 2 {
+                1.0 / 2.0_f64.powi(2)
+            } else {
+                1.0 / 2.0_f64.powi(j as i32 + 1)
+            };
             let reachable = !(k == 0 && j == 5);
             if reachable {
                 rules.push_str(&format!("s{k} ||| h{k}_{j} ||| {p:?} 1 1 1\n"));
             }
             let changed = next(3) == 0;
             let total = p.ln() + if changed { 0.5 } else { 0.0 };
-            nbest.push_str(&format!("{k} ||| h{k}_{j} ||| tm: {total:?} ||| {total:?}\n"));
+            nbest.push_str(&format!(
+                "{k} ||| h{k}_{j} ||| tm: {total:?} ||| {total:?}\n"
+            ));
             list.push((reachable.then(|| p.ln()), changed));
         }
         lists.push(list);
     }
-    for (name, text) in [("rules.txt", rules), ("nbest.txt", nbest), ("sources.txt", sources)] {
+    for (name, text) in [
+        ("rules.txt", rules),
+        ("nbest.txt", nbest),
+        ("sources.txt", sources),
+    ] {
         std::fs::write(dir.join(name), text).unwrap();
     }
     let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    ok(&["import", "moses-phrase-table", "--table", &file("rules.txt"), "--out", &file("rules.parquet")]);
-    ok(&["import", "moses-nbest", "--nbest", &file("nbest.txt"), "--out", &file("nbest.parquet")]);
-    ok(&["import", "text", "--src", &file("sources.txt"), "--tgt", &file("sources.txt"), "--out", &file("sources.parquet")]);
+    ok(&[
+        "import",
+        "moses-phrase-table",
+        "--table",
+        &file("rules.txt"),
+        "--out",
+        &file("rules.parquet"),
+    ]);
+    ok(&[
+        "import",
+        "moses-nbest",
+        "--nbest",
+        &file("nbest.txt"),
+        "--out",
+        &file("nbest.parquet"),
+    ]);
+    ok(&[
+        "import",
+        "text",
+        "--src",
+        &file("sources.txt"),
+        "--tgt",
+        &file("sources.txt"),
+        "--out",
+        &file("sources.parquet"),
+    ]);
     lists
 }
 
 /// tau_A of decoder order against true order over the scored hypotheses, by counting pairs.
 fn tau_a(list: &[(Option<f64>, bool)]) -> Option<f64> {
-    let scored: Vec<(usize, f64)> = list.iter().enumerate().filter_map(|(r, (s, _))| s.map(|s| (r, s))).collect();
+    let scored: Vec<(usize, f64)> = list
+        .iter()
+        .enumerate()
+        .filter_map(|(r, (s, _))| s.map(|s| (r, s)))
+        .collect();
     let n = scored.len();
     if n < 2 {
         return None;
@@ -67,7 +105,13 @@ fn tau_a(list: &[(Option<f64>, bool)]) -> Option<f64> {
         for b in a + 1..n {
             // a precedes b in decoder order: concordant when a's score is higher.
             let (sa, sb) = (scored[a].1, scored[b].1);
-            balance += if sa > sb { 1 } else if sa < sb { -1 } else { 0 };
+            balance += if sa > sb {
+                1
+            } else if sa < sb {
+                -1
+            } else {
+                0
+            };
         }
     }
     Some(2.0 * balance as f64 / (n * (n - 1)) as f64)
@@ -79,28 +123,55 @@ fn mean_std(values: &[f64]) -> (Option<f64>, Option<f64>) {
         return (None, None);
     }
     let mean = values.iter().sum::<f64>() / n;
-    let std = (values.len() > 1).then(|| (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());
+    let std = (values.len() > 1)
+        .then(|| (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());
     (Some(mean), std)
 }
 
 /// One expected row of sizes.parquet, in its column order.
 fn expected_row(lists: &[List], n: usize) -> Vec<Option<f64>> {
-    let prefixes: Vec<&[(Option<f64>, bool)]> = lists.iter().filter(|l| l.len() >= n).map(|l| &l[..n]).collect();
+    let prefixes: Vec<&[(Option<f64>, bool)]> = lists
+        .iter()
+        .filter(|l| l.len() >= n)
+        .map(|l| &l[..n])
+        .collect();
     let taus: Vec<f64> = prefixes.iter().filter_map(|p| tau_a(p)).collect();
-    let scored: usize = prefixes.iter().map(|p| p.iter().filter(|h| h.0.is_some()).count()).sum();
-    let changed: usize = prefixes.iter().map(|p| p.iter().filter(|h| h.0.is_some() && h.1).count()).sum();
+    let scored: usize = prefixes
+        .iter()
+        .map(|p| p.iter().filter(|h| h.0.is_some()).count())
+        .sum();
+    let changed: usize = prefixes
+        .iter()
+        .map(|p| p.iter().filter(|h| h.0.is_some() && h.1).count())
+        .sum();
     let (mut old_top, mut new_top, mut tops_changed) = (Vec::new(), Vec::new(), Vec::new());
     for p in &prefixes {
         let old = p[0].0.expect("the generated 1-bests are reachable");
         let old_rank = 1 + p.iter().filter(|h| h.0.is_some_and(|s| s > old)).count();
-        let best = p.iter().filter_map(|h| h.0).fold(f64::NEG_INFINITY, f64::max);
+        let best = p
+            .iter()
+            .filter_map(|h| h.0)
+            .fold(f64::NEG_INFINITY, f64::max);
         let new_rank = 1 + p.iter().position(|h| h.0 == Some(best)).unwrap();
         old_top.push(old_rank as f64);
         new_top.push(new_rank as f64);
         tops_changed.push(old_rank > 1);
     }
-    let only = |values: &[f64]| -> Vec<f64> { values.iter().zip(&tops_changed).filter(|(_, c)| **c).map(|(v, _)| *v).collect() };
-    let (tau, o, w, oc, wc) = (mean_std(&taus), mean_std(&old_top), mean_std(&new_top), mean_std(&only(&old_top)), mean_std(&only(&new_top)));
+    let only = |values: &[f64]| -> Vec<f64> {
+        values
+            .iter()
+            .zip(&tops_changed)
+            .filter(|(_, c)| **c)
+            .map(|(v, _)| *v)
+            .collect()
+    };
+    let (tau, o, w, oc, wc) = (
+        mean_std(&taus),
+        mean_std(&old_top),
+        mean_std(&new_top),
+        mean_std(&only(&old_top)),
+        mean_std(&only(&new_top)),
+    );
     let share = tops_changed.iter().filter(|c| **c).count() as f64 / prefixes.len() as f64;
     vec![
         Some(n as f64),
@@ -139,12 +210,22 @@ fn the_study_equals_a_brute_force_count() {
         "--out",
         path_str(&study),
     ]);
-    assert!(printed.contains("lists: 5, hypotheses: 42 (1 unscored"), "{printed}");
+    assert!(
+        printed.contains("lists: 5, hypotheses: 42 (1 unscored"),
+        "{printed}"
+    );
 
-    let rows = csv_rows(&[], &[("s", &study.join("sizes.parquet"))], "SELECT * FROM s ORDER BY n");
+    let rows = csv_rows(
+        &[],
+        &[("s", &study.join("sizes.parquet"))],
+        "SELECT * FROM s ORDER BY n",
+    );
     assert_eq!(rows.len(), 6, "{rows:?}");
     for (row, n) in rows.iter().zip([2, 3, 5, 7, 10, 12]) {
-        let got: Vec<Option<f64>> = row.split(',').map(|v| (!v.is_empty()).then(|| v.parse().unwrap())).collect();
+        let got: Vec<Option<f64>> = row
+            .split(',')
+            .map(|v| (!v.is_empty()).then(|| v.parse().unwrap()))
+            .collect();
         let want = expected_row(&lists, n);
         assert_eq!(got.len(), want.len(), "n = {n}: {row}");
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -158,7 +239,10 @@ fn the_study_equals_a_brute_force_count() {
     }
 
     // The generated lists exercise both branches: some 1-bests stay, some do not.
-    let shares: Vec<f64> = [2, 3, 5, 7, 10, 12].iter().filter_map(|&n| expected_row(&lists, n)[5]).collect();
+    let shares: Vec<f64> = [2, 3, 5, 7, 10, 12]
+        .iter()
+        .filter_map(|&n| expected_row(&lists, n)[5])
+        .collect();
     assert!(shares.iter().any(|&s| s > 0.0 && s < 1.0), "{shares:?}");
 
     // hypotheses.parquet: the true order of each whole list, ties in decoder order.
@@ -172,7 +256,11 @@ fn the_study_equals_a_brute_force_count() {
     for (k, list) in lists.iter().enumerate() {
         for (rank, &(score, changed)) in list.iter().enumerate() {
             let want = score.map(|s| {
-                1 + list.iter().enumerate().filter(|(r, h)| h.0.is_some_and(|o| o > s || (o == s && *r < rank))).count()
+                1 + list
+                    .iter()
+                    .enumerate()
+                    .filter(|(r, h)| h.0.is_some_and(|o| o > s || (o == s && *r < rank)))
+                    .count()
             });
             let want = match want {
                 Some(r) => format!("{k},{rank},{r},{changed}"),
@@ -186,13 +274,29 @@ fn the_study_equals_a_brute_force_count() {
     let svg = std::fs::read_to_string(study.join("tau_a.svg")).unwrap();
     assert_eq!(svg.matches("<circle").count(), 6);
     let page = dir.path().join("figure.html");
-    std::fs::write(&page, format!("<!doctype html><html><body>{svg}</body></html>")).unwrap();
+    std::fs::write(
+        &page,
+        format!("<!doctype html><html><body>{svg}</body></html>"),
+    )
+    .unwrap();
     let (shot, dom) = (dir.path().join("shot.png"), dir.path().join("dom.html"));
     let script = root().join("scripts/report/headless_chromium.sh");
-    let out = Command::new("bash").arg(&script).args([&page, &shot, &dom]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("bash")
+        .arg(&script)
+        .args([&page, &shot, &dom])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let parsed = std::fs::read_to_string(&dom).unwrap();
-    assert_eq!(parsed.matches("<circle").count(), 6, "the browser parsed every point");
+    assert_eq!(
+        parsed.matches("<circle").count(),
+        6,
+        "the browser parsed every point"
+    );
     assert!(std::fs::read(&shot).unwrap().starts_with(b"\x89PNG"));
 
     // The directory exists now: a second run refuses it rather than mixing two studies.
@@ -217,7 +321,16 @@ fn bad_arguments_are_refused_before_any_output() {
     let file = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     // Sources for sentences 0 and 1 only.
     std::fs::write(dir.path().join("two.txt"), "s0\ns1\n").unwrap();
-    ok(&["import", "text", "--src", &file("two.txt"), "--tgt", &file("two.txt"), "--out", &file("two.parquet")]);
+    ok(&[
+        "import",
+        "text",
+        "--src",
+        &file("two.txt"),
+        "--tgt",
+        &file("two.txt"),
+        "--out",
+        &file("two.parquet"),
+    ]);
     let run = |sources: &str, sizes: &str| {
         err(&[
             "rerank",
@@ -234,10 +347,17 @@ fn bad_arguments_are_refused_before_any_output() {
         ])
     };
     let error = run("two.parquet", "5");
-    assert!(error.contains("3 n-best ids have no source sentence") && error.contains("the first 2"), "{error}");
+    assert!(
+        error.contains("3 n-best ids have no source sentence") && error.contains("the first 2"),
+        "{error}"
+    );
     let error = run("sources.parquet", "1,5");
     assert!(error.contains("--sizes: 1 is too small"), "{error}");
     assert!(!dir.path().join("study").exists());
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().starts_with(".study")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".study"))
+        .collect();
     assert!(leftovers.is_empty());
 }

@@ -19,7 +19,15 @@ fn documented(table: Table) -> Vec<(String, String)> {
 
 #[test]
 fn schema_files_match_the_code() {
-    for table in [Table::Pairs, Table::Alignments, Table::Arcs, Table::PhraseTable, Table::Nbest, Table::Triples, Table::Fragments] {
+    for table in [
+        Table::Pairs,
+        Table::Alignments,
+        Table::Arcs,
+        Table::PhraseTable,
+        Table::Nbest,
+        Table::Triples,
+        Table::Fragments,
+    ] {
         let code: Vec<(String, String)> = table
             .schema()
             .fields()

@@ -28,7 +28,10 @@ impl S3Server {
         let out = Command::new("bash").arg(&script).output().unwrap();
         if !out.status.success() {
             let why = String::from_utf8_lossy(&out.stderr);
-            assert!(std::env::var_os("CI").is_none(), "the S3 server is needed under CI: {why}");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "the S3 server is needed under CI: {why}"
+            );
             eprintln!("\n*** SKIPPED the S3 tests: no S3 server ({why}) ***\n");
             return None;
         }
@@ -37,7 +40,11 @@ impl S3Server {
         // disk goes read-only, and a write to it then hangs instead of failing.
         let shm = Path::new("/dev/shm");
         let in_memory = free_bytes(shm).is_some_and(|free| free >= 2 << 30);
-        let dir = if in_memory { tempfile::tempdir_in(shm) } else { tempfile::tempdir() };
+        let dir = if in_memory {
+            tempfile::tempdir_in(shm)
+        } else {
+            tempfile::tempdir()
+        };
         let dir = dir.unwrap();
         let config = dir.path().join("s3.json");
         let identity = format!(
@@ -47,8 +54,17 @@ impl S3Server {
         std::fs::create_dir(dir.path().join("data")).unwrap();
         let ports = free_ports(11);
         let port_flags = [
-            "s3.port", "s3.port.grpc", "master.port", "master.port.grpc", "volume.port", "volume.port.grpc",
-            "filer.port", "filer.port.grpc", "admin.port", "admin.port.grpc", "webdav.port",
+            "s3.port",
+            "s3.port.grpc",
+            "master.port",
+            "master.port.grpc",
+            "volume.port",
+            "volume.port.grpc",
+            "filer.port",
+            "filer.port.grpc",
+            "admin.port",
+            "admin.port.grpc",
+            "webdav.port",
         ];
         let mut args: Vec<String> = vec![
             "mini".into(),
@@ -66,7 +82,12 @@ impl S3Server {
             "-master.volumeSizeLimitMB=64".into(),
             "-volume.max=16".into(),
         ];
-        args.extend(port_flags.iter().zip(&ports).map(|(flag, port)| format!("-{flag}={port}")));
+        args.extend(
+            port_flags
+                .iter()
+                .zip(&ports)
+                .map(|(flag, port)| format!("-{flag}={port}")),
+        );
         let log = std::fs::File::create(dir.path().join("weed.log")).unwrap();
         let child = Command::new(weed)
             .args(&args)
@@ -76,7 +97,11 @@ impl S3Server {
             .stdin(Stdio::null())
             .spawn()
             .unwrap();
-        let server = S3Server { child, endpoint: format!("http://127.0.0.1:{}", ports[0]), dir };
+        let server = S3Server {
+            child,
+            endpoint: format!("http://127.0.0.1:{}", ports[0]),
+            dir,
+        };
         server.wait_ready();
         Some(server)
     }
@@ -92,14 +117,29 @@ impl S3Server {
             let written = output_within(&mut write, Duration::from_secs(15));
             if written.as_ref().is_some_and(|out| out.status.success()) {
                 let table = format!("t={probe}");
-                let read = self.run(&["sql", "--format", "csv", "--table", &table, "SELECT ready FROM t"]);
-                if read.status.success() && String::from_utf8_lossy(&read.stdout).lines().eq(["ready", "1"]) {
+                let read = self.run(&[
+                    "sql",
+                    "--format",
+                    "csv",
+                    "--table",
+                    &table,
+                    "SELECT ready FROM t",
+                ]);
+                if read.status.success()
+                    && String::from_utf8_lossy(&read.stdout)
+                        .lines()
+                        .eq(["ready", "1"])
+                {
                     return;
                 }
             }
             let why = written.map(|out| String::from_utf8_lossy(&out.stderr).into_owned());
             let why = why.unwrap_or_else(|| "no answer in 15 s".into());
-            assert!(Instant::now() < deadline, "the S3 server did not accept a write in 120 s: {why}{}", self.log());
+            assert!(
+                Instant::now() < deadline,
+                "the S3 server did not accept a write in 120 s: {why}{}",
+                self.log()
+            );
             std::thread::sleep(Duration::from_millis(500));
         }
     }
@@ -108,7 +148,10 @@ impl S3Server {
     fn log(&self) -> String {
         let log = std::fs::read_to_string(self.dir.path().join("weed.log")).unwrap_or_default();
         let lines: Vec<&str> = log.lines().filter(|l| !l.contains("worker.go")).collect();
-        format!("\n--- weed.log (last 60 lines) ---\n{}", lines[lines.len().saturating_sub(60)..].join("\n"))
+        format!(
+            "\n--- weed.log (last 60 lines) ---\n{}",
+            lines[lines.len().saturating_sub(60)..].join("\n")
+        )
     }
 
     /// The environment a process needs to use the server.
@@ -134,7 +177,12 @@ impl S3Server {
 
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(out.status.success(), "{args:?}: {}{}", String::from_utf8_lossy(&out.stderr), self.log());
+        assert!(
+            out.status.success(),
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stderr),
+            self.log()
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -179,101 +227,277 @@ fn rows(server: &S3Server, tables: &[(&str, &str)], query: &str) -> Vec<String> 
 
 #[test]
 fn s3_in_and_out_with_a_real_server() {
-    let Some(server) = S3Server::start() else { return };
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let local = tempfile::tempdir().unwrap();
-    let (pairs, alignments) = (sample().join("pairs.parquet"), sample().join("alignments.parquet"));
+    let (pairs, alignments) = (
+        sample().join("pairs.parquet"),
+        sample().join("alignments.parquet"),
+    );
 
     // Up: a query's result written to S3 (a multipart upload), then read back.
     for (table, path) in [("pairs", &pairs), ("alignments", &alignments)] {
         let key = s3(&format!("in/{table}.parquet"));
-        server.ok(&["sql", "--table", &format!("t={}", path_str(path)), "--out", &key, "SELECT * FROM t"]);
+        server.ok(&[
+            "sql",
+            "--table",
+            &format!("t={}", path_str(path)),
+            "--out",
+            &key,
+            "SELECT * FROM t",
+        ]);
     }
-    let counted = rows(&server, &[("p", &s3("in/pairs.parquet"))], "SELECT count(*), sum(array_length(src)) FROM p");
-    let expected = rows(&server, &[("p", path_str(&pairs))], "SELECT count(*), sum(array_length(src)) FROM p");
+    let counted = rows(
+        &server,
+        &[("p", &s3("in/pairs.parquet"))],
+        "SELECT count(*), sum(array_length(src)) FROM p",
+    );
+    let expected = rows(
+        &server,
+        &[("p", path_str(&pairs))],
+        "SELECT count(*), sum(array_length(src)) FROM p",
+    );
     assert_eq!(counted, expected);
 
     // score from S3 to S3 equals score on local disk, row for row and column for column.
     let local_out = local.path().join("scored.parquet");
-    server.ok(&["score", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--out", path_str(&local_out)]);
-    let stdout = server.ok(&[
-        "score", "--pairs", &s3("in/pairs.parquet"), "--alignments", &s3("in/alignments.parquet"), "--out", &s3("out/scored.parquet"),
+    server.ok(&[
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--alignments",
+        path_str(&alignments),
+        "--out",
+        path_str(&local_out),
     ]);
-    assert!(stdout.contains("wrote s3://corpus/out/scored.parquet"), "{stdout}");
-    let tables = [("a", s3("out/scored.parquet")), ("b", path_str(&local_out).to_string())];
+    let stdout = server.ok(&[
+        "score",
+        "--pairs",
+        &s3("in/pairs.parquet"),
+        "--alignments",
+        &s3("in/alignments.parquet"),
+        "--out",
+        &s3("out/scored.parquet"),
+    ]);
+    assert!(
+        stdout.contains("wrote s3://corpus/out/scored.parquet"),
+        "{stdout}"
+    );
+    let tables = [
+        ("a", s3("out/scored.parquet")),
+        ("b", path_str(&local_out).to_string()),
+    ];
     let tables: Vec<(&str, &str)> = tables.iter().map(|(n, p)| (*n, p.as_str())).collect();
     let differ = "SELECT count(*) FROM ((SELECT * FROM a EXCEPT ALL SELECT * FROM b) UNION ALL (SELECT * FROM b EXCEPT ALL SELECT * FROM a))";
     assert_eq!(rows(&server, &tables, differ), ["count(*)", "0"]);
-    assert_eq!(rows(&server, &tables, "SELECT count(*) FROM a"), ["count(*)", "3000"]);
+    assert_eq!(
+        rows(&server, &tables, "SELECT count(*) FROM a"),
+        ["count(*)", "3000"]
+    );
 
     // A prefix is a table of every *.parquet under it, in key order.
     for (part, filter) in [("part-0", "pair_id < 1000"), ("part-1", "pair_id >= 1000")] {
         let key = s3(&format!("parts/{part}.parquet"));
-        server.ok(&["sql", "--table", &format!("p={}", path_str(&pairs)), "--out", &key, &format!("SELECT * FROM p WHERE {filter}")]);
+        server.ok(&[
+            "sql",
+            "--table",
+            &format!("p={}", path_str(&pairs)),
+            "--out",
+            &key,
+            &format!("SELECT * FROM p WHERE {filter}"),
+        ]);
     }
-    let parts = rows(&server, &[("t", &s3("parts/"))], "SELECT count(*), min(pair_id), max(pair_id) FROM t");
-    assert_eq!(parts, ["count(*),min(t.pair_id),max(t.pair_id)", "3000,0,2999"]);
+    let parts = rows(
+        &server,
+        &[("t", &s3("parts/"))],
+        "SELECT count(*), min(pair_id), max(pair_id) FROM t",
+    );
+    assert_eq!(
+        parts,
+        ["count(*),min(t.pair_id),max(t.pair_id)", "3000,0,2999"]
+    );
     let scored = local.path().join("from-parts.parquet");
-    server.ok(&["score", "--pairs", &s3("parts"), "--alignments", &s3("in/alignments.parquet"), "--out", path_str(&scored)]);
+    server.ok(&[
+        "score",
+        "--pairs",
+        &s3("parts"),
+        "--alignments",
+        &s3("in/alignments.parquet"),
+        "--out",
+        path_str(&scored),
+    ]);
     let tables = [("a", path_str(&scored)), ("b", path_str(&local_out))];
-    assert_eq!(rows(&server, &tables, differ), ["count(*)", "0"], "a prefix scores as the file does");
+    assert_eq!(
+        rows(&server, &tables, differ),
+        ["count(*)", "0"],
+        "a prefix scores as the file does"
+    );
 
     // Text inputs stream from the store too (import reads them through the same reader).
     upload(&server, "text/fr.txt", b"le chat\nun chien\n");
     upload(&server, "text/en.txt", b"the cat\na dog\n");
     let imported = local.path().join("imported.parquet");
-    server.ok(&["import", "text", "--src", &s3("text/fr.txt"), "--tgt", &s3("text/en.txt"), "--out", path_str(&imported)]);
-    let read = rows(&server, &[("p", path_str(&imported))], "SELECT array_to_string(tgt, ' ') AS tgt FROM p ORDER BY pair_id");
+    server.ok(&[
+        "import",
+        "text",
+        "--src",
+        &s3("text/fr.txt"),
+        "--tgt",
+        &s3("text/en.txt"),
+        "--out",
+        path_str(&imported),
+    ]);
+    let read = rows(
+        &server,
+        &[("p", path_str(&imported))],
+        "SELECT array_to_string(tgt, ' ') AS tgt FROM p ORDER BY pair_id",
+    );
     assert_eq!(read, ["tgt", "the cat", "a dog"]);
 
     // Delta tables in the store: written, appended to, read at their latest and first versions.
     let delta = format!("delta:{}", s3("lake/scores"));
-    let score = ["score", "--pairs", path_str(&pairs), "--alignments", path_str(&alignments), "--out", &delta];
+    let score = [
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--alignments",
+        path_str(&alignments),
+        "--out",
+        &delta,
+    ];
     server.ok(&score);
     let stderr = server.err(&score);
-    assert!(stderr.contains("is already a Delta table (version 0); pass --mode append"), "{stderr}");
+    assert!(
+        stderr.contains("is already a Delta table (version 0); pass --mode append"),
+        "{stderr}"
+    );
     server.ok(&[&score[..], &["--mode", "append"]].concat());
     let versions = [("now", delta.clone()), ("first", format!("{delta}@0"))];
     let versions: Vec<(&str, &str)> = versions.iter().map(|(n, p)| (*n, p.as_str())).collect();
-    let counts = rows(&server, &versions, "SELECT (SELECT count(*) FROM now) AS now, (SELECT count(*) FROM first) AS first");
+    let counts = rows(
+        &server,
+        &versions,
+        "SELECT (SELECT count(*) FROM now) AS now, (SELECT count(*) FROM first) AS first",
+    );
     assert_eq!(counts, ["now,first", "6000,3000"]);
 
     // A failed run leaves nothing under its key: the upload is aborted.
     let failing = s3("out/failed.parquet");
-    let stderr = server.err(&["sql", "--table", &format!("p={}", path_str(&pairs)), "--out", &failing, "SELECT CAST(src_text AS INT) FROM p"]);
+    let stderr = server.err(&[
+        "sql",
+        "--table",
+        &format!("p={}", path_str(&pairs)),
+        "--out",
+        &failing,
+        "SELECT CAST(src_text AS INT) FROM p",
+    ]);
     assert!(stderr.contains("Cannot cast"), "{stderr}");
     assert_absent(&server, &failing);
 
     // A killed run too: the multipart upload is never completed.
     let killed = s3("out/killed.parquet");
     let big = "SELECT p.* FROM p CROSS JOIN generate_series(1, 400) ORDER BY random()";
-    let mut child = server.command(&["sql", "--table", &format!("p={}", path_str(&pairs)), "--out", &killed, big]).spawn().unwrap();
+    let mut child = server
+        .command(&[
+            "sql",
+            "--table",
+            &format!("p={}", path_str(&pairs)),
+            "--out",
+            &killed,
+            big,
+        ])
+        .spawn()
+        .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
-    assert!(child.try_wait().unwrap().is_none(), "the run should still be going when it is killed");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run should still be going when it is killed"
+    );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     assert_absent(&server, &killed);
 
     // Clear errors: a missing bucket, wrong credentials, a missing key.
-    let stderr = server.err(&["sql", "--table", "p=s3://no-such-bucket/pairs.parquet", "SELECT 1"]);
-    assert!(stderr.contains("s3://no-such-bucket/pairs.parquet: the bucket does not exist"), "{stderr}");
-    let stderr = server.err(&["sql", "--table", &format!("p={}", path_str(&pairs)), "--out", "s3://no-such-bucket/x.parquet", "SELECT * FROM p"]);
-    assert!(stderr.contains("s3://no-such-bucket/x.parquet: the bucket does not exist"), "{stderr}");
-    let wrong_secret = server.command(&["sql", "--table", &format!("p={}", path_str(&pairs)), "--out", &s3("x.parquet"), "SELECT * FROM p"])
+    let stderr = server.err(&[
+        "sql",
+        "--table",
+        "p=s3://no-such-bucket/pairs.parquet",
+        "SELECT 1",
+    ]);
+    assert!(
+        stderr.contains("s3://no-such-bucket/pairs.parquet: the bucket does not exist"),
+        "{stderr}"
+    );
+    let stderr = server.err(&[
+        "sql",
+        "--table",
+        &format!("p={}", path_str(&pairs)),
+        "--out",
+        "s3://no-such-bucket/x.parquet",
+        "SELECT * FROM p",
+    ]);
+    assert!(
+        stderr.contains("s3://no-such-bucket/x.parquet: the bucket does not exist"),
+        "{stderr}"
+    );
+    let wrong_secret = server
+        .command(&[
+            "sql",
+            "--table",
+            &format!("p={}", path_str(&pairs)),
+            "--out",
+            &s3("x.parquet"),
+            "SELECT * FROM p",
+        ])
         .env("AWS_SECRET_ACCESS_KEY", "wrong")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&wrong_secret.stderr);
-    assert!(stderr.contains("s3://corpus/x.parquet: the secret key is wrong"), "{stderr}");
-    let wrong_key = server.command(&["sql", "--table", &format!("p={}", s3("in/pairs.parquet")), "SELECT 1"])
+    assert!(
+        stderr.contains("s3://corpus/x.parquet: the secret key is wrong"),
+        "{stderr}"
+    );
+    let wrong_key = server
+        .command(&[
+            "sql",
+            "--table",
+            &format!("p={}", s3("in/pairs.parquet")),
+            "SELECT 1",
+        ])
         .env("AWS_ACCESS_KEY_ID", "nobody")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&wrong_key.stderr);
-    assert!(stderr.contains("table p: s3://corpus/in/pairs.parquet: access denied"), "{stderr}");
-    let stderr = server.err(&["score", "--pairs", &s3("in/missing.parquet"), "--out", path_str(&local.path().join("x.parquet"))]);
-    assert!(stderr.contains("s3://corpus/in/missing.parquet: no such object, and no *.parquet objects under it"), "{stderr}");
-    let stderr = server.err(&["--storage-option", "no_such_setting=1", "sql", "--table", &format!("p={}", s3("in/pairs.parquet")), "SELECT 1"]);
-    assert!(stderr.contains("unknown --storage-option `no_such_setting`"), "{stderr}");
+    assert!(
+        stderr.contains("table p: s3://corpus/in/pairs.parquet: access denied"),
+        "{stderr}"
+    );
+    let stderr = server.err(&[
+        "score",
+        "--pairs",
+        &s3("in/missing.parquet"),
+        "--out",
+        path_str(&local.path().join("x.parquet")),
+    ]);
+    assert!(
+        stderr.contains(
+            "s3://corpus/in/missing.parquet: no such object, and no *.parquet objects under it"
+        ),
+        "{stderr}"
+    );
+    let stderr = server.err(&[
+        "--storage-option",
+        "no_such_setting=1",
+        "sql",
+        "--table",
+        &format!("p={}", s3("in/pairs.parquet")),
+        "SELECT 1",
+    ]);
+    assert!(
+        stderr.contains("unknown --storage-option `no_such_setting`"),
+        "{stderr}"
+    );
 }
 
 /// Put `bytes` at `key` with the library's own writer, configured as the binary is.
@@ -285,20 +509,30 @@ pub(crate) fn upload(server: &S3Server, key: &str, bytes: &[u8]) {
         ("aws_secret_access_key", SECRET),
         ("aws_region", "us-east-1"),
     ];
-    pairmetrics::storage::set_options(options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+    pairmetrics::storage::set_options(
+        options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
     pairmetrics::storage::write_whole(Path::new(&s3(key)), bytes).unwrap();
 }
 
 /// No object under `url`: reading it fails with "no such object".
 fn assert_absent(server: &S3Server, url: &str) {
     let stderr = server.err(&["sql", "--table", &format!("t={url}"), "SELECT 1"]);
-    assert!(stderr.contains("no such object"), "{url} should not exist: {stderr}");
+    assert!(
+        stderr.contains("no such object"),
+        "{url} should not exist: {stderr}"
+    );
 }
 
 /// Delete the object at `key` with the library's own store, configured as the binary is.
 fn delete(server: &S3Server, key: &str) {
     upload(server, "probe-for-options", b""); // sets the options
-    let pairmetrics::storage::Location::Remote(remote) = pairmetrics::storage::Location::parse(Path::new(&s3(key))).unwrap() else {
+    let pairmetrics::storage::Location::Remote(remote) =
+        pairmetrics::storage::Location::parse(Path::new(&s3(key))).unwrap()
+    else {
         panic!("{key} is remote")
     };
     let (store, key) = (remote.store.clone(), remote.key.clone());
@@ -311,42 +545,116 @@ fn delete(server: &S3Server, key: &str) {
 /// table names, and a missing bucket named in plain words by the Delta writer.
 #[test]
 fn s3_edges_with_a_real_server() {
-    let Some(server) = S3Server::start() else { return };
+    let Some(server) = S3Server::start() else {
+        return;
+    };
     let local = tempfile::tempdir().unwrap();
-    let (pairs, alignments) = (sample().join("pairs.parquet"), sample().join("alignments.parquet"));
+    let (pairs, alignments) = (
+        sample().join("pairs.parquet"),
+        sample().join("alignments.parquet"),
+    );
     for (table, path) in [("pairs", &pairs), ("alignments", &alignments)] {
-        server.ok(&["sql", "--table", &format!("t={}", path_str(path)), "--out", &s3(&format!("e/{table}.parquet")), "SELECT * FROM t"]);
+        server.ok(&[
+            "sql",
+            "--table",
+            &format!("t={}", path_str(path)),
+            "--out",
+            &s3(&format!("e/{table}.parquet")),
+            "SELECT * FROM t",
+        ]);
     }
 
     // score records its object-store inputs as URLs, and report finds them there.
     let scored = local.path().join("scored.parquet");
-    server.ok(&["score", "--pairs", &s3("e/pairs.parquet"), "--alignments", &s3("e/alignments.parquet"), "--out", path_str(&scored)]);
-    let reader = datafusion::parquet::file::reader::SerializedFileReader::new(std::fs::File::open(&scored).unwrap()).unwrap();
+    server.ok(&[
+        "score",
+        "--pairs",
+        &s3("e/pairs.parquet"),
+        "--alignments",
+        &s3("e/alignments.parquet"),
+        "--out",
+        path_str(&scored),
+    ]);
+    let reader = datafusion::parquet::file::reader::SerializedFileReader::new(
+        std::fs::File::open(&scored).unwrap(),
+    )
+    .unwrap();
     let inputs = datafusion::parquet::file::reader::FileReader::metadata(&reader)
         .file_metadata()
         .key_value_metadata()
-        .and_then(|kv| kv.iter().find(|e| e.key == "pairmetrics.inputs")?.value.clone())
+        .and_then(|kv| {
+            kv.iter()
+                .find(|e| e.key == "pairmetrics.inputs")?
+                .value
+                .clone()
+        })
         .unwrap();
-    assert!(inputs.contains(r#""pairs":"s3://corpus/e/pairs.parquet""#) && !inputs.contains("s3:/corpus"), "{inputs}");
+    assert!(
+        inputs.contains(r#""pairs":"s3://corpus/e/pairs.parquet""#)
+            && !inputs.contains("s3:/corpus"),
+        "{inputs}"
+    );
     let page = local.path().join("report.html");
-    let out = server.command(&["report", path_str(&scored), "--out", path_str(&page)]).output().unwrap();
+    let out = server
+        .command(&["report", path_str(&scored), "--out", path_str(&page)])
+        .output()
+        .unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && !said.contains("are gone"), "{said}");
 
     // A dataset whose _SUCCESS is missing, as a run killed mid-write leaves it, is refused.
     let dataset = s3("e/ds/");
-    server.ok(&["sql", "--table", &format!("t={}", path_str(&pairs)), "--out", &dataset, "--partition-by", "b", "SELECT pair_id, pair_id % 3 AS b FROM t"]);
-    assert_eq!(rows(&server, &[("t", &dataset)], "SELECT count(*) AS n FROM t"), ["n", "3000"]);
+    server.ok(&[
+        "sql",
+        "--table",
+        &format!("t={}", path_str(&pairs)),
+        "--out",
+        &dataset,
+        "--partition-by",
+        "b",
+        "SELECT pair_id, pair_id % 3 AS b FROM t",
+    ]);
+    assert_eq!(
+        rows(&server, &[("t", &dataset)], "SELECT count(*) AS n FROM t"),
+        ["n", "3000"]
+    );
     delete(&server, "e/ds/_SUCCESS");
-    let said = server.err(&["sql", "--table", &format!("t={dataset}"), "SELECT count(*) FROM t"]);
-    assert!(said.contains("is a pairmetrics dataset without its _SUCCESS marker"), "{said}");
+    let said = server.err(&[
+        "sql",
+        "--table",
+        &format!("t={dataset}"),
+        "SELECT count(*) FROM t",
+    ]);
+    assert!(
+        said.contains("is a pairmetrics dataset without its _SUCCESS marker"),
+        "{said}"
+    );
 
     // COPY TO a URL of a bucket no table is in: the store is made as for any output.
-    server.ok(&["sql", "COPY (SELECT 7 AS x) TO 's3://corpus/e/copied.parquet'"]);
-    assert_eq!(rows(&server, &[("c", &s3("e/copied.parquet"))], "SELECT x FROM c"), ["x", "7"]);
+    server.ok(&[
+        "sql",
+        "COPY (SELECT 7 AS x) TO 's3://corpus/e/copied.parquet'",
+    ]);
+    assert_eq!(
+        rows(
+            &server,
+            &[("c", &s3("e/copied.parquet"))],
+            "SELECT x FROM c"
+        ),
+        ["x", "7"]
+    );
 
     // delta-rs passes the store's XML on; it is shown as code, message and hint.
-    let said = server.err(&["score", "--pairs", path_str(&pairs), "--out", "delta:s3://no-such-bucket/t"]);
-    assert!(!said.contains("<?xml") && !said.contains("<Error>"), "{said}");
+    let said = server.err(&[
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--out",
+        "delta:s3://no-such-bucket/t",
+    ]);
+    assert!(
+        !said.contains("<?xml") && !said.contains("<Error>"),
+        "{said}"
+    );
     assert!(said.contains("the bucket does not exist"), "{said}");
 }

@@ -38,15 +38,23 @@ fn example_2_every_target() {
             None => assert_eq!(got, None, "{tgt} is unreachable"),
             Some(p) => {
                 let got = got.unwrap_or_else(|| panic!("{tgt} is reachable"));
-                assert!((got.score - p.ln()).abs() < 1e-12, "{tgt}: {} vs ln {p}", got.score);
+                assert!(
+                    (got.score - p.ln()).abs() < 1e-12,
+                    "{tgt}: {} vs ln {p}",
+                    got.score
+                );
                 let best_rules = target["best_rules"].as_array().unwrap().len() as u32;
                 assert_eq!(got.rules, best_rules, "{tgt}");
-                let others = target.get("other_derivations").map_or(0, |o| o.as_array().unwrap().len());
+                let others = target
+                    .get("other_derivations")
+                    .map_or(0, |o| o.as_array().unwrap().len());
                 assert_eq!(got.derivations, 1 + others as u64, "{tgt}");
             }
         }
     }
-    let two = index.true_score(&source, &words("the beast runs after the kitten ."), s).unwrap();
+    let two = index
+        .true_score(&source, &words("the beast runs after the kitten ."), s)
+        .unwrap();
     assert_eq!(two.derivations, 2);
 }
 
@@ -63,7 +71,11 @@ fn enumerate(
         out.push(acc);
         return;
     }
-    let self_rule = |w: u8| rules.iter().any(|(s, t, _)| s.len() == 1 && s == t && s[0] == w);
+    let self_rule = |w: u8| {
+        rules
+            .iter()
+            .any(|(s, t, _)| s.len() == 1 && s == t && s[0] == w)
+    };
     if let (Some(&w), Some(&v)) = (source.first(), target.first())
         && w == v
         && (identity == Identity::Always || !self_rule(w))
@@ -73,7 +85,14 @@ fn enumerate(
     for (s, t, p) in rules {
         if source.starts_with(s) && target.starts_with(t) {
             let next = (acc.0 + p.ln(), acc.1 + 1);
-            enumerate(rules, identity, &source[s.len()..], &target[t.len()..], next, out);
+            enumerate(
+                rules,
+                identity,
+                &source[s.len()..],
+                &target[t.len()..],
+                next,
+                out,
+            );
         }
     }
 }
@@ -122,7 +141,10 @@ proptest! {
 }
 
 fn pairmetrics(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_pairmetrics")).args(args).output().unwrap()
+    std::process::Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 /// The example's rules as a Moses phrase table (p in the first score, p(f|e)), imported, then
@@ -135,57 +157,153 @@ fn example_2_through_moses_import_and_sql() {
     let mut text = String::new();
     for rule in v["rules"].as_array().unwrap() {
         let p = rule["p"].as_f64().unwrap();
-        text += &format!("{} ||| {} ||| {p} 0.5 0.25 0.5 2.718 ||| 0-0 ||| 3 4 2\n", rule["src"].as_str().unwrap(), rule["tgt"].as_str().unwrap());
+        text += &format!(
+            "{} ||| {} ||| {p} 0.5 0.25 0.5 2.718 ||| 0-0 ||| 3 4 2\n",
+            rule["src"].as_str().unwrap(),
+            rule["tgt"].as_str().unwrap()
+        );
     }
     std::fs::write(&moses, text).unwrap();
     let table = dir.path().join("pt.parquet");
-    let out = pairmetrics(&["import", "moses-phrase-table", "--table", moses.to_str().unwrap(), "--out", table.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = pairmetrics(&[
+        "import",
+        "moses-phrase-table",
+        "--table",
+        moses.to_str().unwrap(),
+        "--out",
+        table.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let source = v["source"].as_str().unwrap();
-    let targets: Vec<&str> = v["targets"].as_array().unwrap().iter().map(|t| t["tgt"].as_str().unwrap()).collect();
-    let values = targets.iter().enumerate().map(|(i, t)| format!("({i}, '{t}')")).collect::<Vec<_>>().join(", ");
+    let targets: Vec<&str> = v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tgt"].as_str().unwrap())
+        .collect();
+    let values = targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("({i}, '{t}')"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let query = format!(
         "SELECT true_score(tokenize('{source}'), tokenize(t)) AS score, \
          true_score_detail(tokenize('{source}'), tokenize(t))['derivations'] AS derivations \
          FROM (VALUES {values}) AS v(i, t) ORDER BY i"
     );
-    let out = pairmetrics(&["sql", "--format", "csv", "--phrase-table", table.to_str().unwrap(), &query]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = pairmetrics(&[
+        "sql",
+        "--format",
+        "csv",
+        "--phrase-table",
+        table.to_str().unwrap(),
+        &query,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("5 rules indexed"));
-    let rows: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().skip(1).map(str::to_string).collect();
+    let rows: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(str::to_string)
+        .collect();
     for (row, target) in rows.iter().zip(v["targets"].as_array().unwrap()) {
         let (score, derivations) = row.split_once(',').unwrap();
         match target["true_score"].as_f64() {
             None => assert_eq!((score, derivations), ("", "")),
-            Some(p) => assert!((score.parse::<f64>().unwrap() - p.ln()).abs() < 1e-12, "{row} vs ln {p}"),
+            Some(p) => assert!(
+                (score.parse::<f64>().unwrap() - p.ln()).abs() < 1e-12,
+                "{row} vs ln {p}"
+            ),
         }
     }
-    assert_eq!(rows[2].split_once(',').unwrap().1, "2", "the beast runs after the kitten .");
+    assert_eq!(
+        rows[2].split_once(',').unwrap().1,
+        "2",
+        "the beast runs after the kitten ."
+    );
 
     // The same through `score`: a pairs table of (source, target) rows.
     let (src_file, tgt_file) = (dir.path().join("src.txt"), dir.path().join("tgt.txt"));
     std::fs::write(&src_file, format!("{source}\n").repeat(targets.len())).unwrap();
-    std::fs::write(&tgt_file, targets.iter().map(|t| format!("{t}\n")).collect::<String>()).unwrap();
+    std::fs::write(
+        &tgt_file,
+        targets.iter().map(|t| format!("{t}\n")).collect::<String>(),
+    )
+    .unwrap();
     let pairs = dir.path().join("pairs.parquet");
     let p = |path: &std::path::Path| path.to_str().unwrap().to_string();
-    let out = pairmetrics(&["import", "text", "--src", &p(&src_file), "--tgt", &p(&tgt_file), "--out", &p(&pairs)]);
+    let out = pairmetrics(&[
+        "import",
+        "text",
+        "--src",
+        &p(&src_file),
+        "--tgt",
+        &p(&tgt_file),
+        "--out",
+        &p(&pairs),
+    ]);
     assert!(out.status.success());
     let scored = dir.path().join("scored.parquet");
-    let out = pairmetrics(&["score", "--pairs", &p(&pairs), "--phrase-table", &p(&table), "--out", &p(&scored)]);
+    let out = pairmetrics(&[
+        "score",
+        "--pairs",
+        &p(&pairs),
+        "--phrase-table",
+        &p(&table),
+        "--out",
+        &p(&scored),
+    ]);
     let summary = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && summary.contains("true_score:p=p_f_e|identity:unless-in-table"), "{summary}");
+    assert!(
+        out.status.success() && summary.contains("true_score:p=p_f_e|identity:unless-in-table"),
+        "{summary}"
+    );
     let query = "SELECT true_score FROM s ORDER BY pair_id";
-    let out = pairmetrics(&["sql", "--format", "csv", "--table", &format!("s={}", scored.display()), query]);
-    let scores: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().skip(1).map(str::to_string).collect();
+    let out = pairmetrics(&[
+        "sql",
+        "--format",
+        "csv",
+        "--table",
+        &format!("s={}", scored.display()),
+        query,
+    ]);
+    let scores: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(str::to_string)
+        .collect();
     assert_eq!(scores.len(), targets.len());
     for (row, target) in rows.iter().zip(&scores) {
-        assert_eq!(row.split_once(',').unwrap().0, target.trim_matches('"'), "a single NULL column is written as \"\"");
+        assert_eq!(
+            row.split_once(',').unwrap().0,
+            target.trim_matches('"'),
+            "a single NULL column is written as \"\""
+        );
     }
 
     // The other probability column, and the table's columns as imported.
-    let query = "SELECT src, tgt, p_f_e, p_e_f, extra_scores, alignment, counts FROM pt WHERE src = 'cat'";
-    let out = pairmetrics(&["sql", "--format", "json", "--table", &format!("pt={}", table.display()), query]);
+    let query =
+        "SELECT src, tgt, p_f_e, p_e_f, extra_scores, alignment, counts FROM pt WHERE src = 'cat'";
+    let out = pairmetrics(&[
+        "sql",
+        "--format",
+        "json",
+        "--table",
+        &format!("pt={}", table.display()),
+        query,
+    ]);
     let json = String::from_utf8(out.stdout).unwrap();
     assert!(json.contains(r#""src":"cat","tgt":"kitten","p_f_e":0.1,"p_e_f":0.25,"extra_scores":[2.718],"alignment":[{"src":0,"tgt":0}],"counts":[3.0,4.0,2.0]"#), "{json}");
 }
@@ -194,7 +312,11 @@ fn example_2_through_moses_import_and_sql() {
 fn true_score_without_a_phrase_table_says_how_to_give_one() {
     let out = pairmetrics(&["sql", "SELECT true_score(tokenize('a'), tokenize('a'))"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("true_score needs a phrase table: pass --phrase-table PATH"), "{err}");
+    assert!(
+        !out.status.success()
+            && err.contains("true_score needs a phrase table: pass --phrase-table PATH"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -203,9 +325,22 @@ fn a_malformed_phrase_table_line_is_named() {
     let moses = dir.path().join("phrase-table");
     std::fs::write(&moses, "a ||| b ||| 1 1 1 1\nc ||| d ||| 0.5 0.5\n").unwrap();
     let out_path = dir.path().join("pt.parquet");
-    let out = pairmetrics(&["import", "moses-phrase-table", "--table", moses.to_str().unwrap(), "--out", out_path.to_str().unwrap()]);
+    let out = pairmetrics(&[
+        "import",
+        "moses-phrase-table",
+        "--table",
+        moses.to_str().unwrap(),
+        "--out",
+        out_path.to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(&format!("{}:2: 2 score(s); expected at least 4", moses.display())), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:2: 2 score(s); expected at least 4",
+            moses.display()
+        )),
+        "{err}"
+    );
     assert!(!out_path.exists());
 }
 
@@ -217,25 +352,65 @@ fn readme_rank_agreement_example() {
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let input = |name: &str| data.join(name).to_str().unwrap().to_string();
     for args in [
-        vec!["import", "moses-phrase-table", "--table", &input("phrase-table"), "--out", &path("rules.parquet")],
-        vec!["import", "moses-nbest", "--nbest", &input("nbest.txt"), "--out", &path("nbest.parquet")],
-        vec!["import", "text", "--src", &input("source.txt"), "--tgt", &input("source.txt"), "--out", &path("sources.parquet")],
+        vec![
+            "import",
+            "moses-phrase-table",
+            "--table",
+            &input("phrase-table"),
+            "--out",
+            &path("rules.parquet"),
+        ],
+        vec![
+            "import",
+            "moses-nbest",
+            "--nbest",
+            &input("nbest.txt"),
+            "--out",
+            &path("nbest.parquet"),
+        ],
+        vec![
+            "import",
+            "text",
+            "--src",
+            &input("source.txt"),
+            "--tgt",
+            &input("source.txt"),
+            "--out",
+            &path("sources.parquet"),
+        ],
     ] {
         let out = pairmetrics(&args.iter().map(|s| s.as_ref()).collect::<Vec<&str>>());
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let readme = std::fs::read_to_string(root().join("docs/guide/chevelu.md")).unwrap();
     let start = readme.find("WITH scored AS (").unwrap();
     let query = &readme[start..start + readme[start..].find("\"\n").unwrap()];
     let out = pairmetrics(&[
-        "sql", "--format", "csv", "--phrase-table", &path("rules.parquet"),
-        "--table", &format!("nbest={}", path("nbest.parquet")),
-        "--table", &format!("sources={}", path("sources.parquet")),
+        "sql",
+        "--format",
+        "csv",
+        "--phrase-table",
+        &path("rules.parquet"),
+        "--table",
+        &format!("nbest={}", path("nbest.parquet")),
+        "--table",
+        &format!("sources={}", path("sources.parquet")),
         query,
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let csv = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(csv, "prefix,sentences,mean_tau_a\n3,1,-1.0\n5,1,0.4\n8,1,0.2857\n12,1,0.4727\n");
+    assert_eq!(
+        csv,
+        "prefix,sentences,mean_tau_a\n3,1,-1.0\n5,1,0.4\n8,1,0.2857\n12,1,0.4727\n"
+    );
 }
 
 /// model_score = alpha_phi * true_score + alpha_lm * ln 10 * lm_logprob, in SQL and in `score`.
@@ -245,18 +420,42 @@ fn model_score_adds_the_language_model_in_natural_logs() {
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let run = |args: &[&str]| {
         let out = pairmetrics(args);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
-    std::fs::write(path("phrase-table"), "the cat ||| the kitten ||| 0.25 1 1 1\ncat ||| dog ||| 0.5 1 1 1\n").unwrap();
-    run(&["import", "moses-phrase-table", "--table", &path("phrase-table"), "--out", &path("pt.parquet")]);
+    std::fs::write(
+        path("phrase-table"),
+        "the cat ||| the kitten ||| 0.25 1 1 1\ncat ||| dog ||| 0.5 1 1 1\n",
+    )
+    .unwrap();
+    run(&[
+        "import",
+        "moses-phrase-table",
+        "--table",
+        &path("phrase-table"),
+        "--out",
+        &path("pt.parquet"),
+    ]);
     let lm = crate::common::root().join("tests/data/lm/europarl.en.3gram.arpa.gz");
-    let resources = ["--phrase-table", &path("pt.parquet"), "--lm", lm.to_str().unwrap()];
+    let resources = [
+        "--phrase-table",
+        &path("pt.parquet"),
+        "--lm",
+        lm.to_str().unwrap(),
+    ];
     let query = "SELECT true_score(s, t), lm_logprob(t), model_score(s, t), model_score(s, t, 2, 0.5) \
                  FROM (SELECT tokenize(a) AS s, tokenize(b) AS t FROM (VALUES ('the cat sleeps', 'the kitten sleeps'), \
                  ('the cat sleeps', 'a bird sings')) AS v(a, b))";
     let csv = run(&[&["sql", "--format", "csv"], &resources[..], &[query]].concat());
-    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
     let (ts, lp): (f64, f64) = (rows[0][0].parse().unwrap(), rows[0][1].parse().unwrap());
     assert_eq!(ts, 0.25f64.ln());
     let ln_p = lp * std::f64::consts::LN_10;
@@ -268,17 +467,51 @@ fn model_score_adds_the_language_model_in_natural_logs() {
     // `score` computes it by default when given both resources, with the same value.
     std::fs::write(path("src.txt"), "the cat sleeps\nthe cat sleeps\n").unwrap();
     std::fs::write(path("tgt.txt"), "the kitten sleeps\na bird sings\n").unwrap();
-    run(&["import", "text", "--src", &path("src.txt"), "--tgt", &path("tgt.txt"), "--out", &path("pairs.parquet")]);
-    run(&[&["score", "--pairs", &path("pairs.parquet"), "--out", &path("scored.parquet")], &resources[..]].concat());
+    run(&[
+        "import",
+        "text",
+        "--src",
+        &path("src.txt"),
+        "--tgt",
+        &path("tgt.txt"),
+        "--out",
+        &path("pairs.parquet"),
+    ]);
+    run(&[
+        &[
+            "score",
+            "--pairs",
+            &path("pairs.parquet"),
+            "--out",
+            &path("scored.parquet"),
+        ],
+        &resources[..],
+    ]
+    .concat());
     let check = format!(
         "SELECT count(*) FILTER (WHERE model_score = true_score + tgt_lm_logprob * {:?}), count(model_score) FROM s",
         std::f64::consts::LN_10
     );
-    let csv = run(&["sql", "--format", "csv", "--table", &format!("s={}", path("scored.parquet")), &check]);
+    let csv = run(&[
+        "sql",
+        "--format",
+        "csv",
+        "--table",
+        &format!("s={}", path("scored.parquet")),
+        &check,
+    ]);
     assert_eq!(csv.lines().nth(1), Some("1,1"), "{csv}");
 
     // Without the model, the error says what to pass.
-    let out = pairmetrics(&["sql", "--phrase-table", &path("pt.parquet"), "SELECT model_score(['a'], ['a'])"]);
+    let out = pairmetrics(&[
+        "sql",
+        "--phrase-table",
+        &path("pt.parquet"),
+        "SELECT model_score(['a'], ['a'])",
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("model_score needs a language model"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("model_score needs a language model"),
+        "{err}"
+    );
 }

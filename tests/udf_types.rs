@@ -25,7 +25,11 @@ fn base() -> (ArrayRef, ArrayRef, ArrayRef) {
 
 async fn results(src: ArrayRef, tgt: ArrayRef, links: ArrayRef) -> Vec<Vec<Option<f64>>> {
     let ctx = context();
-    register(&ctx, "t", batch(vec![("src", src), ("tgt", tgt), ("links", links)]));
+    register(
+        &ctx,
+        "t",
+        batch(vec![("src", src), ("tgt", tgt), ("links", links)]),
+    );
     let mut out = Vec::new();
     for i in 0..3 {
         out.push(floats(&ctx, SQL, i).await);
@@ -42,16 +46,24 @@ async fn every_list_and_string_type_gives_the_same_scores() {
     for string in [DataType::Utf8, DataType::LargeUtf8, DataType::Utf8View] {
         let item = Arc::new(Field::new("element", string.clone(), true));
         for list in [DataType::List(item.clone()), DataType::LargeList(item)] {
-            let large_links = cast(&links, &match list {
-                DataType::LargeList(_) => DataType::LargeList(Arc::new(Field::new(
-                    "element",
-                    links.as_list::<i32>().values().data_type().clone(),
-                    true,
-                ))),
-                _ => links.data_type().clone(),
-            })
+            let large_links = cast(
+                &links,
+                &match list {
+                    DataType::LargeList(_) => DataType::LargeList(Arc::new(Field::new(
+                        "element",
+                        links.as_list::<i32>().values().data_type().clone(),
+                        true,
+                    ))),
+                    _ => links.data_type().clone(),
+                },
+            )
             .unwrap();
-            let got = results(cast(&src, &list).unwrap(), cast(&tgt, &list).unwrap(), large_links).await;
+            let got = results(
+                cast(&src, &list).unwrap(),
+                cast(&tgt, &list).unwrap(),
+                large_links,
+            )
+            .await;
             assert_eq!(got, want, "{list}");
         }
     }
@@ -84,9 +96,16 @@ async fn null_and_bad_rows_give_null_and_a_reason() {
         None,
     ]);
     let ctx = context();
-    register(&ctx, "t", batch(vec![("src", src), ("tgt", tgt), ("links", links)]));
+    register(
+        &ctx,
+        "t",
+        batch(vec![("src", src), ("tgt", tgt), ("links", links)]),
+    );
     let unaligned = floats(&ctx, SQL, 0).await;
-    assert_eq!(unaligned, [None, None, None, Some(0.0), Some(0.0), Some(0.0)]);
+    assert_eq!(
+        unaligned,
+        [None, None, None, Some(0.0), Some(0.0), Some(0.0)]
+    );
     for i in 1..3 {
         assert_eq!(floats(&ctx, SQL, i).await, vec![None; 6], "column {i}");
     }
@@ -114,8 +133,22 @@ async fn punct_may_be_null_or_a_column() {
         Some(""),
     ]));
     let ctx = context();
-    register(&ctx, "t", batch(vec![("src", src), ("tgt", tgt), ("links", links), ("p", punct)]));
-    let got = floats(&ctx, "SELECT pod(src, tgt, links, p) FROM t ORDER BY pair_id", 0).await;
+    register(
+        &ctx,
+        "t",
+        batch(vec![
+            ("src", src),
+            ("tgt", tgt),
+            ("links", links),
+            ("p", punct),
+        ]),
+    );
+    let got = floats(
+        &ctx,
+        "SELECT pod(src, tgt, links, p) FROM t ORDER BY pair_id",
+        0,
+    )
+    .await;
     // Without the comma's unit, a b c d reversed: d = 3, 1, -1, -3 closes once, at max 3.
     assert_eq!(got, vec![Some(3.0 / 4.0), None, Some(0.5)]);
     let null = floats(&ctx, "SELECT pod(src, tgt, links, NULL) FROM t", 0).await;
@@ -138,26 +171,53 @@ async fn identical_sentences_score_zero() {
 async fn tokenize_lowercase_and_pharaoh() {
     let ctx = context();
     let sql = "SELECT array_to_string(tokenize(t), '|') FROM (VALUES ('the cat  sat '), (''), (NULL)) v(t)";
-    assert_eq!(strings(&ctx, sql, 0).await, vec![Some("the|cat|sat".into()), Some("".into()), None]);
+    assert_eq!(
+        strings(&ctx, sql, 0).await,
+        vec![Some("the|cat|sat".into()), Some("".into()), None]
+    );
     let sql = "SELECT cardinality(tokenize(t)) FROM (VALUES (''), (NULL)) v(t)";
     let batches = collect(&ctx, sql).await;
     let sizes = cast(batches[0].column(0), &DataType::Int64).unwrap();
-    assert_eq!(sizes.as_primitive::<datafusion::arrow::datatypes::Int64Type>().iter().collect::<Vec<_>>(), vec![Some(0), None]);
+    assert_eq!(
+        sizes
+            .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+            .iter()
+            .collect::<Vec<_>>(),
+        vec![Some(0), None]
+    );
 
-    let lists = token_lists(&[Some(vec![Some("Hello"), None, Some("ΣΑΣ"), Some("ok")]), None]);
+    let lists = token_lists(&[
+        Some(vec![Some("Hello"), None, Some("ΣΑΣ"), Some("ok")]),
+        None,
+    ]);
     register(&ctx, "t", batch(vec![("toks", lists)]));
-    let batches = collect(&ctx, "SELECT lowercase_tokens(toks) FROM t ORDER BY pair_id").await;
+    let batches = collect(
+        &ctx,
+        "SELECT lowercase_tokens(toks) FROM t ORDER BY pair_id",
+    )
+    .await;
     let out = batches[0].column(0).as_list::<i32>();
     assert!(out.is_null(1));
     let first = out.value(0);
     let first: Vec<Option<&str>> = first.as_string::<i32>().iter().collect();
     assert_eq!(first, vec![Some("hello"), None, Some("σας"), Some("ok")]);
 
-    let sql = "SELECT concat(l['src'], '-', l['tgt']) FROM (SELECT unnest(pharaoh('0-0 1-2 2-1')) AS l)";
-    assert_eq!(strings(&ctx, sql, 0).await, vec![Some("0-0".into()), Some("1-2".into()), Some("2-1".into())]);
+    let sql =
+        "SELECT concat(l['src'], '-', l['tgt']) FROM (SELECT unnest(pharaoh('0-0 1-2 2-1')) AS l)";
+    assert_eq!(
+        strings(&ctx, sql, 0).await,
+        vec![Some("0-0".into()), Some("1-2".into()), Some("2-1".into())]
+    );
     let sql = "SELECT pharaoh(t) IS NULL, cardinality(pharaoh(t)) FROM (VALUES ('0-0 x'), ('0-0 1-'), ('')) v(t)";
     let flags = strings(&ctx, sql, 0).await;
-    assert_eq!(flags, vec![Some("true".into()), Some("true".into()), Some("false".into())]);
+    assert_eq!(
+        flags,
+        vec![
+            Some("true".into()),
+            Some("true".into()),
+            Some("false".into())
+        ]
+    );
     let sql = "SELECT pod(tokenize('a b'), tokenize('b a'), pharaoh('0-1 1-0'))";
     assert_eq!(floats(&ctx, sql, 0).await, vec![Some(0.5)]);
 }
@@ -165,12 +225,28 @@ async fn tokenize_lowercase_and_pharaoh() {
 #[tokio::test]
 async fn wrong_argument_types_fail_at_plan_time_listing_the_signatures() {
     let ctx = context();
-    let err = ctx.sql("SELECT led(1, tokenize('a'))").await.unwrap_err().to_string();
+    let err = ctx
+        .sql("SELECT led(1, tokenize('a'))")
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("'led(Int64, List(Utf8))'"), "{err}");
     assert!(err.contains("led(List(Utf8), List(Utf8))"), "{err}");
-    let sql = format!("SELECT {LED3} FROM (SELECT tokenize('a') AS src, tokenize('b') AS tgt, 3 AS links)");
+    let sql = format!(
+        "SELECT {LED3} FROM (SELECT tokenize('a') AS src, tokenize('b') AS tgt, 3 AS links)"
+    );
     let err = ctx.sql(&sql).await.unwrap_err().to_string();
-    assert!(err.contains("led(List(Utf8), List(Utf8), List(Struct(\"src\": non-null Int32"), "{err}");
-    let err = ctx.sql("SELECT pod(tokenize('a'), tokenize('a'))").await.unwrap_err().to_string();
-    assert!(err.contains("pod(List(Utf8), List(Utf8), List(Struct"), "{err}");
+    assert!(
+        err.contains("led(List(Utf8), List(Utf8), List(Struct(\"src\": non-null Int32"),
+        "{err}"
+    );
+    let err = ctx
+        .sql("SELECT pod(tokenize('a'), tokenize('a'))")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("pod(List(Utf8), List(Utf8), List(Struct"),
+        "{err}"
+    );
 }

@@ -39,7 +39,10 @@ pub fn generate(seed: u64, sentences: usize, lengths: (usize, usize)) -> Problem
             table.add(&[&word(w)], &[&target], p);
         }
     }
-    let mut bigrams: Vec<[&str; 2]> = sentences.iter().flat_map(|s| s.windows(2).map(|w| [w[0].as_str(), w[1].as_str()])).collect();
+    let mut bigrams: Vec<[&str; 2]> = sentences
+        .iter()
+        .flat_map(|s| s.windows(2).map(|w| [w[0].as_str(), w[1].as_str()]))
+        .collect();
     bigrams.sort();
     bigrams.dedup();
     for bigram in bigrams {
@@ -47,12 +50,18 @@ pub fn generate(seed: u64, sentences: usize, lengths: (usize, usize)) -> Problem
             continue;
         }
         for _ in 0..1 + rng.below(2) {
-            let target: Vec<String> = (0..1 + rng.below(2)).map(|_| word(rng.below(VOCABULARY))).collect();
+            let target: Vec<String> = (0..1 + rng.below(2))
+                .map(|_| word(rng.below(VOCABULARY)))
+                .collect();
             let target: Vec<&str> = target.iter().map(String::as_str).collect();
             table.add(&bigram, &target, uniform(&mut rng, 0.05, 0.95));
         }
     }
-    Problems { index: table.build(), lm: bigram_model(&mut rng), sentences }
+    Problems {
+        index: table.build(),
+        lm: bigram_model(&mut rng),
+        sentences,
+    }
 }
 
 fn uniform(rng: &mut SplitMix64, low: f64, high: f64) -> f64 {
@@ -63,15 +72,26 @@ fn bigram_model(rng: &mut SplitMix64) -> NgramModel {
     let log10 = |rng: &mut SplitMix64, low, high| uniform(rng, low, high) as f32;
     let mut pairs = std::collections::BTreeMap::new();
     while pairs.len() < 400 {
-        let first = if rng.below(8) == 0 { "<s>".to_string() } else { word(rng.below(VOCABULARY)) };
-        let second = if rng.below(8) == 0 { "</s>".to_string() } else { word(rng.below(VOCABULARY)) };
+        let first = if rng.below(8) == 0 {
+            "<s>".to_string()
+        } else {
+            word(rng.below(VOCABULARY))
+        };
+        let second = if rng.below(8) == 0 {
+            "</s>".to_string()
+        } else {
+            word(rng.below(VOCABULARY))
+        };
         pairs.insert((first, second), log10(rng, -1.5, -0.2));
     }
     let mut lm = NgramModelBuilder::new(&[VOCABULARY as u64 + 2, pairs.len() as u64]);
-    lm.add_unigram("<s>", -99.0, log10(rng, -0.5, 0.0)).expect("a unigram");
-    lm.add_unigram("</s>", log10(rng, -2.5, -1.0), 0.0).expect("a unigram");
+    lm.add_unigram("<s>", -99.0, log10(rng, -0.5, 0.0))
+        .expect("a unigram");
+    lm.add_unigram("</s>", log10(rng, -2.5, -1.0), 0.0)
+        .expect("a unigram");
     for w in 0..VOCABULARY {
-        lm.add_unigram(&word(w), log10(rng, -2.5, -1.0), log10(rng, -0.5, 0.0)).expect("a unigram");
+        lm.add_unigram(&word(w), log10(rng, -2.5, -1.0), log10(rng, -0.5, 0.0))
+            .expect("a unigram");
     }
     for ((first, second), log_p) in pairs {
         lm.add(&[&first, &second], log_p, 0.0).expect("known words");
@@ -104,13 +124,25 @@ pub struct Study {
 /// MCPG in both modes (η = `episodes`, the LM weighted 1) against the exhaustive optimum of
 /// the model score, over every sentence that has a paraphrase.
 pub fn study(problems: &Problems, episodes: u64, seed: u64) -> Study {
-    let options = |mode| Options { mode, episodes, seed, ..Options::default() };
+    let options = |mode| Options {
+        mode,
+        episodes,
+        seed,
+        ..Options::default()
+    };
     let lm = Some(&problems.lm);
     let mut optima = Vec::new();
     let mut most_sets = 0;
     for sentence in &problems.sentences {
         let words: Vec<&str> = sentence.iter().map(String::as_str).collect();
-        let (best, sets) = exhaustive(&problems.index, lm, &words, &options(Mode::TrueScore), 50_000_000).expect("few enough rule sets");
+        let (best, sets) = exhaustive(
+            &problems.index,
+            lm,
+            &words,
+            &options(Mode::TrueScore),
+            50_000_000,
+        )
+        .expect("few enough rule sets");
         if let Some(best) = best {
             optima.push((words, best.model_score));
         }
@@ -123,15 +155,29 @@ pub fn study(problems: &Problems, episodes: u64, seed: u64) -> Study {
             let (mut optimal, mut total, mut spent) = (0, 0.0, 0);
             for (words, optimum) in &optima {
                 let outcome = mcpg(&problems.index, lm, words, &options(mode));
-                let best = outcome.paraphrases.first().map_or(f64::NEG_INFINITY, |p| p.model_score);
+                let best = outcome
+                    .paraphrases
+                    .first()
+                    .map_or(f64::NEG_INFINITY, |p| p.model_score);
                 optimal += usize::from(best >= optimum - 1e-9 * optimum.abs().max(1.0));
                 total += best;
                 spent += outcome.episodes;
             }
             let seconds = started.elapsed().as_secs_f64();
-            ModeResult { mode, optimal, mean_model_score: total / optima.len() as f64, episodes: spent, seconds }
+            ModeResult {
+                mode,
+                optimal,
+                mean_model_score: total / optima.len() as f64,
+                episodes: spent,
+                seconds,
+            }
         })
         .collect();
     let mean_optimum = optima.iter().map(|(_, o)| o).sum::<f64>() / optima.len() as f64;
-    Study { sentences: optima.len(), mean_optimum, most_sets, modes }
+    Study {
+        sentences: optima.len(),
+        mean_optimum,
+        most_sets,
+        modes,
+    }
 }

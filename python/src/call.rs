@@ -24,19 +24,44 @@ const BATCH_ROWS: usize = 32 * 1024;
 
 /// `name(args...)` per row (a scalar function), or over all rows (an aggregate: one row).
 /// Returns the result's batches in row order.
-pub async fn call(ctx: &SessionContext, name: &str, args: Vec<Arg>, aggregate: bool, partitions: usize) -> Result<Vec<ArrayRef>> {
-    let columns: Vec<&Vec<ArrayRef>> = args.iter().filter_map(|a| if let Arg::Column(c) = a { Some(c) } else { None }).collect();
+pub async fn call(
+    ctx: &SessionContext,
+    name: &str,
+    args: Vec<Arg>,
+    aggregate: bool,
+    partitions: usize,
+) -> Result<Vec<ArrayRef>> {
+    let columns: Vec<&Vec<ArrayRef>> = args
+        .iter()
+        .filter_map(|a| {
+            if let Arg::Column(c) = a {
+                Some(c)
+            } else {
+                None
+            }
+        })
+        .collect();
     if columns.is_empty() {
         return plan_err!("{name}: give at least one argument as an array (a column of rows)");
     }
     let batches = aligned_batches(&columns)?;
-    let fields: Vec<Field> = columns.iter().enumerate().map(|(i, chunks)| Field::new(format!("c{i}"), chunks[0].data_type().clone(), true)).collect();
+    let fields: Vec<Field> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, chunks)| Field::new(format!("c{i}"), chunks[0].data_type().clone(), true))
+        .collect();
     let schema = Arc::new(Schema::new(fields));
-    let batches = batches.into_iter().map(|arrays| RecordBatch::try_new(schema.clone(), arrays)).collect::<Result<Vec<_>, _>>()?;
+    let batches = batches
+        .into_iter()
+        .map(|arrays| RecordBatch::try_new(schema.clone(), arrays))
+        .collect::<Result<Vec<_>, _>>()?;
     // Contiguous runs of batches per partition, so reading the partitions in turn gives the
     // rows back in order.
     let per_partition = batches.len().div_ceil(partitions.max(1)).max(1);
-    let mut parts: Vec<Vec<RecordBatch>> = batches.chunks(per_partition).map(<[RecordBatch]>::to_vec).collect();
+    let mut parts: Vec<Vec<RecordBatch>> = batches
+        .chunks(per_partition)
+        .map(<[RecordBatch]>::to_vec)
+        .collect();
     parts.resize(partitions.max(1), vec![]);
     let table = MemTable::try_new(schema, parts)?;
     let mut column = 0;
@@ -70,15 +95,27 @@ pub async fn call(ctx: &SessionContext, name: &str, args: Vec<Arg>, aggregate: b
         named.unwrap_or(err)
     })?;
     let partitions = frame.collect_partitioned().await?;
-    Ok(partitions.into_iter().flatten().map(|batch| batch.column(0).clone()).collect())
+    Ok(partitions
+        .into_iter()
+        .flatten()
+        .map(|batch| batch.column(0).clone())
+        .collect())
 }
 
 /// The columns cut at every chunk boundary of any of them (zero-copy slices) and into batches
 /// of at most [`BATCH_ROWS`] rows: the i-th slice of every column covers the same rows.
 fn aligned_batches(columns: &[&Vec<ArrayRef>]) -> Result<Vec<Vec<ArrayRef>>> {
-    let lengths: Vec<usize> = columns.iter().map(|chunks| chunks.iter().map(|c| c.len()).sum()).collect();
+    let lengths: Vec<usize> = columns
+        .iter()
+        .map(|chunks| chunks.iter().map(|c| c.len()).sum())
+        .collect();
     if let Some(i) = lengths.iter().position(|&n| n != lengths[0]) {
-        return exec_err!("the array arguments have different lengths: {} rows and {} rows (argument {})", lengths[0], lengths[i], i + 1);
+        return exec_err!(
+            "the array arguments have different lengths: {} rows and {} rows (argument {})",
+            lengths[0],
+            lengths[i],
+            i + 1
+        );
     }
     let mut cuts: Vec<usize> = vec![0, lengths[0]];
     for chunks in columns {
@@ -101,9 +138,19 @@ fn aligned_batches(columns: &[&Vec<ArrayRef>]) -> Result<Vec<Vec<ArrayRef>>> {
     }
     if bounds.is_empty() {
         // No rows: one empty batch, so the plan still has the columns' types.
-        return Ok(vec![columns.iter().map(|chunks| chunks[0].slice(0, 0)).collect()]);
+        return Ok(vec![
+            columns.iter().map(|chunks| chunks[0].slice(0, 0)).collect(),
+        ]);
     }
-    Ok(bounds.iter().map(|&(start, end)| columns.iter().map(|chunks| slice(chunks, start, end)).collect()).collect())
+    Ok(bounds
+        .iter()
+        .map(|&(start, end)| {
+            columns
+                .iter()
+                .map(|chunks| slice(chunks, start, end))
+                .collect()
+        })
+        .collect())
 }
 
 /// Rows `start..end` of a chunked column, which lie within one chunk (the cuts say so).

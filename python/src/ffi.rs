@@ -20,7 +20,11 @@ pub struct ScalarFunction(pub Arc<ScalarUDF>);
 #[pymethods]
 impl ScalarFunction {
     fn __datafusion_scalar_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        PyCapsule::new_with_value(py, FFI_ScalarUDF::from(self.0.clone()), c"datafusion_scalar_udf")
+        PyCapsule::new_with_value(
+            py,
+            FFI_ScalarUDF::from(self.0.clone()),
+            c"datafusion_scalar_udf",
+        )
     }
 
     #[getter]
@@ -34,8 +38,15 @@ pub struct AggregateFunction(pub Arc<AggregateUDF>);
 
 #[pymethods]
 impl AggregateFunction {
-    fn __datafusion_aggregate_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        PyCapsule::new_with_value(py, FFI_AggregateUDF::from(self.0.clone()), c"datafusion_aggregate_udf")
+    fn __datafusion_aggregate_udf__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        PyCapsule::new_with_value(
+            py,
+            FFI_AggregateUDF::from(self.0.clone()),
+            c"datafusion_aggregate_udf",
+        )
     }
 
     #[getter]
@@ -54,11 +65,21 @@ pub struct TableFunction {
 impl TableFunction {
     /// datafusion-python passes the session the function is registered in: its logical codec
     /// travels with the function (datafusion-ffi 52 and later).
-    fn __datafusion_table_function__<'py>(&self, py: Python<'py>, session: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyCapsule>> {
+    fn __datafusion_table_function__<'py>(
+        &self,
+        py: Python<'py>,
+        session: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
         let attr = "__datafusion_logical_extension_codec__";
-        let codec = if session.hasattr(attr)? { session.getattr(attr)?.call0()? } else { session };
+        let codec = if session.hasattr(attr)? {
+            session.getattr(attr)?.call0()?
+        } else {
+            session
+        };
         let codec = codec.cast::<PyCapsule>()?;
-        let pointer: NonNull<FFI_LogicalExtensionCodec> = codec.pointer_checked(Some(c"datafusion_logical_extension_codec"))?.cast();
+        let pointer: NonNull<FFI_LogicalExtensionCodec> = codec
+            .pointer_checked(Some(c"datafusion_logical_extension_codec"))?
+            .cast();
         // SAFETY: the capsule's name says it holds an FFI_LogicalExtensionCodec; it is cloned.
         let codec = unsafe { pointer.as_ref() }.clone();
         let function = FFI_TableFunction::new_with_ffi_codec(self.function.clone(), None, codec);

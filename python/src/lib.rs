@@ -9,19 +9,21 @@ mod ffi;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use clap::ValueEnum;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::Documentation;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use pairmetrics::align::{AlignerOptions, Module, Objective};
 use pairmetrics::metrics::true_score::Identity;
-use clap::ValueEnum;
 use pairmetrics::parquet::Codec;
 use pairmetrics::pipeline::score::{self as scoring, ScoreOptions};
-use pairmetrics::resources::{self, MissingResource, PhraseTableOptions, ResourceOptions, Resources};
+use pairmetrics::resources::{
+    self, MissingResource, PhraseTableOptions, ResourceOptions, Resources,
+};
 use pairmetrics::session::{Session, Tuning};
 use pairmetrics::udf;
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::conversion::FromPyObjectOwned;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 
@@ -32,7 +34,12 @@ use crate::ffi::{AggregateFunction, ScalarFunction, TableFunction};
 /// The runtime every call runs on (DataFusion's plans are async), started on first use.
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("starting the tokio runtime"))
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("starting the tokio runtime")
+    })
 }
 
 fn cores() -> usize {
@@ -50,7 +57,11 @@ fn python_error(context: &str, err: &(dyn std::error::Error + 'static)) -> PyErr
                 resources::Resource::Triples => "triples='triples.parquet'",
                 resources::Resource::Lm => "lm='model.arpa'",
             };
-            return PyValueError::new_err(format!("{} needs {}: pass {keyword}", missing.function, missing.resource.what()));
+            return PyValueError::new_err(format!(
+                "{} needs {}: pass {keyword}",
+                missing.function,
+                missing.resource.what()
+            ));
         }
         source = e.source();
     }
@@ -64,22 +75,45 @@ fn anyhow_error(context: &str, err: anyhow::Error) -> PyErr {
 /// What pairmetrics' functions need beyond their arguments, from the keywords the Python
 /// layer checked (the CLI's flags: phrase_table, lm, beam, ...); absent keys take defaults.
 /// The keywords [`resource_options`] reads; the Python layer documents each one.
-const RESOURCE_KEYWORDS: [&str; 12] =
-    ["phrase_table", "prob_column", "free_identity", "triples", "lm", "lang", "modules", "beam", "alignment_type", "stem_table", "syn_dir", "para"];
+const RESOURCE_KEYWORDS: [&str; 12] = [
+    "phrase_table",
+    "prob_column",
+    "free_identity",
+    "triples",
+    "lm",
+    "lang",
+    "modules",
+    "beam",
+    "alignment_type",
+    "stem_table",
+    "syn_dir",
+    "para",
+];
 
 fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOptions> {
     for key in keywords.iter().flat_map(|k| k.keys()) {
         let key: String = key.extract()?;
         if !RESOURCE_KEYWORDS.contains(&key.as_str()) {
-            return Err(PyTypeError::new_err(format!("unknown resource keyword {key:?}; they are: {}", RESOURCE_KEYWORDS.join(", "))));
+            return Err(PyTypeError::new_err(format!(
+                "unknown resource keyword {key:?}; they are: {}",
+                RESOURCE_KEYWORDS.join(", ")
+            )));
         }
     }
-    fn get<'py, T: FromPyObjectOwned<'py>>(keywords: Option<&Bound<'py, PyDict>>, key: &str) -> PyResult<Option<T>> {
-        let Some(value) = keywords.map(|k| k.get_item(key)).transpose()?.flatten() else { return Ok(None) };
+    fn get<'py, T: FromPyObjectOwned<'py>>(
+        keywords: Option<&Bound<'py, PyDict>>,
+        key: &str,
+    ) -> PyResult<Option<T>> {
+        let Some(value) = keywords.map(|k| k.get_item(key)).transpose()?.flatten() else {
+            return Ok(None);
+        };
         if value.is_none() {
             return Ok(None);
         }
-        value.extract().map(Some).map_err(|e| PyValueError::new_err(format!("{key}: {}", Into::<PyErr>::into(e))))
+        value
+            .extract()
+            .map(Some)
+            .map_err(|e| PyValueError::new_err(format!("{key}: {}", Into::<PyErr>::into(e))))
     }
     let defaults = AlignerOptions::default();
     let invalid = |e: pairmetrics::align::AlignError| PyValueError::new_err(e.to_string());
@@ -87,9 +121,18 @@ fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOp
     let objective: Option<String> = get(keywords, "alignment_type")?;
     let aligner = AlignerOptions {
         language: get(keywords, "lang")?.unwrap_or(defaults.language),
-        modules: modules.as_deref().map(Module::parse_list).transpose().map_err(invalid)?,
+        modules: modules
+            .as_deref()
+            .map(Module::parse_list)
+            .transpose()
+            .map_err(invalid)?,
         beam: get(keywords, "beam")?.unwrap_or(defaults.beam),
-        objective: objective.as_deref().map(Objective::parse).transpose().map_err(invalid)?.unwrap_or(defaults.objective),
+        objective: objective
+            .as_deref()
+            .map(Objective::parse)
+            .transpose()
+            .map_err(invalid)?
+            .unwrap_or(defaults.objective),
         stem_file: get(keywords, "stem_table")?,
         synonym_dir: get(keywords, "syn_dir")?,
         paraphrase_file: get(keywords, "para")?,
@@ -98,9 +141,19 @@ fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOp
         true => Identity::Always,
         false => Identity::UnlessInTable,
     };
-    let prob_column = get(keywords, "prob_column")?.unwrap_or_else(|| resources::DEFAULT_PROB_COLUMN.to_string());
-    let phrase_table = get::<PathBuf>(keywords, "phrase_table")?.map(|path| PhraseTableOptions { path, prob_column, identity });
-    Ok(ResourceOptions { phrase_table, triples: get(keywords, "triples")?, lm: get(keywords, "lm")?, aligner })
+    let prob_column =
+        get(keywords, "prob_column")?.unwrap_or_else(|| resources::DEFAULT_PROB_COLUMN.to_string());
+    let phrase_table = get::<PathBuf>(keywords, "phrase_table")?.map(|path| PhraseTableOptions {
+        path,
+        prob_column,
+        identity,
+    });
+    Ok(ResourceOptions {
+        phrase_table,
+        triples: get(keywords, "triples")?,
+        lm: get(keywords, "lm")?,
+        aligner,
+    })
 }
 
 /// pairmetrics' functions bound to resources (a phrase table, triples, a language model, the
@@ -117,46 +170,92 @@ impl Functions {
     #[pyo3(signature = (resources = None))]
     fn new(py: Python<'_>, resources: Option<Bound<'_, PyDict>>) -> PyResult<Self> {
         let options = resource_options(resources.as_ref())?;
-        let (resources, _) = py.detach(|| runtime().block_on(resources::load(&options))).map_err(|e| anyhow_error("loading resources", e))?;
+        let (resources, _) = py
+            .detach(|| runtime().block_on(resources::load(&options)))
+            .map_err(|e| anyhow_error("loading resources", e))?;
         let mut config = SessionConfig::new();
         // Partitions are contiguous runs of rows; a round-robin shuffle would lose their order.
-        config.options_mut().optimizer.enable_round_robin_repartition = false;
-        let tuning = Tuning { partitions: Some(cores()), ..Tuning::default() };
-        let ctx = Session { config, resources: resources.clone(), tuning, cluster: None }.build().map_err(|e| anyhow_error("starting a session", e))?;
+        config
+            .options_mut()
+            .optimizer
+            .enable_round_robin_repartition = false;
+        let tuning = Tuning {
+            partitions: Some(cores()),
+            ..Tuning::default()
+        };
+        let ctx = Session {
+            config,
+            resources: resources.clone(),
+            tuning,
+            cluster: None,
+        }
+        .build()
+        .map_err(|e| anyhow_error("starting a session", e))?;
         Ok(Functions { ctx, resources })
     }
 
     /// `name(args)` row by row; `names` are the arguments' names, for errors. Returns the
     /// result's chunks in row order.
-    fn call(&self, py: Python<'_>, name: &str, args: Vec<Bound<'_, PyAny>>, names: Vec<String>) -> PyResult<Vec<ExportedArray>> {
+    fn call(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        args: Vec<Bound<'_, PyAny>>,
+        names: Vec<String>,
+    ) -> PyResult<Vec<ExportedArray>> {
         self.run(py, name, args, names, false)
     }
 
     /// The aggregate `name(args)` over all rows: a one-element array.
-    fn aggregate(&self, py: Python<'_>, name: &str, args: Vec<Bound<'_, PyAny>>, names: Vec<String>) -> PyResult<ExportedArray> {
+    fn aggregate(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        args: Vec<Bound<'_, PyAny>>,
+        names: Vec<String>,
+    ) -> PyResult<ExportedArray> {
         let mut chunks = self.run(py, name, args, names, true)?;
         Ok(chunks.remove(0))
     }
 
     /// Every scalar function, for `datafusion.udf`.
     fn scalar_functions(&self) -> Vec<ScalarFunction> {
-        udf::all_scalar_udfs_with(&self.resources).into_iter().map(ScalarFunction).collect()
+        udf::all_scalar_udfs_with(&self.resources)
+            .into_iter()
+            .map(ScalarFunction)
+            .collect()
     }
 
     /// Every aggregate function, for `datafusion.udaf`.
     fn aggregate_functions(&self) -> Vec<AggregateFunction> {
-        udf::all_aggregate_udfs().into_iter().map(AggregateFunction).collect()
+        udf::all_aggregate_udfs()
+            .into_iter()
+            .map(AggregateFunction)
+            .collect()
     }
 
     /// Every table function, for `datafusion.udtf`.
     fn table_functions(&self) -> Vec<TableFunction> {
         let functions = udf::all_table_functions(&self.resources);
-        functions.into_iter().map(|(name, function)| TableFunction { name: name.to_string(), function }).collect()
+        functions
+            .into_iter()
+            .map(|(name, function)| TableFunction {
+                name: name.to_string(),
+                function,
+            })
+            .collect()
     }
 }
 
 impl Functions {
-    fn run(&self, py: Python<'_>, name: &str, args: Vec<Bound<'_, PyAny>>, names: Vec<String>, aggregate: bool) -> PyResult<Vec<ExportedArray>> {
+    fn run(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        args: Vec<Bound<'_, PyAny>>,
+        names: Vec<String>,
+        aggregate: bool,
+    ) -> PyResult<Vec<ExportedArray>> {
         let mut converted = Vec::with_capacity(args.len());
         for (value, arg) in args.iter().zip(&names) {
             converted.push(argument(value, &format!("{name}: argument `{arg}`"))?);
@@ -179,7 +278,9 @@ fn argument(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Arg> {
         return Ok(Arg::Literal(ScalarValue::Boolean(Some(value.extract()?))));
     }
     if value.is_instance_of::<PyInt>() {
-        let n: i64 = value.extract().map_err(|_| PyValueError::new_err(format!("{what}: integer out of range")))?;
+        let n: i64 = value
+            .extract()
+            .map_err(|_| PyValueError::new_err(format!("{what}: integer out of range")))?;
         return Ok(Arg::Literal(ScalarValue::Int64(Some(n))));
     }
     if value.is_instance_of::<PyFloat>() {
@@ -239,8 +340,14 @@ fn score<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     // The CLI's --compression values, from the same enum.
     let compression = Codec::from_str(compression, false).map_err(|_| {
-        let names: Vec<String> = Codec::value_variants().iter().filter_map(|c| Some(c.to_possible_value()?.get_name().to_string())).collect();
-        PyValueError::new_err(format!("compression: expected {}, got {compression:?}", names.join(", ")))
+        let names: Vec<String> = Codec::value_variants()
+            .iter()
+            .filter_map(|c| Some(c.to_possible_value()?.get_name().to_string()))
+            .collect();
+        PyValueError::new_err(format!(
+            "compression: expected {}, got {compression:?}",
+            names.join(", ")
+        ))
     })?;
     let resources = resource_options(resources.as_ref())?;
     let options = ScoreOptions {
@@ -260,7 +367,9 @@ fn score<'py>(
         progress: false,
         cluster: None,
     };
-    let summary = py.detach(|| runtime().block_on(scoring::score(&options))).map_err(|e| anyhow_error("score", e))?;
+    let summary = py
+        .detach(|| runtime().block_on(scoring::score(&options)))
+        .map_err(|e| anyhow_error("score", e))?;
     let result = PyDict::new(py);
     result.set_item("rows", summary.rows)?;
     let means = PyDict::new(py);
@@ -273,9 +382,20 @@ fn score<'py>(
         scored.set_item(name, metric.scored)?;
     }
     result.set_item("scored", scored)?;
-    let problems: Vec<(String, String, u64)> = summary.problems.iter().map(|((c, r), n)| (c.clone(), r.clone(), *n)).collect();
+    let problems: Vec<(String, String, u64)> = summary
+        .problems
+        .iter()
+        .map(|((c, r), n)| (c.clone(), r.clone(), *n))
+        .collect();
     result.set_item("problems", problems)?;
-    result.set_item("orphans", summary.orphans.iter().map(|(t, n)| (t.to_string(), *n)).collect::<Vec<_>>())?;
+    result.set_item(
+        "orphans",
+        summary
+            .orphans
+            .iter()
+            .map(|(t, n)| (t.to_string(), *n))
+            .collect::<Vec<_>>(),
+    )?;
     result.set_item("signature", &summary.signature)?;
     result.set_item("notes", &summary.notes)?;
     Ok(result)

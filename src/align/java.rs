@@ -8,21 +8,28 @@ use std::ops::Range;
 /// an exact match for it, and for us.
 pub fn string_hash(word: &str) -> i32 {
     if word.is_ascii() {
-        word.bytes().fold(0i32, |h, b| h.wrapping_mul(31).wrapping_add(i32::from(b)))
+        word.bytes()
+            .fold(0i32, |h, b| h.wrapping_mul(31).wrapping_add(i32::from(b)))
     } else {
-        word.encode_utf16().fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(u)))
+        word.encode_utf16()
+            .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(u)))
     }
 }
 
 /// `String.length()`: UTF-16 code units.
 pub fn string_length(word: &str) -> usize {
-    if word.is_ascii() { word.len() } else { word.encode_utf16().count() }
+    if word.is_ascii() {
+        word.len()
+    } else {
+        word.encode_utf16().count()
+    }
 }
 
 /// `new StringTokenizer(line)`: tokens separated by runs of space, tab, `\n`, `\r` and form
 /// feed (and nothing else: a no-break space or a vertical tab is part of a token).
 pub fn tokens(line: &str) -> impl Iterator<Item = &str> {
-    line.split([' ', '\t', '\n', '\r', '\u{c}']).filter(|t| !t.is_empty())
+    line.split([' ', '\t', '\n', '\r', '\u{c}'])
+        .filter(|t| !t.is_empty())
 }
 
 /// `String.trim()`, which `Alignment.toString` applies to the re-joined sentence: the range of
@@ -54,7 +61,10 @@ mod tests {
     #[test]
     fn tokens_split_on_javas_five_delimiters_only() {
         let line = " a\tb\u{c}c\u{b}d\u{a0}e  ";
-        assert_eq!(tokens(line).collect::<Vec<_>>(), ["a", "b", "c\u{b}d\u{a0}e"]);
+        assert_eq!(
+            tokens(line).collect::<Vec<_>>(),
+            ["a", "b", "c\u{b}d\u{a0}e"]
+        );
         let text = "\u{1}x\u{a0}y\u{b} ".as_bytes();
         assert_eq!(&text[trim(text)], "x\u{a0}y".as_bytes());
         assert_eq!(trim(b" \t\x1f"), 3..3);

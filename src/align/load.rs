@@ -11,7 +11,10 @@ pub struct LoadError {
 
 impl LoadError {
     pub fn new(file: &str, message: impl Into<String>) -> Self {
-        LoadError { file: file.to_string(), message: message.into() }
+        LoadError {
+            file: file.to_string(),
+            message: message.into(),
+        }
     }
 }
 
@@ -27,7 +30,11 @@ impl std::error::Error for LoadError {}
 /// splits them and UTF-8 checked. Lines are read in place in the reader's buffer, found by
 /// memchr and checked a buffer at a time; only a line that runs past the buffer is copied
 /// (resources are loaded at every start: the English synonyms alone are 300,000 lines).
-pub fn for_each_line(mut reader: impl BufRead, name: &str, mut f: impl FnMut(usize, &str) -> Result<(), LoadError>) -> Result<(), LoadError> {
+pub fn for_each_line(
+    mut reader: impl BufRead,
+    name: &str,
+    mut f: impl FnMut(usize, &str) -> Result<(), LoadError>,
+) -> Result<(), LoadError> {
     let mut number = 0;
     // A line: text already checked, or bytes to check.
     let mut line = |line: Result<&str, &[u8]>| {
@@ -35,7 +42,10 @@ pub fn for_each_line(mut reader: impl BufRead, name: &str, mut f: impl FnMut(usi
         let text = match line {
             Ok(text) => text,
             Err(bytes) => std::str::from_utf8(bytes).map_err(|e| {
-                LoadError::new(name, format!("line {number}: invalid UTF-8 at byte {}", e.valid_up_to()))
+                LoadError::new(
+                    name,
+                    format!("line {number}: invalid UTF-8 at byte {}", e.valid_up_to()),
+                )
             })?,
         };
         f(number, text.strip_suffix('\r').unwrap_or(text))
@@ -48,7 +58,11 @@ pub fn for_each_line(mut reader: impl BufRead, name: &str, mut f: impl FnMut(usi
             Err(e) => return Err(LoadError::new(name, format!("line {}: {e}", number + 1))),
         };
         if buffer.is_empty() {
-            return if carried.is_empty() { Ok(()) } else { line(Err(&carried)) };
+            return if carried.is_empty() {
+                Ok(())
+            } else {
+                line(Err(&carried))
+            };
         }
         // The buffer's whole lines, as text when they are UTF-8 (else each line is checked and
         // the first invalid one named).
@@ -72,7 +86,11 @@ pub fn for_each_line(mut reader: impl BufRead, name: &str, mut f: impl FnMut(usi
 }
 
 /// METEOR's two-line records (a key line, then a value line), given to `f`.
-pub fn for_each_pair_of_lines(reader: impl BufRead, name: &str, mut f: impl FnMut(&str, &str) -> Result<(), LoadError>) -> Result<(), LoadError> {
+pub fn for_each_pair_of_lines(
+    reader: impl BufRead,
+    name: &str,
+    mut f: impl FnMut(&str, &str) -> Result<(), LoadError>,
+) -> Result<(), LoadError> {
     let (mut key, mut key_line) = (String::new(), None);
     for_each_line(reader, name, |number, line| {
         match key_line.take() {
@@ -86,7 +104,10 @@ pub fn for_each_pair_of_lines(reader: impl BufRead, name: &str, mut f: impl FnMu
         Ok(())
     })?;
     match key_line {
-        Some(number) => Err(LoadError::new(name, format!("line {number}: `{key}` is the last line; a line of values must follow it"))),
+        Some(number) => Err(LoadError::new(
+            name,
+            format!("line {number}: `{key}` is the last line; a line of values must follow it"),
+        )),
         None => Ok(()),
     }
 }
@@ -98,21 +119,41 @@ mod tests {
 
     fn lines(text: &[u8], capacity: usize) -> Result<Vec<(usize, String)>, LoadError> {
         let mut seen = Vec::new();
-        for_each_line(BufReader::with_capacity(capacity, text), "f", |number, line| {
-            seen.push((number, line.to_string()));
-            Ok(())
-        })?;
+        for_each_line(
+            BufReader::with_capacity(capacity, text),
+            "f",
+            |number, line| {
+                seen.push((number, line.to_string()));
+                Ok(())
+            },
+        )?;
         Ok(seen)
     }
 
     #[test]
     fn lines_are_split_as_readline_splits_them_whatever_the_buffer() {
         let text = "a\r\n\nbé c\rd\n\n\r\nlast";
-        let expected = [(1, "a"), (2, ""), (3, "bé c\rd"), (4, ""), (5, ""), (6, "last")];
-        let expected: Vec<(usize, String)> = expected.iter().map(|&(n, l)| (n, l.to_string())).collect();
+        let expected = [
+            (1, "a"),
+            (2, ""),
+            (3, "bé c\rd"),
+            (4, ""),
+            (5, ""),
+            (6, "last"),
+        ];
+        let expected: Vec<(usize, String)> =
+            expected.iter().map(|&(n, l)| (n, l.to_string())).collect();
         for capacity in [1, 2, 3, 5, 64] {
-            assert_eq!(lines(text.as_bytes(), capacity).unwrap(), expected, "buffer of {capacity}");
-            assert_eq!(lines(format!("{text}\n").as_bytes(), capacity).unwrap(), expected, "buffer of {capacity}");
+            assert_eq!(
+                lines(text.as_bytes(), capacity).unwrap(),
+                expected,
+                "buffer of {capacity}"
+            );
+            assert_eq!(
+                lines(format!("{text}\n").as_bytes(), capacity).unwrap(),
+                expected,
+                "buffer of {capacity}"
+            );
         }
         assert_eq!(lines(b"", 4).unwrap(), []);
         assert_eq!(lines(b"\n", 4).unwrap(), [(1, String::new())]);
@@ -122,12 +163,19 @@ mod tests {
     fn invalid_utf8_names_the_line_after_the_lines_before_it() {
         for capacity in [1, 4, 64] {
             let mut seen = 0;
-            let err = for_each_line(BufReader::with_capacity(capacity, &b"ok\nab\xffc\nnever\n"[..]), "f", |_, _| {
-                seen += 1;
-                Ok(())
-            })
+            let err = for_each_line(
+                BufReader::with_capacity(capacity, &b"ok\nab\xffc\nnever\n"[..]),
+                "f",
+                |_, _| {
+                    seen += 1;
+                    Ok(())
+                },
+            )
             .unwrap_err();
-            assert_eq!((seen, err.to_string()), (1, "f: line 2: invalid UTF-8 at byte 2".to_string()));
+            assert_eq!(
+                (seen, err.to_string()),
+                (1, "f: line 2: invalid UTF-8 at byte 2".to_string())
+            );
         }
     }
 }

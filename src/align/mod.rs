@@ -19,13 +19,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::metrics::{Link, span_links};
 pub use java::{string_hash, tokens, trim};
 pub use load::LoadError;
 use paraphrase::ParaphraseTable;
 use search::Candidates;
 use stem::Stemmer;
 use synonyms::{SynonymDictionary, SynsetIndex, span};
-use crate::metrics::{Link, span_links};
 
 /// A matcher stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,7 +37,12 @@ pub enum Module {
 }
 
 impl Module {
-    pub const ALL: [Module; 4] = [Module::Exact, Module::Stem, Module::Synonym, Module::Paraphrase];
+    pub const ALL: [Module; 4] = [
+        Module::Exact,
+        Module::Stem,
+        Module::Synonym,
+        Module::Paraphrase,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -53,18 +58,31 @@ impl Module {
         Module::ALL
             .into_iter()
             .find(|m| m.name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| AlignError::Option(format!("unknown module `{name}`: expected exact, stem, synonym or paraphrase")))
+            .ok_or_else(|| {
+                AlignError::Option(format!(
+                    "unknown module `{name}`: expected exact, stem, synonym or paraphrase"
+                ))
+            })
     }
 
     /// A module list as METEOR's `-m` takes it: names separated by whitespace (we also accept
     /// `,` and `+`).
     pub fn parse_list(text: &str) -> Result<Vec<Module>, AlignError> {
-        let modules = text.split([',', '+', ' ', '\t']).filter(|t| !t.is_empty()).map(Module::parse).collect::<Result<Vec<_>, _>>()?;
+        let modules = text
+            .split([',', '+', ' ', '\t'])
+            .filter(|t| !t.is_empty())
+            .map(Module::parse)
+            .collect::<Result<Vec<_>, _>>()?;
         if modules.is_empty() {
-            return Err(AlignError::Option("no module given: expected some of exact, stem, synonym, paraphrase".into()));
+            return Err(AlignError::Option(
+                "no module given: expected some of exact, stem, synonym, paraphrase".into(),
+            ));
         }
         if modules.len() > u8::MAX as usize {
-            return Err(AlignError::Option(format!("{} modules given; a stage number must fit a byte", modules.len())));
+            return Err(AlignError::Option(format!(
+                "{} modules given; a stage number must fit a byte",
+                modules.len()
+            )));
         }
         Ok(modules)
     }
@@ -85,7 +103,9 @@ impl Objective {
         match name {
             "maxcov" => Ok(Objective::MaxCoverage),
             "maxacc" => Ok(Objective::MaxAccuracy),
-            _ => Err(AlignError::Option(format!("unknown alignment type `{name}`: expected maxcov or maxacc"))),
+            _ => Err(AlignError::Option(format!(
+                "unknown alignment type `{name}`: expected maxcov or maxacc"
+            ))),
         }
     }
 
@@ -234,7 +254,11 @@ impl AlignerOptions {
             self.beam,
             self.objective.name()
         );
-        for (flag, path) in [("stem", &self.stem_file), ("syn", &self.synonym_dir), ("para", &self.paraphrase_file)] {
+        for (flag, path) in [
+            ("stem", &self.stem_file),
+            ("syn", &self.synonym_dir),
+            ("para", &self.paraphrase_file),
+        ] {
             if let Some(path) = path {
                 text.push_str(&format!(":{flag}={}", path.display()));
             }
@@ -254,19 +278,25 @@ fn english_synonyms() -> Arc<SynonymDictionary> {
     ENGLISH
         .get_or_init(|| {
             let names = ("<bundled english.synsets>", "<bundled english.exceptions>");
-            Arc::new(SynonymDictionary::read(ENGLISH_SYNSETS, ENGLISH_EXCEPTIONS, names).expect("the bundled synonyms parse"))
+            Arc::new(
+                SynonymDictionary::read(ENGLISH_SYNSETS, ENGLISH_EXCEPTIONS, names)
+                    .expect("the bundled synonyms parse"),
+            )
         })
         .clone()
 }
 
 fn open(path: &Path) -> Result<Box<dyn std::io::BufRead + Send>, AlignError> {
-    crate::formats::input::open(path).map_err(|e| AlignError::Load(LoadError::new(&path.display().to_string(), e.message)))
+    crate::formats::input::open(path)
+        .map_err(|e| AlignError::Load(LoadError::new(&path.display().to_string(), e.message)))
 }
 
 /// A resource of a few megabytes (a language's synonyms), read whole.
 fn read_whole(path: &Path) -> Result<Vec<u8>, AlignError> {
     let mut bytes = Vec::new();
-    open(path)?.read_to_end(&mut bytes).map_err(|e| AlignError::Load(LoadError::new(&path.display().to_string(), e.to_string())))?;
+    open(path)?.read_to_end(&mut bytes).map_err(|e| {
+        AlignError::Load(LoadError::new(&path.display().to_string(), e.to_string()))
+    })?;
     Ok(bytes)
 }
 
@@ -286,7 +316,10 @@ impl Aligner {
     pub fn new(options: AlignerOptions) -> Result<Aligner, AlignError> {
         let language = language_name(&options.language)?;
         if options.beam > MAX_BEAM {
-            return Err(AlignError::Option(format!("a beam of {} is too wide: at most {MAX_BEAM}", options.beam)));
+            return Err(AlignError::Option(format!(
+                "a beam of {} is too wide: at most {MAX_BEAM}",
+                options.beam
+            )));
         }
         let modules = options.modules();
         let has = |module| modules.contains(&module);
@@ -316,22 +349,44 @@ impl Aligner {
             (Some(dir), true) => {
                 let file = |ext: &str| dir.join(format!("{language}.{ext}"));
                 let (synsets, exceptions) = (file("synsets"), file("exceptions"));
-                let names = (synsets.display().to_string(), exceptions.display().to_string());
-                let (synsets_text, exceptions_text) = (read_whole(&synsets)?, read_whole(&exceptions)?);
-                Some(Arc::new(SynonymDictionary::read(&synsets_text, &exceptions_text, (&names.0, &names.1))?))
+                let names = (
+                    synsets.display().to_string(),
+                    exceptions.display().to_string(),
+                );
+                let (synsets_text, exceptions_text) =
+                    (read_whole(&synsets)?, read_whole(&exceptions)?);
+                Some(Arc::new(SynonymDictionary::read(
+                    &synsets_text,
+                    &exceptions_text,
+                    (&names.0, &names.1),
+                )?))
             }
         };
         let paraphrases = match (&options.paraphrase_file, has(Module::Paraphrase)) {
             (_, false) => None,
-            (Some(path), true) => Some(ParaphraseTable::read(open(path)?, &path.display().to_string())?),
+            (Some(path), true) => Some(ParaphraseTable::read(
+                open(path)?,
+                &path.display().to_string(),
+            )?),
             (None, true) => {
                 return Err(AlignError::Option(
-                    "the paraphrase module needs a paraphrase table (METEOR's -a; none is bundled)".into(),
+                    "the paraphrase module needs a paraphrase table (METEOR's -a; none is bundled)"
+                        .into(),
                 ));
             }
         };
-        let half_weights = modules.iter().map(|&m| options.objective.half_weight(m)).collect();
-        Ok(Aligner { options, modules, half_weights, stemmer, synonyms, paraphrases })
+        let half_weights = modules
+            .iter()
+            .map(|&m| options.objective.half_weight(m))
+            .collect();
+        Ok(Aligner {
+            options,
+            modules,
+            half_weights,
+            stemmer,
+            synonyms,
+            paraphrases,
+        })
     }
 
     pub fn options(&self) -> &AlignerOptions {
@@ -345,15 +400,30 @@ impl Aligner {
 
     /// Align two tokenised sentences (METEOR's test, then its reference): the matches of the
     /// best alignment, in order of their position in the second sentence.
-    pub fn align<S: AsRef<str>>(&self, words1: &[S], words2: &[S], scratch: &mut Scratch) -> Vec<Match> {
-        let Scratch { cache, side1, side2, candidates, beam } = scratch;
+    pub fn align<S: AsRef<str>>(
+        &self,
+        words1: &[S],
+        words2: &[S],
+        scratch: &mut Scratch,
+    ) -> Vec<Match> {
+        let Scratch {
+            cache,
+            side1,
+            side2,
+            candidates,
+            beam,
+        } = scratch;
         cache.make_room();
         cache.describe(self, words1, side1);
         cache.describe(self, words2, side2);
         let (n1, n2) = (words1.len(), words2.len());
         candidates.reset(n1, n2);
         // METEOR's special case: identical sentences (by hash) run the first stage only.
-        let identical = n1 == n2 && side1.iter().zip(side2.iter()).all(|(a, b)| a.hash == b.hash);
+        let identical = n1 == n2
+            && side1
+                .iter()
+                .zip(side2.iter())
+                .all(|(a, b)| a.hash == b.hash);
         let stages = if identical { 1 } else { self.modules.len() };
         for (stage, &module) in self.modules[..stages].iter().enumerate() {
             let stage = stage as u8;
@@ -369,13 +439,27 @@ impl Aligner {
             } else {
                 // Exact and stem: the first sentence's words sorted by (hash or stem, position),
                 // so each second-sentence word finds its equals in position order.
-                let key = |t: &Token| if module == Module::Exact { t.hash } else { t.stem };
+                let key = |t: &Token| {
+                    if module == Module::Exact {
+                        t.hash
+                    } else {
+                        t.stem
+                    }
+                };
                 cache.by_key.clear();
-                cache.by_key.extend(side1.iter().enumerate().map(|(i, t)| (key(t), i as u32)));
+                cache
+                    .by_key
+                    .extend(side1.iter().enumerate().map(|(i, t)| (key(t), i as u32)));
                 cache.by_key.sort_unstable();
             }
             for (j, b) in side2.iter().enumerate() {
-                let one = |i: u32| Match { s1_start: i, s1_len: 1, s2_start: j as u32, s2_len: 1, stage };
+                let one = |i: u32| Match {
+                    s1_start: i,
+                    s1_len: 1,
+                    s2_start: j as u32,
+                    s2_len: 1,
+                    stage,
+                };
                 if module == Module::Synonym {
                     for &i in cache.synonyms_of(b) {
                         if side1[i as usize].hash != b.hash {
@@ -384,9 +468,16 @@ impl Aligner {
                     }
                     continue;
                 }
-                let wanted = if module == Module::Exact { b.hash } else { b.stem };
+                let wanted = if module == Module::Exact {
+                    b.hash
+                } else {
+                    b.stem
+                };
                 let first = cache.by_key.partition_point(|&(k, _)| k < wanted);
-                for &(_, i) in cache.by_key[first..].iter().take_while(|&&(k, _)| k == wanted) {
+                for &(_, i) in cache.by_key[first..]
+                    .iter()
+                    .take_while(|&&(k, _)| k == wanted)
+                {
                     // A stem match needs words that differ (by hash).
                     if module == Module::Exact || side1[i as usize].hash != b.hash {
                         candidates.add(one(i));
@@ -394,19 +485,37 @@ impl Aligner {
                 }
             }
         }
-        search::resolve(candidates, &self.half_weights, self.options.beam, self.options.objective, beam)
+        search::resolve(
+            candidates,
+            &self.half_weights,
+            self.options.beam,
+            self.options.objective,
+            beam,
+        )
     }
 }
 
 /// METEOR's paraphrase stage: every table phrase found in the second sentence whose paraphrase
 /// occurs in the first, then every phrase found in the first whose paraphrase occurs in the
 /// second.
-fn paraphrase_matches(table: &ParaphraseTable, ids1: &[i32], ids2: &[i32], stage: u8, candidates: &mut Candidates) {
+fn paraphrase_matches(
+    table: &ParaphraseTable,
+    ids1: &[i32],
+    ids2: &[i32],
+    stage: u8,
+    candidates: &mut Candidates,
+) {
     let occurs_at = |words: &[i32], at: usize, phrase: &[i32]| words[at..].starts_with(phrase);
     for j in 0..ids2.len() {
         for (len, paraphrase) in table.phrases_at(ids2, j) {
             for i in (0..ids1.len()).filter(|&i| occurs_at(ids1, i, paraphrase)) {
-                let m = Match { s1_start: i as u32, s1_len: paraphrase.len() as u32, s2_start: j as u32, s2_len: len as u32, stage };
+                let m = Match {
+                    s1_start: i as u32,
+                    s1_len: paraphrase.len() as u32,
+                    s2_start: j as u32,
+                    s2_len: len as u32,
+                    stage,
+                };
                 candidates.add(m);
             }
         }
@@ -414,7 +523,13 @@ fn paraphrase_matches(table: &ParaphraseTable, ids1: &[i32], ids2: &[i32], stage
     for i in 0..ids1.len() {
         for (len, paraphrase) in table.phrases_at(ids1, i) {
             for j in (0..ids2.len()).filter(|&j| occurs_at(ids2, j, paraphrase)) {
-                let m = Match { s1_start: i as u32, s1_len: len as u32, s2_start: j as u32, s2_len: paraphrase.len() as u32, stage };
+                let m = Match {
+                    s1_start: i as u32,
+                    s1_len: len as u32,
+                    s2_start: j as u32,
+                    s2_len: paraphrase.len() as u32,
+                    stage,
+                };
                 candidates.add(m);
             }
         }
@@ -484,7 +599,10 @@ impl TokenCache {
                 hash: string_hash(word),
                 stem: aligner.stemmer.as_ref().map_or(0, |s| s.stem_hash(word)),
                 synsets,
-                phrase_word: aligner.paraphrases.as_ref().map_or(paraphrase::UNKNOWN, |t| t.word_id(word)),
+                phrase_word: aligner
+                    .paraphrases
+                    .as_ref()
+                    .map_or(paraphrase::UNKNOWN, |t| t.word_id(word)),
             };
             self.tokens.insert(word.into(), token);
             out.push(token);
@@ -495,13 +613,17 @@ impl TokenCache {
     fn index_synsets(&mut self, side1: &[Token]) {
         let synsets = |token: &Token| span(&self.synsets, token.synsets);
         let count = side1.iter().map(|t| t.synsets.1 as usize).sum();
-        let entries = side1.iter().enumerate().flat_map(|(i, token)| synsets(token).iter().map(move |&s| (s, i as u32)));
+        let entries = side1
+            .iter()
+            .enumerate()
+            .flat_map(|(i, token)| synsets(token).iter().map(move |&s| (s, i as u32)));
         self.by_synset.build(count, entries);
     }
 
     /// The positions of the first sentence's words that share a synset with `word`, ascending.
     fn synonyms_of(&mut self, word: &Token) -> &[u32] {
-        self.by_synset.positions_of(span(&self.synsets, word.synsets))
+        self.by_synset
+            .positions_of(span(&self.synsets, word.synsets))
     }
 }
 

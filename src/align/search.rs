@@ -265,9 +265,19 @@ impl Key for (u128, usize) {
 }
 
 /// The best `keep` paths in METEOR's order, as keys that index `paths`.
-fn rank<'a, K: Key>(paths: impl Iterator<Item = &'a Path>, order: &mut Vec<K>, layout: &KeyLayout, objective: Objective, keep: usize) {
+fn rank<'a, K: Key>(
+    paths: impl Iterator<Item = &'a Path>,
+    order: &mut Vec<K>,
+    layout: &KeyLayout,
+    objective: Objective,
+    keep: usize,
+) {
     order.clear();
-    order.extend(paths.enumerate().map(|(i, p)| K::new(layout, p, objective, i)));
+    order.extend(
+        paths
+            .enumerate()
+            .map(|(i, p)| K::new(layout, p, objective, i)),
+    );
     // Where nothing branched the paths often come out in order already.
     if order.len() > keep && keep > 0 {
         order.select_nth_unstable(keep - 1);
@@ -280,7 +290,13 @@ fn rank<'a, K: Key>(paths: impl Iterator<Item = &'a Path>, order: &mut Vec<K>, l
 }
 
 /// The best alignment: its matches in order of their position in the second sentence.
-pub(super) fn resolve(c: &Candidates, half_weights: &[u32], beam_size: usize, objective: Objective, beam: &mut Beam) -> Vec<Match> {
+pub(super) fn resolve(
+    c: &Candidates,
+    half_weights: &[u32],
+    beam_size: usize,
+    objective: Objective,
+    beam: &mut Beam,
+) -> Vec<Match> {
     let layout = KeyLayout::new(c, beam_size);
     if layout.fits_u64() {
         search::<u64, true>(c, half_weights, beam_size, objective, beam, layout)
@@ -291,7 +307,14 @@ pub(super) fn resolve(c: &Candidates, half_weights: &[u32], beam_size: usize, ob
 
 /// The search, with sort keys of type `K`, walking stretches where no path branches when
 /// `STRETCHES` (the tests compare it with sorting at every position, as METEOR does).
-fn search<K: Key, const STRETCHES: bool>(c: &Candidates, half_weights: &[u32], beam_size: usize, objective: Objective, beam: &mut Beam, layout: KeyLayout) -> Vec<Match> {
+fn search<K: Key, const STRETCHES: bool>(
+    c: &Candidates,
+    half_weights: &[u32],
+    beam_size: usize,
+    objective: Objective,
+    beam: &mut Beam,
+    layout: KeyLayout,
+) -> Vec<Match> {
     let (n1, n2) = (c.cover1.len(), c.cover2.len());
     beam.reset(n1, n2);
     // A candidate that is its position's only one, and whose words no other candidate covers,
@@ -310,7 +333,10 @@ fn search<K: Key, const STRETCHES: bool>(c: &Candidates, half_weights: &[u32], b
     // With every candidate fixed there is nothing to choose: the search would walk one path.
     // With a beam of 0 METEOR warns "unexpected conditions" at every position and carries its
     // first path on unexpanded: the fixed matches are all it finds.
-    let all_fixed = c.at[..n2].iter().zip(&fixed).all(|(at, f)| at.is_empty() || (at.len() == 1 && f.is_some()));
+    let all_fixed = c.at[..n2]
+        .iter()
+        .zip(&fixed)
+        .all(|(at, f)| at.is_empty() || (at.len() == 1 && f.is_some()));
     if all_fixed || beam_size == 0 {
         return fixed_matches(&fixed);
     }
@@ -330,7 +356,11 @@ fn search<K: Key, const STRETCHES: bool>(c: &Candidates, half_weights: &[u32], b
     // METEOR makes them, each with the index of the candidate it took there (or NONE). A path
     // that takes a match is counted at once but gets its word bits and its place in the choice
     // chain only if it makes the next beam.
-    let (mut paths, mut next, mut order) = (take(&mut beam.paths), take(&mut beam.next), take(K::buffer(beam)));
+    let (mut paths, mut next, mut order) = (
+        take(&mut beam.paths),
+        take(&mut beam.next),
+        take(K::buffer(beam)),
+    );
     paths.clear();
     paths.push(start);
     // Where some path may branch: a candidate that is not fixed starts there.
@@ -338,8 +368,11 @@ fn search<K: Key, const STRETCHES: bool>(c: &Candidates, half_weights: &[u32], b
     let mut current = 0;
     while current <= n2 {
         next.clear();
-        let stretch_end = (STRETCHES && current < n2 && !branches(current) && paths.iter().all(|p| p.idx == current))
-            .then(|| (current..n2).find(|&k| branches(k)).unwrap_or(n2));
+        let stretch_end = (STRETCHES
+            && current < n2
+            && !branches(current)
+            && paths.iter().all(|p| p.idx == current))
+        .then(|| (current..n2).find(|&k| branches(k)).unwrap_or(n2));
         if let Some(end) = stretch_end {
             // No path can branch before `end`, and every path stands at `current`: each path
             // walks the stretch on its own, and one ranking at its end orders them as METEOR's
@@ -389,7 +422,13 @@ fn search<K: Key, const STRETCHES: bool>(c: &Candidates, half_weights: &[u32], b
             current += 1;
         }
         let keep = if current > n2 { 1 } else { beam_size };
-        rank(next.iter().map(|(path, _)| path), &mut order, &layout, objective, keep);
+        rank(
+            next.iter().map(|(path, _)| path),
+            &mut order,
+            &layout,
+            objective,
+            keep,
+        );
         for &k in &order {
             let (mut path, taken) = next[k.index(&layout)];
             if taken != NONE {
@@ -440,10 +479,20 @@ mod tests {
         }
         for _ in 0..next(3 * n2 + 1) {
             let phrase = next(2) == 0;
-            let (s1_len, s2_len) = if phrase { (1 + next(3), 1 + next(3)) } else { (1, 1) };
+            let (s1_len, s2_len) = if phrase {
+                (1 + next(3), 1 + next(3))
+            } else {
+                (1, 1)
+            };
             let (s1_start, s2_start) = (next(n1), next(n2));
             if (s1_start + s1_len) as usize <= n1 && (s2_start + s2_len) as usize <= n2 {
-                c.add(Match { s1_start, s1_len, s2_start, s2_len, stage: next(4) as u8 });
+                c.add(Match {
+                    s1_start,
+                    s1_len,
+                    s2_start,
+                    s2_len,
+                    stage: next(4) as u8,
+                });
             }
         }
         c
@@ -460,10 +509,25 @@ mod tests {
             let objective = [Objective::MaxCoverage, Objective::MaxAccuracy][case / 4 % 2];
             let layout = KeyLayout::new(&c, beam_size);
             assert!(layout.fits_u64(), "case {case}");
-            let expected = search::<(u128, usize), false>(&c, &half_weights, beam_size, objective, &mut reference, layout);
-            let fast = search::<u64, true>(&c, &half_weights, beam_size, objective, &mut beam, layout);
+            let expected = search::<(u128, usize), false>(
+                &c,
+                &half_weights,
+                beam_size,
+                objective,
+                &mut reference,
+                layout,
+            );
+            let fast =
+                search::<u64, true>(&c, &half_weights, beam_size, objective, &mut beam, layout);
             assert_eq!(fast, expected, "case {case}: {:?}", c.at);
-            let wide = search::<(u128, usize), true>(&c, &half_weights, beam_size, objective, &mut beam, layout);
+            let wide = search::<(u128, usize), true>(
+                &c,
+                &half_weights,
+                beam_size,
+                objective,
+                &mut beam,
+                layout,
+            );
             assert_eq!(wide, expected, "case {case}");
         }
     }

@@ -53,10 +53,16 @@ impl Stemmer {
         for_each_line(reader, name, |number, line| {
             let fields: Vec<&str> = java::tokens(line).collect();
             let [word, count, stem, ..] = fields[..] else {
-                return Err(LoadError::new(name, format!("line {number}: expected `word count stem`, found `{line}`")));
+                return Err(LoadError::new(
+                    name,
+                    format!("line {number}: expected `word count stem`, found `{line}`"),
+                ));
             };
             if count.parse::<i32>().is_err() {
-                return Err(LoadError::new(name, format!("line {number}: the count `{count}` is not an integer")));
+                return Err(LoadError::new(
+                    name,
+                    format!("line {number}: the count `{count}` is not an integer"),
+                ));
             }
             table.insert(java::string_hash(word), stem.into());
             Ok(())
@@ -67,7 +73,10 @@ impl Stemmer {
     pub fn stem<'a>(&'a self, word: &'a str) -> std::borrow::Cow<'a, str> {
         match self {
             Stemmer::Snowball(stemmer) => stemmer.stem(word),
-            Stemmer::Table(table) => table.get(&java::string_hash(word)).map_or(word, |stem| stem).into(),
+            Stemmer::Table(table) => table
+                .get(&java::string_hash(word))
+                .map_or(word, |stem| stem)
+                .into(),
         }
     }
 

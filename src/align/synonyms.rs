@@ -25,9 +25,26 @@ pub struct SynonymDictionary {
 /// WordNet 3's detachment rules (`morph` in METEOR's `SynonymDictionary`): nouns, verbs,
 /// adjectives, tried in this order; the first candidate that is a known word wins.
 const SUFFIXES: [(&str, &str); 20] = [
-    ("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y"),
-    ("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""),
-    ("er", ""), ("est", ""), ("er", "e"), ("est", "e"),
+    ("s", ""),
+    ("ses", "s"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("men", "man"),
+    ("ies", "y"),
+    ("s", ""),
+    ("ies", "y"),
+    ("es", "e"),
+    ("es", ""),
+    ("ed", "e"),
+    ("ed", ""),
+    ("ing", "e"),
+    ("ing", ""),
+    ("er", ""),
+    ("est", ""),
+    ("er", "e"),
+    ("est", "e"),
 ];
 
 impl SynonymDictionary {
@@ -36,20 +53,37 @@ impl SynonymDictionary {
     pub fn read(synsets: &[u8], exceptions: &[u8], names: (&str, &str)) -> Result<Self, LoadError> {
         // Two lines a word: tables sized once (growing them was an eighth of the English load).
         let words = memchr::memchr_iter(b'\n', synsets).count() / 2 + 1;
-        let mut dictionary =
-            SynonymDictionary { words: Interner::with_capacity(words), synsets: Vec::with_capacity(words), ..Default::default() };
+        let mut dictionary = SynonymDictionary {
+            words: Interner::with_capacity(words),
+            synsets: Vec::with_capacity(words),
+            ..Default::default()
+        };
         for_each_pair_of_lines(exceptions, names.1, |base, forms| {
             for form in java::tokens(forms) {
-                dictionary.bases.entry(form.into()).or_default().push(base.into());
+                dictionary
+                    .bases
+                    .entry(form.into())
+                    .or_default()
+                    .push(base.into());
             }
             Ok(())
         })?;
-        let SynonymDictionary { words, synsets: ranges, ids, .. } = &mut dictionary;
+        let SynonymDictionary {
+            words,
+            synsets: ranges,
+            ids,
+            ..
+        } = &mut dictionary;
         let mut set = Vec::new();
         for_each_pair_of_lines(synsets, names.0, |word, line| {
             set.clear();
             for id in java::tokens(line) {
-                set.push(id.parse().map_err(|_| LoadError::new(names.0, format!("`{id}` is not a synset id (word `{word}`)")))?);
+                set.push(id.parse().map_err(|_| {
+                    LoadError::new(
+                        names.0,
+                        format!("`{id}` is not a synset id (word `{word}`)"),
+                    )
+                })?);
             }
             set.sort_unstable();
             set.dedup();
@@ -69,7 +103,9 @@ impl SynonymDictionary {
     }
 
     fn synsets_of(&self, word: &str) -> &[u32] {
-        self.words.get(word).map_or(&[], |id| span(&self.ids, self.synsets[id as usize]))
+        self.words
+            .get(word)
+            .map_or(&[], |id| span(&self.ids, self.synsets[id as usize]))
     }
 
     /// What METEOR's synonym matcher compares: the word's own synsets and those of its base
@@ -78,7 +114,9 @@ impl SynonymDictionary {
         out.clear();
         out.extend_from_slice(self.synsets_of(word));
         match self.bases.get(word) {
-            Some(bases) => bases.iter().for_each(|base| out.extend_from_slice(self.synsets_of(base))),
+            Some(bases) => bases
+                .iter()
+                .for_each(|base| out.extend_from_slice(self.synsets_of(base))),
             None => match self.morph(word) {
                 Morph::Itself => out.extend_from_slice(self.synsets_of(word)),
                 Morph::Base(base) => out.extend_from_slice(self.synsets_of(&base)),
@@ -163,7 +201,8 @@ impl SynsetIndex {
     /// The slot of `synset`, or the free slot where it would go.
     fn slot(&self, synset: u32) -> usize {
         let mask = self.keys.len() - 1;
-        let mut slot = (u64::from(synset).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
+        let mut slot =
+            (u64::from(synset).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
         while self.keys[slot] != u64::from(synset) && self.keys[slot] != FREE {
             slot = (slot + 1) & mask;
         }
@@ -212,10 +251,26 @@ mod tests {
         let d = dictionary();
         assert_eq!(synsets(&d, "cats"), [1, 2]);
         assert_eq!(synsets(&d, "children"), [7]);
-        assert_eq!(synsets(&d, "boxes"), [9], "`xes` -> `x` comes before the verb rules");
-        assert_eq!(synsets(&d, "boxing"), [9, 11], "its own synsets and those of `box`");
-        assert_eq!(synsets(&d, "mosses"), [4], "`s` -> `mosse` is unknown, `ses` -> `s` gives `moss`");
-        assert_eq!(synsets(&d, "moss"), [4], "a word ending in `ss` is its own base");
+        assert_eq!(
+            synsets(&d, "boxes"),
+            [9],
+            "`xes` -> `x` comes before the verb rules"
+        );
+        assert_eq!(
+            synsets(&d, "boxing"),
+            [9, 11],
+            "its own synsets and those of `box`"
+        );
+        assert_eq!(
+            synsets(&d, "mosses"),
+            [4],
+            "`s` -> `mosse` is unknown, `ses` -> `s` gives `moss`"
+        );
+        assert_eq!(
+            synsets(&d, "moss"),
+            [4],
+            "a word ending in `ss` is its own base"
+        );
         assert_eq!(synsets(&d, "dogs"), Vec::<u32>::new());
     }
 
@@ -230,12 +285,23 @@ mod tests {
                 0 => u32::MAX,
                 _ => (rng.next_u64() % range) as u32,
             };
-            let words: Vec<Vec<u32>> = (0..rng.next_u64() % 40).map(|_| (0..rng.next_u64() % 6).map(|_| id(&mut rng)).collect()).collect();
-            let entries = words.iter().enumerate().flat_map(|(i, w)| w.iter().map(move |&s| (s, i as u32)));
+            let words: Vec<Vec<u32>> = (0..rng.next_u64() % 40)
+                .map(|_| (0..rng.next_u64() % 6).map(|_| id(&mut rng)).collect())
+                .collect();
+            let entries = words
+                .iter()
+                .enumerate()
+                .flat_map(|(i, w)| w.iter().map(move |&s| (s, i as u32)));
             index.build(entries.clone().count(), entries);
             let wanted: Vec<u32> = (0..rng.next_u64() % 8).map(|_| id(&mut rng)).collect();
-            let expected: Vec<u32> = (0..words.len() as u32).filter(|&i| words[i as usize].iter().any(|s| wanted.contains(s))).collect();
-            assert_eq!(index.positions_of(&wanted), expected, "{words:?} {wanted:?}");
+            let expected: Vec<u32> = (0..words.len() as u32)
+                .filter(|&i| words[i as usize].iter().any(|s| wanted.contains(s)))
+                .collect();
+            assert_eq!(
+                index.positions_of(&wanted),
+                expected,
+                "{words:?} {wanted:?}"
+            );
         }
     }
 }

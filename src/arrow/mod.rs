@@ -6,7 +6,9 @@ pub mod read;
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, Int32Builder, Int64Array, ListBuilder, StringBuilder, StructBuilder};
+use datafusion::arrow::array::{
+    ArrayRef, Int32Builder, Int64Array, ListBuilder, StringBuilder, StructBuilder,
+};
 use datafusion::arrow::datatypes::{DataType, Field};
 
 use crate::metrics::Link;
@@ -24,7 +26,11 @@ pub fn token_list_builder(rows: usize) -> ListBuilder<StringBuilder> {
 }
 
 /// Append one row of tokens, lowercased when asked.
-pub fn append_tokens<'a>(b: &mut ListBuilder<StringBuilder>, toks: impl Iterator<Item = &'a str>, lowercase: bool) {
+pub fn append_tokens<'a>(
+    b: &mut ListBuilder<StringBuilder>,
+    toks: impl Iterator<Item = &'a str>,
+    lowercase: bool,
+) {
     for t in toks {
         if lowercase && t.chars().any(char::is_uppercase) {
             b.values().append_value(t.to_lowercase());
@@ -42,22 +48,30 @@ pub fn links_array(rows: &[Vec<Link>], valid: Option<Vec<bool>>) -> ArrayRef {
     let total: usize = rows.iter().map(Vec::len).sum();
     let values = StructBuilder::new(
         fields.clone(),
-        vec![Box::new(Int32Builder::with_capacity(total)), Box::new(Int32Builder::with_capacity(total))],
+        vec![
+            Box::new(Int32Builder::with_capacity(total)),
+            Box::new(Int32Builder::with_capacity(total)),
+        ],
     );
-    let mut b = ListBuilder::with_capacity(values, n)
-        .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
+    let mut b = ListBuilder::with_capacity(values, n).with_field(Arc::new(Field::new_list_field(
+        DataType::Struct(fields),
+        true,
+    )));
     for (i, links) in rows.iter().enumerate() {
         let v = b.values();
         for &(s, t) in links {
-            v.field_builder::<Int32Builder>(0).expect("src").append_value(s as i32);
-            v.field_builder::<Int32Builder>(1).expect("tgt").append_value(t as i32);
+            v.field_builder::<Int32Builder>(0)
+                .expect("src")
+                .append_value(s as i32);
+            v.field_builder::<Int32Builder>(1)
+                .expect("tgt")
+                .append_value(t as i32);
             v.append(true);
         }
         b.append(valid.as_ref().is_none_or(|v| v[i]));
     }
     Arc::new(b.finish())
 }
-
 
 /// A links column whose links name the module that found them (`schema::module_link_fields`);
 /// `valid[i] == false` makes row i NULL.
@@ -68,16 +82,27 @@ pub fn module_links_array<'a, M: Into<Option<&'a str>> + Copy + 'a>(
     let fields = module_link_fields();
     let values = StructBuilder::new(
         fields.clone(),
-        vec![Box::new(Int32Builder::new()), Box::new(Int32Builder::new()), Box::new(StringBuilder::new())],
+        vec![
+            Box::new(Int32Builder::new()),
+            Box::new(Int32Builder::new()),
+            Box::new(StringBuilder::new()),
+        ],
     );
-    let mut b = ListBuilder::with_capacity(values, rows.len())
-        .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
+    let mut b = ListBuilder::with_capacity(values, rows.len()).with_field(Arc::new(
+        Field::new_list_field(DataType::Struct(fields), true),
+    ));
     for (i, links) in rows.enumerate() {
         let v = b.values();
         for &((s, t), module) in links {
-            v.field_builder::<Int32Builder>(0).expect("src").append_value(s as i32);
-            v.field_builder::<Int32Builder>(1).expect("tgt").append_value(t as i32);
-            v.field_builder::<StringBuilder>(2).expect("module").append_option(module.into());
+            v.field_builder::<Int32Builder>(0)
+                .expect("src")
+                .append_value(s as i32);
+            v.field_builder::<Int32Builder>(1)
+                .expect("tgt")
+                .append_value(t as i32);
+            v.field_builder::<StringBuilder>(2)
+                .expect("module")
+                .append_option(module.into());
             v.append(true);
         }
         b.append(valid.as_ref().is_none_or(|v| v[i]));

@@ -5,8 +5,8 @@
 use std::fmt;
 
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, GenericListArray, Int32Array, Int64Array, LargeStringArray, OffsetSizeTrait, StringArray,
-    StringViewArray, UInt64Array,
+    Array, ArrayRef, AsArray, GenericListArray, Int32Array, Int64Array, LargeStringArray,
+    OffsetSizeTrait, StringArray, StringViewArray, UInt64Array,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::cast;
@@ -20,9 +20,15 @@ use crate::schema::head_list_type;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RowProblem {
     NullArgument(&'static str),
-    NullElement { arg: &'static str, index: usize },
+    NullElement {
+        arg: &'static str,
+        index: usize,
+    },
     /// A link position outside 0..=u32::MAX (the value as stored, which any integer type holds).
-    LinkPosition { index: usize, value: i128 },
+    LinkPosition {
+        index: usize,
+        value: i128,
+    },
 }
 
 impl fmt::Display for RowProblem {
@@ -31,9 +37,15 @@ impl fmt::Display for RowProblem {
             RowProblem::NullArgument("links") => f.write_str("links is NULL (no alignment row)"),
             RowProblem::NullArgument(arg) => write!(f, "{arg} is NULL"),
             RowProblem::NullElement { arg, index } => write!(f, "{arg}[{index}] is NULL"),
-            RowProblem::LinkPosition { index, value } if *value < 0 => write!(f, "links[{index}] has a negative position"),
+            RowProblem::LinkPosition { index, value } if *value < 0 => {
+                write!(f, "links[{index}] has a negative position")
+            }
             RowProblem::LinkPosition { index, value } => {
-                write!(f, "links[{index}] has position {value}, past any sentence (at most {})", u32::MAX)
+                write!(
+                    f,
+                    "links[{index}] has position {value}, past any sentence (at most {})",
+                    u32::MAX
+                )
             }
         }
     }
@@ -92,7 +104,13 @@ impl<'a> Lists<'a> {
             }
             other => return exec_err!("expected a list array, got {other}"),
         };
-        Ok((Lists { offsets, nulls: array.nulls() }, values))
+        Ok((
+            Lists {
+                offsets,
+                nulls: array.nulls(),
+            },
+            values,
+        ))
     }
 
     /// The item range of row `i`, or None for a NULL list.
@@ -117,7 +135,11 @@ pub struct TokenLists<'a> {
 impl<'a> TokenLists<'a> {
     pub fn new(name: &'static str, array: &'a ArrayRef) -> Result<Self> {
         let (lists, values) = Lists::new(array.as_ref())?;
-        Ok(TokenLists { name, lists, strings: Strings::new(values.as_ref())? })
+        Ok(TokenLists {
+            name,
+            lists,
+            strings: Strings::new(values.as_ref())?,
+        })
     }
 
     /// Row `i`'s tokens, NULL elements as None; None for a NULL list.
@@ -128,13 +150,17 @@ impl<'a> TokenLists<'a> {
     /// Fill `out` with row `i`'s tokens.
     pub fn row(&self, i: usize, out: &mut Vec<&'a str>) -> Result<(), RowProblem> {
         out.clear();
-        let range = self.lists.range(i).ok_or(RowProblem::NullArgument(self.name))?;
+        let range = self
+            .lists
+            .range(i)
+            .ok_or(RowProblem::NullArgument(self.name))?;
         // Tokens are read once per metric and row: the string type is matched once per row,
         // and validity looked at only when the column has NULL tokens.
         match self.strings {
             Strings::Utf8(a) if a.null_count() == 0 => {
                 // The row's offsets are sliced once, not looked up and checked per token.
-                let (offsets, bytes) = (&a.value_offsets()[range.start..=range.end], a.value_data());
+                let (offsets, bytes) =
+                    (&a.value_offsets()[range.start..=range.end], a.value_data());
                 out.extend(offsets.windows(2).map(|w| {
                     let token = &bytes[w[0] as usize..w[1] as usize];
                     // SAFETY: a StringArray's values are valid UTF-8 between consecutive offsets
@@ -145,7 +171,10 @@ impl<'a> TokenLists<'a> {
             Strings::View(a) if a.null_count() == 0 => out.extend(range.map(|item| a.value(item))),
             _ => {
                 for (index, item) in range.enumerate() {
-                    out.push(self.strings.get(item).ok_or(RowProblem::NullElement { arg: self.name, index })?);
+                    out.push(self.strings.get(item).ok_or(RowProblem::NullElement {
+                        arg: self.name,
+                        index,
+                    })?);
                 }
             }
         }
@@ -164,7 +193,11 @@ pub struct TokenListLists<'a> {
 impl<'a> TokenListLists<'a> {
     pub fn new(name: &'static str, array: &'a ArrayRef) -> Result<Self> {
         let (outer, values) = Lists::new(array.as_ref())?;
-        Ok(TokenListLists { name, outer, inner: TokenLists::new(name, values)? })
+        Ok(TokenListLists {
+            name,
+            outer,
+            inner: TokenLists::new(name, values)?,
+        })
     }
 
     pub fn row(
@@ -175,12 +208,21 @@ impl<'a> TokenListLists<'a> {
     ) -> Result<(), RowProblem> {
         tokens.clear();
         lists.clear();
-        let range = self.outer.range(i).ok_or(RowProblem::NullArgument(self.name))?;
+        let range = self
+            .outer
+            .range(i)
+            .ok_or(RowProblem::NullArgument(self.name))?;
         for (index, list) in range.enumerate() {
-            let items = self.inner.items(list).ok_or(RowProblem::NullElement { arg: self.name, index })?;
+            let items = self.inner.items(list).ok_or(RowProblem::NullElement {
+                arg: self.name,
+                index,
+            })?;
             let start = tokens.len();
             for token in items {
-                tokens.push(token.ok_or(RowProblem::NullElement { arg: self.name, index })?);
+                tokens.push(token.ok_or(RowProblem::NullElement {
+                    arg: self.name,
+                    index,
+                })?);
             }
             lists.push(start..tokens.len());
         }
@@ -209,11 +251,21 @@ enum Positions {
 impl Positions {
     /// The links of `range`, into `out`; Err with the index and value of the first position
     /// outside 0..=u32::MAX.
-    fn extend(&self, range: std::ops::Range<usize>, out: &mut Vec<Link>) -> Result<(), (usize, i128)> {
+    fn extend(
+        &self,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<Link>,
+    ) -> Result<(), (usize, i128)> {
         match self {
-            Positions::Narrow(src, tgt) => links_of(&src.values()[range.clone()], &tgt.values()[range], out),
-            Positions::Wide(src, tgt) => links_of(&src.values()[range.clone()], &tgt.values()[range], out),
-            Positions::Unsigned(src, tgt) => links_of(&src.values()[range.clone()], &tgt.values()[range], out),
+            Positions::Narrow(src, tgt) => {
+                links_of(&src.values()[range.clone()], &tgt.values()[range], out)
+            }
+            Positions::Wide(src, tgt) => {
+                links_of(&src.values()[range.clone()], &tgt.values()[range], out)
+            }
+            Positions::Unsigned(src, tgt) => {
+                links_of(&src.values()[range.clone()], &tgt.values()[range], out)
+            }
         }
     }
 }
@@ -256,7 +308,10 @@ fn links_of<T: Position>(src: &[T], tgt: &[T], out: &mut Vec<Link>) -> Result<()
     }
     let out_of_range = |v: i128| !(0..=u32::MAX as i128).contains(&v);
     let bad = src.iter().zip(tgt).enumerate().find_map(|(i, (&a, &b))| {
-        [a.into(), b.into()].into_iter().find(|&v| out_of_range(v)).map(|v| (i, v))
+        [a.into(), b.into()]
+            .into_iter()
+            .find(|&v| out_of_range(v))
+            .map(|v| (i, v))
     });
     Err(bad.expect("one is out of range"))
 }
@@ -272,7 +327,10 @@ impl<'a> LinkLists<'a> {
             }
         };
         let (src, tgt) = (position("src")?, position("tgt")?);
-        let nulls = NullBuffer::union(NullBuffer::union(links.nulls(), src.nulls()).as_ref(), tgt.nulls());
+        let nulls = NullBuffer::union(
+            NullBuffer::union(links.nulls(), src.nulls()).as_ref(),
+            tgt.nulls(),
+        );
         let positions = match (src.data_type(), tgt.data_type()) {
             (DataType::Int32, DataType::Int32) => {
                 Positions::Narrow(src.as_primitive().clone(), tgt.as_primitive().clone())
@@ -280,7 +338,11 @@ impl<'a> LinkLists<'a> {
             (DataType::UInt64, DataType::UInt64) => {
                 Positions::Unsigned(src.as_primitive().clone(), tgt.as_primitive().clone())
             }
-            (a, b) if [a, b].iter().all(|t| t.is_integer() && **t != DataType::UInt64) => {
+            (a, b)
+                if [a, b]
+                    .iter()
+                    .all(|t| t.is_integer() && **t != DataType::UInt64) =>
+            {
                 let wide = |column: &ArrayRef| -> Result<Int64Array> {
                     Ok(cast(column, &DataType::Int64)?.as_primitive().clone())
                 };
@@ -289,25 +351,42 @@ impl<'a> LinkLists<'a> {
             (a, b) => {
                 // Mixed UInt64 with another type, or not integers: both as UInt64 would lose
                 // negatives, both as Int64 the values past i64, so refuse.
-                return exec_err!("alignment link positions must be integers of one type (src is {a}, tgt is {b})");
+                return exec_err!(
+                    "alignment link positions must be integers of one type (src is {a}, tgt is {b})"
+                );
             }
         };
-        Ok(LinkLists { lists, positions, nulls: nulls.filter(|nulls| nulls.null_count() > 0) })
+        Ok(LinkLists {
+            lists,
+            positions,
+            nulls: nulls.filter(|nulls| nulls.null_count() > 0),
+        })
     }
 
     pub fn row(&self, i: usize, out: &mut Vec<Link>) -> Result<(), RowProblem> {
         out.clear();
-        let range = self.lists.range(i).ok_or(RowProblem::NullArgument("links"))?;
+        let range = self
+            .lists
+            .range(i)
+            .ok_or(RowProblem::NullArgument("links"))?;
         let Some(nulls) = &self.nulls else {
             // Most columns: the row's positions sliced at once.
-            return self.positions.extend(range, out).map_err(|(index, value)| RowProblem::LinkPosition { index, value });
+            return self
+                .positions
+                .extend(range, out)
+                .map_err(|(index, value)| RowProblem::LinkPosition { index, value });
         };
         // The first problem in link order is the one reported.
         for (index, item) in range.enumerate() {
             if nulls.is_null(item) {
-                return Err(RowProblem::NullElement { arg: "links", index });
+                return Err(RowProblem::NullElement {
+                    arg: "links",
+                    index,
+                });
             }
-            self.positions.extend(item..item + 1, out).map_err(|(_, value)| RowProblem::LinkPosition { index, value })?;
+            self.positions
+                .extend(item..item + 1, out)
+                .map_err(|(_, value)| RowProblem::LinkPosition { index, value })?;
         }
         Ok(())
     }
@@ -342,7 +421,10 @@ impl HeadLists {
         if let Some(nulls) = self.values.nulls()
             && let Some(index) = range.clone().position(|item| nulls.is_null(item))
         {
-            return Err(RowProblem::NullElement { arg: self.name, index });
+            return Err(RowProblem::NullElement {
+                arg: self.name,
+                index,
+            });
         }
         Ok(&self.values.values()[range])
     }
@@ -351,27 +433,41 @@ impl HeadLists {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use datafusion::arrow::array::{ListArray, StringViewArray, StructArray};
     use datafusion::arrow::datatypes::{Field, Fields};
+    use std::sync::Arc;
 
     fn token_lists(items: ArrayRef, offsets: &[i32], nulls: Option<NullBuffer>) -> ArrayRef {
         let field = Arc::new(Field::new("item", items.data_type().clone(), true));
-        Arc::new(ListArray::new(field, OffsetBuffer::new(offsets.to_vec().into()), items, nulls))
+        Arc::new(ListArray::new(
+            field,
+            OffsetBuffer::new(offsets.to_vec().into()),
+            items,
+            nulls,
+        ))
     }
 
     #[test]
     fn token_rows_read_alike_with_and_without_null_tokens() {
         let words = ["a", "long token past twelve bytes", "", "b"];
-        let plain: [ArrayRef; 2] =
-            [Arc::new(StringArray::from(words.to_vec())), Arc::new(StringViewArray::from(words.to_vec()))];
+        let plain: [ArrayRef; 2] = [
+            Arc::new(StringArray::from(words.to_vec())),
+            Arc::new(StringViewArray::from(words.to_vec())),
+        ];
         for items in plain {
-            let lists = token_lists(items, &[0, 2, 2, 4], Some(NullBuffer::from(vec![true, false, true])));
+            let lists = token_lists(
+                items,
+                &[0, 2, 2, 4],
+                Some(NullBuffer::from(vec![true, false, true])),
+            );
             let tokens = TokenLists::new("src", &lists).unwrap();
             let mut out = Vec::new();
             tokens.row(0, &mut out).unwrap();
             assert_eq!(out, ["a", "long token past twelve bytes"]);
-            assert_eq!(tokens.row(1, &mut out), Err(RowProblem::NullArgument("src")));
+            assert_eq!(
+                tokens.row(1, &mut out),
+                Err(RowProblem::NullArgument("src"))
+            );
             tokens.row(2, &mut out).unwrap();
             assert_eq!(out, ["", "b"]);
         }
@@ -385,7 +481,13 @@ mod tests {
             let mut out = Vec::new();
             tokens.row(0, &mut out).unwrap();
             assert_eq!(out, ["a"]);
-            assert_eq!(tokens.row(1, &mut out), Err(RowProblem::NullElement { arg: "tgt", index: 0 }));
+            assert_eq!(
+                tokens.row(1, &mut out),
+                Err(RowProblem::NullElement {
+                    arg: "tgt",
+                    index: 0
+                })
+            );
         }
     }
 
@@ -393,32 +495,65 @@ mod tests {
     fn link_rows_read_alike_with_and_without_nulls() {
         let position = |name| Field::new(name, DataType::Int32, true);
         let fields = Fields::from(vec![position("src"), position("tgt")]);
-        let links = |src: Vec<Option<i32>>, tgt: Vec<Option<i32>>, nulls: Option<NullBuffer>| -> ArrayRef {
-            let columns: Vec<ArrayRef> = vec![Arc::new(Int32Array::from(src)), Arc::new(Int32Array::from(tgt))];
-            let items: ArrayRef = Arc::new(StructArray::new(fields.clone(), columns, nulls));
-            token_lists(items, &[0, 1, 3], None)
-        };
+        let links =
+            |src: Vec<Option<i32>>, tgt: Vec<Option<i32>>, nulls: Option<NullBuffer>| -> ArrayRef {
+                let columns: Vec<ArrayRef> = vec![
+                    Arc::new(Int32Array::from(src)),
+                    Arc::new(Int32Array::from(tgt)),
+                ];
+                let items: ArrayRef = Arc::new(StructArray::new(fields.clone(), columns, nulls));
+                token_lists(items, &[0, 1, 3], None)
+            };
         let mut out = Vec::new();
-        let valid = links(vec![Some(0), Some(1), Some(2)], vec![Some(0), Some(2), Some(1)], None);
+        let valid = links(
+            vec![Some(0), Some(1), Some(2)],
+            vec![Some(0), Some(2), Some(1)],
+            None,
+        );
         let rows = LinkLists::new(&valid).unwrap();
         rows.row(1, &mut out).unwrap();
         assert_eq!(out, [(1, 2), (2, 1)]);
         // Row 1's second link has a NULL position; then its first link is NULL.
-        let null_position = links(vec![Some(0), Some(1), None], vec![Some(0), Some(2), Some(1)], None);
+        let null_position = links(
+            vec![Some(0), Some(1), None],
+            vec![Some(0), Some(2), Some(1)],
+            None,
+        );
         let link_nulls = Some(NullBuffer::from(vec![true, false, true]));
-        let null_link = links(vec![Some(0), Some(1), Some(2)], vec![Some(0), Some(2), Some(1)], link_nulls);
+        let null_link = links(
+            vec![Some(0), Some(1), Some(2)],
+            vec![Some(0), Some(2), Some(1)],
+            link_nulls,
+        );
         for (array, index) in [(null_position, 1), (null_link, 0)] {
             let rows = LinkLists::new(&array).unwrap();
             rows.row(0, &mut out).unwrap();
             assert_eq!(out, [(0, 0)]);
-            assert_eq!(rows.row(1, &mut out), Err(RowProblem::NullElement { arg: "links", index }));
+            assert_eq!(
+                rows.row(1, &mut out),
+                Err(RowProblem::NullElement {
+                    arg: "links",
+                    index
+                })
+            );
         }
         // A negative position is named by its link's index, with and without NULLs in the column.
-        let negative = links(vec![Some(0), Some(1), Some(2)], vec![Some(0), Some(2), Some(-1)], None);
-        let negative_and_null = links(vec![Some(0), Some(-3), None], vec![Some(0), Some(2), Some(1)], None);
+        let negative = links(
+            vec![Some(0), Some(1), Some(2)],
+            vec![Some(0), Some(2), Some(-1)],
+            None,
+        );
+        let negative_and_null = links(
+            vec![Some(0), Some(-3), None],
+            vec![Some(0), Some(2), Some(1)],
+            None,
+        );
         for (array, index, value) in [(negative, 1, -1), (negative_and_null, 0, -3)] {
             let rows = LinkLists::new(&array).unwrap();
-            assert_eq!(rows.row(1, &mut out), Err(RowProblem::LinkPosition { index, value }));
+            assert_eq!(
+                rows.row(1, &mut out),
+                Err(RowProblem::LinkPosition { index, value })
+            );
         }
         // Positions of another integer type: past u32 the row is refused, naming the value.
         let wide = |name| Field::new(name, DataType::Int64, false);
@@ -427,13 +562,36 @@ mod tests {
             Arc::new(Int64Array::from(vec![0, u32::MAX as i64, 1 << 40, -2])),
             Arc::new(Int64Array::from(vec![0, 1, 1, 2])),
         ];
-        let array = token_lists(Arc::new(StructArray::new(wide, columns, None)), &[0, 2, 3, 4], None);
+        let array = token_lists(
+            Arc::new(StructArray::new(wide, columns, None)),
+            &[0, 2, 3, 4],
+            None,
+        );
         let rows = LinkLists::new(&array).unwrap();
         rows.row(0, &mut out).unwrap();
         assert_eq!(out, [(0, 0), (u32::MAX, 1)]);
-        assert_eq!(rows.row(1, &mut out), Err(RowProblem::LinkPosition { index: 0, value: 1 << 40 }));
-        assert_eq!(rows.row(2, &mut out), Err(RowProblem::LinkPosition { index: 0, value: -2 }));
-        let said = RowProblem::LinkPosition { index: 0, value: 1 << 40 }.to_string();
-        assert_eq!(said, "links[0] has position 1099511627776, past any sentence (at most 4294967295)");
+        assert_eq!(
+            rows.row(1, &mut out),
+            Err(RowProblem::LinkPosition {
+                index: 0,
+                value: 1 << 40
+            })
+        );
+        assert_eq!(
+            rows.row(2, &mut out),
+            Err(RowProblem::LinkPosition {
+                index: 0,
+                value: -2
+            })
+        );
+        let said = RowProblem::LinkPosition {
+            index: 0,
+            value: 1 << 40,
+        }
+        .to_string();
+        assert_eq!(
+            said,
+            "links[0] has position 1099511627776, past any sentence (at most 4294967295)"
+        );
     }
 }

@@ -51,13 +51,23 @@ pub fn parse<R: BufRead>(lines: &mut Lines<R>) -> Result<NgramModel, InputError>
             State::Preamble => {}
             State::Header if text.is_empty() => {}
             State::Header if text.starts_with("ngram ") => {
-                let count = text["ngram ".len()..]
-                    .split_once('=')
-                    .and_then(|(n, c)| Some((n.trim().parse::<usize>().ok()?, c.trim().parse::<u64>().ok()?)));
+                let count = text["ngram ".len()..].split_once('=').and_then(|(n, c)| {
+                    Some((
+                        n.trim().parse::<usize>().ok()?,
+                        c.trim().parse::<u64>().ok()?,
+                    ))
+                });
                 match count {
-                    Some((n, _)) if n > MAX_ORDER => return Err(fail(format!("order {n}: at most {MAX_ORDER} is supported"))),
+                    Some((n, _)) if n > MAX_ORDER => {
+                        return Err(fail(format!("order {n}: at most {MAX_ORDER} is supported")));
+                    }
                     Some((n, c)) if n == counts.len() + 1 => counts.push(c),
-                    _ => return Err(fail(format!("expected `ngram {}=COUNT`, got `{text}`", counts.len() + 1))),
+                    _ => {
+                        return Err(fail(format!(
+                            "expected `ngram {}=COUNT`, got `{text}`",
+                            counts.len() + 1
+                        )));
+                    }
                 }
             }
             State::Header | State::Section { .. } if text.starts_with('\\') => {
@@ -70,32 +80,50 @@ pub fn parse<R: BufRead>(lines: &mut Lines<R>) -> Result<NgramModel, InputError>
                 };
                 if text == "\\end\\" {
                     if next <= counts.len() {
-                        return Err(fail(format!("\\end\\ before the {next}-grams the header announces")));
+                        return Err(fail(format!(
+                            "\\end\\ before the {next}-grams the header announces"
+                        )));
                     }
                     state = State::End;
                 } else if text == format!("\\{next}-grams:") {
                     if next > counts.len() {
-                        return Err(fail(format!("{next}-grams, but the header announces only {} orders", counts.len())));
+                        return Err(fail(format!(
+                            "{next}-grams, but the header announces only {} orders",
+                            counts.len()
+                        )));
                     }
                     builder.get_or_insert_with(|| NgramModelBuilder::new(&counts));
-                    state = State::Section { order: next, seen: 0 };
+                    state = State::Section {
+                        order: next,
+                        seen: 0,
+                    };
                 } else {
-                    return Err(fail(format!("expected \\{next}-grams: or \\end\\, got `{text}`")));
+                    return Err(fail(format!(
+                        "expected \\{next}-grams: or \\end\\, got `{text}`"
+                    )));
                 }
             }
-            State::Header => return Err(fail(format!("expected `ngram N=COUNT` or \\1-grams:, got `{text}`"))),
+            State::Header => {
+                return Err(fail(format!(
+                    "expected `ngram N=COUNT` or \\1-grams:, got `{text}`"
+                )));
+            }
             State::Section { .. } if text.is_empty() => {}
             State::Section { order, seen } => {
                 let order = *order;
                 let mut fields = text.split_whitespace();
                 let number = |field: Option<&str>, what: &str| -> Result<f32, InputError> {
                     let field = field.ok_or_else(|| fail(format!("missing {what}")))?;
-                    field.parse::<f32>().map_err(|_| fail(format!("{what} `{field}` is not a number")))
+                    field
+                        .parse::<f32>()
+                        .map_err(|_| fail(format!("{what} `{field}` is not a number")))
                 };
                 let log_p = number(fields.next(), "log10 probability")?;
                 // A probability is at most 1 (log10 0); NaN would poison every sum it enters.
                 if !(log_p <= 0.0) {
-                    return Err(fail(format!("log10 probability {log_p} is not a log probability (it must be <= 0)")));
+                    return Err(fail(format!(
+                        "log10 probability {log_p} is not a log probability (it must be <= 0)"
+                    )));
                 }
                 let mut words = [""; MAX_ORDER];
                 let mut got = 0;
@@ -104,7 +132,9 @@ pub fn parse<R: BufRead>(lines: &mut Lines<R>) -> Result<NgramModel, InputError>
                     got += 1;
                 }
                 if got < order {
-                    return Err(fail(format!("a {order}-gram line needs {order} words, got {got}")));
+                    return Err(fail(format!(
+                        "a {order}-gram line needs {order} words, got {got}"
+                    )));
                 }
                 let words = &words[..order];
                 let backoff = match fields.next() {
@@ -112,7 +142,9 @@ pub fn parse<R: BufRead>(lines: &mut Lines<R>) -> Result<NgramModel, InputError>
                     field => number(field, "back-off weight")?,
                 };
                 if backoff.is_nan() || backoff == f32::INFINITY {
-                    return Err(fail(format!("back-off weight {backoff} is not a log10 weight")));
+                    return Err(fail(format!(
+                        "back-off weight {backoff} is not a log10 weight"
+                    )));
                 }
                 if fields.next().is_some() {
                     return Err(fail(format!("too many fields for a {order}-gram line")));
@@ -132,7 +164,11 @@ pub fn parse<R: BufRead>(lines: &mut Lines<R>) -> Result<NgramModel, InputError>
     }
     match (state, builder) {
         (State::End, Some(builder)) => Ok(builder.build()),
-        (State::Preamble, _) => Err(InputError { file: lines.file().into(), line: None, message: "no \\data\\ header: not an ARPA file".into() }),
+        (State::Preamble, _) => Err(InputError {
+            file: lines.file().into(),
+            line: None,
+            message: "no \\data\\ header: not an ARPA file".into(),
+        }),
         _ => Err(InputError::at(
             lines.file(),
             lines.line_number(),
@@ -146,7 +182,9 @@ fn check_count(counts: &[u64], order: usize, seen: u64) -> Result<(), String> {
     if seen == announced {
         Ok(())
     } else {
-        Err(format!("the header announces {announced} {order}-grams but the section has {seen}"))
+        Err(format!(
+            "the header announces {announced} {order}-grams but the section has {seen}"
+        ))
     }
 }
 
@@ -169,13 +207,34 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let cases = [
-            (MODEL.replace("ngram 2=2", "ngram 2=3"), "<text>:15: the header announces 3 2-grams but the section has 2"),
-            (MODEL.replace("-0.2\ta b", "-0.2\ta zz"), "<text>:13: `zz` is in an n-gram but not among the unigrams"),
-            (MODEL.replace("-0.8 b", "x b"), "<text>:9: log10 probability `x` is not a number"),
-            (MODEL.replace("-0.8 b", "nan b"), "<text>:9: log10 probability NaN is not a log probability (it must be <= 0)"),
-            (MODEL.replace("-0.8 b", "0.5 b"), "<text>:9: log10 probability 0.5 is not a log probability (it must be <= 0)"),
-            (MODEL.replace("\\end\\\n", ""), "<text>:14: the file ends before \\end\\ (truncated?)"),
-            ("hello\n".to_string(), "<text>: no \\data\\ header: not an ARPA file"),
+            (
+                MODEL.replace("ngram 2=2", "ngram 2=3"),
+                "<text>:15: the header announces 3 2-grams but the section has 2",
+            ),
+            (
+                MODEL.replace("-0.2\ta b", "-0.2\ta zz"),
+                "<text>:13: `zz` is in an n-gram but not among the unigrams",
+            ),
+            (
+                MODEL.replace("-0.8 b", "x b"),
+                "<text>:9: log10 probability `x` is not a number",
+            ),
+            (
+                MODEL.replace("-0.8 b", "nan b"),
+                "<text>:9: log10 probability NaN is not a log probability (it must be <= 0)",
+            ),
+            (
+                MODEL.replace("-0.8 b", "0.5 b"),
+                "<text>:9: log10 probability 0.5 is not a log probability (it must be <= 0)",
+            ),
+            (
+                MODEL.replace("\\end\\\n", ""),
+                "<text>:14: the file ends before \\end\\ (truncated?)",
+            ),
+            (
+                "hello\n".to_string(),
+                "<text>: no \\data\\ header: not an ARPA file",
+            ),
             // Found by fuzzing: a header announcing more n-grams than memory holds.
             (
                 MODEL.replace("ngram 2=2", "ngram 2=18446744073709551615"),

@@ -24,7 +24,10 @@ pub struct Sentences<R> {
 
 impl<R: BufRead> Sentences<R> {
     pub fn new(lines: Lines<R>) -> Self {
-        Sentences { lines, buf: String::new() }
+        Sentences {
+            lines,
+            buf: String::new(),
+        }
     }
 
     fn error(&self, message: impl Into<String>) -> InputError {
@@ -46,7 +49,10 @@ impl<R: BufRead> Sentences<R> {
             }
             let fields: Vec<&str> = line.split('\t').collect();
             if fields.len() != 10 {
-                return Err(self.error(format!("expected 10 tab-separated fields, found {}", fields.len())));
+                return Err(self.error(format!(
+                    "expected 10 tab-separated fields, found {}",
+                    fields.len()
+                )));
             }
             let id = fields[0];
             if id.contains('-') || id.contains('.') {
@@ -69,7 +75,11 @@ impl<R: BufRead> Sentences<R> {
             sentence.heads.push(head);
             sentence.deprels.push(fields[7].to_string());
         }
-        if sentence.forms.is_empty() { Ok(None) } else { self.finish(sentence).map(Some) }
+        if sentence.forms.is_empty() {
+            Ok(None)
+        } else {
+            self.finish(sentence).map(Some)
+        }
     }
 
     /// Heads must point inside the sentence; cycles are left to the metrics, which report them.
@@ -117,7 +127,9 @@ mod tests {
 
     #[test]
     fn keeps_words_skips_ranges_and_empty_nodes() {
-        let s: Vec<Sentence> = Sentences::new(from_str(TEXT)).collect::<Result<_, _>>().unwrap();
+        let s: Vec<Sentence> = Sentences::new(from_str(TEXT))
+            .collect::<Result<_, _>>()
+            .unwrap();
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].forms, ["Il", "n'", "y", "en", "a", "plus", "."]);
         assert_eq!(s[0].heads, [5, 5, 5, 5, 0, 5, 5]);
@@ -130,14 +142,30 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let bad_head = TEXT.replace("6\tplus\tplus\tADV\t_\t_\t5", "6\tplus\tplus\tADV\t_\t_\t9");
-        let err = Sentences::new(from_str(&bad_head)).next().unwrap().unwrap_err();
+        let err = Sentences::new(from_str(&bad_head))
+            .next()
+            .unwrap()
+            .unwrap_err();
         assert_eq!(err.line, Some(3));
         assert!(err.message.contains("word 6 has HEAD 9"), "{}", err.message);
         let gap = TEXT.replace("4\ten", "5\ten");
-        assert_eq!(Sentences::new(from_str(&gap)).next().unwrap().unwrap_err().line, Some(8));
+        assert_eq!(
+            Sentences::new(from_str(&gap))
+                .next()
+                .unwrap()
+                .unwrap_err()
+                .line,
+            Some(8)
+        );
         let fields = TEXT.replace("1\tOui\toui", "1\tOui");
         let mut it = Sentences::new(from_str(&fields));
         it.next();
-        assert!(it.next().unwrap().unwrap_err().message.contains("10 tab-separated fields"));
+        assert!(
+            it.next()
+                .unwrap()
+                .unwrap_err()
+                .message
+                .contains("10 tab-separated fields")
+        );
     }
 }

@@ -46,7 +46,11 @@ fn scaled_and_rounded(x: f64, digits: usize) -> Option<u128> {
         // The value is below 2^117 * 2^-128: less than half a unit, so it rounds to 0.
         return Some(0);
     }
-    let (whole, rest, half) = (scaled >> shift, scaled & ((1 << shift) - 1), 1u128 << (shift - 1));
+    let (whole, rest, half) = (
+        scaled >> shift,
+        scaled & ((1 << shift) - 1),
+        1u128 << (shift - 1),
+    );
     Some(whole + u128::from(rest > half || (rest == half && whole % 2 == 1)))
 }
 
@@ -95,7 +99,11 @@ mod tests {
         ];
         for &x in &special {
             for digits in 0..=22 {
-                assert_eq!(ours(x, digits), std_text(x, digits), "{x:e} at {digits} digits");
+                assert_eq!(
+                    ours(x, digits),
+                    std_text(x, digits),
+                    "{x:e} at {digits} digits"
+                );
             }
         }
         // LeD and PoD are means of ratios of small counts; and random bit patterns below 2^52.
@@ -107,7 +115,11 @@ mod tests {
             let random = f64::from_bits(next() % 0x4330_0000_0000_0000);
             let digits = (next() % 21) as usize;
             for x in [ratio, random] {
-                assert_eq!(ours(x, digits), std_text(x, digits), "{x:e} at {digits} digits");
+                assert_eq!(
+                    ours(x, digits),
+                    std_text(x, digits),
+                    "{x:e} at {digits} digits"
+                );
             }
         }
     }

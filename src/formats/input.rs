@@ -23,7 +23,11 @@ pub struct InputError {
 
 impl InputError {
     pub fn at(file: &Path, line: u64, message: impl Into<String>) -> Self {
-        InputError { file: file.to_path_buf(), line: Some(line), message: message.into() }
+        InputError {
+            file: file.to_path_buf(),
+            line: Some(line),
+            message: message.into(),
+        }
     }
 }
 
@@ -40,22 +44,40 @@ impl std::error::Error for InputError {}
 
 /// Open `path` (a local path or a URL) for reading, decompressing gzip or zstd transparently.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, InputError> {
-    let fail = |e: io::Error| InputError { file: path.to_path_buf(), line: None, message: e.to_string() };
+    let fail = |e: io::Error| InputError {
+        file: path.to_path_buf(),
+        line: None,
+        message: e.to_string(),
+    };
     let location = Location::parse(path).map_err(|e| fail(io::Error::other(format!("{e:#}"))))?;
     crate::storage::note_input(path);
     let raw: Box<dyn Read + Send> = match location {
         Location::Local(path) => Box::new(File::open(path).map_err(fail)?),
-        Location::Remote(remote) => {
-            Box::new(RemoteFile::open(&remote).map_err(|e| fail(io::Error::other(format!("{e:#}"))))?.reader(0))
-        }
+        Location::Remote(remote) => Box::new(
+            RemoteFile::open(&remote)
+                .map_err(|e| fail(io::Error::other(format!("{e:#}"))))?
+                .reader(0),
+        ),
     };
     let mut reader = BufReader::with_capacity(1 << 16, raw);
     let head = reader.fill_buf().map_err(fail)?;
     Ok(if head.starts_with(GZIP_MAGIC) {
-        Box::new(BufReader::with_capacity(1 << 16, Decompressing { inner: MultiGzDecoder::new(reader), format: "gzip" }))
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            Decompressing {
+                inner: MultiGzDecoder::new(reader),
+                format: "gzip",
+            },
+        ))
     } else if head.starts_with(ZSTD_MAGIC) {
         let inner = zstd::Decoder::with_buffer(reader).map_err(fail)?;
-        Box::new(BufReader::with_capacity(1 << 16, Decompressing { inner, format: "zstd" }))
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            Decompressing {
+                inner,
+                format: "zstd",
+            },
+        ))
     } else {
         Box::new(reader)
     })
@@ -71,9 +93,13 @@ struct Decompressing<R> {
 impl<R: Read> Read for Decompressing<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.inner.read(buf).map_err(|e| match e.kind() {
-            io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::Other | io::ErrorKind::UnexpectedEof => {
-                io::Error::new(e.kind(), format!("corrupt or truncated {} data ({e})", self.format))
-            }
+            io::ErrorKind::InvalidData
+            | io::ErrorKind::InvalidInput
+            | io::ErrorKind::Other
+            | io::ErrorKind::UnexpectedEof => io::Error::new(
+                e.kind(),
+                format!("corrupt or truncated {} data ({e})", self.format),
+            ),
             _ => e,
         })
     }
@@ -90,7 +116,12 @@ pub struct Lines<R> {
 
 impl<R: BufRead> Lines<R> {
     pub fn new(reader: R, file: &Path) -> Self {
-        Lines { reader, file: file.to_path_buf(), line: 0, bytes: Vec::new() }
+        Lines {
+            reader,
+            file: file.to_path_buf(),
+            line: 0,
+            bytes: Vec::new(),
+        }
     }
 
     /// Number of the line last returned (1-based).
@@ -113,7 +144,8 @@ impl<R: BufRead> Lines<R> {
     /// not checked: [`LineSlices`] reads them back); its length, or None at the end.
     pub fn append_raw(&mut self, out: &mut Vec<u8>) -> Result<Option<usize>, InputError> {
         let start = out.len();
-        let found = read_line(&mut self.reader, out).map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
+        let found = read_line(&mut self.reader, out)
+            .map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
         if !found {
             return Ok(None);
         }
@@ -125,9 +157,16 @@ impl<R: BufRead> Lines<R> {
     /// Append lines as [`Lines::append_raw`] does, calling `more` with each one's length, until
     /// it says no (that line included; then true) or the input ends (false). Lines ended by
     /// `\n` are found and copied a buffer at a time.
-    pub fn append_raw_while(&mut self, out: &mut Vec<u8>, mut more: impl FnMut(usize) -> bool) -> Result<bool, InputError> {
+    pub fn append_raw_while(
+        &mut self,
+        out: &mut Vec<u8>,
+        mut more: impl FnMut(usize) -> bool,
+    ) -> Result<bool, InputError> {
         loop {
-            let buf = self.reader.fill_buf().map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
+            let buf = self
+                .reader
+                .fill_buf()
+                .map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
             let (mut taken, mut stop) = (0, false);
             for end in memchr::memchr2_iter(b'\n', b'\r', buf) {
                 if buf[end] == b'\r' {
@@ -225,14 +264,19 @@ pub trait LineSource {
 impl<R: BufRead> LineSource for Lines<R> {
     fn next_line(&mut self) -> Result<Option<&str>, InputError> {
         self.bytes.clear();
-        let found = read_line(&mut self.reader, &mut self.bytes).map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
+        let found = read_line(&mut self.reader, &mut self.bytes)
+            .map_err(|e| InputError::at(&self.file, self.line + 1, e.to_string()))?;
         if !found {
             return Ok(None);
         }
         self.line += 1;
         match std::str::from_utf8(&self.bytes) {
             Ok(text) => Ok(Some(text)),
-            Err(e) => Err(InputError::at(&self.file, self.line, invalid_utf8(e.valid_up_to()))),
+            Err(e) => Err(InputError::at(
+                &self.file,
+                self.line,
+                invalid_utf8(e.valid_up_to()),
+            )),
         }
     }
 
@@ -273,7 +317,12 @@ impl<'a> LineSlices<'a> {
                 (text, Some(valid - line_start))
             }
         };
-        LineSlices { text, invalid_at, file, line: first_line.saturating_sub(1) }
+        LineSlices {
+            text,
+            invalid_at,
+            file,
+            line: first_line.saturating_sub(1),
+        }
     }
 }
 
@@ -286,7 +335,8 @@ impl<'a> LineSlices<'a> {
                 None => Ok(None),
             };
         }
-        let end = memchr::memchr(b'\n', self.text.as_bytes()).expect("every gathered line ends in \\n");
+        let end =
+            memchr::memchr(b'\n', self.text.as_bytes()).expect("every gathered line ends in \\n");
         let line = &self.text[..end];
         self.text = &self.text[end + 1..];
         self.line += 1;
@@ -304,7 +354,11 @@ impl LineSource for LineSlices<'_> {
     }
 
     fn skip_line(&mut self, len: usize) {
-        debug_assert_eq!(self.text.as_bytes().get(len), Some(&b'\n'), "a whole line is skipped");
+        debug_assert_eq!(
+            self.text.as_bytes().get(len),
+            Some(&b'\n'),
+            "a whole line is skipped"
+        );
         self.text = &self.text[len + 1..];
         self.line += 1;
     }
@@ -323,7 +377,9 @@ impl<R: BufRead> Iterator for Lines<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let mut line = String::new();
-        self.next_into(&mut line).map(|found| found.then_some(line)).transpose()
+        self.next_into(&mut line)
+            .map(|found| found.then_some(line))
+            .transpose()
     }
 }
 
@@ -355,7 +411,11 @@ pub struct Concatenated {
 
 impl Concatenated {
     pub fn new(paths: Vec<PathBuf>) -> Self {
-        Concatenated { paths, next: 0, current: None }
+        Concatenated {
+            paths,
+            next: 0,
+            current: None,
+        }
     }
 }
 
@@ -374,7 +434,9 @@ impl Iterator for Concatenated {
                 continue;
             };
             match lines.next() {
-                Some(line) => return Some(line.map(|line| (self.next - 1, lines.line_number(), line))),
+                Some(line) => {
+                    return Some(line.map(|line| (self.next - 1, lines.line_number(), line)));
+                }
                 None => self.current = None,
             }
         }
@@ -393,7 +455,12 @@ pub struct Paired<A, B> {
 
 impl<A, B> Paired<A, B> {
     pub fn new(a: A, b: B, files: (&Path, &Path), unit: &'static str) -> Self {
-        Paired { inputs: (a, b), files: (files.0.to_path_buf(), files.1.to_path_buf()), unit, pairs: 0 }
+        Paired {
+            inputs: (a, b),
+            files: (files.0.to_path_buf(), files.1.to_path_buf()),
+            unit,
+            pairs: 0,
+        }
     }
 }
 
@@ -402,7 +469,13 @@ pub enum PairedError {
     #[error(transparent)]
     Input(#[from] InputError),
     #[error("{} has more {unit}s than {} ({pairs} {unit}s), {longer_count} in all; the files must have one {unit} per pair", longer.display(), shorter.display())]
-    Longer { longer: PathBuf, shorter: PathBuf, pairs: u64, longer_count: u64, unit: &'static str },
+    Longer {
+        longer: PathBuf,
+        shorter: PathBuf,
+        pairs: u64,
+        longer_count: u64,
+        unit: &'static str,
+    },
 }
 
 impl<T, U, A, B> Iterator for Paired<A, B>
@@ -425,8 +498,15 @@ where
             (Some(_), None) => (&self.files.0, &self.files.1, self.inputs.0.by_ref().count()),
             (None, Some(_)) => (&self.files.1, &self.files.0, self.inputs.1.by_ref().count()),
         };
-        let (longer, shorter, pairs, unit) = (longer.clone(), shorter.clone(), self.pairs, self.unit);
-        Some(Err(PairedError::Longer { longer, shorter, pairs, longer_count: pairs + 1 + rest as u64, unit }))
+        let (longer, shorter, pairs, unit) =
+            (longer.clone(), shorter.clone(), self.pairs, self.unit);
+        Some(Err(PairedError::Longer {
+            longer,
+            shorter,
+            pairs,
+            longer_count: pairs + 1 + rest as u64,
+            unit,
+        }))
     }
 }
 
@@ -468,16 +548,30 @@ mod tests {
         let mut line = String::new();
         assert!(lines.next_into(&mut line).unwrap());
         let err = lines.next_into(&mut line).unwrap_err();
-        assert_eq!(err.to_string(), "f.txt:2: invalid UTF-8 at byte 0 of the line");
+        assert_eq!(
+            err.to_string(),
+            "f.txt:2: invalid UTF-8 at byte 0 of the line"
+        );
     }
 
     #[test]
     fn paired_inputs_that_end_apart_name_both_files() {
         let lines = |text: &'static str, name: &str| Lines::new(text.as_bytes(), Path::new(name));
-        let paired = Paired::new(lines("a\nb\nc\n", "src"), lines("x\n", "tgt"), (Path::new("src"), Path::new("tgt")), "line");
+        let paired = Paired::new(
+            lines("a\nb\nc\n", "src"),
+            lines("x\n", "tgt"),
+            (Path::new("src"), Path::new("tgt")),
+            "line",
+        );
         let got: Vec<_> = paired.map(|r| r.map_err(|e| e.to_string())).collect();
-        assert_eq!(got[0].as_ref().unwrap(), &("a".to_string(), "x".to_string()));
-        assert_eq!(got[1].as_ref().unwrap_err(), "src has more lines than tgt (1 lines), 3 in all; the files must have one line per pair");
+        assert_eq!(
+            got[0].as_ref().unwrap(),
+            &("a".to_string(), "x".to_string())
+        );
+        assert_eq!(
+            got[1].as_ref().unwrap_err(),
+            "src has more lines than tgt (1 lines), 3 in all; the files must have one line per pair"
+        );
         assert_eq!(got.len(), 2);
     }
 
@@ -489,7 +583,14 @@ mod tests {
         std::fs::write(&a, "1\n2\n").unwrap();
         std::fs::write(&b, "3\n").unwrap();
         let got: Vec<_> = Concatenated::new(vec![a, b]).map(Result::unwrap).collect();
-        assert_eq!(got, [(0, 1, "1".to_string()), (0, 2, "2".to_string()), (1, 1, "3".to_string())]);
+        assert_eq!(
+            got,
+            [
+                (0, 1, "1".to_string()),
+                (0, 2, "2".to_string()),
+                (1, 1, "3".to_string())
+            ]
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 

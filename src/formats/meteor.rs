@@ -61,16 +61,22 @@ impl Block {
     /// are the product of its lengths, and a file can claim any length.
     pub fn span_past_end(&self, n1: usize, n2: usize) -> Option<(Side, u64, usize)> {
         self.matches.iter().find_map(|m| {
-            [(Side::Src, m.s1_start, m.s1_len, n1), (Side::Tgt, m.s2_start, m.s2_len, n2)]
-                .into_iter()
-                .find(|&(_, start, len, n)| u64::from(start) + u64::from(len) > n as u64)
-                .map(|(side, start, _, n)| (side, u64::from(start).max(n as u64), n))
+            [
+                (Side::Src, m.s1_start, m.s1_len, n1),
+                (Side::Tgt, m.s2_start, m.s2_len, n2),
+            ]
+            .into_iter()
+            .find(|&(_, start, len, n)| u64::from(start) + u64::from(len) > n as u64)
+            .map(|(side, start, _, n)| (side, u64::from(start).max(n as u64), n))
         })
     }
 
     /// The tokens of the block's own sentences.
     pub fn sentence_lengths(&self) -> (usize, usize) {
-        (tokens::split(&self.s1).count(), tokens::split(&self.s2).count())
+        (
+            tokens::split(&self.s1).count(),
+            tokens::split(&self.s2).count(),
+        )
     }
 
     pub fn links_into(&self, links: &mut Vec<Link>) {
@@ -94,7 +100,13 @@ impl Match {
 /// Write one block as METEOR 1.5's `Matcher` prints it (`Alignment.toString` then `println`):
 /// each sentence's tokens joined by one space and trimmed as Java trims, a match line per match
 /// (the score is always 1.0 for the four modules), and a blank line.
-pub fn write_block(out: &mut Vec<u8>, number: u64, words1: &[&str], words2: &[&str], matches: &[align::Match]) {
+pub fn write_block(
+    out: &mut Vec<u8>,
+    number: u64,
+    words1: &[&str],
+    words2: &[&str],
+    matches: &[align::Match],
+) {
     let mut digits = itoa::Buffer::new();
     out.extend_from_slice(b"Alignment ");
     out.extend_from_slice(digits.format(number).as_bytes());
@@ -115,7 +127,13 @@ pub fn write_block(out: &mut Vec<u8>, number: u64, words1: &[&str], words2: &[&s
     out.extend_from_slice(COLUMNS.as_bytes());
     out.push(b'\n');
     for m in matches {
-        for (value, after) in [(m.s2_start, ":"), (m.s2_len, "\t\t\t"), (m.s1_start, ":"), (m.s1_len, "\t\t\t"), (u32::from(m.stage), MATCH_LINE_END)] {
+        for (value, after) in [
+            (m.s2_start, ":"),
+            (m.s2_len, "\t\t\t"),
+            (m.s1_start, ":"),
+            (m.s1_len, "\t\t\t"),
+            (u32::from(m.stage), MATCH_LINE_END),
+        ] {
             out.extend_from_slice(digits.format(value).as_bytes());
             out.extend_from_slice(after.as_bytes());
         }
@@ -134,19 +152,32 @@ pub struct Blocks<L> {
 impl<L: LineSource> Blocks<L> {
     pub fn new(lines: L) -> Self {
         let file = lines.file().to_path_buf();
-        Blocks { lines, file, sentences: true }
+        Blocks {
+            lines,
+            file,
+            sentences: true,
+        }
     }
 
     /// Blocks whose `s1` and `s2` stay empty, for a reader that has the sentences elsewhere
     /// (`lepod` takes them from its two text files): copying them was a twentieth of its work.
     pub fn matches_only(lines: L) -> Self {
-        Blocks { sentences: false, ..Blocks::new(lines) }
+        Blocks {
+            sentences: false,
+            ..Blocks::new(lines)
+        }
     }
 
     /// The next line, or an error naming what the block still lacks.
     fn required_line(&mut self, what: &str) -> Result<&str, InputError> {
         let line = self.lines.line_number();
-        self.lines.next_line()?.ok_or_else(|| InputError::at(&self.file, line, format!("the file ends inside a block, before {what}")))
+        self.lines.next_line()?.ok_or_else(|| {
+            InputError::at(
+                &self.file,
+                line,
+                format!("the file ends inside a block, before {what}"),
+            )
+        })
     }
 
     /// Read the next block into `block`, reusing its buffers; false at the end of the file.
@@ -166,7 +197,10 @@ impl<L: LineSource> Blocks<L> {
         block.line = self.lines.line_number();
         block.number = number.map_err(|message| InputError::at(&self.file, block.line, message))?;
         let keep = self.sentences;
-        for (what, sentence) in [("the first sentence", &mut block.s1), ("the second sentence", &mut block.s2)] {
+        for (what, sentence) in [
+            ("the first sentence", &mut block.s1),
+            ("the second sentence", &mut block.s2),
+        ] {
             sentence.clear();
             let line = self.required_line(what)?;
             if keep {
@@ -175,25 +209,43 @@ impl<L: LineSource> Blocks<L> {
         }
         let header = self.required_line("the column header")?;
         if !header.starts_with(&COLUMNS[..17]) {
-            let message = format!("expected the header `Line2Start:Length\\tLine1Start:Length\\tModule\\t\\tScore`, found `{header}`");
-            return Err(InputError::at(&self.file, self.lines.line_number(), message));
+            let message = format!(
+                "expected the header `Line2Start:Length\\tLine1Start:Length\\tModule\\t\\tScore`, found `{header}`"
+            );
+            return Err(InputError::at(
+                &self.file,
+                self.lines.line_number(),
+                message,
+            ));
         }
         block.matches.clear();
         loop {
             // Lines in memory as Matcher writes them are parsed where they lie: finding each
             // line's end first was a tenth of `lepod`'s time.
-            if let Some((m, len)) = self.lines.ahead().and_then(|text| parse_matcher_line(text.as_bytes())) {
+            if let Some((m, len)) = self
+                .lines
+                .ahead()
+                .and_then(|text| parse_matcher_line(text.as_bytes()))
+            {
                 block.matches.push(m);
                 self.lines.skip_line(len);
                 continue;
             }
-            let Some(line) = self.lines.next_line()? else { break };
+            let Some(line) = self.lines.next_line()? else {
+                break;
+            };
             if line.is_empty() {
                 break;
             }
             match parse_match(line) {
                 Ok(m) => block.matches.push(m),
-                Err(message) => return Err(InputError::at(&self.file, self.lines.line_number(), message)),
+                Err(message) => {
+                    return Err(InputError::at(
+                        &self.file,
+                        self.lines.line_number(),
+                        message,
+                    ));
+                }
             }
         }
         Ok(true)
@@ -204,7 +256,11 @@ impl<L: LineSource> Blocks<L> {
 /// lines before each), reading no more than [`Blocks::read_into`] would, for [`Blocks`] over
 /// [`LineSlices`](super::input::LineSlices) to parse elsewhere; how many there were. A block
 /// cut short by the end of the file counts: its parser names what it lacks.
-pub fn append_raw_blocks<R: BufRead>(lines: &mut Lines<R>, n: usize, out: &mut Vec<u8>) -> Result<usize, InputError> {
+pub fn append_raw_blocks<R: BufRead>(
+    lines: &mut Lines<R>,
+    n: usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, InputError> {
     /// Where a line falls: before a block, in its `Alignment` line, two sentences and column
     /// header (how many of them are left), or in its matches.
     enum At {
@@ -248,15 +304,27 @@ fn parse_any_match(text: &str) -> Result<Match, String> {
     let span = |s: Option<&str>| -> Option<(u32, u32)> {
         let s = s?;
         let colon = s.bytes().position(|b| b == b':')?;
-        Some((digits(s[..colon].as_bytes())?, digits(s[colon + 1..].as_bytes())?))
+        Some((
+            digits(s[..colon].as_bytes())?,
+            digits(s[colon + 1..].as_bytes())?,
+        ))
     };
     let (s2_start, s2_len) = span(fields.next()).ok_or_else(bad)?;
     let (s1_start, s1_len) = span(fields.next()).ok_or_else(bad)?;
     if s1_len == 0 || s2_len == 0 {
         return Err(format!("a match spans no token: `{text}`"));
     }
-    let module = fields.next().and_then(|f| digits(f.as_bytes())).and_then(|m| u8::try_from(m).ok());
-    Ok(Match { s1_start, s1_len, s2_start, s2_len, module })
+    let module = fields
+        .next()
+        .and_then(|f| digits(f.as_bytes()))
+        .and_then(|m| u8::try_from(m).ok());
+    Ok(Match {
+        s1_start,
+        s1_len,
+        s2_start,
+        s2_len,
+        module,
+    })
 }
 
 /// [`parse_match`] of a match line laid out exactly as Matcher writes it
@@ -265,7 +333,9 @@ fn parse_any_match(text: &str) -> Result<Match, String> {
 /// or rejects with its message.
 fn parse_plain_match(line: &[u8]) -> Option<Match> {
     // The module must be a whole field: what follows it is a separator or nothing.
-    parse_matcher_fields(line).filter(|(_, rest)| rest.first().is_none_or(|&b| b == b'\t')).map(|(m, _)| m)
+    parse_matcher_fields(line)
+        .filter(|(_, rest)| rest.first().is_none_or(|&b| b == b'\t'))
+        .map(|(m, _)| m)
 }
 
 /// [`parse_plain_match`] of the line at the start of `text` when it ends as Matcher ends every
@@ -273,7 +343,8 @@ fn parse_plain_match(line: &[u8]) -> Option<Match> {
 fn parse_matcher_line(text: &[u8]) -> Option<(Match, usize)> {
     let (m, rest) = parse_matcher_fields(text)?;
     // The line's length leaves out its `\n`.
-    rest.starts_with(MATCH_LINE_END.as_bytes()).then(|| (m, text.len() - rest.len() + MATCH_LINE_END.len() - 1))
+    rest.starts_with(MATCH_LINE_END.as_bytes())
+        .then(|| (m, text.len() - rest.len() + MATCH_LINE_END.len() - 1))
 }
 
 /// The spans and module at the start of `text` in Matcher's layout, and what follows them.
@@ -289,7 +360,10 @@ fn parse_matcher_fields(text: &[u8]) -> Option<(Match, &[u8])> {
             (n, len) = (n * 10 + u32::from(b - b'0'), len + 1);
         }
         if rest.get(len).is_some_and(u8::is_ascii_digit) {
-            len = rest.iter().position(|b| !b.is_ascii_digit()).unwrap_or(rest.len());
+            len = rest
+                .iter()
+                .position(|b| !b.is_ascii_digit())
+                .unwrap_or(rest.len());
             n = digits(&rest[..len])?;
         }
         if len == 0 {
@@ -298,9 +372,23 @@ fn parse_matcher_fields(text: &[u8]) -> Option<(Match, &[u8])> {
         rest = rest[len..].strip_prefix(then)?;
         Some(n)
     };
-    let (s2_start, s2_len, s1_start, s1_len) = (number(b":")?, number(b"\t\t\t")?, number(b":")?, number(b"\t\t\t")?);
+    let (s2_start, s2_len, s1_start, s1_len) = (
+        number(b":")?,
+        number(b"\t\t\t")?,
+        number(b":")?,
+        number(b"\t\t\t")?,
+    );
     let module = u8::try_from(number(b"")?).ok()?;
-    (s1_len > 0 && s2_len > 0).then_some((Match { s1_start, s1_len, s2_start, s2_len, module: Some(module) }, rest))
+    (s1_len > 0 && s2_len > 0).then_some((
+        Match {
+            s1_start,
+            s1_len,
+            s2_start,
+            s2_len,
+            module: Some(module),
+        },
+        rest,
+    ))
 }
 
 /// A non-empty run of ASCII digits that fits a u32.
@@ -308,7 +396,11 @@ fn digits(text: &[u8]) -> Option<u32> {
     if text.is_empty() {
         return None;
     }
-    text.iter().try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n.checked_mul(10)?.checked_add(u32::from(b - b'0'))).flatten())
+    text.iter().try_fold(0u32, |n, b| {
+        b.is_ascii_digit()
+            .then(|| n.checked_mul(10)?.checked_add(u32::from(b - b'0')))
+            .flatten()
+    })
 }
 
 impl<L: LineSource> Iterator for Blocks<L> {
@@ -316,7 +408,9 @@ impl<L: LineSource> Iterator for Blocks<L> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let mut block = Block::default();
-        self.read_into(&mut block).map(|more| more.then_some(block)).transpose()
+        self.read_into(&mut block)
+            .map(|more| more.then_some(block))
+            .transpose()
     }
 }
 
@@ -340,7 +434,10 @@ impl<L: LineSource> Iterator for Alignments<L> {
         };
         let (n1, n2) = block.sentence_lengths();
         if let Some((side, position, n)) = block.span_past_end(n1, n2) {
-            let message = format!("block {}: a match reaches position {position}, past the {side} sentence of {n} tokens", block.number);
+            let message = format!(
+                "block {}: a match reaches position {position}, past the {side} sentence of {n} tokens",
+                block.number
+            );
             return Some(Err(InputError::at(&self.0.file, block.line, message)));
         }
         Some(Ok(block))
@@ -360,13 +457,24 @@ mod tests {
 
     #[test]
     fn reads_blocks_with_second_sentence_first_in_matches() {
-        let blocks: Vec<Block> = Blocks::new(from_str(TWO)).collect::<Result<_, _>>().unwrap();
+        let blocks: Vec<Block> = Blocks::new(from_str(TWO))
+            .collect::<Result<_, _>>()
+            .unwrap();
         assert_eq!(blocks.len(), 2);
         assert_eq!(blocks[0].s2, "I have many friends .");
         assert_eq!(blocks[0].links(), vec![(0, 0), (2, 2), (3, 2), (4, 2)]);
-        assert_eq!((blocks[1].number, blocks[1].line, blocks[1].matches.len()), (2, 8, 0));
-        let matches_only: Vec<Block> = Blocks::matches_only(from_str(TWO)).collect::<Result<_, _>>().unwrap();
-        let without_sentences = blocks.into_iter().map(|b| Block { s1: String::new(), s2: String::new(), ..b });
+        assert_eq!(
+            (blocks[1].number, blocks[1].line, blocks[1].matches.len()),
+            (2, 8, 0)
+        );
+        let matches_only: Vec<Block> = Blocks::matches_only(from_str(TWO))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let without_sentences = blocks.into_iter().map(|b| Block {
+            s1: String::new(),
+            s2: String::new(),
+            ..b
+        });
         assert_eq!(matches_only, without_sentences.collect::<Vec<_>>());
     }
 
@@ -377,16 +485,36 @@ mod tests {
         assert_eq!(append_raw_blocks(&mut lines, 1, &mut first).unwrap(), 1);
         assert_eq!(first, TWO.as_bytes()[..TWO.find("Alignment 2").unwrap()]);
         // The last block runs to the end of the file.
-        assert_eq!(append_raw_blocks(&mut lines, 5, &mut Vec::new()).unwrap(), 1);
-        assert_eq!(append_raw_blocks(&mut lines, 5, &mut Vec::new()).unwrap(), 0);
-        let no_matches = "Alignment 1\nx\nx\nLine2Start:Length\tLine1Start:Length\tModule\t\tScore\n\n\n";
-        assert_eq!(append_raw_blocks(&mut from_str(no_matches), 2, &mut Vec::new()).unwrap(), 1);
+        assert_eq!(
+            append_raw_blocks(&mut lines, 5, &mut Vec::new()).unwrap(),
+            1
+        );
+        assert_eq!(
+            append_raw_blocks(&mut lines, 5, &mut Vec::new()).unwrap(),
+            0
+        );
+        let no_matches =
+            "Alignment 1\nx\nx\nLine2Start:Length\tLine1Start:Length\tModule\t\tScore\n\n\n";
+        assert_eq!(
+            append_raw_blocks(&mut from_str(no_matches), 2, &mut Vec::new()).unwrap(),
+            1
+        );
         // Cut short: still a block, for the parser to reject.
-        assert_eq!(append_raw_blocks(&mut from_str("\n\nAlignment 1\nx\n"), 2, &mut Vec::new()).unwrap(), 1);
+        assert_eq!(
+            append_raw_blocks(&mut from_str("\n\nAlignment 1\nx\n"), 2, &mut Vec::new()).unwrap(),
+            1
+        );
         let mut gathered = Vec::new();
         append_raw_blocks(&mut from_str(TWO), 2, &mut gathered).unwrap();
-        let parsed: Vec<Block> = Blocks::new(LineSlices::new(&gathered, Path::new("<text>"), 1)).collect::<Result<_, _>>().unwrap();
-        assert_eq!(parsed, Blocks::new(from_str(TWO)).collect::<Result<Vec<_>, _>>().unwrap());
+        let parsed: Vec<Block> = Blocks::new(LineSlices::new(&gathered, Path::new("<text>"), 1))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            parsed,
+            Blocks::new(from_str(TWO))
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap()
+        );
     }
 
     #[test]
@@ -395,12 +523,21 @@ mod tests {
         let more = "Alignment 3\nx y\nx y\nLine2Start:Length\tLine1Start:Length\tModule\t\tScore\n\
             0:1\t\t\t1:1\t\t\t0\t\t1.0\n1:1 0:1 2 0.5\n1:1\t\t\t1:1\t\t\t1\t\t1.00\n0:2\t\t\t0:2\t\t\t3\t\t1.0";
         let garbled = more.replace("1:1 0:1", "1:1 0-1");
-        for text in [format!("{TWO}\n{more}\n"), format!("{TWO}\n{more}"), format!("{TWO}\n{garbled}\n")] {
+        for text in [
+            format!("{TWO}\n{more}\n"),
+            format!("{TWO}\n{more}"),
+            format!("{TWO}\n{garbled}\n"),
+        ] {
             let mut gathered = Vec::new();
             append_raw_blocks(&mut from_str(&text), 5, &mut gathered).unwrap();
-            let in_memory: Result<Vec<Block>, _> = Blocks::new(LineSlices::new(&gathered, Path::new("<text>"), 1)).collect();
+            let in_memory: Result<Vec<Block>, _> =
+                Blocks::new(LineSlices::new(&gathered, Path::new("<text>"), 1)).collect();
             let streamed: Result<Vec<Block>, _> = Blocks::new(from_str(&text)).collect();
-            assert_eq!(in_memory.map_err(|e| e.line), streamed.map_err(|e| e.line), "{text:?}");
+            assert_eq!(
+                in_memory.map_err(|e| e.line),
+                streamed.map_err(|e| e.line),
+                "{text:?}"
+            );
         }
     }
 
@@ -443,14 +580,21 @@ mod tests {
             assert_eq!(parse_match(line), parse_any_match(line), "{line:?}");
         }
         assert!(parse_plain_match(b"2:1\t\t\t2:3\t\t\t3\t\t1.0").is_some());
-        let long = parse_plain_match(b"1:4294967295\t\t\t1000000000:1\t\t\t0000000000255\t\t1.0").unwrap();
-        assert_eq!((long.s2_len, long.s1_start, long.module), (4294967295, 1000000000, Some(255)));
+        let long =
+            parse_plain_match(b"1:4294967295\t\t\t1000000000:1\t\t\t0000000000255\t\t1.0").unwrap();
+        assert_eq!(
+            (long.s2_len, long.s1_start, long.module),
+            (4294967295, 1000000000, Some(255))
+        );
     }
 
     #[test]
     fn errors_name_the_line() {
         let truncated = "Alignment 1\nonly one sentence\n";
-        let err = Blocks::new(from_str(truncated)).next().unwrap().unwrap_err();
+        let err = Blocks::new(from_str(truncated))
+            .next()
+            .unwrap()
+            .unwrap_err();
         assert_eq!(err.line, Some(2));
         let garbled = TWO.replace("2:1\t\t\t2:3", "2:1\t\t\t2-3");
         let err = Blocks::new(from_str(&garbled)).next().unwrap().unwrap_err();

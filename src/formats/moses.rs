@@ -39,7 +39,10 @@ fn fail<T>(message: impl Into<String>) -> Result<T, MosesError> {
 fn numbers(field: &str, what: &str) -> Result<Vec<f64>, MosesError> {
     field
         .split_whitespace()
-        .map(|x| x.parse::<f64>().or_else(|_| fail(format!("{what}: `{x}` is not a number"))))
+        .map(|x| {
+            x.parse::<f64>()
+                .or_else(|_| fail(format!("{what}: `{x}` is not a number")))
+        })
         .collect()
 }
 
@@ -54,7 +57,10 @@ pub fn parse_phrase_line(line: &str) -> Result<PhraseEntry<'_>, MosesError> {
     }
     let (src, tgt) = (fields[0], fields[1]);
     if src.is_empty() || tgt.is_empty() {
-        return fail(format!("empty {} phrase", if src.is_empty() { "source" } else { "target" }));
+        return fail(format!(
+            "empty {} phrase",
+            if src.is_empty() { "source" } else { "target" }
+        ));
     }
     let scores = numbers(fields[2], "scores")?;
     if scores.len() < 4 {
@@ -66,7 +72,8 @@ pub fn parse_phrase_line(line: &str) -> Result<PhraseEntry<'_>, MosesError> {
     let alignment = match fields.get(3) {
         Some(text) if !text.is_empty() => {
             let mut links = Vec::new();
-            pharaoh::parse_line(text, &mut links).map_err(|e| MosesError(format!("alignment: {e}")))?;
+            pharaoh::parse_line(text, &mut links)
+                .map_err(|e| MosesError(format!("alignment: {e}")))?;
             Some(links)
         }
         _ => None,
@@ -75,7 +82,13 @@ pub fn parse_phrase_line(line: &str) -> Result<PhraseEntry<'_>, MosesError> {
         Some(text) if !text.is_empty() => Some(numbers(text, "counts")?),
         _ => None,
     };
-    Ok(PhraseEntry { src, tgt, scores, alignment, counts })
+    Ok(PhraseEntry {
+        src,
+        tgt,
+        scores,
+        alignment,
+        counts,
+    })
 }
 
 /// A phrase's tokens as the text of a phrase-table field, which [`parse_phrase_line`] and the
@@ -151,12 +164,21 @@ pub fn parse_nbest_line(line: &str) -> Result<NbestEntry<'_>, MosesError> {
     let scores = fields[2]
         .split_whitespace()
         .filter(|x| !x.ends_with(':') && !x.ends_with('='))
-        .map(|x| x.parse::<f64>().or_else(|_| fail(format!("features: `{x}` is neither a number nor a `name:`"))))
+        .map(|x| {
+            x.parse::<f64>()
+                .or_else(|_| fail(format!("features: `{x}` is neither a number nor a `name:`")))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let Ok(total) = fields[3].parse::<f64>() else {
         return fail(format!("total `{}` is not a number", fields[3]));
     };
-    Ok(NbestEntry { id, hyp: fields[1], features: fields[2], scores, total })
+    Ok(NbestEntry {
+        id,
+        hyp: fields[1],
+        features: fields[2],
+        scores,
+        total,
+    })
 }
 
 #[cfg(test)]
@@ -165,7 +187,9 @@ mod tests {
 
     #[test]
     fn nbest_lines() {
-        let e = parse_nbest_line("3 ||| the house . ||| d: 0 -1 lm: -12.5 tm: -1 -2.5 w: -3 ||| -7.25").unwrap();
+        let e =
+            parse_nbest_line("3 ||| the house . ||| d: 0 -1 lm: -12.5 tm: -1 -2.5 w: -3 ||| -7.25")
+                .unwrap();
         assert_eq!((e.id, e.hyp, e.total), (3, "the house .", -7.25));
         assert_eq!(e.scores, [0.0, -1.0, -12.5, -1.0, -2.5, -3.0]);
         let err = |line: &str| parse_nbest_line(line).unwrap_err().to_string();
@@ -177,7 +201,10 @@ mod tests {
 
     #[test]
     fn full_and_short_lines() {
-        let e = parse_phrase_line("la maison ||| the house ||| 0.5 0.25 0.6 0.3 2.5 ||| 0-0 1-1 ||| 4 5 2 |||").unwrap();
+        let e = parse_phrase_line(
+            "la maison ||| the house ||| 0.5 0.25 0.6 0.3 2.5 ||| 0-0 1-1 ||| 4 5 2 |||",
+        )
+        .unwrap();
         assert_eq!((e.src, e.tgt), ("la maison", "the house"));
         assert_eq!(e.scores, [0.5, 0.25, 0.6, 0.3, 2.5]);
         assert_eq!(e.alignment, Some(vec![(0, 0), (1, 1)]));
@@ -204,11 +231,23 @@ mod tests {
     #[test]
     fn phrases_that_would_not_read_back_are_refused() {
         assert_eq!(phrase_text(&["a", "b|c", "||"]), Ok("a b|c ||".into()));
-        assert_eq!(phrase_text(&[]), Err("has no tokens (a Moses phrase cannot be empty)".into()));
+        assert_eq!(
+            phrase_text(&[]),
+            Err("has no tokens (a Moses phrase cannot be empty)".into())
+        );
         assert_eq!(phrase_text(&["a", ""]), Err("token 1 \"\" is empty".into()));
-        assert_eq!(phrase_text(&["a b"]), Err("token 0 \"a b\" contains white space or a line end".into()));
-        assert_eq!(phrase_text(&["a\nb"]), Err("token 0 \"a\\nb\" contains white space or a line end".into()));
-        assert_eq!(phrase_text(&["x|||y"]), Err("token 0 \"x|||y\" contains the field separator `|||`".into()));
+        assert_eq!(
+            phrase_text(&["a b"]),
+            Err("token 0 \"a b\" contains white space or a line end".into())
+        );
+        assert_eq!(
+            phrase_text(&["a\nb"]),
+            Err("token 0 \"a\\nb\" contains white space or a line end".into())
+        );
+        assert_eq!(
+            phrase_text(&["x|||y"]),
+            Err("token 0 \"x|||y\" contains the field separator `|||`".into())
+        );
     }
 
     #[test]
@@ -218,6 +257,8 @@ mod tests {
         assert!(err("a ||| b ||| 0.5 0.5 0.5").contains("3 score(s); expected at least 4"));
         assert!(err("a ||| b ||| 0.5 x 0.5 0.5").contains("`x` is not a number"));
         assert!(err(" ||| b ||| 1 1 1 1").contains("empty source phrase"));
-        assert!(err("a ||| b ||| 1 1 1 1 ||| 0-x").contains("alignment: alignment entry 1 is `0-x`"));
+        assert!(
+            err("a ||| b ||| 1 1 1 1 ||| 0-x").contains("alignment: alignment entry 1 is `0-x`")
+        );
     }
 }

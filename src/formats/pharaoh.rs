@@ -24,7 +24,13 @@ impl<R: BufRead> Iterator for Alignments<R> {
             Ok(line) => line,
             Err(e) => return Some(Err(e)),
         };
-        let error = |message: String| Some(Err(InputError::at(self.0.file(), self.0.line_number(), message)));
+        let error = |message: String| {
+            Some(Err(InputError::at(
+                self.0.file(),
+                self.0.line_number(),
+                message,
+            )))
+        };
         let mut links = Vec::new();
         if let Err(e) = parse_line(&line, &mut links) {
             return error(e.to_string());
@@ -63,7 +69,10 @@ pub fn parse_line(line: &str, out: &mut Vec<Link>) -> Result<(), PharaohError> {
         let link = item
             .split_once('-')
             .and_then(|(a, b)| Some((parse_position(a)?, parse_position(b)?)))
-            .ok_or_else(|| PharaohError { entry, text: item.to_string() })?;
+            .ok_or_else(|| PharaohError {
+                entry,
+                text: item.to_string(),
+            })?;
         out.push(link);
     }
     Ok(())
@@ -101,10 +110,23 @@ mod tests {
     #[test]
     fn rejects_malformed_entries() {
         let mut links = Vec::new();
-        for bad in ["0-0 1", "0-0 1-x", "-1-2", "0-0 +1-2", "1-2-3", "99999999999-0"] {
+        for bad in [
+            "0-0 1",
+            "0-0 1-x",
+            "-1-2",
+            "0-0 +1-2",
+            "1-2-3",
+            "99999999999-0",
+        ] {
             assert!(parse_line(bad, &mut links).is_err(), "{bad}");
         }
         let err = parse_line("0-0 1:2", &mut links).unwrap_err();
-        assert_eq!(err, PharaohError { entry: 1, text: "1:2".into() });
+        assert_eq!(
+            err,
+            PharaohError {
+                entry: 1,
+                text: "1:2".into()
+            }
+        );
     }
 }

@@ -118,12 +118,24 @@ fn split(text: &str) -> Vec<String> {
 /// A fragment holds its words and `<alt>` children; anything else in it (a nested `<f>`) would
 /// be dropped by the task's reader without a word, so it is an error naming its line.
 fn items(node: roxmltree::Node) -> Result<Vec<Item>> {
-    let mut items: Vec<Item> = node.text().map(split).unwrap_or_default().into_iter().map(Item::Text).collect();
+    let mut items: Vec<Item> = node
+        .text()
+        .map(split)
+        .unwrap_or_default()
+        .into_iter()
+        .map(Item::Text)
+        .collect();
     for child in node.children().filter(|c| c.is_element()) {
         if child.tag_name().name() == "f" {
-            if let Some(inner) = child.children().find(|c| c.is_element() && c.tag_name().name() != "alt") {
+            if let Some(inner) = child
+                .children()
+                .find(|c| c.is_element() && c.tag_name().name() != "alt")
+            {
                 let line = node.document().text_pos_at(inner.range().start).row;
-                bail!("line {line}: <{}> inside a fragment <f>: a fragment holds only its words and <alt> elements", inner.tag_name().name());
+                bail!(
+                    "line {line}: <{}> inside a fragment <f>: a fragment holds only its words and <alt> elements",
+                    inner.tag_name().name()
+                );
             }
             let alternatives = child
                 .children()
@@ -131,7 +143,11 @@ fn items(node: roxmltree::Node) -> Result<Vec<Item>> {
                 .filter_map(|a| a.text().filter(|t| !t.is_empty()).map(split))
                 .collect();
             let value = child.text().filter(|t| !t.is_empty()).map(split);
-            items.push(Item::Fragment(Fragment { id: child.attribute("id").map(str::to_string), value, alternatives }));
+            items.push(Item::Fragment(Fragment {
+                id: child.attribute("id").map(str::to_string),
+                value,
+                alternatives,
+            }));
         } else if let Some(text) = child.text() {
             items.extend(split(text).into_iter().map(Item::Text));
         }
@@ -151,15 +167,28 @@ pub fn read(path: &Path) -> Result<TaskFile> {
 }
 
 pub fn parse(text: &str) -> Result<TaskFile> {
-    let doc = roxmltree::Document::parse(text).map_err(|e| anyhow::anyhow!("not well-formed XML: {e}"))?;
+    let doc = roxmltree::Document::parse(text)
+        .map_err(|e| anyhow::anyhow!("not well-formed XML: {e}"))?;
     let root = doc.root_element();
     if root.tag_name().name() != "sentencepairs" {
-        bail!("the root element is <{}>, not <sentencepairs> (a SemEval-2014 Task 5 file)", root.tag_name().name());
+        bail!(
+            "the root element is <{}>, not <sentencepairs> (a SemEval-2014 Task 5 file)",
+            root.tag_name().name()
+        );
     }
     let attribute = |name: &str| root.attribute(name).map(str::to_string);
     let mut sentences = Vec::new();
-    for s in root.descendants().filter(|n| n.is_element() && n.tag_name().name() == "s") {
-        let part = |name: &str| s.children().filter(|c| c.is_element() && c.tag_name().name() == name).last().map(items).transpose();
+    for s in root
+        .descendants()
+        .filter(|n| n.is_element() && n.tag_name().name() == "s")
+    {
+        let part = |name: &str| {
+            s.children()
+                .filter(|c| c.is_element() && c.tag_name().name() == name)
+                .last()
+                .map(items)
+                .transpose()
+        };
         sentences.push(Sentence {
             id: s.attribute("id").map(str::to_string),
             line: doc.text_pos_at(s.range().start).row,
@@ -168,7 +197,11 @@ pub fn parse(text: &str) -> Result<TaskFile> {
             output: part("output")?,
         });
     }
-    Ok(TaskFile { l1: attribute("L1"), l2: attribute("L2"), sentences })
+    Ok(TaskFile {
+        l1: attribute("L1"),
+        l2: attribute("L2"),
+        sentences,
+    })
 }
 
 /// One fragment of a sentence's input, with the reference's and the output's fragment of the
@@ -193,12 +226,29 @@ pub fn fragment_rows(file: &TaskFile) -> Vec<FragmentRow> {
     for s in &file.sentences {
         let Some(input) = &s.input else { continue };
         let (input_words, spans) = words(input);
-        let fragment_items: Vec<&Fragment> = input.iter().filter_map(|i| if let Item::Fragment(f) = i { Some(f) } else { None }).collect();
-        let (references, outputs) = (Sentence::fragments(s.reference.as_ref()), Sentence::fragments(s.output.as_ref()));
-        let find = |fragments: &[&Fragment], id: &Option<String>| fragments.iter().find(|f| &f.id == id).map(|f| (*f).clone());
+        let fragment_items: Vec<&Fragment> = input
+            .iter()
+            .filter_map(|i| {
+                if let Item::Fragment(f) = i {
+                    Some(f)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let (references, outputs) = (
+            Sentence::fragments(s.reference.as_ref()),
+            Sentence::fragments(s.output.as_ref()),
+        );
+        let find = |fragments: &[&Fragment], id: &Option<String>| {
+            fragments.iter().find(|f| &f.id == id).map(|f| (*f).clone())
+        };
         for f in Sentence::fragments(Some(input)) {
             // A repeated id keeps its last fragment (as the task's reader): its span too.
-            let k = fragment_items.iter().rposition(|g| g.id == f.id).expect("a fragment of this input");
+            let k = fragment_items
+                .iter()
+                .rposition(|g| g.id == f.id)
+                .expect("a fragment of this input");
             rows.push(FragmentRow {
                 sentence_id: ShowId(&s.id).to_string(),
                 fragment_id: ShowId(&f.id).to_string(),
@@ -243,17 +293,29 @@ impl TaskFile {
         while start < answers.len() {
             let first = &answers[start];
             let end = start
-                + answers[start..].iter().take_while(|a| a.sentence_id == first.sentence_id && a.input == first.input).count();
-            let mut fragments: Vec<(usize, &Answer)> = (start..end).map(|i| (i, &answers[i])).collect();
+                + answers[start..]
+                    .iter()
+                    .take_while(|a| a.sentence_id == first.sentence_id && a.input == first.input)
+                    .count();
+            let mut fragments: Vec<(usize, &Answer)> =
+                (start..end).map(|i| (i, &answers[i])).collect();
             fragments.sort_by_key(|(_, a)| a.span);
             let mut reached = 0;
             for &(i, a) in &fragments {
                 let (s, e) = a.span;
                 if s > e || e > a.input.len() {
-                    return Err(format!("row {}: fragment span {s}..{e} is outside its input of {} words", i + 1, a.input.len()));
+                    return Err(format!(
+                        "row {}: fragment span {s}..{e} is outside its input of {} words",
+                        i + 1,
+                        a.input.len()
+                    ));
                 }
                 if s < reached {
-                    return Err(format!("row {}: fragment span {s}..{e} overlaps another fragment of sentence {}", i + 1, a.sentence_id));
+                    return Err(format!(
+                        "row {}: fragment span {s}..{e} overlaps another fragment of sentence {}",
+                        i + 1,
+                        a.sentence_id
+                    ));
                 }
                 reached = e;
             }
@@ -261,11 +323,19 @@ impl TaskFile {
             let id = |a: &Answer| Some(a.fragment_id.clone());
             let input = items_around(&first.input, &spans, |k| {
                 let a = fragments[k].1;
-                Fragment { id: id(a), value: Some(a.input[a.span.0..a.span.1].to_vec()), alternatives: Vec::new() }
+                Fragment {
+                    id: id(a),
+                    value: Some(a.input[a.span.0..a.span.1].to_vec()),
+                    alternatives: Vec::new(),
+                }
             });
             let output = items_around(&first.input, &spans, |k| {
                 let a = fragments[k].1;
-                Fragment { id: id(a), value: a.answer.clone(), alternatives: a.alternatives.clone() }
+                Fragment {
+                    id: id(a),
+                    value: a.answer.clone(),
+                    alternatives: a.alternatives.clone(),
+                }
             });
             sentences.push(Sentence {
                 id: Some(first.sentence_id.clone()),
@@ -276,15 +346,24 @@ impl TaskFile {
             });
             start = end;
         }
-        let language = |pick: fn(&Answer) -> &Option<String>| answers.first().and_then(|a| pick(a).clone());
-        Ok(TaskFile { l1: language(|a| &a.l1), l2: language(|a| &a.l2), sentences })
+        let language =
+            |pick: fn(&Answer) -> &Option<String>| answers.first().and_then(|a| pick(a).clone());
+        Ok(TaskFile {
+            l1: language(|a| &a.l1),
+            l2: language(|a| &a.l2),
+            sentences,
+        })
     }
 }
 
 /// The items of a sentence whose words are `words` with fragments at `spans` (sorted, disjoint):
 /// the words before the first fragment one by one, then each fragment, then the words up to the
 /// next fragment as one tail, as [`parse`] reads what [`write`] writes.
-pub fn items_around(words: &[String], spans: &[(usize, usize)], mut fragment: impl FnMut(usize) -> Fragment) -> Vec<Item> {
+pub fn items_around(
+    words: &[String],
+    spans: &[(usize, usize)],
+    mut fragment: impl FnMut(usize) -> Fragment,
+) -> Vec<Item> {
     let first = spans.first().map_or(words.len(), |s| s.0);
     let mut items: Vec<Item> = words[..first].iter().cloned().map(Item::Text).collect();
     for (k, &(_, end)) in spans.iter().enumerate() {
@@ -312,7 +391,11 @@ pub fn write(file: &TaskFile, out: &mut impl std::io::Write) -> std::io::Result<
         text.push_str("<s");
         id_attribute(&mut text, &s.id);
         text.push_str(">\n");
-        for (tag, items) in [("input", &s.input), ("ref", &s.reference), ("output", &s.output)] {
+        for (tag, items) in [
+            ("input", &s.input),
+            ("ref", &s.reference),
+            ("output", &s.output),
+        ] {
             let Some(items) = items else { continue };
             text.push_str(&format!("  <{tag}>"));
             for (i, item) in items.iter().enumerate() {
@@ -357,7 +440,6 @@ fn id_attribute(text: &mut String, id: &Id) {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,18 +452,36 @@ mod tests {
             <s><input>x <f id="2"> </f><f>y</f></input></s></sentencepairs>"#,
         )
         .unwrap();
-        assert_eq!((file.l1.as_deref(), file.l2.as_deref()), (Some("en"), Some("es")));
+        assert_eq!(
+            (file.l1.as_deref(), file.l2.as_deref()),
+            (Some("en"), Some("es"))
+        );
         let s = &file.sentences[0];
         let input = s.input.as_ref().unwrap();
         assert_eq!(input[0], Item::Text("Quiero".into()));
-        assert_eq!(input[2], Item::Text("se  puede .".into()), "a tail is one item, trimmed only at its ends");
+        assert_eq!(
+            input[2],
+            Item::Text("se  puede .".into()),
+            "a tail is one item, trimmed only at its ends"
+        );
         let out = Sentence::fragments(s.output.as_ref());
-        assert_eq!(out[0].value, Some(vec!["saber".to_string(), "si".to_string()]));
-        assert_eq!(out[0].alternatives, vec![vec!["saber".to_string()]], "an <alt> without text is no alternative");
+        assert_eq!(
+            out[0].value,
+            Some(vec!["saber".to_string(), "si".to_string()])
+        );
+        assert_eq!(
+            out[0].alternatives,
+            vec![vec!["saber".to_string()]],
+            "an <alt> without text is no alternative"
+        );
         let t = &file.sentences[1];
         assert_eq!((t.id.clone(), t.line), (None, 3));
         let fragments = Sentence::fragments(t.input.as_ref());
-        assert_eq!(fragments[0].value, Some(vec![]), "whitespace alone is an empty value");
+        assert_eq!(
+            fragments[0].value,
+            Some(vec![]),
+            "whitespace alone is an empty value"
+        );
         assert_eq!(fragments[1].id, None);
         assert_eq!(words(input).1, vec![(1, 3)]);
     }
@@ -390,13 +490,26 @@ mod tests {
     fn a_fragment_inside_a_fragment_is_an_error_naming_its_line() {
         let text = "<sentencepairs><s>\n<input>x <f>a <f>b</f> c</f></input></s></sentencepairs>";
         let error = parse(text).unwrap_err().to_string();
-        assert_eq!(error, "line 2: <f> inside a fragment <f>: a fragment holds only its words and <alt> elements");
+        assert_eq!(
+            error,
+            "line 2: <f> inside a fragment <f>: a fragment holds only its words and <alt> elements"
+        );
     }
 
     #[test]
     fn not_a_task_file() {
-        assert!(parse("<a/>").unwrap_err().to_string().contains("not <sentencepairs>"));
-        assert!(parse("<sentencepairs>").unwrap_err().to_string().contains("not well-formed"));
+        assert!(
+            parse("<a/>")
+                .unwrap_err()
+                .to_string()
+                .contains("not <sentencepairs>")
+        );
+        assert!(
+            parse("<sentencepairs>")
+                .unwrap_err()
+                .to_string()
+                .contains("not well-formed")
+        );
     }
     #[test]
     fn what_write_writes_parse_reads_back() {
@@ -409,9 +522,20 @@ mod tests {
         write(&file, &mut written).unwrap();
         let back = parse(std::str::from_utf8(&written).unwrap()).unwrap();
         let alternatives = |f: &TaskFile| -> Vec<Vec<Vec<String>>> {
-            f.sentences.iter().flat_map(|s| Sentence::fragments(s.output.as_ref())).map(|f| f.alternatives.clone()).collect()
+            f.sentences
+                .iter()
+                .flat_map(|s| Sentence::fragments(s.output.as_ref()))
+                .map(|f| f.alternatives.clone())
+                .collect()
         };
-        let lines_apart = |f: TaskFile| TaskFile { sentences: f.sentences.into_iter().map(|s| Sentence { line: 0, ..s }).collect(), ..f };
+        let lines_apart = |f: TaskFile| TaskFile {
+            sentences: f
+                .sentences
+                .into_iter()
+                .map(|s| Sentence { line: 0, ..s })
+                .collect(),
+            ..f
+        };
         assert_eq!(alternatives(&back), alternatives(&file));
         assert_eq!(lines_apart(back), lines_apart(file));
     }
@@ -419,9 +543,22 @@ mod tests {
     #[test]
     fn items_around_fragments_are_the_items_parse_reads() {
         let words: Vec<String> = "a b x y c d z".split(' ').map(String::from).collect();
-        let fragment = |k: usize| Fragment { id: Some(k.to_string()), value: Some(vec![]), alternatives: vec![] };
+        let fragment = |k: usize| Fragment {
+            id: Some(k.to_string()),
+            value: Some(vec![]),
+            alternatives: vec![],
+        };
         let items = items_around(&words, &[(2, 4), (6, 7)], fragment);
         let text = |t: &str| Item::Text(t.to_string());
-        assert_eq!(items, vec![text("a"), text("b"), Item::Fragment(fragment(0)), text("c d"), Item::Fragment(fragment(1))]);
+        assert_eq!(
+            items,
+            vec![
+                text("a"),
+                text("b"),
+                Item::Fragment(fragment(0)),
+                text("c d"),
+                Item::Fragment(fragment(1))
+            ]
+        );
     }
 }

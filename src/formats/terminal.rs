@@ -31,6 +31,9 @@ mod tests {
     #[test]
     fn control_characters_are_escaped_and_the_rest_kept() {
         assert_eq!(terminal_safe("a b\nc é"), "a b\nc é");
-        assert_eq!(terminal_safe("\u{1b}]0;owned\u{7}x\u{1b}[2J\t\r\u{9b}"), "\\u{1b}]0;owned\\u{7}x\\u{1b}[2J\\u{9}\\u{d}\\u{9b}");
+        assert_eq!(
+            terminal_safe("\u{1b}]0;owned\u{7}x\u{1b}[2J\t\r\u{9b}"),
+            "\\u{1b}]0;owned\\u{7}x\\u{1b}[2J\\u{9}\\u{d}\\u{9b}"
+        );
     }
 }

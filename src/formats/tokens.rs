@@ -15,8 +15,14 @@ pub fn is_ascii_space(b: u8) -> bool {
 pub fn split(line: &str) -> Split<'_> {
     // Printable ASCII (most corpus lines) has one separator, the space. The test folds over
     // every byte, without stopping early, so that it is vectorised.
-    let printable_ascii = !line.bytes().fold(false, |other, b| other | !(0x20..0x80).contains(&b));
-    Split { line, at: 0, spaces: printable_ascii.then(|| Spaces::new(line.as_bytes())) }
+    let printable_ascii = !line
+        .bytes()
+        .fold(false, |other, b| other | !(0x20..0x80).contains(&b));
+    Split {
+        line,
+        at: 0,
+        spaces: printable_ascii.then(|| Spaces::new(line.as_bytes())),
+    }
 }
 
 /// The positions of the spaces in `bytes`, found 64 bytes at a time: the mask of a block's
@@ -32,23 +38,34 @@ struct Spaces<'a> {
 
 impl<'a> Spaces<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        Spaces { bytes, block: 0, mask: Self::mask(bytes) }
+        Spaces {
+            bytes,
+            block: 0,
+            mask: Self::mask(bytes),
+        }
     }
 
     /// The spaces among the first 64 bytes, the first byte's in the lowest bit.
     fn mask(bytes: &[u8]) -> u64 {
         let Some(block) = bytes.first_chunk::<64>() else {
-            return bytes.iter().enumerate().fold(0, |mask, (i, &b)| mask | u64::from(b == b' ') << i);
+            return bytes
+                .iter()
+                .enumerate()
+                .fold(0, |mask, (i, &b)| mask | u64::from(b == b' ') << i);
         };
         // Eight bytes at a time: the high bit of each byte that is a space (exactly: the
         // additions cannot carry from one byte into the next), then those eight bits gathered
         // into the top byte by one multiplication.
         const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-        block.chunks_exact(8).enumerate().fold(0, |mask, (k, word)| {
-            let x = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ 0x2020_2020_2020_2020;
-            let zero_bytes = !((x & LOW7) + LOW7 | x | LOW7);
-            mask | ((zero_bytes >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k)
-        })
+        block
+            .chunks_exact(8)
+            .enumerate()
+            .fold(0, |mask, (k, word)| {
+                let x = u64::from_le_bytes(word.try_into().expect("eight bytes"))
+                    ^ 0x2020_2020_2020_2020;
+                let zero_bytes = !((x & LOW7) + LOW7 | x | LOW7);
+                mask | ((zero_bytes >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k)
+            })
     }
 }
 
@@ -144,7 +161,10 @@ mod tests {
         assert_eq!(strip("\u{1c} x y \u{85}"), "x y");
         // Zero-width space and joiner are not whitespace, in Python either.
         assert_eq!(split("a\u{200b}b\u{200d}c").count(), 1);
-        assert_eq!(split("x\u{b}y\u{1c}z é\u{85}").collect::<Vec<_>>(), ["x", "y", "z", "é"]);
+        assert_eq!(
+            split("x\u{b}y\u{1c}z é\u{85}").collect::<Vec<_>>(),
+            ["x", "y", "z", "é"]
+        );
         assert_eq!(split("   ").count(), 0);
         assert_eq!(split("  a  bb c ").collect::<Vec<_>>(), ["a", "bb", "c"]);
         assert_eq!(split("a").collect::<Vec<_>>(), ["a"]);
@@ -152,7 +172,15 @@ mod tests {
         // the blocks' edges.
         for len in [63, 64, 65, 127, 128, 129, 200] {
             for step in [1, 2, 3, 7, 63, 64, 65] {
-                let line: String = (0..len).map(|i| if i % step == step - 1 || i % 61 == 0 { ' ' } else { 'x' }).collect();
+                let line: String = (0..len)
+                    .map(|i| {
+                        if i % step == step - 1 || i % 61 == 0 {
+                            ' '
+                        } else {
+                            'x'
+                        }
+                    })
+                    .collect();
                 let python: Vec<&str> = line.split(' ').filter(|t| !t.is_empty()).collect();
                 assert_eq!(split(&line).collect::<Vec<_>>(), python, "{len} {step}");
             }
@@ -161,7 +189,10 @@ mod tests {
         for a in 0..=255u8 {
             for b in 0..=255u8 {
                 let block: Vec<u8> = (0..64).map(|i| if i % 2 == 0 { a } else { b }).collect();
-                let plain = block.iter().enumerate().fold(0, |mask, (i, &c)| mask | u64::from(c == b' ') << i);
+                let plain = block
+                    .iter()
+                    .enumerate()
+                    .fold(0, |mask, (i, &c)| mask | u64::from(c == b' ') << i);
                 assert_eq!(Spaces::mask(&block), plain, "{a} {b}");
             }
         }

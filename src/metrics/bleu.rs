@@ -58,9 +58,8 @@ impl FromStr for Tokenizer {
             "13a" => Ok(Tokenizer::Mteval13a),
             "char" => Ok(Tokenizer::Char),
             "none" => Ok(Tokenizer::None),
-            "intl" | "zh" | "ja-mecab" | "ko-mecab" | "spm" | "flores101" | "flores200" | "spBLEU-1K" => {
-                Err(BleuError::UnsupportedTokenizer(name.to_string()))
-            }
+            "intl" | "zh" | "ja-mecab" | "ko-mecab" | "spm" | "flores101" | "flores200"
+            | "spBLEU-1K" => Err(BleuError::UnsupportedTokenizer(name.to_string())),
             _ => Err(BleuError::UnknownTokenizer(name.to_string())),
         }
     }
@@ -119,14 +118,23 @@ pub struct BleuOptions {
 
 impl Default for BleuOptions {
     fn default() -> Self {
-        BleuOptions { tokenizer: Tokenizer::Mteval13a, lowercase: false, smoothing: Smoothing::Exp, max_order: MAX_ORDER, effective_order: false }
+        BleuOptions {
+            tokenizer: Tokenizer::Mteval13a,
+            lowercase: false,
+            smoothing: Smoothing::Exp,
+            max_order: MAX_ORDER,
+            effective_order: false,
+        }
     }
 }
 
 impl BleuOptions {
     /// `sacrebleu.sentence_bleu`'s defaults: the corpus defaults with effective order.
     pub fn sentence() -> Self {
-        BleuOptions { effective_order: true, ..BleuOptions::default() }
+        BleuOptions {
+            effective_order: true,
+            ..BleuOptions::default()
+        }
     }
 
     /// Options written in the words of sacrebleu's signature, over `self`: `|`-separated
@@ -137,7 +145,11 @@ impl BleuOptions {
     pub fn parse(&self, text: &str) -> Result<BleuOptions, BleuError> {
         let mut options = self.clone();
         let bad = |item: &str| BleuError::Option(item.to_string());
-        for item in text.split('|').map(str::trim).filter(|item| !item.is_empty()) {
+        for item in text
+            .split('|')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+        {
             let (key, value) = item.split_once(':').ok_or_else(|| bad(item))?;
             match (key.trim(), value.trim()) {
                 ("tok", name) => options.tokenizer = name.parse()?,
@@ -146,10 +158,13 @@ impl BleuOptions {
                 ("eff", "yes") => options.effective_order = true,
                 ("eff", "no") => options.effective_order = false,
                 ("smooth", method) => {
-                    let (method, value) = match method.strip_suffix(']').and_then(|m| m.split_once('[')) {
-                        Some((method, value)) => (method, Some(value.parse::<f64>().map_err(|_| bad(item))?)),
-                        None => (method, None),
-                    };
+                    let (method, value) =
+                        match method.strip_suffix(']').and_then(|m| m.split_once('[')) {
+                            Some((method, value)) => {
+                                (method, Some(value.parse::<f64>().map_err(|_| bad(item))?))
+                            }
+                            None => (method, None),
+                        };
                     options.smoothing = Smoothing::new(method, value)?;
                 }
                 ("order", n) => options.max_order = n.parse().map_err(|_| bad(item))?,
@@ -184,7 +199,9 @@ impl BleuOptions {
         let case = if self.lowercase { "lc" } else { "mixed" };
         let eff = if self.effective_order { "yes" } else { "no" };
         let (tok, smooth) = (self.tokenizer.name(), self.smoothing.signature());
-        format!("nrefs:{refs}|case:{case}|eff:{eff}|tok:{tok}|smooth:{smooth}|version:{SACREBLEU_VERSION}")
+        format!(
+            "nrefs:{refs}|case:{case}|eff:{eff}|tok:{tok}|smooth:{smooth}|version:{SACREBLEU_VERSION}"
+        )
     }
 }
 
@@ -206,21 +223,36 @@ pub enum BleuError {
 impl fmt::Display for BleuError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BleuError::UnknownTokenizer(name) => write!(f, "unknown BLEU tokenizer '{name}': expected 13a, char or none"),
+            BleuError::UnknownTokenizer(name) => write!(
+                f,
+                "unknown BLEU tokenizer '{name}': expected 13a, char or none"
+            ),
             BleuError::UnsupportedTokenizer(name) => {
-                write!(f, "sacrebleu's '{name}' tokenizer is not supported (yet): use 13a, char or none")
+                write!(
+                    f,
+                    "sacrebleu's '{name}' tokenizer is not supported (yet): use 13a, char or none"
+                )
             }
             BleuError::UnknownSmoothing(name) => {
-                write!(f, "unknown BLEU smoothing '{name}': expected exp, floor, add-k or none")
+                write!(
+                    f,
+                    "unknown BLEU smoothing '{name}': expected exp, floor, add-k or none"
+                )
             }
-            BleuError::MaxOrder(order) => write!(f, "BLEU's n-gram order {order} is outside 1..={MAX_ORDER_LIMIT}"),
+            BleuError::MaxOrder(order) => write!(
+                f,
+                "BLEU's n-gram order {order} is outside 1..={MAX_ORDER_LIMIT}"
+            ),
             BleuError::Option(item) => write!(
                 f,
                 "BLEU option '{item}' is not one of tok:13a|char|none, case:mixed|lc, eff:yes|no, \
                  smooth:exp|none|floor[V]|add-k[V], order:N"
             ),
             BleuError::Version(version) => {
-                write!(f, "a signature of sacrebleu {version}: pairmetrics computes sacrebleu {SACREBLEU_VERSION}'s BLEU")
+                write!(
+                    f,
+                    "a signature of sacrebleu {version}: pairmetrics computes sacrebleu {SACREBLEU_VERSION}'s BLEU"
+                )
             }
             BleuError::NoReference => f.write_str("no reference (every reference is NULL)"),
         }
@@ -258,23 +290,46 @@ pub fn tokenize(text: &str, options: &BleuOptions, out: &mut String) {
 
 /// mteval-v13a's tokenisation as sacrebleu's `Tokenizer13a` does it.
 fn mteval_13a(line: &str, out: &mut String) {
-    let mut line = line.replace("<skipped>", "").replace("-\n", "").replace('\n', " ");
+    let mut line = line
+        .replace("<skipped>", "")
+        .replace("-\n", "")
+        .replace('\n', " ");
     if line.contains('&') {
-        line = line.replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
+        line = line
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">");
     }
     // `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `, on ` {line} `: the added spaces are in the class.
-    let symbol = |c: char| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/');
+    let symbol =
+        |c: char| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/');
     let mut chars = Vec::with_capacity(line.len() + 8);
-    for c in std::iter::once(' ').chain(line.chars()).chain(std::iter::once(' ')) {
+    for c in std::iter::once(' ')
+        .chain(line.chars())
+        .chain(std::iter::once(' '))
+    {
         match symbol(c) {
             true => chars.extend([' ', c, ' ']),
             false => chars.push(c),
         }
     }
     // Periods and commas split off unless between digits, and dashes after a digit.
-    let chars = substitute_pairs(&chars, |a, b| !a.is_ascii_digit() && matches!(b, '.' | ','), |a, b| [a, ' ', b, ' ']);
-    let chars = substitute_pairs(&chars, |a, b| matches!(a, '.' | ',') && !b.is_ascii_digit(), |a, b| [' ', a, ' ', b]);
-    let chars = substitute_pairs(&chars, |a, b| a.is_ascii_digit() && b == '-', |a, b| [a, ' ', b, ' ']);
+    let chars = substitute_pairs(
+        &chars,
+        |a, b| !a.is_ascii_digit() && matches!(b, '.' | ','),
+        |a, b| [a, ' ', b, ' '],
+    );
+    let chars = substitute_pairs(
+        &chars,
+        |a, b| matches!(a, '.' | ',') && !b.is_ascii_digit(),
+        |a, b| [' ', a, ' ', b],
+    );
+    let chars = substitute_pairs(
+        &chars,
+        |a, b| a.is_ascii_digit() && b == '-',
+        |a, b| [a, ' ', b, ' '],
+    );
     let text: String = chars.into_iter().collect();
     for (i, word) in python_words(&text).enumerate() {
         if i > 0 {
@@ -305,7 +360,13 @@ impl Scratch {
 
 /// A segment's sufficient statistics into `stats` ([`BleuOptions::stats_len`] long):
 /// `[hyp_len, ref_len, matched n-grams of order 1..=N, hypothesis n-grams of order 1..=N]`.
-pub fn segment_stats(hyp: &str, refs: &[&str], options: &BleuOptions, scratch: &mut Scratch, stats: &mut [u64]) -> Result<(), BleuError> {
+pub fn segment_stats(
+    hyp: &str,
+    refs: &[&str],
+    options: &BleuOptions,
+    scratch: &mut Scratch,
+    stats: &mut [u64],
+) -> Result<(), BleuError> {
     if refs.is_empty() {
         return Err(BleuError::NoReference);
     }
@@ -364,7 +425,10 @@ fn count_ngrams<'a>(words: &'a [u32], max_order: usize, counts: &mut HashMap<&'a
 
 /// The reference length closest to the hypothesis length; the shorter of two as close.
 fn closest_ref_len(hyp_len: u64, ref_lens: &[u64]) -> u64 {
-    *ref_lens.iter().min_by_key(|&&len| (len.abs_diff(hyp_len), len)).expect("at least one reference")
+    *ref_lens
+        .iter()
+        .min_by_key(|&&len| (len.abs_diff(hyp_len), len))
+        .expect("at least one reference")
 }
 
 /// Add a segment's statistics to a running total (the sums are the corpus statistics).
@@ -388,7 +452,10 @@ pub fn bleu(stats: &[u64], options: &BleuOptions) -> Bleu {
     let order = options.max_order;
     let (sys_len, ref_len) = (stats[0], stats[1]);
     let mut correct: Vec<f64> = stats[2..2 + order].iter().map(|&c| c as f64).collect();
-    let mut total: Vec<f64> = stats[2 + order..2 + 2 * order].iter().map(|&t| t as f64).collect();
+    let mut total: Vec<f64> = stats[2 + order..2 + 2 * order]
+        .iter()
+        .map(|&t| t as f64)
+        .collect();
     let bp = match (sys_len < ref_len, sys_len > 0) {
         (false, _) => 1.0,
         (true, true) => (1.0 - ref_len as f64 / sys_len as f64).exp(),
@@ -396,7 +463,13 @@ pub fn bleu(stats: &[u64], options: &BleuOptions) -> Bleu {
     };
     let mut precisions = vec![0.0; order];
     if correct.iter().all(|&c| c == 0.0) {
-        return Bleu { score: 0.0, precisions, bp, sys_len, ref_len };
+        return Bleu {
+            score: 0.0,
+            precisions,
+            bp,
+            sys_len,
+            ref_len,
+        };
     }
     let mut smooth_mteval = 1.0;
     let mut effective_order = order;
@@ -428,8 +501,16 @@ pub fn bleu(stats: &[u64], options: &BleuOptions) -> Bleu {
     }
     // sacrebleu's my_log: log, with -9999999999 for 0.
     let log = |p: f64| if p == 0.0 { -9999999999.0 } else { p.ln() };
-    let sum = precisions[..effective_order].iter().fold(0.0, |sum, &p| sum + log(p));
-    Bleu { score: bp * (sum / effective_order as f64).exp(), precisions, bp, sys_len, ref_len }
+    let sum = precisions[..effective_order]
+        .iter()
+        .fold(0.0, |sum, &p| sum + log(p));
+    Bleu {
+        score: bp * (sum / effective_order as f64).exp(),
+        precisions,
+        bp,
+        sys_len,
+        ref_len,
+    }
 }
 
 #[cfg(test)]
@@ -446,16 +527,30 @@ mod tests {
     fn statistics_by_hand() {
         // hyp: the the the the (4 unigrams, 3 bigrams ...); refs clip "the" at 2 (the second has it twice).
         let options = BleuOptions::default();
-        assert_eq!(stats("the the the the", &["the cat", "the the cat"], &options), [4, 3, 2, 1, 0, 0, 4, 3, 2, 1]);
+        assert_eq!(
+            stats("the the the the", &["the cat", "the the cat"], &options),
+            [4, 3, 2, 1, 0, 0, 4, 3, 2, 1]
+        );
         // lengths 3 and 5 are both 1 from 4: the shorter is taken
-        assert_eq!(stats("a b c d", &["a b c", "a b c d e"], &options)[..2], [4, 3]);
+        assert_eq!(
+            stats("a b c d", &["a b c", "a b c d e"], &options)[..2],
+            [4, 3]
+        );
     }
 
     #[test]
     fn a_perfect_match_scores_100_and_no_match_0() {
         let options = BleuOptions::default();
-        let perfect = stats("the cat sat on the mat", &["the cat sat on the mat"], &options);
-        assert_eq!(bleu(&perfect, &options).score, 100.00000000000004, "sacrebleu's value: exp of the mean of ln 100");
+        let perfect = stats(
+            "the cat sat on the mat",
+            &["the cat sat on the mat"],
+            &options,
+        );
+        assert_eq!(
+            bleu(&perfect, &options).score,
+            100.00000000000004,
+            "sacrebleu's value: exp of the mean of ln 100"
+        );
         let none = stats("x y z", &["a b c"], &options);
         assert_eq!(bleu(&none, &options).score, 0.0);
     }
@@ -463,26 +558,65 @@ mod tests {
     #[test]
     fn options_read_from_signature_words() {
         let base = BleuOptions::default();
-        let options = base.parse("tok:char | case:lc|eff:yes|smooth:floor[0.25]|order:2").unwrap();
-        let want = BleuOptions { tokenizer: Tokenizer::Char, lowercase: true, smoothing: Smoothing::Floor(0.25), max_order: 2, effective_order: true };
+        let options = base
+            .parse("tok:char | case:lc|eff:yes|smooth:floor[0.25]|order:2")
+            .unwrap();
+        let want = BleuOptions {
+            tokenizer: Tokenizer::Char,
+            lowercase: true,
+            smoothing: Smoothing::Floor(0.25),
+            max_order: 2,
+            effective_order: true,
+        };
         assert_eq!(options, want);
         let signature = base.signature(Some(1));
         assert_eq!(base.parse(&signature).unwrap(), base);
-        assert_eq!(base.parse("smooth:add-k").unwrap().smoothing, Smoothing::AddK(1.0));
-        assert_eq!(base.parse("version:2.5.1"), Err(BleuError::Version("2.5.1".into())));
+        assert_eq!(
+            base.parse("smooth:add-k").unwrap().smoothing,
+            Smoothing::AddK(1.0)
+        );
+        assert_eq!(
+            base.parse("version:2.5.1"),
+            Err(BleuError::Version("2.5.1".into()))
+        );
         assert_eq!(base.parse("tok"), Err(BleuError::Option("tok".into())));
         assert_eq!(base.parse("order:0"), Err(BleuError::MaxOrder(0)));
-        assert_eq!(base.parse("smooth:floor[x]"), Err(BleuError::Option("smooth:floor[x]".into())));
+        assert_eq!(
+            base.parse("smooth:floor[x]"),
+            Err(BleuError::Option("smooth:floor[x]".into()))
+        );
     }
 
     #[test]
     fn options_sacrebleu_rejects() {
-        assert_eq!("intl".parse::<Tokenizer>(), Err(BleuError::UnsupportedTokenizer("intl".into())));
-        assert_eq!("13b".parse::<Tokenizer>(), Err(BleuError::UnknownTokenizer("13b".into())));
-        assert_eq!(Smoothing::new("add-one", None), Err(BleuError::UnknownSmoothing("add-one".into())));
-        assert_eq!(BleuOptions { max_order: 0, ..BleuOptions::default() }.check(), Err(BleuError::MaxOrder(0)));
+        assert_eq!(
+            "intl".parse::<Tokenizer>(),
+            Err(BleuError::UnsupportedTokenizer("intl".into()))
+        );
+        assert_eq!(
+            "13b".parse::<Tokenizer>(),
+            Err(BleuError::UnknownTokenizer("13b".into()))
+        );
+        assert_eq!(
+            Smoothing::new("add-one", None),
+            Err(BleuError::UnknownSmoothing("add-one".into()))
+        );
+        assert_eq!(
+            BleuOptions {
+                max_order: 0,
+                ..BleuOptions::default()
+            }
+            .check(),
+            Err(BleuError::MaxOrder(0))
+        );
         let mut out = vec![0; 10];
-        let none = segment_stats("a", &[], &BleuOptions::default(), &mut Scratch::default(), &mut out);
+        let none = segment_stats(
+            "a",
+            &[],
+            &BleuOptions::default(),
+            &mut Scratch::default(),
+            &mut out,
+        );
         assert_eq!(none, Err(BleuError::NoReference));
     }
 }

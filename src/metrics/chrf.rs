@@ -49,14 +49,24 @@ pub struct ChrfOptions {
 
 impl Default for ChrfOptions {
     fn default() -> Self {
-        ChrfOptions { char_order: CHAR_ORDER, word_order: 0, beta: BETA, lowercase: false, whitespace: false, eps_smoothing: false }
+        ChrfOptions {
+            char_order: CHAR_ORDER,
+            word_order: 0,
+            beta: BETA,
+            lowercase: false,
+            whitespace: false,
+            eps_smoothing: false,
+        }
     }
 }
 
 impl ChrfOptions {
     /// chrF++: the defaults with word bigrams.
     pub fn plus_plus() -> Self {
-        ChrfOptions { word_order: 2, ..ChrfOptions::default() }
+        ChrfOptions {
+            word_order: 2,
+            ..ChrfOptions::default()
+        }
     }
 
     /// Options written in the words of sacrebleu's signature, over `self`: `|`-separated
@@ -67,7 +77,11 @@ impl ChrfOptions {
     pub fn parse(&self, text: &str) -> Result<ChrfOptions, ChrfError> {
         let mut options = *self;
         let bad = |item: &str| ChrfError::Option(item.to_string());
-        for item in text.split('|').map(str::trim).filter(|item| !item.is_empty()) {
+        for item in text
+            .split('|')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+        {
             let (key, value) = item.split_once(':').ok_or_else(|| bad(item))?;
             let number = || value.trim().parse::<usize>().map_err(|_| bad(item));
             match (key.trim(), value.trim()) {
@@ -126,7 +140,9 @@ impl ChrfOptions {
         let eff = if self.eps_smoothing { "no" } else { "yes" };
         let space = if self.whitespace { "yes" } else { "no" };
         let (nc, nw) = (self.char_order, self.word_order);
-        format!("nrefs:{refs}|case:{case}|eff:{eff}|nc:{nc}|nw:{nw}|space:{space}|version:{SACREBLEU_VERSION}")
+        format!(
+            "nrefs:{refs}|case:{case}|eff:{eff}|nc:{nc}|nw:{nw}|space:{space}|version:{SACREBLEU_VERSION}"
+        )
     }
 }
 
@@ -156,7 +172,10 @@ impl fmt::Display for ChrfError {
                 "chrF option '{item}' is not one of nc:N, nw:N, beta:N, case:mixed|lc, eff:yes|no, space:yes|no"
             ),
             ChrfError::Version(version) => {
-                write!(f, "a signature of sacrebleu {version}: pairmetrics computes sacrebleu {SACREBLEU_VERSION}'s chrF")
+                write!(
+                    f,
+                    "a signature of sacrebleu {version}: pairmetrics computes sacrebleu {SACREBLEU_VERSION}'s chrF"
+                )
             }
             ChrfError::NoReference => f.write_str("no reference (every reference is NULL)"),
         }
@@ -196,7 +215,13 @@ struct Symbols {
 /// A segment's sufficient statistics into `stats` ([`ChrfOptions::stats_len`] long): for each
 /// character order, then each word order, the hypothesis' n-grams (0 when the reference has
 /// none of that order), the reference's, and the matched ones (the multiset intersection).
-pub fn segment_stats(hyp: &str, refs: &[&str], options: &ChrfOptions, scratch: &mut Scratch, stats: &mut [u64]) -> Result<(), ChrfError> {
+pub fn segment_stats(
+    hyp: &str,
+    refs: &[&str],
+    options: &ChrfOptions,
+    scratch: &mut Scratch,
+    stats: &mut [u64],
+) -> Result<(), ChrfError> {
     if refs.is_empty() {
         return Err(ChrfError::NoReference);
     }
@@ -210,8 +235,18 @@ pub fn segment_stats(hyp: &str, refs: &[&str], options: &ChrfOptions, scratch: &
     for reference in refs {
         read_side(reference, options, scratch, false);
         let (char_stats, word_stats) = current.split_at_mut(3 * options.char_order);
-        order_stats(&scratch.hyp.chars, &scratch.reference.chars, options.char_order, char_stats);
-        order_stats(&scratch.hyp.words, &scratch.reference.words, options.word_order, word_stats);
+        order_stats(
+            &scratch.hyp.chars,
+            &scratch.reference.chars,
+            options.char_order,
+            char_stats,
+        );
+        order_stats(
+            &scratch.hyp.words,
+            &scratch.reference.words,
+            options.word_order,
+            word_stats,
+        );
         let f = f_score(&current, options);
         if f > best {
             best = f;
@@ -231,9 +266,15 @@ fn read_side(text: &str, options: &ChrfOptions, scratch: &mut Scratch, hyp: bool
         }
         false => text,
     };
-    let side = if hyp { &mut scratch.hyp } else { &mut scratch.reference };
+    let side = if hyp {
+        &mut scratch.hyp
+    } else {
+        &mut scratch.reference
+    };
     side.chars.symbols.clear();
-    let chars = text.chars().filter(|&c| options.whitespace || !is_python_whitespace(c));
+    let chars = text
+        .chars()
+        .filter(|&c| options.whitespace || !is_python_whitespace(c));
     side.chars.symbols.extend(chars.map(u32::from));
     side.chars.sort(options.char_order);
     side.words.symbols.clear();
@@ -278,7 +319,8 @@ impl Symbols {
         }
         // Code points + 1 fit 21 bits, and so do word ids (a segment's vocabulary is far smaller).
         const BITS: u32 = 21;
-        let fits = BITS as usize * order <= 128 && self.symbols.iter().all(|&s| s < (1 << BITS) - 1);
+        let fits =
+            BITS as usize * order <= 128 && self.symbols.iter().all(|&s| s < (1 << BITS) - 1);
         if fits {
             self.bits = BITS;
             let symbols = &self.symbols;
@@ -324,17 +366,24 @@ fn matched(hyp: &Symbols, reference: &Symbols, order: usize, n: usize) -> u64 {
         let shift = (order - n) as u32 * hyp.bits;
         let digit = (1u128 << hyp.bits) - 1;
         let gram = move |&key: &u128| Some(key >> shift).filter(|gram| gram & digit != 0);
-        return merge_count(hyp.keys.iter().filter_map(gram), reference.keys.iter().filter_map(gram));
+        return merge_count(
+            hyp.keys.iter().filter_map(gram),
+            reference.keys.iter().filter_map(gram),
+        );
     }
     // The sides were packed differently (or not at all): compare the symbols themselves.
     let starts = |side: &Symbols| -> Vec<u32> {
         let mut starts: Vec<u32> = (0..side.grams(n) as u32).collect();
-        starts.sort_unstable_by(|&a, &b| side.symbols[a as usize..][..n].cmp(&side.symbols[b as usize..][..n]));
+        starts.sort_unstable_by(|&a, &b| {
+            side.symbols[a as usize..][..n].cmp(&side.symbols[b as usize..][..n])
+        });
         starts
     };
     let (h, r) = (starts(hyp), starts(reference));
     let h = h.iter().map(|&start| &hyp.symbols[start as usize..][..n]);
-    let r = r.iter().map(|&start| &reference.symbols[start as usize..][..n]);
+    let r = r
+        .iter()
+        .map(|&start| &reference.symbols[start as usize..][..n]);
     merge_count(h, r)
 }
 
@@ -365,10 +414,18 @@ pub fn f_score(stats: &[u64], options: &ChrfOptions) -> f64 {
     for order in stats.chunks_exact(3) {
         let (hyp, reference, matched) = (order[0], order[1], order[2] as f64);
         let precision = if hyp > 0 { matched / hyp as f64 } else { EPS };
-        let recall = if reference > 0 { matched / reference as f64 } else { EPS };
+        let recall = if reference > 0 {
+            matched / reference as f64
+        } else {
+            EPS
+        };
         if options.eps_smoothing {
             let denominator = factor * precision + recall;
-            score += if denominator > 0.0 { (1.0 + factor) * precision * recall / denominator } else { EPS };
+            score += if denominator > 0.0 {
+                (1.0 + factor) * precision * recall / denominator
+            } else {
+                EPS
+            };
         }
         if hyp > 0 && reference > 0 {
             avg_precision += precision;
@@ -392,7 +449,12 @@ pub fn f_score(stats: &[u64], options: &ChrfOptions) -> f64 {
 }
 
 /// The chrF of one segment against its references (several: the best).
-pub fn sentence(hyp: &str, refs: &[&str], options: &ChrfOptions, scratch: &mut Scratch) -> Result<f64, ChrfError> {
+pub fn sentence(
+    hyp: &str,
+    refs: &[&str],
+    options: &ChrfOptions,
+    scratch: &mut Scratch,
+) -> Result<f64, ChrfError> {
     let mut stats = vec![0; options.stats_len()];
     segment_stats(hyp, refs, options, scratch, &mut stats)?;
     Ok(f_score(&stats, options))
@@ -403,7 +465,13 @@ mod tests {
     use super::*;
 
     fn score(hyp: &str, reference: &str) -> f64 {
-        sentence(hyp, &[reference], &ChrfOptions::default(), &mut Scratch::default()).unwrap()
+        sentence(
+            hyp,
+            &[reference],
+            &ChrfOptions::default(),
+            &mut Scratch::default(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -414,8 +482,17 @@ mod tests {
     #[test]
     fn whitespace_never_matters_unless_asked() {
         assert_eq!(score("thecat sat", "the cat\tsat"), 100.0);
-        let spaced = ChrfOptions { whitespace: true, ..ChrfOptions::default() };
-        let got = sentence("thecat sat", &["the cat\tsat"], &spaced, &mut Scratch::default()).unwrap();
+        let spaced = ChrfOptions {
+            whitespace: true,
+            ..ChrfOptions::default()
+        };
+        let got = sentence(
+            "thecat sat",
+            &["the cat\tsat"],
+            &spaced,
+            &mut Scratch::default(),
+        )
+        .unwrap();
         assert!(got < 100.0);
     }
 
@@ -437,13 +514,30 @@ mod tests {
     #[test]
     fn packed_and_unpacked_n_grams_count_alike() {
         // 12 orders of code points past 2^10 need more than 128 bits: the position path.
-        let long = ChrfOptions { char_order: 12, ..ChrfOptions::default() };
+        let long = ChrfOptions {
+            char_order: 12,
+            ..ChrfOptions::default()
+        };
         let (hyp, reference) = ("ꙮꙮꙮ abc ꙮꙮ abcabc", "abcabc ꙮꙮꙮꙮ ab");
         let mut stats = vec![0; long.stats_len()];
-        segment_stats(hyp, &[reference], &long, &mut Scratch::default(), &mut stats).unwrap();
+        segment_stats(
+            hyp,
+            &[reference],
+            &long,
+            &mut Scratch::default(),
+            &mut stats,
+        )
+        .unwrap();
         // the first six orders as the packed default computes them
         let mut packed = vec![0; ChrfOptions::default().stats_len()];
-        segment_stats(hyp, &[reference], &ChrfOptions::default(), &mut Scratch::default(), &mut packed).unwrap();
+        segment_stats(
+            hyp,
+            &[reference],
+            &ChrfOptions::default(),
+            &mut Scratch::default(),
+            &mut packed,
+        )
+        .unwrap();
         assert_eq!(&stats[..18], &packed[..]);
     }
 
@@ -461,9 +555,17 @@ mod tests {
 
     #[test]
     fn options_read_their_signature_back() {
-        let options = ChrfOptions { lowercase: true, eps_smoothing: true, whitespace: true, ..ChrfOptions::plus_plus() };
+        let options = ChrfOptions {
+            lowercase: true,
+            eps_smoothing: true,
+            whitespace: true,
+            ..ChrfOptions::plus_plus()
+        };
         let signature = options.signature(Some(2));
-        assert_eq!(signature, "nrefs:2|case:lc|eff:no|nc:6|nw:2|space:yes|version:2.6.0");
+        assert_eq!(
+            signature,
+            "nrefs:2|case:lc|eff:no|nc:6|nw:2|space:yes|version:2.6.0"
+        );
         assert_eq!(ChrfOptions::default().parse(&signature), Ok(options));
         assert_eq!(options.name(), "chrF2++");
         assert!(ChrfOptions::default().parse("nc:0|nw:0").is_err());

@@ -28,7 +28,11 @@ pub struct TripleCounts {
 impl TripleCounts {
     /// Add `count` occurrences of the arc `head -deprel-> dep` (repeated keys add up).
     pub fn add(&mut self, head: &str, dep: &str, deprel: &str, count: u64) {
-        let (h, d, l) = (self.strings.intern(head), self.strings.intern(dep), self.strings.intern(deprel));
+        let (h, d, l) = (
+            self.strings.intern(head),
+            self.strings.intern(dep),
+            self.strings.intern(deprel),
+        );
         *self.triples.entry((h, d, l)).or_default() += count;
         *self.head_label.entry((h, l)).or_default() += count;
         *self.dep_label.entry((d, l)).or_default() += count;
@@ -52,14 +56,22 @@ impl TripleCounts {
 
     /// c(h,d,l), c(h,*,l) and c(*,d,l); unknown strings count 0.
     pub fn counts(&self, head: &str, dep: &str, deprel: &str) -> (u64, u64, u64) {
-        let (h, d, l) = (self.strings.get(head), self.strings.get(dep), self.strings.get(deprel));
+        let (h, d, l) = (
+            self.strings.get(head),
+            self.strings.get(dep),
+            self.strings.get(deprel),
+        );
         let Some(l) = l else { return (0, 0, 0) };
         let hdl = match (h, d) {
             (Some(h), Some(d)) => self.triples.get(&(h, d, l)).copied().unwrap_or(0),
             _ => 0,
         };
-        let hl = h.and_then(|h| self.head_label.get(&(h, l)).copied()).unwrap_or(0);
-        let dl = d.and_then(|d| self.dep_label.get(&(d, l)).copied()).unwrap_or(0);
+        let hl = h
+            .and_then(|h| self.head_label.get(&(h, l)).copied())
+            .unwrap_or(0);
+        let dl = d
+            .and_then(|d| self.dep_label.get(&(d, l)).copied())
+            .unwrap_or(0);
         (hdl, hl, dl)
     }
 
@@ -110,26 +122,46 @@ pub struct Parse<'a> {
 /// Why a phrase has no fitness.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FitProblem {
-    Lengths { words: usize, heads: usize, deprels: usize },
-    HeadOutOfRange { token: usize, head: i32 },
+    Lengths {
+        words: usize,
+        heads: usize,
+        deprels: usize,
+    },
+    HeadOutOfRange {
+        token: usize,
+        head: i32,
+    },
     EmptyPhrase,
-    PhraseOutOfRange { position: i64, len: usize },
+    PhraseOutOfRange {
+        position: i64,
+        len: usize,
+    },
     NoArcs,
 }
 
 impl fmt::Display for FitProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FitProblem::Lengths { words, heads, deprels } => write!(
+            FitProblem::Lengths {
+                words,
+                heads,
+                deprels,
+            } => write!(
                 f,
                 "the sentence has {words} tokens but {heads} heads and {deprels} deprels"
             ),
             FitProblem::HeadOutOfRange { token, head } => {
-                write!(f, "head[{token}] = {head} is not a position of the sentence (0 = root) nor another token")
+                write!(
+                    f,
+                    "head[{token}] = {head} is not a position of the sentence (0 = root) nor another token"
+                )
             }
             FitProblem::EmptyPhrase => f.write_str("the phrase is empty"),
             FitProblem::PhraseOutOfRange { position, len } => {
-                write!(f, "phrase position {position} is outside the sentence (0..{len})")
+                write!(
+                    f,
+                    "phrase position {position} is outside the sentence (0..{len})"
+                )
             }
             FitProblem::NoArcs => f.write_str("no token of the phrase has a dependency arc"),
         }
@@ -141,7 +173,11 @@ impl Parse<'_> {
     pub fn check(&self) -> Result<(), FitProblem> {
         let n = self.words.len();
         if self.heads.len() != n || self.deprels.len() != n {
-            return Err(FitProblem::Lengths { words: n, heads: self.heads.len(), deprels: self.deprels.len() });
+            return Err(FitProblem::Lengths {
+                words: n,
+                heads: self.heads.len(),
+                deprels: self.deprels.len(),
+            });
         }
         for (token, &head) in self.heads.iter().enumerate() {
             if head < 0 || head as usize > n || head as usize == token + 1 {
@@ -152,7 +188,11 @@ impl Parse<'_> {
     }
 
     /// Check the phrase positions (0-based) and write them, sorted and distinct, into `out`.
-    pub fn phrase(&self, positions: impl IntoIterator<Item = i64>, out: &mut Vec<usize>) -> Result<(), FitProblem> {
+    pub fn phrase(
+        &self,
+        positions: impl IntoIterator<Item = i64>,
+        out: &mut Vec<usize>,
+    ) -> Result<(), FitProblem> {
         let len = self.words.len();
         out.clear();
         for position in positions {
@@ -176,20 +216,33 @@ impl Parse<'_> {
     }
 
     fn sim(&self, counts: &TripleCounts, (head, dep): (usize, usize), formula: Formula) -> f64 {
-        counts.sim(self.words[head], self.words[dep], self.deprels[dep], formula)
+        counts.sim(
+            self.words[head],
+            self.words[dep],
+            self.deprels[dep],
+            formula,
+        )
     }
 }
 
 /// The fitness of the phrase at `phrase` (sorted distinct positions, from [`Parse::phrase`]) in a
 /// checked parse ([`Parse::check`]).
-pub fn dep_fit(counts: &TripleCounts, parse: &Parse, phrase: &[usize], formula: Formula) -> Result<f64, FitProblem> {
+pub fn dep_fit(
+    counts: &TripleCounts,
+    parse: &Parse,
+    phrase: &[usize],
+    formula: Formula,
+) -> Result<f64, FitProblem> {
     let n = parse.words.len();
     match formula {
         Formula::Paper => {
             let (mut sum, mut tokens) = (0.0, 0usize);
             for &token in phrase {
                 let dependents = (0..n).filter(|&j| parse.heads[j] as usize == token + 1);
-                let arcs = parse.arc(token).into_iter().chain(dependents.map(|j| (token, j)));
+                let arcs = parse
+                    .arc(token)
+                    .into_iter()
+                    .chain(dependents.map(|j| (token, j)));
                 let (mut fit, mut count) = (0.0, 0usize);
                 for arc in arcs {
                     fit += parse.sim(counts, arc, formula);
@@ -200,7 +253,11 @@ pub fn dep_fit(counts: &TripleCounts, parse: &Parse, phrase: &[usize], formula: 
                     tokens += 1;
                 }
             }
-            if tokens == 0 { Err(FitProblem::NoArcs) } else { Ok(sum / tokens as f64) }
+            if tokens == 0 {
+                Err(FitProblem::NoArcs)
+            } else {
+                Ok(sum / tokens as f64)
+            }
         }
         Formula::Iucl => {
             let in_phrase = |i: usize| phrase.binary_search(&i).is_ok();
@@ -214,7 +271,10 @@ pub fn dep_fit(counts: &TripleCounts, parse: &Parse, phrase: &[usize], formula: 
             if arcs.is_empty() {
                 return Err(FitProblem::NoArcs);
             }
-            let sum: f64 = arcs.iter().map(|&(h, d, l)| counts.sim(h, d, l, formula)).sum();
+            let sum: f64 = arcs
+                .iter()
+                .map(|&(h, d, l)| counts.sim(h, d, l, formula))
+                .sum();
             Ok(sum / arcs.len() as f64)
         }
     }

@@ -66,12 +66,27 @@ impl fmt::Display for TreeError {
 /// Why a pair has no DERP score. Token positions in messages are 0-based.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DerpError {
-    Tree { side: Side, error: TreeError },
-    LinkOutOfRange { side: Side, position: u32, len: usize },
-    TooFewNodes { nodes: usize },
-    TooManyNodes { nodes: usize, limit: usize },
+    Tree {
+        side: Side,
+        error: TreeError,
+    },
+    LinkOutOfRange {
+        side: Side,
+        position: u32,
+        len: usize,
+    },
+    TooFewNodes {
+        nodes: usize,
+    },
+    TooManyNodes {
+        nodes: usize,
+        limit: usize,
+    },
     /// An aligned word deeper than the limit: a word's edges cost the square of its depth.
-    TooDeep { depth: u32, limit: usize },
+    TooDeep {
+        depth: u32,
+        limit: usize,
+    },
     /// Every aligned node shares one counterpart, so every edge has Lmax = 0.
     NoPathLength,
 }
@@ -80,7 +95,11 @@ impl fmt::Display for DerpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DerpError::Tree { side, error } => write!(f, "{side} parse: {error}"),
-            DerpError::LinkOutOfRange { side, position, len } => write!(
+            DerpError::LinkOutOfRange {
+                side,
+                position,
+                len,
+            } => write!(
                 f,
                 "link position {position} outside the {side} sentence of {len} tokens"
             ),
@@ -88,10 +107,16 @@ impl fmt::Display for DerpError {
                 write!(f, "fewer than two aligned nodes ({nodes})")
             }
             DerpError::TooManyNodes { nodes, limit } => {
-                write!(f, "{nodes} aligned nodes, more than the {limit} DERP scores (pairmetrics.derp_max_nodes)")
+                write!(
+                    f,
+                    "{nodes} aligned nodes, more than the {limit} DERP scores (pairmetrics.derp_max_nodes)"
+                )
             }
             DerpError::TooDeep { depth, limit } => {
-                write!(f, "an aligned word {depth} arcs below the root, deeper than the {limit} DERP scores (pairmetrics.derp_max_nodes)")
+                write!(
+                    f,
+                    "an aligned word {depth} arcs below the root, deeper than the {limit} DERP scores (pairmetrics.derp_max_nodes)"
+                )
             }
             DerpError::NoPathLength => {
                 f.write_str("all aligned nodes share one counterpart (sum of Lmax is 0)")
@@ -137,17 +162,26 @@ impl Tree {
     pub fn build(&mut self, parse: Parse, labels: &mut Labels) -> Result<(), TreeError> {
         let n = parse.head.len();
         if parse.deprel.len() != n {
-            return Err(TreeError::LengthMismatch { heads: n, deprels: parse.deprel.len() });
+            return Err(TreeError::LengthMismatch {
+                heads: n,
+                deprels: parse.deprel.len(),
+            });
         }
         self.parent.clear();
         for (token, &head) in parse.head.iter().enumerate() {
             if head < 0 || head as usize > n {
-                return Err(TreeError::HeadOutOfRange { token, head, len: n });
+                return Err(TreeError::HeadOutOfRange {
+                    token,
+                    head,
+                    len: n,
+                });
             }
-            self.parent.push(if head == 0 { NONE } else { head as u32 - 1 });
+            self.parent
+                .push(if head == 0 { NONE } else { head as u32 - 1 });
         }
         self.label.clear();
-        self.label.extend(parse.deprel.iter().map(|l| labels.intern(l)));
+        self.label
+            .extend(parse.deprel.iter().map(|l| labels.intern(l)));
         self.compute_depths()?;
         self.number_preorder();
         Ok(())
@@ -185,7 +219,11 @@ impl Tree {
                         self.climb.push(node);
                         node = self.parent[node as usize];
                     }
-                    CLIMBING => return Err(TreeError::Cycle { token: node as usize }),
+                    CLIMBING => {
+                        return Err(TreeError::Cycle {
+                            token: node as usize,
+                        });
+                    }
                     known => break known,
                 }
             };
@@ -225,12 +263,20 @@ impl Tree {
         self.depth_in_preorder.clear();
         let stack = next; // the DFS stack now
         stack.clear();
-        stack.extend(self.children[first[len] as usize..first[len + 1] as usize].iter().rev());
+        stack.extend(
+            self.children[first[len] as usize..first[len + 1] as usize]
+                .iter()
+                .rev(),
+        );
         while let Some(token) = stack.pop() {
             self.preorder[token as usize] = self.depth_in_preorder.len() as u32;
             self.depth_in_preorder.push(self.depth[token as usize]);
             let t = token as usize;
-            stack.extend(self.children[first[t] as usize..first[t + 1] as usize].iter().rev());
+            stack.extend(
+                self.children[first[t] as usize..first[t + 1] as usize]
+                    .iter()
+                    .rev(),
+            );
         }
     }
 
@@ -258,15 +304,28 @@ impl Tree {
         gap.clear();
         gap.push(u32::MAX);
         for w in order.windows(2) {
-            let (from, to) = (self.preorder[tokens[w[0] as usize] as usize], self.preorder[tokens[w[1] as usize] as usize]);
-            gap.push(self.depth_in_preorder[from as usize + 1..=to as usize].iter().copied().min().unwrap_or(u32::MAX));
+            let (from, to) = (
+                self.preorder[tokens[w[0] as usize] as usize],
+                self.preorder[tokens[w[1] as usize] as usize],
+            );
+            gap.push(
+                self.depth_in_preorder[from as usize + 1..=to as usize]
+                    .iter()
+                    .copied()
+                    .min()
+                    .unwrap_or(u32::MAX),
+            );
         }
         for (a, &i) in order.iter().enumerate() {
             let mut shallowest = u32::MAX;
             for (&j, &gap) in order[a + 1..].iter().zip(&gap[a + 1..]) {
                 shallowest = shallowest.min(gap);
                 // No token between them: the same token twice (counterparts can repeat).
-                let d = if shallowest == u32::MAX { self.depth(tokens[i as usize]) } else { shallowest - 1 };
+                let d = if shallowest == u32::MAX {
+                    self.depth(tokens[i as usize])
+                } else {
+                    shallowest - 1
+                };
                 out[i.min(j) as usize * k + i.max(j) as usize] = d;
             }
         }
@@ -287,10 +346,19 @@ impl Tree {
         };
         let (cn, cm) = (chain(n), chain(m));
         let common = cn.iter().zip(&cm).take_while(|(a, b)| a == b).count();
-        let names = |nodes: &[u32]| nodes.iter().map(|&t| labels.resolve(self.label[t as usize])).collect::<Vec<_>>();
+        let names = |nodes: &[u32]| {
+            nodes
+                .iter()
+                .map(|&t| labels.resolve(self.label[t as usize]))
+                .collect::<Vec<_>>()
+        };
         let mut chi = names(&cn[common..]);
         chi.reverse(); // the encoding lists the edge nearest n first
-        Encoding { chi, left: n < m, omega: names(&cm[common..]) }
+        Encoding {
+            chi,
+            left: n < m,
+            omega: names(&cm[common..]),
+        }
     }
 }
 
@@ -309,7 +377,8 @@ pub struct Encoding<T> {
 /// `L = lev(chi, chi') + lev(psi, psi') + lev(omega, omega')` — three separate distances over
 /// whole labels — and `Lmax = max(|chi|, |chi'|) + 1 + max(|omega|, |omega'|)`.
 pub fn disparity<T: PartialEq>(a: &Encoding<T>, b: &Encoding<T>) -> (u32, u32) {
-    let l = levenshtein(&a.chi, &b.chi) + u32::from(a.left != b.left) + levenshtein(&a.omega, &b.omega);
+    let l =
+        levenshtein(&a.chi, &b.chi) + u32::from(a.left != b.left) + levenshtein(&a.omega, &b.omega);
     let lmax = a.chi.len().max(b.chi.len()) + 1 + a.omega.len().max(b.omega.len());
     (l, lmax as u32)
 }
@@ -322,7 +391,9 @@ fn levenshtein<T: PartialEq>(a: &[T], b: &[T]) -> u32 {
         row[0] = i as u32 + 1;
         for (j, y) in b.iter().enumerate() {
             let above = row[j + 1];
-            row[j + 1] = (diagonal + u32::from(x != y)).min(above + 1).min(row[j] + 1);
+            row[j + 1] = (diagonal + u32::from(x != y))
+                .min(above + 1)
+                .min(row[j] + 1);
             diagonal = above;
         }
     }
@@ -352,7 +423,9 @@ impl PrefixDistances {
             let (above, row) = cells[x * width..(x + 2) * width].split_at_mut(width);
             row[0] = x as u32 + 1;
             for (y, &other) in b.iter().enumerate() {
-                row[y + 1] = (above[y] + u32::from(label != other)).min(above[y + 1] + 1).min(row[y] + 1);
+                row[y + 1] = (above[y] + u32::from(label != other))
+                    .min(above[y + 1] + 1)
+                    .min(row[y] + 1);
             }
         }
     }
@@ -456,7 +529,14 @@ impl Weights {
         }
         grow(&mut self.share, k * k, 0);
         grow(ranks, k * k, R::ZERO);
-        let Weights { lca: [lca0, lca1], depth: [depth0, depth1], share, climbs, table, .. } = self;
+        let Weights {
+            lca: [lca0, lca1],
+            depth: [depth0, depth1],
+            share,
+            climbs,
+            table,
+            ..
+        } = self;
         let (depth0, depth1) = (&depth0[..k], &depth1[..k]);
         for (i, &(n, c)) in nodes.iter().enumerate().rev() {
             for (side, token) in [(0, n), (1, c)] {
@@ -469,14 +549,22 @@ impl Weights {
                 share[at] = table.get(d0 - lca0[at], d1 - lca1[at]);
             }
             let row = i * k..(i + 1) * k;
-            let (lca0, lca1, share, ranks_row) = (&lca0[row.clone()], &lca1[row.clone()], &share[row.clone()], &mut ranks[row]);
+            let (lca0, lca1, share, ranks_row) = (
+                &lca0[row.clone()],
+                &lca1[row.clone()],
+                &share[row.clone()],
+                &mut ranks[row],
+            );
             for (j, &(_, cm)) in nodes.iter().enumerate().skip(i + 1) {
                 let (x, y) = (lca0[j], lca1[j]);
                 let up = |node: usize| (depth0[node] - x).max(depth1[node] - y);
                 let (l, lmax) = if c == cm {
                     (0, 0)
                 } else {
-                    (table.get(d0 - x, d1 - y) + share[j] + u32::from(c > cm), up(i) + 1 + up(j))
+                    (
+                        table.get(d0 - x, d1 - y) + share[j] + u32::from(c > cm),
+                        up(i) + 1 + up(j),
+                    )
                 };
                 ranks_row[j] = R::pack(l, lmax, i, j);
             }
@@ -495,7 +583,10 @@ impl Scratch {
             false => self.narrow.matrix[at].edge(&self.nodes),
             true => self.wide.matrix[at].edge(&self.nodes),
         };
-        (0..k).flat_map(|i| (i + 1..k).map(move |j| i * k + j)).map(edge).collect()
+        (0..k)
+            .flat_map(|i| (i + 1..k).map(move |j| i * k + j))
+            .map(edge)
+            .collect()
     }
 
     /// The minimum spanning tree of the last pair scored, in SPEC's edge order (the order
@@ -522,7 +613,11 @@ impl Scratch {
         for &(a, b) in links {
             for (side, position, len) in [(Side::Src, a, lens[0]), (Side::Tgt, b, lens[1])] {
                 if position as usize >= len {
-                    return Err(DerpError::LinkOutOfRange { side, position, len });
+                    return Err(DerpError::LinkOutOfRange {
+                        side,
+                        position,
+                        len,
+                    });
                 }
             }
         }
@@ -555,7 +650,10 @@ impl Scratch {
         // Links are sorted by (src, tgt): each src token's links are adjacent.
         let tgt = &self.trees[1];
         for group in self.links.chunk_by(|x, y| x.0 == y.0) {
-            let best = group.iter().min_by_key(|&&(_, b)| (tgt.depth(b), b)).expect("non-empty");
+            let best = group
+                .iter()
+                .min_by_key(|&&(_, b)| (tgt.depth(b), b))
+                .expect("non-empty");
             self.nodes.push(*best);
         }
         Side::Src
@@ -575,7 +673,13 @@ struct Ranks<R> {
 
 impl<R: Rank> Ranks<R> {
     /// Weigh every edge and take the minimum spanning tree, into `mst`.
-    fn spanning_tree(&mut self, weights: &mut Weights, trees: [&Tree; 2], nodes: &[(u32, u32)], mst: &mut Vec<Edge>) {
+    fn spanning_tree(
+        &mut self,
+        weights: &mut Weights,
+        trees: [&Tree; 2],
+        nodes: &[(u32, u32)],
+        mst: &mut Vec<Edge>,
+    ) {
         weights.rank(trees, nodes, &mut self.matrix);
         prim(&self.matrix, nodes.len(), &mut self.best, &mut self.tree);
         mst.clear();
@@ -587,7 +691,9 @@ impl<R: Rank> Ranks<R> {
 /// reversed, then the two ends (node indices in sentence order, or positions: they order alike).
 /// The order is total, so the minimum spanning tree under it is unique: sum(L) is the minimum
 /// and, among minimum trees, sum(Lmax) the maximum.
-trait Rank: Copy + Ord + From<u32> + BitOr<Output = Self> + Shl<u32, Output = Self> + Shr<u32, Output = Self> {
+trait Rank:
+    Copy + Ord + From<u32> + BitOr<Output = Self> + Shl<u32, Output = Self> + Shr<u32, Output = Self>
+{
     const MAX: Self;
     const ZERO: Self;
     const FIELD: u32;
@@ -602,7 +708,10 @@ trait Rank: Copy + Ord + From<u32> + BitOr<Output = Self> + Shl<u32, Output = Se
 
     fn pack(l: u32, lmax: u32, i: usize, j: usize) -> Self {
         let field = |x: u32, at: u32| Self::from(x) << (at * Self::FIELD);
-        field(l, 3) | field(Self::MASK - lmax, 2) | field(i.min(j) as u32, 1) | field(i.max(j) as u32, 0)
+        field(l, 3)
+            | field(Self::MASK - lmax, 2)
+            | field(i.min(j) as u32, 1)
+            | field(i.max(j) as u32, 0)
     }
 
     fn field(self, at: u32) -> u32 {
@@ -616,7 +725,12 @@ trait Rank: Copy + Ord + From<u32> + BitOr<Output = Self> + Shl<u32, Output = Se
 
     fn edge(self, nodes: &[(u32, u32)]) -> Edge {
         let (i, j) = self.ends();
-        Edge { a: nodes[i].0, b: nodes[j].0, l: self.field(3), lmax: Self::MASK - self.field(2) }
+        Edge {
+            a: nodes[i].0,
+            b: nodes[j].0,
+            l: self.field(3),
+            lmax: Self::MASK - self.field(2),
+        }
     }
 }
 
@@ -651,7 +765,11 @@ fn prim<R: Rank>(ranks: &[R], k: usize, best: &mut Vec<R>, tree: &mut Vec<R>) {
     for _ in 1..k {
         done[joined] = R::MAX;
         let mut cheapest = R::MAX;
-        for ((best, &rank), &done) in best.iter_mut().zip(&ranks[joined * k..(joined + 1) * k]).zip(&*done) {
+        for ((best, &rank), &done) in best
+            .iter_mut()
+            .zip(&ranks[joined * k..(joined + 1) * k])
+            .zip(&*done)
+        {
             *best = (*best).min(rank) | done;
             cheapest = cheapest.min(*best);
         }
@@ -664,14 +782,25 @@ fn prim<R: Rank>(ranks: &[R], k: usize, best: &mut Vec<R>, tree: &mut Vec<R>) {
 
 /// DERP of a pair: `src` is the reference tree D, `tgt` the hypothesis D', `links` 0-based
 /// (src, tgt) positions. 1 = the same order; an error says why the score is undefined.
-pub fn derp(src: Parse, tgt: Parse, links: &[Link], scratch: &mut Scratch) -> Result<Derp, DerpError> {
+pub fn derp(
+    src: Parse,
+    tgt: Parse,
+    links: &[Link],
+    scratch: &mut Scratch,
+) -> Result<Derp, DerpError> {
     derp_within(src, tgt, links, MAX_NODES, scratch)
 }
 
 /// [`derp`] of a pair of at most `max_nodes` aligned nodes, none deeper than `max_nodes`; more
 /// is [`DerpError::TooManyNodes`] or [`DerpError::TooDeep`]. `max_nodes` past
 /// [`MAX_NODES_CEILING`] is the ceiling.
-pub fn derp_within(src: Parse, tgt: Parse, links: &[Link], max_nodes: usize, scratch: &mut Scratch) -> Result<Derp, DerpError> {
+pub fn derp_within(
+    src: Parse,
+    tgt: Parse,
+    links: &[Link],
+    max_nodes: usize,
+    scratch: &mut Scratch,
+) -> Result<Derp, DerpError> {
     let max_nodes = max_nodes.min(MAX_NODES_CEILING);
     scratch.build_trees(src, tgt)?;
     scratch.read_links(links)?;
@@ -681,29 +810,50 @@ pub fn derp_within(src: Parse, tgt: Parse, links: &[Link], max_nodes: usize, scr
         return Err(DerpError::TooFewNodes { nodes });
     }
     if nodes > max_nodes {
-        return Err(DerpError::TooManyNodes { nodes, limit: max_nodes });
+        return Err(DerpError::TooManyNodes {
+            nodes,
+            limit: max_nodes,
+        });
     }
     let trees = match side {
         Side::Src => [&scratch.trees[0], &scratch.trees[1]],
         Side::Tgt => [&scratch.trees[1], &scratch.trees[0]],
     };
     let depth = |side: usize, token: u32| u64::from(trees[side].depth(token));
-    let deepest = scratch.nodes.iter().map(|&(n, c)| depth(0, n).max(depth(1, c))).max().unwrap_or(0);
+    let deepest = scratch
+        .nodes
+        .iter()
+        .map(|&(n, c)| depth(0, n).max(depth(1, c)))
+        .max()
+        .unwrap_or(0);
     if deepest > max_nodes as u64 {
-        return Err(DerpError::TooDeep { depth: deepest as u32, limit: max_nodes });
+        return Err(DerpError::TooDeep {
+            depth: deepest as u32,
+            limit: max_nodes,
+        });
     }
     scratch.last_wide = !u32::holds(nodes, deepest);
     let (weights, mst) = (&mut scratch.weights, &mut scratch.mst);
     match scratch.last_wide {
-        false => scratch.narrow.spanning_tree(weights, trees, &scratch.nodes, mst),
-        true => scratch.wide.spanning_tree(weights, trees, &scratch.nodes, mst),
+        false => scratch
+            .narrow
+            .spanning_tree(weights, trees, &scratch.nodes, mst),
+        true => scratch
+            .wide
+            .spanning_tree(weights, trees, &scratch.nodes, mst),
     }
     let sum_l: u64 = scratch.mst.iter().map(|e| u64::from(e.l)).sum();
     let sum_lmax: u64 = scratch.mst.iter().map(|e| u64::from(e.lmax)).sum();
     if sum_lmax == 0 {
         return Err(DerpError::NoPathLength);
     }
-    Ok(Derp { score: 1.0 - sum_l as f64 / sum_lmax as f64, sum_l, sum_lmax, nodes, side })
+    Ok(Derp {
+        score: 1.0 - sum_l as f64 / sum_lmax as f64,
+        sum_l,
+        sum_lmax,
+        nodes,
+        side,
+    })
 }
 
 #[cfg(test)]
@@ -727,11 +877,21 @@ mod tests {
     fn depths_of_a_forest() {
         let mut labels = Labels::default();
         // two sentences on one line: 1 <- 2 (root), 4 <- 3 (root)
-        let tree = Tree::new(parse(&[2, 0, 0, 3], &["a", "root", "root", "b"]), &mut labels).unwrap();
-        assert_eq!((0..4).map(|t| tree.depth(t)).collect::<Vec<_>>(), [2, 1, 1, 2]);
+        let tree = Tree::new(
+            parse(&[2, 0, 0, 3], &["a", "root", "root", "b"]),
+            &mut labels,
+        )
+        .unwrap();
+        assert_eq!(
+            (0..4).map(|t| tree.depth(t)).collect::<Vec<_>>(),
+            [2, 1, 1, 2]
+        );
         // across the forest the path runs through the virtual root, over both roots' labels
         let e = tree.encoding(0, 3, &labels);
-        assert_eq!((e.chi, e.left, e.omega), (vec!["a", "root"], true, vec!["root", "b"]));
+        assert_eq!(
+            (e.chi, e.left, e.omega),
+            (vec!["a", "root"], true, vec!["root", "b"])
+        );
     }
 
     #[test]
@@ -741,12 +901,39 @@ mod tests {
         let mut check = |head: &[i32], deprel: &[&str], expected: TreeError| {
             assert_eq!(tree.build(parse(head, deprel), &mut labels), Err(expected));
         };
-        check(&[0, 1], &["root"], TreeError::LengthMismatch { heads: 2, deprels: 1 });
-        check(&[0, 3], &["r", "x"], TreeError::HeadOutOfRange { token: 1, head: 3, len: 2 });
-        check(&[0, -1], &["r", "x"], TreeError::HeadOutOfRange { token: 1, head: -1, len: 2 });
+        check(
+            &[0, 1],
+            &["root"],
+            TreeError::LengthMismatch {
+                heads: 2,
+                deprels: 1,
+            },
+        );
+        check(
+            &[0, 3],
+            &["r", "x"],
+            TreeError::HeadOutOfRange {
+                token: 1,
+                head: 3,
+                len: 2,
+            },
+        );
+        check(
+            &[0, -1],
+            &["r", "x"],
+            TreeError::HeadOutOfRange {
+                token: 1,
+                head: -1,
+                len: 2,
+            },
+        );
         check(&[2, 1], &["x", "y"], TreeError::Cycle { token: 0 });
         check(&[0, 2], &["r", "x"], TreeError::Cycle { token: 1 });
-        check(&[0, 3, 4, 2], &["r", "x", "y", "z"], TreeError::Cycle { token: 1 });
+        check(
+            &[0, 3, 4, 2],
+            &["r", "x", "y", "z"],
+            TreeError::Cycle { token: 1 },
+        );
     }
 
     #[test]
@@ -754,7 +941,13 @@ mod tests {
         // src token 0 links to tgt 0 and 1: src does not qualify, tgt does.
         let (h, d) = (&[0, 1, 1][..], &["root", "a", "b"][..]);
         let mut scratch = Scratch::default();
-        let result = derp(parse(h, d), parse(h, d), &[(0, 0), (0, 1), (2, 2)], &mut scratch).unwrap();
+        let result = derp(
+            parse(h, d),
+            parse(h, d),
+            &[(0, 0), (0, 1), (2, 2)],
+            &mut scratch,
+        )
+        .unwrap();
         assert_eq!((result.side, result.nodes), (Side::Tgt, 3));
         assert_eq!(scratch.mst().iter().filter(|e| e.lmax == 0).count(), 1);
     }
@@ -763,19 +956,32 @@ mod tests {
     fn wide_ranks_give_the_same_tree() {
         // A chain and a tree of mixed labels, all aligned: the u64 ranks (for pairs past any
         // real sentence) must weigh every edge as the u32 ranks do and take the same tree.
-        let head: Vec<i32> = (0..40).map(|i| if i == 0 { 0 } else { (i * 7 + 3) % i + 1 }).collect();
+        let head: Vec<i32> = (0..40)
+            .map(|i| if i == 0 { 0 } else { (i * 7 + 3) % i + 1 })
+            .collect();
         let chain: Vec<i32> = (0..40).collect();
         let labels = ["a", "b", "c", "d", "e"];
-        let (d1, d2): (Vec<&str>, Vec<&str>) = ((0..40).map(|i| labels[i % 5]).collect(), (0..40).map(|i| labels[i * 3 % 5]).collect());
+        let (d1, d2): (Vec<&str>, Vec<&str>) = (
+            (0..40).map(|i| labels[i % 5]).collect(),
+            (0..40).map(|i| labels[i * 3 % 5]).collect(),
+        );
         let links: Vec<Link> = (0..40).map(|i| (i, (i * 11) % 40)).collect();
         let mut scratch = Scratch::default();
         derp(parse(&head, &d1), parse(&chain, &d2), &links, &mut scratch).unwrap();
         assert!(!scratch.last_wide);
         let (narrow_edges, narrow_tree) = (scratch.edges(), scratch.mst().to_vec());
         let trees = [&scratch.trees[0], &scratch.trees[1]];
-        scratch.wide.spanning_tree(&mut scratch.weights, trees, &scratch.nodes, &mut scratch.mst);
+        scratch.wide.spanning_tree(
+            &mut scratch.weights,
+            trees,
+            &scratch.nodes,
+            &mut scratch.mst,
+        );
         scratch.last_wide = true;
-        assert_eq!((scratch.edges(), scratch.mst().to_vec()), (narrow_edges, narrow_tree));
+        assert_eq!(
+            (scratch.edges(), scratch.mst().to_vec()),
+            (narrow_edges, narrow_tree)
+        );
     }
 
     #[test]
@@ -784,9 +990,30 @@ mod tests {
         let labels = vec!["x"; 30];
         let links = [(0, 0), (29, 29)];
         let mut scratch = Scratch::default();
-        let too_deep = derp_within(parse(&chain, &labels), parse(&chain, &labels), &links, 20, &mut scratch);
-        assert_eq!(too_deep, Err(DerpError::TooDeep { depth: 30, limit: 20 }));
-        assert!(derp_within(parse(&chain, &labels), parse(&chain, &labels), &links, 30, &mut scratch).is_ok());
+        let too_deep = derp_within(
+            parse(&chain, &labels),
+            parse(&chain, &labels),
+            &links,
+            20,
+            &mut scratch,
+        );
+        assert_eq!(
+            too_deep,
+            Err(DerpError::TooDeep {
+                depth: 30,
+                limit: 20
+            })
+        );
+        assert!(
+            derp_within(
+                parse(&chain, &labels),
+                parse(&chain, &labels),
+                &links,
+                30,
+                &mut scratch
+            )
+            .is_ok()
+        );
     }
 
     #[test]
@@ -794,8 +1021,20 @@ mod tests {
         let len = MAX_NODES_CEILING + 1;
         let (head, labels) = (vec![0; len], vec!["root"; len]);
         let links: Vec<Link> = (0..len as u32).map(|i| (i, i)).collect();
-        let result = derp_within(parse(&head, &labels), parse(&head, &labels), &links, usize::MAX, &mut Scratch::default());
-        assert_eq!(result, Err(DerpError::TooManyNodes { nodes: len, limit: MAX_NODES_CEILING }));
+        let result = derp_within(
+            parse(&head, &labels),
+            parse(&head, &labels),
+            &links,
+            usize::MAX,
+            &mut Scratch::default(),
+        );
+        assert_eq!(
+            result,
+            Err(DerpError::TooManyNodes {
+                nodes: len,
+                limit: MAX_NODES_CEILING
+            })
+        );
     }
 
     #[test]

@@ -16,7 +16,11 @@ pub struct Interner {
 
 impl Interner {
     pub fn with_capacity(strings: usize) -> Self {
-        Interner { ends: Vec::with_capacity(strings), table: HashTable::with_capacity(strings), ..Default::default() }
+        Interner {
+            ends: Vec::with_capacity(strings),
+            table: HashTable::with_capacity(strings),
+            ..Default::default()
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -43,7 +47,12 @@ impl Interner {
         if let Some(id) = self.table.find(hash, |&id| self.resolve(id) == s) {
             return *id;
         }
-        let Interner { arena, ends, table, hasher } = self;
+        let Interner {
+            arena,
+            ends,
+            table,
+            hasher,
+        } = self;
         let id = ends.len() as u32;
         arena.push_str(s);
         let end = u32::try_from(arena.len()).expect("interner arena past 4 GiB");
@@ -60,7 +69,11 @@ impl Interner {
 
 fn slice<'a>(arena: &'a str, ends: &[u32], id: u32) -> &'a str {
     let end = ends[id as usize] as usize;
-    let start = if id == 0 { 0 } else { ends[id as usize - 1] as usize };
+    let start = if id == 0 {
+        0
+    } else {
+        ends[id as usize - 1] as usize
+    };
     &arena[start..end]
 }
 
@@ -78,7 +91,10 @@ mod tests {
         assert_eq!(i.intern("maison"), 0);
         assert_eq!(i.get(""), Some(1));
         assert_eq!(i.get("mais"), None);
-        assert_eq!((i.resolve(0), i.resolve(1), i.resolve(2)), ("maison", "", "maisons"));
+        assert_eq!(
+            (i.resolve(0), i.resolve(1), i.resolve(2)),
+            ("maison", "", "maisons")
+        );
         for n in 0..10_000 {
             i.intern(&n.to_string());
         }

@@ -77,7 +77,11 @@ impl Dictionary {
     /// entry gives none (both directions: a dictionary says nothing of either).
     fn candidates(&self, phrase: &[&str]) -> Vec<Candidate> {
         let key: Vec<String> = phrase.iter().map(|w| w.to_string()).collect();
-        let translations = self.entries.get(&key).map(Vec::as_slice).unwrap_or_default();
+        let translations = self
+            .entries
+            .get(&key)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         let uniform = 1.0 / translations.len() as f64;
         translations
             .iter()
@@ -103,8 +107,11 @@ pub fn candidates(
 ) -> Vec<Candidate> {
     let lowercased: Vec<String> = fragment.iter().map(|w| w.to_lowercase()).collect();
     let lowercased: Vec<&str> = lowercased.iter().map(String::as_str).collect();
-    let variants =
-        if lowercased == fragment { vec![fragment] } else { vec![fragment, &lowercased[..]] };
+    let variants = if lowercased == fragment {
+        vec![fragment]
+    } else {
+        vec![fragment, &lowercased[..]]
+    };
     if let Some(table) = table {
         for phrase in &variants {
             let found = from_table(table, phrase, max);
@@ -137,12 +144,19 @@ pub fn candidates(
 fn from_table(table: &PhraseIndex, phrase: &[&str], max: usize) -> Vec<Candidate> {
     let listed = synthetic_phrases(table, phrase, max);
     let whole = listed.iter().take_while(|c| c.split.len() == 1).count();
-    let (keep, origin) =
-        if whole > 0 { (whole, Origin::Table) } else { (listed.len(), Origin::Synthetic) };
+    let (keep, origin) = if whole > 0 {
+        (whole, Origin::Table)
+    } else {
+        (listed.len(), Origin::Synthetic)
+    };
     listed
         .into_iter()
         .take(keep)
-        .map(|c| Candidate { tokens: c.tokens, probabilities: Some((c.direct, c.inverse)), origin })
+        .map(|c| Candidate {
+            tokens: c.tokens,
+            probabilities: Some((c.direct, c.inverse)),
+            origin,
+        })
         .collect()
 }
 
@@ -219,22 +233,36 @@ pub fn project(context: &Arcs, span: (usize, usize), m: usize) -> Option<Arcs> {
         out.upos.push(upos.to_string());
     };
     for t in 0..s {
-        push(moved(context.heads[t]), &context.deprels[t], &context.upos[t]);
+        push(
+            moved(context.heads[t]),
+            &context.deprels[t],
+            &context.upos[t],
+        );
     }
     for j in 0..m {
         match candidate_head {
-            None => {
-                push(moved(context.heads[s + j]), &context.deprels[s + j], &context.upos[s + j])
-            }
+            None => push(
+                moved(context.heads[s + j]),
+                &context.deprels[s + j],
+                &context.upos[s + j],
+            ),
             Some(c) if c == j => {
                 let f = fragment_head;
-                push(moved(context.heads[f]), &context.deprels[f], &context.upos[f]);
+                push(
+                    moved(context.heads[f]),
+                    &context.deprels[f],
+                    &context.upos[f],
+                );
             }
             Some(c) => push((s + c + 1) as i32, UNKNOWN_DEPREL, UNKNOWN_UPOS),
         }
     }
     for t in e..n {
-        push(moved(context.heads[t]), &context.deprels[t], &context.upos[t]);
+        push(
+            moved(context.heads[t]),
+            &context.deprels[t],
+            &context.upos[t],
+        );
     }
     Some(out)
 }
@@ -255,7 +283,13 @@ pub const FEATURE_NAMES: [&str; 5] = ["lm", "direct", "inverse", "pmi_lex", "pmi
 
 impl Features {
     pub fn values(&self) -> [Option<f64>; 5] {
-        [self.lm, self.direct, self.inverse, self.pmi_lex, self.pmi_pos]
+        [
+            self.lm,
+            self.direct,
+            self.inverse,
+            self.pmi_lex,
+            self.pmi_pos,
+        ]
     }
 }
 
@@ -277,7 +311,9 @@ pub fn features(
     parse: Option<&Arcs>,
     scratch: &mut ngram::Scratch,
 ) -> Features {
-    let lm = scorers.lm.map(|model| model.sentence_log10(sentence, scratch));
+    let lm = scorers
+        .lm
+        .map(|model| model.sentence_log10(sentence, scratch));
     let (direct, inverse) = match candidate.probabilities {
         Some((d, i)) => (Some(d.log10()), Some(i.log10())),
         None => (None, None),
@@ -288,14 +324,24 @@ pub fn features(
         let upos: Vec<&str> = arcs.upos.iter().map(String::as_str).collect();
         let phrase: Vec<usize> = (span.0..span.1).collect();
         let fit = |words: &[&str], counts| {
-            let parse = Parse { words, heads: &arcs.heads, deprels: &deprels };
+            let parse = Parse {
+                words,
+                heads: &arcs.heads,
+                deprels: &deprels,
+            };
             parse.check().ok()?;
             dep_fit(counts, &parse, &phrase, scorers.formula).ok()
         };
         pmi_lex = fit(sentence, &triples.form);
         pmi_pos = fit(&upos, &triples.upos);
     }
-    Features { lm, direct, inverse, pmi_lex, pmi_pos }
+    Features {
+        lm,
+        direct,
+        inverse,
+        pmi_lex,
+        pmi_pos,
+    }
 }
 
 #[cfg(test)]
@@ -329,7 +375,10 @@ mod tests {
         let house = candidates(&["La", "maison"], Some(&table), Some(&dictionary), 20);
         assert_eq!(
             words(&house),
-            vec![("the house".into(), Origin::Table), ("the home".into(), Origin::Table)],
+            vec![
+                ("the house".into(), Origin::Table),
+                ("the home".into(), Origin::Table)
+            ],
             "lowercased"
         );
         assert_eq!(house[0].probabilities, Some((0.6, 0.5)));
@@ -339,7 +388,10 @@ mod tests {
         let cat = candidates(&["chat"], Some(&table), Some(&dictionary), 20);
         assert_eq!(
             words(&cat),
-            vec![("cat".into(), Origin::Dictionary), ("tomcat".into(), Origin::Dictionary)]
+            vec![
+                ("cat".into(), Origin::Dictionary),
+                ("tomcat".into(), Origin::Dictionary)
+            ]
         );
         assert_eq!(cat[1].probabilities, Some((0.5, 0.5)), "uniform");
         let copy = candidates(&["Zut"], Some(&table), Some(&dictionary), 20);
@@ -347,7 +399,11 @@ mod tests {
             (words(&copy), copy[0].probabilities),
             (vec![("Zut".into(), Origin::Copy)], None)
         );
-        assert_eq!(candidates(&["la", "maison"], Some(&table), None, 1).len(), 1, "at most max");
+        assert_eq!(
+            candidates(&["la", "maison"], Some(&table), None, 1).len(),
+            1,
+            "at most max"
+        );
     }
 
     #[test]
@@ -384,10 +440,18 @@ mod tests {
         );
         // A one-word fragment that heads the sentence: the candidate's last token is the root
         // and the context's dependents follow it.
-        let root = arcs(&[2, 0, 2], &["nsubj", "root", "obj"], &["PRON", "VERB", "PRON"]);
+        let root = arcs(
+            &[2, 0, 2],
+            &["nsubj", "root", "obj"],
+            &["PRON", "VERB", "PRON"],
+        );
         assert_eq!(
             project(&root, (1, 2), 2).unwrap(),
-            arcs(&[3, 3, 0, 3], &["nsubj", "dep", "root", "obj"], &["PRON", "X", "VERB", "PRON"])
+            arcs(
+                &[3, 3, 0, 3],
+                &["nsubj", "dep", "root", "obj"],
+                &["PRON", "X", "VERB", "PRON"]
+            )
         );
         assert_eq!(project(&context, (2, 2), 1), None);
         assert_eq!(project(&context, (4, 6), 1), None);
@@ -401,14 +465,21 @@ mod tests {
         triples.form.add("saw", "it", "obj", 2);
         triples.upos.add("VERB", "NOUN", "obj", 4);
         let sentence = ["I", "saw", "the", "house"];
-        let parse =
-            arcs(&[2, 0, 4, 2], &["nsubj", "root", "det", "obj"], &["PRON", "VERB", "DET", "NOUN"]);
+        let parse = arcs(
+            &[2, 0, 4, 2],
+            &["nsubj", "root", "det", "obj"],
+            &["PRON", "VERB", "DET", "NOUN"],
+        );
         let candidate = Candidate {
             tokens: vec!["the".into(), "house".into()],
             probabilities: Some((0.1, 0.01)),
             origin: Origin::Table,
         };
-        let scorers = Scorers { lm: None, triples: Some(&triples), formula: Formula::Paper };
+        let scorers = Scorers {
+            lm: None,
+            triples: Some(&triples),
+            formula: Formula::Paper,
+        };
         let f = features(
             &scorers,
             &sentence,

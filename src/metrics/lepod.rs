@@ -12,14 +12,22 @@ use super::{Link, Side};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LepodError {
     EmptySentence(Side),
-    LinkOutOfRange { side: Side, position: i64, len: usize },
+    LinkOutOfRange {
+        side: Side,
+        position: i64,
+        len: usize,
+    },
 }
 
 impl fmt::Display for LepodError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LepodError::EmptySentence(side) => write!(f, "empty sentence ({side})"),
-            LepodError::LinkOutOfRange { side, position, len } => write!(
+            LepodError::LinkOutOfRange {
+                side,
+                position,
+                len,
+            } => write!(
                 f,
                 "link position {position} outside the {side} sentence of {len} tokens"
             ),
@@ -102,7 +110,11 @@ impl Scratch {
         self.parent[node as usize] = root as u32;
         let (count, anchor, pos) = match (node as usize) < n1 {
             true => (&mut self.count1[root], &mut self.anchor1[root], node),
-            false => (&mut self.count2[root], &mut self.anchor2[root], node - n1 as u32),
+            false => (
+                &mut self.count2[root],
+                &mut self.anchor2[root],
+                node - n1 as u32,
+            ),
         };
         if *count == 0 {
             *anchor = pos;
@@ -133,7 +145,11 @@ fn check_position(side: Side, position: u32, len: usize) -> Result<(), LepodErro
     if (position as usize) < len {
         Ok(())
     } else {
-        Err(LepodError::LinkOutOfRange { side, position: position as i64, len })
+        Err(LepodError::LinkOutOfRange {
+            side,
+            position: position as i64,
+            len,
+        })
     }
 }
 
@@ -179,7 +195,12 @@ pub fn led_unaligned<'a>(
             }
         }
     }
-    Ok(led_formula(s1.len() - common, s1.len(), s2.len() - common, s2.len()))
+    Ok(led_formula(
+        s1.len() - common,
+        s1.len(),
+        s2.len() - common,
+        s2.len(),
+    ))
 }
 
 /// Alignment-based LeD: a token is kept when its unit's first-sentence tokens equal its
@@ -215,7 +236,9 @@ impl Scratch {
         kept.resize(self.parent.len(), false);
         self.shared.clear();
         self.shared.extend(0..self.parent.len() as u32);
-        self.equal_units(s1, s2, |unit| unit.iter().for_each(|&node| kept[node as usize] = true));
+        self.equal_units(s1, s2, |unit| {
+            unit.iter().for_each(|&node| kept[node as usize] = true)
+        });
         self.kept = kept;
     }
 
@@ -224,9 +247,22 @@ impl Scratch {
     /// as many tokens on each side, equal in position order: the units LeD keeps.
     fn equal_units(&mut self, s1: &[&str], s2: &[&str], mut visit: impl FnMut(&[u32])) {
         let n1 = s1.len();
-        let Scratch { parent, shared, count1, count2, members, end, .. } = self;
+        let Scratch {
+            parent,
+            shared,
+            count1,
+            count2,
+            members,
+            end,
+            ..
+        } = self;
         let candidate = |root: usize| count1[root] == count2[root];
-        let roots = || shared.iter().map(|&node| node as usize).filter(|&node| parent[node] as usize == node);
+        let roots = || {
+            shared
+                .iter()
+                .map(|&node| node as usize)
+                .filter(|&node| parent[node] as usize == node)
+        };
         end.resize(parent.len(), 0);
         let mut gathered = 0;
         for root in roots().filter(|&root| candidate(root)) {
@@ -250,7 +286,11 @@ impl Scratch {
             let c = count1[root] as usize;
             let unit = &members[end[root] as usize - 2 * c..end[root] as usize];
             let (side1, side2) = unit.split_at(c);
-            if side1.iter().zip(side2).all(|(&a, &b)| same_token(s1[a as usize], s2[b as usize - n1])) {
+            if side1
+                .iter()
+                .zip(side2)
+                .all(|(&a, &b)| same_token(s1[a as usize], s2[b as usize - n1]))
+            {
                 visit(unit);
             }
         }
@@ -267,7 +307,8 @@ fn same_token(a: &str, b: &str) -> bool {
         return false;
     }
     let word = |s: &[u8], at: usize| u32::from_ne_bytes([s[at], s[at + 1], s[at + 2], s[at + 3]]);
-    let long = |s: &[u8], at: usize| u64::from_ne_bytes(s[at..at + 8].try_into().expect("eight bytes"));
+    let long =
+        |s: &[u8], at: usize| u64::from_ne_bytes(s[at..at + 8].try_into().expect("eight bytes"));
     match n {
         0 => true,
         // The first, middle and last bytes are all of them.
@@ -293,7 +334,10 @@ impl Punctuation {
         let (ascii, mut other): (Vec<char>, Vec<char>) = chars.chars().partition(char::is_ascii);
         other.sort_unstable();
         other.dedup();
-        Punctuation { ascii: ascii.into_iter().fold(0, |bits, c| bits | 1 << c as u32), other }
+        Punctuation {
+            ascii: ascii.into_iter().fold(0, |bits, c| bits | 1 << c as u32),
+            other,
+        }
     }
 
     /// Small enough to be inlined where PoD asks about every unit's anchors (as one function it
@@ -304,7 +348,9 @@ impl Punctuation {
             // A one-byte token is an ASCII character.
             &[byte] => self.ascii >> byte & 1 == 1,
             // One character is at most four bytes (most tokens are longer).
-            bytes @ &[lead, ..] if bytes.len() <= 4 && !lead.is_ascii() && !self.other.is_empty() => {
+            bytes @ &[lead, ..]
+                if bytes.len() <= 4 && !lead.is_ascii() && !self.other.is_empty() =>
+            {
                 self.other_contains(token)
             }
             _ => false,
@@ -359,7 +405,12 @@ impl Scratch {
     /// shares a token with another); those are the few that [`Scratch::shared_units`] groups.
     /// Alignments have few: 1.9 a pair in the generated Europarl-like corpus of 26 links a pair.
     fn partners(&mut self, n1: usize, n2: usize, links: &[Link]) -> Result<bool, LepodError> {
-        let Scratch { partner1, partner2, shared, .. } = self;
+        let Scratch {
+            partner1,
+            partner2,
+            shared,
+            ..
+        } = self;
         for (partner, n) in [(&mut *partner1, n1), (&mut *partner2, n2)] {
             partner.clear();
             partner.resize(n, NONE);
@@ -397,7 +448,13 @@ impl Scratch {
             self.union(a, n1 as u32 + b);
         }
         self.shared.sort_unstable();
-        let Scratch { count1, count2, anchor1, anchor2, .. } = self;
+        let Scratch {
+            count1,
+            count2,
+            anchor1,
+            anchor2,
+            ..
+        } = self;
         for buf in [&mut *count1, &mut *count2, &mut *anchor1, &mut *anchor2] {
             if buf.len() < n {
                 buf.resize(n, 0);
@@ -417,9 +474,22 @@ impl Scratch {
     /// [`Scratch::shared_units`]. One pass over the second sentence finds the tokens kept by
     /// one-link units and ranks the units that survive PoD's filter by their anchor there; one
     /// pass over the first sentence walks those anchors in its order.
-    fn led_and_pod_of_partners(&mut self, s1: &[&str], s2: &[&str], punct: &Punctuation) -> (f64, f64) {
+    fn led_and_pod_of_partners(
+        &mut self,
+        s1: &[&str],
+        s2: &[&str],
+        punct: &Punctuation,
+    ) -> (f64, f64) {
         let (n1, n2) = (s1.len(), s2.len());
-        let Scratch { parent, partner1, partner2, anchor1, anchor2, rank2, .. } = self;
+        let Scratch {
+            parent,
+            partner1,
+            partner2,
+            anchor1,
+            anchor2,
+            rank2,
+            ..
+        } = self;
         // Per unit, its rank among the surviving anchors, at its anchor in the second sentence.
         rank2.clear();
         rank2.resize(n2, NONE);
@@ -435,7 +505,9 @@ impl Scratch {
                 }
                 _ => {
                     let root = parent[n1 + b] as usize;
-                    anchor2[root] == b as u32 && !punct.contains(s1[anchor1[root] as usize]) && !punct.contains(s2[b])
+                    anchor2[root] == b as u32
+                        && !punct.contains(s1[anchor1[root] as usize])
+                        && !punct.contains(s2[b])
                 }
             };
             if survives {
@@ -460,7 +532,11 @@ impl Scratch {
         });
         let mut total = 0u64;
         segments(ranks, |_, closed| total += closed.unwrap_or(0) as u64);
-        let pod = if units == 0 { 0.0 } else { total as f64 / units as f64 };
+        let pod = if units == 0 {
+            0.0
+        } else {
+            total as f64 / units as f64
+        };
         if !self.shared.is_empty() {
             self.equal_units(s1, s2, |unit| same += unit.len() / 2);
         }
@@ -470,15 +546,26 @@ impl Scratch {
 
 /// PoD of the pair [`kept_tokens`] was just asked about, from the units it found (the drop-in
 /// reports which tokens are kept, then PoD, without finding the units twice).
-pub fn pod_after_kept_tokens(s1: &[&str], s2: &[&str], punct: &Punctuation, scratch: &mut Scratch) -> f64 {
+pub fn pod_after_kept_tokens(
+    s1: &[&str],
+    s2: &[&str],
+    punct: &Punctuation,
+    scratch: &mut Scratch,
+) -> f64 {
     pod_of_units(s1, s2, punct, scratch)
 }
 
 /// PoD over the units `scratch` holds for these two (non-empty) sentences.
 fn pod_of_units(s1: &[&str], s2: &[&str], punct: &Punctuation, scratch: &mut Scratch) -> f64 {
     let mut total = 0u64;
-    let units = walk_segments(s1, s2, punct, scratch, |_, closed| total += closed.unwrap_or(0) as u64);
-    if units == 0 { 0.0 } else { total as f64 / units as f64 }
+    let units = walk_segments(s1, s2, punct, scratch, |_, closed| {
+        total += closed.unwrap_or(0) as u64
+    });
+    if units == 0 {
+        0.0
+    } else {
+        total as f64 / units as f64
+    }
 }
 
 /// PoD's walk (SPEC §1): the anchors of the units that survive punctuation filtering, in
@@ -494,7 +581,13 @@ fn walk_segments(
 ) -> u32 {
     let (n1, n2) = (s1.len(), s2.len());
     let n = n1 + n2;
-    let Scratch { parent, anchor1, anchor2, rank2, .. } = scratch;
+    let Scratch {
+        parent,
+        anchor1,
+        anchor2,
+        rank2,
+        ..
+    } = scratch;
     rank2.clear();
     rank2.resize(n, NONE);
     let survives = |root: usize| {
@@ -570,7 +663,8 @@ pub fn explain(
     punct: &Punctuation,
     scratch: &mut Scratch,
 ) -> Result<Explanation, LepodError> {
-    let (kept1, kept2) = kept_tokens(s1, s2, links, scratch).map(|(a, b)| (a.to_vec(), b.to_vec()))?;
+    let (kept1, kept2) =
+        kept_tokens(s1, s2, links, scratch).map(|(a, b)| (a.to_vec(), b.to_vec()))?;
     let n1 = s1.len();
     // Number the units with links, by their first token.
     let mut number = vec![NONE; scratch.parent.len()];
@@ -604,11 +698,26 @@ pub fn explain(
         open.push(number[root]);
         if let Some(displacement) = closed {
             total += displacement as u64;
-            segments.push(Segment { units: std::mem::take(&mut open), displacement });
+            segments.push(Segment {
+                units: std::mem::take(&mut open),
+                displacement,
+            });
         }
     });
-    let pod = if surviving == 0 { 0.0 } else { total as f64 / surviving as f64 };
-    Ok(Explanation { led, pod, unit1, unit2, kept1, kept2, segments })
+    let pod = if surviving == 0 {
+        0.0
+    } else {
+        total as f64 / surviving as f64
+    };
+    Ok(Explanation {
+        led,
+        pod,
+        unit1,
+        unit2,
+        kept1,
+        kept2,
+        segments,
+    })
 }
 
 #[cfg(test)]
@@ -626,14 +735,30 @@ mod tests {
         for yes in [",", ".", "\u{7f}", "、", "«"] {
             assert!(punct.contains(yes), "{yes:?}");
         }
-        for no in ["", ",,", ", ", "a", "\0", "。", "«»", "、.", "abcd", "\u{10ffff}"] {
+        for no in [
+            "",
+            ",,",
+            ", ",
+            "a",
+            "\0",
+            "。",
+            "«»",
+            "、.",
+            "abcd",
+            "\u{10ffff}",
+        ] {
             assert!(!punct.contains(no), "{no:?}");
         }
         assert!(!Punctuation::new("").contains(","));
         // Every ASCII character is told apart from every other.
         for c in (0..0x80u8).map(char::from) {
             let one = Punctuation::new(&c.to_string());
-            assert!((0..0x80u8).map(char::from).all(|d| one.contains(&d.to_string()) == (c == d)), "{c:?}");
+            assert!(
+                (0..0x80u8)
+                    .map(char::from)
+                    .all(|d| one.contains(&d.to_string()) == (c == d)),
+                "{c:?}"
+            );
         }
     }
 
@@ -647,7 +772,10 @@ mod tests {
             for i in 0..n {
                 let mut b = a.clone().into_bytes();
                 b[i] = b'Z';
-                assert!(!same_token(&a, std::str::from_utf8(&b).unwrap()), "{a} at {i}");
+                assert!(
+                    !same_token(&a, std::str::from_utf8(&b).unwrap()),
+                    "{a} at {i}"
+                );
             }
         }
         assert!(same_token("é", "é") && !same_token("é", "è"));
@@ -656,7 +784,11 @@ mod tests {
     #[test]
     fn unaligned_led_counts_occurrences_not_types() {
         let mut scratch = Default::default();
-        let led = led_unaligned(&toks("the cat sat on the mat"), &toks("the mat"), &mut scratch);
+        let led = led_unaligned(
+            &toks("the cat sat on the mat"),
+            &toks("the mat"),
+            &mut scratch,
+        );
         assert_eq!(led.unwrap(), (4.0 / 6.0 + 0.0 / 2.0) / 2.0);
     }
 
@@ -676,7 +808,17 @@ mod tests {
         // not (same tokens, another order); "is" <-> "is" kept; "." unaligned on both sides.
         let s1 = toks("New York is big apple .");
         let s2 = toks("New York is apple big .");
-        let links = [(0, 0), (0, 1), (1, 0), (1, 1), (2, 2), (3, 3), (3, 4), (4, 3), (4, 4)];
+        let links = [
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (1, 1),
+            (2, 2),
+            (3, 3),
+            (3, 4),
+            (4, 3),
+            (4, 4),
+        ];
         let scratch = &mut Scratch::default();
         let (kept1, kept2) = kept_tokens(&s1, &s2, &links, scratch).unwrap();
         let want = [true, true, true, false, false, false];
@@ -695,7 +837,9 @@ mod tests {
         let words = ["a", "b", "c"];
         let mut state = 7u64;
         let mut next = |bound: usize| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (state >> 33) as usize % bound
         };
         let scratch = &mut Scratch::default();
@@ -703,19 +847,33 @@ mod tests {
             let (n1, n2) = (1 + next(6), 1 + next(6));
             let s1: Vec<&str> = (0..n1).map(|_| words[next(3)]).collect();
             let s2: Vec<&str> = (0..n2).map(|_| words[next(3)]).collect();
-            let links: Vec<Link> = (0..next(10)).map(|_| (next(n1) as u32, next(n2) as u32)).collect();
-            let got = kept_tokens(&s1, &s2, &links, scratch).map(|(a, b)| [a, b].concat()).unwrap();
+            let links: Vec<Link> = (0..next(10))
+                .map(|_| (next(n1) as u32, next(n2) as u32))
+                .collect();
+            let got = kept_tokens(&s1, &s2, &links, scratch)
+                .map(|(a, b)| [a, b].concat())
+                .unwrap();
             // The definition: a unit's tokens are kept when its two sides are equal in order.
             let unit = scratch.parent.clone();
             let side = |root: u32, s: &[&str], offset: usize| -> Vec<String> {
-                (0..s.len()).filter(|&i| unit[i + offset] == root).map(|i| s[i].to_string()).collect()
+                (0..s.len())
+                    .filter(|&i| unit[i + offset] == root)
+                    .map(|i| s[i].to_string())
+                    .collect()
             };
-            let want: Vec<bool> = unit.iter().map(|&root| side(root, &s1, 0) == side(root, &s2, n1)).collect();
+            let want: Vec<bool> = unit
+                .iter()
+                .map(|&root| side(root, &s1, 0) == side(root, &s2, n1))
+                .collect();
             assert_eq!(got, want, "{s1:?} {s2:?} {links:?}");
             // LeD, which counts the kept tokens from the units without marking them.
             let differ = |kept: &[bool]| kept.iter().filter(|&&k| !k).count();
             let led = led_formula(differ(&want[..n1]), n1, differ(&want[n1..]), n2);
-            assert_eq!(led_aligned(&s1, &s2, &links, scratch).unwrap(), led, "{s1:?} {s2:?} {links:?}");
+            assert_eq!(
+                led_aligned(&s1, &s2, &links, scratch).unwrap(),
+                led,
+                "{s1:?} {s2:?} {links:?}"
+            );
             let both = led_and_pod(&s1, &s2, &links, &Punctuation::default(), scratch).unwrap();
             assert_eq!(both.0, led, "{s1:?} {s2:?} {links:?}");
         }
@@ -728,16 +886,38 @@ mod tests {
         let s1 = toks("a b c d e . x");
         let s2 = toks("b c d e a .");
         let links = [(1, 0), (2, 1), (3, 2), (4, 3), (0, 4), (5, 5)];
-        let e = explain(&s1, &s2, &links, &Punctuation::new("."), &mut Scratch::default()).unwrap();
-        assert_eq!(e.unit1, [Some(0), Some(1), Some(2), Some(3), Some(4), Some(5), None]);
-        assert_eq!(e.unit2, [Some(1), Some(2), Some(3), Some(4), Some(0), Some(5)]);
+        let e = explain(
+            &s1,
+            &s2,
+            &links,
+            &Punctuation::new("."),
+            &mut Scratch::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            e.unit1,
+            [Some(0), Some(1), Some(2), Some(3), Some(4), Some(5), None]
+        );
+        assert_eq!(
+            e.unit2,
+            [Some(1), Some(2), Some(3), Some(4), Some(0), Some(5)]
+        );
         assert_eq!(e.kept1, [true, true, true, true, true, true, false]);
-        assert_eq!(e.segments, [Segment { units: vec![0, 1, 2, 3, 4], displacement: 4 }]);
+        assert_eq!(
+            e.segments,
+            [Segment {
+                units: vec![0, 1, 2, 3, 4],
+                displacement: 4
+            }]
+        );
         assert_eq!((e.pod, e.led), (0.8, (1.0 / 7.0 + 0.0) / 2.0));
     }
 
     /// Two sentences of 1 to `max` words drawn from a few words and a comma.
-    fn random_sentences(rng: &mut SplitMix64, max: usize) -> (Vec<&'static str>, Vec<&'static str>) {
+    fn random_sentences(
+        rng: &mut SplitMix64,
+        max: usize,
+    ) -> (Vec<&'static str>, Vec<&'static str>) {
         const WORDS: [&str; 4] = ["a", "b", ",", "c"];
         let (n1, n2) = (1 + rng.below(max), 1 + rng.below(max));
         let s1 = (0..n1).map(|_| WORDS[rng.below(4)]).collect();
@@ -753,8 +933,9 @@ mod tests {
         for _ in 0..3000 {
             let (s1, s2) = random_sentences(&mut rng, 7);
             let (n1, n2) = (s1.len(), s2.len());
-            let links: Vec<Link> =
-                (0..rng.below(9)).map(|_| (rng.below(n1) as u32, rng.below(n2) as u32)).collect();
+            let links: Vec<Link> = (0..rng.below(9))
+                .map(|_| (rng.below(n1) as u32, rng.below(n2) as u32))
+                .collect();
             let e = explain(&s1, &s2, &links, &punct, scratch).unwrap();
             let (led, pod) = led_and_pod(&s1, &s2, &links, &punct, scratch).unwrap();
             assert_eq!((e.led, e.pod), (led, pod), "{s1:?} {s2:?} {links:?}");
@@ -782,7 +963,10 @@ mod tests {
             for i in (1..n2).rev() {
                 partner.swap(i, rng.below(i + 1));
             }
-            let mut links: Vec<Link> = (0..n1.min(n2)).filter(|_| rng.below(3) > 0).map(|i| (i as u32, partner[i])).collect();
+            let mut links: Vec<Link> = (0..n1.min(n2))
+                .filter(|_| rng.below(3) > 0)
+                .map(|i| (i as u32, partner[i]))
+                .collect();
             for i in (1..links.len()).rev() {
                 links.swap(i, rng.below(i + 1));
             }
@@ -802,7 +986,13 @@ mod tests {
         let s1 = toks("a b c d e");
         let s2 = toks("b c d e a");
         let links = [(1, 0), (2, 1), (3, 2), (4, 3), (0, 4)];
-        let pod = pod(&s1, &s2, &links, &Punctuation::default(), &mut Scratch::default());
+        let pod = pod(
+            &s1,
+            &s2,
+            &links,
+            &Punctuation::default(),
+            &mut Scratch::default(),
+        );
         assert_eq!(pod.unwrap(), 0.8);
     }
 
@@ -821,7 +1011,13 @@ mod tests {
 
     #[test]
     fn no_surviving_unit_gives_zero_pod() {
-        let pod = pod(&toks("a b"), &toks("c"), &[], &Punctuation::default(), &mut Scratch::default());
+        let pod = pod(
+            &toks("a b"),
+            &toks("c"),
+            &[],
+            &Punctuation::default(),
+            &mut Scratch::default(),
+        );
         assert_eq!(pod.unwrap(), 0.0);
     }
 
@@ -834,7 +1030,11 @@ mod tests {
         );
         assert_eq!(
             led_aligned(&toks("a"), &toks("b"), &[(0, 3)], scratch),
-            Err(LepodError::LinkOutOfRange { side: Side::Tgt, position: 3, len: 1 })
+            Err(LepodError::LinkOutOfRange {
+                side: Side::Tgt,
+                position: 3,
+                len: 1
+            })
         );
     }
 }

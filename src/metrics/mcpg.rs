@@ -39,7 +39,9 @@ impl Mode {
     }
 
     pub fn parse(name: &str) -> Option<Mode> {
-        [Mode::TrueScore, Mode::Translator].into_iter().find(|m| m.name() == name)
+        [Mode::TrueScore, Mode::Translator]
+            .into_iter()
+            .find(|m| m.name() == name)
     }
 }
 
@@ -113,11 +115,19 @@ pub struct Outcome {
 
 /// Generate paraphrases of `source` with the rules of `index` (and `lm`, weighted as
 /// `options.weights` say). Same source, table, model and options: same outcome.
-pub fn mcpg(index: &PhraseIndex, lm: Option<&NgramModel>, source: &[&str], options: &Options) -> Outcome {
+pub fn mcpg(
+    index: &PhraseIndex,
+    lm: Option<&NgramModel>,
+    source: &[&str],
+    options: &Options,
+) -> Outcome {
     let mut evaluator = Evaluator::new(Problem::new(index, lm, source, options), options.nbest);
     let actions = evaluator.problem.actions.len();
     if actions == 0 || options.episodes == 0 {
-        return Outcome { actions, ..Outcome::default() };
+        return Outcome {
+            actions,
+            ..Outcome::default()
+        };
     }
     let mut search = Search::new(&evaluator.problem, sentence_seed(options.seed, source));
     let mut episodes = 0;
@@ -132,7 +142,12 @@ pub fn mcpg(index: &PhraseIndex, lm: Option<&NgramModel>, source: &[&str], optio
         }
         moves += 1;
     }
-    Outcome { paraphrases: evaluator.paraphrases(), episodes, moves, actions }
+    Outcome {
+        paraphrases: evaluator.paraphrases(),
+        episodes,
+        moves,
+        actions,
+    }
 }
 
 /// The paraphrase with the best model score among every sentence the rules reach from
@@ -146,7 +161,10 @@ pub fn exhaustive(
     options: &Options,
     limit: u64,
 ) -> Result<(Option<Paraphrase>, u64), u64> {
-    let options = Options { mode: Mode::TrueScore, ..options.clone() };
+    let options = Options {
+        mode: Mode::TrueScore,
+        ..options.clone()
+    };
     let mut evaluator = Evaluator::new(Problem::new(index, lm, source, &options), 1);
     let mut state = State::new(&evaluator.problem);
     let mut sets = 0;
@@ -156,7 +174,13 @@ pub fn exhaustive(
 
 /// Every rule set that extends `state` with actions from `from` on, each once: actions in
 /// source order, each starting at or after the previous one's end.
-fn enumerate(evaluator: &mut Evaluator, state: &mut State, from: usize, sets: &mut u64, limit: u64) -> Result<(), u64> {
+fn enumerate(
+    evaluator: &mut Evaluator,
+    state: &mut State,
+    from: usize,
+    sets: &mut u64,
+    limit: u64,
+) -> Result<(), u64> {
     for id in from..evaluator.problem.actions.len() {
         let action = evaluator.problem.actions[id];
         if !state.fits(&action) {
@@ -169,7 +193,10 @@ fn enumerate(evaluator: &mut Evaluator, state: &mut State, from: usize, sets: &m
         let saved = state.clone();
         state.apply(id as u32, &action, &evaluator.problem.free);
         evaluator.evaluate(state);
-        let next = evaluator.problem.actions.partition_point(|a| a.start < action.end);
+        let next = evaluator
+            .problem
+            .actions
+            .partition_point(|a| a.start < action.end);
         enumerate(evaluator, state, next, sets, limit)?;
         *state = saved;
     }
@@ -219,13 +246,20 @@ struct Problem<'a> {
 }
 
 impl<'a> Problem<'a> {
-    fn new(index: &'a PhraseIndex, lm: Option<&'a NgramModel>, tokens: &[&str], options: &Options) -> Self {
+    fn new(
+        index: &'a PhraseIndex,
+        lm: Option<&'a NgramModel>,
+        tokens: &[&str],
+        options: &Options,
+    ) -> Self {
         let mut dp = DpScratch::default();
         let source = index.source_ids(tokens, &mut dp).to_vec();
         let lm_id = |word: &str| lm.map_or(0, |lm| lm.id(word));
         let (mut actions, mut targets, mut targets_lm) = (Vec::new(), Vec::new(), Vec::new());
         for application in index.applications(&source, options.rules_per_phrase) {
-            let Application { start, end, log_p, .. } = application;
+            let Application {
+                start, end, log_p, ..
+            } = application;
             let target = index.target_ids(&application);
             let changes = target != &source[start as usize..end as usize];
             // In true-score mode an unchanging rule does nothing: the true score of the
@@ -236,7 +270,13 @@ impl<'a> Problem<'a> {
             let range = (targets.len() as u32, (targets.len() + target.len()) as u32);
             targets.extend_from_slice(target);
             targets_lm.extend(target.iter().map(|&id| lm_id(index.word(id, &dp))));
-            actions.push(Action { start, end, log_p, changes, target: range });
+            actions.push(Action {
+                start,
+                end,
+                log_p,
+                changes,
+                target: range,
+            });
         }
         Problem {
             index,
@@ -379,12 +419,15 @@ impl<'a> Evaluator<'a> {
         let (true_score, lm_log10) = match self.cache.get(&self.sentence) {
             Some(&cached) => cached,
             None => {
-                let lm_log10 = p.lm.map_or(0.0, |lm| lm.sentence_log10_of_ids(self.sentence_lm.iter().copied(), &mut self.lm_scratch));
+                let lm_log10 = p.lm.map_or(0.0, |lm| {
+                    lm.sentence_log10_of_ids(self.sentence_lm.iter().copied(), &mut self.lm_scratch)
+                });
                 let true_score = match p.mode {
                     Mode::TrueScore => self.true_score(),
                     Mode::Translator => f64::NAN,
                 };
-                self.cache.insert(self.sentence.clone(), (true_score, lm_log10));
+                self.cache
+                    .insert(self.sentence.clone(), (true_score, lm_log10));
                 (true_score, lm_log10)
             }
         };
@@ -402,7 +445,10 @@ impl<'a> Evaluator<'a> {
     /// other words kept by identity or their `w -> w` rule).
     fn true_score(&mut self) -> f64 {
         let p = &mut self.problem;
-        p.index.true_score_of_ids(&self.sentence, &mut p.dp).expect("the played derivation reaches the sentence").score
+        p.index
+            .true_score_of_ids(&self.sentence, &mut p.dp)
+            .expect("the played derivation reaches the sentence")
+            .score
     }
 
     fn remember(&mut self, reward: f64, phrase: f64, lm_log10: f64, true_score: f64, rules: u32) {
@@ -410,9 +456,18 @@ impl<'a> Evaluator<'a> {
             if reward > seen.reward {
                 (seen.reward, seen.phrase, seen.rules) = (reward, phrase, rules);
             }
-        } else if self.best.len() < self.nbest || self.best.last().is_some_and(|last| reward > last.reward) {
+        } else if self.best.len() < self.nbest
+            || self.best.last().is_some_and(|last| reward > last.reward)
+        {
             let sentence = self.sentence.clone();
-            self.best.push(Best { sentence, reward, phrase, lm_log10, true_score, rules });
+            self.best.push(Best {
+                sentence,
+                reward,
+                phrase,
+                lm_log10,
+                true_score,
+                rules,
+            });
         } else {
             return;
         }
@@ -426,11 +481,19 @@ impl<'a> Evaluator<'a> {
         best.into_iter()
             .map(|b| {
                 self.sentence.clone_from(&b.sentence);
-                let true_score = if b.true_score.is_nan() { self.true_score() } else { b.true_score };
+                let true_score = if b.true_score.is_nan() {
+                    self.true_score()
+                } else {
+                    b.true_score
+                };
                 let p = &self.problem;
                 let lm_log10 = p.lm.map(|_| b.lm_log10);
                 Paraphrase {
-                    tokens: b.sentence.iter().map(|&id| p.index.word(id, &p.dp).to_owned()).collect(),
+                    tokens: b
+                        .sentence
+                        .iter()
+                        .map(|&id| p.index.word(id, &p.dp).to_owned())
+                        .collect(),
                     reward: b.reward,
                     phrase_score: b.phrase,
                     true_score,
@@ -462,7 +525,16 @@ struct Node {
 impl Node {
     fn new(stop: bool) -> Self {
         let max = f64::NEG_INFINITY;
-        Node { visits: 0, rewarded: 0, sum: 0.0, sum_sq: 0.0, max, slots: (0, 0), expanded: false, stop }
+        Node {
+            visits: 0,
+            rewarded: 0,
+            sum: 0.0,
+            sum_sq: 0.0,
+            max,
+            slots: (0, 0),
+            expanded: false,
+            stop,
+        }
     }
 }
 
@@ -557,10 +629,24 @@ impl Search {
     /// Give `node` a slot per action its state allows.
     fn expand(&mut self, node: u32, state: &State, problem: &Problem) {
         let start = self.slots.len() as u32;
-        let fitting = problem.actions.iter().enumerate().filter(|(_, a)| state.fits(a));
-        self.slots.extend(fitting.map(|(id, _)| Slot { action: id as u32, child: NONE, amaf_visits: 0, amaf_max: f32::NEG_INFINITY }));
+        let fitting = problem
+            .actions
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| state.fits(a));
+        self.slots.extend(fitting.map(|(id, _)| Slot {
+            action: id as u32,
+            child: NONE,
+            amaf_visits: 0,
+            amaf_max: f32::NEG_INFINITY,
+        }));
         if problem.may_stop(state) {
-            self.slots.push(Slot { action: STOP, child: NONE, amaf_visits: 0, amaf_max: f32::NEG_INFINITY });
+            self.slots.push(Slot {
+                action: STOP,
+                child: NONE,
+                amaf_visits: 0,
+                amaf_max: f32::NEG_INFINITY,
+            });
         }
         let here = &mut self.nodes[node as usize];
         here.slots = (start, self.slots.len() as u32 - start);
@@ -573,7 +659,12 @@ impl Search {
         let problem = &evaluator.problem;
         self.available.clear();
         let range = self.slots_of(node);
-        self.available.extend(self.slots[range].iter().map(|s| s.action).filter(|&a| a != STOP));
+        self.available.extend(
+            self.slots[range]
+                .iter()
+                .map(|s| s.action)
+                .filter(|&a| a != STOP),
+        );
         loop {
             let stop = problem.may_stop(state);
             let choices = self.available.len() + usize::from(stop);
@@ -588,7 +679,8 @@ impl Search {
             let action = problem.actions[id as usize];
             state.apply(id, &action, &problem.free);
             self.played.push(id);
-            self.available.retain(|&a| state.fits(&problem.actions[a as usize]));
+            self.available
+                .retain(|&a| state.fits(&problem.actions[a as usize]));
         }
     }
 
@@ -610,12 +702,18 @@ impl Search {
         for i in self.slots_of(node) {
             let slot = self.slots[i];
             let rave = (slot.amaf_visits > 0).then(|| self.normalise(f64::from(slot.amaf_max)));
-            let child = (slot.child != NONE).then(|| &self.nodes[slot.child as usize]).filter(|c| c.visits > 0);
+            let child = (slot.child != NONE)
+                .then(|| &self.nodes[slot.child as usize])
+                .filter(|c| c.visits > 0);
             let value = match child {
                 None => 1.0 + rave.unwrap_or(1.0),
                 Some(c) => {
                     let n = f64::from(c.visits);
-                    let own = if c.rewarded > 0 { self.normalise(c.max) } else { 0.0 };
+                    let own = if c.rewarded > 0 {
+                        self.normalise(c.max)
+                    } else {
+                        0.0
+                    };
                     let beta = (RAVE_EQUIVALENCE / (3.0 * n + RAVE_EQUIVALENCE)).sqrt();
                     let exploit = (1.0 - beta) * own + beta * rave.unwrap_or(own);
                     let variance = match c.rewarded {
@@ -626,7 +724,9 @@ impl Search {
                             ((c.sum_sq / m - mean * mean).max(0.0) / (range * range)).min(0.25)
                         }
                     };
-                    exploit + (ln_visits / n * (variance + (2.0 * ln_visits / n).sqrt()).min(0.25)).sqrt()
+                    exploit
+                        + (ln_visits / n * (variance + (2.0 * ln_visits / n).sqrt()).min(0.25))
+                            .sqrt()
                 }
             };
             if value > best_value {
@@ -675,15 +775,24 @@ impl Search {
     fn advance(&mut self, problem: &Problem) -> bool {
         let mut best: Option<(Slot, &Node)> = None;
         for slot in &self.slots[self.slots_of(self.root)] {
-            let Some(child) = (slot.child != NONE).then(|| &self.nodes[slot.child as usize]).filter(|c| c.rewarded > 0) else {
+            let Some(child) = (slot.child != NONE)
+                .then(|| &self.nodes[slot.child as usize])
+                .filter(|c| c.rewarded > 0)
+            else {
                 continue;
             };
             if best.is_none_or(|(_, b)| (child.max, child.visits) > (b.max, b.visits)) {
                 best = Some((*slot, child));
             }
         }
-        let Some((slot, _)) = best.filter(|(slot, _)| slot.action != STOP) else { return false };
-        self.root_state.apply(slot.action, &problem.actions[slot.action as usize], &problem.free);
+        let Some((slot, _)) = best.filter(|(slot, _)| slot.action != STOP) else {
+            return false;
+        };
+        self.root_state.apply(
+            slot.action,
+            &problem.actions[slot.action as usize],
+            &problem.free,
+        );
         self.keep_subtree(slot.child);
         true
     }
@@ -729,14 +838,33 @@ mod tests {
     }
 
     fn options(mode: Mode, episodes: u64) -> Options {
-        Options { mode, episodes, nbest: 10, ..Options::default() }
+        Options {
+            mode,
+            episodes,
+            nbest: 10,
+            ..Options::default()
+        }
     }
 
     #[test]
     fn finds_the_best_rule_and_never_returns_the_source() {
-        let index = index(&[("a", "x", 0.5), ("a", "y", 0.25), ("b c", "z", 0.9), ("a", "a", 0.8)]);
-        let outcome = mcpg(&index, None, &words("a b c"), &options(Mode::TrueScore, 200));
-        let got: Vec<(String, f64)> = outcome.paraphrases.iter().map(|p| (p.tokens.join(" "), p.reward)).collect();
+        let index = index(&[
+            ("a", "x", 0.5),
+            ("a", "y", 0.25),
+            ("b c", "z", 0.9),
+            ("a", "a", 0.8),
+        ]);
+        let outcome = mcpg(
+            &index,
+            None,
+            &words("a b c"),
+            &options(Mode::TrueScore, 200),
+        );
+        let got: Vec<(String, f64)> = outcome
+            .paraphrases
+            .iter()
+            .map(|p| (p.tokens.join(" "), p.reward))
+            .collect();
         // "a" has an a -> a rule, so keeping it costs ln 0.8; keeping b, c is free.
         let expected = [
             ("a z", 0.8f64.ln() + 0.9f64.ln()),
@@ -745,12 +873,19 @@ mod tests {
             ("y b c", 0.25f64.ln()),
             ("y z", 0.25f64.ln() + 0.9f64.ln()),
         ];
-        let expected: Vec<(String, f64)> = expected.iter().map(|(s, r)| (s.to_string(), *r)).collect();
+        let expected: Vec<(String, f64)> =
+            expected.iter().map(|(s, r)| (s.to_string(), *r)).collect();
         assert_eq!(got, expected);
         for p in &outcome.paraphrases {
-            assert_eq!((p.true_score, p.model_score, p.lm_log10), (p.reward, p.reward, None));
+            assert_eq!(
+                (p.true_score, p.model_score, p.lm_log10),
+                (p.reward, p.reward, None)
+            );
         }
-        assert_eq!(outcome.actions, 3, "the a -> a rule is no action in true-score mode");
+        assert_eq!(
+            outcome.actions, 3,
+            "the a -> a rule is no action in true-score mode"
+        );
     }
 
     #[test]
@@ -759,20 +894,43 @@ mod tests {
         // scores it ln 0.1 where its true score is ln 0.25.
         let index = index(&[("a b", "x y", 0.1), ("a", "x", 0.5), ("b", "y", 0.5)]);
         let outcome = mcpg(&index, None, &words("a b"), &options(Mode::Translator, 200));
-        let got: Vec<(String, f64, f64)> =
-            outcome.paraphrases.iter().map(|p| (p.tokens.join(" "), p.reward, p.true_score)).collect();
+        let got: Vec<(String, f64, f64)> = outcome
+            .paraphrases
+            .iter()
+            .map(|p| (p.tokens.join(" "), p.reward, p.true_score))
+            .collect();
         let half = 0.5f64.ln();
-        assert_eq!(got[0..2], [("x b".into(), half, half), ("a y".into(), half, half)]);
+        assert_eq!(
+            got[0..2],
+            [("x b".into(), half, half), ("a y".into(), half, half)]
+        );
         // the better of the two derivations, once both were played
         assert_eq!(got[2], ("x y".into(), 2.0 * half, 2.0 * half));
     }
 
     #[test]
     fn seeded_and_anytime() {
-        let index = index(&[("a", "x", 0.5), ("a", "y", 0.4), ("b", "z", 0.3), ("c", "w", 0.2), ("b c", "v", 0.1)]);
-        let run = |seed, episodes| mcpg(&index, None, &words("a b c d"), &Options { seed, ..options(Mode::TrueScore, episodes) });
+        let index = index(&[
+            ("a", "x", 0.5),
+            ("a", "y", 0.4),
+            ("b", "z", 0.3),
+            ("c", "w", 0.2),
+            ("b c", "v", 0.1),
+        ]);
+        let run = |seed, episodes| {
+            mcpg(
+                &index,
+                None,
+                &words("a b c d"),
+                &Options {
+                    seed,
+                    ..options(Mode::TrueScore, episodes)
+                },
+            )
+        };
         assert_eq!(run(7, 50), run(7, 50));
-        let (exact, sets) = exhaustive(&index, None, &words("a b c d"), &Options::default(), 1000).unwrap();
+        let (exact, sets) =
+            exhaustive(&index, None, &words("a b c d"), &Options::default(), 1000).unwrap();
         let exact = exact.unwrap();
         // {}, x, y, z, w, v, xz, xw, xv, yz, yw, yv, zw, xzw, yzw: 14 non-empty
         assert_eq!(sets, 14);
@@ -787,7 +945,13 @@ mod tests {
             let outcome = mcpg(&index, None, &words("a b"), &options(mode, 100));
             assert!(outcome.paraphrases.is_empty(), "{mode:?}: {outcome:?}");
         }
-        assert_eq!(mcpg(&index, None, &[], &Options::default()), Outcome::default());
-        assert_eq!(exhaustive(&index, None, &words("a b"), &Options::default(), 10), Ok((None, 0)));
+        assert_eq!(
+            mcpg(&index, None, &[], &Options::default()),
+            Outcome::default()
+        );
+        assert_eq!(
+            exhaustive(&index, None, &words("a b"), &Options::default(), 10),
+            Ok((None, 0))
+        );
     }
 }

@@ -55,7 +55,10 @@ pub fn best(list: &CandidateList, weights: &[f64]) -> Option<usize> {
 
 /// The summed metric of the candidates `weights` rank first (an empty list adds nothing).
 pub fn total(lists: &[CandidateList], weights: &[f64]) -> f64 {
-    lists.iter().filter_map(|l| best(l, weights).map(|c| l.metric[c])).sum()
+    lists
+        .iter()
+        .filter_map(|l| best(l, weights).map(|c| l.metric[c]))
+        .sum()
 }
 
 /// How the search runs.
@@ -73,7 +76,12 @@ pub struct MertOptions {
 
 impl Default for MertOptions {
     fn default() -> Self {
-        MertOptions { restarts: 20, random_directions: 0, seed: 0, max_iterations: 100 }
+        MertOptions {
+            restarts: 20,
+            random_directions: 0,
+            seed: 0,
+            max_iterations: 100,
+        }
     }
 }
 
@@ -110,10 +118,18 @@ pub fn tune(lists: &[CandidateList], initial: &[f64], options: MertOptions) -> T
         }
     }
     let norm: f64 = found.0.iter().map(|w| w.abs()).sum();
-    let weights = if norm > 0.0 { found.0.iter().map(|w| w / norm).collect() } else { found.0 };
+    let weights = if norm > 0.0 {
+        found.0.iter().map(|w| w / norm).collect()
+    } else {
+        found.0
+    };
     // Scaling keeps the ranking, but evaluate again rather than assume it.
     let total = total(lists, &weights);
-    Tuned { weights, total, initial_total }
+    Tuned {
+        weights,
+        total,
+        initial_total,
+    }
 }
 
 /// Line searches from `weights` along the best direction each time, until none improves.
@@ -126,8 +142,9 @@ fn climb(
     let d = weights.len();
     let mut score = total(lists, &weights);
     for _ in 0..options.max_iterations {
-        let mut directions: Vec<Vec<f64>> =
-            (0..d).map(|i| (0..d).map(|j| f64::from(u8::from(i == j))).collect()).collect();
+        let mut directions: Vec<Vec<f64>> = (0..d)
+            .map(|i| (0..d).map(|j| f64::from(u8::from(i == j))).collect())
+            .collect();
         for _ in 0..options.random_directions {
             let v: Vec<f64> = (0..d).map(|_| rng.next_f64() * 2.0 - 1.0).collect();
             let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -138,8 +155,11 @@ fn climb(
         let mut step: Option<(Vec<f64>, f64)> = None;
         for direction in &directions {
             let (gamma, _) = line_search(lists, &weights, direction);
-            let moved: Vec<f64> =
-                weights.iter().zip(direction).map(|(w, x)| w + gamma * x).collect();
+            let moved: Vec<f64> = weights
+                .iter()
+                .zip(direction)
+                .map(|(w, x)| w + gamma * x)
+                .collect();
             // The line search's figure is exact in theory; evaluate to be exact in floating point.
             let moved_score = total(lists, &moved);
             if moved_score > step.as_ref().map_or(score, |s| s.1) + EPSILON {
@@ -167,7 +187,11 @@ pub fn line_search(lists: &[CandidateList], weights: &[f64], direction: &[f64]) 
         lines.clear();
         lines.extend((0..list.len()).map(|c| {
             let f = list.features_of(c, d);
-            Line { slope: loglinear(direction, f), intercept: loglinear(weights, f), candidate: c }
+            Line {
+                slope: loglinear(direction, f),
+                intercept: loglinear(weights, f),
+                candidate: c,
+            }
         }));
         let envelope = upper_envelope(&mut lines);
         base += list.metric[envelope[0].1];
@@ -186,8 +210,11 @@ pub fn line_search(lists: &[CandidateList], weights: &[f64], direction: &[f64]) 
         (false, false) => 0.0,
     };
     let first = events.first().map_or(f64::INFINITY, |e| e.0);
-    let mut best =
-        (step(f64::NEG_INFINITY, first), base, interval_distance(f64::NEG_INFINITY, first));
+    let mut best = (
+        step(f64::NEG_INFINITY, first),
+        base,
+        interval_distance(f64::NEG_INFINITY, first),
+    );
     let mut running = base;
     let mut i = 0;
     while i < events.len() {
@@ -251,7 +278,9 @@ fn upper_envelope(lines: &mut [Line]) -> Vec<(f64, usize)> {
             }
         }
     }
-    hull.into_iter().map(|(x, line)| (x, line.candidate)).collect()
+    hull.into_iter()
+        .map(|(x, line)| (x, line.candidate))
+        .collect()
 }
 
 #[cfg(test)]
@@ -260,7 +289,10 @@ mod tests {
 
     fn list(candidates: &[(&[f64], f64)]) -> CandidateList {
         CandidateList {
-            features: candidates.iter().flat_map(|(f, _)| f.iter().copied()).collect(),
+            features: candidates
+                .iter()
+                .flat_map(|(f, _)| f.iter().copied())
+                .collect(),
             metric: candidates.iter().map(|(_, m)| *m).collect(),
         }
     }
@@ -273,7 +305,11 @@ mod tests {
         let mut lines: Vec<Line> = (0..3)
             .map(|c| {
                 let f = one.features_of(c, 2);
-                Line { slope: f[0], intercept: f[1], candidate: c }
+                Line {
+                    slope: f[0],
+                    intercept: f[1],
+                    candidate: c,
+                }
             })
             .collect();
         assert_eq!(
@@ -323,9 +359,18 @@ mod tests {
             let dir: Vec<f64> = (0..d).map(|_| rng.next_f64() - 0.5).collect();
             let (gamma, score) = line_search(&lists, &w, &dir);
             let at = |g: f64| {
-                total(&lists, &w.iter().zip(&dir).map(|(a, b)| a + g * b).collect::<Vec<_>>())
+                total(
+                    &lists,
+                    &w.iter()
+                        .zip(&dir)
+                        .map(|(a, b)| a + g * b)
+                        .collect::<Vec<_>>(),
+                )
             };
-            assert!((score - at(gamma)).abs() < 1e-9, "the figure is the total at the step");
+            assert!(
+                (score - at(gamma)).abs() < 1e-9,
+                "the figure is the total at the step"
+            );
             for k in -400..=400 {
                 let g = f64::from(k) / 20.0;
                 assert!(at(g) <= score + 1e-9, "γ = {g} gives {} > {score}", at(g));

@@ -10,9 +10,12 @@ pub mod lepod;
 pub mod mcpg;
 pub mod mert;
 pub mod ngram;
+pub mod numpy_random;
 pub mod phrases;
 pub mod random;
 pub mod rank;
+pub mod sacrebleu;
+pub mod sacrebleu_significance;
 pub mod significance;
 pub mod synthetic;
 pub mod ter;
@@ -30,7 +33,11 @@ pub fn is_python_whitespace(c: char) -> bool {
 
 /// `re.sub` of a pattern of two characters: scanning left to right, each pair that matches is
 /// replaced and the scan goes on after it.
-pub fn substitute_pairs(chars: &[char], matches: impl Fn(char, char) -> bool, replace: impl Fn(char, char) -> [char; 4]) -> Vec<char> {
+pub fn substitute_pairs(
+    chars: &[char],
+    matches: impl Fn(char, char) -> bool,
+    replace: impl Fn(char, char) -> [char; 4],
+) -> Vec<char> {
     let mut out = Vec::with_capacity(chars.len() + chars.len() / 4);
     let mut i = 0;
     while i < chars.len() {
@@ -66,8 +73,14 @@ pub type Link = (u32, u32);
 
 /// The links of a phrase match `s1[s1_start..+s1_len]` <-> `s2[s2_start..+s2_len]`: every word
 /// of one span with every word of the other, so the match is one LePoD unit.
-pub fn span_links(s1_start: u32, s1_len: u32, s2_start: u32, s2_len: u32) -> impl Iterator<Item = Link> {
-    (s1_start..s1_start + s1_len).flat_map(move |a| (s2_start..s2_start + s2_len).map(move |b| (a, b)))
+pub fn span_links(
+    s1_start: u32,
+    s1_len: u32,
+    s2_start: u32,
+    s2_len: u32,
+) -> impl Iterator<Item = Link> {
+    (s1_start..s1_start + s1_len)
+        .flat_map(move |a| (s2_start..s2_start + s2_len).map(move |b| (a, b)))
 }
 
 /// Which sentence of a pair something is in.

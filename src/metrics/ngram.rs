@@ -62,9 +62,15 @@ pub enum NgramError {
 impl std::fmt::Display for NgramError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NgramError::UnknownWord(w) => write!(f, "`{w}` is in an n-gram but not among the unigrams"),
-            NgramError::UnigramAfterLonger(w) => write!(f, "unigram `{w}` comes after longer n-grams"),
-            NgramError::Order { expected, got } => write!(f, "expected a {expected}-gram, got {got} words"),
+            NgramError::UnknownWord(w) => {
+                write!(f, "`{w}` is in an n-gram but not among the unigrams")
+            }
+            NgramError::UnigramAfterLonger(w) => {
+                write!(f, "unigram `{w}` comes after longer n-grams")
+            }
+            NgramError::Order { expected, got } => {
+                write!(f, "expected a {expected}-gram, got {got} words")
+            }
         }
     }
 }
@@ -81,7 +87,11 @@ impl NgramModelBuilder {
     pub fn new(counts: &[u64]) -> Self {
         const RESERVE: u64 = 1 << 24;
         let unigrams = counts.first().copied().unwrap_or(0).min(RESERVE) as usize;
-        let longer = counts.iter().skip(1).fold(0u64, |a, &c| a.saturating_add(c)).min(RESERVE) as usize;
+        let longer = counts
+            .iter()
+            .skip(1)
+            .fold(0u64, |a, &c| a.saturating_add(c))
+            .min(RESERVE) as usize;
         let mut builder = NgramModelBuilder {
             model: NgramModel {
                 vocabulary: Interner::with_capacity(unigrams + 1),
@@ -94,7 +104,9 @@ impl NgramModelBuilder {
             },
         };
         // <unk> is word 0, as in KenLM, whether or not the model lists it.
-        builder.add_unigram("<unk>", MISSING_UNK_LOG10, 0.0).expect("the first unigram");
+        builder
+            .add_unigram("<unk>", MISSING_UNK_LOG10, 0.0)
+            .expect("the first unigram");
         builder
     }
 
@@ -116,21 +128,32 @@ impl NgramModelBuilder {
     /// Add the n-gram `words` (n >= 2; every word already a unigram).
     pub fn add(&mut self, words: &[&str], log_p: f32, backoff: f32) -> Result<(), NgramError> {
         let m = &mut self.model;
-        let id = |w: &str| m.vocabulary.get(w).ok_or_else(|| NgramError::UnknownWord(w.to_string()));
+        let id = |w: &str| {
+            m.vocabulary
+                .get(w)
+                .ok_or_else(|| NgramError::UnknownWord(w.to_string()))
+        };
         let (last, context) = words.split_last().expect("an n-gram has words");
         let mut node = id(last)?;
         let mut entry = None;
         for word in context.iter().rev() {
             let key = (node, id(word)?);
             let next = m.vocabulary.len() as u32 + m.longer;
-            let child = m.children.entry(key).or_insert(Node { id: next, log_p: ABSENT, backoff: 0.0 });
+            let child = m.children.entry(key).or_insert(Node {
+                id: next,
+                log_p: ABSENT,
+                backoff: 0.0,
+            });
             if child.id == next {
                 m.longer += 1;
             }
             node = child.id;
             entry = Some(key);
         }
-        let node = m.children.get_mut(&entry.expect("n >= 2")).expect("inserted above");
+        let node = m
+            .children
+            .get_mut(&entry.expect("n >= 2"))
+            .expect("inserted above");
         (node.log_p, node.backoff) = (log_p, backoff);
         Ok(())
     }
@@ -156,7 +179,9 @@ impl NgramModel {
 
     /// Approximate bytes held, for reports.
     pub fn memory(&self) -> usize {
-        self.vocabulary.memory() + self.children.capacity() * (std::mem::size_of::<((u32, u32), Node)>() + 1) + self.log_p.capacity() * 8
+        self.vocabulary.memory()
+            + self.children.capacity() * (std::mem::size_of::<((u32, u32), Node)>() + 1)
+            + self.log_p.capacity() * 8
     }
 
     /// The id of `word`, `<unk>` for a word the model does not know.
@@ -177,7 +202,9 @@ impl NgramModel {
         let context = &context[context.len().saturating_sub(self.order - 1)..];
         let (mut node, mut log_p, mut matched) = (word, self.log_p[word as usize], 0);
         for (k, &previous) in context.iter().rev().enumerate() {
-            let Some(child) = self.children.get(&(node, previous)) else { break };
+            let Some(child) = self.children.get(&(node, previous)) else {
+                break;
+            };
             node = child.id;
             if !child.log_p.is_nan() {
                 (log_p, matched) = (child.log_p, k + 1);
@@ -187,19 +214,31 @@ impl NgramModel {
         // j is the node reached by walking j words back from the last one.
         let ngram_length = matched as u32 + 1;
         let oov = word == UNK;
-        let Some((&last, rest)) = context.split_last() else { return WordScore { log10: log_p, ngram_length, oov } };
+        let Some((&last, rest)) = context.split_last() else {
+            return WordScore {
+                log10: log_p,
+                ngram_length,
+                oov,
+            };
+        };
         let mut node = last;
         if matched < 1 {
             log_p += self.backoff[node as usize];
         }
         for (j, &previous) in (2..).zip(rest.iter().rev()) {
-            let Some(child) = self.children.get(&(node, previous)) else { break };
+            let Some(child) = self.children.get(&(node, previous)) else {
+                break;
+            };
             node = child.id;
             if j > matched {
                 log_p += child.backoff;
             }
         }
-        WordScore { log10: log_p, ngram_length, oov }
+        WordScore {
+            log10: log_p,
+            ngram_length,
+            oov,
+        }
     }
 
     /// log10 probability of a sentence with `<s>` before and `</s>` after, as KenLM's
@@ -209,20 +248,35 @@ impl NgramModel {
     }
 
     /// [`Self::sentence_log10`] of words given as ids of this model ([`Self::id`]).
-    pub fn sentence_log10_of_ids(&self, words: impl IntoIterator<Item = u32>, scratch: &mut Scratch) -> f64 {
+    pub fn sentence_log10_of_ids(
+        &self,
+        words: impl IntoIterator<Item = u32>,
+        scratch: &mut Scratch,
+    ) -> f64 {
         self.log10_within(words, Bounds::SENTENCE, scratch)
     }
 
     /// log10 probability of `words` (ids of this model) between `bounds`: KenLM's
     /// `Model.score(sentence, bos, eos)`. Without `<s>` the first word has no context.
-    pub fn log10_within(&self, words: impl IntoIterator<Item = u32>, bounds: Bounds, scratch: &mut Scratch) -> f64 {
+    pub fn log10_within(
+        &self,
+        words: impl IntoIterator<Item = u32>,
+        bounds: Bounds,
+        scratch: &mut Scratch,
+    ) -> f64 {
         let mut total = 0.0;
         self.walk(words, bounds, scratch, |score| total += score.log10 as f64);
         total
     }
 
     /// Each word's score and then `</s>`'s when `bounds.eos`: KenLM's `full_scores`.
-    pub fn full_scores(&self, words: impl IntoIterator<Item = u32>, bounds: Bounds, scratch: &mut Scratch, out: &mut Vec<WordScore>) {
+    pub fn full_scores(
+        &self,
+        words: impl IntoIterator<Item = u32>,
+        bounds: Bounds,
+        scratch: &mut Scratch,
+        out: &mut Vec<WordScore>,
+    ) {
         out.clear();
         self.walk(words, bounds, scratch, |score| out.push(score));
         if bounds.eos {
@@ -234,8 +288,18 @@ impl NgramModel {
     /// Score [<s>] words [</s>] left to right as [`Self::score`] does, but carrying what KenLM's
     /// State carries: the back-off weights of the contexts ending at the previous word, met
     /// while looking that word up, so that each word walks the trie once instead of twice.
-    fn walk(&self, words: impl IntoIterator<Item = u32>, bounds: Bounds, scratch: &mut Scratch, mut each: impl FnMut(WordScore)) {
-        let Scratch { ids, backoffs, next } = scratch;
+    fn walk(
+        &self,
+        words: impl IntoIterator<Item = u32>,
+        bounds: Bounds,
+        scratch: &mut Scratch,
+        mut each: impl FnMut(WordScore),
+    ) {
+        let Scratch {
+            ids,
+            backoffs,
+            next,
+        } = scratch;
         ids.clear();
         backoffs.clear();
         if bounds.bos {
@@ -253,8 +317,14 @@ impl NgramModel {
             let (mut node, mut log_p, mut matched) = (word, self.log_p[word as usize], 0);
             next.clear();
             next.push(self.backoff[word as usize]);
-            for (k, &previous) in ids[i.saturating_sub(self.order - 1)..i].iter().rev().enumerate() {
-                let Some(child) = self.children.get(&(node, previous)) else { break };
+            for (k, &previous) in ids[i.saturating_sub(self.order - 1)..i]
+                .iter()
+                .rev()
+                .enumerate()
+            {
+                let Some(child) = self.children.get(&(node, previous)) else {
+                    break;
+                };
                 node = child.id;
                 if !child.log_p.is_nan() {
                     (log_p, matched) = (child.log_p, k + 1);
@@ -266,7 +336,11 @@ impl NgramModel {
             for backoff in &backoffs[matched.min(backoffs.len())..] {
                 log_p += backoff;
             }
-            each(WordScore { log10: log_p, ngram_length: matched as u32 + 1, oov: word == UNK });
+            each(WordScore {
+                log10: log_p,
+                ngram_length: matched as u32 + 1,
+                oov: word == UNK,
+            });
             std::mem::swap(backoffs, next);
         }
     }
@@ -289,7 +363,10 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    pub const SENTENCE: Bounds = Bounds { bos: true, eos: true };
+    pub const SENTENCE: Bounds = Bounds {
+        bos: true,
+        eos: true,
+    };
 }
 
 /// One word's score under the model, as KenLM's `full_scores` yields it.
@@ -344,10 +421,26 @@ mod tests {
         let total: f64 = out.iter().map(|w| w.log10 as f64).sum();
         assert_eq!(total, m.log10_within(words, Bounds::SENTENCE, &mut ids));
         // No <s>: `a` has no context (its unigram, no back-off); no </s>: nothing after `b`.
-        let bare = Bounds { bos: false, eos: false };
-        assert!((m.log10_within([m.id("a"), m.id("b")], bare, &mut ids) - (-0.6 - 0.2)).abs() < 1e-6);
-        m.full_scores([m.id("a")], Bounds { bos: false, eos: true }, &mut ids, &mut out);
-        assert_eq!(out.iter().map(|w| w.ngram_length).collect::<Vec<_>>(), [1, 1]);
+        let bare = Bounds {
+            bos: false,
+            eos: false,
+        };
+        assert!(
+            (m.log10_within([m.id("a"), m.id("b")], bare, &mut ids) - (-0.6 - 0.2)).abs() < 1e-6
+        );
+        m.full_scores(
+            [m.id("a")],
+            Bounds {
+                bos: false,
+                eos: true,
+            },
+            &mut ids,
+            &mut out,
+        );
+        assert_eq!(
+            out.iter().map(|w| w.ngram_length).collect::<Vec<_>>(),
+            [1, 1]
+        );
         m.full_scores([], bare, &mut ids, &mut out);
         assert!(out.is_empty());
     }
@@ -357,7 +450,13 @@ mod tests {
     #[test]
     fn one_walk_per_word_equals_scoring_each_word_alone() {
         let mut b = NgramModelBuilder::new(&[5, 8, 6]);
-        for (w, p, bo) in [("<s>", -99.0, -0.4), ("</s>", -1.1, 0.0), ("a", -0.6, -0.3), ("b", -0.8, -0.2), ("c", -0.9, -0.25)] {
+        for (w, p, bo) in [
+            ("<s>", -99.0, -0.4),
+            ("</s>", -1.1, 0.0),
+            ("a", -0.6, -0.3),
+            ("b", -0.8, -0.2),
+            ("c", -0.9, -0.25),
+        ] {
             b.add_unigram(w, p, bo).unwrap();
         }
         for (g, p, bo) in [
@@ -378,12 +477,30 @@ mod tests {
         let mut random = crate::metrics::random::SplitMix64::new(7);
         let (mut scratch, mut out) = (Scratch::default(), Vec::new());
         for _ in 0..2000 {
-            let words: Vec<u32> = (0..random.below(9)).map(|_| random.below(6) as u32).collect();
-            for bounds in [Bounds::SENTENCE, Bounds { bos: false, eos: true }, Bounds { bos: true, eos: false }, Bounds { bos: false, eos: false }] {
+            let words: Vec<u32> = (0..random.below(9))
+                .map(|_| random.below(6) as u32)
+                .collect();
+            for bounds in [
+                Bounds::SENTENCE,
+                Bounds {
+                    bos: false,
+                    eos: true,
+                },
+                Bounds {
+                    bos: true,
+                    eos: false,
+                },
+                Bounds {
+                    bos: false,
+                    eos: false,
+                },
+            ] {
                 let mut ids: Vec<u32> = bounds.bos.then_some(m.bos.unwrap()).into_iter().collect();
                 ids.extend(&words);
                 ids.extend(bounds.eos.then_some(m.eos));
-                let alone: Vec<WordScore> = (bounds.bos as usize..ids.len()).map(|i| m.score(&ids[..i], ids[i])).collect();
+                let alone: Vec<WordScore> = (bounds.bos as usize..ids.len())
+                    .map(|i| m.score(&ids[..i], ids[i]))
+                    .collect();
                 m.full_scores(words.iter().copied(), bounds, &mut scratch, &mut out);
                 let mut want = alone.clone();
                 if bounds.eos {
@@ -391,7 +508,10 @@ mod tests {
                 }
                 assert_eq!(out, want, "{words:?} {bounds:?}");
                 let total: f64 = alone.iter().map(|w| w.log10 as f64).sum();
-                assert_eq!(m.log10_within(words.iter().copied(), bounds, &mut scratch), total);
+                assert_eq!(
+                    m.log10_within(words.iter().copied(), bounds, &mut scratch),
+                    total
+                );
             }
         }
     }
@@ -400,8 +520,14 @@ mod tests {
     fn rejects_ngrams_over_unknown_words() {
         let mut b = NgramModelBuilder::new(&[1, 1]);
         b.add_unigram("a", -1.0, 0.0).unwrap();
-        assert_eq!(b.add(&["a", "c"], -1.0, 0.0), Err(NgramError::UnknownWord("c".into())));
+        assert_eq!(
+            b.add(&["a", "c"], -1.0, 0.0),
+            Err(NgramError::UnknownWord("c".into()))
+        );
         b.add(&["a", "a"], -1.0, 0.0).unwrap();
-        assert_eq!(b.add_unigram("c", -1.0, 0.0), Err(NgramError::UnigramAfterLonger("c".into())));
+        assert_eq!(
+            b.add_unigram("c", -1.0, 0.0),
+            Err(NgramError::UnigramAfterLonger("c".into()))
+        );
     }
 }

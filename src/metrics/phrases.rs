@@ -34,16 +34,18 @@ pub enum ExtractError {
         tgt_len: usize,
     },
     /// An empty token, or one holding whitespace: phrases are tokens joined by spaces.
-    BadToken {
-        side: &'static str,
-        index: usize,
-    },
+    BadToken { side: &'static str, index: usize },
 }
 
 impl fmt::Display for ExtractError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ExtractError::LinkOutOfRange { index, link: (s, t), src_len, tgt_len } => write!(
+            ExtractError::LinkOutOfRange {
+                index,
+                link: (s, t),
+                src_len,
+                tgt_len,
+            } => write!(
                 f,
                 "links[{index}] = {s}-{t} is outside the sentences ({src_len} src and {tgt_len} tgt tokens)"
             ),
@@ -89,7 +91,12 @@ impl Aligned {
             .enumerate()
             .find(|&(_, &(s, t))| s as usize >= src_len || t as usize >= tgt_len)
         {
-            return Err(ExtractError::LinkOutOfRange { index, link, src_len, tgt_len });
+            return Err(ExtractError::LinkOutOfRange {
+                index,
+                link,
+                src_len,
+                tgt_len,
+            });
         }
         self.by_tgt.clear();
         self.by_tgt.extend_from_slice(links);
@@ -359,7 +366,10 @@ impl Lexicon {
                 for t in 0..tgt.len() {
                     explain(
                         t,
-                        &mut alignment.iter().filter(|l| l.1 as usize == t).map(|l| l.0 as usize),
+                        &mut alignment
+                            .iter()
+                            .filter(|l| l.1 as usize == t)
+                            .map(|l| l.0 as usize),
                     );
                 }
             }
@@ -368,7 +378,10 @@ impl Lexicon {
                     // Ascending target positions: `alignment` is sorted by (tgt, src).
                     explain(
                         s,
-                        &mut alignment.iter().filter(|l| l.0 as usize == s).map(|l| l.1 as usize),
+                        &mut alignment
+                            .iter()
+                            .filter(|l| l.0 as usize == s)
+                            .map(|l| l.1 as usize),
                     );
                 }
             }
@@ -390,7 +403,9 @@ mod tests {
         let aligned = Aligned::new(src_len, tgt_len, links).unwrap();
         let mut out = Vec::new();
         aligned.extract(max, &mut out);
-        out.into_iter().map(|p| ((p.src.start, p.src.end), (p.tgt.start, p.tgt.end))).collect()
+        out.into_iter()
+            .map(|p| ((p.src.start, p.src.end), (p.tgt.start, p.tgt.end)))
+            .collect()
     }
 
     /// Every consistent phrase pair by the definition, enumerated over all span pairs.
@@ -458,8 +473,10 @@ mod tests {
     fn extraction_equals_the_definition_on_every_small_alignment() {
         // Every alignment of a 3x3 pair (2^9), with maximum lengths 2 and 7.
         for mask in 0u32..512 {
-            let links: Vec<Link> =
-                (0..9).filter(|b| mask & (1 << b) != 0).map(|b| (b / 3, b % 3)).collect();
+            let links: Vec<Link> = (0..9)
+                .filter(|b| mask & (1 << b) != 0)
+                .map(|b| (b / 3, b % 3))
+                .collect();
             for max in [2, 7] {
                 let mut got = spans(3, 3, &links, max);
                 let mut want = brute_force(3, 3, &links, max);
@@ -499,9 +516,10 @@ mod tests {
     fn lexical_weights_by_hand() {
         // Corpus: "a b" / "x" with a-x (b unaligned), and "a" / "x y" with a-x (y unaligned).
         let mut lexicon = Lexicon::new();
-        for (src, tgt, links) in
-            [(vec!["a", "b"], vec!["x"], vec![(0, 0)]), (vec!["a"], vec!["x", "y"], vec![(0, 0)])]
-        {
+        for (src, tgt, links) in [
+            (vec!["a", "b"], vec!["x"], vec![(0, 0)]),
+            (vec!["a"], vec!["x", "y"], vec![(0, 0)]),
+        ] {
             let aligned = Aligned::new(src.len(), tgt.len(), &links).unwrap();
             aligned.word_pairs(|s, t| {
                 lexicon.add(s.map(|i| src[i as usize]), t.map(|i| tgt[i as usize]))
@@ -515,26 +533,45 @@ mod tests {
         assert_eq!(p(Direction::SrcGivenTgt, Some("a"), Some("x")), 1.0);
         assert_eq!(p(Direction::SrcGivenTgt, Some("a"), Some("y")), 0.0);
         // lex(e|f) of "a" -> "x y" with a-x: w(x|a) * w(y|NULL) = 1 * 1.
-        assert_eq!(lexicon.weight(Direction::TgtGivenSrc, &["a"], &["x", "y"], &[(0, 0)]), 1.0);
+        assert_eq!(
+            lexicon.weight(Direction::TgtGivenSrc, &["a"], &["x", "y"], &[(0, 0)]),
+            1.0
+        );
         // lex(f|e) of "a b" -> "x" with a-x: w(a|x) * w(b|NULL) = 1 * 1.
-        assert_eq!(lexicon.weight(Direction::SrcGivenTgt, &["a", "b"], &["x"], &[(0, 0)]), 1.0);
+        assert_eq!(
+            lexicon.weight(Direction::SrcGivenTgt, &["a", "b"], &["x"], &[(0, 0)]),
+            1.0
+        );
     }
 
     #[test]
     fn a_word_linked_twice_takes_the_mean() {
         // "a b" / "x": a-x, b-x, and "a" / "x": a-x. Pairs (a,x) 2, (b,x) 1; src totals a 2, b 1.
         let mut lexicon = Lexicon::new();
-        for (src, links) in [(vec!["a", "b"], vec![(0, 0), (1, 0)]), (vec!["a"], vec![(0, 0)])] {
+        for (src, links) in [
+            (vec!["a", "b"], vec![(0, 0), (1, 0)]),
+            (vec!["a"], vec![(0, 0)]),
+        ] {
             let aligned = Aligned::new(src.len(), 1, &links).unwrap();
             aligned.word_pairs(|s, t| lexicon.add(s.map(|i| src[i as usize]), t.map(|_| "x")));
         }
         // lex(e|f) = (w(x|a) + w(x|b)) / 2 = 1; lex(f|e) = w(a|x) * w(b|x) = 2/3 * 1/3.
         assert_eq!(
-            lexicon.weight(Direction::TgtGivenSrc, &["a", "b"], &["x"], &[(0, 0), (1, 0)]),
+            lexicon.weight(
+                Direction::TgtGivenSrc,
+                &["a", "b"],
+                &["x"],
+                &[(0, 0), (1, 0)]
+            ),
             1.0
         );
         assert_eq!(
-            lexicon.weight(Direction::SrcGivenTgt, &["a", "b"], &["x"], &[(0, 0), (1, 0)]),
+            lexicon.weight(
+                Direction::SrcGivenTgt,
+                &["a", "b"],
+                &["x"],
+                &[(0, 0), (1, 0)]
+            ),
             (2.0 / 3.0) * (1.0 / 3.0)
         );
     }

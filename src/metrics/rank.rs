@@ -36,7 +36,10 @@ fn same(a: f64, b: f64) -> bool {
 
 /// Pairs within runs of adjacent equal items: sum of t (t - 1) / 2 over runs of length t.
 fn run_pairs<T>(items: &[T], equal: impl Fn(&T, &T) -> bool) -> u64 {
-    items.chunk_by(|a, b| equal(a, b)).map(|run| (run.len() * (run.len() - 1) / 2) as u64).sum()
+    items
+        .chunk_by(|a, b| equal(a, b))
+        .map(|run| (run.len() * (run.len() - 1) / 2) as u64)
+        .sum()
 }
 
 /// Sort `v` ascending and return the number of pairs i < j with v[i] > v[j].
@@ -46,7 +49,8 @@ fn inversions(v: &mut [f64], buffer: &mut [f64]) -> u64 {
         return 0;
     }
     let mid = n / 2;
-    let mut count = inversions(&mut v[..mid], &mut buffer[..mid]) + inversions(&mut v[mid..], &mut buffer[mid..]);
+    let mut count = inversions(&mut v[..mid], &mut buffer[..mid])
+        + inversions(&mut v[mid..], &mut buffer[mid..]);
     let (mut i, mut j, mut k) = (0, mid, 0);
     while i < mid && j < n {
         if v[j].total_cmp(&v[i]).is_lt() {
@@ -91,13 +95,17 @@ mod tests {
     fn agrees_with_the_definition_on_lists_with_ties() {
         let mut state = 12345u64;
         let mut next = |bound: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (state >> 33) % bound
         };
         for _ in 0..2000 {
             let n = next(12) as usize;
             let values = next(6) + 1;
-            let pairs: Vec<(f64, f64)> = (0..n).map(|_| (next(values) as f64, next(values) as f64)).collect();
+            let pairs: Vec<(f64, f64)> = (0..n)
+                .map(|_| (next(values) as f64, next(values) as f64))
+                .collect();
             let want = by_definition(&pairs);
             let got = kendall_tau_a(&mut pairs.clone(), &mut Vec::new());
             match (got, want) {

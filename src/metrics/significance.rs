@@ -65,18 +65,28 @@ impl Sample {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(self.counts.len() * RECORD);
         for (key, count) in &self.counts {
-            key.iter().chain([count]).for_each(|v| bytes.extend_from_slice(&v.to_le_bytes()));
+            key.iter()
+                .chain([count])
+                .for_each(|v| bytes.extend_from_slice(&v.to_le_bytes()));
         }
         bytes
     }
 
     pub fn merge_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
         if bytes.len() % RECORD != 0 {
-            return Err(format!("a sample state of {} bytes is not a whole number of {RECORD}-byte rows", bytes.len()));
+            return Err(format!(
+                "a sample state of {} bytes is not a whole number of {RECORD}-byte rows",
+                bytes.len()
+            ));
         }
         for record in bytes.chunks_exact(RECORD) {
-            let word = |i: usize| u64::from_le_bytes(record[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-            *self.counts.entry([word(0), word(1), word(2), word(3)]).or_default() += word(4);
+            let word = |i: usize| {
+                u64::from_le_bytes(record[i * 8..i * 8 + 8].try_into().expect("8 bytes"))
+            };
+            *self
+                .counts
+                .entry([word(0), word(1), word(2), word(3)])
+                .or_default() += word(4);
         }
         Ok(())
     }
@@ -129,7 +139,8 @@ impl Sums {
 
     /// (A's statistic, B's), when both denominators are not 0.
     fn ratios(&self) -> Option<(f64, f64)> {
-        (self.den_a != 0.0 && self.den_b != 0.0).then(|| (self.num_a / self.den_a, self.num_b / self.den_b))
+        (self.den_a != 0.0 && self.den_b != 0.0)
+            .then(|| (self.num_a / self.den_a, self.num_b / self.den_b))
     }
 }
 
@@ -158,9 +169,17 @@ pub struct Paired {
 pub fn bootstrap_ci(sample: &Sample, level: f64, resamples: u64, seed: u64) -> Option<Interval> {
     let rows = sample.distinct(seed, BOOTSTRAP);
     let (estimate, _) = Sums::of(&rows).ratios()?;
-    let mut values: Vec<f64> = resample(&rows, resamples).iter().filter_map(|s| s.ratios()).map(|(a, _)| a).collect();
+    let mut values: Vec<f64> = resample(&rows, resamples)
+        .iter()
+        .filter_map(|s| s.ratios())
+        .map(|(a, _)| a)
+        .collect();
     let (low, high) = percentiles(&mut values, level)?;
-    Some(Interval { estimate, low, high })
+    Some(Interval {
+        estimate,
+        low,
+        high,
+    })
 }
 
 /// B against A on the same rows: delta = B - A, its percentile interval at `level`, and
@@ -171,12 +190,30 @@ pub fn paired_bootstrap(sample: &Sample, level: f64, resamples: u64, seed: u64) 
     let rows = sample.distinct(seed, BOOTSTRAP);
     let (a, b) = Sums::of(&rows).ratios()?;
     let delta = b - a;
-    let mut deltas: Vec<f64> = resample(&rows, resamples).iter().filter_map(|s| s.ratios()).map(|(a, b)| b - a).collect();
+    let mut deltas: Vec<f64> = resample(&rows, resamples)
+        .iter()
+        .filter_map(|s| s.ratios())
+        .map(|(a, b)| b - a)
+        .collect();
     let spread = deltas.iter().map(|d| d.abs()).sum::<f64>() / deltas.len() as f64;
-    let beyond = deltas.iter().filter(|d| d.abs() - spread > delta.abs()).count();
-    let p_value = if delta == 0.0 { 1.0 } else { (beyond + 1) as f64 / (deltas.len() + 1) as f64 };
+    let beyond = deltas
+        .iter()
+        .filter(|d| d.abs() - spread > delta.abs())
+        .count();
+    let p_value = if delta == 0.0 {
+        1.0
+    } else {
+        (beyond + 1) as f64 / (deltas.len() + 1) as f64
+    };
     let (low, high) = percentiles(&mut deltas, level)?;
-    Some(Paired { delta: Interval { estimate: delta, low, high }, p_value })
+    Some(Paired {
+        delta: Interval {
+            estimate: delta,
+            low,
+            high,
+        },
+        p_value,
+    })
 }
 
 /// The approximate randomization test (sacrebleu's `ar`): in each trial every row's A and B
@@ -196,7 +233,11 @@ pub fn approx_randomization(sample: &Sample, trials: u64, seed: u64) -> Option<f
         sums.add(&d.row, d.count as f64 - swapped);
         sums.add(&[nb, db, na, da], swapped);
     });
-    let beyond = stats.iter().filter_map(|s| s.ratios()).filter(|(a, b)| (b - a).abs() > observed).count();
+    let beyond = stats
+        .iter()
+        .filter_map(|s| s.ratios())
+        .filter(|(a, b)| (b - a).abs() > observed)
+        .count();
     Some((beyond + 1) as f64 / (trials + 1) as f64)
 }
 
@@ -228,15 +269,23 @@ const BLOCK: usize = 2048;
 
 /// The sums of draws (resamples or trials) 0..n, each over every row in row order via
 /// `add(row index, row, draw key, sums)`; the draws split across the cores.
-fn sums_per_draw(rows: &[Distinct], n: u64, add: impl Fn(usize, &Distinct, u64, &mut Sums) + Sync) -> Vec<Sums> {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1) as usize) as u64;
+fn sums_per_draw(
+    rows: &[Distinct],
+    n: u64,
+    add: impl Fn(usize, &Distinct, u64, &mut Sums) + Sync,
+) -> Vec<Sums> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, n.max(1) as usize) as u64;
     let chunk = n.div_ceil(threads);
     let add = &add;
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 scope.spawn(move || {
-                    let draws: Vec<u64> = (t * chunk..((t + 1) * chunk).min(n)).map(Uniforms::draw_key).collect();
+                    let draws: Vec<u64> = (t * chunk..((t + 1) * chunk).min(n))
+                        .map(Uniforms::draw_key)
+                        .collect();
                     let mut sums = vec![Sums::default(); draws.len()];
                     for (b, block) in rows.chunks(BLOCK).enumerate() {
                         for (sums, &draw) in sums.iter_mut().zip(&draws) {
@@ -249,7 +298,10 @@ fn sums_per_draw(rows: &[Distinct], n: u64, add: impl Fn(usize, &Distinct, u64, 
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("a resampling thread panicked")).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a resampling thread panicked"))
+            .collect()
     })
 }
 
@@ -288,7 +340,14 @@ impl Uniforms {
 enum Poisson {
     /// The cumulative probabilities of 0, 1, ... up to the first term that is 0 in f64.
     Inversion { cdf: Vec<f64> },
-    Rejection { lambda: f64, loglam: f64, a: f64, b: f64, ln_inv_alpha: f64, vr: f64 },
+    Rejection {
+        lambda: f64,
+        loglam: f64,
+        a: f64,
+        b: f64,
+        ln_inv_alpha: f64,
+        vr: f64,
+    },
 }
 
 impl Poisson {
@@ -306,7 +365,14 @@ impl Poisson {
         let b = 0.931 + 2.53 * lambda.sqrt();
         let a = -0.059 + 0.02483 * b;
         let ln_inv_alpha = (1.1239 + 1.1328 / (b - 3.4)).ln();
-        Poisson::Rejection { lambda, loglam: lambda.ln(), a, b, ln_inv_alpha, vr: 0.9277 - 3.6224 / (b - 2.0) }
+        Poisson::Rejection {
+            lambda,
+            loglam: lambda.ln(),
+            a,
+            b,
+            ln_inv_alpha,
+            vr: 0.9277 - 3.6224 / (b - 2.0),
+        }
     }
 
     fn draw(&self, u: &mut SplitMix64) -> u64 {
@@ -315,7 +381,14 @@ impl Poisson {
                 let x = u.next_f64();
                 cdf.partition_point(|&c| c <= x).min(cdf.len() - 1) as u64
             }
-            Poisson::Rejection { lambda, loglam, a, b, ln_inv_alpha, vr } => loop {
+            Poisson::Rejection {
+                lambda,
+                loglam,
+                a,
+                b,
+                ln_inv_alpha,
+                vr,
+            } => loop {
                 let uu = u.next_f64() - 0.5;
                 let v = u.next_f64();
                 let us = 0.5 - uu.abs();
@@ -326,7 +399,9 @@ impl Poisson {
                 if k < 0.0 || (us < 0.013 && v > us) {
                     continue;
                 }
-                if v.ln() + ln_inv_alpha - (a / (us * us) + b).ln() <= -lambda + k * loglam - ln_gamma(k + 1.0) {
+                if v.ln() + ln_inv_alpha - (a / (us * us) + b).ln()
+                    <= -lambda + k * loglam - ln_gamma(k + 1.0)
+                {
                     return k as u64;
                 }
             },
@@ -366,7 +441,8 @@ mod tests {
 
     fn mean_sample(xs: &[f64]) -> Sample {
         let mut s = Sample::default();
-        xs.iter().for_each(|&x| assert!(s.add([x, 1.0, 0.0, 1.0], 1)));
+        xs.iter()
+            .for_each(|&x| assert!(s.add([x, 1.0, 0.0, 1.0], 1)));
         s
     }
 
@@ -384,21 +460,34 @@ mod tests {
     fn poisson_counts_have_the_right_mean_and_variance() {
         for lambda in [1.0, 3.0, 9.5, 10.0, 40.0, 99.0, 100.0, 1e6] {
             let poisson = Poisson::new(lambda);
-            let draws: Vec<f64> = (0..20_000).map(|i| poisson.draw(&mut Uniforms::new(7, Uniforms::draw_key(i))) as f64).collect();
+            let draws: Vec<f64> = (0..20_000)
+                .map(|i| poisson.draw(&mut Uniforms::new(7, Uniforms::draw_key(i))) as f64)
+                .collect();
             let mean = draws.iter().sum::<f64>() / draws.len() as f64;
             let var = draws.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / draws.len() as f64;
             let se = (lambda / draws.len() as f64).sqrt();
-            assert!((mean - lambda).abs() < 5.0 * se, "Poisson({lambda}): mean {mean}");
-            assert!((var / lambda - 1.0).abs() < 0.1, "Poisson({lambda}): variance {var}");
+            assert!(
+                (mean - lambda).abs() < 5.0 * se,
+                "Poisson({lambda}): mean {mean}"
+            );
+            assert!(
+                (var / lambda - 1.0).abs() < 0.1,
+                "Poisson({lambda}): variance {var}"
+            );
         }
     }
 
     #[test]
     fn half_binomial_counts_half() {
         for n in [1, 63, 64, 65, 1000] {
-            let total: u64 = (0..2000).map(|i| half_binomial(n, &mut Uniforms::new(3, Uniforms::draw_key(i)))).sum();
+            let total: u64 = (0..2000)
+                .map(|i| half_binomial(n, &mut Uniforms::new(3, Uniforms::draw_key(i))))
+                .sum();
             let mean = total as f64 / 2000.0;
-            assert!((mean - n as f64 / 2.0).abs() < 5.0 * (n as f64 / 4.0 / 2000.0).sqrt(), "n {n}: {mean}");
+            assert!(
+                (mean - n as f64 / 2.0).abs() < 5.0 * (n as f64 / 4.0 / 2000.0).sqrt(),
+                "n {n}: {mean}"
+            );
         }
     }
 
@@ -428,8 +517,14 @@ mod tests {
         let whole = mean_sample(&xs);
         let mut parts = mean_sample(&xs[200..]);
         parts.merge(&mean_sample(&xs[..200]));
-        assert_eq!(bootstrap_ci(&whole, 0.95, 200, 1), bootstrap_ci(&parts, 0.95, 200, 1));
-        assert_ne!(bootstrap_ci(&whole, 0.95, 200, 1), bootstrap_ci(&whole, 0.95, 200, 2));
+        assert_eq!(
+            bootstrap_ci(&whole, 0.95, 200, 1),
+            bootstrap_ci(&parts, 0.95, 200, 1)
+        );
+        assert_ne!(
+            bootstrap_ci(&whole, 0.95, 200, 1),
+            bootstrap_ci(&whole, 0.95, 200, 2)
+        );
     }
 
     #[test]
@@ -440,7 +535,15 @@ mod tests {
             s.add([x, 1.0, x, 1.0], 1);
         }
         let paired = paired_bootstrap(&s, 0.95, 500, 9).unwrap();
-        assert_eq!((paired.delta.estimate, paired.delta.low, paired.delta.high, paired.p_value), (0.0, 0.0, 0.0, 1.0));
+        assert_eq!(
+            (
+                paired.delta.estimate,
+                paired.delta.low,
+                paired.delta.high,
+                paired.p_value
+            ),
+            (0.0, 0.0, 0.0, 1.0)
+        );
         assert_eq!(approx_randomization(&s, 500, 9), Some(1.0));
     }
 

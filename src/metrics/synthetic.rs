@@ -38,10 +38,13 @@ pub fn synthetic_phrases(index: &PhraseIndex, phrase: &[&str], max: usize) -> Ve
         .map(|i| {
             (1..=n - i)
                 .map(|len| {
-                    let mut rules: Vec<&Rule> =
-                        index.node(&phrase[i..i + len]).map(|node| index.rules_of(node).iter().collect()).unwrap_or_default();
+                    let mut rules: Vec<&Rule> = index
+                        .node(&phrase[i..i + len])
+                        .map(|node| index.rules_of(node).iter().collect())
+                        .unwrap_or_default();
                     rules.sort_by(|a, b| {
-                        b.directions.direct
+                        b.directions
+                            .direct
                             .total_cmp(&a.directions.direct)
                             .then(b.directions.inverse.total_cmp(&a.directions.inverse))
                             .then_with(|| index.target_words(a).cmp(index.target_words(b)))
@@ -81,8 +84,16 @@ pub fn synthetic_phrases(index: &PhraseIndex, phrase: &[&str], max: usize) -> Ve
                 if !seen.insert(tokens.join(" ")) {
                     continue;
                 }
-                let split = spans.iter().map(|&(i, len)| phrase[i..i + len].join(" ")).collect();
-                out.push(Candidate { tokens, direct, inverse, split });
+                let split = spans
+                    .iter()
+                    .map(|&(i, len)| phrase[i..i + len].join(" "))
+                    .collect();
+                out.push(Candidate {
+                    tokens,
+                    direct,
+                    inverse,
+                    split,
+                });
                 if out.len() == max {
                     return out;
                 }
@@ -121,7 +132,11 @@ fn collect_splits(
 /// The `max` best choices of one rule per span by direct probability (then inverse), as
 /// (direct, inverse, rule index per span). Keeping the best `max` partial products after each
 /// span is exact: the factors are non-negative.
-fn best_products(spans: &[(usize, usize)], rules: &[Vec<Vec<&Rule>>], max: usize) -> Vec<(f64, f64, Vec<usize>)> {
+fn best_products(
+    spans: &[(usize, usize)],
+    rules: &[Vec<Vec<&Rule>>],
+    max: usize,
+) -> Vec<(f64, f64, Vec<usize>)> {
     let mut beam = vec![(1.0, 1.0, Vec::new())];
     for &(i, len) in spans {
         let options = &rules[i][len - 1];
@@ -130,7 +145,11 @@ fn best_products(spans: &[(usize, usize)], rules: &[Vec<Vec<&Rule>>], max: usize
             for (r, rule) in options.iter().enumerate().take(max) {
                 let mut choice = choice.clone();
                 choice.push(r);
-                next.push((direct * rule.directions.direct, inverse * rule.directions.inverse, choice));
+                next.push((
+                    direct * rule.directions.direct,
+                    inverse * rule.directions.inverse,
+                    choice,
+                ));
             }
         }
         next.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
@@ -167,12 +186,25 @@ mod tests {
     fn longer_pieces_first_then_probability() {
         let index = index();
         let all = synthetic_phrases(&index, &["la", "maison", "bleue"], 100);
-        assert_eq!(texts(&all), ["the blue house", "it blue house", "the house blue", "it house blue"]);
+        assert_eq!(
+            texts(&all),
+            [
+                "the blue house",
+                "it blue house",
+                "the house blue",
+                "it house blue"
+            ]
+        );
         assert_eq!(all[0].split, ["la", "maison bleue"]);
-        assert!((all[0].direct - 0.7 * 0.6).abs() < 1e-15 && (all[0].inverse - 0.4 * 0.5).abs() < 1e-15);
+        assert!(
+            (all[0].direct - 0.7 * 0.6).abs() < 1e-15 && (all[0].inverse - 0.4 * 0.5).abs() < 1e-15
+        );
         assert_eq!(all[2].split, ["la", "maison", "bleue"]);
         assert!((all[3].direct - 0.2 * 0.9 * 0.8).abs() < 1e-15);
-        assert_eq!(texts(&synthetic_phrases(&index, &["la", "maison", "bleue"], 3)).len(), 3);
+        assert_eq!(
+            texts(&synthetic_phrases(&index, &["la", "maison", "bleue"], 3)).len(),
+            3
+        );
     }
 
     #[test]
@@ -189,9 +221,21 @@ mod tests {
         for order in [["a", "b", "c"], ["c", "a", "b"], ["b", "c", "a"]] {
             let mut b = PhraseIndexBuilder::new(Identity::default());
             for t in order {
-                b.add_with_directions(&["x"], &[t], 0.5, Directions { direct: 0.5, inverse: if t == "c" { 0.9 } else { 0.5 } });
+                b.add_with_directions(
+                    &["x"],
+                    &[t],
+                    0.5,
+                    Directions {
+                        direct: 0.5,
+                        inverse: if t == "c" { 0.9 } else { 0.5 },
+                    },
+                );
             }
-            assert_eq!(texts(&synthetic_phrases(&b.build(), &["x"], 100)), ["c", "a", "b"], "{order:?}");
+            assert_eq!(
+                texts(&synthetic_phrases(&b.build(), &["x"], 100)),
+                ["c", "a", "b"],
+                "{order:?}"
+            );
         }
     }
 }

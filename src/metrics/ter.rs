@@ -57,7 +57,11 @@ impl TerOptions {
     pub fn parse(&self, text: &str) -> Result<TerOptions, TerError> {
         let mut options = *self;
         let bad = |item: &str| TerError::Option(item.to_string());
-        for item in text.split('|').map(str::trim).filter(|item| !item.is_empty()) {
+        for item in text
+            .split('|')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+        {
             let (key, value) = item.split_once(':').ok_or_else(|| bad(item))?;
             let flag = || match value.trim() {
                 "yes" => Ok(true),
@@ -86,8 +90,14 @@ impl TerOptions {
         let refs = refs.map_or("var".to_string(), |n| n.to_string());
         let yes = |flag: bool| if flag { "yes" } else { "no" };
         let case = if self.case_sensitive { "mixed" } else { "lc" };
-        let (norm, punct, asian) = (yes(self.normalized), yes(!self.no_punct), yes(self.asian_support));
-        format!("nrefs:{refs}|case:{case}|tok:tercom|norm:{norm}|punct:{punct}|asian:{asian}|version:{SACREBLEU_VERSION}")
+        let (norm, punct, asian) = (
+            yes(self.normalized),
+            yes(!self.no_punct),
+            yes(self.asian_support),
+        );
+        format!(
+            "nrefs:{refs}|case:{case}|tok:tercom|norm:{norm}|punct:{punct}|asian:{asian}|version:{SACREBLEU_VERSION}"
+        )
     }
 }
 
@@ -110,7 +120,10 @@ impl fmt::Display for TerError {
                 "TER option '{item}' is not one of case:lc|mixed, norm:yes|no, punct:yes|no, asian:yes|no, tok:tercom"
             ),
             TerError::Version(version) => {
-                write!(f, "a signature of sacrebleu {version}: pairmetrics computes sacrebleu {SACREBLEU_VERSION}'s TER")
+                write!(
+                    f,
+                    "a signature of sacrebleu {version}: pairmetrics computes sacrebleu {SACREBLEU_VERSION}'s TER"
+                )
             }
             TerError::NoReference => f.write_str("no reference (every reference is NULL)"),
         }
@@ -138,7 +151,9 @@ pub fn tokenize(text: &str, options: &TerOptions, out: &mut String) {
             // three kana passes are anchored at the start of a line that now starts with a
             // space, so they never match: one pass over the union of the classes is the same
             // text once whitespace is collapsed.
-            sent = spaced(&sent, |c| is_cjk(c) || is_asian_punct(c) || is_full_width_punct(c));
+            sent = spaced(&sent, |c| {
+                is_cjk(c) || is_asian_punct(c) || is_full_width_punct(c)
+            });
         }
     }
     if options.no_punct {
@@ -172,14 +187,29 @@ fn spaced(text: &str, split: impl Fn(char) -> bool) -> String {
 /// right without overlaps.
 fn normalize_general_and_western(text: &str) -> String {
     let sent = text.replace("\n-", "").replace('\n', " ");
-    let sent = sent.replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
+    let sent = sent
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">");
     // `([{-~[-` -&(-+:-@/])`: ASCII punctuation but for ' , - . (and the space itself).
-    let sent = spaced(&format!(" {sent} "), |c| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/'));
+    let sent = spaced(
+        &format!(" {sent} "),
+        |c| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/'),
+    );
     // `'s$` never matches: the line ends with the space added above.
     let chars: Vec<char> = sent.replace("'s ", " 's ").chars().collect();
     let (digit, period_or_comma) = (|c: char| c.is_ascii_digit(), |c: char| c == '.' || c == ',');
-    let chars = substitute_pairs(&chars, |a, b| !digit(a) && period_or_comma(b), |a, b| [a, ' ', b, ' ']);
-    let chars = substitute_pairs(&chars, |a, b| period_or_comma(a) && !digit(b), |a, b| [' ', a, ' ', b]);
+    let chars = substitute_pairs(
+        &chars,
+        |a, b| !digit(a) && period_or_comma(b),
+        |a, b| [a, ' ', b, ' '],
+    );
+    let chars = substitute_pairs(
+        &chars,
+        |a, b| period_or_comma(a) && !digit(b),
+        |a, b| [' ', a, ' ', b],
+    );
     let chars = substitute_pairs(&chars, |a, b| digit(a) && b == '-', |a, b| [a, ' ', b, ' ']);
     chars.into_iter().collect()
 }
@@ -197,7 +227,18 @@ fn is_asian_punct(c: char) -> bool {
 }
 
 fn is_full_width_punct(c: char) -> bool {
-    matches!(c, '\u{ff0e}' | '\u{ff0c}' | '\u{ff1f}' | '\u{ff1a}' | '\u{ff1b}' | '\u{ff01}' | '\u{ff02}' | '\u{ff08}' | '\u{ff09}')
+    matches!(
+        c,
+        '\u{ff0e}'
+            | '\u{ff0c}'
+            | '\u{ff1f}'
+            | '\u{ff1a}'
+            | '\u{ff1b}'
+            | '\u{ff01}'
+            | '\u{ff02}'
+            | '\u{ff08}'
+            | '\u{ff09}'
+    )
 }
 
 /// Reused buffers: tokenised text, word ids, and the edit-distance matrices.
@@ -212,18 +253,34 @@ pub struct Scratch {
 
 /// A segment's statistics into `stats` (3 numbers): the fewest edits over the references, the
 /// words of all references, and how many references there are.
-pub fn segment_stats(hyp: &str, refs: &[&str], options: &TerOptions, scratch: &mut Scratch, stats: &mut [u64]) -> Result<(), TerError> {
+pub fn segment_stats(
+    hyp: &str,
+    refs: &[&str],
+    options: &TerOptions,
+    scratch: &mut Scratch,
+    stats: &mut [u64],
+) -> Result<(), TerError> {
     if refs.is_empty() {
         return Err(TerError::NoReference);
     }
     if scratch.vocabulary.len() > 1 << 20 {
         scratch.vocabulary = Interner::default();
     }
-    let Scratch { text, vocabulary, hyp: hyp_words, reference, search } = scratch;
+    let Scratch {
+        text,
+        vocabulary,
+        hyp: hyp_words,
+        reference,
+        search,
+    } = scratch;
     let mut words = |line: &str, out: &mut Vec<u32>| {
         tokenize(line, options, text);
         out.clear();
-        out.extend(text.split(' ').filter(|w| !w.is_empty()).map(|w| vocabulary.intern(w)));
+        out.extend(
+            text.split(' ')
+                .filter(|w| !w.is_empty())
+                .map(|w| vocabulary.intern(w)),
+        );
     };
     words(hyp, hyp_words);
     let (mut best, mut ref_words) = (u64::MAX, 0);
@@ -269,7 +326,13 @@ pub fn add_stats(total: &mut Vec<u64>, stats: &[u64]) {
 
 /// The corpus TER of a total, 0-100.
 pub fn corpus_score(total: &[u64]) -> f64 {
-    let ref_length: f64 = total.iter().enumerate().skip(1).filter(|&(_, &w)| w > 0).map(|(k, &w)| w as f64 / k as f64).sum();
+    let ref_length: f64 = total
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|&(_, &w)| w > 0)
+        .map(|(k, &w)| w as f64 / k as f64)
+        .sum();
     score(total.first().copied().unwrap_or(0), ref_length)
 }
 
@@ -314,23 +377,48 @@ struct Beam {
 
 impl Beam {
     fn new(hyp_len: usize, ref_len: usize) -> Self {
-        let ratio = if hyp_len > 0 { ref_len as f64 / hyp_len as f64 } else { 1.0 };
-        let width = if (BEAM_WIDTH as f64) < ratio / 2.0 { (ratio / 2.0 + BEAM_WIDTH as f64).ceil() as i64 } else { BEAM_WIDTH };
-        Beam { ratio, width, hyp_len, ref_len }
+        let ratio = if hyp_len > 0 {
+            ref_len as f64 / hyp_len as f64
+        } else {
+            1.0
+        };
+        let width = if (BEAM_WIDTH as f64) < ratio / 2.0 {
+            (ratio / 2.0 + BEAM_WIDTH as f64).ceil() as i64
+        } else {
+            BEAM_WIDTH
+        };
+        Beam {
+            ratio,
+            width,
+            hyp_len,
+            ref_len,
+        }
     }
 
     /// The columns row `i` (1-based) fills.
     fn columns(&self, i: usize) -> std::ops::Range<usize> {
         let diagonal = (i as f64 * self.ratio).floor() as i64;
         let low = (diagonal - self.width).max(0) as usize;
-        let high = if i == self.hyp_len { self.ref_len + 1 } else { ((diagonal + self.width).max(0) as usize).min(self.ref_len + 1) };
+        let high = if i == self.hyp_len {
+            self.ref_len + 1
+        } else {
+            ((diagonal + self.width).max(0) as usize).min(self.ref_len + 1)
+        };
         low..high.max(low)
     }
 }
 
 /// Row `i` of the matrix from row `i - 1` (`previous`), into `row`: costs, and the operation
 /// of each cell when `ops` is given. Cells outside the beam stay infinite.
-fn fill_row(beam: &Beam, i: usize, word: u32, reference: &[u32], previous: &[i64], row: &mut [i64], mut ops: Option<&mut [Op]>) {
+fn fill_row(
+    beam: &Beam,
+    i: usize,
+    word: u32,
+    reference: &[u32],
+    previous: &[i64],
+    row: &mut [i64],
+    mut ops: Option<&mut [Op]>,
+) {
     row.fill(INFINITY);
     if let Some(ops) = ops.as_deref_mut() {
         ops.fill(Op::Undefined);
@@ -345,7 +433,11 @@ fn fill_row(beam: &Beam, i: usize, word: u32, reference: &[u32], previous: &[i64
             };
             // Ties go to the first of substitution, deletion, insertion: sacrebleu's order.
             let mut best = (INFINITY, Op::Undefined);
-            for candidate in [(substitute, op), (previous[j] + 1, Op::Delete), (row[j - 1] + 1, Op::Insert)] {
+            for candidate in [
+                (substitute, op),
+                (previous[j] + 1, Op::Delete),
+                (row[j - 1] + 1, Op::Insert),
+            ] {
                 if best.0 > candidate.0 {
                     best = candidate;
                 }
@@ -399,7 +491,15 @@ impl Search {
             let (done, rest) = self.costs.split_at_mut(i * width);
             let previous = &done[(i - 1) * width..];
             let ops = &mut self.ops[i * width..(i + 1) * width];
-            fill_row(beam, i, self.words[i - 1], reference, previous, &mut rest[..width], Some(ops));
+            fill_row(
+                beam,
+                i,
+                self.words[i - 1],
+                reference,
+                previous,
+                &mut rest[..width],
+                Some(ops),
+            );
         }
     }
 
@@ -444,7 +544,9 @@ impl Search {
         self.hyp_errors.push(0);
         self.ref_errors.push(0);
         let (mut hyp, mut reference) = (-1i64, -1i64);
-        let push = |errors: &mut Vec<u32>, error: bool| errors.push(errors.last().copied().unwrap_or(0) + u32::from(error));
+        let push = |errors: &mut Vec<u32>, error: bool| {
+            errors.push(errors.last().copied().unwrap_or(0) + u32::from(error))
+        };
         for &op in trace.iter().rev() {
             match op {
                 Op::Match | Op::Substitute => {
@@ -492,14 +594,19 @@ impl Search {
                     length += 1;
                     if self.hyp_errors[start_h + length] == self.hyp_errors[start_h]
                         || self.ref_errors[start_r + length] == self.ref_errors[start_r]
-                        || (start_h as i64..(start_h + length) as i64).contains(&self.align[start_r])
+                        || (start_h as i64..(start_h + length) as i64)
+                            .contains(&self.align[start_r])
                     {
                         continue;
                     }
                     let mut previous_target = -1;
                     for offset in -1..length as i64 {
                         let at = start_r as i64 + offset;
-                        let target = if at == -1 { 0 } else { self.align[at as usize] + 1 };
+                        let target = if at == -1 {
+                            0
+                        } else {
+                            self.align[at as usize] + 1
+                        };
                         if target == previous_target {
                             continue;
                         }
@@ -549,7 +656,11 @@ impl Search {
             out.extend_from_slice(slice(length + target, n));
         }
         debug_assert_eq!(out.len(), n);
-        words.iter().zip(out.iter()).take_while(|(a, b)| a == b).count()
+        words
+            .iter()
+            .zip(out.iter())
+            .take_while(|(a, b)| a == b)
+            .count()
     }
 }
 
@@ -559,7 +670,14 @@ mod tests {
 
     fn ter(hyp: &str, reference: &str) -> (u64, u64) {
         let mut stats = [0; 3];
-        segment_stats(hyp, &[reference], &TerOptions::default(), &mut Scratch::default(), &mut stats).unwrap();
+        segment_stats(
+            hyp,
+            &[reference],
+            &TerOptions::default(),
+            &mut Scratch::default(),
+            &mut stats,
+        )
+        .unwrap();
         (stats[0], stats[1])
     }
 
@@ -569,7 +687,11 @@ mod tests {
         assert_eq!(ter("a b c", "a c b"), (1, 3), "one shift");
         assert_eq!(ter("a b", "a b c d"), (2, 4), "two insertions");
         assert_eq!(ter("x y z", "a b c"), (3, 3), "three substitutions");
-        assert_eq!(ter("c d a b", "a b c d"), (1, 4), "a two-word block moves once");
+        assert_eq!(
+            ter("c d a b", "a b c d"),
+            (1, 4),
+            "a two-word block moves once"
+        );
         assert_eq!(ter("", "a b"), (2, 2));
         assert_eq!(ter("a b", ""), (2, 0));
         assert_eq!(ter("A B", "a b"), (0, 2), "lowercased by default");
@@ -589,9 +711,17 @@ mod tests {
 
     #[test]
     fn options_read_their_signature_back() {
-        let options = TerOptions { normalized: true, no_punct: true, asian_support: true, case_sensitive: true };
+        let options = TerOptions {
+            normalized: true,
+            no_punct: true,
+            asian_support: true,
+            case_sensitive: true,
+        };
         let signature = options.signature(Some(1));
-        assert_eq!(signature, "nrefs:1|case:mixed|tok:tercom|norm:yes|punct:no|asian:yes|version:2.6.0");
+        assert_eq!(
+            signature,
+            "nrefs:1|case:mixed|tok:tercom|norm:yes|punct:no|asian:yes|version:2.6.0"
+        );
         assert_eq!(TerOptions::default().parse(&signature), Ok(options));
         assert!(TerOptions::default().parse("norm:maybe").is_err());
         assert!(TerOptions::default().parse("tok:13a").is_err());

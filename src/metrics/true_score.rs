@@ -73,7 +73,10 @@ pub struct PhraseIndexBuilder {
 
 impl PhraseIndexBuilder {
     pub fn new(identity: Identity) -> Self {
-        let mut builder = PhraseIndexBuilder { nodes: 1, ..Default::default() };
+        let mut builder = PhraseIndexBuilder {
+            nodes: 1,
+            ..Default::default()
+        };
         builder.index.identity = identity;
         builder
     }
@@ -84,13 +87,27 @@ impl PhraseIndexBuilder {
 
     /// Add the rule `source -> target` with probability `p` in every use.
     pub fn add(&mut self, source: &[&str], target: &[&str], p: f64) {
-        self.add_with_directions(source, target, p, Directions { direct: p, inverse: p });
+        self.add_with_directions(
+            source,
+            target,
+            p,
+            Directions {
+                direct: p,
+                inverse: p,
+            },
+        );
     }
 
     /// Add the rule `source -> target` with probability `p` for the true score and `directions`
     /// for synthetic phrases. Rules with p <= 0 (or NaN) can be in no derivation with a finite
     /// score and are skipped; an empty side is skipped too.
-    pub fn add_with_directions(&mut self, source: &[&str], target: &[&str], p: f64, directions: Directions) {
+    pub fn add_with_directions(
+        &mut self,
+        source: &[&str],
+        target: &[&str],
+        p: f64,
+        directions: Directions,
+    ) {
         if source.is_empty() || target.is_empty() || p.is_nan() || p <= 0.0 {
             return;
         }
@@ -113,12 +130,19 @@ impl PhraseIndexBuilder {
             self.index.self_rules.insert(id);
         }
         self.index.longest_source = self.index.longest_source.max(source.len());
-        self.pending.push((node, start, self.index.targets.len() as u32, p.ln(), directions));
+        self.pending.push((
+            node,
+            start,
+            self.index.targets.len() as u32,
+            p.ln(),
+            directions,
+        ));
     }
 
     pub fn build(mut self) -> PhraseIndex {
         let targets = &self.index.targets;
-        self.pending.sort_by_key(|&(node, start, ..)| (node, targets[start as usize]));
+        self.pending
+            .sort_by_key(|&(node, start, ..)| (node, targets[start as usize]));
         let mut index = self.index;
         index.node_rules = vec![0; self.nodes as usize + 1];
         for &(node, ..) in &self.pending {
@@ -230,7 +254,9 @@ impl PhraseIndex {
 
     /// The target tokens of a rule.
     pub(super) fn target_words(&self, rule: &Rule) -> impl Iterator<Item = &str> {
-        self.targets[rule.target.0 as usize..rule.target.1 as usize].iter().map(|&id| self.vocabulary.resolve(id))
+        self.targets[rule.target.0 as usize..rule.target.1 as usize]
+            .iter()
+            .map(|&id| self.vocabulary.resolve(id))
     }
 
     fn identity_is_free(&self, word: u32) -> bool {
@@ -238,7 +264,12 @@ impl PhraseIndex {
     }
 
     /// The true score of `target` as a paraphrase of `source`; None when no derivation exists.
-    pub fn true_score(&self, source: &[&str], target: &[&str], s: &mut Scratch) -> Option<TrueScore> {
+    pub fn true_score(
+        &self,
+        source: &[&str],
+        target: &[&str],
+        s: &mut Scratch,
+    ) -> Option<TrueScore> {
         if s.unknown.len() > 1 << 16 {
             s.unknown.clear();
         }
@@ -267,7 +298,12 @@ impl PhraseIndex {
     pub(super) fn word<'a>(&'a self, id: u32, s: &'a Scratch) -> &'a str {
         match (id as usize) < self.vocabulary.len() {
             true => self.vocabulary.resolve(id),
-            false => s.unknown.iter().find(|&(_, &u)| u == id).map(|(w, _)| w.as_str()).expect("an id of the last source"),
+            false => s
+                .unknown
+                .iter()
+                .find(|&(_, &u)| u == id)
+                .map(|(w, _)| w.as_str())
+                .expect("an id of the last source"),
         }
     }
 
@@ -279,7 +315,9 @@ impl PhraseIndex {
         for i in 0..source.len() {
             let mut node = ROOT;
             for k in 0..self.longest_source.min(source.len() - i) {
-                let Some(&child) = self.children.get(&(node, source[i + k])) else { break };
+                let Some(&child) = self.children.get(&(node, source[i + k])) else {
+                    break;
+                };
                 node = child;
                 let mut rules: Vec<&Rule> = self.rules_of(node).iter().collect();
                 // Stable: equally probable rules keep their order in the index.
@@ -325,7 +363,9 @@ impl PhraseIndex {
             s.phrases.clear();
             let mut node = ROOT;
             for k in 0..self.longest_source.min(n - i) {
-                let Some(&child) = self.children.get(&(node, s.source[i + k])) else { break };
+                let Some(&child) = self.children.get(&(node, s.source[i + k])) else {
+                    break;
+                };
                 node = child;
                 if !self.rules_of(node).is_empty() {
                     s.phrases.push((k + 1, node));
@@ -347,14 +387,18 @@ impl PhraseIndex {
                 if j < m && s.source[i] == s.target[j] && self.identity_is_free(s.source[i]) {
                     relax(here + width + 1, best, rules);
                 }
-                let Some(&next) = s.target.get(j) else { continue };
+                let Some(&next) = s.target.get(j) else {
+                    continue;
+                };
                 for &(len, node) in &s.phrases {
                     let candidates = self.rules_of(node);
                     let from = candidates.partition_point(|r| r.first < next);
                     for rule in candidates[from..].iter().take_while(|r| r.first == next) {
                         let phrase = &self.targets[rule.target.0 as usize..rule.target.1 as usize];
                         let rest = &s.target[j..];
-                        if phrase.len() <= rest.len() && phrase.iter().zip(rest).all(|(a, b)| a == b) {
+                        if phrase.len() <= rest.len()
+                            && phrase.iter().zip(rest).all(|(a, b)| a == b)
+                        {
                             let cell = (i + len) * width + j + phrase.len();
                             relax(cell, best + rule.log_p, rules + 1);
                         }
@@ -363,7 +407,11 @@ impl PhraseIndex {
             }
         }
         let end = cells - 1;
-        (s.count[end] > 0).then(|| TrueScore { score: s.best[end], rules: s.rules[end], derivations: s.count[end] })
+        (s.count[end] > 0).then(|| TrueScore {
+            score: s.best[end],
+            rules: s.rules[end],
+            derivations: s.count[end],
+        })
     }
 }
 
@@ -379,7 +427,10 @@ pub struct ModelWeights {
 impl Default for ModelWeights {
     /// The paper's α_Φ = α_LM = 1.
     fn default() -> Self {
-        ModelWeights { phrase: 1.0, lm: 1.0 }
+        ModelWeights {
+            phrase: 1.0,
+            lm: 1.0,
+        }
     }
 }
 
@@ -406,7 +457,10 @@ mod tests {
         let index = b.build();
         let s = &mut Scratch::default();
         let score = index.true_score(&words("a c"), &words("a c"), s).unwrap();
-        assert_eq!((score.score, score.rules, score.derivations), (0.5f64.ln(), 1, 1));
+        assert_eq!(
+            (score.score, score.rules, score.derivations),
+            (0.5f64.ln(), 1, 1)
+        );
 
         let mut b = PhraseIndexBuilder::new(Identity::Always);
         b.add(&["a"], &["a"], 0.5);

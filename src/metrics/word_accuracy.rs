@@ -26,7 +26,12 @@ pub struct Rules {
 }
 
 const PUNCTUATION: &str = ",;.?¿¡!";
-const CONTRACTIONS: [([&str; 2], &str); 4] = [(["de", "el"], "del"), (["a", "el"], "al"), (["De", "el"], "Del"), (["A", "el"], "Al")];
+const CONTRACTIONS: [([&str; 2], &str); 4] = [
+    (["de", "el"], "del"),
+    (["a", "el"], "al"),
+    (["De", "el"], "Del"),
+    (["A", "el"], "Al"),
+];
 
 /// A fragment's tokens as the scorer compares them (see the module's notes).
 pub fn normalize<'a>(tokens: &[&'a str], rules: Rules) -> Vec<&'a str> {
@@ -72,7 +77,11 @@ where
     scratch.out = normalize(out, rules);
     let mut best: Option<f64> = None;
     for reference in refs {
-        let score = pair_score(&scratch.out, &normalize(reference, rules), rules.ignore_case);
+        let score = pair_score(
+            &scratch.out,
+            &normalize(reference, rules),
+            rules.ignore_case,
+        );
         best = Some(best.map_or(score, |b| b.max(score)));
     }
     best
@@ -88,7 +97,11 @@ pub fn pair_score(out: &[&str], reference: &[&str], ignore_case: bool) -> f64 {
 
 fn joined(tokens: &[&str], ignore_case: bool) -> String {
     let text = tokens.concat();
-    if ignore_case { text.to_lowercase() } else { text }
+    if ignore_case {
+        text.to_lowercase()
+    } else {
+        text
+    }
 }
 
 /// The longest match between a run of `a` and a run of `b` (equal concatenations), counted
@@ -101,7 +114,11 @@ fn longest_match(a: &[&str], b: &[&str], ignore_case: bool) -> usize {
             return longest_match_by_runs(a, b);
         }
         let (la, lb) = (lowercase(a), lowercase(b));
-        return longest_match(&la.iter().map(String::as_str).collect::<Vec<_>>(), &lb.iter().map(String::as_str).collect::<Vec<_>>(), false);
+        return longest_match(
+            &la.iter().map(String::as_str).collect::<Vec<_>>(),
+            &lb.iter().map(String::as_str).collect::<Vec<_>>(),
+            false,
+        );
     }
     // With both concatenations and their token boundaries, runs a[i..i+p] and b[j..j+q] match
     // when their byte lengths are equal and within the common prefix of the two suffixes.
@@ -110,7 +127,11 @@ fn longest_match(a: &[&str], b: &[&str], ignore_case: bool) -> usize {
     let mut best = 0;
     for i in 0..a.len() {
         for j in 0..b.len() {
-            let common = ta.as_bytes()[sa[i]..].iter().zip(&tb.as_bytes()[sb[j]..]).take_while(|(x, y)| x == y).count();
+            let common = ta.as_bytes()[sa[i]..]
+                .iter()
+                .zip(&tb.as_bytes()[sb[j]..])
+                .take_while(|(x, y)| x == y)
+                .count();
             // Walk both boundary lists (offsets from the runs' starts) in step.
             let (mut p, mut q) = (i + 1, j + 1);
             while p <= a.len() && q <= b.len() {
@@ -180,8 +201,15 @@ mod tests {
 
     fn score(out: &str, refs: &[&str]) -> Option<f64> {
         let out: Vec<&str> = out.split_whitespace().collect();
-        let refs: Vec<Vec<&str>> = refs.iter().map(|r| r.split_whitespace().collect()).collect();
-        word_accuracy(&out, refs.iter().map(Vec::as_slice), &mut Scratch::default())
+        let refs: Vec<Vec<&str>> = refs
+            .iter()
+            .map(|r| r.split_whitespace().collect())
+            .collect();
+        word_accuracy(
+            &out,
+            refs.iter().map(Vec::as_slice),
+            &mut Scratch::default(),
+        )
     }
 
     #[test]
@@ -202,18 +230,38 @@ mod tests {
         assert_eq!(score("in New York now", &["NewYork", "x"]), Some(0.5));
         // Tokens that are substrings of ",;.?¿¡!" go, wherever they are.
         assert_eq!(score("?¿ a ,; b", &["a b"]), Some(1.0));
-        assert_eq!(score("a .!", &["a"]), Some(0.5), "`.!` is not a substring of `,;.?¿¡!`");
+        assert_eq!(
+            score("a .!", &["a"]),
+            Some(0.5),
+            "`.!` is not a substring of `,;.?¿¡!`"
+        );
     }
 
     #[test]
     fn spanish_contractions_and_case() {
-        let spanish = Rules { spanish: true, ignore_case: false };
-        assert_eq!(normalize(&["De", "el", "a", "el", "x", "de", "el", "el"], spanish), ["Del", "al", "x", "del", "el"]);
+        let spanish = Rules {
+            spanish: true,
+            ignore_case: false,
+        };
+        assert_eq!(
+            normalize(&["De", "el", "a", "el", "x", "de", "el", "el"], spanish),
+            ["Del", "al", "x", "del", "el"]
+        );
         assert_eq!(normalize(&["de", "el"], Rules::default()), ["de", "el"]);
         assert_eq!(pair_score(&["Casa", "Blanca"], &["casablanca"], true), 1.0);
-        assert_eq!(pair_score(&["Casa", "Blanca", "x"], &["casablanca"], true), 2.0 / 3.0);
-        assert_eq!(pair_score(&["Casa", "Blanca", "x"], &["casablanca"], false), 0.0);
-        assert_eq!(pair_score(&["ΟΔΟΣ", "x"], &["οδος"], true), 0.5, "a final sigma, lowercased per run");
+        assert_eq!(
+            pair_score(&["Casa", "Blanca", "x"], &["casablanca"], true),
+            2.0 / 3.0
+        );
+        assert_eq!(
+            pair_score(&["Casa", "Blanca", "x"], &["casablanca"], false),
+            0.0
+        );
+        assert_eq!(
+            pair_score(&["ΟΔΟΣ", "x"], &["οδος"], true),
+            0.5,
+            "a final sigma, lowercased per run"
+        );
     }
 
     #[test]
@@ -221,8 +269,12 @@ mod tests {
         let tokens = ["a", "b", "ab", "ba", "A"];
         let mut rng = crate::metrics::random::SplitMix64::new(5);
         for _ in 0..4000 {
-            let a: Vec<&str> = (0..1 + rng.below(5)).map(|_| tokens[rng.below(5)]).collect();
-            let b: Vec<&str> = (0..1 + rng.below(5)).map(|_| tokens[rng.below(5)]).collect();
+            let a: Vec<&str> = (0..1 + rng.below(5))
+                .map(|_| tokens[rng.below(5)])
+                .collect();
+            let b: Vec<&str> = (0..1 + rng.below(5))
+                .map(|_| tokens[rng.below(5)])
+                .collect();
             for ignore_case in [false, true] {
                 let fast = longest_match(&a, &b, ignore_case);
                 let slow = if ignore_case {

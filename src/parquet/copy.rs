@@ -47,30 +47,51 @@ impl Copier {
     /// None when nothing can be copied: the input is a directory, has an offset index for some
     /// columns only, a column's Parquet type differs between the files (as when another writer
     /// named the list items differently), or a row group is too large.
-    pub fn open(input: &ParquetInput, columns: &[String], schema: &Schema, output: &SchemaDescriptor) -> Result<Option<Copier>> {
-        let Some((source, metadata)) = input.single_file() else { return Ok(None) };
-        if metadata.row_groups().iter().any(|rg| rg.num_rows() > MAX_ROW_GROUP_ROWS) {
+    pub fn open(
+        input: &ParquetInput,
+        columns: &[String],
+        schema: &Schema,
+        output: &SchemaDescriptor,
+    ) -> Result<Option<Copier>> {
+        let Some((source, metadata)) = input.single_file() else {
+            return Ok(None);
+        };
+        if metadata
+            .row_groups()
+            .iter()
+            .any(|rg| rg.num_rows() > MAX_ROW_GROUP_ROWS)
+        {
             return Ok(None);
         }
         // A file's offset index covers all of its columns or none, so must the input's: the
         // output then has one for all its columns, or (see `has_page_index`) none.
         let input = metadata.file_metadata().schema_descr();
         if let Some(offset_index) = metadata.offset_index()
-            && (offset_index.len() != metadata.num_row_groups() || offset_index.iter().any(|rg| rg.len() != input.num_columns()))
+            && (offset_index.len() != metadata.num_row_groups()
+                || offset_index
+                    .iter()
+                    .any(|rg| rg.len() != input.num_columns()))
         {
             return Ok(None);
         }
         let mut sources = vec![None; output.num_columns()];
         let mut copied_fields = vec![false; schema.fields().len()];
         for name in columns {
-            let (Ok(out_root), Some(in_root)) = (schema.index_of(name), root_index(input, name)) else {
+            let (Ok(out_root), Some(in_root)) = (schema.index_of(name), root_index(input, name))
+            else {
                 continue;
             };
             let (out_leaves, in_leaves) = (leaves_of(output, out_root), leaves_of(input, in_root));
             let same = out_leaves.len() == in_leaves.len()
-                && out_leaves.iter().zip(&in_leaves).all(|(&o, &i)| output.column(o) == input.column(i));
+                && out_leaves
+                    .iter()
+                    .zip(&in_leaves)
+                    .all(|(&o, &i)| output.column(o) == input.column(i));
             if same {
-                out_leaves.iter().zip(&in_leaves).for_each(|(&o, &i)| sources[o] = Some(i));
+                out_leaves
+                    .iter()
+                    .zip(&in_leaves)
+                    .for_each(|(&o, &i)| sources[o] = Some(i));
                 copied_fields[out_root] = true;
             }
         }
@@ -79,7 +100,16 @@ impl Copier {
         }
         let file = source.open()?;
         let (path, metadata) = (source.name(), metadata.clone());
-        Ok(Some(Copier { path, file, metadata, sources, copied_fields, current: 0, next: 0, rows_left: 0 }))
+        Ok(Some(Copier {
+            path,
+            file,
+            metadata,
+            sources,
+            copied_fields,
+            current: 0,
+            next: 0,
+            rows_left: 0,
+        }))
     }
 
     /// Whether the copied chunks come with their offset index (else the output can have none).
@@ -114,7 +144,11 @@ impl Copier {
     }
 
     /// Append the current row group's chunk for output leaf `leaf`.
-    pub fn append(&self, leaf: usize, writer: &mut SerializedRowGroupWriter<'_, crate::storage::Output>) -> Result<()> {
+    pub fn append(
+        &self,
+        leaf: usize,
+        writer: &mut SerializedRowGroupWriter<'_, crate::storage::Output>,
+    ) -> Result<()> {
         let source = self.sources[leaf].expect("append is called for copied leaves only");
         let row_group: &RowGroupMetaData = self.metadata.row_group(self.current);
         let chunk = row_group.column(source).clone();
@@ -123,18 +157,34 @@ impl Copier {
             rows_written: row_group.num_rows() as u64,
             metadata: chunk,
             bloom_filter: None,
-            column_index: self.metadata.column_index().and_then(|index| index[self.current].get(source)).cloned(),
-            offset_index: self.metadata.offset_index().and_then(|index| index[self.current].get(source)).cloned(),
+            column_index: self
+                .metadata
+                .column_index()
+                .and_then(|index| index[self.current].get(source))
+                .cloned(),
+            offset_index: self
+                .metadata
+                .offset_index()
+                .and_then(|index| index[self.current].get(source))
+                .cloned(),
         };
-        writer.append_column(&Bulk(&self.file), close).with_context(|| format!("copying a column of {}", self.path))
+        writer
+            .append_column(&Bulk(&self.file), close)
+            .with_context(|| format!("copying a column of {}", self.path))
     }
 
     /// Check, at the end, that every row of the input was written.
     pub fn finish(&self) -> Result<()> {
-        let later: usize = self.metadata.row_groups()[self.next..].iter().map(|rg| rg.num_rows() as usize).sum();
+        let later: usize = self.metadata.row_groups()[self.next..]
+            .iter()
+            .map(|rg| rg.num_rows() as usize)
+            .sum();
         let unwritten = self.rows_left + later;
         if unwritten > 0 {
-            bail!("internal error: {unwritten} rows of {} were not written", self.path);
+            bail!(
+                "internal error: {unwritten} rows of {} were not written",
+                self.path
+            );
         }
         Ok(())
     }
@@ -167,10 +217,15 @@ impl ChunkReader for Bulk<'_> {
 }
 
 fn root_index(schema: &SchemaDescriptor, name: &str) -> Option<usize> {
-    schema.root_schema().get_fields().iter().position(|field| field.name() == name)
+    schema
+        .root_schema()
+        .get_fields()
+        .iter()
+        .position(|field| field.name() == name)
 }
 
 fn leaves_of(schema: &SchemaDescriptor, root: usize) -> Vec<usize> {
-    (0..schema.num_columns()).filter(|&leaf| schema.get_column_root_idx(leaf) == root).collect()
+    (0..schema.num_columns())
+        .filter(|&leaf| schema.get_column_root_idx(leaf) == root)
+        .collect()
 }
-

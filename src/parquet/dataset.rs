@@ -26,9 +26,9 @@ use datafusion::prelude::{DataFrame, ParquetReadOptions};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 
-use super::{NULL_PARTITION, ParquetInput, keys};
 use super::shares::SharesSink;
 use super::write::{AtomicParquetWriter, Codec};
+use super::{NULL_PARTITION, ParquetInput, keys};
 use crate::storage::{self, Location, Mode, Remote};
 use datafusion::prelude::SessionContext;
 
@@ -51,7 +51,9 @@ pub struct Layout {
 impl Layout {
     /// A result goes to a dataset when partitioned or split, or when the target ends in `/`.
     pub fn is_dataset(&self, out: &Path) -> bool {
-        !self.partition_by.is_empty() || self.max_rows_per_file.is_some() || out.to_string_lossy().ends_with('/')
+        !self.partition_by.is_empty()
+            || self.max_rows_per_file.is_some()
+            || out.to_string_lossy().ends_with('/')
     }
 }
 
@@ -77,20 +79,31 @@ impl TableWriter {
     ) -> Result<TableWriter> {
         if let Some(target) = out.to_str().and_then(|s| s.strip_prefix("delta:")) {
             if !layout.partition_by.is_empty() || layout.max_rows_per_file.is_some() {
-                bail!("--partition-by and --max-rows-per-file are for Parquet datasets, not delta: outputs");
+                bail!(
+                    "--partition-by and --max-rows-per-file are for Parquet datasets, not delta: outputs"
+                );
             }
             #[cfg(feature = "delta")]
-            return Ok(TableWriter::Delta(storage::delta::DeltaWriter::create(ctx, target, layout.mode, schema, metadata).await?));
+            return Ok(TableWriter::Delta(
+                storage::delta::DeltaWriter::create(ctx, target, layout.mode, schema, metadata)
+                    .await?,
+            ));
             #[cfg(not(feature = "delta"))]
             bail!("delta:{target}: this pairmetrics was built without the `delta` feature");
         }
         let _ = ctx;
         if layout.mode != Mode::default() {
-            bail!("--mode is for delta: outputs; a Parquet output is always written whole, replacing the file");
+            bail!(
+                "--mode is for delta: outputs; a Parquet output is always written whole, replacing the file"
+            );
         }
         Ok(match layout.is_dataset(out) {
-            false => TableWriter::File(AtomicParquetWriter::with_encoding(out, schema, metadata, codec, dictionary)?),
-            true => TableWriter::Dataset(DatasetWriter::create(out, layout, schema, metadata, codec, dictionary)?),
+            false => TableWriter::File(AtomicParquetWriter::with_encoding(
+                out, schema, metadata, codec, dictionary,
+            )?),
+            true => TableWriter::Dataset(DatasetWriter::create(
+                out, layout, schema, metadata, codec, dictionary,
+            )?),
         })
     }
 
@@ -147,23 +160,45 @@ impl DatasetWriter {
         for name in &layout.partition_by {
             let index = schema.index_of(name).map_err(|_| {
                 let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-                anyhow::anyhow!("--partition-by {name}: the result has no such column (it has {})", names.join(", "))
+                anyhow::anyhow!(
+                    "--partition-by {name}: the result has no such column (it has {})",
+                    names.join(", ")
+                )
             })?;
-            if matches!(schema.field(index).data_type(), DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_)) {
-                bail!("--partition-by {name}: a {} column cannot name a directory", schema.field(index).data_type());
+            if matches!(
+                schema.field(index).data_type(),
+                DataType::List(_) | DataType::LargeList(_) | DataType::Struct(_)
+            ) {
+                bail!(
+                    "--partition-by {name}: a {} column cannot name a directory",
+                    schema.field(index).data_type()
+                );
             }
             partition_columns.push(index);
         }
         if partition_columns.len() == schema.fields().len() {
-            bail!("--partition-by: every column of the result is a partition column; the files would have none");
+            bail!(
+                "--partition-by: every column of the result is a partition column; the files would have none"
+            );
         }
-        let kept = schema.fields().iter().enumerate().filter(|(i, _)| !partition_columns.contains(i)).map(|(_, f)| f.clone());
-        let file_schema = Arc::new(Schema::new_with_metadata(kept.collect::<Vec<_>>(), schema.metadata().clone()));
+        let kept = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !partition_columns.contains(i))
+            .map(|(_, f)| f.clone());
+        let file_schema = Arc::new(Schema::new_with_metadata(
+            kept.collect::<Vec<_>>(),
+            schema.metadata().clone(),
+        ));
         let text = out.to_string_lossy().trim_end_matches('/').to_string();
         let (root, staging) = match Location::parse(Path::new(&text))? {
             Location::Local(target) => {
                 let staging = staging_directory(&target)?;
-                (staging.to_string_lossy().into_owned(), Some((staging, target)))
+                (
+                    staging.to_string_lossy().into_owned(),
+                    Some((staging, target)),
+                )
             }
             Location::Remote(remote) => {
                 ensure_empty_prefix(&remote)?;
@@ -188,7 +223,9 @@ impl DatasetWriter {
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         for (directory, rows) in self.split(batch)? {
-            let file_columns: Vec<usize> = (0..batch.num_columns()).filter(|i| !self.partition_columns.contains(i)).collect();
+            let file_columns: Vec<usize> = (0..batch.num_columns())
+                .filter(|i| !self.partition_columns.contains(i))
+                .collect();
             let rows = rows.project(&file_columns)?;
             let rows = RecordBatch::try_new(self.file_schema.clone(), rows.columns().to_vec())?;
             let mut offset = 0;
@@ -212,15 +249,27 @@ impl DatasetWriter {
         let values = self
             .partition_columns
             .iter()
-            .map(|&i| Ok(cast(batch.column(i), &DataType::Utf8)?.as_string::<i32>().clone()))
+            .map(|&i| {
+                Ok(cast(batch.column(i), &DataType::Utf8)?
+                    .as_string::<i32>()
+                    .clone())
+            })
             .collect::<Result<Vec<_>>>()?;
-        let names: Vec<&String> = self.partition_columns.iter().map(|&i| batch.schema_ref().field(i).name()).collect();
+        let names: Vec<&String> = self
+            .partition_columns
+            .iter()
+            .map(|&i| batch.schema_ref().field(i).name())
+            .collect();
         let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         for row in 0..batch.num_rows() {
             let mut parts = Vec::with_capacity(names.len());
             for (name, column) in names.iter().zip(&values) {
-                let value = if column.is_null(row) { NULL_PARTITION.to_string() } else { escape(column.value(row)) };
+                let value = if column.is_null(row) {
+                    NULL_PARTITION.to_string()
+                } else {
+                    escape(column.value(row))
+                };
                 let part = format!("{}={value}", escape(name));
                 // Local file systems refuse longer names, with only "File name too long".
                 if self.staging.is_some() && part.len() > MAX_NAME_BYTES {
@@ -244,7 +293,10 @@ impl DatasetWriter {
         if groups.len() == 1 {
             return Ok(vec![(groups.pop().expect("one").0, batch.clone())]);
         }
-        groups.into_iter().map(|(d, rows)| Ok((d, take_record_batch(batch, &UInt32Array::from(rows))?))).collect()
+        groups
+            .into_iter()
+            .map(|(d, rows)| Ok((d, take_record_batch(batch, &UInt32Array::from(rows))?)))
+            .collect()
     }
 
     /// Make the file of `directory` the most recent open one, with room for at least one row,
@@ -273,7 +325,13 @@ impl DatasetWriter {
         if self.staging.is_some() {
             std::fs::create_dir_all(path.parent().expect("under the root"))?;
         }
-        let writer = AtomicParquetWriter::with_encoding(&path, self.file_schema.clone(), self.metadata.clone(), self.codec, self.dictionary)?;
+        let writer = AtomicParquetWriter::with_encoding(
+            &path,
+            self.file_schema.clone(),
+            self.metadata.clone(),
+            self.codec,
+            self.dictionary,
+        )?;
         self.open.push((directory.to_string(), writer, 0));
         self.written.push(name);
         Ok(self.max_rows_per_file)
@@ -314,11 +372,19 @@ fn with_marker_key(mut metadata: Vec<(String, String)>) -> Vec<(String, String)>
 /// where a dataset is written before [`publish`] makes it `target`.
 fn staging_directory(target: &Path) -> Result<PathBuf> {
     storage::refuse_input(target)?;
-    if target.exists() && std::fs::read_dir(target).map(|mut d| d.next().is_some()).unwrap_or(true) {
-        bail!("{} exists and is not an empty directory; a dataset is written to a new one", target.display());
+    if target.exists()
+        && std::fs::read_dir(target)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        bail!(
+            "{} exists and is not an empty directory; a dataset is written to a new one",
+            target.display()
+        );
     }
     let staging = storage::partial_path(target)?;
-    std::fs::create_dir(&staging).with_context(|| format!("cannot create {}", staging.display()))?;
+    std::fs::create_dir(&staging)
+        .with_context(|| format!("cannot create {}", staging.display()))?;
     Ok(staging)
 }
 
@@ -328,9 +394,11 @@ fn publish(staging: &Path, target: &Path) -> Result<()> {
     storage::refuse_input(target)?;
     storage::write_whole(&staging.join("_SUCCESS"), b"")?;
     if target.exists() {
-        std::fs::remove_dir(target).with_context(|| format!("cannot replace {}", target.display()))?;
+        std::fs::remove_dir(target)
+            .with_context(|| format!("cannot replace {}", target.display()))?;
     }
-    std::fs::rename(staging, target).with_context(|| format!("moving {} to {}", staging.display(), target.display()))
+    std::fs::rename(staging, target)
+        .with_context(|| format!("moving {} to {}", staging.display(), target.display()))
 }
 
 impl Drop for DatasetWriter {
@@ -344,7 +412,9 @@ impl Drop for DatasetWriter {
             Some((staging, _)) => drop(std::fs::remove_dir_all(staging)),
             None => {
                 for name in &self.written {
-                    if let Ok(Location::Remote(remote)) = Location::parse(Path::new(&format!("{}/{name}", self.root))) {
+                    if let Ok(Location::Remote(remote)) =
+                        Location::parse(Path::new(&format!("{}/{name}", self.root)))
+                    {
                         let (store, key) = (remote.store.clone(), remote.key.clone());
                         let _ = storage::block_on(async move { store.delete(&key).await });
                     }
@@ -357,9 +427,16 @@ impl Drop for DatasetWriter {
 /// A dataset is written under a prefix with nothing under it yet.
 fn ensure_empty_prefix(remote: &Remote) -> Result<()> {
     let (store, prefix) = (remote.store.clone(), remote.key.clone());
-    let first = storage::block_on(async move { store.list(Some(&prefix)).next().await.transpose() });
-    if first.map_err(|e| storage::explain(remote.url.as_str(), e))?.is_some() {
-        bail!("{}: objects exist under this prefix; a dataset is written to an empty one", remote.url);
+    let first =
+        storage::block_on(async move { store.list(Some(&prefix)).next().await.transpose() });
+    if first
+        .map_err(|e| storage::explain(remote.url.as_str(), e))?
+        .is_some()
+    {
+        bail!(
+            "{}: objects exist under this prefix; a dataset is written to an empty one",
+            remote.url
+        );
     }
     Ok(())
 }
@@ -383,7 +460,9 @@ enum Place {
 impl ExecutorDataset {
     pub fn create(out: &Path, layout: &Layout) -> Result<ExecutorDataset> {
         if out.to_str().is_some_and(|s| s.starts_with("delta:")) {
-            bail!("--out delta:...: Delta outputs are written by this process; not supported with --cluster");
+            bail!(
+                "--out delta:...: Delta outputs are written by this process; not supported with --cluster"
+            );
         }
         if layout.max_rows_per_file.is_some() || layout.mode != Mode::default() {
             bail!("--max-rows-per-file and --mode are not supported with --cluster");
@@ -392,14 +471,20 @@ impl ExecutorDataset {
         let place = match Location::parse(Path::new(&text))? {
             Location::Local(path) => {
                 let target = storage::absolute(&path)?;
-                Place::Local { staging: staging_directory(&target)?, target }
+                Place::Local {
+                    staging: staging_directory(&target)?,
+                    target,
+                }
             }
             Location::Remote(remote) => {
                 ensure_empty_prefix(&remote)?;
                 Place::Remote(remote)
             }
         };
-        Ok(ExecutorDataset { place, published: false })
+        Ok(ExecutorDataset {
+            place,
+            published: false,
+        })
     }
 
     /// Where the files go until published, as a directory URL.
@@ -425,10 +510,20 @@ impl ExecutorDataset {
         options.global.compression = Some(codec.name().to_string());
         options.global.dictionary_enabled = Some(dictionary);
         options.global.max_row_group_size = super::write::ROW_GROUP_ROWS;
-        options.key_value_metadata = with_marker_key(metadata).into_iter().map(|(k, v)| (k, Some(v))).collect();
-        let write = DataFrameWriteOptions::new().with_single_file_output(false).with_partition_by(layout.partition_by.clone());
-        let batches = frame.write_parquet(&self.url(), write, Some(options)).await?;
-        Ok(batches.iter().map(|b| b.column(0).as_primitive::<UInt64Type>().value(0)).sum())
+        options.key_value_metadata = with_marker_key(metadata)
+            .into_iter()
+            .map(|(k, v)| (k, Some(v)))
+            .collect();
+        let write = DataFrameWriteOptions::new()
+            .with_single_file_output(false)
+            .with_partition_by(layout.partition_by.clone());
+        let batches = frame
+            .write_parquet(&self.url(), write, Some(options))
+            .await?;
+        Ok(batches
+            .iter()
+            .map(|b| b.column(0).as_primitive::<UInt64Type>().value(0))
+            .sum())
     }
 
     /// Run `frame` on the cluster with each of its partitions written by the task that
@@ -442,12 +537,32 @@ impl ExecutorDataset {
         dictionary: bool,
     ) -> Result<u64> {
         let schema = frame.schema().inner().clone();
-        let sink = SharesSink::new(&self.url(), schema, with_marker_key(metadata), codec, dictionary);
+        let sink = SharesSink::new(
+            &self.url(),
+            schema,
+            with_marker_key(metadata),
+            codec,
+            dictionary,
+        );
         let (state, plan) = frame.into_parts();
-        let insert = LogicalPlanBuilder::insert_into(plan, "output", provider_as_source(Arc::new(sink)), InsertOp::Append)?;
+        let insert = LogicalPlanBuilder::insert_into(
+            plan,
+            "output",
+            provider_as_source(Arc::new(sink)),
+            InsertOp::Append,
+        )?;
         let batches = DataFrame::new(state, insert.build()?).collect().await?;
         // One count per share.
-        Ok(batches.iter().flat_map(|b| b.column(0).as_primitive::<UInt64Type>().values().iter().copied()).sum())
+        Ok(batches
+            .iter()
+            .flat_map(|b| {
+                b.column(0)
+                    .as_primitive::<UInt64Type>()
+                    .values()
+                    .iter()
+                    .copied()
+            })
+            .sum())
     }
 
     /// What was written, opened to read back in file order.
@@ -460,7 +575,8 @@ impl ExecutorDataset {
         if let Place::Remote(remote) = &self.place {
             storage::register(ctx, remote)?;
         }
-        ctx.register_parquet(name, &self.url(), ParquetReadOptions::default()).await?;
+        ctx.register_parquet(name, &self.url(), ParquetReadOptions::default())
+            .await?;
         Ok(())
     }
 
@@ -477,8 +593,10 @@ impl ExecutorDataset {
                 }
                 publish(staging, target)?
             }
-            Place::Remote(remote) => storage::write_whole(Path::new(&format!("{}_SUCCESS", self.url())), b"")
-                .with_context(|| format!("marking {} complete", remote.url))?,
+            Place::Remote(remote) => {
+                storage::write_whole(Path::new(&format!("{}_SUCCESS", self.url())), b"")
+                    .with_context(|| format!("marking {} complete", remote.url))?
+            }
         }
         self.published = true;
         Ok(())

@@ -17,14 +17,18 @@ use bytes::Bytes;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type, Schema, SchemaRef};
-use datafusion::execution::SendableRecordBatchStream;
 use datafusion::datasource::{ViewTable, provider_as_source};
+use datafusion::execution::SendableRecordBatchStream;
 use datafusion::functions::expr_fn::nullif;
 use datafusion::logical_expr::{LogicalPlanBuilder, SortExpr, col, ident, lit};
 use datafusion::parquet::arrow::ProjectionMask;
-use datafusion::parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use datafusion::parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
 use datafusion::parquet::errors::Result as ParquetResult;
-use datafusion::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData};
+use datafusion::parquet::file::metadata::{
+    PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader, RowGroupMetaData,
+};
 use datafusion::parquet::file::reader::{ChunkReader, Length};
 use datafusion::physical_plan::stream::RecordBatchReceiverStream;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
@@ -66,7 +70,9 @@ impl Source {
     /// The file opened for the synchronous Parquet reader.
     pub fn open(&self) -> Result<FileReader> {
         Ok(match self {
-            Source::Local(path) => FileReader::Local(File::open(path).with_context(|| format!("cannot open {}", path.display()))?),
+            Source::Local(path) => FileReader::Local(
+                File::open(path).with_context(|| format!("cannot open {}", path.display()))?,
+            ),
             Source::Remote(file) => FileReader::Remote(file.clone()),
         })
     }
@@ -140,7 +146,9 @@ impl ParquetInput {
             );
             match std::env::var_os(READ_INCOMPLETE).is_some_and(|v| v == "1") {
                 true => eprintln!("warning: {what} (read anyway, as {READ_INCOMPLETE}=1 asks)"),
-                false => bail!("{what}; write it again, or set {READ_INCOMPLETE}=1 to read what is there"),
+                false => bail!(
+                    "{what}; write it again, or set {READ_INCOMPLETE}=1 to read what is there"
+                ),
             }
         }
         Ok(input)
@@ -158,21 +166,42 @@ impl ParquetInput {
         let mut files = Vec::with_capacity(listed.len());
         for (source, relative) in listed {
             let metadata = Arc::new(read_footer(&source).with_context(|| format!("table {name}"))?);
-            let partition_values =
-                hive_partitions(&relative).into_iter().map(|(_, v)| (v != NULL_PARTITION).then_some(v)).collect();
-            files.push(InputFile { source, metadata, partition_values });
+            let partition_values = hive_partitions(&relative)
+                .into_iter()
+                .map(|(_, v)| (v != NULL_PARTITION).then_some(v))
+                .collect();
+            files.push(InputFile {
+                source,
+                metadata,
+                partition_values,
+            });
         }
-        Ok(ParquetInput { name: name.to_string(), path: path.to_path_buf(), location, is_file, partitions, files })
+        Ok(ParquetInput {
+            name: name.to_string(),
+            path: path.to_path_buf(),
+            location,
+            is_file,
+            partitions,
+            files,
+        })
     }
 
     /// A directory of files from a pairmetrics dataset ([`keys::DATASET`]) with no `_SUCCESS`.
     fn is_unfinished_dataset(&self) -> Result<bool> {
         let (key, _) = keys::DATASET;
-        let marked = |f: &InputFile| f.metadata.file_metadata().key_value_metadata().is_some_and(|kv| kv.iter().any(|e| e.key == key));
+        let marked = |f: &InputFile| {
+            f.metadata
+                .file_metadata()
+                .key_value_metadata()
+                .is_some_and(|kv| kv.iter().any(|e| e.key == key))
+        };
         if self.is_file || !self.files.iter().any(marked) {
             return Ok(false);
         }
-        let marker = format!("{}/_SUCCESS", self.path.to_string_lossy().trim_end_matches('/'));
+        let marker = format!(
+            "{}/_SUCCESS",
+            self.path.to_string_lossy().trim_end_matches('/')
+        );
         Ok(!storage::exists(Path::new(&marker)).with_context(|| format!("table {}", self.name))?)
     }
 
@@ -194,7 +223,12 @@ impl ParquetInput {
 
     /// The value of key-value entry `key` in the (first) file's footer.
     pub fn key_value(&self, key: &str) -> Option<&str> {
-        let entries = self.files.first()?.metadata.file_metadata().key_value_metadata()?;
+        let entries = self
+            .files
+            .first()?
+            .metadata
+            .file_metadata()
+            .key_value_metadata()?;
         entries.iter().find(|e| e.key == key)?.value.as_deref()
     }
 
@@ -203,7 +237,8 @@ impl ParquetInput {
     /// ascending, in every row group (as Spark, DuckDB and pyarrow can write). A directory
     /// records nothing: the order across its files is not known.
     pub fn records_sorted_by_pair_id(&self) -> bool {
-        self.single_file().is_some_and(|(_, metadata)| sorted_by_pair_id(metadata))
+        self.single_file()
+            .is_some_and(|(_, metadata)| sorted_by_pair_id(metadata))
     }
 
     /// Register the input with `ctx` under its name, declared sorted by pair_id or not.
@@ -218,8 +253,12 @@ impl ParquetInput {
         if !self.is_file && !url.ends_with('/') {
             url.push('/');
         }
-        let mut options = ParquetReadOptions::default()
-            .table_partition_cols(self.partitions.iter().map(|k| (k.clone(), DataType::Utf8)).collect());
+        let mut options = ParquetReadOptions::default().table_partition_cols(
+            self.partitions
+                .iter()
+                .map(|k| (k.clone(), DataType::Utf8))
+                .collect(),
+        );
         // Callers declare nothing on a cluster (see session::may_declare_sorted).
         if sorted_by_pair_id {
             options.file_sort_order = vec![vec![SortExpr::new(col("pair_id"), true, true)]];
@@ -227,7 +266,11 @@ impl ParquetInput {
         ctx.register_parquet(&self.name, &url, options)
             .await
             .with_context(|| format!("cannot read {} as Parquet", self.path.display()))?;
-        if self.files.iter().any(|f| f.partition_values.contains(&None)) {
+        if self
+            .files
+            .iter()
+            .any(|f| f.partition_values.contains(&None))
+        {
             self.read_null_partitions_as_null(ctx).await?;
         }
         Ok(())
@@ -245,7 +288,9 @@ impl ParquetInput {
                 false => column,
             }
         });
-        let plan = LogicalPlanBuilder::scan(self.name.as_str(), provider_as_source(listing), None)?.project(columns)?.build()?;
+        let plan = LogicalPlanBuilder::scan(self.name.as_str(), provider_as_source(listing), None)?
+            .project(columns)?
+            .build()?;
         ctx.deregister_table(self.name.as_str())?;
         ctx.register_table(self.name.as_str(), Arc::new(ViewTable::new(plan, None)))?;
         Ok(())
@@ -256,8 +301,14 @@ impl ParquetInput {
     /// (`parquet/split.rs`). Its rows then no longer come in file order, which `sql` never
     /// promised; jobs that read a table in file order (exports, the resources) do not call this.
     pub async fn share_rows_among_threads(&self, ctx: &SessionContext) -> Result<()> {
-        let Some((_, metadata)) = self.single_file() else { return Ok(()) };
-        let rows = metadata.row_groups().iter().map(|g| g.num_rows().max(0) as u64).collect();
+        let Some((_, metadata)) = self.single_file() else {
+            return Ok(());
+        };
+        let rows = metadata
+            .row_groups()
+            .iter()
+            .map(|g| g.num_rows().max(0) as u64)
+            .collect();
         let partitions = ctx.state().config().target_partitions();
         let listing = ctx.table_provider(self.name.as_str()).await?;
         if let Some(split) = super::split::SplitRowGroups::wrap(listing, rows, partitions) {
@@ -270,7 +321,12 @@ impl ParquetInput {
     /// Stream `columns` in file order, decoded on a thread of their own from the footers read
     /// at open, each column cast to its type in `schema` (the table as registered, so batches
     /// have the types a query over it sees).
-    pub fn scan(&self, columns: &[&str], schema: &Schema, batch_size: usize) -> Result<SendableRecordBatchStream> {
+    pub fn scan(
+        &self,
+        columns: &[&str],
+        schema: &Schema,
+        batch_size: usize,
+    ) -> Result<SendableRecordBatchStream> {
         self.scan_rows(columns, schema, batch_size, 0..u64::MAX)
     }
 
@@ -284,35 +340,56 @@ impl ParquetInput {
         batch_size: usize,
         rows: Range<u64>,
     ) -> Result<SendableRecordBatchStream> {
-        let fields = columns.iter().map(|c| schema.field_with_name(c).cloned()).collect::<Result<Vec<_>, _>>()?;
+        let fields = columns
+            .iter()
+            .map(|c| schema.field_with_name(c).cloned())
+            .collect::<Result<Vec<_>, _>>()?;
         let schema: SchemaRef = Arc::new(Schema::new(fields));
-        let in_files: Vec<&str> = columns.iter().copied().filter(|c| !self.partitions.iter().any(|k| k == c)).collect();
+        let in_files: Vec<&str> = columns
+            .iter()
+            .copied()
+            .filter(|c| !self.partitions.iter().any(|k| k == c))
+            .collect();
         let mut readers = Vec::with_capacity(self.files.len());
         let mut first_row = 0u64;
         for file in &self.files {
-            let file_rows = first_row..first_row + file.metadata.file_metadata().num_rows().max(0) as u64;
+            let file_rows =
+                first_row..first_row + file.metadata.file_metadata().num_rows().max(0) as u64;
             first_row = file_rows.end;
             let wanted = rows.start.max(file_rows.start)..rows.end.min(file_rows.end);
             if wanted.is_empty() {
                 continue;
             }
-            let metadata = ArrowReaderMetadata::try_new(file.metadata.clone(), ArrowReaderOptions::new())?;
+            let metadata =
+                ArrowReaderMetadata::try_new(file.metadata.clone(), ArrowReaderOptions::new())?;
             let parquet_schema = metadata.parquet_schema();
             let roots: Vec<usize> = in_files
                 .iter()
                 .map(|&name| {
-                    let root = parquet_schema.root_schema().get_fields().iter().position(|f| f.name() == name);
-                    root.ok_or_else(|| anyhow!("{} table {}: no column `{name}`", self.name, file.source.name()))
+                    let root = parquet_schema
+                        .root_schema()
+                        .get_fields()
+                        .iter()
+                        .position(|f| f.name() == name);
+                    root.ok_or_else(|| {
+                        anyhow!(
+                            "{} table {}: no column `{name}`",
+                            self.name,
+                            file.source.name()
+                        )
+                    })
                 })
                 .collect::<Result<_>>()?;
             let mask = ProjectionMask::roots(parquet_schema, roots);
-            let mut reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file.source.open()?, metadata)
-                .with_projection(mask)
-                .with_batch_size(batch_size);
+            let mut reader =
+                ParquetRecordBatchReaderBuilder::new_with_metadata(file.source.open()?, metadata)
+                    .with_projection(mask)
+                    .with_batch_size(batch_size);
             if wanted != file_rows {
                 let in_file = wanted.start - file_rows.start..wanted.end - file_rows.start;
                 let groups = file.metadata.row_groups();
-                let group_rows: Vec<u64> = groups.iter().map(|g| g.num_rows().max(0) as u64).collect();
+                let group_rows: Vec<u64> =
+                    groups.iter().map(|g| g.num_rows().max(0) as u64).collect();
                 let plan = super::split::access_plan(&group_rows, in_file.start, in_file.end);
                 reader = reader.with_row_groups(plan.row_group_indexes());
                 if let Some(selection) = plan.into_overall_row_selection(groups)? {
@@ -320,8 +397,12 @@ impl ParquetInput {
                 }
             }
             let reader = reader.build()?;
-            let partitions: Vec<(String, Option<String>)> =
-                self.partitions.iter().cloned().zip(file.partition_values.iter().cloned()).collect();
+            let partitions: Vec<(String, Option<String>)> = self
+                .partitions
+                .iter()
+                .cloned()
+                .zip(file.partition_values.iter().cloned())
+                .collect();
             readers.push((file.source.name(), partitions, reader));
         }
         let mut builder = RecordBatchReceiverStream::builder(schema.clone(), 2);
@@ -329,9 +410,12 @@ impl ParquetInput {
         builder.spawn_blocking(move || {
             for (path, partitions, reader) in readers {
                 for batch in reader {
-                    let batch = batch.map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+                    let batch = batch
+                        .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
                     let batch = conform(batch, &partitions, &schema).map_err(|e| {
-                        datafusion::error::DataFusionError::Execution(format!("reading {path}: {e}"))
+                        datafusion::error::DataFusionError::Execution(format!(
+                            "reading {path}: {e}"
+                        ))
                     })?;
                     if tx.blocking_send(Ok(batch)).is_err() {
                         return Ok(()); // the reader of the stream is gone
@@ -359,45 +443,74 @@ impl ParquetInput {
             for &id in ids.values() {
                 if let Some(prev) = last {
                     if id == prev && ascending {
-                        bail!("{name} table {path}: pair_id {id} appears twice (rows {} and {rows}); pair_id must be unique", rows - 1);
+                        bail!(
+                            "{name} table {path}: pair_id {id} appears twice (rows {} and {rows}); pair_id must be unique",
+                            rows - 1
+                        );
                     }
                     ascending &= id > prev;
                 }
                 last = Some(id);
                 rows += 1;
-                fingerprint = (fingerprint.rotate_left(5) ^ id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                fingerprint =
+                    (fingerprint.rotate_left(5) ^ id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
             }
         }
-        Ok(KeyOrder { rows, ascending, fingerprint })
+        Ok(KeyOrder {
+            rows,
+            ascending,
+            fingerprint,
+        })
     }
 
     /// The table's schema as its readers see it: the first file's columns, then the Hive
     /// partition columns (strings).
     pub fn schema(&self) -> Result<SchemaRef> {
         let mut fields: Vec<_> = self.arrow_schema()?.fields().iter().cloned().collect();
-        fields.extend(self.partitions.iter().map(|k| Arc::new(datafusion::arrow::datatypes::Field::new(k, DataType::Utf8, true))));
+        fields.extend(self.partitions.iter().map(|k| {
+            Arc::new(datafusion::arrow::datatypes::Field::new(
+                k,
+                DataType::Utf8,
+                true,
+            ))
+        }));
         Ok(Arc::new(Schema::new(fields)))
     }
 
     /// The Arrow schema of the first file (pair_id's type is checked against every table's).
     fn arrow_schema(&self) -> Result<SchemaRef> {
         let Some(first) = self.files.first() else {
-            bail!("{} table {}: no *.parquet files", self.name, self.path.display());
+            bail!(
+                "{} table {}: no *.parquet files",
+                self.name,
+                self.path.display()
+            );
         };
-        Ok(ArrowReaderMetadata::try_new(first.metadata.clone(), ArrowReaderOptions::new())?.schema().clone())
+        Ok(
+            ArrowReaderMetadata::try_new(first.metadata.clone(), ArrowReaderOptions::new())?
+                .schema()
+                .clone(),
+        )
     }
 }
 
 /// `batch`'s columns in `schema`'s order (a projection yields them in file order), each cast to
 /// its type there where they differ (a directory's files may store a column as Utf8 in one and
 /// LargeUtf8 in another); a Hive partition column is its file's value on every row.
-fn conform(batch: RecordBatch, partitions: &[(String, Option<String>)], schema: &SchemaRef) -> Result<RecordBatch> {
+fn conform(
+    batch: RecordBatch,
+    partitions: &[(String, Option<String>)],
+    schema: &SchemaRef,
+) -> Result<RecordBatch> {
     let columns = schema
         .fields()
         .iter()
         .map(|field| {
             if let Some((_, value)) = partitions.iter().find(|(k, _)| k == field.name()) {
-                let column: ArrayRef = Arc::new(StringArray::from_iter(std::iter::repeat_n(value, batch.num_rows())));
+                let column: ArrayRef = Arc::new(StringArray::from_iter(std::iter::repeat_n(
+                    value,
+                    batch.num_rows(),
+                )));
                 return cast(&column, field.data_type());
             }
             let column = batch.column_by_name(field.name()).expect("projected");
@@ -407,8 +520,13 @@ fn conform(batch: RecordBatch, partitions: &[(String, Option<String>)], schema: 
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let options = datafusion::arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
-    Ok(RecordBatch::try_new_with_options(schema.clone(), columns, &options)?)
+    let options =
+        datafusion::arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &options,
+    )?)
 }
 
 /// How a table's `pair_id` column is ordered.
@@ -432,11 +550,17 @@ impl KeyOrder {
 fn sorted_by_pair_id(metadata: &ParquetMetaData) -> bool {
     let file = metadata.file_metadata();
     let (key, value) = keys::SORTED_BY;
-    let recorded = file.key_value_metadata().is_some_and(|kv| kv.iter().any(|e| e.key == key && e.value.as_deref() == Some(value)));
+    let recorded = file.key_value_metadata().is_some_and(|kv| {
+        kv.iter()
+            .any(|e| e.key == key && e.value.as_deref() == Some(value))
+    });
     let schema = file.schema_descr();
     let leaf = (0..schema.num_columns()).find(|&i| schema.column(i).path().string() == "pair_id");
     let sorting = |group: &RowGroupMetaData| {
-        group.sorting_columns().and_then(|c| c.first()).is_some_and(|c| Some(c.column_idx as usize) == leaf && !c.descending)
+        group
+            .sorting_columns()
+            .and_then(|c| c.first())
+            .is_some_and(|c| Some(c.column_idx as usize) == leaf && !c.descending)
     };
     let groups = metadata.row_groups();
     recorded || (!groups.is_empty() && groups.iter().all(sorting))
@@ -452,18 +576,26 @@ fn read_footer(source: &Source) -> Result<ParquetMetaData> {
     let file = source.open()?;
     let size = file.len();
     if size < 12 {
-        return Err(fail(format!("{size} bytes, fewer than a Parquet file's header and footer")));
+        return Err(fail(format!(
+            "{size} bytes, fewer than a Parquet file's header and footer"
+        )));
     }
     let (head, tail) = (file.get_bytes(0, 4)?, file.get_bytes(size - 8, 8)?);
     if &head[..] != MAGIC || &tail[4..] != MAGIC {
-        return Err(fail("no PAR1 magic at its start and end (truncated, or another format)".into()));
+        return Err(fail(
+            "no PAR1 magic at its start and end (truncated, or another format)".into(),
+        ));
     }
     let footer = u32::from_le_bytes(tail[..4].try_into().expect("4 bytes")) as u64;
     if footer + 12 > size {
-        return Err(fail(format!("its footer claims {footer} bytes of metadata but the file has {size} (truncated?)")));
+        return Err(fail(format!(
+            "its footer claims {footer} bytes of metadata but the file has {size} (truncated?)"
+        )));
     }
     let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ParquetMetaDataReader::new().with_page_index_policy(PageIndexPolicy::Optional).parse_and_finish(&file)
+        ParquetMetaDataReader::new()
+            .with_page_index_policy(PageIndexPolicy::Optional)
+            .parse_and_finish(&file)
     }));
     match decoded {
         Ok(Ok(metadata)) => Ok(metadata),
@@ -480,22 +612,32 @@ fn list_local(name: &str, path: &Path) -> Result<(bool, Vec<(Source, String)>)> 
         bail!("table {name}: {} does not exist", path.display());
     }
     if path.is_file() {
-        return Ok((true, vec![(Source::Local(path.to_path_buf()), String::new())]));
+        return Ok((
+            true,
+            vec![(Source::Local(path.to_path_buf()), String::new())],
+        ));
     }
     let mut found = Vec::new();
     let mut dirs = vec![path.to_path_buf()];
     while let Some(dir) = dirs.pop() {
-        let entries = std::fs::read_dir(&dir).with_context(|| format!("table {name}: cannot list {}", dir.display()))?;
+        let entries = std::fs::read_dir(&dir)
+            .with_context(|| format!("table {name}: cannot list {}", dir.display()))?;
         for entry in entries {
             let file = entry?.path();
-            let Some(base) = file.file_name().and_then(|n| n.to_str()) else { continue };
+            let Some(base) = file.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
             if base.starts_with('.') || base.starts_with('_') {
                 continue;
             }
             if file.is_dir() {
                 dirs.push(file);
             } else if base.ends_with(".parquet") {
-                let relative = file.strip_prefix(path).expect("under the input").to_string_lossy().into_owned();
+                let relative = file
+                    .strip_prefix(path)
+                    .expect("under the input")
+                    .to_string_lossy()
+                    .into_owned();
                 found.push((Source::Local(file), relative));
             }
         }
@@ -511,25 +653,52 @@ fn list_remote(name: &str, remote: &storage::Remote) -> Result<(bool, Vec<(Sourc
     if !remote.url.path().ends_with('/') {
         let (store, key) = (remote.store.clone(), remote.key.clone());
         match storage::block_on(async move { store.head(&key).await }) {
-            Ok(meta) => return Ok((true, vec![(Source::Remote(RemoteFile::new(remote, meta.location, meta.size)), String::new())])),
+            Ok(meta) => {
+                return Ok((
+                    true,
+                    vec![(
+                        Source::Remote(RemoteFile::new(remote, meta.location, meta.size)),
+                        String::new(),
+                    )],
+                ));
+            }
             Err(object_store::Error::NotFound { .. }) => {}
-            Err(e) => return Err(storage::explain(remote.url.as_str(), e).context(format!("table {name}"))),
+            Err(e) => {
+                return Err(
+                    storage::explain(remote.url.as_str(), e).context(format!("table {name}"))
+                );
+            }
         }
     }
     let (store, prefix) = (remote.store.clone(), remote.key.clone());
-    let listed = storage::block_on(async move { store.list(Some(&prefix)).try_collect::<Vec<_>>().await })
-        .map_err(|e| storage::explain(remote.url.as_str(), e).context(format!("table {name}")))?;
+    let listed = storage::block_on(async move {
+        store.list(Some(&prefix)).try_collect::<Vec<_>>().await
+    })
+    .map_err(|e| storage::explain(remote.url.as_str(), e).context(format!("table {name}")))?;
     let mut found = Vec::new();
     for meta in listed {
-        let relative = meta.location.prefix_match(&remote.key).map(|parts| parts.map(|p| p.as_ref().to_string()).collect::<Vec<_>>().join("/"));
+        let relative = meta.location.prefix_match(&remote.key).map(|parts| {
+            parts
+                .map(|p| p.as_ref().to_string())
+                .collect::<Vec<_>>()
+                .join("/")
+        });
         let relative = relative.unwrap_or_else(|| meta.location.to_string());
-        let hidden = relative.split('/').any(|part| part.starts_with('.') || part.starts_with('_'));
+        let hidden = relative
+            .split('/')
+            .any(|part| part.starts_with('.') || part.starts_with('_'));
         if !hidden && relative.ends_with(".parquet") {
-            found.push((Source::Remote(RemoteFile::new(remote, meta.location, meta.size)), relative));
+            found.push((
+                Source::Remote(RemoteFile::new(remote, meta.location, meta.size)),
+                relative,
+            ));
         }
     }
     if found.is_empty() {
-        bail!("table {name}: {}: no such object, and no *.parquet objects under it", remote.url);
+        bail!(
+            "table {name}: {}: no such object, and no *.parquet objects under it",
+            remote.url
+        );
     }
     found.sort_by(|a, b| a.1.cmp(&b.1));
     Ok((false, found))
@@ -539,7 +708,11 @@ fn list_remote(name: &str, remote: &storage::Remote) -> Result<(bool, Vec<(Sourc
 fn hive_partitions(relative: &str) -> Vec<(String, String)> {
     let mut parts: Vec<&str> = relative.split('/').collect();
     parts.pop(); // the file name
-    parts.iter().filter_map(|part| part.split_once('=')).map(|(k, v)| (k.to_string(), unescape(v))).collect()
+    parts
+        .iter()
+        .filter_map(|part| part.split_once('='))
+        .map(|(k, v)| (k.to_string(), unescape(v)))
+        .collect()
 }
 
 /// A Hive partition value as written: `%XX` escapes decoded (as Spark and DataFusion write them).
@@ -549,7 +722,11 @@ fn unescape(value: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
             (b'%', Some(high), Some(low)) => {
                 out.push((high * 16 + low) as u8);
                 i += 3;
@@ -566,8 +743,15 @@ fn unescape(value: &str) -> String {
 /// The partition keys every file of an input has, in the same order; an input whose files
 /// disagree is an error naming two of them.
 fn partition_keys(name: &str, path: &Path, files: &[(Source, String)]) -> Result<Vec<String>> {
-    let keys = |relative: &str| hive_partitions(relative).into_iter().map(|(k, _)| k).collect::<Vec<_>>();
-    let Some((_, first)) = files.first() else { return Ok(vec![]) };
+    let keys = |relative: &str| {
+        hive_partitions(relative)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>()
+    };
+    let Some((_, first)) = files.first() else {
+        return Ok(vec![]);
+    };
     let expected = keys(first);
     if let Some((_, other)) = files.iter().find(|(_, r)| keys(r) != expected) {
         bail!(

@@ -49,12 +49,19 @@ impl Source {
     /// otherwise be decoded by one thread), the others together with pair_id, which checks
     /// that the tables' rows line up.
     fn column_groups(&self) -> Vec<Vec<&str>> {
-        let is_list = |c: &&str| self.schema.field_with_name(c).is_ok_and(|f| f.data_type().is_nested());
-        let (lists, mut flat): (Vec<&str>, Vec<&str>) = self.columns.iter().map(String::as_str).partition(is_list);
+        let is_list = |c: &&str| {
+            self.schema
+                .field_with_name(c)
+                .is_ok_and(|f| f.data_type().is_nested())
+        };
+        let (lists, mut flat): (Vec<&str>, Vec<&str>) =
+            self.columns.iter().map(String::as_str).partition(is_list);
         if !flat.contains(&"pair_id") {
             flat.push("pair_id");
         }
-        std::iter::once(flat).chain(lists.into_iter().map(|c| vec![c])).collect()
+        std::iter::once(flat)
+            .chain(lists.into_iter().map(|c| vec![c]))
+            .collect()
     }
 }
 
@@ -64,7 +71,11 @@ pub fn zipped_schema(sources: &[Source]) -> Result<SchemaRef> {
     for source in sources {
         for column in &source.columns {
             let field = source.schema.field_with_name(column)?;
-            fields.push(Field::new(source.output_name(column), field.data_type().clone(), field.is_nullable()));
+            fields.push(Field::new(
+                source.output_name(column),
+                field.data_type().clone(),
+                field.is_nullable(),
+            ));
         }
     }
     Ok(Arc::new(Schema::new(fields)))
@@ -100,7 +111,11 @@ impl Cursor {
     }
 
     fn take(&mut self, rows: usize) -> RecordBatch {
-        let batch = self.batch.as_ref().expect("available() found rows").slice(self.offset, rows);
+        let batch = self
+            .batch
+            .as_ref()
+            .expect("available() found rows")
+            .slice(self.offset, rows);
         self.offset += rows;
         batch
     }
@@ -122,17 +137,36 @@ impl Zip {
     }
 
     /// Like [`open`](Self::open), for the rows `share` of every table only.
-    pub fn open_rows(sources: Vec<Source>, schema: SchemaRef, batch_size: usize, share: Range<u64>) -> Result<Zip> {
+    pub fn open_rows(
+        sources: Vec<Source>,
+        schema: SchemaRef,
+        batch_size: usize,
+        share: Range<u64>,
+    ) -> Result<Zip> {
         let mut cursors = Vec::new();
         for (index, source) in sources.iter().enumerate() {
             for group in source.column_groups() {
-                let stream = source.input.scan_rows(&group, &source.schema, batch_size, share.clone())?;
+                let stream =
+                    source
+                        .input
+                        .scan_rows(&group, &source.schema, batch_size, share.clone())?;
                 let ids = group.contains(&"pair_id");
-                cursors.push(Cursor { source: index, ids, stream, batch: None, offset: 0 });
+                cursors.push(Cursor {
+                    source: index,
+                    ids,
+                    stream,
+                    batch: None,
+                    offset: 0,
+                });
             }
         }
         // Rows are counted from the share's start, so messages name rows of the tables.
-        Ok(Zip { sources, cursors, schema, rows: share.start })
+        Ok(Zip {
+            sources,
+            cursors,
+            schema,
+            rows: share.start,
+        })
     }
 
     fn name(&self, cursor: &Cursor) -> &str {
@@ -162,7 +196,11 @@ impl Zip {
         let mut columns = Vec::with_capacity(self.schema.fields().len());
         for (index, source) in self.sources.iter().enumerate() {
             for column in &source.columns {
-                let mut own = self.cursors.iter().zip(&parts).filter(|(c, _)| c.source == index);
+                let mut own = self
+                    .cursors
+                    .iter()
+                    .zip(&parts)
+                    .filter(|(c, _)| c.source == index);
                 let found = own.find_map(|(_, part)| part.column_by_name(column));
                 columns.push(found.expect("every column is read by a group").clone());
             }
@@ -174,7 +212,13 @@ impl Zip {
     /// The sources were chosen because their pair_id sequences match; a mismatch means a file
     /// changed since, and must not pair the wrong rows.
     fn check_ids(&self, parts: &[RecordBatch]) -> Result<()> {
-        let ids = |part: &RecordBatch| part.column_by_name("pair_id").expect("read").as_primitive::<Int64Type>().values().clone();
+        let ids = |part: &RecordBatch| {
+            part.column_by_name("pair_id")
+                .expect("read")
+                .as_primitive::<Int64Type>()
+                .values()
+                .clone()
+        };
         let mut with_ids = self.cursors.iter().zip(parts).filter(|(c, _)| c.ids);
         let (first_cursor, first_part) = with_ids.next().expect("every source reads pair_id");
         let first = ids(first_part);
@@ -196,7 +240,9 @@ impl Zip {
 
     /// The zipped batches as a stream.
     pub fn into_stream(self) -> impl Stream<Item = Result<RecordBatch>> + Send {
-        futures::stream::try_unfold(self, |mut zip| async move { Ok(zip.next().await?.map(|batch| (batch, zip))) })
+        futures::stream::try_unfold(self, |mut zip| async move {
+            Ok(zip.next().await?.map(|batch| (batch, zip)))
+        })
     }
 }
 
@@ -225,16 +271,32 @@ impl Projection {
             let children = node.children();
             if let Some(projection) = node.downcast_ref::<ProjectionExec>() {
                 let input = projection.input();
-                steps.push(projection.projection_expr().make_projector(&input.schema())?);
+                steps.push(
+                    projection
+                        .projection_expr()
+                        .make_projector(&input.schema())?,
+                );
                 node = input;
             } else if children.is_empty() {
-                let scan = node.schema().fields().iter().map(|f| zipped.index_of(f.name())).collect::<Result<_, _>>()?;
+                let scan = node
+                    .schema()
+                    .fields()
+                    .iter()
+                    .map(|f| zipped.index_of(f.name()))
+                    .collect::<Result<_, _>>()?;
                 steps.reverse();
-                return Ok(Projection { scan, steps, schema: plan.schema() });
+                return Ok(Projection {
+                    scan,
+                    steps,
+                    schema: plan.schema(),
+                });
             } else if children.len() == 1 && passes_through(node.as_ref()) {
                 node = children[0];
             } else {
-                bail!("internal error: lockstep scoring cannot run plan node {}", node.name());
+                bail!(
+                    "internal error: lockstep scoring cannot run plan node {}",
+                    node.name()
+                );
             }
         }
     }

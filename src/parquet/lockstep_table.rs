@@ -20,11 +20,15 @@ use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::TableType;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::Expr;
-use datafusion::physical_expr::{EquivalenceProperties, LexOrdering, PhysicalExpr, PhysicalSortExpr};
+use datafusion::physical_expr::{
+    EquivalenceProperties, LexOrdering, PhysicalExpr, PhysicalSortExpr,
+};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::expressions::Column;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties};
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -46,19 +50,30 @@ impl LockstepTable {
     /// `sources` hold `rows` rows each, in the same pair_id order.
     pub fn new(sources: Vec<Source>, rows: u64) -> anyhow::Result<LockstepTable> {
         let schema = lockstep::zipped_schema(&sources)?;
-        Ok(LockstepTable { sources, schema, rows })
+        Ok(LockstepTable {
+            sources,
+            schema,
+            rows,
+        })
     }
 
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
-        encode("lockstep_table", json!({ "sources": sources_to_json(&self.sources)?, "rows": self.rows }))
+        encode(
+            "lockstep_table",
+            json!({ "sources": sources_to_json(&self.sources)?, "rows": self.rows }),
+        )
     }
 
     /// What [`to_bytes`](Self::to_bytes) wrote (the tables are opened again); None for bytes
     /// of anything else.
     pub fn from_bytes(bytes: &[u8]) -> anyhow::Result<Option<LockstepTable>> {
-        let Some(table) = decode(bytes, "lockstep_table") else { return Ok(None) };
+        let Some(table) = decode(bytes, "lockstep_table") else {
+            return Ok(None);
+        };
         let sources = sources_from_json(&table["sources"])?;
-        let rows = table["rows"].as_u64().context("lockstep table: no row count")?;
+        let rows = table["rows"]
+            .as_u64()
+            .context("lockstep table: no row count")?;
         Ok(Some(LockstepTable::new(sources, rows)?))
     }
 }
@@ -82,7 +97,12 @@ impl TableProvider for LockstepTable {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let config = state.config();
         let shares = row_shares(self.rows, config.target_partitions());
-        let exec = LockstepExec::new(self.sources.clone(), shares, config.batch_size(), projection.cloned());
+        let exec = LockstepExec::new(
+            self.sources.clone(),
+            shares,
+            config.batch_size(),
+            projection.cloned(),
+        );
         Ok(Arc::new(exec.map_err(external)?))
     }
 }
@@ -115,13 +135,26 @@ impl LockstepExec {
         // a share is a run of their rows.
         let mut equivalences = EquivalenceProperties::new(schema.clone());
         if let Ok(index) = schema.index_of("pair_id") {
-            let key = PhysicalSortExpr::new_default(Arc::new(Column::new("pair_id", index))).asc().nulls_first();
+            let key = PhysicalSortExpr::new_default(Arc::new(Column::new("pair_id", index)))
+                .asc()
+                .nulls_first();
             equivalences.add_orderings(LexOrdering::new([key]));
         }
         let partitioning = Partitioning::UnknownPartitioning(shares.len());
-        let properties =
-            PlanProperties::new(equivalences, partitioning, EmissionType::Incremental, Boundedness::Bounded);
-        Ok(LockstepExec { sources, shares, batch_size, projection, zipped, properties: Arc::new(properties) })
+        let properties = PlanProperties::new(
+            equivalences,
+            partitioning,
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        );
+        Ok(LockstepExec {
+            sources,
+            shares,
+            batch_size,
+            projection,
+            zipped,
+            properties: Arc::new(properties),
+        })
     }
 
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
@@ -134,21 +167,33 @@ impl LockstepExec {
     /// What [`to_bytes`](Self::to_bytes) wrote (the tables are opened again); None for bytes
     /// of anything else.
     pub fn from_bytes(bytes: &[u8]) -> anyhow::Result<Option<LockstepExec>> {
-        let Some(exec) = decode(bytes, "lockstep_exec") else { return Ok(None) };
+        let Some(exec) = decode(bytes, "lockstep_exec") else {
+            return Ok(None);
+        };
         let sources = sources_from_json(&exec["sources"])?;
-        let shares: Vec<[u64; 2]> = serde_json::from_value(exec["shares"].clone()).context("lockstep scan: shares")?;
-        let batch_size = exec["batch_size"].as_u64().context("lockstep scan: batch size")? as usize;
-        let projection: Option<Vec<usize>> =
-            serde_json::from_value(exec["projection"].clone()).context("lockstep scan: projection")?;
+        let shares: Vec<[u64; 2]> =
+            serde_json::from_value(exec["shares"].clone()).context("lockstep scan: shares")?;
+        let batch_size = exec["batch_size"]
+            .as_u64()
+            .context("lockstep scan: batch size")? as usize;
+        let projection: Option<Vec<usize>> = serde_json::from_value(exec["projection"].clone())
+            .context("lockstep scan: projection")?;
         let shares = shares.into_iter().map(|[start, end]| start..end).collect();
-        Ok(Some(LockstepExec::new(sources, shares, batch_size, projection)?))
+        Ok(Some(LockstepExec::new(
+            sources, shares, batch_size, projection,
+        )?))
     }
 }
 
 impl DisplayAs for LockstepExec {
     fn fmt_as(&self, _: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         let tables: Vec<&str> = self.sources.iter().map(|s| s.input.name()).collect();
-        write!(f, "LockstepExec: tables=[{}], shares={}", tables.join(", "), self.shares.len())
+        write!(
+            f,
+            "LockstepExec: tables=[{}], shares={}",
+            tables.join(", "),
+            self.shares.len()
+        )
     }
 }
 
@@ -172,16 +217,27 @@ impl ExecutionPlan for LockstepExec {
         Ok(TreeNodeRecursion::Continue)
     }
 
-    fn with_new_children(self: Arc<Self>, _: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
+    fn with_new_children(
+        self: Arc<Self>,
+        _: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
         Ok(self)
     }
 
     fn execute(&self, partition: usize, _: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
         let share = self.shares.get(partition).cloned().ok_or_else(|| {
-            DataFusionError::Internal(format!("LockstepExec: no partition {partition} of {}", self.shares.len()))
+            DataFusionError::Internal(format!(
+                "LockstepExec: no partition {partition} of {}",
+                self.shares.len()
+            ))
         })?;
-        let zip =
-            Zip::open_rows(self.sources.clone(), self.zipped.clone(), self.batch_size, share).map_err(external)?;
+        let zip = Zip::open_rows(
+            self.sources.clone(),
+            self.zipped.clone(),
+            self.batch_size,
+            share,
+        )
+        .map_err(external)?;
         let projection = self.projection.clone();
         let batches = zip.into_stream().map(move |batch| {
             let batch = batch.map_err(external)?;
@@ -190,14 +246,19 @@ impl ExecutionPlan for LockstepExec {
                 None => batch,
             })
         });
-        Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema(), batches)))
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            self.schema(),
+            batches,
+        )))
     }
 }
 
 fn sources_to_json(sources: &[Source]) -> anyhow::Result<Value> {
     let source_to_json = |source: &Source| -> anyhow::Result<Value> {
         let path = source.input.path();
-        let Some(path_text) = path.to_str() else { bail!("{}: a cluster needs paths in UTF-8", path.display()) };
+        let Some(path_text) = path.to_str() else {
+            bail!("{}: a cluster needs paths in UTF-8", path.display())
+        };
         Ok(json!({
             "name": source.input.name(),
             "path": path_text,
@@ -206,7 +267,12 @@ fn sources_to_json(sources: &[Source]) -> anyhow::Result<Value> {
             "schema": schema_to_json(&source.schema)?,
         }))
     };
-    Ok(Value::Array(sources.iter().map(source_to_json).collect::<anyhow::Result<_>>()?))
+    Ok(Value::Array(
+        sources
+            .iter()
+            .map(source_to_json)
+            .collect::<anyhow::Result<_>>()?,
+    ))
 }
 
 fn sources_from_json(sources: &Value) -> anyhow::Result<Vec<Source>> {
@@ -214,12 +280,21 @@ fn sources_from_json(sources: &Value) -> anyhow::Result<Vec<Source>> {
     sources
         .iter()
         .map(|source| {
-            let text = |key: &str| source[key].as_str().with_context(|| format!("lockstep table: no {key}"));
+            let text = |key: &str| {
+                source[key]
+                    .as_str()
+                    .with_context(|| format!("lockstep table: no {key}"))
+            };
             let input = ParquetInput::open(text("name")?, Path::new(text("path")?))?;
             let schema = schema_from_json(&source["schema"])?;
             let alias = source["alias"].as_str().map(str::to_string);
             let columns: Vec<String> = serde_json::from_value(source["columns"].clone())?;
-            Ok(Source { input, schema, alias, columns })
+            Ok(Source {
+                input,
+                schema,
+                alias,
+                columns,
+            })
         })
         .collect()
 }

@@ -21,8 +21,8 @@ use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::TableType;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::Expr;
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
@@ -49,7 +49,10 @@ struct Target {
 
 impl Target {
     fn to_json(&self) -> anyhow::Result<Value> {
-        let codec = self.codec.to_possible_value().expect("every codec has a name");
+        let codec = self
+            .codec
+            .to_possible_value()
+            .expect("every codec has a name");
         Ok(json!({
             "directory": self.directory,
             "schema": schema_to_json(&self.schema)?,
@@ -60,13 +63,24 @@ impl Target {
     }
 
     fn from_json(target: &Value) -> anyhow::Result<Target> {
-        let directory = target["directory"].as_str().context("shares: no directory")?.to_string();
+        let directory = target["directory"]
+            .as_str()
+            .context("shares: no directory")?
+            .to_string();
         let schema = schema_from_json(&target["schema"])?;
         let metadata = serde_json::from_value(target["metadata"].clone())?;
         let codec = target["codec"].as_str().context("shares: no codec")?;
         let codec = Codec::from_str(codec, false).map_err(|e| anyhow::anyhow!("shares: {e}"))?;
-        let dictionary = target["dictionary"].as_bool().context("shares: no dictionary flag")?;
-        Ok(Target { directory, schema, metadata, codec, dictionary })
+        let dictionary = target["dictionary"]
+            .as_bool()
+            .context("shares: no dictionary flag")?;
+        Ok(Target {
+            directory,
+            schema,
+            metadata,
+            codec,
+            dictionary,
+        })
     }
 }
 
@@ -89,7 +103,15 @@ impl SharesSink {
         dictionary: bool,
     ) -> SharesSink {
         let directory = format!("{}/", directory.trim_end_matches('/'));
-        SharesSink { target: Target { directory, schema, metadata, codec, dictionary } }
+        SharesSink {
+            target: Target {
+                directory,
+                schema,
+                metadata,
+                codec,
+                dictionary,
+            },
+        }
     }
 
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
@@ -98,8 +120,12 @@ impl SharesSink {
 
     /// What [`to_bytes`](Self::to_bytes) wrote; None for bytes of anything else.
     pub fn from_bytes(bytes: &[u8]) -> anyhow::Result<Option<SharesSink>> {
-        let Some(target) = decode(bytes, "shares_sink") else { return Ok(None) };
-        Ok(Some(SharesSink { target: Target::from_json(&target)? }))
+        let Some(target) = decode(bytes, "shares_sink") else {
+            return Ok(None);
+        };
+        Ok(Some(SharesSink {
+            target: Target::from_json(&target)?,
+        }))
     }
 }
 
@@ -120,7 +146,10 @@ impl TableProvider for SharesSink {
         _: &[Expr],
         _: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        Err(DataFusionError::Plan(format!("{} is written, not read", self.target.directory)))
+        Err(DataFusionError::Plan(format!(
+            "{} is written, not read",
+            self.target.directory
+        )))
     }
 
     async fn insert_into(
@@ -144,14 +173,22 @@ pub struct WriteSharesExec {
 
 impl WriteSharesExec {
     fn new(input: Arc<dyn ExecutionPlan>, target: Target) -> WriteSharesExec {
-        let schema = Arc::new(Schema::new(vec![Field::new("count", DataType::UInt64, false)]));
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "count",
+            DataType::UInt64,
+            false,
+        )]));
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema),
             input.output_partitioning().clone(),
             EmissionType::Final,
             Boundedness::Bounded,
         );
-        WriteSharesExec { input, target, properties: Arc::new(properties) }
+        WriteSharesExec {
+            input,
+            target,
+            properties: Arc::new(properties),
+        }
     }
 
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
@@ -159,9 +196,17 @@ impl WriteSharesExec {
     }
 
     /// What [`to_bytes`](Self::to_bytes) wrote, over `input`; None for bytes of anything else.
-    pub fn from_bytes(bytes: &[u8], input: Arc<dyn ExecutionPlan>) -> anyhow::Result<Option<WriteSharesExec>> {
-        let Some(target) = decode(bytes, "write_shares") else { return Ok(None) };
-        Ok(Some(WriteSharesExec::new(input, Target::from_json(&target)?)))
+    pub fn from_bytes(
+        bytes: &[u8],
+        input: Arc<dyn ExecutionPlan>,
+    ) -> anyhow::Result<Option<WriteSharesExec>> {
+        let Some(target) = decode(bytes, "write_shares") else {
+            return Ok(None);
+        };
+        Ok(Some(WriteSharesExec::new(
+            input,
+            Target::from_json(&target)?,
+        )))
     }
 }
 
@@ -191,13 +236,20 @@ impl ExecutionPlan for WriteSharesExec {
         Ok(TreeNodeRecursion::Continue)
     }
 
-    fn with_new_children(self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
+    fn with_new_children(
+        self: Arc<Self>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
         let [input] = <[_; 1]>::try_from(children)
             .map_err(|_| DataFusionError::Internal("WriteSharesExec takes one input".into()))?;
         Ok(Arc::new(WriteSharesExec::new(input, self.target.clone())))
     }
 
-    fn execute(&self, partition: usize, context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
         let mut input = self.input.execute(partition, context)?;
         let target = self.target.clone();
         let schema = self.schema();
@@ -218,8 +270,14 @@ impl ExecutionPlan for WriteSharesExec {
                 writer.write(&batch).map_err(external)?;
             }
             writer.finish().map_err(external)?;
-            Ok(RecordBatch::try_new(schema, vec![Arc::new(UInt64Array::from(vec![rows]))])?)
+            Ok(RecordBatch::try_new(
+                schema,
+                vec![Arc::new(UInt64Array::from(vec![rows]))],
+            )?)
         });
-        Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema(), written)))
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            self.schema(),
+            written,
+        )))
     }
 }

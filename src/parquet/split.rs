@@ -74,7 +74,10 @@ pub fn access_plan(rows: &[u64], from: u64, to: u64) -> ParquetAccessPlan {
                     RowSelector::skip((start + n - hi) as usize),
                 ];
                 RowGroupAccess::Selection(RowSelection::from(
-                    selectors.into_iter().filter(|s| s.row_count > 0).collect::<Vec<_>>(),
+                    selectors
+                        .into_iter()
+                        .filter(|s| s.row_count > 0)
+                        .collect::<Vec<_>>(),
                 ))
             };
             start += n;
@@ -101,11 +104,15 @@ fn split(
             share.range = None;
             // Statistics of the whole file would count it once per share.
             share.statistics = None;
-            share.extensions.insert(access_plan(rows, rows_of_share.start, rows_of_share.end));
+            share
+                .extensions
+                .insert(access_plan(rows, rows_of_share.start, rows_of_share.end));
             FileGroup::new(vec![share])
         })
         .collect();
-    let config = FileScanConfigBuilder::from(config.clone()).with_file_groups(groups).build();
+    let config = FileScanConfigBuilder::from(config.clone())
+        .with_file_groups(groups)
+        .build();
     Some(DataSourceExec::from_data_source(config))
 }
 
@@ -158,10 +165,18 @@ mod tests {
             RowSelector::select(50_000),
             RowSelector::skip(20_000),
         ]);
-        assert_eq!(plan.inner(), &[RowGroupAccess::Selection(selection), RowGroupAccess::Skip]);
+        assert_eq!(
+            plan.inner(),
+            &[RowGroupAccess::Selection(selection), RowGroupAccess::Skip]
+        );
         let plan = access_plan(&rows, 100_000, 150_000);
-        let selection =
-            RowSelection::from(vec![RowSelector::skip(100_000), RowSelector::select(20_000)]);
-        assert_eq!(plan.inner(), &[RowGroupAccess::Selection(selection), RowGroupAccess::Scan]);
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(100_000),
+            RowSelector::select(20_000),
+        ]);
+        assert_eq!(
+            plan.inner(),
+            &[RowGroupAccess::Selection(selection), RowGroupAccess::Scan]
+        );
     }
 }

@@ -10,16 +10,17 @@ use std::thread::JoinHandle;
 use anyhow::{Context, Result};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Int64Type, SchemaRef};
+use datafusion::parquet::arrow::ArrowSchemaConverter;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::arrow::arrow_writer::{
-    ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory, compute_leaves,
+    ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory,
+    compute_leaves,
 };
-use datafusion::parquet::errors::Result as ParquetResult;
-use datafusion::parquet::file::writer::SerializedFileWriter;
 use datafusion::parquet::basic::{Compression, ZstdLevel};
+use datafusion::parquet::errors::Result as ParquetResult;
 use datafusion::parquet::file::metadata::KeyValue;
-use datafusion::parquet::arrow::ArrowSchemaConverter;
 use datafusion::parquet::file::properties::{EnabledStatistics, WriterProperties};
+use datafusion::parquet::file::writer::SerializedFileWriter;
 
 use super::ParquetInput;
 use super::copy::Copier;
@@ -99,12 +100,21 @@ struct AscendingIds {
 
 impl AscendingIds {
     fn new(schema: &SchemaRef) -> Self {
-        let column = schema.index_of("pair_id").ok().filter(|&i| schema.field(i).data_type() == &DataType::Int64);
-        AscendingIds { column, last: None, ascending: column.is_some() }
+        let column = schema
+            .index_of("pair_id")
+            .ok()
+            .filter(|&i| schema.field(i).data_type() == &DataType::Int64);
+        AscendingIds {
+            column,
+            last: None,
+            ascending: column.is_some(),
+        }
     }
 
     fn see(&mut self, batch: &RecordBatch) {
-        let Some(column) = self.column.filter(|_| self.ascending) else { return };
+        let Some(column) = self.column.filter(|_| self.ascending) else {
+            return;
+        };
         let ids = batch.column(column).as_primitive::<Int64Type>();
         if ids.null_count() > 0 {
             self.ascending = false;
@@ -146,12 +156,18 @@ impl ColumnThread {
             }
             writer.close()
         });
-        ColumnThread { leaves, encoded_bytes, thread }
+        ColumnThread {
+            leaves,
+            encoded_bytes,
+            thread,
+        }
     }
 
     fn finish(self) -> ParquetResult<ArrowColumnChunk> {
         drop(self.leaves);
-        self.thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        self.thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     }
 }
 
@@ -160,9 +176,19 @@ impl Open {
     /// the footer; row groups are then written column by column in parallel.
     fn start(target: &Path, schema: SchemaRef, props: WriterProperties) -> Result<Open> {
         let file = Output::create(target)?;
-        let (file, columns) = ArrowWriter::try_new(file, schema.clone(), Some(props.clone()))?.into_serialized_writer()?;
+        let (file, columns) = ArrowWriter::try_new(file, schema.clone(), Some(props.clone()))?
+            .into_serialized_writer()?;
         let ids = AscendingIds::new(&schema);
-        Ok(Open { row_group_bytes: ROW_GROUP_BYTES, props, file, columns, schema, row_group: None, copier: None, ids })
+        Ok(Open {
+            row_group_bytes: ROW_GROUP_BYTES,
+            props,
+            file,
+            columns,
+            schema,
+            row_group: None,
+            copier: None,
+            ids,
+        })
     }
 
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
@@ -170,7 +196,11 @@ impl Open {
         if self.copier.is_none() {
             self.encode(batch)?;
             let row_group = self.row_group.as_ref().expect("started by encode");
-            let encoded: usize = row_group.columns.iter().map(|c| c.encoded_bytes.load(Ordering::Relaxed)).sum();
+            let encoded: usize = row_group
+                .columns
+                .iter()
+                .map(|c| c.encoded_bytes.load(Ordering::Relaxed))
+                .sum();
             if encoded >= self.row_group_bytes || row_group.rows >= ROW_GROUP_ROWS {
                 self.flush()?;
             }
@@ -194,16 +224,28 @@ impl Open {
     fn encode(&mut self, batch: &RecordBatch) -> Result<()> {
         if self.row_group.is_none() {
             let index = self.file.flushed_row_groups().len();
-            let writers = self.columns.create_column_writers(index)?.into_iter().enumerate();
+            let writers = self
+                .columns
+                .create_column_writers(index)?
+                .into_iter()
+                .enumerate();
             let copied = |leaf: usize| self.copier.as_ref().is_some_and(|c| c.is_copied_leaf(leaf));
-            let columns = writers.filter(|(leaf, _)| !copied(*leaf)).map(|(_, w)| ColumnThread::spawn(w)).collect();
+            let columns = writers
+                .filter(|(leaf, _)| !copied(*leaf))
+                .map(|(_, w)| ColumnThread::spawn(w))
+                .collect();
             self.row_group = Some(RowGroup { columns, rows: 0 });
         }
         let row_group = self.row_group.as_mut().expect("started above");
         row_group.rows += batch.num_rows();
         let mut columns = row_group.columns.iter();
-        for (index, (field, array)) in self.schema.fields().iter().zip(batch.columns()).enumerate() {
-            if self.copier.as_ref().is_some_and(|c| c.is_copied_field(index)) {
+        for (index, (field, array)) in self.schema.fields().iter().zip(batch.columns()).enumerate()
+        {
+            if self
+                .copier
+                .as_ref()
+                .is_some_and(|c| c.is_copied_field(index))
+            {
                 continue;
             }
             for leaf in compute_leaves(field, array)? {
@@ -211,7 +253,9 @@ impl Open {
                 if column.leaves.send(leaf).is_err() {
                     // The column's thread stopped on an error: flushing reports it.
                     self.flush()?;
-                    anyhow::bail!("internal error: a Parquet column writer stopped without an error");
+                    anyhow::bail!(
+                        "internal error: a Parquet column writer stopped without an error"
+                    );
                 }
             }
         }
@@ -220,16 +264,26 @@ impl Open {
 
     /// Close the row group in progress, if any, and append it to the file.
     fn flush(&mut self) -> Result<()> {
-        let Some(row_group) = self.row_group.take() else { return Ok(()) };
-        let chunks: Vec<ArrowColumnChunk> =
-            row_group.columns.into_iter().map(ColumnThread::finish).collect::<ParquetResult<_>>()?;
+        let Some(row_group) = self.row_group.take() else {
+            return Ok(());
+        };
+        let chunks: Vec<ArrowColumnChunk> = row_group
+            .columns
+            .into_iter()
+            .map(ColumnThread::finish)
+            .collect::<ParquetResult<_>>()?;
         let mut chunks = chunks.into_iter();
         let leaves = self.file.schema_descr().num_columns();
         let mut appender = self.file.next_row_group()?;
         for leaf in 0..leaves {
             match &self.copier {
-                Some(copier) if copier.is_copied_leaf(leaf) => copier.append(leaf, &mut appender)?,
-                _ => chunks.next().expect("a chunk per encoded leaf").append_to_row_group(&mut appender)?,
+                Some(copier) if copier.is_copied_leaf(leaf) => {
+                    copier.append(leaf, &mut appender)?
+                }
+                _ => chunks
+                    .next()
+                    .expect("a chunk per encoded leaf")
+                    .append_to_row_group(&mut appender)?,
             }
         }
         appender.close()?;
@@ -241,14 +295,23 @@ impl AtomicParquetWriter {
     /// Start writing a table that will be read many times (an import, a corpus, a query's
     /// result) to `target`, with `metadata` as key-value pairs: zstd and dictionary pages, the
     /// smallest files and the fastest to read.
-    pub fn create(target: &Path, schema: SchemaRef, metadata: Vec<(String, String)>) -> Result<Self> {
+    pub fn create(
+        target: &Path,
+        schema: SchemaRef,
+        metadata: Vec<(String, String)>,
+    ) -> Result<Self> {
         Self::with_encoding(target, schema, metadata, Codec::Zstd, true)
     }
 
     /// Start writing `target` as fast as it can be written: compressed with `codec`, and without
     /// dictionary pages (hashing every token as it is written cost a third of `score`'s CPU;
     /// files are ~1.4x larger).
-    pub fn create_fast(target: &Path, schema: SchemaRef, metadata: Vec<(String, String)>, codec: Codec) -> Result<Self> {
+    pub fn create_fast(
+        target: &Path,
+        schema: SchemaRef,
+        metadata: Vec<(String, String)>,
+        codec: Codec,
+    ) -> Result<Self> {
         Self::with_encoding(target, schema, metadata, codec, false)
     }
 
@@ -256,16 +319,30 @@ impl AtomicParquetWriter {
     /// compression unchanged) where their Parquet types match, instead of encoding them again;
     /// the output's row groups then follow the input's. The caller must write the input's rows,
     /// in its order. Returns the columns that will be copied (none, if the input cannot be).
-    pub fn copy_columns(&mut self, input: &ParquetInput, columns: &[String]) -> Result<Vec<String>> {
+    pub fn copy_columns(
+        &mut self,
+        input: &ParquetInput,
+        columns: &[String],
+    ) -> Result<Vec<String>> {
         let writer = self.writer.as_mut().expect("writer is open until finish");
-        assert!(writer.row_group.is_none() && writer.file.flushed_row_groups().is_empty(), "copy_columns before writing");
-        let Some(copier) = Copier::open(input, columns, &writer.schema, writer.file.schema_descr())? else { return Ok(vec![]) };
+        assert!(
+            writer.row_group.is_none() && writer.file.flushed_row_groups().is_empty(),
+            "copy_columns before writing"
+        );
+        let Some(copier) =
+            Copier::open(input, columns, &writer.schema, writer.file.schema_descr())?
+        else {
+            return Ok(vec![]);
+        };
         if !copier.has_page_index() && !writer.props.offset_index_disabled() {
             // An input without a page index (pyarrow's default) gives copied chunks without
             // one, and a file's offset index covers all of its columns or none: the output
             // then has none either, and chunk statistics. Nothing is written yet: start again.
             let props = writer.props.clone().into_builder();
-            let props = props.set_statistics_enabled(EnabledStatistics::Chunk).set_offset_index_disabled(true).build();
+            let props = props
+                .set_statistics_enabled(EnabledStatistics::Chunk)
+                .set_offset_index_disabled(true)
+                .build();
             let schema = writer.schema.clone();
             drop(self.writer.take());
             self.writer = Some(Open::start(Path::new(&self.target), schema, props)?);
@@ -274,7 +351,10 @@ impl AtomicParquetWriter {
         writer.copier = Some(copier);
         let copier = writer.copier.as_ref().expect("set");
         let fields = writer.schema.fields().iter().enumerate();
-        Ok(fields.filter(|&(i, _)| copier.is_copied_field(i)).map(|(_, f)| f.name().clone()).collect())
+        Ok(fields
+            .filter(|&(i, _)| copier.is_copied_field(i))
+            .map(|(_, f)| f.name().clone())
+            .collect())
     }
 
     /// Start writing `target` compressed with `codec`, with dictionary pages or not.
@@ -293,36 +373,53 @@ impl AtomicParquetWriter {
         // nothing, and comparing every token cost a tenth of `score`'s writing.
         for column in ArrowSchemaConverter::new().convert(&schema)?.columns() {
             if column.max_rep_level() > 0 {
-                props = props.set_column_statistics_enabled(column.path().clone(), EnabledStatistics::None);
+                props = props
+                    .set_column_statistics_enabled(column.path().clone(), EnabledStatistics::None);
             }
         }
         let props = props
             .set_key_value_metadata(Some(
-                metadata.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect(),
+                metadata
+                    .into_iter()
+                    .map(|(k, v)| KeyValue::new(k, v))
+                    .collect(),
             ))
             .build();
         let writer = Open::start(target, schema, props)?;
-        Ok(AtomicParquetWriter { target: target.display().to_string(), writer: Some(writer) })
+        Ok(AtomicParquetWriter {
+            target: target.display().to_string(),
+            writer: Some(writer),
+        })
     }
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         let writer = self.writer.as_mut().expect("writer is open until finish");
-        writer.write(batch).with_context(|| format!("writing {}", self.target))
+        writer
+            .write(batch)
+            .with_context(|| format!("writing {}", self.target))
     }
 
     /// Write the footer and commit the output under its target. On an error nothing appears
     /// there, as on drop.
     pub fn finish(mut self) -> Result<()> {
         let writer = self.writer.as_mut().expect("finish is called once");
-        writer.flush().with_context(|| format!("writing {}", self.target))?;
+        writer
+            .flush()
+            .with_context(|| format!("writing {}", self.target))?;
         if let Some(copier) = &writer.copier {
             copier.finish()?;
         }
         let mut writer = self.writer.take().expect("still open");
         if writer.ids.ascending {
-            writer.file.append_key_value_metadata(KeyValue::new(SORTED_BY.0.to_string(), SORTED_BY.1.to_string()));
+            writer.file.append_key_value_metadata(KeyValue::new(
+                SORTED_BY.0.to_string(),
+                SORTED_BY.1.to_string(),
+            ));
         }
-        let output = writer.file.into_inner().with_context(|| format!("writing {}", self.target))?;
+        let output = writer
+            .file
+            .into_inner()
+            .with_context(|| format!("writing {}", self.target))?;
         output.commit()
     }
 }
@@ -339,7 +436,6 @@ impl Drop for AtomicParquetWriter {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,7 +451,11 @@ mod tests {
             tokens.append(i % 7 != 0);
         }
         let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(start..start + 100));
-        RecordBatch::try_from_iter([("pair_id", ids), ("tokens", Arc::new(tokens.finish()) as ArrayRef)]).unwrap()
+        RecordBatch::try_from_iter([
+            ("pair_id", ids),
+            ("tokens", Arc::new(tokens.finish()) as ArrayRef),
+        ])
+        .unwrap()
     }
 
     #[test]
@@ -368,15 +468,28 @@ mod tests {
         for b in &batches {
             writer.write(b).unwrap();
         }
-        assert!(!target.exists(), "only the temporary file exists before finish");
+        assert!(
+            !target.exists(),
+            "only the temporary file exists before finish"
+        );
         writer.finish().unwrap();
-        let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&target).unwrap()).unwrap();
-        assert!(reader.metadata().num_row_groups() > 5, "{}", reader.metadata().num_row_groups());
+        let reader =
+            ParquetRecordBatchReaderBuilder::try_new(File::open(&target).unwrap()).unwrap();
+        assert!(
+            reader.metadata().num_row_groups() > 5,
+            "{}",
+            reader.metadata().num_row_groups()
+        );
         let read: Vec<RecordBatch> = reader.build().unwrap().map(Result::unwrap).collect();
         let schema = batches[0].schema();
-        let concat = |b: &[RecordBatch]| datafusion::arrow::compute::concat_batches(&schema, b).unwrap();
+        let concat =
+            |b: &[RecordBatch]| datafusion::arrow::compute::concat_batches(&schema, b).unwrap();
         assert_eq!(concat(&read).columns(), concat(&batches).columns());
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file is left");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file is left"
+        );
     }
 
     #[test]

@@ -48,9 +48,12 @@ pub async fn run_scheduler(options: SchedulerOptions) -> Result<()> {
         // Plans name our functions; the executors hold the resources they need. Planning lists
         // the input files, so the scheduler reads object stores too.
         override_session_builder: Some(Arc::new(|config| {
-            let stores = RuntimeEnvBuilder::new().with_object_store_registry(Arc::new(StoresFromEnvironment::default()));
+            let stores = RuntimeEnvBuilder::new()
+                .with_object_store_registry(Arc::new(StoresFromEnvironment::default()));
             let state = default_session_builder(config)?;
-            let mut state = SessionStateBuilder::new_from_existing(state).with_runtime_env(stores.build_arc()?).build();
+            let mut state = SessionStateBuilder::new_from_existing(state)
+                .with_runtime_env(stores.build_arc()?)
+                .build();
             crate::udf::register_all_with(&mut state, &Resources::on_executors())?;
             Ok(state)
         })),
@@ -95,11 +98,16 @@ pub async fn run_executor(options: ExecutorOptions, resources: &Resources) -> Re
         Some(dir) => dir,
         None => std::env::temp_dir().join(format!("pairmetrics-executor-{}", std::process::id())),
     };
-    std::fs::create_dir_all(&work_dir).with_context(|| format!("--work-dir {}", work_dir.display()))?;
+    std::fs::create_dir_all(&work_dir)
+        .with_context(|| format!("--work-dir {}", work_dir.display()))?;
     let shown_work_dir = work_dir.display().to_string();
     // Every function a local session has: Ballista's default registry lacks DataFusion's
     // nested functions (array_to_string, ...), which clients plan with.
-    let local = Session { resources: resources.clone(), ..Default::default() }.build()?;
+    let local = Session {
+        resources: resources.clone(),
+        ..Default::default()
+    }
+    .build()?;
     let registry = BallistaFunctionRegistry::from(&local.state());
     let config = ExecutorProcessConfig {
         bind_host: options.bind.ip().to_string(),
@@ -128,13 +136,16 @@ pub async fn run_executor(options: ExecutorOptions, resources: &Resources) -> Re
         options.bind, options.grpc_port, shown_work_dir, options.scheduler
     );
     let scheduler = options.scheduler;
-    start_executor_process(Arc::new(config)).await.with_context(|| format!("executor (scheduler {scheduler})"))?;
+    start_executor_process(Arc::new(config))
+        .await
+        .with_context(|| format!("executor (scheduler {scheduler})"))?;
     Ok(())
 }
 
 /// Ballista's own messages, warnings and errors unless RUST_LOG says otherwise.
 fn log_to_stderr() {
-    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).try_init();
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .try_init();
 }
 
 /// Anyone who reaches a Ballista port can run any plan, and so read any file the process can.

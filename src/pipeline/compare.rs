@@ -14,10 +14,10 @@ use serde_json::{Value, json};
 
 use super::score::{Role, all_columns};
 use super::sql::context_with_tables_and;
+use crate::Resources;
 use crate::metrics::significance::Interval;
 use crate::session::{Tuning, count, integers};
 use crate::udf::significance::{DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS};
-use crate::Resources;
 
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
@@ -31,14 +31,23 @@ pub struct CompareOptions {
 
 impl Default for CompareOptions {
     fn default() -> Self {
-        CompareOptions { metrics: None, resamples: DEFAULT_RESAMPLES, trials: DEFAULT_TRIALS, seed: DEFAULT_SEED, level: DEFAULT_LEVEL }
+        CompareOptions {
+            metrics: None,
+            resamples: DEFAULT_RESAMPLES,
+            trials: DEFAULT_TRIALS,
+            seed: DEFAULT_SEED,
+            level: DEFAULT_LEVEL,
+        }
     }
 }
 
 impl CompareOptions {
     /// What the figures depend on besides the data.
     pub fn signature(&self) -> String {
-        format!("compare:bs={}:ar={}:seed={}:level={}", self.resamples, self.trials, self.seed, self.level)
+        format!(
+            "compare:bs={}:ar={}:seed={}:level={}",
+            self.resamples, self.trials, self.seed, self.level
+        )
     }
 }
 
@@ -75,26 +84,59 @@ pub struct Comparison {
 }
 
 /// Compare `files` (the baseline first) as `options` say.
-pub async fn compare(files: &[PathBuf], options: &CompareOptions, tuning: &Tuning) -> Result<Comparison> {
+pub async fn compare(
+    files: &[PathBuf],
+    options: &CompareOptions,
+    tuning: &Tuning,
+) -> Result<Comparison> {
     if files.len() < 2 {
-        bail!("compare needs a baseline and at least one system: got {} file(s)", files.len());
+        bail!(
+            "compare needs a baseline and at least one system: got {} file(s)",
+            files.len()
+        );
     }
     if !(options.level > 0.0 && options.level < 1.0) {
-        bail!("--level must be in (0, 1), e.g. 0.95; got {}", options.level);
+        bail!(
+            "--level must be in (0, 1), e.g. 0.95; got {}",
+            options.level
+        );
     }
-    let tables: Vec<(String, PathBuf)> = files.iter().enumerate().map(|(i, f)| (format!("system{i}"), f.clone())).collect();
+    let tables: Vec<(String, PathBuf)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (format!("system{i}"), f.clone()))
+        .collect();
     let ctx = context_with_tables_and(&tables, &[], &Resources::default(), tuning).await?;
     let metrics = metrics(&ctx, files, options).await?;
     let pairs = check_pairs(&ctx, files).await?;
-    let CompareOptions { resamples: r, trials: t, seed: s, level: l, .. } = *options;
-    let mut results: Vec<MetricResult> =
-        metrics.iter().map(|m| MetricResult { metric: m.clone(), systems: Vec::with_capacity(files.len()) }).collect();
+    let CompareOptions {
+        resamples: r,
+        trials: t,
+        seed: s,
+        level: l,
+        ..
+    } = *options;
+    let mut results: Vec<MetricResult> = metrics
+        .iter()
+        .map(|m| MetricResult {
+            metric: m.clone(),
+            systems: Vec::with_capacity(files.len()),
+        })
+        .collect();
     // The baseline alone, then each system joined to it.
-    let select: Vec<String> = metrics.iter().map(|m| format!("bootstrap_ci(\"{m}\", {l}, {r}, {s})")).collect();
+    let select: Vec<String> = metrics
+        .iter()
+        .map(|m| format!("bootstrap_ci(\"{m}\", {l}, {r}, {s})"))
+        .collect();
     let batch = one_row(&ctx, &format!("SELECT {} FROM system0", select.join(", "))).await?;
     for (k, result) in results.iter_mut().enumerate() {
         let (n, mean) = interval(batch.column(k).as_struct(), "mean");
-        result.systems.push(SystemResult { file: files[0].display().to_string(), n, mean, versus: None });
+        result.systems.push(SystemResult {
+            file: files[0].display().to_string(),
+            n,
+            mean,
+            versus: None,
+        });
     }
     for (i, file) in files.iter().enumerate().skip(1) {
         let select: Vec<String> = metrics
@@ -107,7 +149,10 @@ pub async fn compare(files: &[PathBuf], options: &CompareOptions, tuning: &Tunin
                 ]
             })
             .collect();
-        let query = format!("SELECT {} FROM system0 b JOIN system{i} s USING (pair_id)", select.join(", "));
+        let query = format!(
+            "SELECT {} FROM system0 b JOIN system{i} s USING (pair_id)",
+            select.join(", ")
+        );
         let batch = one_row(&ctx, &query).await?;
         for (k, result) in results.iter_mut().enumerate() {
             let (n, mean) = interval(batch.column(3 * k).as_struct(), "mean");
@@ -116,25 +161,50 @@ pub async fn compare(files: &[PathBuf], options: &CompareOptions, tuning: &Tunin
             let p_bootstrap = float(paired, "p_value");
             let p_randomization = batch.column(3 * k + 2).as_primitive::<Float64Type>();
             let versus = match (delta, p_bootstrap, p_randomization.is_valid(0)) {
-                (Some(delta), Some(p_bootstrap), true) => {
-                    Some(Versus { n: n_both, delta, p_bootstrap, p_randomization: p_randomization.value(0) })
-                }
+                (Some(delta), Some(p_bootstrap), true) => Some(Versus {
+                    n: n_both,
+                    delta,
+                    p_bootstrap,
+                    p_randomization: p_randomization.value(0),
+                }),
                 _ => None,
             };
-            result.systems.push(SystemResult { file: file.display().to_string(), n, mean, versus });
+            result.systems.push(SystemResult {
+                file: file.display().to_string(),
+                n,
+                mean,
+                versus,
+            });
         }
     }
-    Ok(Comparison { signature: options.signature(), pairs, metrics: results })
+    Ok(Comparison {
+        signature: options.signature(),
+        pairs,
+        metrics: results,
+    })
 }
 
 /// The metrics asked for, checked to be numeric columns of every file; by default the score
 /// columns every file has.
-async fn metrics(ctx: &SessionContext, files: &[PathBuf], options: &CompareOptions) -> Result<Vec<String>> {
+async fn metrics(
+    ctx: &SessionContext,
+    files: &[PathBuf],
+    options: &CompareOptions,
+) -> Result<Vec<String>> {
     let mut schemas = Vec::new();
     for i in 0..files.len() {
-        schemas.push(ctx.table_provider(format!("system{i}").as_str()).await?.schema());
+        schemas.push(
+            ctx.table_provider(format!("system{i}").as_str())
+                .await?
+                .schema(),
+        );
     }
-    let numeric = |i: usize, name: &str| schemas[i].field_with_name(name).ok().map(|f| f.data_type().is_numeric());
+    let numeric = |i: usize, name: &str| {
+        schemas[i]
+            .field_with_name(name)
+            .ok()
+            .map(|f| f.data_type().is_numeric())
+    };
     match &options.metrics {
         Some(wanted) => {
             for name in wanted {
@@ -155,7 +225,9 @@ async fn metrics(ctx: &SessionContext, files: &[PathBuf], options: &CompareOptio
                 .map(|c| c.name.to_string())
                 .collect();
             if found.is_empty() {
-                bail!("no score column (led, pod, derp, ...) is in every file: name the columns with --metrics");
+                bail!(
+                    "no score column (led, pod, derp, ...) is in every file: name the columns with --metrics"
+                );
             }
             Ok(found)
         }
@@ -167,21 +239,41 @@ async fn check_pairs(ctx: &SessionContext, files: &[PathBuf]) -> Result<u64> {
     let mut rows = Vec::new();
     for (i, file) in files.iter().enumerate() {
         let table = format!("system{i}");
-        if !ctx.table_provider(table.as_str()).await?.schema().field_with_name("pair_id").is_ok_and(|f| f.data_type().is_integer()) {
-            bail!("{}: no integer pair_id column; compare pairs systems' scores by pair_id", file.display());
+        if !ctx
+            .table_provider(table.as_str())
+            .await?
+            .schema()
+            .field_with_name("pair_id")
+            .is_ok_and(|f| f.data_type().is_integer())
+        {
+            bail!(
+                "{}: no integer pair_id column; compare pairs systems' scores by pair_id",
+                file.display()
+            );
         }
-        let figures = integers(ctx, &format!("SELECT count(*), count(DISTINCT pair_id), count(pair_id) FROM {table}")).await?;
+        let figures = integers(
+            ctx,
+            &format!("SELECT count(*), count(DISTINCT pair_id), count(pair_id) FROM {table}"),
+        )
+        .await?;
         let [all, distinct, set] = [0, 1, 2].map(|i| figures[i] as u64);
         if set != all {
             bail!("{}: {} rows have no pair_id", file.display(), all - set);
         }
         if distinct != all {
-            bail!("{}: pair_id values repeat ({all} rows, {distinct} distinct pair_ids)", file.display());
+            bail!(
+                "{}: pair_id values repeat ({all} rows, {distinct} distinct pair_ids)",
+                file.display()
+            );
         }
         rows.push(all);
     }
     for (i, file) in files.iter().enumerate().skip(1) {
-        let common = count(ctx, &format!("SELECT count(*) FROM system0 JOIN system{i} USING (pair_id)")).await?;
+        let common = count(
+            ctx,
+            &format!("SELECT count(*) FROM system0 JOIN system{i} USING (pair_id)"),
+        )
+        .await?;
         if common != rows[0] || common != rows[i] {
             bail!(
                 "{} and the baseline {} do not hold the same pairs: {} and {} rows, {common} pair_ids in common",
@@ -211,9 +303,15 @@ fn float(s: &StructArray, name: &str) -> Option<f64> {
 
 /// (n, the estimate named `name` with low and high) of a bootstrap struct.
 pub(super) fn interval(s: &StructArray, name: &str) -> (u64, Option<Interval>) {
-    let n = s.column_by_name("n").map_or(0, |c| c.as_primitive::<UInt64Type>().value(0));
+    let n = s
+        .column_by_name("n")
+        .map_or(0, |c| c.as_primitive::<UInt64Type>().value(0));
     let estimate = match (float(s, name), float(s, "low"), float(s, "high")) {
-        (Some(estimate), Some(low), Some(high)) => Some(Interval { estimate, low, high }),
+        (Some(estimate), Some(low), Some(high)) => Some(Interval {
+            estimate,
+            low,
+            high,
+        }),
         _ => None,
     };
     (n, estimate)
@@ -233,37 +331,87 @@ impl Comparison {
     pub fn text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{} pairs; signature {}", self.pairs, self.signature);
-        let _ = writeln!(out, "baseline: {}; * p < 0.05", self.metrics.first().map_or("", |m| m.systems[0].file.as_str()));
-        let width = |names: &mut dyn Iterator<Item = usize>, header: &str| names.chain([header.len()]).max().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "baseline: {}; * p < 0.05",
+            self.metrics
+                .first()
+                .map_or("", |m| m.systems[0].file.as_str())
+        );
+        let width = |names: &mut dyn Iterator<Item = usize>, header: &str| {
+            names.chain([header.len()]).max().unwrap_or(0)
+        };
         let metric_width = width(&mut self.metrics.iter().map(|m| m.metric.len()), "metric");
-        let system_width = width(&mut self.metrics.iter().flat_map(|m| m.systems.iter().map(|s| s.file.len())), "system");
+        let system_width = width(
+            &mut self
+                .metrics
+                .iter()
+                .flat_map(|m| m.systems.iter().map(|s| s.file.len())),
+            "system",
+        );
         let row = |cells: [&str; 7]| {
             format!(
                 "{:<mw$}  {:<sw$}  {:>8}  {:>26}  {:>29}  {:>7}  {:>7}",
-                cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6],
+                cells[0],
+                cells[1],
+                cells[2],
+                cells[3],
+                cells[4],
+                cells[5],
+                cells[6],
                 mw = metric_width,
                 sw = system_width
             )
             .trim_end()
             .to_string()
         };
-        let _ = writeln!(out, "{}", row(["metric", "system", "n", "mean [interval]", "delta [interval]", "p (bs)", "p (ar)"]));
+        let _ = writeln!(
+            out,
+            "{}",
+            row([
+                "metric",
+                "system",
+                "n",
+                "mean [interval]",
+                "delta [interval]",
+                "p (bs)",
+                "p (ar)"
+            ])
+        );
         let p = |p: f64| format!("{p:.4}{}", if p < 0.05 { "*" } else { "" });
         for metric in &self.metrics {
             for system in &metric.systems {
                 let (delta, p_bs, p_ar) = match &system.versus {
-                    Some(v) => (interval_text(&Some(v.delta), true), p(v.p_bootstrap), p(v.p_randomization)),
+                    Some(v) => (
+                        interval_text(&Some(v.delta), true),
+                        p(v.p_bootstrap),
+                        p(v.p_randomization),
+                    ),
                     None => (String::new(), String::new(), String::new()),
                 };
                 let (n, mean) = (system.n.to_string(), interval_text(&system.mean, false));
-                let _ = writeln!(out, "{}", row([&metric.metric, &system.file, &n, &mean, &delta, &p_bs, &p_ar]));
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    row([
+                        &metric.metric,
+                        &system.file,
+                        &n,
+                        &mean,
+                        &delta,
+                        &p_bs,
+                        &p_ar
+                    ])
+                );
             }
         }
         out
     }
 
     pub fn json(&self) -> Value {
-        let estimate = |e: &Option<Interval>| e.map(|e| json!({"value": e.estimate, "low": e.low, "high": e.high}));
+        let estimate = |e: &Option<Interval>| {
+            e.map(|e| json!({"value": e.estimate, "low": e.low, "high": e.high}))
+        };
         let metrics: Vec<Value> = self
             .metrics
             .iter()

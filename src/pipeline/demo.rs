@@ -123,12 +123,23 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         cluster: None,
     };
     let summary = score(&options).await?;
-    writeln!(sink, "$ pairmetrics score --lowercase --punct '{DEMO_PUNCT}' ... --out {}", out.display())?;
+    writeln!(
+        sink,
+        "$ pairmetrics score --lowercase --punct '{DEMO_PUNCT}' ... --out {}",
+        out.display()
+    )?;
     writeln!(sink, "{summary}\n")?;
-    let tables = [("scored", out), ("arcs", &arcs), ("alignments", &alignments)]
-        .map(|(name, path)| (name.to_string(), path.to_path_buf()));
+    let tables = [
+        ("scored", out),
+        ("arcs", &arcs),
+        ("alignments", &alignments),
+    ]
+    .map(|(name, path)| (name.to_string(), path.to_path_buf()));
     let ctx = sql::context_with_tables(&tables).await?;
-    for (title, query) in TOUR.iter().chain([&("The pooled DERP: 1 - sum(L) / sum(Lmax) over all pairs", POOLED)]) {
+    for (title, query) in TOUR.iter().chain([&(
+        "The pooled DERP: 1 - sum(L) / sum(Lmax) over all pairs",
+        POOLED,
+    )]) {
         writeln!(sink, "-- {title}\n{query};")?;
         sql::run(&ctx, query, Format::Table, None, &Default::default(), sink).await?;
         writeln!(sink)?;

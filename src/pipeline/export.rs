@@ -9,12 +9,12 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type};
 use futures::TryStreamExt;
 
+use crate::arrow::read::{LinkLists, RowProblem, Strings, TokenListLists, TokenLists};
 use crate::formats::moses::{self, PhraseEntry, write_phrase_line};
 use crate::formats::semeval2014t5::{self as task, Answer, TaskFile};
 use crate::schema::{ColumnType, Table};
 use crate::session::{self, Session};
 use crate::storage::Output;
-use crate::arrow::read::{LinkLists, RowProblem, Strings, TokenListLists, TokenLists};
 
 /// What an export wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,7 +30,10 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
     Output::check(out)?;
     let ctx = Session::default().build()?;
     session::register_checked(&ctx, Table::PhraseTable, table).await?;
-    let schema = ctx.table_provider(Table::PhraseTable.name()).await?.schema();
+    let schema = ctx
+        .table_provider(Table::PhraseTable.name())
+        .await?
+        .schema();
     let optional = |name: &str| {
         if schema.field_with_name(name).is_ok() {
             name.to_string()
@@ -53,10 +56,14 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
     let mut line = String::new();
     let mut links = Vec::new();
     while let Some(batch) = stream.try_next().await? {
-        let (srcs, tgts) = (TokenLists::new("src_tokens", batch.column(0))?, TokenLists::new("tgt_tokens", batch.column(1))?);
+        let (srcs, tgts) = (
+            TokenLists::new("src_tokens", batch.column(0))?,
+            TokenLists::new("tgt_tokens", batch.column(1))?,
+        );
         let (mut src_tokens, mut tgt_tokens) = (Vec::new(), Vec::new());
-        let scores: Vec<Float64Array> =
-            (2..6).map(|i| batch.column(i).as_primitive::<Float64Type>().clone()).collect();
+        let scores: Vec<Float64Array> = (2..6)
+            .map(|i| batch.column(i).as_primitive::<Float64Type>().clone())
+            .collect();
         let list = |i: usize| -> Result<Option<ListArray>> {
             let column = batch.column(i);
             Ok((*column.data_type() != DataType::Null)
@@ -81,7 +88,10 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
                     (true, _) => values.push(column.value(row)),
                     (false, "lex_f_e" | "lex_e_f") => values.push(1.0),
                     (false, _) => {
-                        bail!("{}: rule {rule} ({src} ||| {tgt}) has no {name}", table.display())
+                        bail!(
+                            "{}: rule {rule} ({src} ||| {tgt}) has no {name}",
+                            table.display()
+                        )
                     }
                 }
             }
@@ -121,7 +131,9 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
             write_phrase_line(&mut line, &entry);
             summary.rows += 1;
         }
-        output.write_all(line.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
+        output
+            .write_all(line.as_bytes())
+            .with_context(|| format!("writing {}", out.display()))?;
     }
     output.commit()?;
     Ok(summary)
@@ -130,11 +142,17 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
 /// Row `row`'s `side` phrase as Moses text, its tokens read into `tokens`. A phrase the
 /// importer would reject or read as other tokens is refused, not written: Err is the end of
 /// the message that names the rule.
-fn moses_phrase<'a>(lists: &TokenLists<'a>, row: usize, tokens: &mut Vec<&'a str>, side: &str) -> Result<String, String> {
+fn moses_phrase<'a>(
+    lists: &TokenLists<'a>,
+    row: usize,
+    tokens: &mut Vec<&'a str>,
+    side: &str,
+) -> Result<String, String> {
     match lists.row(row, tokens) {
         Err(RowProblem::NullArgument(_)) => Err(" has a NULL phrase".into()),
         Err(why) => Err(format!(": {why}")),
-        Ok(()) => moses::phrase_text(tokens).map_err(|why| format!(": its {side} phrase cannot be written as Moses text: {why}")),
+        Ok(()) => moses::phrase_text(tokens)
+            .map_err(|why| format!(": its {side} phrase cannot be written as Moses text: {why}")),
     }
 }
 
@@ -148,7 +166,10 @@ pub struct RunColumns {
 impl Default for RunColumns {
     /// A fragments table's own answer: a run imported with `import semeval2014t5`.
     fn default() -> Self {
-        RunColumns { answer: "output_fragment".into(), alternatives: Some("output_alternatives".into()) }
+        RunColumns {
+            answer: "output_fragment".into(),
+            alternatives: Some("output_alternatives".into()),
+        }
     }
 }
 
@@ -160,33 +181,62 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
     Output::check(out)?;
     let ctx = Session::default().build()?;
     session::register_checked(&ctx, Table::Fragments, table).await?;
-    let alternatives = columns.alternatives.as_deref().map_or(String::new(), |c| format!(", {}", session::identifier(c)));
+    let alternatives = columns
+        .alternatives
+        .as_deref()
+        .map_or(String::new(), |c| format!(", {}", session::identifier(c)));
     let query = format!(
         "SELECT sentence_id, fragment_id, l1, l2, input, fragment_start, fragment_end, {}{alternatives} \
          FROM fragments ORDER BY pair_id",
         session::identifier(&columns.answer)
     );
-    let frame = ctx.sql(&query).await.with_context(|| format!("{}: reading the answers", table.display()))?;
+    let frame = ctx
+        .sql(&query)
+        .await
+        .with_context(|| format!("{}: reading the answers", table.display()))?;
     let mut stream = frame.execute_stream().await?;
     let mut answers = Vec::new();
     while let Some(batch) = stream.try_next().await? {
         let (mut tokens, mut lists) = (Vec::new(), Vec::new());
-        let texts: Vec<Strings> = (0..4).map(|i| Strings::new(batch.column(i).as_ref())).collect::<datafusion::common::Result<_>>()?;
+        let texts: Vec<Strings> = (0..4)
+            .map(|i| Strings::new(batch.column(i).as_ref()))
+            .collect::<datafusion::common::Result<_>>()?;
         let input = TokenLists::new("input", batch.column(4))?;
-        let (starts, ends) = (cast(batch.column(5), &DataType::Int64)?, cast(batch.column(6), &DataType::Int64)?);
-        let (starts, ends) = (starts.as_primitive::<datafusion::arrow::datatypes::Int64Type>(), ends.as_primitive::<datafusion::arrow::datatypes::Int64Type>());
+        let (starts, ends) = (
+            cast(batch.column(5), &DataType::Int64)?,
+            cast(batch.column(6), &DataType::Int64)?,
+        );
+        let (starts, ends) = (
+            starts.as_primitive::<datafusion::arrow::datatypes::Int64Type>(),
+            ends.as_primitive::<datafusion::arrow::datatypes::Int64Type>(),
+        );
         let answer = TokenLists::new("answer", batch.column(7))?;
-        let alternatives = columns.alternatives.is_some().then(|| TokenListLists::new("alternatives", batch.column(8))).transpose()?;
+        let alternatives = columns
+            .alternatives
+            .is_some()
+            .then(|| TokenListLists::new("alternatives", batch.column(8)))
+            .transpose()?;
         for row in 0..batch.num_rows() {
             let at = answers.len() + 1;
             let what = |e: RowProblem| anyhow::anyhow!("{}: row {at}: {e}", table.display());
-            let (Some(sentence_id), Some(fragment_id)) = (texts[0].get(row), texts[1].get(row)) else {
-                bail!("{}: row {at} has no sentence_id or fragment_id", table.display());
+            let (Some(sentence_id), Some(fragment_id)) = (texts[0].get(row), texts[1].get(row))
+            else {
+                bail!(
+                    "{}: row {at} has no sentence_id or fragment_id",
+                    table.display()
+                );
             };
             input.row(row, &mut tokens).map_err(what)?;
             let input_words: Vec<String> = tokens.iter().map(|t| t.to_string()).collect();
-            if starts.is_null(row) || ends.is_null(row) || starts.value(row) < 0 || ends.value(row) < 0 {
-                bail!("{}: row {at} has no fragment span (fragment_start, fragment_end)", table.display());
+            if starts.is_null(row)
+                || ends.is_null(row)
+                || starts.value(row) < 0
+                || ends.value(row) < 0
+            {
+                bail!(
+                    "{}: row {at} has no fragment span (fragment_start, fragment_end)",
+                    table.display()
+                );
             }
             let answer_words = match answer.row(row, &mut tokens) {
                 Ok(()) => Some(tokens.iter().map(|t| t.to_string()).collect()),
@@ -196,7 +246,12 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
             let mut alternative_words = Vec::new();
             if let Some(alternatives) = &alternatives {
                 match alternatives.row(row, &mut tokens, &mut lists) {
-                    Ok(()) => alternative_words = lists.iter().map(|r| tokens[r.clone()].iter().map(|t| t.to_string()).collect()).collect(),
+                    Ok(()) => {
+                        alternative_words = lists
+                            .iter()
+                            .map(|r| tokens[r.clone()].iter().map(|t| t.to_string()).collect())
+                            .collect()
+                    }
                     Err(RowProblem::NullArgument(_)) => {}
                     Err(e) => return Err(what(e)),
                 }

@@ -19,10 +19,10 @@ use datafusion::logical_expr::ScalarUDF;
 use datafusion::prelude::SessionContext;
 use futures::TryStreamExt;
 
+use crate::arrow::read::{LinkLists, TokenLists};
 use crate::metrics::phrases::{Direction, Lexicon};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
-use crate::arrow::read::{LinkLists, TokenLists};
 use crate::udf::phrases::{NAME as EXTRACT, PairScratch, PhraseScoreUdf, ScoreKind, read_pair};
 
 #[derive(Debug, Clone)]
@@ -65,7 +65,11 @@ impl fmt::Display for ExtractSummary {
 
 impl ExtractOptions {
     pub fn signature(&self) -> String {
-        format!("pairmetrics:{}|extract|max-phrase-length={}", crate::VERSION, self.max_length)
+        format!(
+            "pairmetrics:{}|extract|max-phrase-length={}",
+            crate::VERSION,
+            self.max_length
+        )
     }
 
     /// The second pass, part one, over `pairs` and `alignments`: the distinct phrase pairs with
@@ -118,8 +122,10 @@ async fn count_words(ctx: &SessionContext, summary: &mut ExtractSummary) -> Resu
     let mut lexicon = Lexicon::new();
     while let Some(batch) = stream.try_next().await? {
         let ids = batch.column(0).as_primitive::<Int64Type>();
-        let (srcs, tgts) =
-            (TokenLists::new("src", batch.column(1))?, TokenLists::new("tgt", batch.column(2))?);
+        let (srcs, tgts) = (
+            TokenLists::new("src", batch.column(1))?,
+            TokenLists::new("tgt", batch.column(2))?,
+        );
         let links = LinkLists::new(batch.column(3))?;
         let mut scratch = PairScratch::default();
         for row in 0..batch.num_rows() {
@@ -143,10 +149,17 @@ async fn count_words(ctx: &SessionContext, summary: &mut ExtractSummary) -> Resu
 /// Extract and score the phrase table, and write it atomically.
 pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
     let started = Instant::now();
-    let ctx = Session { tuning: options.tuning, ..Default::default() }.build()?;
+    let ctx = Session {
+        tuning: options.tuning,
+        ..Default::default()
+    }
+    .build()?;
     session::register_keyed(&ctx, Table::Pairs, &options.pairs).await?;
     session::register_keyed(&ctx, Table::Alignments, &options.alignments).await?;
-    let mut summary = ExtractSummary { signature: options.signature(), ..Default::default() };
+    let mut summary = ExtractSummary {
+        signature: options.signature(),
+        ..Default::default()
+    };
 
     let lexicon = Arc::new(count_words(&ctx, &mut summary).await?);
     summary.word_pairs = lexicon.len() as u64;
@@ -164,10 +177,30 @@ pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
     // the phrase pairs are computed once and never held whole in memory.
     let staged = staging_path()?;
     let result = async {
-        super::write_query(&ctx, &options.phrase_pairs_query(), &staged, &options.signature()).await?;
-        let partial = datafusion::prelude::ParquetReadOptions { file_extension: ".partial", ..Default::default() };
-        ctx.register_parquet("phrase_pairs", staged.to_str().context("a non-UTF-8 path")?, partial).await?;
-        super::write_query(&ctx, &options.table_query(), &options.out, &options.signature()).await
+        super::write_query(
+            &ctx,
+            &options.phrase_pairs_query(),
+            &staged,
+            &options.signature(),
+        )
+        .await?;
+        let partial = datafusion::prelude::ParquetReadOptions {
+            file_extension: ".partial",
+            ..Default::default()
+        };
+        ctx.register_parquet(
+            "phrase_pairs",
+            staged.to_str().context("a non-UTF-8 path")?,
+            partial,
+        )
+        .await?;
+        super::write_query(
+            &ctx,
+            &options.table_query(),
+            &options.out,
+            &options.signature(),
+        )
+        .await
     }
     .await;
     let _ = std::fs::remove_file(&staged);
@@ -179,5 +212,7 @@ pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
 /// A file in the temporary directory (where DataFusion spills too) for the distinct phrase
 /// pairs, named as a partial output so that a later run removes it if this one is killed.
 fn staging_path() -> Result<PathBuf> {
-    crate::storage::partial_path(&std::env::temp_dir().join("pairmetrics-extract.phrase-pairs.parquet"))
+    crate::storage::partial_path(
+        &std::env::temp_dir().join("pairmetrics-extract.phrase-pairs.parquet"),
+    )
 }

@@ -18,7 +18,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema};
 use futures::TryStreamExt;
 
-use crate::parquet::keys;
+use crate::arrow::read::TokenLists;
 use crate::formats::conllu::Sentences;
 use crate::formats::input::{self, Lines};
 use crate::formats::semeval2014t5::{self as task, Answer, Fragment, FragmentRow, TaskFile};
@@ -31,12 +31,12 @@ use crate::metrics::mert::{self, CandidateList, MertOptions};
 use crate::metrics::ngram;
 use crate::metrics::word_accuracy::Rules;
 use crate::parquet::AtomicParquetWriter;
+use crate::parquet::keys;
 use crate::pipeline::export::write_run;
 use crate::pipeline::semeval_eval::fragment_score;
 use crate::resources::{self, ResourceOptions};
 use crate::schema::{head_list_type, is_string, is_token_list, token_list_type};
 use crate::session;
-use crate::arrow::read::TokenLists;
 
 /// What candidates are made and scored with.
 #[derive(Debug, Clone, Default)]
@@ -119,7 +119,11 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
     let parses = match &options.parses {
         Some(path) => {
             let parses = load_parses(path)?;
-            loaded.push(format!("parses {}: {} sentences", path.display(), parses.len()));
+            loaded.push(format!(
+                "parses {}: {} sentences",
+                path.display(),
+                parses.len()
+            ));
             parses
         }
         None => HashMap::new(),
@@ -130,7 +134,10 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
         formula: options.formula,
     };
     let spanish = file.l2.as_deref() == Some("es");
-    let mut generated = Generated { loaded, ..Generated::default() };
+    let mut generated = Generated {
+        loaded,
+        ..Generated::default()
+    };
     let mut origins: HashMap<&'static str, usize> = HashMap::new();
     let mut scratch = ngram::Scratch::default();
     for row in task::fragment_rows(&file) {
@@ -145,8 +152,10 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
             options.max_candidates,
         ) {
             let words: Vec<&str> = candidate.tokens.iter().map(String::as_str).collect();
-            let sentence: Vec<String> =
-                splice(&input, row.span, &words).into_iter().map(str::to_string).collect();
+            let sentence: Vec<String> = splice(&input, row.span, &words)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
             let span = (row.span.0, row.span.0 + words.len());
             let parse = match parses.get(&sentence) {
                 Some(arcs) => Some((ParseSource::Parsed, arcs.clone())),
@@ -156,10 +165,19 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
             };
             let sentence_words: Vec<&str> = sentence.iter().map(String::as_str).collect();
             let arcs = parse.as_ref().map(|(_, arcs)| arcs);
-            let features =
-                features(&scorers, &sentence_words, span, &candidate, arcs, &mut scratch);
-            let word_accuracy =
-                row.reference_fragment.as_ref().filter(|r| r.value.is_some()).map(|reference| {
+            let features = features(
+                &scorers,
+                &sentence_words,
+                span,
+                &candidate,
+                arcs,
+                &mut scratch,
+            );
+            let word_accuracy = row
+                .reference_fragment
+                .as_ref()
+                .filter(|r| r.value.is_some())
+                .map(|reference| {
                     let answer = Fragment {
                         id: None,
                         value: Some(candidate.tokens.clone()),
@@ -169,7 +187,10 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
                         &answer,
                         reference,
                         false,
-                        Rules { ignore_case: false, spanish },
+                        Rules {
+                            ignore_case: false,
+                            spanish,
+                        },
                         None,
                     )
                 });
@@ -179,9 +200,19 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
                 Some((ParseSource::Projected, _)) => 1,
                 None => 2,
             }] += 1;
-            scored.push(Scored { candidate, sentence, span, parse, features, word_accuracy });
+            scored.push(Scored {
+                candidate,
+                sentence,
+                span,
+                parse,
+                features,
+                word_accuracy,
+            });
         }
-        generated.fragments.push(FragmentCandidates { row, candidates: scored });
+        generated.fragments.push(FragmentCandidates {
+            row,
+            candidates: scored,
+        });
     }
     generated.origins = ["table", "synthetic", "dictionary", "copy"]
         .map(|o| (o, origins.get(o).copied().unwrap_or(0)))
@@ -205,7 +236,10 @@ pub struct Weights {
 impl Default for Weights {
     /// Untuned: every feature counts the same.
     fn default() -> Self {
-        Weights { values: [1.0; 5], signature: "untuned: every weight 1".into() }
+        Weights {
+            values: [1.0; 5],
+            signature: "untuned: every weight 1".into(),
+        }
     }
 }
 
@@ -236,7 +270,11 @@ impl Weights {
                 format!("{}: the weight of {name} is not a number", path.display())
             })?;
         }
-        let signature = json.get("signature").and_then(|s| s.as_str()).unwrap_or("").to_string();
+        let signature = json
+            .get("signature")
+            .and_then(|s| s.as_str())
+            .unwrap_or("")
+            .to_string();
         Ok(Weights { values, signature })
     }
 }
@@ -325,13 +363,17 @@ fn write_candidates(generated: &Generated, weights: &Weights, path: &Path) -> Re
     )?;
     let (mut ids, mut sentence_ids, mut fragment_ids, mut ranks, mut origins) =
         (vec![], vec![], vec![], vec![], vec![]);
-    let (mut candidate, mut sentence) =
-        (ListBuilder::new(StringBuilder::new()), ListBuilder::new(StringBuilder::new()));
+    let (mut candidate, mut sentence) = (
+        ListBuilder::new(StringBuilder::new()),
+        ListBuilder::new(StringBuilder::new()),
+    );
     let (mut starts, mut ends, mut parses, mut scores, mut accuracy) =
         (vec![], vec![], vec![], vec![], vec![]);
     let mut heads = ListBuilder::new(Int32Builder::new());
-    let (mut deprels, mut upos) =
-        (ListBuilder::new(StringBuilder::new()), ListBuilder::new(StringBuilder::new()));
+    let (mut deprels, mut upos) = (
+        ListBuilder::new(StringBuilder::new()),
+        ListBuilder::new(StringBuilder::new()),
+    );
     let mut feature_columns: [Vec<Option<f64>>; 5] = Default::default();
     for (pair_id, fragment) in generated.fragments.iter().enumerate() {
         for (rank, c) in ranked(fragment, weights).into_iter().enumerate() {
@@ -340,24 +382,34 @@ fn write_candidates(generated: &Generated, weights: &Weights, path: &Path) -> Re
             fragment_ids.push(fragment.row.fragment_id.clone());
             ranks.push(rank as i64 + 1);
             origins.push(c.candidate.origin.name());
-            for (builder, words) in
-                [(&mut candidate, &c.candidate.tokens), (&mut sentence, &c.sentence)]
-            {
+            for (builder, words) in [
+                (&mut candidate, &c.candidate.tokens),
+                (&mut sentence, &c.sentence),
+            ] {
                 builder.values().extend(words.iter().map(Some));
                 builder.append(true);
             }
             starts.push(c.span.0 as i64);
             ends.push(c.span.1 as i64);
             parses.push(c.parse.as_ref().map(|(source, _)| {
-                if *source == ParseSource::Parsed { "parsed" } else { "projected" }
+                if *source == ParseSource::Parsed {
+                    "parsed"
+                } else {
+                    "projected"
+                }
             }));
             let arcs = c.parse.as_ref().map(|(_, arcs)| arcs);
-            heads.values().extend(arcs.iter().flat_map(|a| a.heads.iter().map(|&h| Some(h))));
+            heads
+                .values()
+                .extend(arcs.iter().flat_map(|a| a.heads.iter().map(|&h| Some(h))));
             heads.append(arcs.is_some());
-            for (builder, labels) in
-                [(&mut deprels, arcs.map(|a| &a.deprels)), (&mut upos, arcs.map(|a| &a.upos))]
-            {
-                builder.values().extend(labels.into_iter().flatten().map(Some));
+            for (builder, labels) in [
+                (&mut deprels, arcs.map(|a| &a.deprels)),
+                (&mut upos, arcs.map(|a| &a.upos)),
+            ] {
+                builder
+                    .values()
+                    .extend(labels.into_iter().flatten().map(Some));
                 builder.append(labels.is_some());
             }
             for (column, value) in feature_columns.iter_mut().zip(c.features.values()) {
@@ -382,8 +434,11 @@ fn write_candidates(generated: &Generated, weights: &Weights, path: &Path) -> Re
         Arc::new(deprels.finish()),
         Arc::new(upos.finish()),
     ];
-    columns
-        .extend(feature_columns.into_iter().map(|c| Arc::new(Float64Array::from(c)) as ArrayRef));
+    columns.extend(
+        feature_columns
+            .into_iter()
+            .map(|c| Arc::new(Float64Array::from(c)) as ArrayRef),
+    );
     columns.push(Arc::new(Float64Array::from(scores)));
     columns.push(Arc::new(Float64Array::from(accuracy)));
     writer.write(&RecordBatch::try_new(schema, columns)?)?;
@@ -425,7 +480,10 @@ fn feature_indices(names: &[String]) -> Result<Vec<usize>> {
         .iter()
         .map(|n| {
             FEATURE_NAMES.iter().position(|f| f == n).with_context(|| {
-                format!("unknown feature {n:?}: expected one of {}", FEATURE_NAMES.join(", "))
+                format!(
+                    "unknown feature {n:?}: expected one of {}",
+                    FEATURE_NAMES.join(", ")
+                )
             })
         })
         .collect()
@@ -441,8 +499,11 @@ pub fn tune_generated(
     let mut lists = Vec::new();
     let mut skipped = 0;
     for fragment in &generated.fragments {
-        let usable: Vec<&Scored> =
-            fragment.candidates.iter().filter(|c| c.word_accuracy.is_some()).collect();
+        let usable: Vec<&Scored> = fragment
+            .candidates
+            .iter()
+            .filter(|c| c.word_accuracy.is_some())
+            .collect();
         if usable.is_empty() {
             skipped += 1;
             continue;
@@ -456,7 +517,13 @@ pub fn tune_generated(
             metric: usable.iter().map(|c| c.word_accuracy.unwrap()).collect(),
         });
     }
-    finish_tuning(&lists, &chosen, options, skipped, &format!("dev:{source}|metric:word_accuracy"))
+    finish_tuning(
+        &lists,
+        &chosen,
+        options,
+        skipped,
+        &format!("dev:{source}|metric:word_accuracy"),
+    )
 }
 
 /// MERT over a candidates table (`l2-assist --table`, or any table with `pair_id`, the feature
@@ -482,7 +549,10 @@ pub async fn tune_table(table: &Path, metric: &str, options: &TuneOptions) -> Re
         features.join(", ")
     );
     let frame = ctx.sql(&query).await.with_context(|| {
-        format!("{}: reading pair_id, {metric} and the features", table.display())
+        format!(
+            "{}: reading pair_id, {metric} and the features",
+            table.display()
+        )
     })?;
     let mut stream = frame.execute_stream().await?;
     let (mut lists, mut skipped): (Vec<CandidateList>, usize) = (Vec::new(), 0);
@@ -494,7 +564,10 @@ pub async fn tune_table(table: &Path, metric: &str, options: &TuneOptions) -> Re
             let id = ids.value(row);
             if current != Some(id) {
                 current = Some(id);
-                lists.push(CandidateList { features: Vec::new(), metric: Vec::new() });
+                lists.push(CandidateList {
+                    features: Vec::new(),
+                    metric: Vec::new(),
+                });
             }
             if metric_values.is_null(row) {
                 continue;
@@ -610,14 +683,20 @@ async fn load_dictionary(path: &Path) -> Result<Dictionary> {
     } else {
         "CAST(NULL AS DOUBLE)"
     };
-    let query = format!("SELECT {}, {}, {p} FROM dictionary", tokens("src")?, tokens("tgt")?);
+    let query = format!(
+        "SELECT {}, {}, {p} FROM dictionary",
+        tokens("src")?,
+        tokens("tgt")?
+    );
     let mut stream = ctx.sql(&query).await?.execute_stream().await?;
     let mut dictionary = Dictionary::default();
     let mut row_number = 0;
     while let Some(batch) = stream.try_next().await? {
         let (mut source, mut target) = (Vec::new(), Vec::new());
-        let (sources, targets) =
-            (TokenLists::new("src", batch.column(0))?, TokenLists::new("tgt", batch.column(1))?);
+        let (sources, targets) = (
+            TokenLists::new("src", batch.column(0))?,
+            TokenLists::new("tgt", batch.column(1))?,
+        );
         let probabilities = batch.column(2).as_primitive::<Float64Type>();
         for row in 0..batch.num_rows() {
             row_number += 1;
@@ -634,7 +713,9 @@ async fn load_dictionary(path: &Path) -> Result<Dictionary> {
                     path.display()
                 );
             }
-            let p = probabilities.is_valid(row).then(|| probabilities.value(row));
+            let p = probabilities
+                .is_valid(row)
+                .then(|| probabilities.value(row));
             if let Some(p) = p.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
                 bail!(
                     "dictionary {}: row {row_number}: p = {p} is not a probability in (0, 1]",
@@ -654,7 +735,11 @@ fn load_parses(path: &Path) -> Result<HashMap<Vec<String>, Arcs>> {
     let mut parses = HashMap::new();
     for sentence in Sentences::new(lines) {
         let sentence = sentence.with_context(|| format!("{}", path.display()))?;
-        let arcs = Arcs { heads: sentence.heads, deprels: sentence.deprels, upos: sentence.upos };
+        let arcs = Arcs {
+            heads: sentence.heads,
+            deprels: sentence.deprels,
+            upos: sentence.upos,
+        };
         parses.entry(sentence.forms).or_insert(arcs);
     }
     Ok(parses)

@@ -83,10 +83,24 @@ impl Totals {
         writeln!(out, "   max={:.d$}", self.pod_max)?;
         writeln!(out, "{} pairs were read in total", self.pairs)?;
         let share = |count: u64| count as f64 * 100.0 / n;
-        writeln!(out, "   {} pairs ({:.2}%) got non-zero LeD scores", self.nonzero_led, share(self.nonzero_led))?;
-        writeln!(out, "   {} pairs ({:.2}%) got non-zero PoD scores", self.nonzero_pod, share(self.nonzero_pod))?;
+        writeln!(
+            out,
+            "   {} pairs ({:.2}%) got non-zero LeD scores",
+            self.nonzero_led,
+            share(self.nonzero_led)
+        )?;
+        writeln!(
+            out,
+            "   {} pairs ({:.2}%) got non-zero PoD scores",
+            self.nonzero_pod,
+            share(self.nonzero_pod)
+        )?;
         let zero = self.pairs - self.nonzero_any;
-        writeln!(out, "   {zero} pairs ({:.2}%) got all zero scores", 100.0 - share(self.nonzero_any))
+        writeln!(
+            out,
+            "   {zero} pairs ({:.2}%) got all zero scores",
+            100.0 - share(self.nonzero_any)
+        )
     }
 }
 
@@ -100,9 +114,17 @@ struct ScoreFiles {
 
 impl ScoreFiles {
     fn create(prefix: &str) -> Result<Self> {
-        let targets: Vec<PathBuf> = ["led", "pod"].iter().map(|ext| PathBuf::from(format!("{prefix}.{ext}"))).collect();
-        let files = targets.iter().map(|target| Output::create(target)).collect::<Result<Vec<_>>>()?;
-        let uncaching = Some(std::thread::spawn(move || targets.iter().for_each(|target| uncache(target))));
+        let targets: Vec<PathBuf> = ["led", "pod"]
+            .iter()
+            .map(|ext| PathBuf::from(format!("{prefix}.{ext}")))
+            .collect();
+        let files = targets
+            .iter()
+            .map(|target| Output::create(target))
+            .collect::<Result<Vec<_>>>()?;
+        let uncaching = Some(std::thread::spawn(move || {
+            targets.iter().for_each(|target| uncache(target))
+        }));
         Ok(ScoreFiles { files, uncaching })
     }
 
@@ -124,8 +146,18 @@ impl ScoreFiles {
             let _ = uncaching.join();
         }
         std::thread::scope(|scope| {
-            let finishing: Vec<_> = files.into_iter().map(|file| scope.spawn(move || file.commit())).collect();
-            finishing.into_iter().map(|thread| thread.join().expect("finishing a score file does not panic")).collect()
+            let finishing: Vec<_> = files
+                .into_iter()
+                .map(|file| scope.spawn(move || file.commit()))
+                .collect();
+            finishing
+                .into_iter()
+                .map(|thread| {
+                    thread
+                        .join()
+                        .expect("finishing a score file does not panic")
+                })
+                .collect()
         })
     }
 }
@@ -177,9 +209,17 @@ struct RawPairs {
 impl RawPairs {
     /// Empty, for the pairs from `first` on, keeping its buffers.
     fn reuse(mut self, first: u64, blocks_line: u64) -> Self {
-        self.lines.iter_mut().chain([&mut self.blocks]).for_each(Vec::clear);
+        self.lines
+            .iter_mut()
+            .chain([&mut self.blocks])
+            .for_each(Vec::clear);
         self.warnings.clear();
-        RawPairs { first, count: 0, blocks_line, ..self }
+        RawPairs {
+            first,
+            count: 0,
+            blocks_line,
+            ..self
+        }
     }
 }
 
@@ -202,14 +242,25 @@ impl<'a> Reader<'a> {
         let open = |path: &Path| -> Result<_> { Ok(Lines::new(input::open(path)?, path)) };
         let [path1, path2] = &options.files;
         let files = [open(path1)?, open(path2)?];
-        Ok(Reader { options, files, alignment: open(&options.alignment)?, pairs: 0, done: false, after: None, spares })
+        Ok(Reader {
+            options,
+            files,
+            alignment: open(&options.alignment)?,
+            pairs: 0,
+            done: false,
+            after: None,
+            spares,
+        })
     }
 
     /// Gather the next pairs into `chunk`; an error comes after the pairs gathered before it.
     fn read_chunk(&mut self, chunk: &mut RawPairs) -> Result<()> {
         let [path1, path2] = &self.options.files;
         let [lines1, lines2] = &mut chunk.lines;
-        let (count1, count2) = (self.files[0].append_raw_lines(PAIRS_PER_CHUNK, lines1)?, self.files[1].append_raw_lines(PAIRS_PER_CHUNK, lines2)?);
+        let (count1, count2) = (
+            self.files[0].append_raw_lines(PAIRS_PER_CHUNK, lines1)?,
+            self.files[1].append_raw_lines(PAIRS_PER_CHUNK, lines2)?,
+        );
         // Lines past the shorter file's end stay in the chunk, unread.
         let pairs = count1.min(count2);
         let blocks = meteor::append_raw_blocks(&mut self.alignment, pairs, &mut chunk.blocks)?;
@@ -225,7 +276,11 @@ impl<'a> Reader<'a> {
         } else if pairs < PAIRS_PER_CHUNK {
             self.done = true;
             if count1 != count2 {
-                let (longer, shorter) = if count1 > count2 { (path1, path2) } else { (path2, path1) };
+                let (longer, shorter) = if count1 > count2 {
+                    (path1, path2)
+                } else {
+                    (path2, path1)
+                };
                 chunk.warnings.push(format!(
                     "warning: {} has more lines than {}; the extra lines are ignored, as lepod-score.py does",
                     longer.display(),
@@ -233,10 +288,19 @@ impl<'a> Reader<'a> {
                 ));
             }
             if self.pairs == 0 {
-                self.after = Some(anyhow::anyhow!("no pairs were read: {} or {} is empty", path1.display(), path2.display()));
-            } else if meteor::append_raw_blocks(&mut self.alignment, 1, &mut Vec::new()).map_or(true, |more| more > 0) {
+                self.after = Some(anyhow::anyhow!(
+                    "no pairs were read: {} or {} is empty",
+                    path1.display(),
+                    path2.display()
+                ));
+            } else if meteor::append_raw_blocks(&mut self.alignment, 1, &mut Vec::new())
+                .map_or(true, |more| more > 0)
+            {
                 let message = "has more alignment blocks than pairs; they are ignored";
-                chunk.warnings.push(format!("warning: {} {message}", self.options.alignment.display()));
+                chunk.warnings.push(format!(
+                    "warning: {} {message}",
+                    self.options.alignment.display()
+                ));
             }
         }
         Ok(())
@@ -253,7 +317,11 @@ impl Iterator for Reader<'_> {
         if self.done {
             return None;
         }
-        let mut chunk = self.spares.try_recv().unwrap_or_default().reuse(self.pairs, self.alignment.line_number() + 1);
+        let mut chunk = self
+            .spares
+            .try_recv()
+            .unwrap_or_default()
+            .reuse(self.pairs, self.alignment.line_number() + 1);
         if let Err(e) = self.read_chunk(&mut chunk) {
             self.done = true;
             self.after = Some(e);
@@ -278,9 +346,14 @@ impl Scored {
     /// Empty, keeping its buffers.
     fn reuse(mut self) -> Self {
         self.scores.clear();
-        [&mut self.stdout, &mut self.led, &mut self.pod].into_iter().for_each(Vec::clear);
+        [&mut self.stdout, &mut self.led, &mut self.pod]
+            .into_iter()
+            .for_each(Vec::clear);
         self.warnings.clear();
-        Scored { error: None, ..self }
+        Scored {
+            error: None,
+            ..self
+        }
     }
 }
 
@@ -291,9 +364,16 @@ impl Scored {
 pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) -> Result<()> {
     // A chunk's buffers go back for a later chunk to fill: allocated afresh for every chunk,
     // their pages went back to the kernel and were faulted in again.
-    let (spare_inputs, spare_outputs) = (bounded::<RawPairs>(4 * options.threads), bounded::<Scored>(4 * options.threads));
+    let (spare_inputs, spare_outputs) = (
+        bounded::<RawPairs>(4 * options.threads),
+        bounded::<Scored>(4 * options.threads),
+    );
     let reader = Reader::open(options, spare_inputs.1)?;
-    let mut files = options.prefix.as_deref().map(ScoreFiles::create).transpose()?;
+    let mut files = options
+        .prefix
+        .as_deref()
+        .map(ScoreFiles::create)
+        .transpose()?;
     let punct = Punctuation::new(&options.punctuations);
     let mut totals = Totals::default();
     let score = |scratch: &mut Scratch, mut chunk: Chunk<RawPairs>| -> Result<Scored> {
@@ -306,20 +386,30 @@ pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) ->
         let _ = spare_inputs.0.try_send(pairs);
         Ok(scored)
     };
-    map_ordered_in_chunks(1, reader, options.threads, Scratch::default, score, |mut scored| {
-        out.write_all(&scored.stdout)?;
-        if let Some(files) = files.as_mut() {
-            files.write(0, &scored.led)?;
-            files.write(1, &scored.pod)?;
-        }
-        for warning in &scored.warnings {
-            writeln!(warn, "{warning}")?;
-        }
-        scored.scores.iter().for_each(|&(led, pod)| totals.add(led, pod));
-        let error = scored.error.take();
-        let _ = spare_outputs.0.try_send(scored);
-        error.map_or(Ok(()), Err)
-    })?;
+    map_ordered_in_chunks(
+        1,
+        reader,
+        options.threads,
+        Scratch::default,
+        score,
+        |mut scored| {
+            out.write_all(&scored.stdout)?;
+            if let Some(files) = files.as_mut() {
+                files.write(0, &scored.led)?;
+                files.write(1, &scored.pod)?;
+            }
+            for warning in &scored.warnings {
+                writeln!(warn, "{warning}")?;
+            }
+            scored
+                .scores
+                .iter()
+                .for_each(|&(led, pod)| totals.add(led, pod));
+            let error = scored.error.take();
+            let _ = spare_outputs.0.try_send(scored);
+            error.map_or(Ok(()), Err)
+        },
+    )?;
     if let Some(files) = files {
         files.finish()?;
     }
@@ -328,11 +418,21 @@ pub fn run(options: &LepodOptions, out: &mut dyn Write, warn: &mut dyn Write) ->
 }
 
 /// Score a chunk's pairs into `scored`, stopping at the first error.
-fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratch, pairs: &RawPairs, scored: &mut Scored) -> Result<()> {
+fn score_pairs(
+    options: &LepodOptions,
+    punct: &Punctuation,
+    scratch: &mut Scratch,
+    pairs: &RawPairs,
+    scored: &mut Scored,
+) -> Result<()> {
     let [path1, path2] = &options.files;
     let mut file1 = LineSlices::new(&pairs.lines[0], path1, pairs.first + 1);
     let mut file2 = LineSlices::new(&pairs.lines[1], path2, pairs.first + 1);
-    let mut blocks = Blocks::matches_only(LineSlices::new(&pairs.blocks, &options.alignment, pairs.blocks_line));
+    let mut blocks = Blocks::matches_only(LineSlices::new(
+        &pairs.blocks,
+        &options.alignment,
+        pairs.blocks_line,
+    ));
     let mut block = Block::default();
     let mut links: Vec<Link> = Vec::new();
     // The token lists' buffers, from one pair to the next.
@@ -340,7 +440,10 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
     let d = options.digits;
     for counter in pairs.first + 1..=pairs.first + pairs.count as u64 {
         let gathered = "the reader gathered a line of each file per pair";
-        let (line1, line2) = (file1.next_slice()?.expect(gathered), file2.next_slice()?.expect(gathered));
+        let (line1, line2) = (
+            file1.next_slice()?.expect(gathered),
+            file2.next_slice()?.expect(gathered),
+        );
         let (raw1, raw2) = (tokens::strip(line1), tokens::strip(line2));
         let out = &mut scored.stdout;
         if options.verbose {
@@ -356,29 +459,64 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
         if !blocks.read_into(&mut block)? {
             unreachable!("the reader gathered a block per pair");
         }
-        let place = || Place { options, block: &block, counter };
+        let place = || Place {
+            options,
+            block: &block,
+            counter,
+        };
         if let Some((side, position, len)) = block.span_past_end(toks1.len(), toks2.len()) {
-            return Err(place().error(LepodError::LinkOutOfRange { side, position: position as i64, len }));
+            return Err(place().error(LepodError::LinkOutOfRange {
+                side,
+                position: position as i64,
+                len,
+            }));
         }
         block.links_into(&mut links);
         let (led, pod) = match options.verbose {
-            false => lepod::led_and_pod(&toks1, &toks2, &links, punct, scratch).map_err(|e| place().error(e))?,
+            false => lepod::led_and_pod(&toks1, &toks2, &links, punct, scratch)
+                .map_err(|e| place().error(e))?,
             true => {
-                let (kept1, kept2) = lepod::kept_tokens(&toks1, &toks2, &links, scratch).map_err(|e| place().error(e))?;
-                let (sub1, sub2) = (kept1.iter().filter(|k| !**k).count(), kept2.iter().filter(|k| !**k).count());
-                let led = (sub1 as f64 / toks1.len() as f64 + sub2 as f64 / toks2.len() as f64) / 2.0;
+                let (kept1, kept2) = lepod::kept_tokens(&toks1, &toks2, &links, scratch)
+                    .map_err(|e| place().error(e))?;
+                let (sub1, sub2) = (
+                    kept1.iter().filter(|k| !**k).count(),
+                    kept2.iter().filter(|k| !**k).count(),
+                );
+                let led =
+                    (sub1 as f64 / toks1.len() as f64 + sub2 as f64 / toks2.len() as f64) / 2.0;
                 let (mat1, mat2) = matched_tokens(&block, &toks1, &toks2, punct);
                 let words = |toks: &[&str], keep: &dyn Fn(usize) -> bool| -> String {
-                    toks.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, t)| *t).collect::<Vec<_>>().join(" ")
+                    toks.iter()
+                        .enumerate()
+                        .filter(|(i, _)| keep(*i))
+                        .map(|(_, t)| *t)
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 };
-                writeln!(out, "MAT | SUB\t{} | {}", words(&toks1, &|i| mat1[i]), words(&toks1, &|i| !kept1[i]))?;
-                writeln!(out, "MAT | SUB\t{} | {}", words(&toks2, &|i| mat2[i]), words(&toks2, &|i| !kept2[i]))?;
-                (led, lepod::pod_after_kept_tokens(&toks1, &toks2, punct, scratch))
+                writeln!(
+                    out,
+                    "MAT | SUB\t{} | {}",
+                    words(&toks1, &|i| mat1[i]),
+                    words(&toks1, &|i| !kept1[i])
+                )?;
+                writeln!(
+                    out,
+                    "MAT | SUB\t{} | {}",
+                    words(&toks2, &|i| mat2[i]),
+                    words(&toks2, &|i| !kept2[i])
+                )?;
+                (
+                    led,
+                    lepod::pod_after_kept_tokens(&toks1, &toks2, punct, scratch),
+                )
             }
         };
         scored.scores.push((led, pod));
         if options.verbose {
-            writeln!(out, "{counter}\tdistortion-score={pod:.d$}   substitution-score={led:.d$}")?;
+            writeln!(
+                out,
+                "{counter}\tdistortion-score={pod:.d$}   substitution-score={led:.d$}"
+            )?;
             writeln!(out, "{}", "=".repeat(100))?;
         }
         if options.prefix.is_some() {
@@ -386,7 +524,15 @@ fn score_pairs(options: &LepodOptions, punct: &Punctuation, scratch: &mut Scratc
             decimal::push_fixed(&mut scored.led, led, d);
             let tail = scored.led.len();
             let mut number = itoa::Buffer::new();
-            for piece in [b"\t", number.format(counter).as_bytes(), b"\t", raw1.as_bytes(), b"\t", raw2.as_bytes(), b"\n"] {
+            for piece in [
+                b"\t",
+                number.format(counter).as_bytes(),
+                b"\t",
+                raw1.as_bytes(),
+                b"\t",
+                raw2.as_bytes(),
+                b"\n",
+            ] {
                 scored.led.extend_from_slice(piece);
             }
             decimal::push_fixed(&mut scored.pod, pod, d);
@@ -415,7 +561,11 @@ impl Place<'_> {
         let [path1, path2] = &self.options.files;
         match e {
             LepodError::EmptySentence(side) => {
-                let path = if side == crate::metrics::Side::Src { path1 } else { path2 };
+                let path = if side == crate::metrics::Side::Src {
+                    path1
+                } else {
+                    path2
+                };
                 anyhow::anyhow!(
                     "{}:{}: empty sentence; LeD is undefined for it (lepod-score.py divides by zero)",
                     path.display(),
@@ -435,7 +585,12 @@ impl Place<'_> {
 
 /// The tokens `-v` lists as matched: every token of a match, except a match's first token when
 /// it is punctuation (the original leaves those out of the alignment it prints).
-fn matched_tokens(block: &Block, toks1: &[&str], toks2: &[&str], punct: &Punctuation) -> (Vec<bool>, Vec<bool>) {
+fn matched_tokens(
+    block: &Block,
+    toks1: &[&str],
+    toks2: &[&str],
+    punct: &Punctuation,
+) -> (Vec<bool>, Vec<bool>) {
     let mut mat1 = vec![false; toks1.len()];
     let mut mat2 = vec![false; toks2.len()];
     for m in &block.matches {

@@ -13,8 +13,9 @@ pub mod lepod;
 pub mod parallel;
 pub mod paraphrase;
 pub mod pivot;
-pub mod rerank;
 pub mod report;
+pub mod rerank;
+pub mod sacrebleu;
 pub mod score;
 pub mod semeval_eval;
 pub mod show;
@@ -27,19 +28,27 @@ use anyhow::{Context, Result};
 use datafusion::prelude::SessionContext;
 use futures::TryStreamExt;
 
-use crate::parquet::keys;
 use crate::parquet::AtomicParquetWriter;
+use crate::parquet::keys;
 
 /// Run `query` and write its result to `out` atomically, with the job's signature and the query
 /// in the file's metadata; the rows written.
-pub async fn write_query(ctx: &SessionContext, query: &str, out: &Path, signature: &str) -> Result<u64> {
+pub async fn write_query(
+    ctx: &SessionContext,
+    query: &str,
+    out: &Path,
+    signature: &str,
+) -> Result<u64> {
     let frame = ctx.sql(query).await?;
     let metadata = vec![
         (keys::SIGNATURE.to_string(), signature.to_string()),
         (keys::QUERY.to_string(), query.to_string()),
     ];
     let mut writer = AtomicParquetWriter::create(out, frame.schema().inner().clone(), metadata)?;
-    let mut stream = frame.execute_stream().await.with_context(|| format!("planning {}", out.display()))?;
+    let mut stream = frame
+        .execute_stream()
+        .await
+        .with_context(|| format!("planning {}", out.display()))?;
     let mut rows = 0;
     while let Some(batch) = stream.try_next().await? {
         rows += batch.num_rows() as u64;

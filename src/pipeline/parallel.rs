@@ -72,7 +72,17 @@ where
                     }
                 }
                 let n = chunk.len() as u64;
-                if n > 0 && chunk_tx.send((sequence, Chunk { first, records: chunk })).is_err() {
+                if n > 0
+                    && chunk_tx
+                        .send((
+                            sequence,
+                            Chunk {
+                                first,
+                                records: chunk,
+                            },
+                        ))
+                        .is_err()
+                {
                     return;
                 }
                 sequence += u64::from(n > 0);
@@ -122,22 +132,44 @@ mod tests {
     fn results_come_back_in_order_and_errors_after_what_precedes_them() {
         let records = (0..5000u64).map(Ok::<_, anyhow::Error>);
         let mut seen = Vec::new();
-        map_ordered(records, 3, || (), |_, c| Ok(c.records.iter().sum::<u64>()), |r| {
-            seen.push(r);
-            Ok(())
-        })
+        map_ordered(
+            records,
+            3,
+            || (),
+            |_, c| Ok(c.records.iter().sum::<u64>()),
+            |r| {
+                seen.push(r);
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(seen.len(), 5000usize.div_ceil(CHUNK));
         assert_eq!(seen.iter().sum::<u64>(), (0..5000u64).sum::<u64>());
 
-        let failing = (0..2000u64).map(|i| if i == 1500 { Err(anyhow::anyhow!("bad record")) } else { Ok(i) });
+        let failing = (0..2000u64).map(|i| {
+            if i == 1500 {
+                Err(anyhow::anyhow!("bad record"))
+            } else {
+                Ok(i)
+            }
+        });
         let mut firsts = Vec::new();
-        let err = map_ordered(failing, 2, || (), |_, c| Ok(c.first), |first| {
-            firsts.push(first);
-            Ok(())
-        })
+        let err = map_ordered(
+            failing,
+            2,
+            || (),
+            |_, c| Ok(c.first),
+            |first| {
+                firsts.push(first);
+                Ok(())
+            },
+        )
         .unwrap_err();
         assert_eq!(err.to_string(), "bad record");
-        assert_eq!(firsts, [0, 512, 1024], "every record before the error, those of its own chunk too");
+        assert_eq!(
+            firsts,
+            [0, 512, 1024],
+            "every record before the error, those of its own chunk too"
+        );
     }
 }

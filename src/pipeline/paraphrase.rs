@@ -14,13 +14,13 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::parallel::{Chunk, map_ordered_in_chunks};
-use crate::parquet::keys;
+use crate::arrow::read::TokenLists;
 use crate::formats::input::{self, Lines};
 use crate::formats::tokens;
 use crate::metrics::mcpg::{self, Outcome};
+use crate::parquet::keys;
 use crate::parquet::{AtomicParquetWriter, ParquetInput};
 use crate::resources::{self, PhraseTableOptions, ResourceOptions};
-use crate::arrow::read::TokenLists;
 use crate::udf::mcpg::{ParaphraseColumns, fields};
 
 #[derive(Debug, Clone)]
@@ -43,7 +43,11 @@ pub struct ParaphraseOptions {
 impl ParaphraseOptions {
     pub fn signature(&self) -> String {
         let o = &self.mcpg;
-        let lm = if self.lm.is_some() { format!("alpha_lm={},lm:ln", o.weights.lm) } else { "no-lm".into() };
+        let lm = if self.lm.is_some() {
+            format!("alpha_lm={},lm:ln", o.weights.lm)
+        } else {
+            "no-lm".into()
+        };
         format!(
             "pairmetrics:{}|mcpg|mode={}|episodes={}|seed={}|rules-per-phrase={}|{}|alpha_phi={},{lm}",
             crate::VERSION,
@@ -70,7 +74,11 @@ pub struct ParaphraseSummary {
 impl fmt::Display for ParaphraseSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rate = self.sentences as f64 / self.seconds.max(1e-9);
-        writeln!(f, "sentences: {} ({} without a paraphrase: no rule of the table changes them)", self.sentences, self.without)?;
+        writeln!(
+            f,
+            "sentences: {} ({} without a paraphrase: no rule of the table changes them)",
+            self.sentences, self.without
+        )?;
         writeln!(f, "episodes: {}", self.episodes)?;
         writeln!(f, "signature: {}", self.signature)?;
         write!(f, "{:.2} s ({rate:.2} sentences/s)", self.seconds)
@@ -98,7 +106,10 @@ pub fn schema() -> Schema {
 /// A sentence: its id and tokens.
 type Sentence = (i64, Vec<String>);
 
-pub async fn paraphrase(options: &ParaphraseOptions, stdout: &mut dyn Write) -> Result<(ParaphraseSummary, Vec<String>)> {
+pub async fn paraphrase(
+    options: &ParaphraseOptions,
+    stdout: &mut dyn Write,
+) -> Result<(ParaphraseSummary, Vec<String>)> {
     let started = Instant::now();
     if options.mcpg.episodes == 0 || options.mcpg.nbest == 0 {
         bail!("--episodes and --nbest must be at least 1");
@@ -106,27 +117,43 @@ pub async fn paraphrase(options: &ParaphraseOptions, stdout: &mut dyn Write) -> 
     if let Some(out) = &options.out
         && out.exists()
     {
-        bail!("{}: already exists; paraphrase writes a new table", out.display());
+        bail!(
+            "{}: already exists; paraphrase writes a new table",
+            out.display()
+        );
     }
-    let (resources, loaded) =
-        resources::load(&ResourceOptions { phrase_table: Some(options.phrase_table.clone()), lm: options.lm.clone(), ..Default::default() })
-            .await?;
+    let (resources, loaded) = resources::load(&ResourceOptions {
+        phrase_table: Some(options.phrase_table.clone()),
+        lm: options.lm.clone(),
+        ..Default::default()
+    })
+    .await?;
     let index = resources.phrase_index.get().expect("loaded");
     let lm = resources.lm.get();
     let sentences = read_sentences(&options.input, &options.column).await?;
     let bar = match options.progress {
         true => ProgressBar::new(sentences.len() as u64).with_style(
-            ProgressStyle::with_template("{bar:30} {human_pos}/{human_len} sentences ({per_sec}, eta {eta})").expect("a valid template"),
+            ProgressStyle::with_template(
+                "{bar:30} {human_pos}/{human_len} sentences ({per_sec}, eta {eta})",
+            )
+            .expect("a valid template"),
         ),
         false => ProgressBar::hidden(),
     };
-    let mut summary = ParaphraseSummary { signature: options.signature(), ..Default::default() };
+    let mut summary = ParaphraseSummary {
+        signature: options.signature(),
+        ..Default::default()
+    };
     let generate = |_: &mut (), chunk: Chunk<Sentence>| -> Result<Vec<(Sentence, Outcome)>> {
-        Ok(chunk.records.into_iter().map(|(id, tokens)| {
-            let words: Vec<&str> = tokens.iter().map(String::as_str).collect();
-            let outcome = mcpg::mcpg(index, lm, &words, &options.mcpg);
-            ((id, tokens), outcome)
-        }).collect())
+        Ok(chunk
+            .records
+            .into_iter()
+            .map(|(id, tokens)| {
+                let words: Vec<&str> = tokens.iter().map(String::as_str).collect();
+                let outcome = mcpg::mcpg(index, lm, &words, &options.mcpg);
+                ((id, tokens), outcome)
+            })
+            .collect())
     };
     let records = sentences.into_iter().map(Ok::<_, anyhow::Error>);
     // One sentence per chunk: each takes long enough to keep a worker busy.
@@ -138,24 +165,38 @@ pub async fn paraphrase(options: &ParaphraseOptions, stdout: &mut dyn Write) -> 
                 (keys::SIGNATURE.to_string(), summary.signature.clone()),
             ];
             let mut writer = AtomicParquetWriter::create(path, schema.clone(), metadata)?;
-            map_ordered_in_chunks(1, records, options.threads, || (), generate, |done| {
-                let batch = rows(&schema, &done, &mut summary)?;
-                bar.inc(done.len() as u64);
-                writer.write(&batch)
-            })?;
+            map_ordered_in_chunks(
+                1,
+                records,
+                options.threads,
+                || (),
+                generate,
+                |done| {
+                    let batch = rows(&schema, &done, &mut summary)?;
+                    bar.inc(done.len() as u64);
+                    writer.write(&batch)
+                },
+            )?;
             writer.finish()?;
         }
         None => {
-            map_ordered_in_chunks(1, records, options.threads, || (), generate, |done| {
-                for ((id, _), outcome) in &done {
-                    count(&mut summary, outcome);
-                    for p in &outcome.paraphrases {
-                        write_nbest_line(stdout, *id, p)?;
+            map_ordered_in_chunks(
+                1,
+                records,
+                options.threads,
+                || (),
+                generate,
+                |done| {
+                    for ((id, _), outcome) in &done {
+                        count(&mut summary, outcome);
+                        for p in &outcome.paraphrases {
+                            write_nbest_line(stdout, *id, p)?;
+                        }
                     }
-                }
-                bar.inc(done.len() as u64);
-                Ok(())
-            })?;
+                    bar.inc(done.len() as u64);
+                    Ok(())
+                },
+            )?;
             stdout.flush()?;
         }
     }
@@ -171,8 +212,16 @@ fn count(summary: &mut ParaphraseSummary, outcome: &Outcome) {
 }
 
 /// The output rows of some sentences.
-fn rows(schema: &Arc<Schema>, done: &[(Sentence, Outcome)], summary: &mut ParaphraseSummary) -> Result<RecordBatch> {
-    let (mut ids, mut columns, mut problems) = (Vec::new(), ParaphraseColumns::default(), StringBuilder::new());
+fn rows(
+    schema: &Arc<Schema>,
+    done: &[(Sentence, Outcome)],
+    summary: &mut ParaphraseSummary,
+) -> Result<RecordBatch> {
+    let (mut ids, mut columns, mut problems) = (
+        Vec::new(),
+        ParaphraseColumns::default(),
+        StringBuilder::new(),
+    );
     for ((id, tokens), outcome) in done {
         count(summary, outcome);
         if outcome.paraphrases.is_empty() {
@@ -196,7 +245,12 @@ fn rows(schema: &Arc<Schema>, done: &[(Sentence, Outcome)], summary: &mut Paraph
 /// moses-nbest` and `rerank` read MCPG's output as a decoder's: X is the phrase part of the
 /// reward (the true score, or in translator mode the played derivation's ln p), Y ln P.
 fn write_nbest_line(out: &mut dyn Write, id: i64, p: &mcpg::Paraphrase) -> Result<()> {
-    write!(out, "{id} ||| {} ||| phrase= {}", p.tokens.join(" "), p.phrase_score)?;
+    write!(
+        out,
+        "{id} ||| {} ||| phrase= {}",
+        p.tokens.join(" "),
+        p.phrase_score
+    )?;
     if let Some(log10) = p.lm_log10 {
         write!(out, " lm= {}", log10 * std::f64::consts::LN_10)?;
     }
@@ -209,28 +263,58 @@ async fn read_sentences(input: &Path, column: &str) -> Result<Vec<Sentence>> {
     let parquet = input.is_dir() || input.extension().is_some_and(|e| e == "parquet");
     if !parquet {
         let lines = Lines::new(input::open(input)?, input);
-        return lines.enumerate().map(|(i, line)| Ok((i as i64, tokens::split(&line?).map(str::to_owned).collect()))).collect();
+        return lines
+            .enumerate()
+            .map(|(i, line)| Ok((i as i64, tokens::split(&line?).map(str::to_owned).collect())))
+            .collect();
     }
     let ctx = crate::session::context()?;
-    ParquetInput::open("sentences", input)?.register(&ctx, false).await?;
+    ParquetInput::open("sentences", input)?
+        .register(&ctx, false)
+        .await?;
     let schema = ctx.table("sentences").await?.schema().as_arrow().clone();
     let Ok(field) = schema.field_with_name(column) else {
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-        bail!("{}: no column {column:?} (it has {}); say which with --column", input.display(), names.join(", "));
+        bail!(
+            "{}: no column {column:?} (it has {}); say which with --column",
+            input.display(),
+            names.join(", ")
+        );
     };
     let text = match field.data_type() {
         t if crate::schema::is_string(t) => true,
         t if crate::schema::is_token_list(t) => false,
-        t => bail!("{}: column {column:?} is {t}; expected tokens (List<Utf8>) or text (Utf8)", input.display()),
+        t => bail!(
+            "{}: column {column:?} is {t}; expected tokens (List<Utf8>) or text (Utf8)",
+            input.display()
+        ),
     };
     // Without pair_id, the 0-based row in file order.
-    let id = if schema.field_with_name("pair_id").is_ok() { "CAST(pair_id AS BIGINT)" } else { "CAST(NULL AS BIGINT)" };
+    let id = if schema.field_with_name("pair_id").is_ok() {
+        "CAST(pair_id AS BIGINT)"
+    } else {
+        "CAST(NULL AS BIGINT)"
+    };
     let quoted = crate::session::identifier(column);
-    let tokens = if text { format!("tokenize({quoted})") } else { quoted };
-    let batches = ctx.sql(&format!("SELECT {id} AS id, {tokens} AS tokens FROM sentences")).await?.collect().await?;
+    let tokens = if text {
+        format!("tokenize({quoted})")
+    } else {
+        quoted
+    };
+    let batches = ctx
+        .sql(&format!(
+            "SELECT {id} AS id, {tokens} AS tokens FROM sentences"
+        ))
+        .await?
+        .collect()
+        .await?;
     let mut sentences = Vec::new();
     for batch in &batches {
-        let ids = batch.column(0).as_any().downcast_ref::<Int64Array>().context("ids are Int64")?;
+        let ids = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .context("ids are Int64")?;
         let lists = TokenLists::new("tokens", batch.column(1))?;
         let mut row = Vec::new();
         for i in 0..batch.num_rows() {
@@ -238,9 +322,17 @@ async fn read_sentences(input: &Path, column: &str) -> Result<Vec<Sentence>> {
                 Ok(()) => row.iter().map(|t| t.to_string()).collect(),
                 // A NULL sentence is an empty one: it gets a row saying so.
                 Err(_) if batch.column(1).is_null(i) => Vec::new(),
-                Err(e) => bail!("{}: row {}: column {column:?}: {e}", input.display(), sentences.len()),
+                Err(e) => bail!(
+                    "{}: row {}: column {column:?}: {e}",
+                    input.display(),
+                    sentences.len()
+                ),
             };
-            let id = if ids.is_null(i) { sentences.len() as i64 } else { ids.value(i) };
+            let id = if ids.is_null(i) {
+                sentences.len() as i64
+            } else {
+                ids.value(i)
+            };
             sentences.push((id, tokens));
         }
     }

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::session::{self, Session, Tuning};
 use crate::schema::Table;
+use crate::session::{self, Session, Tuning};
 
 #[derive(Debug, Clone)]
 pub struct PivotOptions {
@@ -49,7 +49,11 @@ impl PivotOptions {
     /// p(f1|f2), summed over the same kept pivots.
     pub fn query(&self) -> String {
         let (e, tau, kappa) = (self.min_product, self.max_cluster, self.keep);
-        let no_self = if self.self_pairs { "" } else { "AND a.src <> b.src" };
+        let no_self = if self.self_pairs {
+            ""
+        } else {
+            "AND a.src <> b.src"
+        };
         format!(
             "WITH t AS (SELECT src, tgt, p_f_e, p_e_f FROM phrase_table WHERE p_f_e > 0 AND p_e_f > 0), \
              kept AS (SELECT tgt FROM t GROUP BY tgt HAVING count(*) <= {tau}), \
@@ -74,9 +78,16 @@ impl PivotOptions {
 
 /// Build the paraphrase table and write it atomically.
 pub async fn pivot(options: &PivotOptions) -> Result<PivotSummary> {
-    let ctx = Session { tuning: options.tuning, ..Default::default() }.build()?;
+    let ctx = Session {
+        tuning: options.tuning,
+        ..Default::default()
+    }
+    .build()?;
     session::register_checked(&ctx, Table::PhraseTable, &options.table).await?;
-    let schema = ctx.table_provider(Table::PhraseTable.name()).await?.schema();
+    let schema = ctx
+        .table_provider(Table::PhraseTable.name())
+        .await?
+        .schema();
     for column in ["src", "tgt"] {
         if schema.field_with_name(column).is_err() {
             bail!(
@@ -85,6 +96,10 @@ pub async fn pivot(options: &PivotOptions) -> Result<PivotSummary> {
             );
         }
     }
-    let rows = super::write_query(&ctx, &options.query(), &options.out, &options.signature()).await?;
-    Ok(PivotSummary { rows, signature: options.signature() })
+    let rows =
+        super::write_query(&ctx, &options.query(), &options.out, &options.signature()).await?;
+    Ok(PivotSummary {
+        rows,
+        signature: options.signature(),
+    })
 }

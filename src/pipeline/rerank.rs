@@ -89,10 +89,39 @@ fn share(x: Option<f64>) -> String {
 
 impl fmt::Display for RerankSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "lists: {}, hypotheses: {} ({} unscored: no derivation reaches them)", self.lists, self.hypotheses, self.unscored)?;
-        writeln!(f, "ranks are 1-based; \"lost\": lists whose decoder 1-best is not the best by true model score")?;
-        let header = ["n", "lists", "tau_A", "scores changed", "1-best lost", "old 1-best now", "new 1-best was", "(lost) old now", "(lost) new was"];
-        writeln!(f, "{:>5} {:>6} {:>15} {:>14} {:>11} {:>14} {:>14} {:>14} {:>14}", header[0], header[1], header[2], header[3], header[4], header[5], header[6], header[7], header[8])?;
+        writeln!(
+            f,
+            "lists: {}, hypotheses: {} ({} unscored: no derivation reaches them)",
+            self.lists, self.hypotheses, self.unscored
+        )?;
+        writeln!(
+            f,
+            "ranks are 1-based; \"lost\": lists whose decoder 1-best is not the best by true model score"
+        )?;
+        let header = [
+            "n",
+            "lists",
+            "tau_A",
+            "scores changed",
+            "1-best lost",
+            "old 1-best now",
+            "new 1-best was",
+            "(lost) old now",
+            "(lost) new was",
+        ];
+        writeln!(
+            f,
+            "{:>5} {:>6} {:>15} {:>14} {:>11} {:>14} {:>14} {:>14} {:>14}",
+            header[0],
+            header[1],
+            header[2],
+            header[3],
+            header[4],
+            header[5],
+            header[6],
+            header[7],
+            header[8]
+        )?;
         for s in &self.sizes {
             writeln!(
                 f,
@@ -115,7 +144,11 @@ impl fmt::Display for RerankSummary {
 
 impl RerankOptions {
     pub fn signature(&self) -> String {
-        let lm = if self.lm.is_some() { format!("alpha_lm={},lm:ln", self.weights.lm) } else { "no-lm".into() };
+        let lm = if self.lm.is_some() {
+            format!("alpha_lm={},lm:ln", self.weights.lm)
+        } else {
+            "no-lm".into()
+        };
         format!(
             "pairmetrics:{}|rerank|{}|alpha_phi={},{lm}|tolerance={}",
             crate::VERSION,
@@ -152,7 +185,12 @@ impl RerankOptions {
     /// 1-best, the new top the best true model score (ties to the decoder's earlier one);
     /// ranks are 1-based, within the first n.
     pub fn sizes_query(&self) -> String {
-        let sizes = self.sizes.iter().map(|n| format!("({n})")).collect::<Vec<_>>().join(", ");
+        let sizes = self
+            .sizes
+            .iter()
+            .map(|n| format!("({n})"))
+            .collect::<Vec<_>>()
+            .join(", ");
         let stats = |column: &str, suffix: &str, filter: &str| {
             format!(
                 "avg({column}){filter} AS {column}{suffix}_mean, stddev({column}){filter} AS {column}{suffix}_std"
@@ -194,7 +232,10 @@ pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<Strin
         bail!("--sizes: {n} is too small: tau_A needs at least 2 hypotheses per list");
     }
     if options.out.exists() {
-        bail!("{}: already exists; rerank writes a new directory", options.out.display());
+        bail!(
+            "{}: already exists; rerank writes a new directory",
+            options.out.display()
+        );
     }
     let (resources, loaded) = resources::load(&ResourceOptions {
         phrase_table: Some(options.phrase_table.clone()),
@@ -202,7 +243,12 @@ pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<Strin
         ..Default::default()
     })
     .await?;
-    let ctx = Session { resources, tuning: options.tuning, ..Default::default() }.build()?;
+    let ctx = Session {
+        resources,
+        tuning: options.tuning,
+        ..Default::default()
+    }
+    .build()?;
     session::register_checked(&ctx, Table::Nbest, &options.nbest).await?;
     session::register_keyed(&ctx, Table::Pairs, &options.sources).await?;
     let missing = session::integers(
@@ -230,27 +276,72 @@ pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<Strin
             return Err(err);
         }
     };
-    std::fs::rename(&staging, &options.out).with_context(|| format!("renaming {} to {}", staging.display(), options.out.display()))?;
-    Ok((RerankSummary { seconds: started.elapsed().as_secs_f64(), ..summary }, loaded))
+    std::fs::rename(&staging, &options.out).with_context(|| {
+        format!(
+            "renaming {} to {}",
+            staging.display(),
+            options.out.display()
+        )
+    })?;
+    Ok((
+        RerankSummary {
+            seconds: started.elapsed().as_secs_f64(),
+            ..summary
+        },
+        loaded,
+    ))
 }
 
-async fn write_study(ctx: &SessionContext, options: &RerankOptions, dir: &Path) -> Result<RerankSummary> {
+async fn write_study(
+    ctx: &SessionContext,
+    options: &RerankOptions,
+    dir: &Path,
+) -> Result<RerankSummary> {
     let signature = options.signature();
     let hypotheses = dir.join("hypotheses.parquet");
     let query = options.hypotheses_query();
     let rows = super::write_query(ctx, &query, &hypotheses, &signature).await?;
-    ctx.register_parquet("hypotheses", hypotheses.to_str().context("a non-UTF-8 path")?, Default::default()).await?;
-    let counts = session::integers(ctx, "SELECT count(DISTINCT id), count(*) - count(model_score) FROM hypotheses").await?;
+    ctx.register_parquet(
+        "hypotheses",
+        hypotheses.to_str().context("a non-UTF-8 path")?,
+        Default::default(),
+    )
+    .await?;
+    let counts = session::integers(
+        ctx,
+        "SELECT count(DISTINCT id), count(*) - count(model_score) FROM hypotheses",
+    )
+    .await?;
 
     let query = options.sizes_query();
     super::write_query(ctx, &query, &dir.join("sizes.parquet"), &signature).await?;
-    ctx.register_parquet("sizes", dir.join("sizes.parquet").to_str().context("a non-UTF-8 path")?, Default::default())
+    ctx.register_parquet(
+        "sizes",
+        dir.join("sizes.parquet")
+            .to_str()
+            .context("a non-UTF-8 path")?,
+        Default::default(),
+    )
+    .await?;
+    let batches = ctx
+        .sql("SELECT * FROM sizes ORDER BY n")
+        .await?
+        .collect()
         .await?;
-    let batches = ctx.sql("SELECT * FROM sizes ORDER BY n").await?.collect().await?;
-    let sizes = batches.iter().map(size_stats).collect::<Result<Vec<_>>>()?.concat();
+    let sizes = batches
+        .iter()
+        .map(size_stats)
+        .collect::<Result<Vec<_>>>()?
+        .concat();
 
-    let points: Vec<_> = sizes.iter().filter_map(|s| Some((s.n as f64, s.mean_tau_a?, s.std_tau_a))).collect();
-    crate::storage::write_whole(&dir.join("tau_a.svg"), super::report::tau_by_size_svg(&points).as_bytes())?;
+    let points: Vec<_> = sizes
+        .iter()
+        .filter_map(|s| Some((s.n as f64, s.mean_tau_a?, s.std_tau_a)))
+        .collect();
+    crate::storage::write_whole(
+        &dir.join("tau_a.svg"),
+        super::report::tau_by_size_svg(&points).as_bytes(),
+    )?;
     Ok(RerankSummary {
         lists: counts[0] as u64,
         hypotheses: rows,
@@ -264,18 +355,28 @@ async fn write_study(ctx: &SessionContext, options: &RerankOptions, dir: &Path) 
 /// The rows of a sizes.parquet batch.
 fn size_stats(batch: &RecordBatch) -> Result<Vec<SizeStats>> {
     let column = |name: &str| -> Result<Vec<Option<f64>>> {
-        let array = batch.column_by_name(name).with_context(|| format!("sizes has no column {name}"))?;
+        let array = batch
+            .column_by_name(name)
+            .with_context(|| format!("sizes has no column {name}"))?;
         let array = cast(array, &DataType::Float64)?;
         let values = array.as_primitive::<Float64Type>();
-        Ok((0..values.len()).map(|i| values.is_valid(i).then(|| values.value(i))).collect())
+        Ok((0..values.len())
+            .map(|i| values.is_valid(i).then(|| values.value(i)))
+            .collect())
     };
     let pair = |name: &str| -> Result<Vec<(Option<f64>, Option<f64>)>> {
-        Ok(column(&format!("{name}_mean"))?.into_iter().zip(column(&format!("{name}_std"))?).collect())
+        Ok(column(&format!("{name}_mean"))?
+            .into_iter()
+            .zip(column(&format!("{name}_std"))?)
+            .collect())
     };
     let (n, lists, tau) = (column("n")?, column("lists")?, pair("tau_a")?);
     let (changed, top) = (column("score_changed_share")?, column("top_changed_share")?);
     let (old, new) = (pair("old_top_new_rank")?, pair("new_top_old_rank")?);
-    let (old_c, new_c) = (pair("old_top_new_rank_changed")?, pair("new_top_old_rank_changed")?);
+    let (old_c, new_c) = (
+        pair("old_top_new_rank_changed")?,
+        pair("new_top_old_rank_changed")?,
+    );
     Ok((0..batch.num_rows())
         .map(|i| SizeStats {
             n: n[i].unwrap_or_default() as i64,

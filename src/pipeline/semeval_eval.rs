@@ -69,24 +69,41 @@ pub fn evaluate(reference: &Path, out: &Path, options: &EvalOptions) -> Result<E
     let run = semeval2014t5::read(out)?;
     let l2 = match (&gold.l1, &gold.l2) {
         (Some(l1), Some(l2)) if l1 != "unknown" && l2 != "unknown" => l2.clone(),
-        _ => bail!("{}: the reference must give L1 and L2 (<sentencepairs L1=\"..\" L2=\"..\">)", reference.display()),
+        _ => bail!(
+            "{}: the reference must give L1 and L2 (<sentencepairs L1=\"..\" L2=\"..\">)",
+            reference.display()
+        ),
     };
     let stemmer = match &options.stem {
         Some(language) => match snowball(language) {
             Some(algorithm) => Some(Stemmer::create(algorithm)),
-            None => bail!("-S {language}: no Snowball stemmer of that name (english, german, spanish, dutch, french, ...)"),
+            None => bail!(
+                "-S {language}: no Snowball stemmer of that name (english, german, spanish, dutch, french, ...)"
+            ),
         },
         None => None,
     };
-    let rules = Rules { ignore_case: options.ignore_case, spanish: l2 == "es" };
-    let at = |path: &Path, s: &Sentence| format!("{} line {}, sentence {}", path.display(), s.line, ShowId(&s.id));
+    let rules = Rules {
+        ignore_case: options.ignore_case,
+        spanish: l2 == "es",
+    };
+    let at = |path: &Path, s: &Sentence| {
+        format!(
+            "{} line {}, sentence {}",
+            path.display(),
+            s.line,
+            ShowId(&s.id)
+        )
+    };
     let mut warnings = Vec::new();
     let mut lines: Vec<Line> = Vec::new();
     let mut outputs = run.sentences.iter();
     // As the official loop: stop when either file ends; when the ids differ, skip one output
     // sentence (a sentence missing from the reference) and try again, once.
     for ref_s in &gold.sentences {
-        let Some(mut out_s) = outputs.next() else { break };
+        let Some(mut out_s) = outputs.next() else {
+            break;
+        };
         if out_s.id != ref_s.id {
             warnings.push(format!(
                 "sentence id mismatch ({} against {}): skipping output sentence {}, as if missing from the reference",
@@ -100,10 +117,19 @@ pub fn evaluate(reference: &Path, out: &Path, options: &EvalOptions) -> Result<E
             }
         }
         if ref_s.id != out_s.id {
-            bail!("sentence id mismatch: {} against {}", at(reference, ref_s), at(out, out_s));
-        } else if out_s.input.as_ref().is_some_and(|i| !i.is_empty()) && ref_s.input != out_s.input {
+            bail!(
+                "sentence id mismatch: {} against {}",
+                at(reference, ref_s),
+                at(out, out_s)
+            );
+        } else if out_s.input.as_ref().is_some_and(|i| !i.is_empty()) && ref_s.input != out_s.input
+        {
             if !options.ignore_input_mismatch {
-                bail!("the input of {} differs from the reference's ({}); -I scores it all the same", at(out, out_s), at(reference, ref_s));
+                bail!(
+                    "the input of {} differs from the reference's ({}); -I scores it all the same",
+                    at(out, out_s),
+                    at(reference, ref_s)
+                );
             }
         } else if ref_s.reference.as_ref().is_none_or(Vec::is_empty) {
             bail!("no reference for {}", at(reference, ref_s));
@@ -116,28 +142,52 @@ pub fn evaluate(reference: &Path, out: &Path, options: &EvalOptions) -> Result<E
         let (mut word_matches, mut word_misses) = (0.0f64, 0.0f64);
         for input in Sentence::fragments(ref_s.input.as_ref()) {
             let Some(gold_fragment) = references.iter().find(|f| f.id == input.id) else {
-                bail!("no reference fragment {} in {}", ShowId(&input.id), at(reference, ref_s));
+                bail!(
+                    "no reference fragment {} in {}",
+                    ShowId(&input.id),
+                    at(reference, ref_s)
+                );
             };
             let score = match answers.iter().find(|f| f.id == input.id) {
                 None => {
-                    warnings.push(format!("input fragment {} of {} is not translated", ShowId(&input.id), at(out, out_s)));
-                    (misses, word_misses, missed_recall) = (misses + 1, word_misses + 1.0, missed_recall + 1);
+                    warnings.push(format!(
+                        "input fragment {} of {} is not translated",
+                        ShowId(&input.id),
+                        at(out, out_s)
+                    ));
+                    (misses, word_misses, missed_recall) =
+                        (misses + 1, word_misses + 1.0, missed_recall + 1);
                     None
                 }
                 Some(answer) if answer.value.as_ref().is_none_or(Vec::is_empty) => {
-                    (misses, word_misses, missed_recall) = (misses + 1, word_misses + 1.0, missed_recall + 1);
+                    (misses, word_misses, missed_recall) =
+                        (misses + 1, word_misses + 1.0, missed_recall + 1);
                     None
                 }
                 Some(answer) => {
-                    let score = fragment_score(answer, gold_fragment, options.out_of_five, rules, stemmer.as_ref());
+                    let score = fragment_score(
+                        answer,
+                        gold_fragment,
+                        options.out_of_five,
+                        rules,
+                        stemmer.as_ref(),
+                    );
                     word_matches += score;
                     word_misses += 1.0 - score;
-                    if score == 1.0 { matches += 1 } else { misses += 1 }
+                    if score == 1.0 {
+                        matches += 1
+                    } else {
+                        misses += 1
+                    }
                     Some(score)
                 }
             };
             let all = matches + misses;
-            let recall = if missed_recall == all { 0.0 } else { all as f64 / (all - missed_recall) as f64 };
+            let recall = if missed_recall == all {
+                0.0
+            } else {
+                all as f64 / (all - missed_recall) as f64
+            };
             lines.push(Line {
                 sentence: ShowId(&ref_s.id).to_string(),
                 fragment: ShowId(&input.id).to_string(),
@@ -149,29 +199,54 @@ pub fn evaluate(reference: &Path, out: &Path, options: &EvalOptions) -> Result<E
         }
     }
     if lines.is_empty() {
-        bail!("no fragment was scored: {} and {} have no sentence in common", reference.display(), out.display());
+        bail!(
+            "no fragment was scored: {} and {} have no sentence in common",
+            reference.display(),
+            out.display()
+        );
     }
     if let Some(path) = &options.per_sentence {
         write_lines(path, &lines)?;
     }
     // Python's sum(): left to right.
-    let mean = |f: fn(&Line) -> f64| lines.iter().map(f).fold(0.0, |a, b| a + b) / lines.len() as f64;
-    Ok(Evaluation { accuracy: mean(|l| l.accuracy), word_accuracy: mean(|l| l.word_accuracy), recall: mean(|l| l.recall), warnings })
+    let mean =
+        |f: fn(&Line) -> f64| lines.iter().map(f).fold(0.0, |a, b| a + b) / lines.len() as f64;
+    Ok(Evaluation {
+        accuracy: mean(|l| l.accuracy),
+        word_accuracy: mean(|l| l.word_accuracy),
+        recall: mean(|l| l.recall),
+        warnings,
+    })
 }
 
 /// The best score of the answer (and, out of five, its first four alternatives) against the
 /// reference and every alternative of it.
-pub(crate) fn fragment_score(answer: &Fragment, gold: &Fragment, out_of_five: bool, rules: Rules, stemmer: Option<&Stemmer>) -> f64 {
-    let answers = std::iter::once(answer.value.as_deref().unwrap_or_default())
-        .chain(answer.alternatives.iter().take(if out_of_five { 4 } else { 0 }).map(Vec::as_slice));
-    let golds: Vec<&[String]> =
-        std::iter::once(gold.value.as_deref().unwrap_or_default()).chain(gold.alternatives.iter().map(Vec::as_slice)).collect();
+pub(crate) fn fragment_score(
+    answer: &Fragment,
+    gold: &Fragment,
+    out_of_five: bool,
+    rules: Rules,
+    stemmer: Option<&Stemmer>,
+) -> f64 {
+    let answers = std::iter::once(answer.value.as_deref().unwrap_or_default()).chain(
+        answer
+            .alternatives
+            .iter()
+            .take(if out_of_five { 4 } else { 0 })
+            .map(Vec::as_slice),
+    );
+    let golds: Vec<&[String]> = std::iter::once(gold.value.as_deref().unwrap_or_default())
+        .chain(gold.alternatives.iter().map(Vec::as_slice))
+        .collect();
     let prepare = |tokens: &[String]| -> Vec<String> {
         let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
         let kept = normalize(&tokens, rules);
         match stemmer {
             // NLTK's Snowball stemmers lowercase the word first.
-            Some(s) => kept.iter().map(|t| s.stem(&t.to_lowercase()).into_owned()).collect(),
+            Some(s) => kept
+                .iter()
+                .map(|t| s.stem(&t.to_lowercase()).into_owned())
+                .collect(),
             None => kept.iter().map(|t| t.to_string()).collect(),
         }
     };
@@ -197,8 +272,12 @@ fn write_lines(path: &Path, lines: &[Line]) -> Result<()> {
         Field::new("word_accuracy", DataType::Float64, false),
         Field::new("recall", DataType::Float64, false),
     ]));
-    let floats = |f: fn(&Line) -> Option<f64>| Arc::new(Float64Array::from(lines.iter().map(f).collect::<Vec<_>>())) as ArrayRef;
-    let strings = |f: fn(&Line) -> &str| Arc::new(StringArray::from(lines.iter().map(f).collect::<Vec<_>>())) as ArrayRef;
+    let floats = |f: fn(&Line) -> Option<f64>| {
+        Arc::new(Float64Array::from(lines.iter().map(f).collect::<Vec<_>>())) as ArrayRef
+    };
+    let strings = |f: fn(&Line) -> &str| {
+        Arc::new(StringArray::from(lines.iter().map(f).collect::<Vec<_>>())) as ArrayRef
+    };
     let batch = RecordBatch::try_new(
         schema.clone(),
         vec![
@@ -220,10 +299,20 @@ fn write_lines(path: &Path, lines: &[Line]) -> Result<()> {
 /// `1.5e-05` / `1e+16`.
 pub fn python_float(x: f64) -> String {
     if !x.is_finite() {
-        return if x.is_nan() { "nan".into() } else if x > 0.0 { "inf".into() } else { "-inf".into() };
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     let scientific = format!("{:e}", x.abs());
     let (mantissa, exponent) = scientific.split_once('e').expect("{:e} has an exponent");
@@ -242,8 +331,16 @@ pub fn python_float(x: f64) -> String {
             format!("0.{}{digits}", "0".repeat((-exponent - 1) as usize))
         }
     } else {
-        let mantissa = if digits.len() > 1 { format!("{}.{}", &digits[..1], &digits[1..]) } else { digits };
-        format!("{mantissa}e{}{:02}", if exponent < 0 { '-' } else { '+' }, exponent.abs())
+        let mantissa = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits
+        };
+        format!(
+            "{mantissa}e{}{:02}",
+            if exponent < 0 { '-' } else { '+' },
+            exponent.abs()
+        )
     };
     format!("{sign}{text}")
 }

@@ -8,18 +8,20 @@ use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, FieldRef, Float32Type, Float64Type};
 use datafusion::arrow::error::ArrowError;
-use datafusion::arrow::json::writer::{Encoder, EncoderFactory, EncoderOptions, NullableEncoder, make_encoder};
+use datafusion::arrow::json::writer::{
+    Encoder, EncoderFactory, EncoderOptions, NullableEncoder, make_encoder,
+};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::arrow::{csv, json};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 
-use crate::parquet::keys;
+use crate::Resources;
 use crate::formats::terminal::terminal_safe;
 use crate::parquet::dataset::ExecutorDataset;
+use crate::parquet::keys;
 use crate::parquet::{Codec, Layout, ParquetInput, TableWriter};
 use crate::session::{self, Session, Tuning};
-use crate::Resources;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -59,11 +61,17 @@ pub async fn context_on(
     tuning: &Tuning,
     cluster: Option<&str>,
 ) -> Result<SessionContext> {
-    if let Some(unknown) = sorted.iter().find(|s| !tables.iter().any(|(name, _)| name == *s)) {
+    if let Some(unknown) = sorted
+        .iter()
+        .find(|s| !tables.iter().any(|(name, _)| name == *s))
+    {
         bail!("--sorted {unknown}: no table of that name (give it with --table {unknown}=PATH)");
     }
     for (i, (name, path)) in tables.iter().enumerate() {
-        if let Some((_, first)) = tables[..i].iter().find(|(other, _)| other.eq_ignore_ascii_case(name)) {
+        if let Some((_, first)) = tables[..i]
+            .iter()
+            .find(|(other, _)| other.eq_ignore_ascii_case(name))
+        {
             bail!(
                 "table {name} is given twice ({} and {}); SQL names are not case-sensitive, so give each table its own name",
                 first.display(),
@@ -76,7 +84,9 @@ pub async fn context_on(
     let mut delta_tables = Vec::new();
     for (name, path) in tables {
         if cluster.is_some() && path.to_str().is_some_and(|s| s.starts_with("delta:")) {
-            bail!("table {name}: Delta tables are read by this process; not supported with --cluster");
+            bail!(
+                "table {name}: Delta tables are read by this process; not supported with --cluster"
+            );
         }
         if let Some(spec) = path.to_str().and_then(|s| s.strip_prefix("delta:")) {
             delta_tables.push((name, spec));
@@ -95,9 +105,17 @@ pub async fn context_on(
         // A hash join would build a table of a whole side however the inputs are ordered.
         config.options_mut().optimizer.prefer_hash_join = false;
     }
-    let ctx = Session { config, resources: resources.clone(), tuning: *tuning, cluster: cluster.map(str::to_string) }.build()?;
+    let ctx = Session {
+        config,
+        resources: resources.clone(),
+        tuning: *tuning,
+        cluster: cluster.map(str::to_string),
+    }
+    .build()?;
     for (input, declared) in &inputs {
-        input.register(&ctx, *declared && session::may_declare_sorted(&ctx)).await?;
+        input
+            .register(&ctx, *declared && session::may_declare_sorted(&ctx))
+            .await?;
         // Ballista ships only the plain listing; on a cluster, files are shared among tasks.
         if cluster.is_none() {
             input.share_rows_among_threads(&ctx).await?;
@@ -131,10 +149,13 @@ pub async fn run(
         ];
         if session::on_cluster(ctx) {
             let dataset = ExecutorDataset::create(path, layout)?;
-            dataset.write(frame, layout, metadata, Codec::Zstd, true).await?;
+            dataset
+                .write(frame, layout, metadata, Codec::Zstd, true)
+                .await?;
             return dataset.publish();
         }
-        let mut writer = TableWriter::create(ctx, path, layout, schema, metadata, Codec::Zstd, true).await?;
+        let mut writer =
+            TableWriter::create(ctx, path, layout, schema, metadata, Codec::Zstd, true).await?;
         let mut stream = frame.execute_stream().await?;
         while let Some(batch) = stream.try_next().await? {
             writer.write(&batch).await?;
@@ -144,7 +165,11 @@ pub async fn run(
     match format {
         Format::Table => {
             let batches: Vec<RecordBatch> = frame.collect().await?;
-            writeln!(sink, "{}", terminal_safe(&pretty_format_batches(&batches)?.to_string()))?;
+            writeln!(
+                sink,
+                "{}",
+                terminal_safe(&pretty_format_batches(&batches)?.to_string())
+            )?;
         }
         Format::Csv => {
             let mut stream = frame.execute_stream().await?;
@@ -189,7 +214,10 @@ impl EncoderFactory for NonFiniteAsStrings {
             _ => return Ok(None),
         };
         let finite = make_encoder(field, array, &PLAIN)?;
-        Ok(Some(NullableEncoder::new(Box::new(FloatEncoder { value, finite }), array.logical_nulls())))
+        Ok(Some(NullableEncoder::new(
+            Box::new(FloatEncoder { value, finite }),
+            array.logical_nulls(),
+        )))
     }
 }
 

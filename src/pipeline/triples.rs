@@ -10,11 +10,11 @@ use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::Int64Type;
 use futures::TryStreamExt;
 
-use crate::parquet::keys;
-use crate::parquet::AtomicParquetWriter;
-use crate::session::{self, Session, Tuning};
-use crate::schema::Table;
 use crate::arrow::read::Strings;
+use crate::parquet::AtomicParquetWriter;
+use crate::parquet::keys;
+use crate::schema::Table;
+use crate::session::{self, Session, Tuning};
 
 /// Which sentence of each pair to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -59,21 +59,41 @@ impl fmt::Display for TriplesSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, level) in ["form", "upos"].iter().enumerate() {
             if self.levels.contains(level) {
-                writeln!(f, "{level}: {} arcs, {} distinct triples", self.arcs[i], self.distinct[i])?;
+                writeln!(
+                    f,
+                    "{level}: {} arcs, {} distinct triples",
+                    self.arcs[i], self.distinct[i]
+                )?;
             } else {
-                writeln!(f, "{level}: not counted (the arcs table has no upos column)")?;
+                writeln!(
+                    f,
+                    "{level}: not counted (the arcs table has no upos column)"
+                )?;
             }
         }
-        writeln!(f, "parses skipped at the form level (malformed, NULL, or not the sentence's length): {}", self.skipped)?;
+        writeln!(
+            f,
+            "parses skipped at the form level (malformed, NULL, or not the sentence's length): {}",
+            self.skipped
+        )?;
         let arcs = self.arcs.iter().sum::<u64>() as f64;
-        write!(f, "{:.2} s ({:.0} arcs/s)", self.seconds, arcs / self.seconds.max(1e-9))
+        write!(
+            f,
+            "{:.2} s ({:.0} arcs/s)",
+            self.seconds,
+            arcs / self.seconds.max(1e-9)
+        )
     }
 }
 
 /// The query, for a side and whether the upos level is counted.
 pub fn query(options: &TriplesOptions, upos: bool) -> String {
     let side = options.side.name();
-    let forms = if options.lowercase { format!("lowercase_tokens(p.{side})") } else { format!("p.{side}") };
+    let forms = if options.lowercase {
+        format!("lowercase_tokens(p.{side})")
+    } else {
+        format!("p.{side}")
+    };
     let level = |name: &str, triples: String, from: &str| {
         format!(
             "SELECT '{name}' AS level, t['head'] AS head, t['dep'] AS dep, t['deprel'] AS deprel, \
@@ -86,20 +106,38 @@ pub fn query(options: &TriplesOptions, upos: bool) -> String {
         "pairs p JOIN arcs r ON p.pair_id = r.pair_id",
     )];
     if upos {
-        levels.push(level("upos", format!("dep_triples(r.{side}_upos, r.{side}_head, r.{side}_deprel)"), "arcs r"));
+        levels.push(level(
+            "upos",
+            format!("dep_triples(r.{side}_upos, r.{side}_head, r.{side}_deprel)"),
+            "arcs r",
+        ));
     }
-    format!("{} ORDER BY level, head, dep, deprel", levels.join(" UNION ALL "))
+    format!(
+        "{} ORDER BY level, head, dep, deprel",
+        levels.join(" UNION ALL ")
+    )
 }
 
 pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
     let started = Instant::now();
-    let ctx = Session { tuning: options.tuning, ..Default::default() }.build()?;
+    let ctx = Session {
+        tuning: options.tuning,
+        ..Default::default()
+    }
+    .build()?;
     session::register_keyed(&ctx, Table::Pairs, &options.pairs).await?;
     session::register_keyed(&ctx, Table::Arcs, &options.arcs).await?;
     let side = options.side.name();
     let arcs_schema = ctx.table_provider("arcs").await?.schema();
     let upos = arcs_schema.field_with_name(&format!("{side}_upos")).is_ok();
-    let mut summary = TriplesSummary { levels: if upos { vec!["form", "upos"] } else { vec!["form"] }, ..Default::default() };
+    let mut summary = TriplesSummary {
+        levels: if upos {
+            vec!["form", "upos"]
+        } else {
+            vec!["form"]
+        },
+        ..Default::default()
+    };
 
     let skipped = format!(
         "SELECT count(*) FROM pairs p JOIN arcs r ON p.pair_id = r.pair_id \
@@ -113,10 +151,14 @@ pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
         (keys::VERSION.to_string(), crate::VERSION.to_string()),
         (keys::QUERY.to_string(), query.clone()),
     ];
-    let mut writer = AtomicParquetWriter::create(&options.out, frame.schema().inner().clone(), metadata)?;
+    let mut writer =
+        AtomicParquetWriter::create(&options.out, frame.schema().inner().clone(), metadata)?;
     let mut stream = frame.execute_stream().await?;
     while let Some(batch) = stream.try_next().await? {
-        let (levels, counts) = (Strings::new(batch.column(0).as_ref())?, batch.column(4).as_primitive::<Int64Type>());
+        let (levels, counts) = (
+            Strings::new(batch.column(0).as_ref())?,
+            batch.column(4).as_primitive::<Int64Type>(),
+        );
         for row in 0..batch.num_rows() {
             let i = usize::from(levels.get(row) == Some("upos"));
             summary.distinct[i] += 1;

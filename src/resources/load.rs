@@ -12,15 +12,15 @@ use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, Schema};
 use datafusion::execution::SendableRecordBatchStream;
 use futures::TryStreamExt;
 
-use crate::align::AlignerOptions;
-use crate::parquet::ParquetInput;
 use crate::Resources;
+use crate::align::AlignerOptions;
+use crate::arrow::read::{Strings, TokenLists};
 use crate::formats::arpa;
 use crate::metrics::dep_fit::TripleIndex;
 use crate::metrics::ngram::NgramModel;
 use crate::metrics::true_score::{Directions, Identity, PhraseIndex, PhraseIndexBuilder};
+use crate::parquet::ParquetInput;
 use crate::schema::Table;
-use crate::arrow::read::{Strings, TokenLists};
 
 /// What a session loads before it runs: each is optional.
 #[derive(Debug, Clone, Default)]
@@ -57,7 +57,10 @@ impl PhraseTableOptions {
 /// Load what `options` asks for; the second value describes what was loaded, a line each, for
 /// the user.
 pub async fn load(options: &ResourceOptions) -> Result<(Resources, Vec<String>)> {
-    let (mut resources, mut loaded) = (Resources::default().with_aligner(options.aligner.clone()), Vec::new());
+    let (mut resources, mut loaded) = (
+        Resources::default().with_aligner(options.aligner.clone()),
+        Vec::new(),
+    );
     if let Some(table) = &options.phrase_table {
         let (index, seconds, left_out) = load_phrase_index(table).await?;
         loaded.push(describe(&table.path, &index, seconds));
@@ -103,15 +106,23 @@ pub fn load_lm(path: &Path) -> Result<NgramModel> {
 /// [`TripleIndex`], streaming its rows; repeated keys add up.
 pub async fn load_triples(path: &Path) -> Result<TripleIndex> {
     let columns = ["level", "head", "dep", "deprel", "count"];
-    let mut stream = scan_checked(Table::Triples, path, &columns, &[("count", DataType::Int64)])?;
+    let mut stream = scan_checked(
+        Table::Triples,
+        path,
+        &columns,
+        &[("count", DataType::Int64)],
+    )?;
     let mut index = TripleIndex::default();
     while let Some(batch) = stream.try_next().await? {
-        let [level, head, dep, deprel] = [0, 1, 2, 3].map(|i| Strings::new(batch.column(i).as_ref()));
+        let [level, head, dep, deprel] =
+            [0, 1, 2, 3].map(|i| Strings::new(batch.column(i).as_ref()));
         let (level, head, dep, deprel) = (level?, head?, dep?, deprel?);
         let counts = batch.column(4).as_primitive::<Int64Type>();
         for row in 0..batch.num_rows() {
             // A triple with a NULL part, or no positive count, counts nothing: leave it out.
-            let (Some(l), Some(h), Some(d), Some(r)) = (level.get(row), head.get(row), dep.get(row), deprel.get(row)) else {
+            let (Some(l), Some(h), Some(d), Some(r)) =
+                (level.get(row), head.get(row), dep.get(row), deprel.get(row))
+            else {
                 continue;
             };
             let counts_of = match l {
@@ -130,14 +141,22 @@ pub async fn load_triples(path: &Path) -> Result<TripleIndex> {
 /// `columns` of our table `table` at `path`, checked and then streamed in file order from the
 /// Parquet layer: a resource needs no session, and loads the same way in every process. The
 /// columns in `read_as` are read as that type (the scan casts them), whatever type stores them.
-fn scan_checked(table: Table, path: &Path, columns: &[&str], read_as: &[(&str, DataType)]) -> Result<SendableRecordBatchStream> {
+fn scan_checked(
+    table: Table,
+    path: &Path,
+    columns: &[&str],
+    read_as: &[(&str, DataType)],
+) -> Result<SendableRecordBatchStream> {
     let input = ParquetInput::open(table.name(), path)?;
     let schema = input.schema()?;
     table.check(&path.display().to_string(), &schema)?;
-    let fields = schema.fields().iter().map(|f| match read_as.iter().find(|(name, _)| name == f.name()) {
-        Some((_, to)) => Arc::new(f.as_ref().clone().with_data_type(to.clone())),
-        None => f.clone(),
-    });
+    let fields =
+        schema.fields().iter().map(
+            |f| match read_as.iter().find(|(name, _)| name == f.name()) {
+                Some((_, to)) => Arc::new(f.as_ref().clone().with_data_type(to.clone())),
+                None => f.clone(),
+            },
+        );
     Ok(input.scan(columns, &Schema::new(fields.collect::<Vec<_>>()), 8192)?)
 }
 
@@ -185,11 +204,16 @@ impl LeftOut {
 
 /// Read a phrase_table (Parquet file or directory) into a [`PhraseIndex`], streaming its rows.
 /// Returns the index, the seconds it took, and the rules it left out.
-pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIndex, f64, LeftOut)> {
+pub async fn load_phrase_index(
+    options: &PhraseTableOptions,
+) -> Result<(PhraseIndex, f64, LeftOut)> {
     let started = Instant::now();
     let column = options.prob_column.as_str();
     if !PROB_COLUMNS.contains(&column) {
-        bail!("--prob-column {column}: expected one of {}", PROB_COLUMNS.join(", "));
+        bail!(
+            "--prob-column {column}: expected one of {}",
+            PROB_COLUMNS.join(", ")
+        );
     }
     // The probability column may be one of the directions: each column is read once.
     let mut columns = vec!["src_tokens", "tgt_tokens", "p_e_f", "p_f_e"];
@@ -198,7 +222,10 @@ pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIn
     }
     let at = |name: &str| columns.iter().position(|c| *c == name).expect("listed");
     let (p_at, direct_at, inverse_at) = (at(column), at("p_e_f"), at("p_f_e"));
-    let numbers: Vec<(&str, DataType)> = columns[2..].iter().map(|&c| (c, DataType::Float64)).collect();
+    let numbers: Vec<(&str, DataType)> = columns[2..]
+        .iter()
+        .map(|&c| (c, DataType::Float64))
+        .collect();
     let mut stream = scan_checked(Table::PhraseTable, &options.path, &columns, &numbers)?;
     let mut builder = PhraseIndexBuilder::new(options.identity);
     let (mut rule, mut left_out) = (0u64, LeftOut::default());
@@ -206,11 +233,14 @@ pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIn
         let (mut src, mut tgt) = (Vec::new(), Vec::new());
         let sources = TokenLists::new("src_tokens", batch.column(0))?;
         let targets = TokenLists::new("tgt_tokens", batch.column(1))?;
-        let [probabilities, direct, inverse] = [p_at, direct_at, inverse_at].map(|i| batch.column(i).as_primitive::<Float64Type>());
+        let [probabilities, direct, inverse] =
+            [p_at, direct_at, inverse_at].map(|i| batch.column(i).as_primitive::<Float64Type>());
         for row in 0..batch.num_rows() {
             rule += 1;
             // A rule with a NULL or empty side or probability can be in no derivation.
-            let complete = sources.row(row, &mut src).is_ok() && targets.row(row, &mut tgt).is_ok() && probabilities.is_valid(row);
+            let complete = sources.row(row, &mut src).is_ok()
+                && targets.row(row, &mut tgt).is_ok()
+                && probabilities.is_valid(row);
             if !complete || src.is_empty() || tgt.is_empty() {
                 let (n, first) = &mut left_out.incomplete;
                 *first = if *n == 0 { rule } else { *first };
@@ -226,8 +256,16 @@ pub async fn load_phrase_index(options: &PhraseTableOptions) -> Result<(PhraseIn
             }
             // A NULL direction makes the rule worthless to synthetic phrases, not to the DP.
             let directions = Directions {
-                direct: if direct.is_valid(row) { direct.value(row) } else { 0.0 },
-                inverse: if inverse.is_valid(row) { inverse.value(row) } else { 0.0 },
+                direct: if direct.is_valid(row) {
+                    direct.value(row)
+                } else {
+                    0.0
+                },
+                inverse: if inverse.is_valid(row) {
+                    inverse.value(row)
+                } else {
+                    0.0
+                },
             };
             builder.add_with_directions(&src, &tgt, p, directions);
         }

@@ -4,7 +4,10 @@
 
 mod load;
 
-pub use load::{DEFAULT_PROB_COLUMN, PhraseTableOptions, ResourceOptions, load, load_lm, load_phrase_index, load_triples};
+pub use load::{
+    DEFAULT_PROB_COLUMN, PhraseTableOptions, ResourceOptions, load, load_lm, load_phrase_index,
+    load_triples,
+};
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -55,7 +58,10 @@ pub struct MissingResource {
 impl MissingResource {
     /// The error a function returns at plan time.
     pub fn error(function: &str, resource: Resource) -> datafusion::error::DataFusionError {
-        let missing = MissingResource { function: function.to_string(), resource };
+        let missing = MissingResource {
+            function: function.to_string(),
+            resource,
+        };
         datafusion::error::DataFusionError::External(Box::new(missing))
     }
 }
@@ -76,7 +82,12 @@ impl Resources {
     /// What a cluster's scheduler plans with: none of the resources, which every executor
     /// loads for itself; the functions that need one plan without it.
     pub fn on_executors() -> Self {
-        Resources { phrase_index: Shared::elsewhere(), triples: Shared::elsewhere(), lm: Shared::elsewhere(), ..Default::default() }
+        Resources {
+            phrase_index: Shared::elsewhere(),
+            triples: Shared::elsewhere(),
+            lm: Shared::elsewhere(),
+            ..Default::default()
+        }
     }
 
     /// Score `true_score` / `true_score_detail` and list `synthetic_phrases` under this phrase
@@ -127,11 +138,17 @@ pub struct Shared<T> {
 
 impl<T> Shared<T> {
     pub fn new(value: T) -> Self {
-        Shared { value: Some(Arc::new(value)), on_executors: false }
+        Shared {
+            value: Some(Arc::new(value)),
+            on_executors: false,
+        }
     }
 
     fn elsewhere() -> Self {
-        Shared { value: None, on_executors: true }
+        Shared {
+            value: None,
+            on_executors: true,
+        }
     }
 
     pub fn get(&self) -> Option<&T> {
@@ -151,13 +168,19 @@ impl<T> Shared<T> {
 
 impl<T> Default for Shared<T> {
     fn default() -> Self {
-        Shared { value: None, on_executors: false }
+        Shared {
+            value: None,
+            on_executors: false,
+        }
     }
 }
 
 impl<T> Clone for Shared<T> {
     fn clone(&self) -> Self {
-        Shared { value: self.value.clone(), on_executors: self.on_executors }
+        Shared {
+            value: self.value.clone(),
+            on_executors: self.on_executors,
+        }
     }
 }
 

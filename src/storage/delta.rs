@@ -18,7 +18,9 @@ use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::PartitionStream;
 use datafusion::prelude::SessionContext;
-use deltalake::logstore::{LogStore, LogStoreFactory, ObjectStoreRef, StorageConfig, default_logstore, logstore_factories};
+use deltalake::logstore::{
+    LogStore, LogStoreFactory, ObjectStoreRef, StorageConfig, default_logstore, logstore_factories,
+};
 use deltalake::protocol::SaveMode;
 use deltalake::{DeltaTable, DeltaTableBuilder};
 use futures::StreamExt;
@@ -46,14 +48,21 @@ fn register_stores() {
             location: &Url,
             options: &StorageConfig,
         ) -> deltalake::DeltaResult<Arc<dyn LogStore>> {
-            Ok(default_logstore(prefixed_store, root_store, location, options))
+            Ok(default_logstore(
+                prefixed_store,
+                root_store,
+                location,
+                options,
+            ))
         }
     }
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         for scheme in ["s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "adl"] {
             let url = Url::parse(&format!("{scheme}://")).expect("a scheme");
-            logstore_factories().entry(url).or_insert_with(|| Arc::new(DefaultCommits));
+            logstore_factories()
+                .entry(url)
+                .or_insert_with(|| Arc::new(DefaultCommits));
         }
     });
 }
@@ -65,10 +74,15 @@ fn table_builder(target: &str, create: bool) -> Result<DeltaTableBuilder> {
     let (url, store) = match Location::parse(Path::new(target))? {
         Location::Local(path) => {
             if create {
-                std::fs::create_dir_all(&path).with_context(|| format!("cannot create {}", path.display()))?;
+                std::fs::create_dir_all(&path)
+                    .with_context(|| format!("cannot create {}", path.display()))?;
             }
             let path = std::path::absolute(&path)?;
-            (Url::from_directory_path(&path).map_err(|()| anyhow!("{} is not an absolute path", path.display()))?, None)
+            (
+                Url::from_directory_path(&path)
+                    .map_err(|()| anyhow!("{} is not an absolute path", path.display()))?,
+                None,
+            )
         }
         Location::Remote(remote) => {
             register_stores();
@@ -85,7 +99,9 @@ fn table_builder(target: &str, create: bool) -> Result<DeltaTableBuilder> {
 /// Register the Delta table at `spec` (`PATH_OR_URL[@VERSION]`) as `name` in `ctx`.
 pub async fn register(ctx: &SessionContext, name: &str, spec: &str) -> Result<()> {
     let (target, version) = match spec.rsplit_once('@') {
-        Some((target, version)) if version.chars().all(|c| c.is_ascii_digit()) && !version.is_empty() => {
+        Some((target, version))
+            if version.chars().all(|c| c.is_ascii_digit()) && !version.is_empty() =>
+        {
             (target, Some(version.parse::<u64>()?))
         }
         _ => (spec, None),
@@ -94,9 +110,19 @@ pub async fn register(ctx: &SessionContext, name: &str, spec: &str) -> Result<()
     if let Some(version) = version {
         builder = builder.with_version(version);
     }
-    let table = builder.load().await.map_err(|e| anyhow!("table {name}: delta:{spec}: {}", super::without_xml(&e.to_string())))?;
+    let table = builder.load().await.map_err(|e| {
+        anyhow!(
+            "table {name}: delta:{spec}: {}",
+            super::without_xml(&e.to_string())
+        )
+    })?;
     table.update_datafusion_session(&ctx.state())?;
-    let provider = table.table_provider().await.map_err(|e| anyhow!("table {name}: delta:{spec}: {}", super::without_xml(&e.to_string())))?;
+    let provider = table.table_provider().await.map_err(|e| {
+        anyhow!(
+            "table {name}: delta:{spec}: {}",
+            super::without_xml(&e.to_string())
+        )
+    })?;
     ctx.register_table(name, provider)?;
     Ok(())
 }
@@ -126,18 +152,29 @@ impl DeltaWriter {
             Err(e) => bail!("delta:{target}: {}", super::without_xml(&e.to_string())),
         };
         if exists && mode == Mode::Error {
-            bail!("delta:{target} is already a Delta table (version {}); pass --mode append or --mode overwrite", table.version().unwrap_or(0));
+            bail!(
+                "delta:{target} is already a Delta table (version {}); pass --mode append or --mode overwrite",
+                table.version().unwrap_or(0)
+            );
         }
         let (batches, queue) = mpsc::channel(2);
-        let source = Arc::new(QueueStream { schema: schema.clone(), queue: Mutex::new(Some(queue)) });
-        let plan = ctx.read_table(Arc::new(StreamingTable::try_new(schema, vec![source])?))?.into_unoptimized_plan();
+        let source = Arc::new(QueueStream {
+            schema: schema.clone(),
+            queue: Mutex::new(Some(queue)),
+        });
+        let plan = ctx
+            .read_table(Arc::new(StreamingTable::try_new(schema, vec![source])?))?
+            .into_unoptimized_plan();
         let save_mode = match mode {
             Mode::Error => SaveMode::ErrorIfExists,
             Mode::Append => SaveMode::Append,
             Mode::Overwrite => SaveMode::Overwrite,
         };
-        let commit = deltalake::kernel::transaction::CommitProperties::default()
-            .with_metadata(metadata.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))));
+        let commit = deltalake::kernel::transaction::CommitProperties::default().with_metadata(
+            metadata
+                .into_iter()
+                .map(|(k, v)| (k, serde_json::Value::String(v))),
+        );
         // The plan only reads the queue (our functions ran before it), so the Delta writer
         // runs it in its own session, which has the planner its write nodes need.
         let write = table
@@ -147,19 +184,32 @@ impl DeltaWriter {
             .with_commit_properties(commit);
         // Overwriting replaces the schema too; appending must match it.
         let write = match mode {
-            Mode::Overwrite => write.with_schema_mode(deltalake::operations::write::SchemaMode::Overwrite),
+            Mode::Overwrite => {
+                write.with_schema_mode(deltalake::operations::write::SchemaMode::Overwrite)
+            }
             _ => write,
         };
         let name = target.to_string();
         let task = tokio::spawn(async move {
-            let table = write.await.map_err(|e| anyhow!("delta:{name}: {}", super::without_xml(&e.to_string())))?;
+            let table = write
+                .await
+                .map_err(|e| anyhow!("delta:{name}: {}", super::without_xml(&e.to_string())))?;
             Ok(table.version().unwrap_or(0))
         });
-        Ok(DeltaWriter { batches: Some(batches), task: Some(task), target: target.to_string() })
+        Ok(DeltaWriter {
+            batches: Some(batches),
+            task: Some(task),
+            target: target.to_string(),
+        })
     }
 
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let sent = self.batches.as_ref().expect("open until finish").send(Ok(batch.clone())).await;
+        let sent = self
+            .batches
+            .as_ref()
+            .expect("open until finish")
+            .send(Ok(batch.clone()))
+            .await;
         if sent.is_err() {
             // The writer stopped on an error: finishing says which.
             self.batches = None;
@@ -201,9 +251,17 @@ impl PartitionStream for QueueStream {
     fn execute(&self, _: Arc<TaskContext>) -> SendableRecordBatchStream {
         let queue = self.queue.lock().expect("not poisoned").take();
         let stream = match queue {
-            Some(queue) => futures::stream::unfold(queue, |mut q| async move { q.recv().await.map(|b| (b, q)) }).boxed(),
+            Some(queue) => {
+                futures::stream::unfold(
+                    queue,
+                    |mut q| async move { q.recv().await.map(|b| (b, q)) },
+                )
+                .boxed()
+            }
             None => futures::stream::once(async {
-                Err(datafusion::error::DataFusionError::Internal("a result can be written once".into()))
+                Err(datafusion::error::DataFusionError::Internal(
+                    "a result can be written once".into(),
+                ))
             })
             .boxed(),
         };

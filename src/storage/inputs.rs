@@ -34,7 +34,9 @@ pub fn note(path: &Path) {
             Ok(m) => Identity::Local(m.dev(), m.ino()),
             Err(_) => return,
         },
-        Ok(Location::Remote(remote)) => Identity::Remote(remote.url.as_str().trim_end_matches('/').to_string()),
+        Ok(Location::Remote(remote)) => {
+            Identity::Remote(remote.url.as_str().trim_end_matches('/').to_string())
+        }
         Err(_) => return,
     };
     let mut inputs = INPUTS.lock().expect("not poisoned");
@@ -55,7 +57,9 @@ pub fn refuse_input(target: &Path) -> Result<()> {
             let absolute = std::path::absolute(&local)?;
             absolute.ancestors().find_map(|place| {
                 let m = std::fs::metadata(place).ok()?;
-                let (_, name) = inputs.iter().find(|(known, _)| *known == Identity::Local(m.dev(), m.ino()))?;
+                let (_, name) = inputs
+                    .iter()
+                    .find(|(known, _)| *known == Identity::Local(m.dev(), m.ino()))?;
                 Some((name.clone(), place != absolute))
             })
         }
@@ -63,16 +67,24 @@ pub fn refuse_input(target: &Path) -> Result<()> {
             let url = remote.url.as_str().trim_end_matches('/');
             inputs.iter().find_map(|(known, name)| match known {
                 Identity::Remote(input) if url == input => Some((name.clone(), false)),
-                Identity::Remote(input) if url.starts_with(&format!("{input}/")) => Some((name.clone(), true)),
+                Identity::Remote(input) if url.starts_with(&format!("{input}/")) => {
+                    Some((name.clone(), true))
+                }
                 _ => None,
             })
         }
     };
     match found {
         None => Ok(()),
-        Some((input, false)) => bail!("output {} is an input of this command ({input}); write to another path", target.display()),
+        Some((input, false)) => bail!(
+            "output {} is an input of this command ({input}); write to another path",
+            target.display()
+        ),
         Some((input, true)) => {
-            bail!("output {} is inside {input}, an input of this command; write to another path", target.display())
+            bail!(
+                "output {} is inside {input}, an input of this command; write to another path",
+                target.display()
+            )
         }
     }
 }

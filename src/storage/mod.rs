@@ -20,8 +20,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use datafusion::error::DataFusionError;
 use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
 use datafusion::prelude::SessionContext;
-use object_store::{ObjectStore, ObjectStoreExt};
 use object_store::path::Path as ObjectPath;
+use object_store::{ObjectStore, ObjectStoreExt};
 use url::Url;
 
 pub use inputs::{note as note_input, refuse_input};
@@ -68,13 +68,21 @@ impl Location {
         };
         let url = Url::parse(url).with_context(|| format!("{url} is not a valid URL"))?;
         if url.scheme() == "file" {
-            let local = url.to_file_path().map_err(|()| anyhow!("{url} is not a local file URL"))?;
+            let local = url
+                .to_file_path()
+                .map_err(|()| anyhow!("{url} is not a local file URL"))?;
             return Ok(Location::Local(local));
         }
         let root = root_of(&url)?;
-        let key = ObjectPath::from_url_path(url.path()).with_context(|| format!("{url}: not a valid object path"))?;
+        let key = ObjectPath::from_url_path(url.path())
+            .with_context(|| format!("{url}: not a valid object path"))?;
         let store = cached_store(&root)?;
-        Ok(Location::Remote(Remote { url, root, key, store }))
+        Ok(Location::Remote(Remote {
+            url,
+            root,
+            key,
+            store,
+        }))
     }
 }
 
@@ -106,7 +114,9 @@ pub fn exists(path: &Path) -> Result<bool> {
         use futures::TryStreamExt;
         match store.head(&key).await {
             Ok(_) => Ok(true),
-            Err(object_store::Error::NotFound { .. }) => Ok(store.list(Some(&key)).try_next().await?.is_some()),
+            Err(object_store::Error::NotFound { .. }) => {
+                Ok(store.list(Some(&key)).try_next().await?.is_some())
+            }
             Err(e) => Err(e),
         }
     });
@@ -115,7 +125,11 @@ pub fn exists(path: &Path) -> Result<bool> {
 
 /// The root of the store `url` is in (`s3://bucket`), which names the store.
 fn root_of(url: &Url) -> Result<Url> {
-    Ok(Url::parse(&format!("{}://{}", url.scheme(), &url[url::Position::BeforeUsername..url::Position::AfterPort]))?)
+    Ok(Url::parse(&format!(
+        "{}://{}",
+        url.scheme(),
+        &url[url::Position::BeforeUsername..url::Position::AfterPort]
+    ))?)
 }
 
 /// An object-store registry that makes the store of any URL it is asked for from the
@@ -125,7 +139,11 @@ fn root_of(url: &Url) -> Result<Url> {
 pub struct StoresFromEnvironment(DefaultObjectStoreRegistry);
 
 impl ObjectStoreRegistry for StoresFromEnvironment {
-    fn register_store(&self, url: &Url, store: Arc<dyn ObjectStore>) -> Option<Arc<dyn ObjectStore>> {
+    fn register_store(
+        &self,
+        url: &Url,
+        store: Arc<dyn ObjectStore>,
+    ) -> Option<Arc<dyn ObjectStore>> {
         self.0.register_store(url, store)
     }
 
@@ -145,8 +163,13 @@ impl ObjectStoreRegistry for StoresFromEnvironment {
 }
 
 fn looks_like_url(s: &str) -> bool {
-    let Some((scheme, _)) = s.split_once("://") else { return false };
-    scheme.len() > 1 && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '+')
+    let Some((scheme, _)) = s.split_once("://") else {
+        return false;
+    };
+    scheme.len() > 1
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '+')
 }
 
 /// `KEY=VALUE` settings for the stores, on top of the environment (the CLI's
@@ -199,40 +222,74 @@ mod cloud {
 
     pub fn build(root: &Url, options: &[(String, String)]) -> Result<Arc<dyn ObjectStore>> {
         let key = |k: &str| k.to_ascii_lowercase();
-        let unknown = |k: &str| anyhow!("unknown --storage-option `{k}` for {} stores", root.scheme());
-        let (ours, options): (Vec<_>, Vec<_>) = options.iter().cloned().partition(|(k, _)| key(k) == RETRY_TIMEOUT);
+        let unknown = |k: &str| {
+            anyhow!(
+                "unknown --storage-option `{k}` for {} stores",
+                root.scheme()
+            )
+        };
+        let (ours, options): (Vec<_>, Vec<_>) = options
+            .iter()
+            .cloned()
+            .partition(|(k, _)| key(k) == RETRY_TIMEOUT);
         let retry = retry_config(ours.last().map(|(_, v)| v.as_str()))?;
         let options = options.as_slice();
         Ok(match root.scheme() {
             "s3" | "s3a" => {
-                let mut builder = AmazonS3Builder::from_env().with_url(root.as_str()).with_retry(retry);
+                let mut builder = AmazonS3Builder::from_env()
+                    .with_url(root.as_str())
+                    .with_retry(retry);
                 for (k, v) in options {
-                    builder = builder.with_config(key(k).parse::<AmazonS3ConfigKey>().map_err(|_| unknown(k))?, v);
+                    builder = builder.with_config(
+                        key(k)
+                            .parse::<AmazonS3ConfigKey>()
+                            .map_err(|_| unknown(k))?,
+                        v,
+                    );
                 }
                 Arc::new(builder.build()?)
             }
             "gs" => {
-                let mut builder = GoogleCloudStorageBuilder::from_env().with_url(root.as_str()).with_retry(retry);
+                let mut builder = GoogleCloudStorageBuilder::from_env()
+                    .with_url(root.as_str())
+                    .with_retry(retry);
                 for (k, v) in options {
-                    builder = builder.with_config(key(k).parse::<GoogleConfigKey>().map_err(|_| unknown(k))?, v);
+                    builder = builder.with_config(
+                        key(k).parse::<GoogleConfigKey>().map_err(|_| unknown(k))?,
+                        v,
+                    );
                 }
                 Arc::new(builder.build()?)
             }
             "az" | "azure" | "abfs" | "abfss" | "adl" => {
-                let mut builder = MicrosoftAzureBuilder::from_env().with_url(root.as_str()).with_retry(retry);
+                let mut builder = MicrosoftAzureBuilder::from_env()
+                    .with_url(root.as_str())
+                    .with_retry(retry);
                 for (k, v) in options {
-                    builder = builder.with_config(key(k).parse::<AzureConfigKey>().map_err(|_| unknown(k))?, v);
+                    builder = builder
+                        .with_config(key(k).parse::<AzureConfigKey>().map_err(|_| unknown(k))?, v);
                 }
                 Arc::new(builder.build()?)
             }
             "http" | "https" => {
                 let mut client = ClientOptions::new();
                 for (k, v) in options {
-                    client = client.with_config(key(k).parse::<ClientConfigKey>().map_err(|_| unknown(k))?, v);
+                    client = client.with_config(
+                        key(k).parse::<ClientConfigKey>().map_err(|_| unknown(k))?,
+                        v,
+                    );
                 }
-                Arc::new(HttpBuilder::new().with_url(root.as_str()).with_client_options(client).with_retry(retry).build()?)
+                Arc::new(
+                    HttpBuilder::new()
+                        .with_url(root.as_str())
+                        .with_client_options(client)
+                        .with_retry(retry)
+                        .build()?,
+                )
             }
-            other => bail!("`{other}://` is not a store pairmetrics can use (s3, gs, az, abfss, http(s) or file)"),
+            other => bail!(
+                "`{other}://` is not a store pairmetrics can use (s3, gs, az, abfss, http(s) or file)"
+            ),
         })
     }
 
@@ -251,9 +308,14 @@ mod cloud {
                 .parse::<f64>()
                 .ok()
                 .filter(|s| s.is_finite() && *s >= 0.0)
-                .ok_or_else(|| anyhow!("--storage-option {RETRY_TIMEOUT}={text}: expected a number of seconds"))?,
+                .ok_or_else(|| {
+                    anyhow!("--storage-option {RETRY_TIMEOUT}={text}: expected a number of seconds")
+                })?,
         };
-        Ok(RetryConfig { retry_timeout: std::time::Duration::from_secs_f64(seconds), ..RetryConfig::default() })
+        Ok(RetryConfig {
+            retry_timeout: std::time::Duration::from_secs_f64(seconds),
+            ..RetryConfig::default()
+        })
     }
 }
 
@@ -262,7 +324,10 @@ mod cloud {
     use super::*;
 
     pub fn build(root: &Url, _: &[(String, String)]) -> Result<Arc<dyn ObjectStore>> {
-        bail!("this pairmetrics was built without the `cloud` feature, so it cannot use {}:// URLs", root.scheme())
+        bail!(
+            "this pairmetrics was built without the `cloud` feature, so it cannot use {}:// URLs",
+            root.scheme()
+        )
     }
 }
 
@@ -283,7 +348,9 @@ pub fn block_on<T: Send + 'static>(future: impl Future<Output = T> + Send + 'sta
     IO.spawn(async move {
         let _ = done.send(future.await);
     });
-    result.recv().expect("the I/O runtime runs until the process ends")
+    result
+        .recv()
+        .expect("the I/O runtime runs until the process ends")
 }
 
 /// What a store's error means for `url`, in words a user can act on: the store's own error
@@ -332,11 +399,16 @@ fn code_hint(code: &str) -> Option<&'static str> {
 /// A message from a library that passes a store's XML error body on as it came (delta-rs):
 /// the body replaced by its code, message and hint.
 pub fn without_xml(text: &str) -> String {
-    let (Some(code), Some(start)) = (xml_tag(text, "Code"), text.find("<?xml").or_else(|| text.find("<Error>"))) else {
+    let (Some(code), Some(start)) = (
+        xml_tag(text, "Code"),
+        text.find("<?xml").or_else(|| text.find("<Error>")),
+    ) else {
         return text.to_string();
     };
     let message = xml_tag(text, "Message").unwrap_or_default();
-    let end = text.rfind("</Error>").map_or(text.len(), |i| i + "</Error>".len());
+    let end = text
+        .rfind("</Error>")
+        .map_or(text.len(), |i| i + "</Error>".len());
     let said = match code_hint(&code) {
         Some(hint) => format!("{hint} ({code}: {message})"),
         None => format!("{code}: {message}"),

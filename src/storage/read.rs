@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 use bytes::{Bytes, BytesMut};
 use datafusion::parquet::errors::{ParquetError, Result as ParquetResult};
 use datafusion::parquet::file::reader::{ChunkReader, Length};
-use object_store::{ObjectStore, ObjectStoreExt};
 use object_store::path::Path as ObjectPath;
+use object_store::{ObjectStore, ObjectStoreExt};
 
 use super::{Remote, block_on, explain};
 
@@ -36,7 +36,11 @@ struct Inner {
 
 impl std::fmt::Debug for RemoteFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RemoteFile({}, {} bytes)", self.inner.url, self.inner.size)
+        write!(
+            f,
+            "RemoteFile({}, {} bytes)",
+            self.inner.url, self.inner.size
+        )
     }
 }
 
@@ -44,14 +48,23 @@ impl RemoteFile {
     /// The object `key` of `remote`'s store, of `size` bytes (as a listing gave it).
     pub fn new(remote: &Remote, key: ObjectPath, size: u64) -> RemoteFile {
         let url = remote.url_of(&key);
-        let inner = Inner { url, store: remote.store.clone(), key, size, blocks: Mutex::new(Vec::new()) };
-        RemoteFile { inner: Arc::new(inner) }
+        let inner = Inner {
+            url,
+            store: remote.store.clone(),
+            key,
+            size,
+            blocks: Mutex::new(Vec::new()),
+        };
+        RemoteFile {
+            inner: Arc::new(inner),
+        }
     }
 
     /// The object at `remote`'s key; an error names the URL and why (missing, denied).
     pub fn open(remote: &Remote) -> anyhow::Result<RemoteFile> {
         let (store, key) = (remote.store.clone(), remote.key.clone());
-        let meta = block_on(async move { store.head(&key).await }).map_err(|e| explain(remote.url.as_str(), e))?;
+        let meta = block_on(async move { store.head(&key).await })
+            .map_err(|e| explain(remote.url.as_str(), e))?;
         Ok(RemoteFile::new(remote, remote.key.clone(), meta.size))
     }
 
@@ -98,7 +111,8 @@ impl RemoteFile {
         }
         let range = index * BLOCK..((index + 1) * BLOCK).min(inner.size);
         let (store, key) = (inner.store.clone(), inner.key.clone());
-        let bytes = block_on(async move { store.get_range(&key, range).await }).map_err(|e| explain(&inner.url, e))?;
+        let bytes = block_on(async move { store.get_range(&key, range).await })
+            .map_err(|e| explain(&inner.url, e))?;
         let mut blocks = inner.blocks.lock().expect("not poisoned");
         if blocks.len() == BLOCKS_KEPT {
             blocks.remove(0);
@@ -109,7 +123,10 @@ impl RemoteFile {
 
     /// A reader of the object from `start` to its end.
     pub fn reader(&self, start: u64) -> RemoteReader {
-        RemoteReader { file: self.clone(), position: start }
+        RemoteReader {
+            file: self.clone(),
+            position: start,
+        }
     }
 }
 
@@ -121,8 +138,13 @@ pub struct RemoteReader {
 
 impl Read for RemoteReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let end = (self.position + buf.len() as u64).min(self.file.size()).min((self.position / BLOCK + 1) * BLOCK);
-        let bytes = self.file.read_range(self.position..end).map_err(|e| std::io::Error::other(format!("{e:#}")))?;
+        let end = (self.position + buf.len() as u64)
+            .min(self.file.size())
+            .min((self.position / BLOCK + 1) * BLOCK);
+        let bytes = self
+            .file
+            .read_range(self.position..end)
+            .map_err(|e| std::io::Error::other(format!("{e:#}")))?;
         buf[..bytes.len()].copy_from_slice(&bytes);
         self.position += bytes.len() as u64;
         Ok(bytes.len())
@@ -143,9 +165,14 @@ impl ChunkReader for RemoteFile {
     }
 
     fn get_bytes(&self, start: u64, length: usize) -> ParquetResult<Bytes> {
-        let bytes = self.read_range(start..start + length as u64).map_err(|e| ParquetError::External(e.into()))?;
+        let bytes = self
+            .read_range(start..start + length as u64)
+            .map_err(|e| ParquetError::External(e.into()))?;
         if bytes.len() < length {
-            return Err(ParquetError::EOF(format!("{}: {length} bytes at {start} past its end", self.url())));
+            return Err(ParquetError::EOF(format!(
+                "{}: {length} bytes at {start} past its end",
+                self.url()
+            )));
         }
         Ok(bytes)
     }

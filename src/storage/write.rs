@@ -32,7 +32,11 @@ pub struct Output {
 
 enum Sink {
     /// A new file beside the target, renamed over it by [`Output::commit`].
-    Local { file: BufWriter<File>, temp: PathBuf, target: PathBuf },
+    Local {
+        file: BufWriter<File>,
+        temp: PathBuf,
+        target: PathBuf,
+    },
     /// A character device or FIFO.
     Through(Stream),
     Object(Upload),
@@ -55,21 +59,32 @@ impl Existing {
         let metadata = match fs::symlink_metadata(target) {
             Ok(metadata) => metadata,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Existing::Replace(None)),
-            Err(e) => return Err(e).with_context(|| format!("cannot inspect output {}", target.display())),
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("cannot inspect output {}", target.display()));
+            }
         };
         let kind = metadata.file_type();
         let what = match () {
             _ if kind.is_file() => return Ok(Existing::Replace(Some(metadata.permissions()))),
             _ if kind.is_char_device() || kind.is_fifo() => return Ok(Existing::WriteThrough),
             _ if kind.is_symlink() => match fs::canonicalize(target) {
-                Ok(to) => format!("a symbolic link to {}; give that path to replace it", to.display()),
+                Ok(to) => format!(
+                    "a symbolic link to {}; give that path to replace it",
+                    to.display()
+                ),
                 Err(_) => "a symbolic link".to_string(),
             },
-            _ if kind.is_dir() => "a directory (end the path with / to write a dataset into a new one)".to_string(),
+            _ if kind.is_dir() => {
+                "a directory (end the path with / to write a dataset into a new one)".to_string()
+            }
             _ if kind.is_block_device() => "a block device".to_string(),
             _ => "a socket".to_string(),
         };
-        bail!("output {} is {what}; pairmetrics replaces only regular files", target.display())
+        bail!(
+            "output {} is {what}; pairmetrics replaces only regular files",
+            target.display()
+        )
     }
 }
 
@@ -81,18 +96,35 @@ impl Output {
             Location::Local(target) => match Existing::of(&target)? {
                 Existing::Replace(permissions) => {
                     // A partial is a temporary file already (a job's staging): written in place.
-                    let temp = match target.file_name().is_some_and(|n| is_partial(&n.to_string_lossy())) {
+                    let temp = match target
+                        .file_name()
+                        .is_some_and(|n| is_partial(&n.to_string_lossy()))
+                    {
                         true => target.clone(),
                         false => partial_path(&target)?,
                     };
-                    let file = File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
+                    let file = File::create(&temp)
+                        .with_context(|| format!("cannot create {}", temp.display()))?;
                     if let Some(Err(e)) = permissions.map(|p| file.set_permissions(p)) {
                         let _ = fs::remove_file(&temp);
-                        return Err(e).with_context(|| format!("cannot give {} the permissions of the file it replaces", temp.display()));
+                        return Err(e).with_context(|| {
+                            format!(
+                                "cannot give {} the permissions of the file it replaces",
+                                temp.display()
+                            )
+                        });
                     }
-                    Sink::Local { file: BufWriter::with_capacity(LOCAL_BUFFER, file), temp, target }
+                    Sink::Local {
+                        file: BufWriter::with_capacity(LOCAL_BUFFER, file),
+                        temp,
+                        target,
+                    }
                 }
-                Existing::WriteThrough => Sink::Through(Stream { target, file: None, buffer: Vec::with_capacity(LOCAL_BUFFER) }),
+                Existing::WriteThrough => Sink::Through(Stream {
+                    target,
+                    file: None,
+                    buffer: Vec::with_capacity(LOCAL_BUFFER),
+                }),
             },
             Location::Remote(remote) => Sink::Object(Upload::start(remote)),
         };
@@ -130,15 +162,22 @@ impl Output {
                 let moved = refuse_input(&target)
                     .and_then(|()| {
                         let file = file.into_inner().map_err(|e| e.into_error());
-                        file.and_then(|file| file.sync_all()).with_context(|| format!("writing {}", temp.display()))
+                        file.and_then(|file| file.sync_all())
+                            .with_context(|| format!("writing {}", temp.display()))
                     })
-                    .and_then(|()| fs::rename(&temp, &target).with_context(|| format!("moving {} to {}", temp.display(), target.display())));
+                    .and_then(|()| {
+                        fs::rename(&temp, &target).with_context(|| {
+                            format!("moving {} to {}", temp.display(), target.display())
+                        })
+                    });
                 if moved.is_err() {
                     let _ = fs::remove_file(&temp);
                 }
                 moved
             }
-            Sink::Through(mut stream) => stream.drain().with_context(|| format!("writing {}", stream.target.display())),
+            Sink::Through(mut stream) => stream
+                .drain()
+                .with_context(|| format!("writing {}", stream.target.display())),
             Sink::Object(upload) => upload.complete(),
         }
     }
@@ -200,7 +239,12 @@ impl Stream {
             Some(file) => file,
             None => {
                 let opened = fs::OpenOptions::new().write(true).open(&self.target);
-                let opened = opened.map_err(|e| io::Error::new(e.kind(), format!("cannot open {} for writing: {e}", self.target.display())))?;
+                let opened = opened.map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!("cannot open {} for writing: {e}", self.target.display()),
+                    )
+                })?;
                 self.file.insert(opened)
             }
         };
@@ -231,13 +275,20 @@ impl Upload {
             .name("pairmetrics-upload".into())
             .spawn(move || IO.block_on(upload(remote, queue)))
             .expect("a thread can be started");
-        Upload { buffer: Vec::with_capacity(PART), parts: Some(parts), thread: Some(thread) }
+        Upload {
+            buffer: Vec::with_capacity(PART),
+            parts: Some(parts),
+            thread: Some(thread),
+        }
     }
 
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.buffer.extend_from_slice(buf);
         if self.buffer.len() >= PART {
-            let part = Bytes::from(std::mem::replace(&mut self.buffer, Vec::with_capacity(PART)));
+            let part = Bytes::from(std::mem::replace(
+                &mut self.buffer,
+                Vec::with_capacity(PART),
+            ));
             self.send(Part::Data(part))?;
         }
         Ok(buf.len())
@@ -248,14 +299,19 @@ impl Upload {
             return Ok(());
         }
         // The upload thread stopped on an error: its result says which.
-        let why = self.stop().err().unwrap_or_else(|| anyhow::anyhow!("the upload stopped"));
+        let why = self
+            .stop()
+            .err()
+            .unwrap_or_else(|| anyhow::anyhow!("the upload stopped"));
         Err(io::Error::other(format!("{why:#}")))
     }
 
     fn stop(&mut self) -> Result<()> {
         self.parts = None;
         match self.thread.take() {
-            Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Some(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             None => bail!("the upload already stopped"),
         }
     }
@@ -278,7 +334,11 @@ impl Upload {
 /// The upload thread: parts in order until `Complete`; the queue closing first aborts.
 async fn upload(remote: Remote, queue: Receiver<Part>) -> Result<()> {
     let url = remote.url.as_str();
-    let started = remote.store.put_multipart(&remote.key).await.map_err(|e| explain(url, e))?;
+    let started = remote
+        .store
+        .put_multipart(&remote.key)
+        .await
+        .map_err(|e| explain(url, e))?;
     let mut upload = WriteMultipart::new_with_chunk_size(started, PART);
     loop {
         // A blocking wait, on this thread only: the parts in flight run on the runtime's workers.
@@ -290,7 +350,9 @@ async fn upload(remote: Remote, queue: Receiver<Part>) -> Result<()> {
                 }
                 upload.put(bytes);
             }
-            Ok(Part::Complete) => return upload.finish().await.map(drop).map_err(|e| explain(url, e)),
+            Ok(Part::Complete) => {
+                return upload.finish().await.map(drop).map_err(|e| explain(url, e));
+            }
             Err(_) => {
                 let _ = upload.abort().await;
                 bail!("{url}: the upload was abandoned and aborted");
@@ -303,7 +365,9 @@ async fn upload(remote: Remote, queue: Receiver<Part>) -> Result<()> {
 /// final rename stays on one file system), after checking the directory exists. What earlier
 /// runs left there for the same target, killed before they could remove it, is removed now.
 pub fn partial_path(target: &Path) -> Result<PathBuf> {
-    let name = target.file_name().with_context(|| format!("output path {} has no file name", target.display()))?;
+    let name = target
+        .file_name()
+        .with_context(|| format!("output path {} has no file name", target.display()))?;
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -326,11 +390,18 @@ pub fn is_partial(name: &str) -> bool {
 /// (a partial of a live process is another run's work in progress). Best effort: what cannot
 /// be removed stays, as it did before.
 fn remove_stale_partials(dir: &Path, name: &str) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     let prefix = format!(".{name}.");
     for entry in entries.flatten() {
         let file = entry.file_name();
-        let Some(pid) = file.to_str().and_then(|f| f.strip_prefix(&prefix)?.strip_suffix(".partial")?.parse::<u32>().ok()) else {
+        let Some(pid) = file.to_str().and_then(|f| {
+            f.strip_prefix(&prefix)?
+                .strip_suffix(".partial")?
+                .parse::<u32>()
+                .ok()
+        }) else {
             continue;
         };
         if pid == std::process::id() || process_runs(pid) {
@@ -346,7 +417,9 @@ fn remove_stale_partials(dir: &Path, name: &str) {
 
 /// Whether process `pid` exists on this machine (signal 0 checks without sending anything).
 fn process_runs(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
     // SAFETY: kill with signal 0 sends nothing; it only reports whether the process exists.
     let found = unsafe { libc::kill(pid, 0) } == 0;
     found || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
@@ -355,6 +428,8 @@ fn process_runs(pid: u32) -> bool {
 /// Write `bytes` to `target` all at once, atomically.
 pub fn write_whole(target: &Path, bytes: &[u8]) -> Result<()> {
     let mut output = Output::create(target)?;
-    output.write_all(bytes).with_context(|| format!("writing {}", target.display()))?;
+    output
+        .write_all(bytes)
+        .with_context(|| format!("writing {}", target.display()))?;
     output.commit()
 }

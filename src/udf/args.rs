@@ -28,7 +28,11 @@ pub type Shapes = &'static [&'static [(&'static str, ColumnType)]];
 pub fn signature(shapes: Shapes) -> Signature {
     let mut variants: Vec<TypeSignature> = shapes
         .iter()
-        .filter(|shape| !shape.iter().any(|(_, e)| matches!(e, ColumnType::Heads | ColumnType::Positions)))
+        .filter(|shape| {
+            !shape
+                .iter()
+                .any(|(_, e)| matches!(e, ColumnType::Heads | ColumnType::Positions))
+        })
         .map(|shape| TypeSignature::Exact(shape.iter().map(|(_, e)| e.canonical()).collect()))
         .collect();
     variants.push(TypeSignature::UserDefined);
@@ -58,13 +62,12 @@ pub(crate) use checked_arguments;
 /// Check `arg_types` against one of the accepted argument lists (`shapes`), each a list of
 /// (name, expectation): the first of the right length whose types fit, or else the first of the
 /// right length, to explain what does not fit. Literal NULLs are coerced to the expected type.
-pub fn coerce(
-    function: &str,
-    arg_types: &[DataType],
-    shapes: Shapes,
-) -> Result<Vec<DataType>> {
+pub fn coerce(function: &str, arg_types: &[DataType], shapes: Shapes) -> Result<Vec<DataType>> {
     let fits = |shape: &&&[(&str, ColumnType)]| {
-        shape.iter().zip(arg_types).all(|((_, expect), dt)| is_untyped(*expect, dt) || expect.accepts(dt))
+        shape
+            .iter()
+            .zip(arg_types)
+            .all(|((_, expect), dt)| is_untyped(*expect, dt) || expect.accepts(dt))
     };
     let same_length = || shapes.iter().filter(|s| s.len() == arg_types.len());
     let Some(shape) = same_length().find(fits).or_else(|| same_length().next()) else {
@@ -90,7 +93,10 @@ pub fn coerce(
             } else if expect.accepts(dt) {
                 Ok(dt.clone())
             } else {
-                plan_err!("{function}: argument `{name}` must be {}, got {dt}", expect.describe())
+                plan_err!(
+                    "{function}: argument `{name}` must be {}, got {dt}",
+                    expect.describe()
+                )
             }
         })
         .collect()
@@ -98,7 +104,8 @@ pub fn coerce(
 
 /// A NULL literal, or an empty list literal (`[]`, of type List<Null>) where a list is expected.
 fn is_untyped(expect: ColumnType, dt: &DataType) -> bool {
-    dt.is_null() || list_item(dt).is_some_and(DataType::is_null) && list_item(&expect.canonical()).is_some()
+    dt.is_null()
+        || list_item(dt).is_some_and(DataType::is_null) && list_item(&expect.canonical()).is_some()
 }
 
 /// A `*_problem` column: per row, NULL when `check(row)` succeeds, else why it failed.
@@ -171,7 +178,10 @@ pub struct BoolArg {
 impl BoolArg {
     pub fn new(value: &ColumnarValue) -> Result<Self> {
         let (array, constant) = array_of(value)?;
-        Ok(BoolArg { values: array.as_boolean().clone(), constant })
+        Ok(BoolArg {
+            values: array.as_boolean().clone(),
+            constant,
+        })
     }
 
     pub fn get(&self, i: usize) -> Option<bool> {
@@ -205,7 +215,9 @@ impl<'a> TextArg<'a> {
 /// A string scalar's value (NULL as None); an error for any other type.
 pub fn scalar_text(scalar: &ScalarValue) -> Result<Option<String>> {
     match scalar {
-        ScalarValue::Utf8(v) | ScalarValue::LargeUtf8(v) | ScalarValue::Utf8View(v) => Ok(v.clone()),
+        ScalarValue::Utf8(v) | ScalarValue::LargeUtf8(v) | ScalarValue::Utf8View(v) => {
+            Ok(v.clone())
+        }
         ScalarValue::Null => Ok(None),
         other => exec_err!("expected a string, got {}", other.data_type()),
     }
@@ -225,7 +237,12 @@ pub fn constant(expr: &dyn PhysicalExpr) -> Option<ScalarValue> {
 /// before any row exists. `usage` heads the error; `what` names the argument.
 pub fn literal_string<'a>(expr: &'a Expr, usage: &str, what: &str) -> Result<&'a str> {
     match expr {
-        Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _) => Ok(s),
+        Expr::Literal(
+            ScalarValue::Utf8(Some(s))
+            | ScalarValue::LargeUtf8(Some(s))
+            | ScalarValue::Utf8View(Some(s)),
+            _,
+        ) => Ok(s),
         _ => plan_err!("{usage}: {what} must be a string literal, got {expr}"),
     }
 }
@@ -233,7 +250,9 @@ pub fn literal_string<'a>(expr: &'a Expr, usage: &str, what: &str) -> Result<&'a
 /// A table function's integer argument, a literal of at least `min`.
 pub fn literal_integer(expr: &Expr, usage: &str, what: &str, min: i64) -> Result<i64> {
     let value = match expr {
-        Expr::Literal(scalar, _) if scalar.data_type().is_integer() => scalar.cast_to(&DataType::Int64)?,
+        Expr::Literal(scalar, _) if scalar.data_type().is_integer() => {
+            scalar.cast_to(&DataType::Int64)?
+        }
         _ => return plan_err!("{usage}: {what} must be an integer literal, got {expr}"),
     };
     match value {

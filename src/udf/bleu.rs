@@ -14,7 +14,8 @@ const OPTIONS_DOC: &str = "sacrebleu's options in the words of its signature, '|
     e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.";
 
 const HYP_DOC: &str = "The hypothesis: a string (or a token list, joined with spaces).";
-const REF_DOC: &str = "The reference: a string, or a list of strings for several (a token list when hyp is one).";
+const REF_DOC: &str =
+    "The reference: a string, or a list of strings for several (a token list when hyp is one).";
 
 #[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Bleu;
@@ -41,7 +42,13 @@ impl Metric for Bleu {
         options.stats_len()
     }
 
-    fn segment_stats(hyp: &str, refs: &[&str], options: &BleuOptions, scratch: &mut Scratch, stats: &mut [u64]) -> bool {
+    fn segment_stats(
+        hyp: &str,
+        refs: &[&str],
+        options: &BleuOptions,
+        scratch: &mut Scratch,
+        stats: &mut [u64],
+    ) -> bool {
         bleu::segment_stats(hyp, refs, options, scratch, stats).is_ok()
     }
 
@@ -75,7 +82,9 @@ static SENTENCE_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_argument("hyp", HYP_DOC)
     .with_argument("ref", REF_DOC)
     .with_argument("options", OPTIONS_DOC)
-    .with_sql_example("SELECT sentence_bleu('the cat sat on the mat', 'the cat sat on a mat'); -- 53.7285")
+    .with_sql_example(
+        "SELECT sentence_bleu('the cat sat on the mat', 'the cat sat on a mat'); -- 53.7285",
+    )
     .build()
 });
 
@@ -90,7 +99,9 @@ static STATS_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_argument("hyp", HYP_DOC)
     .with_argument("ref", REF_DOC)
     .with_argument("options", OPTIONS_DOC)
-    .with_sql_example("SELECT bleu_stats('the cat sat', 'the cat sat down'); -- [3, 4, 3, 2, 1, 0, 3, 2, 1, 0]")
+    .with_sql_example(
+        "SELECT bleu_stats('the cat sat', 'the cat sat down'); -- [3, 4, 3, 2, 1, 0, 3, 2, 1, 0]",
+    )
     .build()
 });
 

@@ -14,7 +14,8 @@ const OPTIONS_DOC: &str = "sacrebleu's options in the words of its signature, '|
     eff:yes|no (no: eps smoothing), space:yes|no; e.g. 'nw:2'. A whole signature reads as its options.";
 
 const HYP_DOC: &str = "The hypothesis: a string, or a token list (joined with spaces).";
-const REF_DOC: &str = "The reference: a string, or a list of strings for several; a token list when hyp is one.";
+const REF_DOC: &str =
+    "The reference: a string, or a list of strings for several; a token list when hyp is one.";
 
 #[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Chrf;
@@ -41,7 +42,13 @@ impl Metric for Chrf {
         options.stats_len()
     }
 
-    fn segment_stats(hyp: &str, refs: &[&str], options: &ChrfOptions, scratch: &mut Scratch, stats: &mut [u64]) -> bool {
+    fn segment_stats(
+        hyp: &str,
+        refs: &[&str],
+        options: &ChrfOptions,
+        scratch: &mut Scratch,
+        stats: &mut [u64],
+    ) -> bool {
         chrf::segment_stats(hyp, refs, options, scratch, stats).is_ok()
     }
 

@@ -3,20 +3,22 @@
 
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{ArrayRef, Float64Builder, ListBuilder, StringBuilder, StructBuilder};
+use datafusion::arrow::array::{
+    ArrayRef, Float64Builder, ListBuilder, StringBuilder, StructBuilder,
+};
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
+use super::args::{IntArg, Problem, Shapes, checked_arguments, problem_column, signature};
 use super::docs::DOC_SECTION;
-use super::args::{problem_column, IntArg, Problem, Shapes, checked_arguments, signature};
 use crate::arrow::read::{HeadLists, RowProblem, TokenLists};
-use crate::resources::{MissingResource, Resource};
-use crate::schema::{ColumnType};
 use crate::metrics::dep_fit::{FitProblem, Formula, Parse, TripleCounts, TripleIndex, dep_fit};
 use crate::resources::Shared;
+use crate::resources::{MissingResource, Resource};
+use crate::schema::ColumnType;
 
 /// Which counts a fitness uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,7 +43,11 @@ pub struct DepFitUdf {
 
 impl DepFitUdf {
     pub fn new(kind: Kind, triples: Shared<TripleIndex>) -> Self {
-        DepFitUdf { kind, triples, signature: signature(shapes(kind)) }
+        DepFitUdf {
+            kind,
+            triples,
+            signature: signature(shapes(kind)),
+        }
     }
 }
 
@@ -53,13 +59,33 @@ const PHRASE_SHAPES: Shapes = &[
         ("start", ColumnType::Int),
         ("len", ColumnType::Int),
     ],
-    &[("tokens", ColumnType::Tokens), ("head", ColumnType::Heads), ("deprel", ColumnType::Tokens), ("positions", ColumnType::Positions)],
+    &[
+        ("tokens", ColumnType::Tokens),
+        ("head", ColumnType::Heads),
+        ("deprel", ColumnType::Tokens),
+        ("positions", ColumnType::Positions),
+    ],
 ];
 const POS_SHAPES: Shapes = &[
-    &[("upos", ColumnType::Tokens), ("head", ColumnType::Heads), ("deprel", ColumnType::Tokens), ("start", ColumnType::Int), ("len", ColumnType::Int)],
-    &[("upos", ColumnType::Tokens), ("head", ColumnType::Heads), ("deprel", ColumnType::Tokens), ("positions", ColumnType::Positions)],
+    &[
+        ("upos", ColumnType::Tokens),
+        ("head", ColumnType::Heads),
+        ("deprel", ColumnType::Tokens),
+        ("start", ColumnType::Int),
+        ("len", ColumnType::Int),
+    ],
+    &[
+        ("upos", ColumnType::Tokens),
+        ("head", ColumnType::Heads),
+        ("deprel", ColumnType::Tokens),
+        ("positions", ColumnType::Positions),
+    ],
 ];
-const TRIPLE_SHAPES: Shapes = &[&[("tokens", ColumnType::Tokens), ("head", ColumnType::Heads), ("deprel", ColumnType::Tokens)]];
+const TRIPLE_SHAPES: Shapes = &[&[
+    ("tokens", ColumnType::Tokens),
+    ("head", ColumnType::Heads),
+    ("deprel", ColumnType::Tokens),
+]];
 
 fn shapes(kind: Kind) -> Shapes {
     match kind {
@@ -78,8 +104,14 @@ const IUCL: &str = "As the IUCL system's code computes it: no factor 2 in SIM, a
     the distinct (head, dep, deprel) arcs touching the phrase.";
 
 fn fit_doc(name: &str, description: String, level: &str) -> Documentation {
-    let syntax = format!("{name}({level}, head, deprel, start, len) or {name}({level}, head, deprel, positions)");
-    let words = if level == "upos" { "UPOS tags" } else { "Word forms" };
+    let syntax = format!(
+        "{name}({level}, head, deprel, start, len) or {name}({level}, head, deprel, positions)"
+    );
+    let words = if level == "upos" {
+        "UPOS tags"
+    } else {
+        "Word forms"
+    };
     Documentation::builder(DOC_SECTION, description, syntax)
         .with_argument(level, format!("{words} of the sentence: a list of strings."))
         .with_argument("head", "Heads: List<Int32>, 1-based, 0 = root.")
@@ -170,7 +202,9 @@ impl ScalarUDFImpl for DepFitUdf {
             }
             Kind::Fit(..) => DataType::Float64,
             Kind::Problem => DataType::Utf8,
-            Kind::Triples => DataType::List(Field::new_list_field(DataType::Struct(triple_fields()), true).into()),
+            Kind::Triples => DataType::List(
+                Field::new_list_field(DataType::Struct(triple_fields()), true).into(),
+            ),
         })
     }
 
@@ -180,7 +214,10 @@ impl ScalarUDFImpl for DepFitUdf {
         let sentences = Sentences::new(&arrays)?;
         let output: ArrayRef = match self.kind {
             Kind::Fit(level, formula) => {
-                let triples = self.triples.get().expect("return_type refuses a session without triples");
+                let triples = self
+                    .triples
+                    .get()
+                    .expect("return_type refuses a session without triples");
                 let counts = match level {
                     Level::Form => &triples.form,
                     Level::Upos => &triples.upos,
@@ -189,7 +226,9 @@ impl ScalarUDFImpl for DepFitUdf {
                 let mut out = Float64Builder::with_capacity(rows);
                 let mut scratch = RowScratch::default();
                 for row in 0..rows {
-                    out.append_option(fit_row(&sentences, &phrase, row, counts, formula, &mut scratch).ok());
+                    out.append_option(
+                        fit_row(&sentences, &phrase, row, counts, formula, &mut scratch).ok(),
+                    );
                 }
                 Arc::new(out.finish())
             }
@@ -197,7 +236,16 @@ impl ScalarUDFImpl for DepFitUdf {
                 let phrase = PhraseArg::new(&args.args, &arrays)?;
                 let empty = TripleCounts::default();
                 let mut scratch = RowScratch::default();
-                problem_column(rows, |row| fit_row(&sentences, &phrase, row, &empty, Formula::Paper, &mut scratch))
+                problem_column(rows, |row| {
+                    fit_row(
+                        &sentences,
+                        &phrase,
+                        row,
+                        &empty,
+                        Formula::Paper,
+                        &mut scratch,
+                    )
+                })
             }
             Kind::Triples => triples_array(&sentences, rows),
         };
@@ -270,18 +318,26 @@ fn fit_row<'a>(
     sentences.words.row(row, &mut s.words)?;
     let heads = sentences.heads.row(row)?;
     sentences.deprels.row(row, &mut s.deprels)?;
-    let parse = Parse { words: &s.words, heads, deprels: &s.deprels };
+    let parse = Parse {
+        words: &s.words,
+        heads,
+        deprels: &s.deprels,
+    };
     parse.check().map_err(Problem::Metric)?;
     match phrase_arg {
         PhraseArg::Span(start, len) => {
             let start = start.get(row).ok_or(RowProblem::NullArgument("start"))?;
             let len = len.get(row).ok_or(RowProblem::NullArgument("len"))?;
             let end = start.saturating_add(len.max(0));
-            parse.phrase(start..end, &mut s.phrase).map_err(Problem::Metric)?;
+            parse
+                .phrase(start..end, &mut s.phrase)
+                .map_err(Problem::Metric)?;
         }
         PhraseArg::Positions(positions) => {
             let positions = positions.row(row)?;
-            parse.phrase(positions.iter().map(|&p| p as i64), &mut s.phrase).map_err(Problem::Metric)?;
+            parse
+                .phrase(positions.iter().map(|&p| p as i64), &mut s.phrase)
+                .map_err(Problem::Metric)?;
         }
     }
     dep_fit(counts, &parse, &s.phrase, formula).map_err(Problem::Metric)
@@ -289,10 +345,13 @@ fn fit_row<'a>(
 
 fn triples_array(sentences: &Sentences, rows: usize) -> ArrayRef {
     let fields = triple_fields();
-    let builders: Vec<Box<dyn datafusion::arrow::array::ArrayBuilder>> =
-        (0..3).map(|_| Box::new(StringBuilder::new()) as _).collect();
-    let mut out = ListBuilder::with_capacity(StructBuilder::new(fields.clone(), builders), rows)
-        .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
+    let builders: Vec<Box<dyn datafusion::arrow::array::ArrayBuilder>> = (0..3)
+        .map(|_| Box::new(StringBuilder::new()) as _)
+        .collect();
+    let mut out =
+        ListBuilder::with_capacity(StructBuilder::new(fields.clone(), builders), rows).with_field(
+            Arc::new(Field::new_list_field(DataType::Struct(fields), true)),
+        );
     let (mut words, mut deprels) = (Vec::new(), Vec::new());
     for row in 0..rows {
         let parse = (|| -> Option<&[i32]> {
@@ -304,14 +363,27 @@ fn triples_array(sentences: &Sentences, rows: usize) -> ArrayRef {
             out.append(false);
             continue;
         };
-        if (Parse { words: &words, heads, deprels: &deprels }).check().is_err() {
+        if (Parse {
+            words: &words,
+            heads,
+            deprels: &deprels,
+        })
+        .check()
+        .is_err()
+        {
             out.append(false);
             continue;
         }
         let values = out.values();
         for (dep, &head) in heads.iter().enumerate().filter(|&(_, &h)| h > 0) {
-            for (field, text) in [words[head as usize - 1], words[dep], deprels[dep]].into_iter().enumerate() {
-                values.field_builder::<StringBuilder>(field).expect("string field").append_value(text);
+            for (field, text) in [words[head as usize - 1], words[dep], deprels[dep]]
+                .into_iter()
+                .enumerate()
+            {
+                values
+                    .field_builder::<StringBuilder>(field)
+                    .expect("string field")
+                    .append_value(text);
             }
             values.append(true);
         }

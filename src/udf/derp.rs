@@ -13,16 +13,16 @@ use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
-    Accumulator, AggregateUDFImpl, ColumnarValue, Documentation, ScalarFunctionArgs,
-    ScalarUDFImpl, Signature,
+    Accumulator, AggregateUDFImpl, ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl,
+    Signature,
 };
 
+use super::args::{Shapes, checked_arguments, problem_column, signature};
 use super::docs::DOC_SECTION;
-use super::args::{problem_column, Shapes, checked_arguments, signature};
 use crate::arrow::read::{HeadLists, LinkLists, TokenLists};
-use crate::schema::{ColumnType};
 use crate::metrics::Link;
 use crate::metrics::derp::{self, Derp, DerpError, Parse, Scratch};
+use crate::schema::ColumnType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -40,7 +40,10 @@ pub struct DerpUdf {
 
 impl DerpUdf {
     pub fn new(kind: Kind) -> Self {
-        DerpUdf { kind, signature: signature(SHAPES) }
+        DerpUdf {
+            kind,
+            signature: signature(SHAPES),
+        }
     }
 }
 
@@ -56,11 +59,20 @@ const SYNTAX_ARGS: &str = "src_head, src_deprel, tgt_head, tgt_deprel, links";
 
 fn with_arguments(builder: datafusion::logical_expr::DocumentationBuilder) -> Documentation {
     builder
-        .with_argument("src_head", "Heads of the reference (src) parse: List<Int32>, 1-based, 0 = root.")
-        .with_argument("src_deprel", "Dependency labels of the src parse: a list of strings.")
+        .with_argument(
+            "src_head",
+            "Heads of the reference (src) parse: List<Int32>, 1-based, 0 = root.",
+        )
+        .with_argument(
+            "src_deprel",
+            "Dependency labels of the src parse: a list of strings.",
+        )
         .with_argument("tgt_head", "Heads of the hypothesis (tgt) parse.")
         .with_argument("tgt_deprel", "Dependency labels of the tgt parse.")
-        .with_argument("links", "Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.")
+        .with_argument(
+            "links",
+            "Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.",
+        )
         .with_related_udf("derp")
         .with_related_udf("derp_detail")
         .with_related_udf("derp_problem")
@@ -138,7 +150,10 @@ static POOLED_DOC: LazyLock<Documentation> = LazyLock::new(|| {
 
 /// `Struct<a Int32, b Int32, l Int32, lmax Int32>`: one spanning-tree edge.
 fn edge_fields() -> Fields {
-    ["a", "b", "l", "lmax"].into_iter().map(|n| Field::new(n, DataType::Int32, false)).collect()
+    ["a", "b", "l", "lmax"]
+        .into_iter()
+        .map(|n| Field::new(n, DataType::Int32, false))
+        .collect()
 }
 
 /// The type `derp_detail` returns.
@@ -176,7 +191,10 @@ impl ScalarUDFImpl for DerpUdf {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let input = Input::new(&arrays, super::options::of(&args.config_options).derp_max_nodes)?;
+        let input = Input::new(
+            &arrays,
+            super::options::of(&args.config_options).derp_max_nodes,
+        )?;
         let mut buffers = Buffers::default();
         let output: ArrayRef = match self.kind {
             Kind::Score => {
@@ -240,7 +258,8 @@ impl DetailBuilder {
         self.valid.push(result.is_some());
         self.score.append_option(result.map(|d| d.score));
         self.sum_l.append_option(result.map(|d| d.sum_l as i64));
-        self.sum_lmax.append_option(result.map(|d| d.sum_lmax as i64));
+        self.sum_lmax
+            .append_option(result.map(|d| d.sum_lmax as i64));
         self.nodes.append_option(result.map(|d| d.nodes as i32));
         self.side.append_option(result.map(|d| d.side.to_string()));
         if result.is_some() {
@@ -325,9 +344,21 @@ impl<'a> Input<'a> {
         self.src_deprel.row(row, &mut b.src_deprel)?;
         self.tgt_deprel.row(row, &mut b.tgt_deprel)?;
         self.links.row(row, &mut b.links)?;
-        let src = Parse { head: src_head, deprel: &b.src_deprel };
-        let tgt = Parse { head: tgt_head, deprel: &b.tgt_deprel };
-        Ok(derp::derp_within(src, tgt, &b.links, self.max_nodes, &mut b.scratch)?)
+        let src = Parse {
+            head: src_head,
+            deprel: &b.src_deprel,
+        };
+        let tgt = Parse {
+            head: tgt_head,
+            deprel: &b.tgt_deprel,
+        };
+        Ok(derp::derp_within(
+            src,
+            tgt,
+            &b.links,
+            self.max_nodes,
+            &mut b.scratch,
+        )?)
     }
 }
 
@@ -339,7 +370,9 @@ pub struct DerpPooled {
 
 impl Default for DerpPooled {
     fn default() -> Self {
-        DerpPooled { signature: signature(SHAPES) }
+        DerpPooled {
+            signature: signature(SHAPES),
+        }
     }
 }
 
@@ -361,7 +394,13 @@ impl AggregateUDFImpl for DerpPooled {
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
         Ok(["sum_l", "sum_lmax"]
             .into_iter()
-            .map(|part| Arc::new(Field::new(format_state_name(args.name, part), DataType::UInt64, false)))
+            .map(|part| {
+                Arc::new(Field::new(
+                    format_state_name(args.name, part),
+                    DataType::UInt64,
+                    false,
+                ))
+            })
             .collect())
     }
 
@@ -381,7 +420,10 @@ impl Accumulator for PooledAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
         // An aggregate is not given the session's settings: the default limit applies.
         let input = Input::new(values, derp::MAX_NODES)?;
-        let mut buffers = Buffers { scratch: std::mem::take(&mut self.scratch), ..Default::default() };
+        let mut buffers = Buffers {
+            scratch: std::mem::take(&mut self.scratch),
+            ..Default::default()
+        };
         for row in 0..values[0].len() {
             if let Ok(d) = input.score(row, &mut buffers) {
                 self.sum_l += d.sum_l;
@@ -403,7 +445,10 @@ impl Accumulator for PooledAccumulator {
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        Ok(vec![ScalarValue::UInt64(Some(self.sum_l)), ScalarValue::UInt64(Some(self.sum_lmax))])
+        Ok(vec![
+            ScalarValue::UInt64(Some(self.sum_l)),
+            ScalarValue::UInt64(Some(self.sum_lmax)),
+        ])
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {

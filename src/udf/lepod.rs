@@ -10,12 +10,12 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{problem_column, Shapes, TextArg, checked_arguments, signature};
-use crate::arrow::read::{LinkLists, RowProblem, TokenLists};
-use crate::schema::{ColumnType};
+use super::args::{Shapes, TextArg, checked_arguments, problem_column, signature};
 use super::docs::DOC_SECTION;
+use crate::arrow::read::{LinkLists, RowProblem, TokenLists};
 use crate::metrics::Link;
 use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
+use crate::schema::ColumnType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -35,7 +35,10 @@ pub struct LepodUdf {
 
 impl LepodUdf {
     pub fn new(kind: Kind) -> Self {
-        LepodUdf { kind, signature: signature(shapes(kind)) }
+        LepodUdf {
+            kind,
+            signature: signature(shapes(kind)),
+        }
     }
 }
 
@@ -51,8 +54,9 @@ const TGT: (&str, ColumnType) = ("tgt", ColumnType::Tokens);
 const LINKS: (&str, ColumnType) = ("links", ColumnType::Links);
 const PUNCT: (&str, ColumnType) = ("punct", ColumnType::Text);
 
-static LED_DOC: LazyLock<Documentation> = LazyLock::new(|| {
-    Documentation::builder(
+static LED_DOC: LazyLock<Documentation> =
+    LazyLock::new(|| {
+        Documentation::builder(
         DOC_SECTION,
         "LeD, the lexical difference of LePoD (Niu & Carpuat 2020): the mean over both sentences \
          of the share of tokens that are not kept unchanged. With links, a token is kept when its \
@@ -69,7 +73,7 @@ static LED_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_related_udf("pod")
     .with_related_udf("lepod_problem")
     .build()
-});
+    });
 
 static POD_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
@@ -83,9 +87,17 @@ static POD_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     )
     .with_argument("src", "First sentence: a list of tokens.")
     .with_argument("tgt", "Second sentence: a list of tokens.")
-    .with_argument("links", "Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.")
-    .with_argument("punct", "Punctuation characters, as lepod-score.py's -p (default: none).")
-    .with_sql_example("SELECT pod(src, tgt, links, ',') FROM pairs JOIN alignments USING (pair_id);")
+    .with_argument(
+        "links",
+        "Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.",
+    )
+    .with_argument(
+        "punct",
+        "Punctuation characters, as lepod-score.py's -p (default: none).",
+    )
+    .with_sql_example(
+        "SELECT pod(src, tgt, links, ',') FROM pairs JOIN alignments USING (pair_id);",
+    )
     .with_related_udf("led")
     .build()
 });
@@ -162,7 +174,10 @@ impl ScalarUDFImpl for LepodUdf {
         let output: ArrayRef = match self.kind {
             Kind::Problem => problem_column(rows, |row| input.score(Kind::Led, row, &mut buffers)),
             Kind::Both => {
-                let (mut led, mut pod) = (Float64Builder::with_capacity(rows), Float64Builder::with_capacity(rows));
+                let (mut led, mut pod) = (
+                    Float64Builder::with_capacity(rows),
+                    Float64Builder::with_capacity(rows),
+                );
                 let mut problem = StringBuilder::with_capacity(rows, 0);
                 for row in 0..rows {
                     match input.led_and_pod(row, &mut buffers) {
@@ -178,7 +193,11 @@ impl ScalarUDFImpl for LepodUdf {
                         }
                     }
                 }
-                let columns: Vec<ArrayRef> = vec![Arc::new(led.finish()), Arc::new(pod.finish()), Arc::new(problem.finish())];
+                let columns: Vec<ArrayRef> = vec![
+                    Arc::new(led.finish()),
+                    Arc::new(pod.finish()),
+                    Arc::new(problem.finish()),
+                ];
                 Arc::new(StructArray::try_new(lepod_fields(), columns, None)?)
             }
             kind => {
@@ -252,7 +271,9 @@ impl<'a> Input<'a> {
     fn decode(&self, row: usize, b: &mut Buffers<'a>) -> Result<bool, Problem> {
         self.src.row(row, &mut b.s1)?;
         self.tgt.row(row, &mut b.s2)?;
-        let Some(links) = &self.links else { return Ok(false) };
+        let Some(links) = &self.links else {
+            return Ok(false);
+        };
         links.row(row, &mut b.links)?;
         Ok(true)
     }
@@ -266,7 +287,9 @@ impl<'a> Input<'a> {
                 let punct = self.punct(row)?;
                 lepod::pod(&b.s1, &b.s2, &b.links, &punct, &mut b.scratch)?
             }
-            Kind::Led | Kind::Problem => lepod::led_aligned(&b.s1, &b.s2, &b.links, &mut b.scratch)?,
+            Kind::Led | Kind::Problem => {
+                lepod::led_aligned(&b.s1, &b.s2, &b.links, &mut b.scratch)?
+            }
             Kind::Both => unreachable!("lepod is scored by led_and_pod"),
         })
     }
@@ -275,7 +298,13 @@ impl<'a> Input<'a> {
         let linked = self.decode(row, b)?;
         debug_assert!(linked, "lepod's signature requires links");
         let punct = self.punct(row)?;
-        Ok(lepod::led_and_pod(&b.s1, &b.s2, &b.links, &punct, &mut b.scratch)?)
+        Ok(lepod::led_and_pod(
+            &b.s1,
+            &b.s2,
+            &b.links,
+            &punct,
+            &mut b.scratch,
+        )?)
     }
 
     /// The punctuation set of `row`: the literal's, parsed once, or the row's own.

@@ -17,8 +17,8 @@ use datafusion::logical_expr::{
 };
 
 use super::args::{BoolArg, Shapes, checked_arguments, signature};
-use crate::arrow::read::TokenLists;
 use super::docs::DOC_SECTION;
+use crate::arrow::read::TokenLists;
 use crate::metrics::ngram::{Bounds, NgramModel, Scratch, WordScore};
 use crate::resources::Shared;
 use crate::resources::{MissingResource, Resource};
@@ -41,7 +41,11 @@ pub struct LmUdf {
 
 impl LmUdf {
     pub fn new(kind: Kind, model: Shared<NgramModel>) -> Self {
-        LmUdf { kind, model, signature: signature(shapes(kind)) }
+        LmUdf {
+            kind,
+            model,
+            signature: signature(shapes(kind)),
+        }
     }
 }
 
@@ -169,16 +173,25 @@ impl ScalarUDFImpl for LmUdf {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let model = self.model.get().expect("return_type refuses a session without a model");
+        let model = self
+            .model
+            .get()
+            .expect("return_type refuses a session without a model");
         let arrays = ColumnarValue::values_to_arrays(&args.args[..1])?;
         let sentences = TokenLists::new("tokens", &arrays[0])?;
-        let flags = args.args[1..].iter().map(BoolArg::new).collect::<Result<Vec<_>>>()?;
+        let flags = args.args[1..]
+            .iter()
+            .map(BoolArg::new)
+            .collect::<Result<Vec<_>>>()?;
         let (mut words, mut scratch, mut scores) = (Vec::new(), Scratch::default(), Vec::new());
         // One row's words (into `words`) and its bounds; None when an argument is NULL.
         let row = |i: usize, words: &mut Vec<_>| -> Option<Bounds> {
             sentences.row(i, words).ok()?;
             let flag = |k: usize| flags.get(k).map_or(Some(true), |f| f.get(i));
-            Some(Bounds { bos: flag(0)?, eos: flag(1)? })
+            Some(Bounds {
+                bos: flag(0)?,
+                eos: flag(1)?,
+            })
         };
         let rows = args.number_rows;
         let out: ArrayRef = match self.kind {
@@ -186,8 +199,11 @@ impl ScalarUDFImpl for LmUdf {
                 let mut out = Float64Builder::with_capacity(rows);
                 for i in 0..rows {
                     out.append_option(row(i, &mut words).map(|bounds| {
-                        let log10 =
-                            model.log10_within(words.iter().map(|w| model.id(w)), bounds, &mut scratch);
+                        let log10 = model.log10_within(
+                            words.iter().map(|w| model.id(w)),
+                            bounds,
+                            &mut scratch,
+                        );
                         match self.kind {
                             // KenLM's definition: the sentence's words and </s>.
                             Kind::Perplexity => 10f64.powf(-log10 / (words.len() + 1) as f64),
@@ -249,12 +265,19 @@ fn too_many_words() -> DataFusionError {
 /// `lm_full_scores`' column: the lists `offsets` cut from `all`, NULL where not `valid`.
 fn word_score_lists(all: &[WordScore], offsets: Vec<i32>, valid: Vec<bool>) -> ListArray {
     let columns: Vec<ArrayRef> = vec![
-        Arc::new(Float64Array::from_iter_values(all.iter().map(|w| w.log10 as f64))),
-        Arc::new(Int32Array::from_iter_values(all.iter().map(|w| w.ngram_length as i32))),
+        Arc::new(Float64Array::from_iter_values(
+            all.iter().map(|w| w.log10 as f64),
+        )),
+        Arc::new(Int32Array::from_iter_values(
+            all.iter().map(|w| w.ngram_length as i32),
+        )),
         Arc::new(BooleanArray::from_iter(all.iter().map(|w| Some(w.oov)))),
     ];
     let entries = StructArray::new(word_score_fields(), columns, None);
-    let field = Arc::new(Field::new_list_field(DataType::Struct(word_score_fields()), true));
+    let field = Arc::new(Field::new_list_field(
+        DataType::Struct(word_score_fields()),
+        true,
+    ));
     ListArray::new(
         field,
         OffsetBuffer::new(offsets.into()),

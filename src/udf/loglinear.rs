@@ -25,7 +25,9 @@ pub struct LoglinearUdf {
 
 impl Default for LoglinearUdf {
     fn default() -> Self {
-        LoglinearUdf { signature: Signature::user_defined(Volatility::Immutable) }
+        LoglinearUdf {
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
     }
 }
 
@@ -77,7 +79,10 @@ impl ScalarUDFImpl for LoglinearUdf {
                 if dt.is_null() || expect.accepts(dt) {
                     Ok(expect.canonical())
                 } else {
-                    plan_err!("{NAME}: argument `{name}` must be {}, got {dt}", expect.describe())
+                    plan_err!(
+                        "{NAME}: argument `{name}` must be {}, got {dt}",
+                        expect.describe()
+                    )
                 }
             })
             .collect()
@@ -95,10 +100,16 @@ impl ScalarUDFImpl for LoglinearUdf {
         let weights = weights.as_list::<i32>();
         let features: Vec<Float64Array> = args.args[1..]
             .iter()
-            .map(|a| Ok(cast(&a.to_array(rows)?, &DataType::Float64)?.as_primitive::<Float64Type>().clone()))
+            .map(|a| {
+                Ok(cast(&a.to_array(rows)?, &DataType::Float64)?
+                    .as_primitive::<Float64Type>()
+                    .clone())
+            })
             .collect::<Result<_>>()?;
-        let (mut w, mut f) =
-            (Vec::with_capacity(features.len()), Vec::with_capacity(features.len()));
+        let (mut w, mut f) = (
+            Vec::with_capacity(features.len()),
+            Vec::with_capacity(features.len()),
+        );
         let mut out = Float64Builder::with_capacity(rows);
         for row in 0..rows {
             let weights_row = if constant { 0 } else { row };

@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, Float64Builder, Int32Builder, ListBuilder, RecordBatch, StringBuilder};
+use datafusion::arrow::array::{
+    ArrayRef, Float64Builder, Int32Builder, ListBuilder, RecordBatch, StringBuilder,
+};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{Result, plan_err};
@@ -19,7 +21,8 @@ use crate::resources::{MissingResource, Resource, Shared};
 use crate::schema::token_list_type;
 
 pub const NAME: &str = "mcpg";
-const USAGE: &str = "mcpg('a sentence' [, 'true-score' | 'translator' [, episodes [, nbest [, seed]]]])";
+const USAGE: &str =
+    "mcpg('a sentence' [, 'true-score' | 'translator' [, episodes [, nbest [, seed]]]])";
 
 #[derive(Debug)]
 pub struct Mcpg {
@@ -81,7 +84,12 @@ impl ParaphraseColumns {
         self.rank.append_null();
         self.paraphrase.append_null();
         self.tokens.append(false);
-        for column in [&mut self.reward, &mut self.model_score, &mut self.true_score, &mut self.lm_log10] {
+        for column in [
+            &mut self.reward,
+            &mut self.model_score,
+            &mut self.true_score,
+            &mut self.lm_log10,
+        ] {
             column.append_null();
         }
         self.rules.append_null();
@@ -115,7 +123,11 @@ impl TableFunctionImpl for Mcpg {
         if let Some(mode) = exprs.get(1) {
             let mode = literal_string(mode, USAGE, "the mode")?;
             let Some(mode) = Mode::parse(mode) else {
-                return plan_err!("{USAGE}: the mode is '{}' or '{}', got '{mode}'", Mode::NAMES[0], Mode::NAMES[1]);
+                return plan_err!(
+                    "{USAGE}: the mode is '{}' or '{}', got '{mode}'",
+                    Mode::NAMES[0],
+                    Mode::NAMES[1]
+                );
             };
             options.mode = mode;
         }

@@ -13,11 +13,11 @@ use datafusion::logical_expr::{
 };
 
 use super::args::{Shapes, checked_arguments};
-use crate::arrow::read::{Strings, TokenLists};
 use super::docs::DOC_SECTION;
-use crate::align::{Aligner, AlignerOptions, Module, Scratch};
 use crate::align::module_links;
+use crate::align::{Aligner, AlignerOptions, Module, Scratch};
 use crate::arrow::module_links_array;
+use crate::arrow::read::{Strings, TokenLists};
 use crate::schema::{ColumnType, module_link_list_type};
 
 pub const NAME: &str = "meteor_align";
@@ -42,7 +42,11 @@ struct Pooled {
 impl Pooled {
     fn new(aligner: Arc<Aligner>) -> Arc<Pooled> {
         let names = aligner.modules().iter().map(|m| m.name()).collect();
-        Arc::new(Pooled { aligner, names, scratch: Mutex::default() })
+        Arc::new(Pooled {
+            aligner,
+            names,
+            scratch: Mutex::default(),
+        })
     }
 }
 
@@ -54,7 +58,11 @@ impl MeteorAlignUdf {
         if let Some(aligner) = built {
             aligners.insert((String::new(), base.language.clone()), Pooled::new(aligner));
         }
-        MeteorAlignUdf { signature: Signature::user_defined(Volatility::Immutable), base, aligners: Mutex::new(aligners) }
+        MeteorAlignUdf {
+            signature: Signature::user_defined(Volatility::Immutable),
+            base,
+            aligners: Mutex::new(aligners),
+        }
     }
 
     fn aligner(&self, modules: &str, language: &str) -> Result<Arc<Pooled>> {
@@ -64,8 +72,16 @@ impl MeteorAlignUdf {
             return Ok(pooled.clone());
         }
         let fail = |e: crate::align::AlignError| exec_datafusion_err!("{NAME}: {e}");
-        let modules = if modules.is_empty() { self.base.modules.clone() } else { Some(Module::parse_list(modules).map_err(fail)?) };
-        let options = AlignerOptions { modules, language: language.to_string(), ..self.base.clone() };
+        let modules = if modules.is_empty() {
+            self.base.modules.clone()
+        } else {
+            Some(Module::parse_list(modules).map_err(fail)?)
+        };
+        let options = AlignerOptions {
+            modules,
+            language: language.to_string(),
+            ..self.base.clone()
+        };
         let pooled = Pooled::new(Arc::new(Aligner::new(options).map_err(fail)?));
         aligners.insert(key, pooled.clone());
         Ok(pooled)
@@ -88,8 +104,17 @@ impl std::hash::Hash for MeteorAlignUdf {
 
 const SHAPES: Shapes = &[
     &[("src", ColumnType::Tokens), ("tgt", ColumnType::Tokens)],
-    &[("src", ColumnType::Tokens), ("tgt", ColumnType::Tokens), ("modules", ColumnType::Text)],
-    &[("src", ColumnType::Tokens), ("tgt", ColumnType::Tokens), ("modules", ColumnType::Text), ("lang", ColumnType::Text)],
+    &[
+        ("src", ColumnType::Tokens),
+        ("tgt", ColumnType::Tokens),
+        ("modules", ColumnType::Text),
+    ],
+    &[
+        ("src", ColumnType::Tokens),
+        ("tgt", ColumnType::Tokens),
+        ("modules", ColumnType::Text),
+        ("lang", ColumnType::Text),
+    ],
 ];
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
@@ -106,8 +131,14 @@ static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     )
     .with_argument("src", "First sentence: a token list.")
     .with_argument("tgt", "Second sentence: a token list.")
-    .with_argument("modules", "Stages in order, e.g. 'exact stem synonym' (the default; '' too).")
-    .with_argument("lang", "Language: en (default), da, de, es, fi, fr, hu, it, nl, no, pt, ro, ru, se, tr.")
+    .with_argument(
+        "modules",
+        "Stages in order, e.g. 'exact stem synonym' (the default; '' too).",
+    )
+    .with_argument(
+        "lang",
+        "Language: en (default), da, de, es, fi, fr, hu, it, nl, no, pt, ro, ru, se, tr.",
+    )
     .with_sql_example(
         "SELECT pod(src, tgt, meteor_align(src, tgt)) FROM pairs;\n\
          SELECT meteor_align(['the', 'cats'], ['a', 'cat'], 'exact stem');\n\
@@ -130,16 +161,27 @@ impl ScalarUDFImpl for MeteorAlignUdf {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let (srcs, tgts) = (TokenLists::new("src", &arrays[0])?, TokenLists::new("tgt", &arrays[1])?);
-        let modules = arrays.get(2).map(|a| Strings::new(a.as_ref())).transpose()?;
-        let languages = arrays.get(3).map(|a| Strings::new(a.as_ref())).transpose()?;
+        let (srcs, tgts) = (
+            TokenLists::new("src", &arrays[0])?,
+            TokenLists::new("tgt", &arrays[1])?,
+        );
+        let modules = arrays
+            .get(2)
+            .map(|a| Strings::new(a.as_ref()))
+            .transpose()?;
+        let languages = arrays
+            .get(3)
+            .map(|a| Strings::new(a.as_ref()))
+            .transpose()?;
         let (mut src, mut tgt) = (Vec::new(), Vec::new());
         let mut current: Option<(String, String, Arc<Pooled>, Scratch)> = None;
         let mut links = Vec::with_capacity(rows);
         let mut valid = Vec::with_capacity(rows);
         for row in 0..rows {
             let modules = modules.as_ref().map_or(Some(""), |m| m.get(row));
-            let language = languages.as_ref().map_or(Some(self.base.language.as_str()), |l| l.get(row));
+            let language = languages
+                .as_ref()
+                .map_or(Some(self.base.language.as_str()), |l| l.get(row));
             let readable = srcs.row(row, &mut src).is_ok() && tgts.row(row, &mut tgt).is_ok();
             let (Some(modules), Some(language), true) = (modules, language, readable) else {
                 links.push(Vec::new());
@@ -151,7 +193,12 @@ impl ScalarUDFImpl for MeteorAlignUdf {
                     pooled.scratch.lock().expect("not poisoned").push(scratch);
                 }
                 let pooled = self.aligner(modules, language)?;
-                let scratch = pooled.scratch.lock().expect("not poisoned").pop().unwrap_or_default();
+                let scratch = pooled
+                    .scratch
+                    .lock()
+                    .expect("not poisoned")
+                    .pop()
+                    .unwrap_or_default();
                 current = Some((modules.to_string(), language.to_string(), pooled, scratch));
             }
             let (_, _, pooled, scratch) = current.as_mut().expect("set above");

@@ -29,11 +29,10 @@ use std::sync::Arc;
 use datafusion::catalog::TableFunctionImpl;
 use datafusion::common::Result;
 use datafusion::execution::FunctionRegistry;
-use datafusion::prelude::SessionContext;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+use datafusion::prelude::SessionContext;
 
 use crate::Resources;
-
 
 /// Every scalar UDF of pairmetrics, those that need resources without them.
 pub fn all_scalar_udfs() -> Vec<Arc<ScalarUDF>> {
@@ -43,12 +42,18 @@ pub fn all_scalar_udfs() -> Vec<Arc<ScalarUDF>> {
 /// Every scalar UDF of pairmetrics, bound to `resources`.
 pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
     use crate::metrics::dep_fit::Formula::{Iucl, Paper};
-    use dep_fit::{DepFitUdf, Kind as F, Level::{Form, Upos}};
-    use derp::{DerpUdf, Kind as D};
     use bleu::Bleu;
     use chrf::Chrf;
+    use dep_fit::{
+        DepFitUdf, Kind as F,
+        Level::{Form, Upos},
+    };
+    use derp::{DerpUdf, Kind as D};
     use lepod::{Kind as L, LepodUdf};
-    use sacrebleu::{Kind::{Sentence, Stats}, SegmentUdf};
+    use sacrebleu::{
+        Kind::{Sentence, Stats},
+        SegmentUdf,
+    };
     use ter::Ter;
     use text::{Kind as T, TextUdf};
     use true_score::{Kind as S, TrueScoreUdf};
@@ -67,17 +72,44 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(TextUdf::new(T::Pharaoh))),
         Arc::new(ScalarUDF::from(TrueScoreUdf::new(S::Score, phrases()))),
         Arc::new(ScalarUDF::from(TrueScoreUdf::new(S::Detail, phrases()))),
-        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Fit(Form, Paper), triples()))),
-        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Fit(Upos, Paper), triples()))),
-        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Fit(Form, Iucl), triples()))),
-        Arc::new(ScalarUDF::from(DepFitUdf::new(F::Fit(Upos, Iucl), triples()))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(
+            F::Fit(Form, Paper),
+            triples(),
+        ))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(
+            F::Fit(Upos, Paper),
+            triples(),
+        ))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(
+            F::Fit(Form, Iucl),
+            triples(),
+        ))),
+        Arc::new(ScalarUDF::from(DepFitUdf::new(
+            F::Fit(Upos, Iucl),
+            triples(),
+        ))),
         Arc::new(ScalarUDF::from(DepFitUdf::new(F::Problem, triples()))),
         Arc::new(ScalarUDF::from(DepFitUdf::new(F::Triples, triples()))),
-        Arc::new(ScalarUDF::from(lm::LmUdf::new(lm::Kind::LogProb, resources.lm.clone()))),
-        Arc::new(ScalarUDF::from(lm::LmUdf::new(lm::Kind::FullScores, resources.lm.clone()))),
-        Arc::new(ScalarUDF::from(lm::LmUdf::new(lm::Kind::Perplexity, resources.lm.clone()))),
-        Arc::new(ScalarUDF::from(lm::LmUdf::new(lm::Kind::OovCount, resources.lm.clone()))),
-        Arc::new(ScalarUDF::from(model_score::ModelScoreUdf::new(phrases(), resources.lm.clone()))),
+        Arc::new(ScalarUDF::from(lm::LmUdf::new(
+            lm::Kind::LogProb,
+            resources.lm.clone(),
+        ))),
+        Arc::new(ScalarUDF::from(lm::LmUdf::new(
+            lm::Kind::FullScores,
+            resources.lm.clone(),
+        ))),
+        Arc::new(ScalarUDF::from(lm::LmUdf::new(
+            lm::Kind::Perplexity,
+            resources.lm.clone(),
+        ))),
+        Arc::new(ScalarUDF::from(lm::LmUdf::new(
+            lm::Kind::OovCount,
+            resources.lm.clone(),
+        ))),
+        Arc::new(ScalarUDF::from(model_score::ModelScoreUdf::new(
+            phrases(),
+            resources.lm.clone(),
+        ))),
         Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
         Arc::new(ScalarUDF::from(loglinear::LoglinearUdf::default())),
         Arc::new(ScalarUDF::from(SegmentUdf::<Chrf>::new(Sentence))),
@@ -87,7 +119,10 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(SegmentUdf::<Ter>::new(Sentence))),
         Arc::new(ScalarUDF::from(SegmentUdf::<Ter>::new(Stats))),
         Arc::new(ScalarUDF::from(phrases::ExtractPhrasesUdf::default())),
-        Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(resources.aligner.clone(), resources.built_aligner.arc()))),
+        Arc::new(ScalarUDF::from(meteor_align::MeteorAlignUdf::new(
+            resources.aligner.clone(),
+            resources.built_aligner.arc(),
+        ))),
     ]
 }
 
@@ -96,8 +131,8 @@ pub fn all_aggregate_udfs() -> Vec<Arc<AggregateUDF>> {
     use bleu::Bleu;
     use chrf::Chrf;
     use sacrebleu::CorpusUdf;
-    use ter::Ter;
     use significance::{SignificanceUdf as S, Test as T};
+    use ter::Ter;
     vec![
         Arc::new(AggregateUDF::from(derp::DerpPooled::default())),
         Arc::new(AggregateUDF::from(CorpusUdf::<Bleu>::default())),
@@ -139,7 +174,10 @@ pub fn register_local_only_table_functions(ctx: &SessionContext) {
 struct LocalOnly(&'static str);
 
 impl TableFunctionImpl for LocalOnly {
-    fn call_with_args(&self, _: datafusion::catalog::TableFunctionArgs) -> Result<Arc<dyn datafusion::catalog::TableProvider>> {
+    fn call_with_args(
+        &self,
+        _: datafusion::catalog::TableFunctionArgs,
+    ) -> Result<Arc<dyn datafusion::catalog::TableProvider>> {
         datafusion::common::plan_err!(
             "{}() runs only in a local session: its rows come from a table provider Ballista cannot \
              ship to executors. Run it without --cluster (write its rows to Parquet, then use them on \
@@ -150,10 +188,23 @@ impl TableFunctionImpl for LocalOnly {
 }
 
 /// Every table function of pairmetrics with its name, bound to `resources`.
-pub fn all_table_functions(resources: &Resources) -> Vec<(&'static str, Arc<dyn TableFunctionImpl>)> {
+pub fn all_table_functions(
+    resources: &Resources,
+) -> Vec<(&'static str, Arc<dyn TableFunctionImpl>)> {
     vec![
-        (synthetic::NAME, Arc::new(synthetic::SyntheticPhrases::new(resources.phrase_index.clone()))),
-        (mcpg::NAME, Arc::new(mcpg::Mcpg::new(resources.phrase_index.clone(), resources.lm.clone()))),
+        (
+            synthetic::NAME,
+            Arc::new(synthetic::SyntheticPhrases::new(
+                resources.phrase_index.clone(),
+            )),
+        ),
+        (
+            mcpg::NAME,
+            Arc::new(mcpg::Mcpg::new(
+                resources.phrase_index.clone(),
+                resources.lm.clone(),
+            )),
+        ),
     ]
 }
 

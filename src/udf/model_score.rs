@@ -12,8 +12,8 @@ use datafusion::logical_expr::{
 };
 
 use super::args::{Shapes, checked_arguments, signature};
-use crate::arrow::read::TokenLists;
 use super::docs::DOC_SECTION;
+use crate::arrow::read::TokenLists;
 use crate::metrics::ngram::{self, NgramModel};
 use crate::metrics::true_score::{ModelWeights, PhraseIndex, Scratch, model_score};
 use crate::resources::{MissingResource, Resource, Shared};
@@ -30,7 +30,11 @@ pub struct ModelScoreUdf {
 
 impl ModelScoreUdf {
     pub fn new(index: Shared<PhraseIndex>, model: Shared<NgramModel>) -> Self {
-        ModelScoreUdf { index, model, signature: signature(SHAPES) }
+        ModelScoreUdf {
+            index,
+            model,
+            signature: signature(SHAPES),
+        }
     }
 }
 
@@ -84,28 +88,52 @@ impl ScalarUDFImpl for ModelScoreUdf {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let index = self.index.get().expect("return_type refuses a session without a table");
-        let model = self.model.get().expect("return_type refuses a session without a model");
+        let index = self
+            .index
+            .get()
+            .expect("return_type refuses a session without a table");
+        let model = self
+            .model
+            .get()
+            .expect("return_type refuses a session without a model");
         let rows = args.number_rows;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let (src, tgt) = (TokenLists::new("src", &arrays[0])?, TokenLists::new("tgt", &arrays[1])?);
+        let (src, tgt) = (
+            TokenLists::new("src", &arrays[0])?,
+            TokenLists::new("tgt", &arrays[1])?,
+        );
         let weights = arrays[2..]
             .iter()
-            .map(|a| Ok(cast(a, &DataType::Float64)?.as_primitive::<Float64Type>().clone()))
+            .map(|a| {
+                Ok(cast(a, &DataType::Float64)?
+                    .as_primitive::<Float64Type>()
+                    .clone())
+            })
             .collect::<Result<Vec<_>>>()?;
-        let (mut s, mut t, mut ids, mut scratch) =
-            (Vec::new(), Vec::new(), ngram::Scratch::default(), Scratch::default());
+        let (mut s, mut t, mut ids, mut scratch) = (
+            Vec::new(),
+            Vec::new(),
+            ngram::Scratch::default(),
+            Scratch::default(),
+        );
         let mut out = Float64Builder::with_capacity(rows);
         for row in 0..rows {
             let score = (|| {
                 let weights = match weights.as_slice() {
-                    [phi, lm] => ModelWeights { phrase: value(phi, row)?, lm: value(lm, row)? },
+                    [phi, lm] => ModelWeights {
+                        phrase: value(phi, row)?,
+                        lm: value(lm, row)?,
+                    },
                     _ => ModelWeights::default(),
                 };
                 src.row(row, &mut s).ok()?;
                 tgt.row(row, &mut t).ok()?;
                 let true_score = index.true_score(&s, &t, &mut scratch)?.score;
-                Some(model_score(true_score, model.sentence_log10(&t, &mut ids), weights))
+                Some(model_score(
+                    true_score,
+                    model.sentence_log10(&t, &mut ids),
+                    weights,
+                ))
             })();
             out.append_option(score);
         }

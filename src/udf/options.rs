@@ -25,5 +25,9 @@ impl ConfigExtension for PairmetricsOptions {
 /// The settings in `config`; the defaults in a session that has none (one not built by
 /// pairmetrics, e.g. datafusion-python's).
 pub fn of(config: &ConfigOptions) -> PairmetricsOptions {
-    config.extensions.get::<PairmetricsOptions>().cloned().unwrap_or_default()
+    config
+        .extensions
+        .get::<PairmetricsOptions>()
+        .cloned()
+        .unwrap_or_default()
 }

@@ -14,8 +14,8 @@ use datafusion::logical_expr::{
 };
 
 use super::args::{IntArg, Problem, Shapes, checked_arguments, signature};
-use crate::arrow::read::{LinkLists, Strings, TokenLists};
 use super::docs::DOC_SECTION;
+use crate::arrow::read::{LinkLists, Strings, TokenLists};
 use crate::formats::{pharaoh, tokens};
 use crate::metrics::Link;
 use crate::metrics::phrases::{
@@ -35,12 +35,18 @@ pub struct ExtractPhrasesUdf {
 
 impl Default for ExtractPhrasesUdf {
     fn default() -> Self {
-        ExtractPhrasesUdf { signature: signature(SHAPES) }
+        ExtractPhrasesUdf {
+            signature: signature(SHAPES),
+        }
     }
 }
 
 const SHAPES: Shapes = &[
-    &[("src", ColumnType::Tokens), ("tgt", ColumnType::Tokens), ("links", ColumnType::Links)],
+    &[
+        ("src", ColumnType::Tokens),
+        ("tgt", ColumnType::Tokens),
+        ("links", ColumnType::Links),
+    ],
     &[
         ("src", ColumnType::Tokens),
         ("tgt", ColumnType::Tokens),
@@ -86,7 +92,10 @@ pub fn phrase_pair_fields() -> Fields {
 /// Why a token cannot be part of a phrase table, whose phrases are tokens joined by spaces and
 /// split again (by `tokenize` and `import moses-phrase-table`) as Python's `str.split()` does.
 fn check_tokens(side: &'static str, tokens: &[&str]) -> std::result::Result<(), ExtractError> {
-    match tokens.iter().position(|t| t.is_empty() || t.contains(tokens::is_space)) {
+    match tokens
+        .iter()
+        .position(|t| t.is_empty() || t.contains(tokens::is_space))
+    {
         Some(index) => Err(ExtractError::BadToken { side, index }),
         None => Ok(()),
     }
@@ -137,21 +146,30 @@ impl ScalarUDFImpl for ExtractPhrasesUdf {
         let rows = args.number_rows;
         let max_length = args.args.get(3).map(IntArg::new).transpose()?;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let (srcs, tgts) =
-            (TokenLists::new("src", &arrays[0])?, TokenLists::new("tgt", &arrays[1])?);
+        let (srcs, tgts) = (
+            TokenLists::new("src", &arrays[0])?,
+            TokenLists::new("tgt", &arrays[1])?,
+        );
         let links = LinkLists::new(&arrays[2])?;
         let fields = phrase_pair_fields();
-        let builders: Vec<Box<dyn datafusion::arrow::array::ArrayBuilder>> =
-            (0..3).map(|_| Box::new(StringBuilder::new()) as _).collect();
+        let builders: Vec<Box<dyn datafusion::arrow::array::ArrayBuilder>> = (0..3)
+            .map(|_| Box::new(StringBuilder::new()) as _)
+            .collect();
         let mut out =
             ListBuilder::with_capacity(StructBuilder::new(fields.clone(), builders), rows)
-                .with_field(Arc::new(Field::new_list_field(DataType::Struct(fields), true)));
+                .with_field(Arc::new(Field::new_list_field(
+                    DataType::Struct(fields),
+                    true,
+                )));
         let mut scratch = PairScratch::default();
         let (mut spans, mut internal, mut text) =
             (Vec::<PhraseSpan>::new(), Vec::<Link>::new(), String::new());
         for row in 0..rows {
             // No argument: the default; a NULL argument: a NULL row.
-            let max = match max_length.as_ref().map_or(Some(DEFAULT_MAX_LENGTH as i64), |m| m.get(row)) {
+            let max = match max_length
+                .as_ref()
+                .map_or(Some(DEFAULT_MAX_LENGTH as i64), |m| m.get(row))
+            {
                 None => None,
                 Some(m) if (1..=MAX_PHRASE_LENGTH as i64).contains(&m) => Some(m as usize),
                 Some(m) => {
@@ -170,11 +188,14 @@ impl ScalarUDFImpl for ExtractPhrasesUdf {
             let values = out.values();
             for span in &spans {
                 for (field, (tokens, range)) in
-                    [(&scratch.src, &span.src), (&scratch.tgt, &span.tgt)].into_iter().enumerate()
+                    [(&scratch.src, &span.src), (&scratch.tgt, &span.tgt)]
+                        .into_iter()
+                        .enumerate()
                 {
                     text.clear();
-                    for (i, token) in
-                        tokens[range.start as usize..range.end as usize].iter().enumerate()
+                    for (i, token) in tokens[range.start as usize..range.end as usize]
+                        .iter()
+                        .enumerate()
                     {
                         if i > 0 {
                             text.push(' ');
@@ -189,7 +210,10 @@ impl ScalarUDFImpl for ExtractPhrasesUdf {
                 phrase_alignment(&scratch.aligned, span, &mut internal);
                 text.clear();
                 pharaoh::write_line(&mut text, &internal);
-                values.field_builder::<StringBuilder>(2).expect("string field").append_value(&text);
+                values
+                    .field_builder::<StringBuilder>(2)
+                    .expect("string field")
+                    .append_value(&text);
                 values.append(true);
             }
             out.append(true);
@@ -236,7 +260,13 @@ impl PhraseScoreUdf {
                 Direction::SrcGivenTgt => "src_given_tgt",
             }
         );
-        PhraseScoreUdf { kind, direction, name, lexicon, signature: signature(SCORE_SHAPES) }
+        PhraseScoreUdf {
+            kind,
+            direction,
+            name,
+            lexicon,
+            signature: signature(SCORE_SHAPES),
+        }
     }
 }
 
@@ -254,8 +284,11 @@ impl std::hash::Hash for PhraseScoreUdf {
     }
 }
 
-const SCORE_SHAPES: Shapes =
-    &[&[("src", ColumnType::Text), ("tgt", ColumnType::Text), ("alignment", ColumnType::Text)]];
+const SCORE_SHAPES: Shapes = &[&[
+    ("src", ColumnType::Text),
+    ("tgt", ColumnType::Text),
+    ("alignment", ColumnType::Text),
+]];
 
 impl ScalarUDFImpl for PhraseScoreUdf {
     fn name(&self) -> &str {
@@ -286,7 +319,10 @@ impl ScalarUDFImpl for PhraseScoreUdf {
             let parsed = (|| {
                 let (src, tgt, alignment) = (srcs.get(row)?, tgts.get(row)?, alignments.get(row)?);
                 pharaoh::parse_line(alignment, &mut links).ok()?;
-                Some((src.split(' ').collect::<Vec<_>>(), tgt.split(' ').collect::<Vec<_>>()))
+                Some((
+                    src.split(' ').collect::<Vec<_>>(),
+                    tgt.split(' ').collect::<Vec<_>>(),
+                ))
             })();
             let Some((src, tgt)) = parsed else {
                 orders.append_null();
@@ -320,7 +356,14 @@ mod tests {
     fn a_token_is_refused_wherever_tokenize_would_split_it() {
         assert_eq!(check_tokens("src", &["a", "b"]), Ok(()));
         for bad in ["", "a b", "a\u{a0}b", "a\u{1c}b"] {
-            assert_eq!(check_tokens("tgt", &["a", bad]), Err(ExtractError::BadToken { side: "tgt", index: 1 }), "{bad:?}");
+            assert_eq!(
+                check_tokens("tgt", &["a", bad]),
+                Err(ExtractError::BadToken {
+                    side: "tgt",
+                    index: 1
+                }),
+                "{bad:?}"
+            );
         }
     }
 }

@@ -26,7 +26,9 @@ pub struct KendallTauA {
 
 impl Default for KendallTauA {
     fn default() -> Self {
-        KendallTauA { signature: Signature::user_defined(Volatility::Immutable) }
+        KendallTauA {
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
     }
 }
 
@@ -40,16 +42,21 @@ static DOC: LazyLock<Documentation> = LazyLock::new(|| {
         "kendall_tau_a(x, y)",
     )
     .with_argument("x", "A numeric scoring of the rows (e.g. the n-best rank).")
-    .with_argument("y", "Another numeric scoring of the same rows (e.g. the true score).")
-    .with_sql_example(
-        "SELECT id, kendall_tau_a(rank, -true_score) FROM scored_nbest GROUP BY id;",
+    .with_argument(
+        "y",
+        "Another numeric scoring of the same rows (e.g. the true score).",
     )
+    .with_sql_example("SELECT id, kendall_tau_a(rank, -true_score) FROM scored_nbest GROUP BY id;")
     .build()
 });
 
 fn state_list(name: &str, part: &str) -> FieldRef {
     let item = Field::new_list_field(DataType::Float64, false);
-    Arc::new(Field::new(format_state_name(name, part), DataType::List(item.into()), true))
+    Arc::new(Field::new(
+        format_state_name(name, part),
+        DataType::List(item.into()),
+        true,
+    ))
 }
 
 impl AggregateUDFImpl for KendallTauA {
@@ -63,7 +70,10 @@ impl AggregateUDFImpl for KendallTauA {
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         if arg_types.len() != 2 {
-            return plan_err!("kendall_tau_a takes kendall_tau_a(x, y), not {} arguments", arg_types.len());
+            return plan_err!(
+                "kendall_tau_a takes kendall_tau_a(x, y), not {} arguments",
+                arg_types.len()
+            );
         }
         for (name, dt) in ["x", "y"].iter().zip(arg_types) {
             if !(dt.is_numeric() || dt.is_null()) {
@@ -89,7 +99,10 @@ impl AggregateUDFImpl for KendallTauA {
         true
     }
 
-    fn create_groups_accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn GroupsAccumulator>> {
+    fn create_groups_accumulator(
+        &self,
+        _args: AccumulatorArgs,
+    ) -> Result<Box<dyn GroupsAccumulator>> {
         Ok(Box::<GroupsTauA>::default())
     }
 
@@ -105,7 +118,9 @@ fn rows<'a>(
     filter: Option<&'a BooleanArray>,
 ) -> Result<impl Iterator<Item = (usize, (f64, f64))> + 'a> {
     let column = |i: usize| -> Result<Float64Array> {
-        Ok(cast(&values[i], &DataType::Float64)?.as_primitive::<Float64Type>().clone())
+        Ok(cast(&values[i], &DataType::Float64)?
+            .as_primitive::<Float64Type>()
+            .clone())
     };
     let (x, y) = (column(0)?, column(1)?);
     Ok((0..x.len()).filter_map(move |i| {
@@ -115,7 +130,11 @@ fn rows<'a>(
 }
 
 /// The pairs held by state row `i` (a list of x and a list of y).
-fn state_rows<'a>(xs: &'a ListArray, ys: &'a ListArray, i: usize) -> impl Iterator<Item = (f64, f64)> + 'a {
+fn state_rows<'a>(
+    xs: &'a ListArray,
+    ys: &'a ListArray,
+    i: usize,
+) -> impl Iterator<Item = (f64, f64)> + 'a {
     let values = |lists: &'a ListArray| {
         let range = lists.value_offsets()[i] as usize..lists.value_offsets()[i + 1] as usize;
         let all = lists.values().as_primitive::<Float64Type>();
@@ -130,7 +149,8 @@ fn to_state(groups: &[Vec<(f64, f64)>]) -> Vec<ArrayRef> {
         let item = Arc::new(Field::new_list_field(DataType::Float64, false));
         let mut b = ListBuilder::new(Float64Builder::new()).with_field(item);
         for group in groups {
-            b.values().append_slice(&group.iter().map(pick).collect::<Vec<_>>());
+            b.values()
+                .append_slice(&group.iter().map(pick).collect::<Vec<_>>());
             b.append(true);
         }
         Arc::new(b.finish())
@@ -166,7 +186,10 @@ impl Accumulator for RowsAccumulator {
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        Ok(ScalarValue::Float64(kendall_tau_a(&mut self.pairs, &mut self.scratch)))
+        Ok(ScalarValue::Float64(kendall_tau_a(
+            &mut self.pairs,
+            &mut self.scratch,
+        )))
     }
 
     fn size(&self) -> usize {
@@ -213,8 +236,10 @@ impl GroupsAccumulator for GroupsTauA {
     fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
         let groups = emit_to.take_needed(&mut self.groups);
         let scratch = &mut self.scratch;
-        let taus: Float64Array =
-            groups.into_iter().map(|mut pairs| kendall_tau_a(&mut pairs, scratch)).collect();
+        let taus: Float64Array = groups
+            .into_iter()
+            .map(|mut pairs| kendall_tau_a(&mut pairs, scratch))
+            .collect();
         Ok(Arc::new(taus))
     }
 

@@ -11,13 +11,16 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Builder, Int64Builder, ListBuilder};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Float64Builder, Int64Builder, ListBuilder,
+};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Int64Type};
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
-    Accumulator, AggregateUDFImpl, ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    Accumulator, AggregateUDFImpl, ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl,
+    Signature, Volatility,
 };
 
 use super::args::{Shapes, TextArg, checked_arguments, constant, scalar_text};
@@ -44,7 +47,13 @@ pub trait Metric: fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 
     fn stats_len(options: &Self::Options) -> usize;
 
     /// A segment's statistics into `stats`; false when there are none (no reference).
-    fn segment_stats(hyp: &str, refs: &[&str], options: &Self::Options, scratch: &mut Self::Scratch, stats: &mut [u64]) -> bool;
+    fn segment_stats(
+        hyp: &str,
+        refs: &[&str],
+        options: &Self::Options,
+        scratch: &mut Self::Scratch,
+        stats: &mut [u64],
+    ) -> bool;
 
     /// The score of one segment's statistics.
     fn sentence_score(stats: &[u64], options: &Self::Options) -> f64;
@@ -81,9 +90,21 @@ const SHAPES: Shapes = &[
     &[("hyp", ColumnType::Text), ("ref", ColumnType::Text)],
     &[("hyp", ColumnType::Text), ("refs", ColumnType::Tokens)],
     &[("hyp", ColumnType::Tokens), ("ref", ColumnType::Tokens)],
-    &[("hyp", ColumnType::Text), ("ref", ColumnType::Text), ("options", ColumnType::Text)],
-    &[("hyp", ColumnType::Text), ("refs", ColumnType::Tokens), ("options", ColumnType::Text)],
-    &[("hyp", ColumnType::Tokens), ("ref", ColumnType::Tokens), ("options", ColumnType::Text)],
+    &[
+        ("hyp", ColumnType::Text),
+        ("ref", ColumnType::Text),
+        ("options", ColumnType::Text),
+    ],
+    &[
+        ("hyp", ColumnType::Text),
+        ("refs", ColumnType::Tokens),
+        ("options", ColumnType::Text),
+    ],
+    &[
+        ("hyp", ColumnType::Tokens),
+        ("ref", ColumnType::Tokens),
+        ("options", ColumnType::Text),
+    ],
 ];
 
 /// DataFusion would cast a list of references to a string (or back) to fit one of the exact
@@ -116,18 +137,48 @@ struct Input<'a> {
 
 impl<'a> Input<'a> {
     fn new(arrays: &'a [ArrayRef]) -> Result<Self> {
-        let (hyps, refs) = match (is_string(arrays[0].data_type()), is_string(arrays[1].data_type())) {
-            (true, true) => (Hyps::Text(Strings::new(arrays[0].as_ref())?), Refs::One(Strings::new(arrays[1].as_ref())?)),
-            (true, false) => (Hyps::Text(Strings::new(arrays[0].as_ref())?), Refs::Many(TokenLists::new("refs", &arrays[1])?)),
-            _ => (Hyps::Tokens(TokenLists::new("hyp", &arrays[0])?), Refs::Tokens(TokenLists::new("ref", &arrays[1])?)),
+        let (hyps, refs) = match (
+            is_string(arrays[0].data_type()),
+            is_string(arrays[1].data_type()),
+        ) {
+            (true, true) => (
+                Hyps::Text(Strings::new(arrays[0].as_ref())?),
+                Refs::One(Strings::new(arrays[1].as_ref())?),
+            ),
+            (true, false) => (
+                Hyps::Text(Strings::new(arrays[0].as_ref())?),
+                Refs::Many(TokenLists::new("refs", &arrays[1])?),
+            ),
+            _ => (
+                Hyps::Tokens(TokenLists::new("hyp", &arrays[0])?),
+                Refs::Tokens(TokenLists::new("ref", &arrays[1])?),
+            ),
         };
-        Ok(Input { hyps, refs, row_refs: Vec::new(), joined: Default::default(), tokens: Vec::new() })
+        Ok(Input {
+            hyps,
+            refs,
+            row_refs: Vec::new(),
+            joined: Default::default(),
+            tokens: Vec::new(),
+        })
     }
 
     /// The row's statistics into `stats`; false when it has none (a NULL hypothesis or token,
     /// no reference).
-    fn stats<M: Metric>(&mut self, row: usize, options: &M::Options, scratch: &mut M::Scratch, stats: &mut [u64]) -> bool {
-        let Input { hyps, refs, row_refs, joined, tokens } = self;
+    fn stats<M: Metric>(
+        &mut self,
+        row: usize,
+        options: &M::Options,
+        scratch: &mut M::Scratch,
+        stats: &mut [u64],
+    ) -> bool {
+        let Input {
+            hyps,
+            refs,
+            row_refs,
+            joined,
+            tokens,
+        } = self;
         let join = |lists: &TokenLists<'a>, tokens: &mut Vec<&'a str>, out: &mut String| {
             lists.row(row, tokens).is_ok().then(|| {
                 out.clear();
@@ -139,19 +190,27 @@ impl<'a> Input<'a> {
         };
         match (hyps, refs) {
             (Hyps::Tokens(hyp), Refs::Tokens(reference)) => {
-                let readable = join(hyp, tokens, &mut joined.0).is_some() && join(reference, tokens, &mut joined.1).is_some();
-                readable && M::segment_stats(&joined.0, &[joined.1.as_str()], options, scratch, stats)
+                let readable = join(hyp, tokens, &mut joined.0).is_some()
+                    && join(reference, tokens, &mut joined.1).is_some();
+                readable
+                    && M::segment_stats(&joined.0, &[joined.1.as_str()], options, scratch, stats)
             }
             (Hyps::Text(hyps), refs) => {
-                let Some(hyp) = hyps.get(row) else { return false };
+                let Some(hyp) = hyps.get(row) else {
+                    return false;
+                };
                 row_refs.clear();
                 match refs {
                     Refs::One(strings) => row_refs.extend(strings.get(row)),
-                    Refs::Many(lists) | Refs::Tokens(lists) => row_refs.extend(lists.items(row).into_iter().flatten().flatten()),
+                    Refs::Many(lists) | Refs::Tokens(lists) => {
+                        row_refs.extend(lists.items(row).into_iter().flatten().flatten())
+                    }
                 }
                 M::segment_stats(hyp, row_refs, options, scratch, stats)
             }
-            (Hyps::Tokens(_), _) => unreachable!("coerce() pairs token-list hypotheses with token-list references"),
+            (Hyps::Tokens(_), _) => {
+                unreachable!("coerce() pairs token-list hypotheses with token-list references")
+            }
         }
     }
 }
@@ -171,8 +230,16 @@ pub struct SegmentUdf<M> {
 impl<M: Metric> SegmentUdf<M> {
     /// `kind` is [`Kind::Sentence`] or [`Kind::Stats`].
     pub fn new(kind: Kind) -> Self {
-        assert_ne!(kind, Kind::Corpus, "the corpus score is an aggregate: CorpusUdf");
-        SegmentUdf { kind, signature: strings_or_lists(), metric: PhantomData }
+        assert_ne!(
+            kind,
+            Kind::Corpus,
+            "the corpus score is an aggregate: CorpusUdf"
+        );
+        SegmentUdf {
+            kind,
+            signature: strings_or_lists(),
+            metric: PhantomData,
+        }
     }
 }
 
@@ -184,7 +251,9 @@ struct Options<M: Metric> {
 
 impl<M: Metric> Options<M> {
     fn get(&mut self, text: Option<&str>) -> Result<&M::Options> {
-        let Some(text) = text else { return Ok(&self.defaults) };
+        let Some(text) = text else {
+            return Ok(&self.defaults);
+        };
         if self.last.as_ref().is_none_or(|(last, _)| last != text) {
             match M::parse(&self.defaults, text) {
                 Ok(options) => self.last = Some((text.to_string(), options)),
@@ -220,10 +289,14 @@ impl<M: Metric> ScalarUDFImpl for SegmentUdf<M> {
             Some(value) => Some(TextArg::new(value, &arrays[2])?),
             None => None,
         };
-        let mut options = Options::<M> { defaults: M::sentence_options(), last: None };
+        let mut options = Options::<M> {
+            defaults: M::sentence_options(),
+            last: None,
+        };
         let (mut scratch, mut stats) = (M::Scratch::default(), Vec::new());
         let mut scores = Float64Builder::with_capacity(rows);
-        let mut lists = ListBuilder::new(Int64Builder::new()).with_field(Field::new_list_field(DataType::Int64, false));
+        let mut lists = ListBuilder::new(Int64Builder::new())
+            .with_field(Field::new_list_field(DataType::Int64, false));
         for row in 0..rows {
             let options = options.get(text.as_ref().and_then(|t| t.get(row)))?;
             stats.resize(M::stats_len(options), 0);
@@ -256,7 +329,10 @@ pub struct CorpusUdf<M> {
 
 impl<M: Metric> Default for CorpusUdf<M> {
     fn default() -> Self {
-        CorpusUdf { signature: strings_or_lists(), metric: PhantomData }
+        CorpusUdf {
+            signature: strings_or_lists(),
+            metric: PhantomData,
+        }
     }
 }
 
@@ -275,22 +351,39 @@ impl<M: Metric> AggregateUDFImpl for CorpusUdf<M> {
         let name = M::NAMES[2];
         let options = match args.exprs.get(2) {
             None => M::corpus_options(),
-            Some(expr) => match constant(expr.as_ref()).and_then(|value| scalar_text(&value).ok().flatten()) {
-                Some(text) => match M::parse(&M::corpus_options(), &text) {
-                    Ok(options) => options,
-                    Err(e) => return plan_err!("{name}: {e}"),
-                },
-                None => return plan_err!("{name}: `options` must be a constant string, got {expr}"),
-            },
+            Some(expr) => {
+                match constant(expr.as_ref()).and_then(|value| scalar_text(&value).ok().flatten()) {
+                    Some(text) => match M::parse(&M::corpus_options(), &text) {
+                        Ok(options) => options,
+                        Err(e) => return plan_err!("{name}: {e}"),
+                    },
+                    None => {
+                        return plan_err!("{name}: `options` must be a constant string, got {expr}");
+                    }
+                }
+            }
         };
-        Ok(Box::new(CorpusAccumulator::<M> { options, rows: 0, total: Vec::new(), scratch: Default::default() }))
+        Ok(Box::new(CorpusAccumulator::<M> {
+            options,
+            rows: 0,
+            total: Vec::new(),
+            scratch: Default::default(),
+        }))
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
         let list = DataType::List(Arc::new(Field::new_list_field(DataType::Int64, true)));
         Ok(vec![
-            Arc::new(Field::new(format_state_name(args.name, "rows"), DataType::Int64, false)),
-            Arc::new(Field::new(format_state_name(args.name, "total"), list, true)),
+            Arc::new(Field::new(
+                format_state_name(args.name, "rows"),
+                DataType::Int64,
+                false,
+            )),
+            Arc::new(Field::new(
+                format_state_name(args.name, "total"),
+                list,
+                true,
+            )),
         ])
     }
 
@@ -322,16 +415,29 @@ impl<M: Metric> Accumulator for CorpusAccumulator<M> {
     }
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        self.rows += states[0].as_primitive::<Int64Type>().values().iter().sum::<i64>() as u64;
+        self.rows += states[0]
+            .as_primitive::<Int64Type>()
+            .values()
+            .iter()
+            .sum::<i64>() as u64;
         for partial in states[1].as_list::<i32>().iter().flatten() {
-            let partial: Vec<u64> = partial.as_primitive::<Int64Type>().values().iter().map(|&x| x as u64).collect();
+            let partial: Vec<u64> = partial
+                .as_primitive::<Int64Type>()
+                .values()
+                .iter()
+                .map(|&x| x as u64)
+                .collect();
             add_into(&mut self.total, &partial);
         }
         Ok(())
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        let values = self.total.iter().map(|&x| ScalarValue::Int64(Some(x as i64))).collect::<Vec<_>>();
+        let values = self
+            .total
+            .iter()
+            .map(|&x| ScalarValue::Int64(Some(x as i64)))
+            .collect::<Vec<_>>();
         let total = ScalarValue::List(ScalarValue::new_list_nullable(&values, &DataType::Int64));
         Ok(vec![ScalarValue::Int64(Some(self.rows as i64)), total])
     }

@@ -4,7 +4,9 @@
 
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryArray, Float64Array, StructArray, UInt64Array};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BinaryArray, Float64Array, StructArray, UInt64Array,
+};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Float64Type};
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
@@ -43,7 +45,11 @@ pub struct SignificanceUdf {
 
 impl SignificanceUdf {
     pub fn new(test: Test, pooled: bool) -> Self {
-        SignificanceUdf { test, pooled, signature: signature(shapes(test, pooled)) }
+        SignificanceUdf {
+            test,
+            pooled,
+            signature: signature(shapes(test, pooled)),
+        }
     }
 
     /// The value columns: 1 (x), 2 (a, b, or num, den) or 4.
@@ -62,25 +68,78 @@ fn shapes(test: Test, pooled: bool) -> Shapes {
         &[("x", Float)],
         &[("x", Float), ("level", Float)],
         &[("x", Float), ("level", Float), ("resamples", Int)],
-        &[("x", Float), ("level", Float), ("resamples", Int), ("seed", Int)],
+        &[
+            ("x", Float),
+            ("level", Float),
+            ("resamples", Int),
+            ("seed", Int),
+        ],
     ];
     static POOLED_CI: Shapes = &[
         &[("num", Float), ("den", Float)],
         &[("num", Float), ("den", Float), ("level", Float)],
-        &[("num", Float), ("den", Float), ("level", Float), ("resamples", Int)],
-        &[("num", Float), ("den", Float), ("level", Float), ("resamples", Int), ("seed", Int)],
+        &[
+            ("num", Float),
+            ("den", Float),
+            ("level", Float),
+            ("resamples", Int),
+        ],
+        &[
+            ("num", Float),
+            ("den", Float),
+            ("level", Float),
+            ("resamples", Int),
+            ("seed", Int),
+        ],
     ];
     static PAIRED: Shapes = &[
         &[("a", Float), ("b", Float)],
         &[("a", Float), ("b", Float), ("resamples", Int)],
-        &[("a", Float), ("b", Float), ("resamples", Int), ("seed", Int)],
-        &[("a", Float), ("b", Float), ("resamples", Int), ("seed", Int), ("level", Float)],
+        &[
+            ("a", Float),
+            ("b", Float),
+            ("resamples", Int),
+            ("seed", Int),
+        ],
+        &[
+            ("a", Float),
+            ("b", Float),
+            ("resamples", Int),
+            ("seed", Int),
+            ("level", Float),
+        ],
     ];
     static POOLED_PAIRED: Shapes = &[
-        &[("num_a", Float), ("den_a", Float), ("num_b", Float), ("den_b", Float)],
-        &[("num_a", Float), ("den_a", Float), ("num_b", Float), ("den_b", Float), ("resamples", Int)],
-        &[("num_a", Float), ("den_a", Float), ("num_b", Float), ("den_b", Float), ("resamples", Int), ("seed", Int)],
-        &[("num_a", Float), ("den_a", Float), ("num_b", Float), ("den_b", Float), ("resamples", Int), ("seed", Int), ("level", Float)],
+        &[
+            ("num_a", Float),
+            ("den_a", Float),
+            ("num_b", Float),
+            ("den_b", Float),
+        ],
+        &[
+            ("num_a", Float),
+            ("den_a", Float),
+            ("num_b", Float),
+            ("den_b", Float),
+            ("resamples", Int),
+        ],
+        &[
+            ("num_a", Float),
+            ("den_a", Float),
+            ("num_b", Float),
+            ("den_b", Float),
+            ("resamples", Int),
+            ("seed", Int),
+        ],
+        &[
+            ("num_a", Float),
+            ("den_a", Float),
+            ("num_b", Float),
+            ("den_b", Float),
+            ("resamples", Int),
+            ("seed", Int),
+            ("level", Float),
+        ],
     ];
     static AR: Shapes = &[
         &[("a", Float), ("b", Float)],
@@ -88,9 +147,27 @@ fn shapes(test: Test, pooled: bool) -> Shapes {
         &[("a", Float), ("b", Float), ("trials", Int), ("seed", Int)],
     ];
     static POOLED_AR: Shapes = &[
-        &[("num_a", Float), ("den_a", Float), ("num_b", Float), ("den_b", Float)],
-        &[("num_a", Float), ("den_a", Float), ("num_b", Float), ("den_b", Float), ("trials", Int)],
-        &[("num_a", Float), ("den_a", Float), ("num_b", Float), ("den_b", Float), ("trials", Int), ("seed", Int)],
+        &[
+            ("num_a", Float),
+            ("den_a", Float),
+            ("num_b", Float),
+            ("den_b", Float),
+        ],
+        &[
+            ("num_a", Float),
+            ("den_a", Float),
+            ("num_b", Float),
+            ("den_b", Float),
+            ("trials", Int),
+        ],
+        &[
+            ("num_a", Float),
+            ("den_a", Float),
+            ("num_b", Float),
+            ("den_b", Float),
+            ("trials", Int),
+            ("seed", Int),
+        ],
     ];
     match (test, pooled) {
         (Test::BootstrapCi, false) => CI,
@@ -136,7 +213,15 @@ fn documentation(test: Test, pooled: bool) -> Documentation {
             "paired_bootstrap for pooled scores: delta = sum(num_b)/sum(den_b) - sum(num_a)/sum(den_a).",
             "pooled_paired_bootstrap(num_a, den_a, num_b, den_b [, resamples [, seed [, level]]])",
             "SELECT pooled_paired_bootstrap(a.correct, a.words, b.correct, b.words) FROM a JOIN b USING (pair_id);",
-            &["num_a", "den_a", "num_b", "den_b", "resamples", "seed", "level"],
+            &[
+                "num_a",
+                "den_a",
+                "num_b",
+                "den_b",
+                "resamples",
+                "seed",
+                "level",
+            ],
         ),
         (Test::ApproxRandomization, false) => (
             "The p-value of sacrebleu's paired approximate randomization test of mean(b) - mean(a) \
@@ -153,7 +238,8 @@ fn documentation(test: Test, pooled: bool) -> Documentation {
             &["num_a", "den_a", "num_b", "den_b", "trials", "seed"],
         ),
     };
-    let mut builder = Documentation::builder(DOC_SECTION, format!("{what} {STREAMING}"), syntax).with_sql_example(example);
+    let mut builder = Documentation::builder(DOC_SECTION, format!("{what} {STREAMING}"), syntax)
+        .with_sql_example(example);
     const ARGUMENTS: &[(&str, &str)] = &[
         ("x", "A score per row (e.g. led)."),
         ("a", "System a's score per row (the baseline)."),
@@ -164,23 +250,36 @@ fn documentation(test: Test, pooled: bool) -> Documentation {
         ("den_a", "System a's denominator on a row."),
         ("num_b", "System b's numerator on the same row."),
         ("den_b", "System b's denominator on the same row."),
-        ("level", "Confidence level, a constant in (0, 1); default 0.95."),
-        ("resamples", "Bootstrap resamples, a constant; default 1000."),
+        (
+            "level",
+            "Confidence level, a constant in (0, 1); default 0.95.",
+        ),
+        (
+            "resamples",
+            "Bootstrap resamples, a constant; default 1000.",
+        ),
         ("trials", "Randomization trials, a constant; default 10000."),
         ("seed", "A non-negative integer constant; default 12345."),
     ];
     for name in arguments {
-        let (_, about) = ARGUMENTS.iter().find(|(n, _)| n == name).expect("every argument is described");
+        let (_, about) = ARGUMENTS
+            .iter()
+            .find(|(n, _)| n == name)
+            .expect("every argument is described");
         builder = builder.with_argument(*name, *about);
     }
     builder.build()
 }
 
 static DOCS: LazyLock<Vec<((Test, bool), Documentation)>> = LazyLock::new(|| {
-    [Test::BootstrapCi, Test::PairedBootstrap, Test::ApproxRandomization]
-        .into_iter()
-        .flat_map(|t| [false, true].map(|p| ((t, p), documentation(t, p))))
-        .collect()
+    [
+        Test::BootstrapCi,
+        Test::PairedBootstrap,
+        Test::ApproxRandomization,
+    ]
+    .into_iter()
+    .flat_map(|t| [false, true].map(|p| ((t, p), documentation(t, p))))
+    .collect()
 });
 
 impl AggregateUDFImpl for SignificanceUdf {
@@ -201,62 +300,109 @@ impl AggregateUDFImpl for SignificanceUdf {
         let float = |name: &str| Field::new(name, DataType::Float64, true);
         let n = Field::new("n", DataType::UInt64, false);
         Ok(match self.test {
-            Test::BootstrapCi => DataType::Struct(Fields::from(vec![float(self.estimate_name()), float("low"), float("high"), n])),
-            Test::PairedBootstrap => {
-                DataType::Struct(Fields::from(vec![float("delta"), float("low"), float("high"), float("p_value"), n]))
-            }
+            Test::BootstrapCi => DataType::Struct(Fields::from(vec![
+                float(self.estimate_name()),
+                float("low"),
+                float("high"),
+                n,
+            ])),
+            Test::PairedBootstrap => DataType::Struct(Fields::from(vec![
+                float("delta"),
+                float("low"),
+                float("high"),
+                float("p_value"),
+                n,
+            ])),
             Test::ApproxRandomization => DataType::Float64,
         })
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        Ok(vec![Arc::new(Field::new(format_state_name(args.name, "rows"), DataType::Binary, true))])
+        Ok(vec![Arc::new(Field::new(
+            format_state_name(args.name, "rows"),
+            DataType::Binary,
+            true,
+        ))])
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
         let constant = |i: usize, what: &str| -> Result<Option<ScalarValue>> {
-            let Some(expr) = args.exprs.get(self.values() + i) else { return Ok(None) };
+            let Some(expr) = args.exprs.get(self.values() + i) else {
+                return Ok(None);
+            };
             match constant(expr.as_ref()) {
                 Some(value) if !value.is_null() => Ok(Some(value)),
-                _ => plan_err!("{}: `{what}` must be a constant that is not NULL, got {expr}", self.name()),
+                _ => plan_err!(
+                    "{}: `{what}` must be a constant that is not NULL, got {expr}",
+                    self.name()
+                ),
             }
         };
         let integer = |i: usize, what: &str, default: u64, range: (u64, u64)| -> Result<u64> {
-            let Some(value) = constant(i, what)? else { return Ok(default) };
+            let Some(value) = constant(i, what)? else {
+                return Ok(default);
+            };
             let n = value.cast_to(&DataType::Int64)?;
             match n {
-                ScalarValue::Int64(Some(n)) if n >= range.0 as i64 && n as u64 <= range.1 => Ok(n as u64),
-                _ => plan_err!("{}: `{what}` must be an integer in [{}, {}], got {value}", self.name(), range.0, range.1),
+                ScalarValue::Int64(Some(n)) if n >= range.0 as i64 && n as u64 <= range.1 => {
+                    Ok(n as u64)
+                }
+                _ => plan_err!(
+                    "{}: `{what}` must be an integer in [{}, {}], got {value}",
+                    self.name(),
+                    range.0,
+                    range.1
+                ),
             }
         };
         let level = |i: usize| -> Result<f64> {
-            let Some(value) = constant(i, "level")? else { return Ok(DEFAULT_LEVEL) };
+            let Some(value) = constant(i, "level")? else {
+                return Ok(DEFAULT_LEVEL);
+            };
             match value.cast_to(&DataType::Float64)? {
                 ScalarValue::Float64(Some(level)) if level > 0.0 && level < 1.0 => Ok(level),
-                _ => plan_err!("{}: `level` must be in (0, 1), e.g. 0.95, got {value}", self.name()),
+                _ => plan_err!(
+                    "{}: `level` must be in (0, 1), e.g. 0.95, got {value}",
+                    self.name()
+                ),
             }
         };
         let seed = |i: usize| integer(i, "seed", DEFAULT_SEED, (0, i64::MAX as u64));
         let params = match self.test {
-            Test::BootstrapCi => {
-                Params { level: level(0)?, draws: integer(1, "resamples", DEFAULT_RESAMPLES, (1, MAX_DRAWS))?, seed: seed(2)? }
-            }
-            Test::PairedBootstrap => {
-                Params { draws: integer(0, "resamples", DEFAULT_RESAMPLES, (1, MAX_DRAWS))?, seed: seed(1)?, level: level(2)? }
-            }
-            Test::ApproxRandomization => {
-                Params { draws: integer(0, "trials", DEFAULT_TRIALS, (1, MAX_DRAWS))?, seed: seed(1)?, level: DEFAULT_LEVEL }
-            }
+            Test::BootstrapCi => Params {
+                level: level(0)?,
+                draws: integer(1, "resamples", DEFAULT_RESAMPLES, (1, MAX_DRAWS))?,
+                seed: seed(2)?,
+            },
+            Test::PairedBootstrap => Params {
+                draws: integer(0, "resamples", DEFAULT_RESAMPLES, (1, MAX_DRAWS))?,
+                seed: seed(1)?,
+                level: level(2)?,
+            },
+            Test::ApproxRandomization => Params {
+                draws: integer(0, "trials", DEFAULT_TRIALS, (1, MAX_DRAWS))?,
+                seed: seed(1)?,
+                level: DEFAULT_LEVEL,
+            },
         };
         let fields = match args.return_type() {
             DataType::Struct(fields) => fields.clone(),
             _ => Fields::empty(),
         };
-        Ok(Box::new(SampleAccumulator { test: self.test, pooled: self.pooled, values: self.values(), fields, params, sample: Sample::default() }))
+        Ok(Box::new(SampleAccumulator {
+            test: self.test,
+            pooled: self.pooled,
+            values: self.values(),
+            fields,
+            params,
+            sample: Sample::default(),
+        }))
     }
 
     fn documentation(&self) -> Option<&Documentation> {
-        DOCS.iter().find(|(key, _)| *key == (self.test, self.pooled)).map(|(_, doc)| doc)
+        DOCS.iter()
+            .find(|(key, _)| *key == (self.test, self.pooled))
+            .map(|(_, doc)| doc)
     }
 }
 
@@ -285,7 +431,11 @@ impl Accumulator for SampleAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
         let columns = values[..self.values]
             .iter()
-            .map(|v| Ok(cast(v, &DataType::Float64)?.as_primitive::<Float64Type>().clone()))
+            .map(|v| {
+                Ok(cast(v, &DataType::Float64)?
+                    .as_primitive::<Float64Type>()
+                    .clone())
+            })
             .collect::<Result<Vec<_>>>()?;
         for i in 0..values[0].len() {
             if columns.iter().any(|c| c.is_null(i)) {
@@ -321,19 +471,41 @@ impl Accumulator for SampleAccumulator {
     fn evaluate(&mut self) -> Result<ScalarValue> {
         let Params { level, draws, seed } = self.params;
         let values = match self.test {
-            Test::ApproxRandomization => return Ok(ScalarValue::Float64(kernel::approx_randomization(&self.sample, draws, seed))),
+            Test::ApproxRandomization => {
+                return Ok(ScalarValue::Float64(kernel::approx_randomization(
+                    &self.sample,
+                    draws,
+                    seed,
+                )));
+            }
             Test::BootstrapCi => {
                 let ci = kernel::bootstrap_ci(&self.sample, level, draws, seed);
-                vec![ci.map(|c| c.estimate), ci.map(|c| c.low), ci.map(|c| c.high)]
+                vec![
+                    ci.map(|c| c.estimate),
+                    ci.map(|c| c.low),
+                    ci.map(|c| c.high),
+                ]
             }
             Test::PairedBootstrap => {
                 let p = kernel::paired_bootstrap(&self.sample, level, draws, seed);
-                vec![p.map(|p| p.delta.estimate), p.map(|p| p.delta.low), p.map(|p| p.delta.high), p.map(|p| p.p_value)]
+                vec![
+                    p.map(|p| p.delta.estimate),
+                    p.map(|p| p.delta.low),
+                    p.map(|p| p.delta.high),
+                    p.map(|p| p.p_value),
+                ]
             }
         };
-        let mut columns: Vec<ArrayRef> = values.into_iter().map(|v| Arc::new(Float64Array::from(vec![v])) as ArrayRef).collect();
+        let mut columns: Vec<ArrayRef> = values
+            .into_iter()
+            .map(|v| Arc::new(Float64Array::from(vec![v])) as ArrayRef)
+            .collect();
         columns.push(Arc::new(UInt64Array::from(vec![self.sample.rows()])));
-        Ok(ScalarValue::Struct(Arc::new(StructArray::try_new(self.fields.clone(), columns, None)?)))
+        Ok(ScalarValue::Struct(Arc::new(StructArray::try_new(
+            self.fields.clone(),
+            columns,
+            None,
+        )?)))
     }
 
     fn size(&self) -> usize {

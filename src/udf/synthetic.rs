@@ -3,19 +3,21 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, Float64Array, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder};
+use datafusion::arrow::array::{
+    ArrayRef, Float64Array, Int32Array, ListBuilder, RecordBatch, StringArray, StringBuilder,
+};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{Result, plan_err};
 use datafusion::datasource::MemTable;
 
 use super::args::{literal_integer, literal_string};
-use crate::resources::{MissingResource, Resource};
-use crate::schema::token_list_type;
 use crate::formats::tokens;
 use crate::metrics::synthetic::{Candidate, MAX_TOKENS, synthetic_phrases};
 use crate::metrics::true_score::PhraseIndex;
 use crate::resources::Shared;
+use crate::resources::{MissingResource, Resource};
+use crate::schema::token_list_type;
 
 pub const NAME: &str = "synthetic_phrases";
 /// Candidates listed when the call does not say.
@@ -54,13 +56,19 @@ impl TableFunctionImpl for SyntheticPhrases {
         };
         let (phrase, max) = match args.exprs() {
             [phrase] => (phrase, DEFAULT_MAX),
-            [phrase, max] => (phrase, literal_integer(max, USAGE, "max_candidates", 0)? as usize),
+            [phrase, max] => (
+                phrase,
+                literal_integer(max, USAGE, "max_candidates", 0)? as usize,
+            ),
             other => return plan_err!("{USAGE}: takes 1 or 2 arguments, got {}", other.len()),
         };
         let phrase = literal_string(phrase, USAGE, "the phrase")?;
         let words: Vec<&str> = tokens::split(phrase).collect();
         if words.len() > MAX_TOKENS {
-            return plan_err!("{NAME}: the phrase has {} tokens; at most {MAX_TOKENS} are split", words.len());
+            return plan_err!(
+                "{NAME}: the phrase has {} tokens; at most {MAX_TOKENS} are split",
+                words.len()
+            );
         }
         let batch = batch(&synthetic_phrases(index, &words, max))?;
         Ok(Arc::new(MemTable::try_new(schema(), vec![vec![batch]])?))
@@ -80,11 +88,19 @@ fn batch(candidates: &[Candidate]) -> Result<RecordBatch> {
     };
     let columns: Vec<ArrayRef> = vec![
         Arc::new(Int32Array::from_iter_values(1..=candidates.len() as i32)),
-        Arc::new(StringArray::from_iter_values(candidates.iter().map(|c| c.tokens.join(" ")))),
+        Arc::new(StringArray::from_iter_values(
+            candidates.iter().map(|c| c.tokens.join(" ")),
+        )),
         list(|c| &c.tokens),
-        Arc::new(Float64Array::from_iter_values(candidates.iter().map(|c| c.direct))),
-        Arc::new(Float64Array::from_iter_values(candidates.iter().map(|c| c.inverse))),
-        Arc::new(Int32Array::from_iter_values(candidates.iter().map(|c| c.split.len() as i32))),
+        Arc::new(Float64Array::from_iter_values(
+            candidates.iter().map(|c| c.direct),
+        )),
+        Arc::new(Float64Array::from_iter_values(
+            candidates.iter().map(|c| c.inverse),
+        )),
+        Arc::new(Int32Array::from_iter_values(
+            candidates.iter().map(|c| c.split.len() as i32),
+        )),
         list(|c| &c.split),
     ];
     Ok(RecordBatch::try_new(schema(), columns)?)

@@ -15,7 +15,8 @@ const OPTIONS_DOC: &str = "sacrebleu's options in the words of its signature, '|
     A whole signature reads as its options.";
 
 const HYP_DOC: &str = "The hypothesis: a string, or a token list (joined with spaces).";
-const REF_DOC: &str = "The reference: a string, or a list of strings for several; a token list when hyp is one.";
+const REF_DOC: &str =
+    "The reference: a string, or a list of strings for several; a token list when hyp is one.";
 
 #[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Ter;
@@ -42,7 +43,13 @@ impl Metric for Ter {
         3
     }
 
-    fn segment_stats(hyp: &str, refs: &[&str], options: &TerOptions, scratch: &mut Scratch, stats: &mut [u64]) -> bool {
+    fn segment_stats(
+        hyp: &str,
+        refs: &[&str],
+        options: &TerOptions,
+        scratch: &mut Scratch,
+        stats: &mut [u64],
+    ) -> bool {
         ter::segment_stats(hyp, refs, options, scratch, stats).is_ok()
     }
 

@@ -3,20 +3,18 @@
 use std::fmt::Write;
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{
-    ArrayRef, Int32Builder, ListBuilder, StringBuilder, StructBuilder,
-};
+use datafusion::arrow::array::{ArrayRef, Int32Builder, ListBuilder, StringBuilder, StructBuilder};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::docs::DOC_SECTION;
 use super::args::{Shapes, checked_arguments, signature};
+use super::docs::DOC_SECTION;
 use crate::arrow::read::{Strings, TokenLists};
-use crate::schema::{ColumnType, link_fields, link_list_type, token_list_type};
 use crate::formats::{pharaoh, tokens};
+use crate::schema::{ColumnType, link_fields, link_list_type, token_list_type};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -33,7 +31,10 @@ pub struct TextUdf {
 
 impl TextUdf {
     pub fn new(kind: Kind) -> Self {
-        TextUdf { kind, signature: signature(shapes(kind)) }
+        TextUdf {
+            kind,
+            signature: signature(shapes(kind)),
+        }
     }
 }
 
@@ -151,7 +152,9 @@ fn lowercase(lists: &ArrayRef, rows: usize) -> Result<ArrayRef> {
                 }
                 Some(t) if t.is_ascii() => {
                     for b in t.bytes() {
-                        values.write_char(b.to_ascii_lowercase() as char).expect("in-memory write");
+                        values
+                            .write_char(b.to_ascii_lowercase() as char)
+                            .expect("in-memory write");
                     }
                     values.append_value("");
                 }
@@ -167,24 +170,35 @@ fn lowercase(lists: &ArrayRef, rows: usize) -> Result<ArrayRef> {
 fn parse_pharaoh(text: &Strings, rows: usize) -> ArrayRef {
     let fields = link_fields();
     let mut out = ListBuilder::with_capacity(
-        StructBuilder::new(fields.clone(), vec![Box::new(Int32Builder::new()), Box::new(Int32Builder::new())]),
+        StructBuilder::new(
+            fields.clone(),
+            vec![Box::new(Int32Builder::new()), Box::new(Int32Builder::new())],
+        ),
         rows,
     )
-    .with_field(Arc::new(datafusion::arrow::datatypes::Field::new_list_field(
-        DataType::Struct(fields),
-        true,
-    )));
+    .with_field(Arc::new(
+        datafusion::arrow::datatypes::Field::new_list_field(DataType::Struct(fields), true),
+    ));
     let mut links = Vec::new();
     for row in 0..rows {
-        let parsed = text.get(row).map(|line| pharaoh::parse_line(line, &mut links));
-        if !matches!(parsed, Some(Ok(()))) || links.iter().any(|&(a, b)| a.max(b) > i32::MAX as u32) {
+        let parsed = text
+            .get(row)
+            .map(|line| pharaoh::parse_line(line, &mut links));
+        if !matches!(parsed, Some(Ok(()))) || links.iter().any(|&(a, b)| a.max(b) > i32::MAX as u32)
+        {
             out.append(false);
             continue;
         }
         let values = out.values();
         for &(a, b) in &links {
-            values.field_builder::<Int32Builder>(0).expect("src").append_value(a as i32);
-            values.field_builder::<Int32Builder>(1).expect("tgt").append_value(b as i32);
+            values
+                .field_builder::<Int32Builder>(0)
+                .expect("src")
+                .append_value(a as i32);
+            values
+                .field_builder::<Int32Builder>(1)
+                .expect("tgt")
+                .append_value(b as i32);
             values.append(true);
         }
         out.append(true);

@@ -4,20 +4,22 @@
 
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{ArrayRef, Float64Builder, Int32Builder, StructArray, UInt64Builder};
+use datafusion::arrow::array::{
+    ArrayRef, Float64Builder, Int32Builder, StructArray, UInt64Builder,
+};
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::docs::DOC_SECTION;
 use super::args::{Shapes, checked_arguments, signature};
+use super::docs::DOC_SECTION;
 use crate::arrow::read::TokenLists;
-use crate::resources::{MissingResource, Resource};
-use crate::schema::{ColumnType};
 use crate::metrics::true_score::{PhraseIndex, Scratch, TrueScore};
 use crate::resources::Shared;
+use crate::resources::{MissingResource, Resource};
+use crate::schema::ColumnType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -35,7 +37,11 @@ pub struct TrueScoreUdf {
 
 impl TrueScoreUdf {
     pub fn new(kind: Kind, index: Shared<PhraseIndex>) -> Self {
-        TrueScoreUdf { kind, index, signature: signature(SHAPES) }
+        TrueScoreUdf {
+            kind,
+            index,
+            signature: signature(SHAPES),
+        }
     }
 }
 
@@ -53,7 +59,9 @@ static SCORE_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     )
     .with_argument("src", "The source sentence: a list of tokens.")
     .with_argument("tgt", "The paraphrase: a list of tokens.")
-    .with_sql_example("SELECT id, hyp, true_score(src, hyp_tokens) FROM nbest JOIN sources USING (id);")
+    .with_sql_example(
+        "SELECT id, hyp, true_score(src, hyp_tokens) FROM nbest JOIN sources USING (id);",
+    )
     .with_related_udf("true_score_detail")
     .build()
 });
@@ -101,10 +109,16 @@ impl ScalarUDFImpl for TrueScoreUdf {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let index = self.index.get().expect("return_type refuses a session without a table");
+        let index = self
+            .index
+            .get()
+            .expect("return_type refuses a session without a table");
         let rows = args.number_rows;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let (src, tgt) = (TokenLists::new("src", &arrays[0])?, TokenLists::new("tgt", &arrays[1])?);
+        let (src, tgt) = (
+            TokenLists::new("src", &arrays[0])?,
+            TokenLists::new("tgt", &arrays[1])?,
+        );
         let (mut s, mut t, mut scratch) = (Vec::new(), Vec::new(), Scratch::default());
         let mut score_row = |row: usize| -> Option<TrueScore> {
             src.row(row, &mut s).ok()?;
@@ -131,9 +145,16 @@ impl ScalarUDFImpl for TrueScoreUdf {
                     used.append_option(result.map(|r| r.rules as i32));
                     derivations.append_option(result.map(|r| r.derivations));
                 }
-                let columns: Vec<ArrayRef> =
-                    vec![Arc::new(score.finish()), Arc::new(used.finish()), Arc::new(derivations.finish())];
-                Arc::new(StructArray::try_new(detail_fields(), columns, Some(valid.into()))?)
+                let columns: Vec<ArrayRef> = vec![
+                    Arc::new(score.finish()),
+                    Arc::new(used.finish()),
+                    Arc::new(derivations.finish()),
+                ];
+                Arc::new(StructArray::try_new(
+                    detail_fields(),
+                    columns,
+                    Some(valid.into()),
+                )?)
             }
         };
         Ok(ColumnarValue::Array(output))

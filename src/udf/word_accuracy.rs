@@ -9,12 +9,12 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use super::docs::DOC_SECTION;
 use super::args::{Shapes, checked_arguments};
+use super::docs::DOC_SECTION;
 use crate::arrow::read::{Strings, TokenListLists, TokenLists};
-use crate::schema::{ColumnType, is_string};
 use crate::formats::tokens;
 use crate::metrics::word_accuracy::{Scratch, word_accuracy};
+use crate::schema::{ColumnType, is_string};
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct WordAccuracyUdf {
@@ -25,17 +25,23 @@ impl Default for WordAccuracyUdf {
     fn default() -> Self {
         // Both shapes take lists, which DataFusion would cast into each other: coerce() alone
         // tells them apart, by the type of `out`.
-        WordAccuracyUdf { signature: Signature::user_defined(Volatility::Immutable) }
+        WordAccuracyUdf {
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
     }
 }
 
 const SHAPES: Shapes = &[
-    &[("out", ColumnType::Tokens), ("refs", ColumnType::TokenLists)],
+    &[
+        ("out", ColumnType::Tokens),
+        ("refs", ColumnType::TokenLists),
+    ],
     &[("out", ColumnType::Text), ("refs", ColumnType::Tokens)],
 ];
 
-static DOC: LazyLock<Documentation> = LazyLock::new(|| {
-    Documentation::builder(
+static DOC: LazyLock<Documentation> =
+    LazyLock::new(|| {
+        Documentation::builder(
         DOC_SECTION,
         "SemEval-2014 Task 5 word accuracy of an output fragment, as the official scorer \
          (evaluation.py 2.1) computes it, case-sensitive: after removing tokens that are \
@@ -55,7 +61,7 @@ static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     )
     .with_sql_example("SELECT word_accuracy('auf der Grenze', ['an der Grenze']); -- 0.6667")
     .build()
-});
+    });
 
 impl ScalarUDFImpl for WordAccuracyUdf {
     fn name(&self) -> &str {
@@ -87,7 +93,8 @@ impl ScalarUDFImpl for WordAccuracyUdf {
 fn from_tokens(arrays: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
     let outs = TokenLists::new("out", &arrays[0])?;
     let refs = TokenListLists::new("refs", &arrays[1])?;
-    let (mut out, mut tokens, mut lists, mut scratch) = (Vec::new(), Vec::new(), Vec::new(), Scratch::default());
+    let (mut out, mut tokens, mut lists, mut scratch) =
+        (Vec::new(), Vec::new(), Vec::new(), Scratch::default());
     let mut result = Float64Builder::with_capacity(rows);
     for row in 0..rows {
         let score = (|| {
@@ -103,7 +110,8 @@ fn from_tokens(arrays: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
 fn from_text(arrays: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
     let outs = Strings::new(arrays[0].as_ref())?;
     let refs = TokenLists::new("refs", &arrays[1])?;
-    let (mut texts, mut out, mut words, mut lists) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut texts, mut out, mut words, mut lists) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut scratch = Scratch::default();
     let mut result = Float64Builder::with_capacity(rows);
     for row in 0..rows {

@@ -11,11 +11,19 @@ use crate::metrics::Link;
 
 pub(super) fn build(schema: &SchemaRef, chunk: Chunk<Vec<Link>>) -> Result<RecordBatch> {
     let n = chunk.rows.len();
-    Ok(RecordBatch::try_new(schema.clone(), vec![pair_ids(chunk.first, n), links_array(&chunk.rows, None)])?)
+    Ok(RecordBatch::try_new(
+        schema.clone(),
+        vec![pair_ids(chunk.first, n), links_array(&chunk.rows, None)],
+    )?)
 }
 
 /// METEOR blocks: links naming their module by `names[module column]` (NULL without one).
-pub(super) fn build_named(schema: &SchemaRef, file: &std::path::Path, chunk: Chunk<Block>, names: &[&str]) -> Result<RecordBatch> {
+pub(super) fn build_named(
+    schema: &SchemaRef,
+    file: &std::path::Path,
+    chunk: Chunk<Block>,
+    names: &[&str],
+) -> Result<RecordBatch> {
     let n = chunk.rows.len();
     let mut rows = Vec::with_capacity(n);
     for block in &chunk.rows {
@@ -26,7 +34,11 @@ pub(super) fn build_named(schema: &SchemaRef, file: &std::path::Path, chunk: Chu
                 Some(module) => Some(*names.get(module as usize).ok_or_else(|| {
                     anyhow::anyhow!(
                         "{}:{}: block {} has module {module}, but --modules lists {} ({})",
-                        file.display(), block.line, block.number, names.len(), names.join(" ")
+                        file.display(),
+                        block.line,
+                        block.number,
+                        names.len(),
+                        names.join(" ")
                     )
                 })?),
             };
@@ -35,5 +47,8 @@ pub(super) fn build_named(schema: &SchemaRef, file: &std::path::Path, chunk: Chu
         rows.push(links);
     }
     let links = module_links_array(rows.iter().map(Vec::as_slice), None);
-    Ok(RecordBatch::try_new(schema.clone(), vec![pair_ids(chunk.first, n), links])?)
+    Ok(RecordBatch::try_new(
+        schema.clone(),
+        vec![pair_ids(chunk.first, n), links],
+    )?)
 }

@@ -38,4 +38,3 @@ pub(super) fn build(schema: &SchemaRef, chunk: Chunk<(Sentence, Sentence)>) -> R
     ];
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
-

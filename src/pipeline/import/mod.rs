@@ -9,8 +9,8 @@ mod alignments;
 mod arcs;
 mod nbest;
 mod pairs;
-mod semeval;
 mod phrase_table;
+mod semeval;
 mod triples;
 
 use std::path::{Path, PathBuf};
@@ -22,12 +22,12 @@ use crossbeam_channel::bounded;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 
-use crate::parquet::keys;
+use crate::align::Module;
 use crate::formats::conllu::Sentences;
 use crate::formats::input::{self, Concatenated, InputError, Lines, Paired};
 use crate::formats::{meteor, pharaoh};
-use crate::align::Module;
 use crate::parquet::AtomicParquetWriter;
+use crate::parquet::keys;
 use crate::schema::Table;
 
 /// Rows per record batch (and per chunk handed between the threads).
@@ -38,12 +38,19 @@ const CHANNEL_CHUNKS: usize = 4;
 #[derive(Debug, Clone)]
 pub enum Source {
     /// Parallel line-aligned files of whitespace-separated tokens.
-    Text { src: PathBuf, tgt: PathBuf, lowercase: bool },
+    Text {
+        src: PathBuf,
+        tgt: PathBuf,
+        lowercase: bool,
+    },
     /// Pharaoh `i-j` links, one line per pair.
     Pharaoh { alignments: PathBuf },
     /// METEOR 1.5 Matcher output, one block per pair, aligned with these modules (its module
     /// column indexes them).
-    Meteor { alignments: PathBuf, modules: Vec<Module> },
+    Meteor {
+        alignments: PathBuf,
+        modules: Vec<Module>,
+    },
     /// Two CoNLL-U files, one sentence per pair.
     Conllu { src: PathBuf, tgt: PathBuf },
     /// A Moses phrase table, one rule per line.
@@ -51,7 +58,10 @@ pub enum Source {
     /// Moses n-best lists, one hypothesis per line.
     MosesNbest { nbest: PathBuf },
     /// Google Books Syntactic N-grams `arcs` files, read in order.
-    SyntacticNgrams { files: Vec<PathBuf>, lowercase: bool },
+    SyntacticNgrams {
+        files: Vec<PathBuf>,
+        lowercase: bool,
+    },
     /// A SemEval-2014 Task 5 file (task data, gold or run), one row per fragment.
     Semeval2014t5 { file: PathBuf },
 }
@@ -85,15 +95,32 @@ impl Source {
 
     fn describe(&self) -> String {
         match self {
-            Source::Text { src, tgt, lowercase } => {
-                format!("text src={} tgt={} lowercase={lowercase}", src.display(), tgt.display())
+            Source::Text {
+                src,
+                tgt,
+                lowercase,
+            } => {
+                format!(
+                    "text src={} tgt={} lowercase={lowercase}",
+                    src.display(),
+                    tgt.display()
+                )
             }
             Source::Pharaoh { alignments } => format!("pharaoh {}", alignments.display()),
-            Source::Meteor { alignments, modules } => {
+            Source::Meteor {
+                alignments,
+                modules,
+            } => {
                 let modules: Vec<&str> = modules.iter().map(|m| m.name()).collect();
-                format!("meteor {} modules={}", alignments.display(), modules.join("+"))
+                format!(
+                    "meteor {} modules={}",
+                    alignments.display(),
+                    modules.join("+")
+                )
             }
-            Source::Conllu { src, tgt } => format!("conllu src={} tgt={}", src.display(), tgt.display()),
+            Source::Conllu { src, tgt } => {
+                format!("conllu src={} tgt={}", src.display(), tgt.display())
+            }
             Source::MosesPhraseTable { table } => format!("moses-phrase-table {}", table.display()),
             Source::MosesNbest { nbest } => format!("moses-nbest {}", nbest.display()),
             Source::SyntacticNgrams { files, lowercase } => {
@@ -115,41 +142,79 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
     ];
     let writer = AtomicParquetWriter::create(out, schema.clone(), metadata)?;
     let rows = match source {
-        Source::Text { src, tgt, lowercase } => {
+        Source::Text {
+            src,
+            tgt,
+            lowercase,
+        } => {
             let lowercase = *lowercase;
             let lines = Paired::new(open(src)?, open(tgt)?, (src, tgt), "line");
-            run(writer, lines, move |chunk| pairs::build(&schema, chunk, lowercase))?
+            run(writer, lines, move |chunk| {
+                pairs::build(&schema, chunk, lowercase)
+            })?
         }
-        Source::Pharaoh { alignments: path } => {
-            run(writer, pharaoh::Alignments::new(open(path)?), move |chunk| alignments::build(&schema, chunk))?
-        }
-        Source::Meteor { alignments: path, modules } => {
-            let (names, path) = (modules.iter().map(|m| m.name()).collect::<Vec<_>>(), path.clone());
-            run(writer, meteor::Alignments::new(open(&path)?), move |chunk| alignments::build_named(&schema, &path, chunk, &names))?
+        Source::Pharaoh { alignments: path } => run(
+            writer,
+            pharaoh::Alignments::new(open(path)?),
+            move |chunk| alignments::build(&schema, chunk),
+        )?,
+        Source::Meteor {
+            alignments: path,
+            modules,
+        } => {
+            let (names, path) = (
+                modules.iter().map(|m| m.name()).collect::<Vec<_>>(),
+                path.clone(),
+            );
+            run(
+                writer,
+                meteor::Alignments::new(open(&path)?),
+                move |chunk| alignments::build_named(&schema, &path, chunk, &names),
+            )?
         }
         Source::Conllu { src, tgt } => {
-            let sentences = Paired::new(Sentences::new(open(src)?), Sentences::new(open(tgt)?), (src, tgt), "sentence");
+            let sentences = Paired::new(
+                Sentences::new(open(src)?),
+                Sentences::new(open(tgt)?),
+                (src, tgt),
+                "sentence",
+            );
             run(writer, sentences, move |chunk| arcs::build(&schema, chunk))?
         }
         Source::MosesPhraseTable { table } => {
             let path = table.clone();
-            run(writer, open(table)?.numbered(), move |chunk| phrase_table::build(&schema, &path, chunk))?
+            run(writer, open(table)?.numbered(), move |chunk| {
+                phrase_table::build(&schema, &path, chunk)
+            })?
         }
         Source::MosesNbest { nbest: path } => {
             let (path, mut ranks) = (path.clone(), nbest::Ranks::default());
-            run(writer, open(&path)?.numbered(), move |chunk| nbest::build(&schema, &path, chunk, &mut ranks))?
+            run(writer, open(&path)?.numbered(), move |chunk| {
+                nbest::build(&schema, &path, chunk, &mut ranks)
+            })?
         }
         Source::SyntacticNgrams { files, lowercase } => {
             let (paths, lowercase) = (files.clone(), *lowercase);
-            run(writer, Concatenated::new(files.clone()), move |chunk| triples::build(&schema, &paths, chunk, lowercase))?
+            run(writer, Concatenated::new(files.clone()), move |chunk| {
+                triples::build(&schema, &paths, chunk, lowercase)
+            })?
         }
         Source::Semeval2014t5 { file } => {
             // Task files are small (a few hundred sentences): read whole, as XML must be.
-            let rows = crate::formats::semeval2014t5::fragment_rows(&crate::formats::semeval2014t5::read(file)?);
-            run(writer, rows.into_iter().map(Ok::<_, anyhow::Error>), move |chunk| semeval::build(&schema, chunk))?
+            let rows = crate::formats::semeval2014t5::fragment_rows(
+                &crate::formats::semeval2014t5::read(file)?,
+            );
+            run(
+                writer,
+                rows.into_iter().map(Ok::<_, anyhow::Error>),
+                move |chunk| semeval::build(&schema, chunk),
+            )?
         }
     };
-    Ok(ImportSummary { rows, seconds: started.elapsed().as_secs_f64() })
+    Ok(ImportSummary {
+        rows,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }
 
 type Reader = Lines<Box<dyn std::io::BufRead + Send>>;
@@ -167,7 +232,10 @@ struct Chunk<T> {
 
 impl<T> Default for Chunk<T> {
     fn default() -> Self {
-        Chunk { first: 0, rows: Vec::with_capacity(CHUNK_ROWS) }
+        Chunk {
+            first: 0,
+            rows: Vec::with_capacity(CHUNK_ROWS),
+        }
     }
 }
 
@@ -206,7 +274,13 @@ fn run<T: Send, E: Into<anyhow::Error>>(
         });
         scope.spawn(move || {
             for chunk in chunk_rx {
-                let batch = chunk.and_then(|c| if c.rows.is_empty() { Ok(None) } else { build(c).map(Some) });
+                let batch = chunk.and_then(|c| {
+                    if c.rows.is_empty() {
+                        Ok(None)
+                    } else {
+                        build(c).map(Some)
+                    }
+                });
                 let stop = !matches!(batch, Ok(Some(_)));
                 if let Some(batch) = batch.transpose() {
                     if batch_tx.send(batch).is_err() {
@@ -228,5 +302,3 @@ fn run<T: Send, E: Into<anyhow::Error>>(
         Ok(rows)
     })
 }
-
-

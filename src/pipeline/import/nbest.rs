@@ -4,7 +4,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
-use datafusion::arrow::array::{ArrayRef, Float64Array, Float64Builder, Int32Array, Int64Array, ListBuilder, RecordBatch, StringBuilder};
+use datafusion::arrow::array::{
+    ArrayRef, Float64Array, Float64Builder, Int32Array, Int64Array, ListBuilder, RecordBatch,
+    StringBuilder,
+};
 use datafusion::arrow::datatypes::SchemaRef;
 
 use super::Chunk;
@@ -23,8 +26,15 @@ pub(super) fn build(
     ranks: &mut Ranks,
 ) -> Result<RecordBatch> {
     let n = chunk.rows.len();
-    let (mut ids, mut rank, mut totals) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut hyp, mut features) = (StringBuilder::with_capacity(n, n * 64), StringBuilder::with_capacity(n, n * 64));
+    let (mut ids, mut rank, mut totals) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut hyp, mut features) = (
+        StringBuilder::with_capacity(n, n * 64),
+        StringBuilder::with_capacity(n, n * 64),
+    );
     let mut tokens = token_list_builder(n);
     let mut scores = ListBuilder::with_capacity(Float64Builder::new(), n);
     for (line_number, line) in &chunk.rows {

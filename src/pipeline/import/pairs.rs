@@ -10,15 +10,21 @@ use super::Chunk;
 use crate::arrow::{append_tokens, pair_ids, token_list_builder};
 use crate::formats::tokens;
 
-pub(super) fn build(schema: &SchemaRef, chunk: Chunk<(String, String)>, lowercase: bool) -> Result<RecordBatch> {
+pub(super) fn build(
+    schema: &SchemaRef,
+    chunk: Chunk<(String, String)>,
+    lowercase: bool,
+) -> Result<RecordBatch> {
     let n = chunk.rows.len();
     let (mut src, mut tgt) = (token_list_builder(n), token_list_builder(n));
     for (a, b) in &chunk.rows {
         append_tokens(&mut src, tokens::split(a), lowercase);
         append_tokens(&mut tgt, tokens::split(b), lowercase);
     }
-    let columns: Vec<ArrayRef> =
-        vec![pair_ids(chunk.first, n), Arc::new(src.finish()), Arc::new(tgt.finish())];
+    let columns: Vec<ArrayRef> = vec![
+        pair_ids(chunk.first, n),
+        Arc::new(src.finish()),
+        Arc::new(tgt.finish()),
+    ];
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
-

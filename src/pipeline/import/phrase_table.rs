@@ -4,7 +4,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
-use datafusion::arrow::array::{ArrayRef, Float64Array, Float64Builder, ListBuilder, RecordBatch, StringBuilder};
+use datafusion::arrow::array::{
+    ArrayRef, Float64Array, Float64Builder, ListBuilder, RecordBatch, StringBuilder,
+};
 use datafusion::arrow::datatypes::SchemaRef;
 
 use super::Chunk;
@@ -13,7 +15,11 @@ use crate::formats::input::InputError;
 use crate::formats::{moses, tokens};
 
 /// Parse a chunk of phrase-table lines (with their line numbers) into `phrase_table` rows.
-pub(super) fn build(schema: &SchemaRef, path: &Path, chunk: Chunk<(u64, String)>) -> Result<RecordBatch> {
+pub(super) fn build(
+    schema: &SchemaRef,
+    path: &Path,
+    chunk: Chunk<(u64, String)>,
+) -> Result<RecordBatch> {
     let n = chunk.rows.len();
     let text = || StringBuilder::with_capacity(n, n * 16);
     let (mut src, mut tgt) = (text(), text());
@@ -27,7 +33,10 @@ pub(super) fn build(schema: &SchemaRef, path: &Path, chunk: Chunk<(u64, String)>
     for (line_number, line) in &chunk.rows {
         let entry = moses::parse_phrase_line(line)
             .map_err(|e| anyhow!(InputError::at(path, *line_number, e.to_string())))?;
-        for (phrase, text, tokens) in [(entry.src, &mut src, &mut src_tokens), (entry.tgt, &mut tgt, &mut tgt_tokens)] {
+        for (phrase, text, tokens) in [
+            (entry.src, &mut src, &mut src_tokens),
+            (entry.tgt, &mut tgt, &mut tgt_tokens),
+        ] {
             joined.clear();
             for (i, token) in tokens::split(phrase).enumerate() {
                 if i > 0 {
@@ -60,8 +69,15 @@ pub(super) fn build(schema: &SchemaRef, path: &Path, chunk: Chunk<(u64, String)>
         Arc::new(src_tokens.finish()),
         Arc::new(tgt_tokens.finish()),
     ];
-    columns.extend(scores.into_iter().map(|v| Arc::new(Float64Array::from(v)) as ArrayRef));
-    columns.extend([Arc::new(extra.finish()) as ArrayRef, alignment, Arc::new(counts.finish())]);
+    columns.extend(
+        scores
+            .into_iter()
+            .map(|v| Arc::new(Float64Array::from(v)) as ArrayRef),
+    );
+    columns.extend([
+        Arc::new(extra.finish()) as ArrayRef,
+        alignment,
+        Arc::new(counts.finish()),
+    ]);
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
-

@@ -15,7 +15,13 @@ pub(super) fn build(schema: &SchemaRef, chunk: Chunk<Row>) -> Result<RecordBatch
     let n = chunk.rows.len();
     let texts = || StringBuilder::with_capacity(n, n * 8);
     let (mut sentence, mut fragment_id, mut l1, mut l2) = (texts(), texts(), texts(), texts());
-    let [mut input, mut fragment, mut reference, mut reference_fragment, mut output] = std::array::from_fn(|_| token_list_builder(n));
+    let [
+        mut input,
+        mut fragment,
+        mut reference,
+        mut reference_fragment,
+        mut output,
+    ] = std::array::from_fn(|_| token_list_builder(n));
     let alternatives = || ListBuilder::new(token_list_builder(n));
     let (mut reference_alternatives, mut output_alternatives) = (alternatives(), alternatives());
     let tokens = |b: &mut ListBuilder<StringBuilder>, t: Option<&Vec<String>>| match t {
@@ -42,12 +48,22 @@ pub(super) fn build(schema: &SchemaRef, chunk: Chunk<Row>) -> Result<RecordBatch
         ends.push(row.span.1 as i64);
         tokens(&mut fragment, row.fragment.as_ref());
         tokens(&mut reference, row.reference.as_ref());
-        tokens(&mut reference_fragment, row.reference_fragment.as_ref().and_then(|f| f.value.as_ref()));
+        tokens(
+            &mut reference_fragment,
+            row.reference_fragment
+                .as_ref()
+                .and_then(|f| f.value.as_ref()),
+        );
         alts(&mut reference_alternatives, row.reference_fragment.as_ref());
-        tokens(&mut output, row.output.as_ref().and_then(|f| f.value.as_ref()));
+        tokens(
+            &mut output,
+            row.output.as_ref().and_then(|f| f.value.as_ref()),
+        );
         alts(&mut output_alternatives, row.output.as_ref());
     }
-    let ids: Vec<i64> = (chunk.first..chunk.first + n as u64).map(|i| i as i64).collect();
+    let ids: Vec<i64> = (chunk.first..chunk.first + n as u64)
+        .map(|i| i as i64)
+        .collect();
     let columns: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::from(ids)),
         Arc::new(sentence.finish()),

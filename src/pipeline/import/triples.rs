@@ -13,7 +13,12 @@ use crate::formats::syntactic_ngrams;
 
 /// Two rows per arc of each syntactic n-gram line, the line's total as their count: the `form`
 /// arc, and the `upos` arc of its tags (mapped from the Penn Treebank's).
-pub(super) fn build(schema: &SchemaRef, paths: &[PathBuf], chunk: Chunk<(usize, u64, String)>, lowercase: bool) -> Result<RecordBatch> {
+pub(super) fn build(
+    schema: &SchemaRef,
+    paths: &[PathBuf],
+    chunk: Chunk<(usize, u64, String)>,
+    lowercase: bool,
+) -> Result<RecordBatch> {
     let n = chunk.rows.len() * 4;
     let text = || StringBuilder::with_capacity(n, n * 8);
     let (mut level, mut head, mut dep, mut deprel) = (text(), text(), text(), text());
@@ -30,7 +35,8 @@ pub(super) fn build(schema: &SchemaRef, paths: &[PathBuf], chunk: Chunk<(usize, 
         let path = &paths[*file];
         let total = syntactic_ngrams::parse_line(line, &mut arcs)
             .map_err(|e| anyhow!(InputError::at(path, *line_number, e.to_string())))?;
-        let total = i64::try_from(total).map_err(|_| anyhow!(InputError::at(path, *line_number, "count past Int64")))?;
+        let total = i64::try_from(total)
+            .map_err(|_| anyhow!(InputError::at(path, *line_number, "count past Int64")))?;
         for arc in &arcs {
             level.append_value("form");
             word(&mut head, arc.head);
@@ -52,4 +58,3 @@ pub(super) fn build(schema: &SchemaRef, paths: &[PathBuf], chunk: Chunk<(usize, 
     ];
     Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
-

@@ -26,7 +26,11 @@ pub fn page(report: &Report) -> String {
     let mut out = String::new();
     let title = match report.systems.as_slice() {
         [one] => format!("pairmetrics report: {}", one.file),
-        many => format!("pairmetrics report: {} systems against {}", many.len() - 1, many[0].file),
+        many => format!(
+            "pairmetrics report: {} systems against {}",
+            many.len() - 1,
+            many[0].file
+        ),
     };
     let _ = write!(
         out,
@@ -48,7 +52,11 @@ pub fn page(report: &Report) -> String {
         for metric in &comparison.metrics {
             for system in &metric.systems {
                 let (delta, p_bs, p_ar) = match &system.versus {
-                    Some(v) => (interval(&Some(v.delta), true), p_value(v.p_bootstrap), p_value(v.p_randomization)),
+                    Some(v) => (
+                        interval(&Some(v.delta), true),
+                        p_value(v.p_bootstrap),
+                        p_value(v.p_randomization),
+                    ),
                     None => ("baseline".into(), String::new(), String::new()),
                 };
                 let _ = write!(
@@ -74,18 +82,31 @@ pub fn page(report: &Report) -> String {
         }
         out.push_str("</ul>\n");
     }
-    let _ = write!(out, "<p class=\"note\">Written by pairmetrics {}.</p></body></html>\n", env!("CARGO_PKG_VERSION"));
+    let _ = write!(
+        out,
+        "<p class=\"note\">Written by pairmetrics {}.</p></body></html>\n",
+        env!("CARGO_PKG_VERSION")
+    );
     out
 }
 
 fn swatch(system: usize) -> String {
-    format!("<span class=\"swatch\" style=\"background:{}\"></span>", PALETTE[system % PALETTE.len()])
+    format!(
+        "<span class=\"swatch\" style=\"background:{}\"></span>",
+        PALETTE[system % PALETTE.len()]
+    )
 }
 
 fn tables(out: &mut String, report: &Report) {
-    out.push_str("<table><tr><th class=\"l\">table</th><th>rows</th><th class=\"l\">signature</th></tr>");
+    out.push_str(
+        "<table><tr><th class=\"l\">table</th><th>rows</th><th class=\"l\">signature</th></tr>",
+    );
     for (i, s) in report.systems.iter().enumerate() {
-        let role = if report.systems.len() > 1 && i == 0 { " (baseline)" } else { "" };
+        let role = if report.systems.len() > 1 && i == 0 {
+            " (baseline)"
+        } else {
+            ""
+        };
         let _ = write!(
             out,
             "<tr><td class=\"l\">{}{}{role}</td><td>{}</td><td class=\"l\"><code>{}</code></td></tr>",
@@ -169,7 +190,11 @@ fn densities(out: &mut String, report: &Report) {
 }
 
 fn problems(out: &mut String, report: &Report) {
-    if report.systems.iter().all(|s| s.problems.iter().all(|(_, r)| r.is_empty())) {
+    if report
+        .systems
+        .iter()
+        .all(|s| s.problems.iter().all(|(_, r)| r.is_empty()))
+    {
         return;
     }
     out.push_str("<h2>Why rows have no score</h2><table><tr><th class=\"l\">table</th><th class=\"l\">column</th><th class=\"l\">reason</th><th>rows</th></tr>");
@@ -206,7 +231,9 @@ fn pairs(out: &mut String, report: &Report) {
     for list in &report.lists {
         let _ = write!(out, "<h3>{}</h3>", escape(&list.title));
         if list.pairs.is_empty() {
-            out.push_str("<p class=\"note\">No pair to show: no pair has a value, or no pair differs.</p>");
+            out.push_str(
+                "<p class=\"note\">No pair to show: no pair has a value, or no pair differs.</p>",
+            );
         }
         for views in &list.pairs {
             let class = if views.len() > 1 { "pair side" } else { "pair" };
@@ -223,7 +250,13 @@ fn pair(out: &mut String, report: &Report, view: &PairView) {
     let values: Vec<String> = view
         .values
         .iter()
-        .map(|(name, v)| format!("{} {}", escape(name), v.map_or("NULL".to_string(), |v| format!("{v:.4}"))))
+        .map(|(name, v)| {
+            format!(
+                "{} {}",
+                escape(name),
+                v.map_or("NULL".to_string(), |v| format!("{v:.4}"))
+            )
+        })
         .collect();
     let _ = write!(
         out,
@@ -234,10 +267,18 @@ fn pair(out: &mut String, report: &Report, view: &PairView) {
         svg::pair(view)
     );
     if report.systems.len() > 1 {
-        let _ = write!(out, "<div class=\"note\">{}</div>", escape(&report.systems[view.system].file));
+        let _ = write!(
+            out,
+            "<div class=\"note\">{}</div>",
+            escape(&report.systems[view.system].file)
+        );
     }
     if let Err(why) = &view.lepod {
-        let _ = write!(out, "<div class=\"note\">LeD and PoD not drawn: {}</div>", escape(why));
+        let _ = write!(
+            out,
+            "<div class=\"note\">LeD and PoD not drawn: {}</div>",
+            escape(why)
+        );
     }
     out.push_str("</div>");
 }

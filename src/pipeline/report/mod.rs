@@ -25,16 +25,16 @@ use datafusion::prelude::SessionContext;
 
 use super::compare::{self, CompareOptions, Comparison, MetricResult};
 use super::score::{Role, ScoredFrom, all_columns};
-use crate::parquet::keys;
 use super::sql::context_with_tables_and;
+use crate::Resources;
+use crate::arrow::read::{LinkLists, TokenLists};
 use crate::metrics::Link;
 use crate::metrics::lepod::{self, Explanation, Punctuation};
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
-use crate::storage::{Output, write_whole};
+use crate::parquet::keys;
 use crate::session::{Tuning, count, identifier};
-use crate::arrow::read::{LinkLists, TokenLists};
-use crate::Resources;
+use crate::storage::{Output, write_whole};
 
 #[derive(Debug, Clone)]
 pub struct ReportOptions {
@@ -66,7 +66,11 @@ const DENSITY_BINS: usize = 48;
 const EXTREMES: &[(&str, Worst, &str)] = &[
     ("pod", Worst::Highest, "most reordered (highest PoD)"),
     ("led", Worst::Highest, "most changed (highest LeD)"),
-    ("derp", Worst::Lowest, "most reordered through the trees (lowest DERP)"),
+    (
+        "derp",
+        Worst::Lowest,
+        "most reordered through the trees (lowest DERP)",
+    ),
 ];
 
 /// Densities drawn when both columns are there: (x, y).
@@ -161,9 +165,14 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     if n == 0 {
         bail!("report needs at least one scored table");
     }
-    for (flag, given) in [("--alignments", options.alignments.len()), ("--arcs", options.arcs.len())] {
+    for (flag, given) in [
+        ("--alignments", options.alignments.len()),
+        ("--arcs", options.arcs.len()),
+    ] {
         if given > n {
-            bail!("{flag} given {given} times for {n} table(s): give it at most once per table, in the tables' order");
+            bail!(
+                "{flag} given {given} times for {n} table(s): give it at most once per table, in the tables' order"
+            );
         }
     }
     // Fail before the work when the page cannot be written.
@@ -174,16 +183,29 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     for (i, path) in options.tables.iter().enumerate() {
         let input = ParquetInput::open(&format!("system{i}"), path)?;
         // A table `score` did not write records nothing: draw with what is given, no punctuation.
-        let mut inputs = input.key_value(keys::INPUTS).and_then(ScoredFrom::parse).unwrap_or_default();
+        let mut inputs = input
+            .key_value(keys::INPUTS)
+            .and_then(ScoredFrom::parse)
+            .unwrap_or_default();
         if let Some(a) = options.alignments.get(i) {
             inputs.alignments = Some(a.clone());
         }
         if let Some(a) = options.arcs.get(i) {
             inputs.arcs = Some(a.clone());
         }
-        for (what, slot) in [("alignments", &mut inputs.alignments), ("arcs", &mut inputs.arcs)] {
-            if let Some(p) = slot.clone().filter(|p| !crate::storage::exists(p).unwrap_or(true)) {
-                notes.push(format!("{}: its {what} {} are gone; pass --{what} to draw with them", path.display(), p.display()));
+        for (what, slot) in [
+            ("alignments", &mut inputs.alignments),
+            ("arcs", &mut inputs.arcs),
+        ] {
+            if let Some(p) = slot
+                .clone()
+                .filter(|p| !crate::storage::exists(p).unwrap_or(true))
+            {
+                notes.push(format!(
+                    "{}: its {what} {} are gone; pass --{what} to draw with them",
+                    path.display(),
+                    p.display()
+                ));
                 *slot = None;
             }
         }
@@ -195,7 +217,13 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
             tables.push((format!("arcs{i}"), p.clone()));
         }
         let signature = input.key_value(keys::SIGNATURE).map(str::to_string);
-        systems.push(System { file: path.display().to_string(), rows: 0, signature, inputs, problems: vec![] });
+        systems.push(System {
+            file: path.display().to_string(),
+            rows: 0,
+            signature,
+            inputs,
+            problems: vec![],
+        });
     }
     let ctx = context_with_tables_and(&tables, &[], &Resources::default(), tuning).await?;
     let (metrics, problem_columns) = columns(&ctx, &options.tables).await?;
@@ -209,7 +237,10 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     let comparison = match n {
         1 => None,
         _ => {
-            let compare_options = CompareOptions { metrics: Some(metrics.clone()), ..options.compare.clone() };
+            let compare_options = CompareOptions {
+                metrics: Some(metrics.clone()),
+                ..options.compare.clone()
+            };
             Some(compare::compare(&options.tables, &compare_options, tuning).await?)
         }
     };
@@ -220,7 +251,10 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     }
     let mut densities = Vec::new();
     for &(x, y) in DENSITIES {
-        let (Some(xv), Some(yv)) = (views.iter().find(|v| v.name == x), views.iter().find(|v| v.name == y)) else {
+        let (Some(xv), Some(yv)) = (
+            views.iter().find(|v| v.name == x),
+            views.iter().find(|v| v.name == y),
+        ) else {
             continue;
         };
         for i in 0..systems.len() {
@@ -229,13 +263,28 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     }
     let lists = pair_lists(&ctx, &systems, &metrics, options.pairs).await?;
     if systems.iter().any(|s| s.inputs.alignments.is_none()) && !lists.is_empty() {
-        notes.push("pairs of a table without alignments are drawn without links (give --alignments)".into());
+        notes.push(
+            "pairs of a table without alignments are drawn without links (give --alignments)"
+                .into(),
+        );
     }
     let pairs_drawn = lists.iter().flat_map(|l| &l.pairs).map(Vec::len).sum();
-    let report = Report { significance: options.compare.clone(), systems, metrics: views, densities, comparison, lists, notes };
+    let report = Report {
+        significance: options.compare.clone(),
+        systems,
+        metrics: views,
+        densities,
+        comparison,
+        lists,
+        notes,
+    };
     let page = html::page(&report);
     write_whole(&options.out, page.as_bytes())?;
-    Ok(Written { bytes: page.len(), pairs_drawn, notes: report.notes })
+    Ok(Written {
+        bytes: page.len(),
+        pairs_drawn,
+        notes: report.notes,
+    })
 }
 
 /// The finite values of a column (NaN and the infinities have no bin).
@@ -248,15 +297,27 @@ fn finite(column: &str) -> String {
 async fn columns(ctx: &SessionContext, files: &[PathBuf]) -> Result<(Vec<String>, Vec<String>)> {
     let mut schemas = Vec::new();
     for i in 0..files.len() {
-        schemas.push(ctx.table_provider(format!("system{i}").as_str()).await?.schema());
+        schemas.push(
+            ctx.table_provider(format!("system{i}").as_str())
+                .await?
+                .schema(),
+        );
     }
     let all_have = |name: &str, numeric: bool| {
         schemas.iter().all(|s| {
-            s.field_with_name(name).is_ok_and(|f| if numeric { f.data_type().is_numeric() } else { f.data_type() == &DataType::Utf8 })
+            s.field_with_name(name).is_ok_and(|f| {
+                if numeric {
+                    f.data_type().is_numeric()
+                } else {
+                    f.data_type() == &DataType::Utf8
+                }
+            })
         })
     };
-    let mut metrics: Vec<String> =
-        all_columns().filter(|c| c.role == Role::Score && all_have(c.name, true)).map(|c| c.name.to_string()).collect();
+    let mut metrics: Vec<String> = all_columns()
+        .filter(|c| c.role == Role::Score && all_have(c.name, true))
+        .map(|c| c.name.to_string())
+        .collect();
     if metrics.is_empty() {
         metrics = schemas[0]
             .fields()
@@ -266,9 +327,15 @@ async fn columns(ctx: &SessionContext, files: &[PathBuf]) -> Result<(Vec<String>
             .collect();
     }
     if metrics.is_empty() {
-        bail!("{}: no score column (led, pod, derp, ... or any Float64 column) to report on", files[0].display());
+        bail!(
+            "{}: no score column (led, pod, derp, ... or any Float64 column) to report on",
+            files[0].display()
+        );
     }
-    let problems = all_columns().filter(|c| c.role == Role::Problem && all_have(c.name, false)).map(|c| c.name.to_string()).collect();
+    let problems = all_columns()
+        .filter(|c| c.role == Role::Problem && all_have(c.name, false))
+        .map(|c| c.name.to_string())
+        .collect();
     Ok((metrics, problems))
 }
 
@@ -280,7 +347,10 @@ async fn collect(ctx: &SessionContext, query: &str) -> Result<RecordBatch> {
 }
 
 /// Column `column` of `batch` cast once to `T` (Float64 or Int64 here), NULL as None.
-fn values<T: datafusion::arrow::datatypes::ArrowPrimitiveType>(batch: &RecordBatch, column: usize) -> Result<Vec<Option<T::Native>>> {
+fn values<T: datafusion::arrow::datatypes::ArrowPrimitiveType>(
+    batch: &RecordBatch,
+    column: usize,
+) -> Result<Vec<Option<T::Native>>> {
     let array = cast(batch.column(column), &T::DATA_TYPE)?;
     Ok(array.as_primitive::<T>().iter().collect())
 }
@@ -293,8 +363,15 @@ async fn reasons(ctx: &SessionContext, i: usize, column: &str) -> Result<Vec<(St
         &format!("SELECT {c}, count(*) AS n FROM system{i} WHERE {c} IS NOT NULL GROUP BY {c} ORDER BY n DESC, {c} LIMIT 20"),
     )
     .await?;
-    let (reasons, rows) = (batch.column(0).as_string::<i32>(), values::<Int64Type>(&batch, 1)?);
-    Ok(rows.iter().enumerate().map(|(r, n)| (reasons.value(r).to_string(), n.unwrap_or(0) as u64)).collect())
+    let (reasons, rows) = (
+        batch.column(0).as_string::<i32>(),
+        values::<Int64Type>(&batch, 1)?,
+    );
+    Ok(rows
+        .iter()
+        .enumerate()
+        .map(|(r, n)| (reasons.value(r).to_string(), n.unwrap_or(0) as u64))
+        .collect())
 }
 
 /// A metric in every table: its figures, then a histogram over bins shared by all tables (over
@@ -308,23 +385,50 @@ async fn metric_view(
     compared: Option<&MetricResult>,
 ) -> Result<MetricView> {
     let m = identifier(metric);
-    let CompareOptions { resamples, seed, level, .. } = options;
+    let CompareOptions {
+        resamples,
+        seed,
+        level,
+        ..
+    } = options;
     let mut per_system = Vec::new();
     for i in 0..systems {
         let bootstrap = match compared {
             Some(_) => String::new(),
             None => format!(", bootstrap_ci({m}, {level}, {resamples}, {seed})"),
         };
-        let batch = collect(ctx, &format!("SELECT count({m}), min({m}), max({m}){bootstrap} FROM system{i} WHERE {}", finite(&m))).await?;
+        let batch = collect(
+            ctx,
+            &format!(
+                "SELECT count({m}), min({m}), max({m}){bootstrap} FROM system{i} WHERE {}",
+                finite(&m)
+            ),
+        )
+        .await?;
         let (n, mean) = match compared {
             Some(result) => (result.systems[i].n, result.systems[i].mean),
             None => compare::interval(batch.column(3).as_struct(), "mean"),
         };
-        let (min, max) = (values::<Float64Type>(&batch, 1)?[0], values::<Float64Type>(&batch, 2)?[0]);
-        per_system.push(Stats { n, min, max, mean, counts: vec![0; BINS] });
+        let (min, max) = (
+            values::<Float64Type>(&batch, 1)?[0],
+            values::<Float64Type>(&batch, 2)?[0],
+        );
+        per_system.push(Stats {
+            n,
+            min,
+            max,
+            mean,
+            counts: vec![0; BINS],
+        });
     }
-    let low = per_system.iter().filter_map(|s| s.min).fold(f64::INFINITY, f64::min);
-    let high = per_system.iter().filter_map(|s| s.max).fold(f64::NEG_INFINITY, f64::max);
+    let low = per_system
+        .iter()
+        .filter_map(|s| s.min)
+        .fold(f64::INFINITY, f64::min);
+    let high = per_system
+        .iter()
+        .filter_map(|s| s.max)
+        .fold(f64::NEG_INFINITY, f64::max);
     let (low, high) = match (low, high) {
         (l, h) if l > h => (0.0, 1.0),
         (l, h) if l >= 0.0 && h <= 1.0 => (0.0, 1.0),
@@ -333,23 +437,49 @@ async fn metric_view(
     };
     for (i, stats) in per_system.iter_mut().enumerate() {
         let bin = bin_expr(&m, low, high, BINS);
-        let batch = collect(ctx, &format!("SELECT {bin} AS b, count(*) FROM system{i} WHERE {} GROUP BY b", finite(&m))).await?;
-        for (b, c) in values::<Int64Type>(&batch, 0)?.into_iter().zip(values::<Int64Type>(&batch, 1)?) {
+        let batch = collect(
+            ctx,
+            &format!(
+                "SELECT {bin} AS b, count(*) FROM system{i} WHERE {} GROUP BY b",
+                finite(&m)
+            ),
+        )
+        .await?;
+        for (b, c) in values::<Int64Type>(&batch, 0)?
+            .into_iter()
+            .zip(values::<Int64Type>(&batch, 1)?)
+        {
             stats.counts[(b.unwrap_or(0) as usize).min(BINS - 1)] += c.unwrap_or(0) as u64;
         }
     }
-    Ok(MetricView { name: metric.to_string(), low, high, per_system })
+    Ok(MetricView {
+        name: metric.to_string(),
+        low,
+        high,
+        per_system,
+    })
 }
 
 /// The bin (0 to bins - 1) of `column` over [low, high]; `high` itself is in the last bin.
 fn bin_expr(column: &str, low: f64, high: f64, bins: usize) -> String {
     let width = (high - low) / bins as f64;
-    format!("CAST(LEAST(GREATEST(floor(({column} - ({low:e})) / {width:e}), 0), {}) AS BIGINT)", bins - 1)
+    format!(
+        "CAST(LEAST(GREATEST(floor(({column} - ({low:e})) / {width:e}), 0), {}) AS BIGINT)",
+        bins - 1
+    )
 }
 
-async fn density(ctx: &SessionContext, i: usize, x: &MetricView, y: &MetricView) -> Result<Density> {
+async fn density(
+    ctx: &SessionContext,
+    i: usize,
+    x: &MetricView,
+    y: &MetricView,
+) -> Result<Density> {
     let (cx, cy) = (identifier(&x.name), identifier(&y.name));
-    let (bx, by) = (bin_expr(&cx, x.low, x.high, DENSITY_BINS), bin_expr(&cy, y.low, y.high, DENSITY_BINS));
+    let (bx, by) = (
+        bin_expr(&cx, x.low, x.high, DENSITY_BINS),
+        bin_expr(&cy, y.low, y.high, DENSITY_BINS),
+    );
     let batch = collect(
         ctx,
         &format!("SELECT {bx} AS bx, {by} AS by, count(*) FROM system{i} WHERE {} AND {} GROUP BY bx, by", finite(&cx), finite(&cy)),
@@ -358,31 +488,62 @@ async fn density(ctx: &SessionContext, i: usize, x: &MetricView, y: &MetricView)
     let mut counts = vec![0; DENSITY_BINS * DENSITY_BINS];
     let [xs, ys, cells] = [0, 1, 2].map(|c| values::<Int64Type>(&batch, c));
     for ((bx, by), c) in xs?.into_iter().zip(ys?).zip(cells?) {
-        let (bx, by) = ((bx.unwrap_or(0) as usize).min(DENSITY_BINS - 1), (by.unwrap_or(0) as usize).min(DENSITY_BINS - 1));
+        let (bx, by) = (
+            (bx.unwrap_or(0) as usize).min(DENSITY_BINS - 1),
+            (by.unwrap_or(0) as usize).min(DENSITY_BINS - 1),
+        );
         counts[by * DENSITY_BINS + bx] += c.unwrap_or(0) as u64;
     }
-    let axis = |v: &MetricView| Axis { name: v.name.clone(), low: v.low, high: v.high };
-    Ok(Density { system: i, x: axis(x), y: axis(y), counts })
+    let axis = |v: &MetricView| Axis {
+        name: v.name.clone(),
+        low: v.low,
+        high: v.high,
+    };
+    Ok(Density {
+        system: i,
+        x: axis(x),
+        y: axis(y),
+        counts,
+    })
 }
 
 /// One table: the `k` most extreme pairs of each metric of [`EXTREMES`] it has. Several: for
 /// each system and metric, the `k` pairs where it differs most from the baseline (and differs),
 /// drawn in both.
-async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String], k: usize) -> Result<Vec<PairList>> {
+async fn pair_lists(
+    ctx: &SessionContext,
+    systems: &[System],
+    metrics: &[String],
+    k: usize,
+) -> Result<Vec<PairList>> {
     let mut lists: Vec<(String, Vec<(usize, i64)>)> = Vec::new();
     if k == 0 {
         return Ok(vec![]);
     }
-    for &(metric, worst, what) in EXTREMES.iter().filter(|(m, _, _)| metrics.iter().any(|x| x == m)) {
+    for &(metric, worst, what) in EXTREMES
+        .iter()
+        .filter(|(m, _, _)| metrics.iter().any(|x| x == m))
+    {
         let m = identifier(metric);
         if systems.len() == 1 {
-            let order = if worst == Worst::Highest { "DESC" } else { "ASC" };
+            let order = if worst == Worst::Highest {
+                "DESC"
+            } else {
+                "ASC"
+            };
             let batch = collect(
                 ctx,
-                &format!("SELECT pair_id FROM system0 WHERE {} ORDER BY {m} {order}, pair_id LIMIT {k}", finite(&m)),
+                &format!(
+                    "SELECT pair_id FROM system0 WHERE {} ORDER BY {m} {order}, pair_id LIMIT {k}",
+                    finite(&m)
+                ),
             )
             .await?;
-            let ids = values::<Int64Type>(&batch, 0)?.into_iter().flatten().map(|id| (0, id)).collect();
+            let ids = values::<Int64Type>(&batch, 0)?
+                .into_iter()
+                .flatten()
+                .map(|id| (0, id))
+                .collect();
             lists.push((format!("The {k} {what}"), ids));
             continue;
         }
@@ -397,8 +558,18 @@ async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String]
                 ),
             )
             .await?;
-            let ids = values::<Int64Type>(&batch, 0)?.into_iter().flatten().map(|id| (i, id)).collect();
-            lists.push((format!("Where {} differs most from the baseline in {metric}", system.file), ids));
+            let ids = values::<Int64Type>(&batch, 0)?
+                .into_iter()
+                .flatten()
+                .map(|id| (i, id))
+                .collect();
+            lists.push((
+                format!(
+                    "Where {} differs most from the baseline in {metric}",
+                    system.file
+                ),
+                ids,
+            ));
         }
     }
     // Read every pair a table shows in one query per table.
@@ -415,7 +586,12 @@ async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String]
     let mut views: HashMap<(usize, i64), PairView> = HashMap::new();
     for (i, ids) in wanted.iter().enumerate() {
         if !ids.is_empty() {
-            views.extend(pair_views(ctx, i, &systems[i].inputs, metrics, ids).await?.into_iter().map(|v| ((i, v.pair_id), v)));
+            views.extend(
+                pair_views(ctx, i, &systems[i].inputs, metrics, ids)
+                    .await?
+                    .into_iter()
+                    .map(|v| ((i, v.pair_id), v)),
+            );
         }
     }
     Ok(lists
@@ -425,7 +601,10 @@ async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String]
                 .into_iter()
                 .map(|(i, id)| {
                     let shown = if i == 0 { vec![0] } else { vec![0, i] };
-                    shown.into_iter().filter_map(|s| views.get(&(s, id)).cloned()).collect()
+                    shown
+                        .into_iter()
+                        .filter_map(|s| views.get(&(s, id)).cloned())
+                        .collect()
                 })
                 .collect();
             PairList { title, pairs }
@@ -434,25 +613,63 @@ async fn pair_lists(ctx: &SessionContext, systems: &[System], metrics: &[String]
 }
 
 /// The pairs `ids` of table `i`, with their links, LeD and PoD explained, and DERP's tree.
-async fn pair_views(ctx: &SessionContext, i: usize, inputs: &ScoredFrom, metrics: &[String], ids: &[i64]) -> Result<Vec<PairView>> {
-    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
-    let schema = ctx.table_provider(format!("system{i}").as_str()).await?.schema();
-    let tokens = ["src", "tgt"].iter().all(|c| schema.field_with_name(c).is_ok_and(|f| crate::schema::is_token_list(f.data_type())));
+async fn pair_views(
+    ctx: &SessionContext,
+    i: usize,
+    inputs: &ScoredFrom,
+    metrics: &[String],
+    ids: &[i64],
+) -> Result<Vec<PairView>> {
+    let list = ids
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let schema = ctx
+        .table_provider(format!("system{i}").as_str())
+        .await?
+        .schema();
+    let tokens = ["src", "tgt"].iter().all(|c| {
+        schema
+            .field_with_name(c)
+            .is_ok_and(|f| crate::schema::is_token_list(f.data_type()))
+    });
     // LeD compares the tokens as `score` did: lowercased by the same function when it was asked.
-    let compared = |c: &str| if inputs.lowercase { format!("lowercase_tokens({c})") } else { c.to_string() };
+    let compared = |c: &str| {
+        if inputs.lowercase {
+            format!("lowercase_tokens({c})")
+        } else {
+            c.to_string()
+        }
+    };
     let token_columns = match tokens {
-        true => format!("src, tgt, {} AS src_compared, {} AS tgt_compared", compared("src"), compared("tgt")),
+        true => format!(
+            "src, tgt, {} AS src_compared, {} AS tgt_compared",
+            compared("src"),
+            compared("tgt")
+        ),
         false => "NULL, NULL, NULL, NULL".to_string(),
     };
-    let selected: Vec<String> = metrics.iter().enumerate().map(|(k, m)| format!("CAST({} AS DOUBLE) AS value{k}", identifier(m))).collect();
+    let selected: Vec<String> = metrics
+        .iter()
+        .enumerate()
+        .map(|(k, m)| format!("CAST({} AS DOUBLE) AS value{k}", identifier(m)))
+        .collect();
     let batch = collect(
         ctx,
-        &format!("SELECT pair_id, {token_columns}, {} FROM system{i} WHERE pair_id IN ({list})", selected.join(", ")),
+        &format!(
+            "SELECT pair_id, {token_columns}, {} FROM system{i} WHERE pair_id IN ({list})",
+            selected.join(", ")
+        ),
     )
     .await?;
     let links = match &inputs.alignments {
         Some(_) => {
-            let batch = collect(ctx, &format!("SELECT pair_id, links FROM alignments{i} WHERE pair_id IN ({list})")).await?;
+            let batch = collect(
+                ctx,
+                &format!("SELECT pair_id, links FROM alignments{i} WHERE pair_id IN ({list})"),
+            )
+            .await?;
             let lists = LinkLists::new(batch.column(1))?;
             let mut by_id = HashMap::new();
             for (r, id) in values::<Int64Type>(&batch, 0)?.into_iter().enumerate() {
@@ -473,12 +690,19 @@ async fn pair_views(ctx: &SessionContext, i: usize, inputs: &ScoredFrom, metrics
     let mut views = Vec::new();
     let strings = |c: usize| TokenLists::new("tokens", batch.column(c));
     let (src, tgt, src_cmp, tgt_cmp) = match tokens {
-        true => (Some(strings(1)?), Some(strings(2)?), Some(strings(3)?), Some(strings(4)?)),
+        true => (
+            Some(strings(1)?),
+            Some(strings(2)?),
+            Some(strings(3)?),
+            Some(strings(4)?),
+        ),
         false => (None, None, None, None),
     };
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let mut scratch = lepod::Scratch::default();
-    let metric_values: Vec<Vec<Option<f64>>> = (0..metrics.len()).map(|k| values::<Float64Type>(&batch, 5 + k)).collect::<Result<_>>()?;
+    let metric_values: Vec<Vec<Option<f64>>> = (0..metrics.len())
+        .map(|k| values::<Float64Type>(&batch, 5 + k))
+        .collect::<Result<_>>()?;
     for (r, pair_id) in values::<Int64Type>(&batch, 0)?.into_iter().enumerate() {
         let Some(pair_id) = pair_id else { continue };
         let words = |lists: &Option<TokenLists>| -> Vec<String> {
@@ -490,10 +714,14 @@ async fn pair_views(ctx: &SessionContext, i: usize, inputs: &ScoredFrom, metrics
         };
         let links = links.get(&pair_id).cloned();
         let lepod = match (&src_cmp, &tgt_cmp, &links) {
-            (None, _, _) | (_, None, _) => Err("the table has no src and tgt token lists".to_string()),
+            (None, _, _) | (_, None, _) => {
+                Err("the table has no src and tgt token lists".to_string())
+            }
             (_, _, None) => Err("no alignment to draw with".to_string()),
             (Some(s), Some(t), Some(links)) => match (s.row(r, &mut a), t.row(r, &mut b)) {
-                (Ok(()), Ok(())) => lepod::explain(&a, &b, links, &punct, &mut scratch).map_err(|e| e.to_string()),
+                (Ok(()), Ok(())) => {
+                    lepod::explain(&a, &b, links, &punct, &mut scratch).map_err(|e| e.to_string())
+                }
                 (Err(e), _) | (_, Err(e)) => Err(e.to_string()),
             },
         };
@@ -502,7 +730,11 @@ async fn pair_views(ctx: &SessionContext, i: usize, inputs: &ScoredFrom, metrics
             pair_id,
             src: words(&src),
             tgt: words(&tgt),
-            values: metrics.iter().zip(&metric_values).map(|(m, v)| (m.clone(), v[r])).collect(),
+            values: metrics
+                .iter()
+                .zip(&metric_values)
+                .map(|(m, v)| (m.clone(), v[r]))
+                .collect(),
             links,
             lepod,
             derp: trees.get(&pair_id).cloned(),
@@ -522,8 +754,14 @@ async fn derp_trees(ctx: &SessionContext, i: usize, list: &str) -> Result<HashMa
     )
     .await?;
     let detail = batch.column(1).as_struct();
-    let side = detail.column_by_name("side").expect("derp_detail has a side").as_string::<i32>();
-    let mst = detail.column_by_name("mst").expect("derp_detail has an mst").as_list::<i32>();
+    let side = detail
+        .column_by_name("side")
+        .expect("derp_detail has a side")
+        .as_string::<i32>();
+    let mst = detail
+        .column_by_name("mst")
+        .expect("derp_detail has an mst")
+        .as_list::<i32>();
     let mut trees = HashMap::new();
     for (r, id) in values::<Int64Type>(&batch, 0)?.into_iter().enumerate() {
         let Some(id) = id else { continue };
@@ -532,10 +770,24 @@ async fn derp_trees(ctx: &SessionContext, i: usize, list: &str) -> Result<HashMa
         }
         let edges = mst.value(r);
         let edges = edges.as_struct();
-        let field = |name: &str| edges.column_by_name(name).expect("an edge field").as_primitive::<Int32Type>().clone();
+        let field = |name: &str| {
+            edges
+                .column_by_name(name)
+                .expect("an edge field")
+                .as_primitive::<Int32Type>()
+                .clone()
+        };
         let [fa, fb, fl, fm] = ["a", "b", "l", "lmax"].map(field);
-        let edges = (0..edges.len()).map(|e| [fa.value(e), fb.value(e), fl.value(e), fm.value(e)]).collect();
-        trees.insert(id, DerpTree { on_src: side.value(r) == "src", edges });
+        let edges = (0..edges.len())
+            .map(|e| [fa.value(e), fb.value(e), fl.value(e), fm.value(e)])
+            .collect();
+        trees.insert(
+            id,
+            DerpTree {
+                on_src: side.value(r) == "src",
+                edges,
+            },
+        );
     }
     Ok(trees)
 }

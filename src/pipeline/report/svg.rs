@@ -9,15 +9,27 @@ pub use crate::formats::xml::escape;
 
 /// Colours of systems and of PoD's segments (Paul Tol's "bright" scheme, for colour-blind
 /// readers).
-pub const PALETTE: [&str; 6] = ["#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377"];
+pub const PALETTE: [&str; 6] = [
+    "#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377",
+];
 const CHANGED: &str = "#c0392b";
 const QUIET: &str = "#999999";
 
 /// A number for an axis or a tooltip: few digits, no trailing zeros.
 pub fn number(x: f64) -> String {
-    let digits = if x == 0.0 || x.abs() >= 100.0 { 0 } else if x.abs() >= 1.0 { 2 } else { 3 };
+    let digits = if x == 0.0 || x.abs() >= 100.0 {
+        0
+    } else if x.abs() >= 1.0 {
+        2
+    } else {
+        3
+    };
     let text = format!("{x:.digits$}");
-    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 /// Ticks at the ends and three between.
@@ -36,19 +48,35 @@ const BOTTOM: f64 = 40.0;
 /// light fill, in the table's colour.
 pub fn histogram(metric: &MetricView) -> String {
     let bins = metric.per_system[0].counts.len();
-    let most = metric.per_system.iter().flat_map(|s| s.counts.iter()).copied().max().unwrap_or(0).max(1) as f64;
+    let most = metric
+        .per_system
+        .iter()
+        .flat_map(|s| s.counts.iter())
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let x = |b: f64| LEFT + pw * b / bins as f64;
     let y = |c: f64| TOP + ph * (1.0 - c / most);
     let width = (metric.high - metric.low) / bins as f64;
     let mut svg = open_svg(W, H, &format!("histogram of {}", metric.name));
-    axes(&mut svg, (metric.low, metric.high), (0.0, most, YTicks::Counts), &metric.name, "pairs");
+    axes(
+        &mut svg,
+        (metric.low, metric.high),
+        (0.0, most, YTicks::Counts),
+        &metric.name,
+        "pairs",
+    );
     for (i, stats) in metric.per_system.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
         let single = metric.per_system.len() == 1;
         let mut outline = format!("{},{} ", x(0.0), y(0.0));
         for (b, &c) in stats.counts.iter().enumerate() {
-            let (from, to) = (metric.low + width * b as f64, metric.low + width * (b + 1) as f64);
+            let (from, to) = (
+                metric.low + width * b as f64,
+                metric.low + width * (b + 1) as f64,
+            );
             if single && c > 0 {
                 let _ = write!(
                     svg,
@@ -61,7 +89,14 @@ pub fn histogram(metric: &MetricView) -> String {
                     number(to)
                 );
             }
-            let _ = write!(outline, "{:.1},{:.1} {:.1},{:.1} ", x(b as f64), y(c as f64), x(b as f64 + 1.0), y(c as f64));
+            let _ = write!(
+                outline,
+                "{:.1},{:.1} {:.1},{:.1} ",
+                x(b as f64),
+                y(c as f64),
+                x(b as f64 + 1.0),
+                y(c as f64)
+            );
         }
         if !single {
             let _ = write!(outline, "{},{}", x(bins as f64), y(0.0));
@@ -90,9 +125,18 @@ enum YTicks {
 }
 
 /// Axes of a plot over x in [low, high] and y in [bottom, top]: ticks, labels and the frame.
-fn axes(svg: &mut String, (low, high): (f64, f64), (bottom, top, y_ticks): (f64, f64, YTicks), x_label: &str, y_label: &str) {
+fn axes(
+    svg: &mut String,
+    (low, high): (f64, f64),
+    (bottom, top, y_ticks): (f64, f64, YTicks),
+    x_label: &str,
+    y_label: &str,
+) {
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let _ = write!(svg, r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#ccc"/>"##);
+    let _ = write!(
+        svg,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#ccc"/>"##
+    );
     for (k, t) in ticks(low, high).enumerate() {
         let tx = LEFT + pw * k as f64 / 4.0;
         let _ = write!(
@@ -112,7 +156,11 @@ fn axes(svg: &mut String, (low, high): (f64, f64), (bottom, top, y_ticks): (f64,
             LEFT - 4.0,
             LEFT - 6.0,
             ty + 4.0,
-            number(if y_ticks == YTicks::Counts { t.round() } else { t })
+            number(if y_ticks == YTicks::Counts {
+                t.round()
+            } else {
+                t
+            })
         );
     }
     let _ = write!(
@@ -130,22 +178,68 @@ fn axes(svg: &mut String, (low, high): (f64, f64), (bottom, top, y_ticks): (f64,
 /// band of ± one standard deviation where there is one. Points are (n, mean, std).
 pub fn tau_by_size(points: &[(f64, f64, Option<f64>)]) -> String {
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let (low, high) = points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| (l.min(p.0), h.max(p.0)));
-    let (low, high) = if low < high { (low, high) } else if low.is_finite() { (low - 1.0, low + 1.0) } else { (0.0, 1.0) };
+    let (low, high) = points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| {
+            (l.min(p.0), h.max(p.0))
+        });
+    let (low, high) = if low < high {
+        (low, high)
+    } else if low.is_finite() {
+        (low - 1.0, low + 1.0)
+    } else {
+        (0.0, 1.0)
+    };
     let x = |n: f64| LEFT + pw * (n - low) / (high - low);
     let y = |tau: f64| TOP + ph * (1.0 - (tau.clamp(-1.0, 1.0) + 1.0) / 2.0);
-    let mut svg = open_svg(W, H, "mean Kendall tau_A between decoder order and true order, by n-best size");
-    axes(&mut svg, (low, high), (-1.0, 1.0, YTicks::Values), "n-best size", "tau_A");
-    let _ = write!(svg, r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ccc" stroke-dasharray="3 3"/>"##, y(0.0), LEFT + pw);
-    let band: Vec<_> = points.iter().filter_map(|&(n, mean, std)| std.map(|s| (n, mean, s))).collect();
+    let mut svg = open_svg(
+        W,
+        H,
+        "mean Kendall tau_A between decoder order and true order, by n-best size",
+    );
+    axes(
+        &mut svg,
+        (low, high),
+        (-1.0, 1.0, YTicks::Values),
+        "n-best size",
+        "tau_A",
+    );
+    let _ = write!(
+        svg,
+        r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ccc" stroke-dasharray="3 3"/>"##,
+        y(0.0),
+        LEFT + pw
+    );
+    let band: Vec<_> = points
+        .iter()
+        .filter_map(|&(n, mean, std)| std.map(|s| (n, mean, s)))
+        .collect();
     if !band.is_empty() {
-        let upper = band.iter().map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m + s)));
-        let lower = band.iter().rev().map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m - s)));
+        let upper = band
+            .iter()
+            .map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m + s)));
+        let lower = band
+            .iter()
+            .rev()
+            .map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m - s)));
         let outline: Vec<String> = upper.chain(lower).collect();
-        let _ = write!(svg, r#"<polygon points="{}" fill="{}" fill-opacity="0.15" stroke="none"/>"#, outline.join(" "), PALETTE[0]);
+        let _ = write!(
+            svg,
+            r#"<polygon points="{}" fill="{}" fill-opacity="0.15" stroke="none"/>"#,
+            outline.join(" "),
+            PALETTE[0]
+        );
     }
-    let line: Vec<String> = points.iter().map(|&(n, m, _)| format!("{:.1},{:.1}", x(n), y(m))).collect();
-    let _ = write!(svg, r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>"#, line.join(" "), PALETTE[0]);
+    let line: Vec<String> = points
+        .iter()
+        .map(|&(n, m, _)| format!("{:.1},{:.1}", x(n), y(m)))
+        .collect();
+    let _ = write!(
+        svg,
+        r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>"#,
+        line.join(" "),
+        PALETTE[0]
+    );
     for &(n, mean, std) in points {
         let spread = std.map_or(String::new(), |s| format!(" ± {}", number(s)));
         let _ = write!(
@@ -163,11 +257,19 @@ pub fn tau_by_size(points: &[(f64, f64, Option<f64>)]) -> String {
 
 /// Viridis at `t` in [0, 1], from five of its colours.
 fn viridis(t: f64) -> String {
-    const STOPS: [[f64; 3]; 5] = [[68.0, 1.0, 84.0], [59.0, 82.0, 139.0], [33.0, 145.0, 140.0], [94.0, 201.0, 98.0], [253.0, 231.0, 37.0]];
+    const STOPS: [[f64; 3]; 5] = [
+        [68.0, 1.0, 84.0],
+        [59.0, 82.0, 139.0],
+        [33.0, 145.0, 140.0],
+        [94.0, 201.0, 98.0],
+        [253.0, 231.0, 37.0],
+    ];
     let t = t.clamp(0.0, 1.0) * 4.0;
     let k = (t.floor() as usize).min(3);
     let f = t - k as f64;
-    let c: Vec<u8> = (0..3).map(|j| (STOPS[k][j] + (STOPS[k + 1][j] - STOPS[k][j]) * f).round() as u8).collect();
+    let c: Vec<u8> = (0..3)
+        .map(|j| (STOPS[k][j] + (STOPS[k + 1][j] - STOPS[k][j]) * f).round() as u8)
+        .collect();
     format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
 }
 
@@ -179,7 +281,10 @@ pub fn density(d: &Density) -> String {
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let (cw, ch) = (pw / bins as f64, ph / bins as f64);
     let mut svg = open_svg(W, H, &format!("{} against {}", d.y.name, d.x.name));
-    let _ = write!(svg, r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="#f4f4f4"/>"##);
+    let _ = write!(
+        svg,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="#f4f4f4"/>"##
+    );
     for (cell, &c) in d.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
         let (bx, by) = (cell % bins, cell / bins);
         let t = (c as f64).ln_1p() / most.ln_1p();
@@ -194,9 +299,18 @@ pub fn density(d: &Density) -> String {
         );
     }
     // The y axis is the second metric: label its range on the left instead of counts.
-    let _ = write!(svg, r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#ccc"/>"##);
-    for (k, (tx, ty)) in ticks(d.x.low, d.x.high).zip(ticks(d.y.low, d.y.high)).enumerate() {
-        let (px, py) = (LEFT + pw * k as f64 / 4.0, TOP + ph * (1.0 - k as f64 / 4.0));
+    let _ = write!(
+        svg,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#ccc"/>"##
+    );
+    for (k, (tx, ty)) in ticks(d.x.low, d.x.high)
+        .zip(ticks(d.y.low, d.y.high))
+        .enumerate()
+    {
+        let (px, py) = (
+            LEFT + pw * k as f64 / 4.0,
+            TOP + ph * (1.0 - k as f64 / 4.0),
+        );
         let _ = write!(
             svg,
             r##"<text x="{px:.1}" y="{}" text-anchor="middle">{}</text><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
@@ -248,9 +362,20 @@ pub fn pair(view: &PairView) -> String {
     };
     let (src, tgt) = (layout(&view.src), layout(&view.tgt));
     let centre = |row: &[(f64, f64)], i: i32| row.get(i as usize).map(|(x, w)| x + w / 2.0);
-    let width = src.iter().chain(&tgt).map(|(x, w)| x + w).fold(200.0, f64::max) + 4.0;
+    let width = src
+        .iter()
+        .chain(&tgt)
+        .map(|(x, w)| x + w)
+        .fold(200.0, f64::max)
+        + 4.0;
     let arc_height = |a: i32, b: i32| (14.0 + 7.0 * ((b - a).abs() as f64).sqrt()).min(64.0);
-    let derp_room = view.derp.as_ref().map_or(0.0, |t| t.edges.iter().map(|e| arc_height(e[0], e[1])).fold(0.0, f64::max) + 14.0);
+    let derp_room = view.derp.as_ref().map_or(0.0, |t| {
+        t.edges
+            .iter()
+            .map(|e| arc_height(e[0], e[1]))
+            .fold(0.0, f64::max)
+            + 14.0
+    });
     let (above, below) = match &view.derp {
         Some(t) if t.on_src => (derp_room, 0.0),
         Some(_) => (0.0, derp_room),
@@ -272,13 +397,25 @@ pub fn pair(view: &PairView) -> String {
                 segment_of.insert(u, k);
             }
         }
-        for (k, s) in e.segments.iter().enumerate().filter(|(_, s)| s.displacement > 0) {
+        for (k, s) in e
+            .segments
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.displacement > 0)
+        {
             let colour = PALETTE[k % PALETTE.len()];
             let span = |units: &[Option<u32>], row: &[(f64, f64)]| {
-                let xs: Vec<(f64, f64)> =
-                    units.iter().zip(row).filter(|(u, _)| u.is_some_and(|u| s.units.contains(&u))).map(|(_, &p)| p).collect();
+                let xs: Vec<(f64, f64)> = units
+                    .iter()
+                    .zip(row)
+                    .filter(|(u, _)| u.is_some_and(|u| s.units.contains(&u)))
+                    .map(|(_, &p)| p)
+                    .collect();
                 let from = xs.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
-                let to = xs.iter().map(|p| p.0 + p.1).fold(f64::NEG_INFINITY, f64::max);
+                let to = xs
+                    .iter()
+                    .map(|p| p.0 + p.1)
+                    .fold(f64::NEG_INFINITY, f64::max);
                 (from, to)
             };
             for (units, row, y) in [(&e.unit1, &src, y_src), (&e.unit2, &tgt, y_tgt)] {
@@ -306,7 +443,9 @@ pub fn pair(view: &PairView) -> String {
     // Links, under the words.
     if let Some(links) = &view.links {
         for &(a, b) in links {
-            let (Some(xa), Some(xb)) = (centre(&src, a as i32), centre(&tgt, b as i32)) else { continue };
+            let (Some(xa), Some(xb)) = (centre(&src, a as i32), centre(&tgt, b as i32)) else {
+                continue;
+            };
             let unit = explained.and_then(|e| e.unit1.get(a as usize).copied().flatten());
             let (colour, dash) = match unit.and_then(|u| segment_of.get(&u)) {
                 Some(&k) => (PALETTE[k % PALETTE.len()], ""),
@@ -321,8 +460,20 @@ pub fn pair(view: &PairView) -> String {
         }
     }
     for (words, row, y, kept, units) in [
-        (&view.src, &src, y_src, explained.map(|e| &e.kept1), explained.map(|e| &e.unit1)),
-        (&view.tgt, &tgt, y_tgt, explained.map(|e| &e.kept2), explained.map(|e| &e.unit2)),
+        (
+            &view.src,
+            &src,
+            y_src,
+            explained.map(|e| &e.kept1),
+            explained.map(|e| &e.unit1),
+        ),
+        (
+            &view.tgt,
+            &tgt,
+            y_tgt,
+            explained.map(|e| &e.kept2),
+            explained.map(|e| &e.unit2),
+        ),
     ] {
         for (i, (word, &(x, w))) in words.iter().zip(row.iter()).enumerate() {
             let changed = kept.is_some_and(|k| !k.get(i).copied().unwrap_or(true));
@@ -343,12 +494,28 @@ pub fn pair(view: &PairView) -> String {
         }
     }
     if let Some(tree) = &view.derp {
-        let (row, y, up) = if tree.on_src { (&src, y_src - 15.0, -1.0) } else { (&tgt, y_tgt + 6.0, 1.0) };
+        let (row, y, up) = if tree.on_src {
+            (&src, y_src - 15.0, -1.0)
+        } else {
+            (&tgt, y_tgt + 6.0, 1.0)
+        };
         for &[a, b, l, lmax] in &tree.edges {
-            let (Some(xa), Some(xb)) = (centre(row, a), centre(row, b)) else { continue };
+            let (Some(xa), Some(xb)) = (centre(row, a), centre(row, b)) else {
+                continue;
+            };
             let h = arc_height(a, b);
-            let share = if lmax > 0 { l as f64 / lmax as f64 } else { 0.0 };
-            let colour = if l == 0 { PALETTE[2] } else if share < 0.5 { PALETTE[3] } else { PALETTE[1] };
+            let share = if lmax > 0 {
+                l as f64 / lmax as f64
+            } else {
+                0.0
+            };
+            let colour = if l == 0 {
+                PALETTE[2]
+            } else if share < 0.5 {
+                PALETTE[3]
+            } else {
+                PALETTE[1]
+            };
             let _ = write!(
                 svg,
                 r#"<path d="M{xa:.1} {y:.1} Q{:.1} {:.1} {xb:.1} {y:.1}" fill="none" stroke="{colour}" stroke-width="1.4"><title>MST edge {a}-{b}: L {l} of Lmax {lmax}</title></path><text x="{:.1}" y="{:.1}" font-size="10" text-anchor="middle" fill="{colour}">{l}/{lmax}</text>"#,

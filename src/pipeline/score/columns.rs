@@ -5,8 +5,8 @@
 
 use anyhow::{Result, bail};
 use datafusion::common::Column as ColumnRef;
-use datafusion::execution::FunctionRegistry;
 use datafusion::common::ScalarValue;
+use datafusion::execution::FunctionRegistry;
 use datafusion::functions::core::expr_ext::FieldAccessor;
 use datafusion::functions::expr_fn::concat;
 use datafusion::functions_nested::expr_fn::cardinality;
@@ -65,11 +65,17 @@ pub struct Column {
 }
 
 const fn score(name: &'static str) -> Column {
-    Column { name, role: Role::Score }
+    Column {
+        name,
+        role: Role::Score,
+    }
 }
 
 const fn problem(name: &'static str) -> Column {
-    Column { name, role: Role::Problem }
+    Column {
+        name,
+        role: Role::Problem,
+    }
 }
 
 /// One metric of `score`.
@@ -104,7 +110,12 @@ pub static METRICS: &[Metric] = &[
         by_default: true,
         signature: |o| match (&o.alignments, &o.align) {
             (Some(_), _) => format!("led:links|{}|pod:punct={:?}", case(o), o.punct),
-            (None, Some(aligner)) => format!("led:links|{}|pod:punct={:?}|align:{}", case(o), o.punct, aligner.describe()),
+            (None, Some(aligner)) => format!(
+                "led:links|{}|pod:punct={:?}|align:{}",
+                case(o),
+                o.punct,
+                aligner.describe()
+            ),
             (None, None) => format!("led:multiset|{}", case(o)),
         },
         exprs: lepod,
@@ -126,8 +137,19 @@ pub static METRICS: &[Metric] = &[
         needs: &[Input::PhraseTable],
         uses: &[],
         by_default: true,
-        signature: |o| o.resources.phrase_table.as_ref().expect("needed").signature(),
-        exprs: |i| Ok(vec![("true_score", i.call("true_score", vec![i.tokens("src"), i.tokens("tgt")])?)]),
+        signature: |o| {
+            o.resources
+                .phrase_table
+                .as_ref()
+                .expect("needed")
+                .signature()
+        },
+        exprs: |i| {
+            Ok(vec![(
+                "true_score",
+                i.call("true_score", vec![i.tokens("src"), i.tokens("tgt")])?,
+            )])
+        },
     },
     Metric {
         name: "dep_fit",
@@ -149,7 +171,10 @@ pub static METRICS: &[Metric] = &[
         signature: |_| "lm:log10,bos,eos".into(),
         exprs: |i| {
             let logprob = |side| i.call("lm_logprob", vec![i.tokens(side)]);
-            Ok(vec![("src_lm_logprob", logprob("src")?), ("tgt_lm_logprob", logprob("tgt")?)])
+            Ok(vec![
+                ("src_lm_logprob", logprob("src")?),
+                ("tgt_lm_logprob", logprob("tgt")?),
+            ])
         },
     },
     Metric {
@@ -161,7 +186,12 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: true,
         signature: |_| "model_score:alpha_phi=1,alpha_lm=1,lm:ln".into(),
-        exprs: |i| Ok(vec![("model_score", i.call("model_score", vec![i.tokens("src"), i.tokens("tgt")])?)]),
+        exprs: |i| {
+            Ok(vec![(
+                "model_score",
+                i.call("model_score", vec![i.tokens("src"), i.tokens("tgt")])?,
+            )])
+        },
     },
     Metric {
         name: "chrf",
@@ -214,22 +244,42 @@ fn sacrebleu_signature(metric: &str, options: &ScoreOptions) -> String {
     use crate::metrics::{bleu::BleuOptions, chrf::ChrfOptions, ter::TerOptions};
     let words = sacrebleu_options(metric, options);
     let parsed = match metric {
-        "bleu" => BleuOptions::sentence().parse(words).map(|o| format!("BLEU|{}", o.signature(Some(1)))).ok(),
-        "chrf" => ChrfOptions::default().parse(words).map(|o| format!("{}|{}", o.name(), o.signature(Some(1)))).ok(),
-        _ => TerOptions::default().parse(words).map(|o| format!("TER|{}", o.signature(Some(1)))).ok(),
+        "bleu" => BleuOptions::sentence()
+            .parse(words)
+            .map(|o| format!("BLEU|{}", o.signature(Some(1))))
+            .ok(),
+        "chrf" => ChrfOptions::default()
+            .parse(words)
+            .map(|o| format!("{}|{}", o.name(), o.signature(Some(1))))
+            .ok(),
+        _ => TerOptions::default()
+            .parse(words)
+            .map(|o| format!("TER|{}", o.signature(Some(1))))
+            .ok(),
     };
     parsed.expect("score's sacrebleu options parse")
 }
 
 /// A sacrebleu metric's column: `function(tgt, src, options)` over the raw tokens (joined with
 /// spaces), the options lowercasing when asked.
-fn sacrebleu_metric(i: &Inputs, metric: &'static str, function: &str) -> Result<Vec<(&'static str, Expr)>> {
+fn sacrebleu_metric(
+    i: &Inputs,
+    metric: &'static str,
+    function: &str,
+) -> Result<Vec<(&'static str, Expr)>> {
     let words = sacrebleu_options(metric, i.options);
-    Ok(vec![(metric, i.call(function, vec![i.pairs("tgt"), i.pairs("src"), lit(words)])?)])
+    Ok(vec![(
+        metric,
+        i.call(function, vec![i.pairs("tgt"), i.pairs("src"), lit(words)])?,
+    )])
 }
 
 fn case(options: &ScoreOptions) -> &'static str {
-    if options.lowercase { "case:lc" } else { "case:mixed" }
+    if options.lowercase {
+        "case:lc"
+    } else {
+        "case:mixed"
+    }
 }
 
 /// Every column `score` can write.
@@ -247,7 +297,10 @@ pub fn is_computed(name: &str) -> bool {
 pub fn selected(options: &ScoreOptions) -> Result<Vec<&'static Metric>> {
     let has_inputs = |m: &Metric| m.needs.iter().all(|n| n.given(options));
     let Some(names) = &options.metrics else {
-        return Ok(METRICS.iter().filter(|m| m.by_default && has_inputs(m)).collect());
+        return Ok(METRICS
+            .iter()
+            .filter(|m| m.by_default && has_inputs(m))
+            .collect());
     };
     let mut chosen = Vec::new();
     for name in names {
@@ -255,7 +308,12 @@ pub fn selected(options: &ScoreOptions) -> Result<Vec<&'static Metric>> {
             let known: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
             bail!("unknown metric `{name}`; score knows {}", known.join(", "));
         };
-        let missing: Vec<&str> = metric.needs.iter().filter(|n| !n.given(options)).map(|n| n.describe()).collect();
+        let missing: Vec<&str> = metric
+            .needs
+            .iter()
+            .filter(|n| !n.given(options))
+            .map(|n| n.describe())
+            .collect();
         if !missing.is_empty() {
             bail!("metric {name} needs {}", missing.join(" and "));
         }
@@ -282,19 +340,30 @@ pub fn signature(options: &ScoreOptions, metrics: &[&Metric]) -> String {
 /// Whether a job computing `metrics` reads the table or resource `input` (it is given, and one
 /// of them needs or uses it).
 pub fn reads(options: &ScoreOptions, metrics: &[&Metric], input: Input) -> bool {
-    input.given(options) && metrics.iter().any(|m| m.needs.contains(&input) || m.uses.contains(&input))
+    input.given(options)
+        && metrics
+            .iter()
+            .any(|m| m.needs.contains(&input) || m.uses.contains(&input))
 }
 
 /// Why a given table is read by no metric: what the metrics that need it lack besides, e.g.
 /// "derp also needs an alignments table; dep_fit also needs triple counts".
 pub fn unused(options: &ScoreOptions, input: Input) -> String {
-    let lacking = METRICS.iter().filter(|m| m.needs.contains(&input)).map(|m| {
-        let missing: Vec<&str> = m.needs.iter().filter(|n| !n.given(options)).map(|n| n.describe()).collect();
-        match missing.is_empty() {
-            true => format!("{} was not asked for", m.name),
-            false => format!("{} also needs {}", m.name, missing.join(" and ")),
-        }
-    });
+    let lacking = METRICS
+        .iter()
+        .filter(|m| m.needs.contains(&input))
+        .map(|m| {
+            let missing: Vec<&str> = m
+                .needs
+                .iter()
+                .filter(|n| !n.given(options))
+                .map(|n| n.describe())
+                .collect();
+            match missing.is_empty() {
+                true => format!("{} was not asked for", m.name),
+                false => format!("{} also needs {}", m.name, missing.join(" and ")),
+            }
+        });
     lacking.collect::<Vec<_>>().join("; ")
 }
 
@@ -338,7 +407,9 @@ impl Inputs<'_> {
     fn tokens(&self, side: &str) -> Expr {
         let tokens = self.pairs(side);
         match self.options.lowercase {
-            true => self.call("lowercase_tokens", vec![tokens]).expect("registered in every session"),
+            true => self
+                .call("lowercase_tokens", vec![tokens])
+                .expect("registered in every session"),
             false => tokens,
         }
     }
@@ -356,7 +427,12 @@ impl Inputs<'_> {
     fn links(&self) -> Expr {
         match self.options.alignments {
             Some(_) => self.joined(alias(Table::Alignments), "links"),
-            None => self.call(crate::udf::meteor_align::NAME, vec![self.tokens("src"), self.tokens("tgt")]).expect("registered in every session"),
+            None => self
+                .call(
+                    crate::udf::meteor_align::NAME,
+                    vec![self.tokens("src"), self.tokens("tgt")],
+                )
+                .expect("registered in every session"),
         }
     }
 
@@ -376,18 +452,35 @@ fn lepod(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
     let (src, tgt) = (i.tokens("src"), i.tokens("tgt"));
     if !Input::Alignments.given(i.options) {
         let led = i.call("led", vec![src.clone(), tgt.clone()])?;
-        let problem = when(led.clone().is_null(), i.call("lepod_problem", vec![src, tgt])?).end()?;
+        let problem = when(
+            led.clone().is_null(),
+            i.call("lepod_problem", vec![src, tgt])?,
+        )
+        .end()?;
         return Ok(vec![("led", led), ("lepod_problem", problem)]);
     }
-    let both = i.call("lepod", vec![src, tgt, i.links(), lit(i.options.punct.as_str())])?;
-    Ok(vec![("led", both.clone().field("led")), ("pod", both.clone().field("pod")), ("lepod_problem", both.field("problem"))])
+    let both = i.call(
+        "lepod",
+        vec![src, tgt, i.links(), lit(i.options.punct.as_str())],
+    )?;
+    Ok(vec![
+        ("led", both.clone().field("led")),
+        ("pod", both.clone().field("pod")),
+        ("lepod_problem", both.field("problem")),
+    ])
 }
 
 /// DERP, NULL with a reason when a parse has other tokens than its sentence (it would score
 /// silently wrong), else the kernel's score or problem.
 fn derp(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
     let head = |side: &str| i.arcs(&format!("{side}_head"));
-    let args = vec![head("src"), i.arcs("src_deprel"), head("tgt"), i.arcs("tgt_deprel"), i.links()];
+    let args = vec![
+        head("src"),
+        i.arcs("src_deprel"),
+        head("tgt"),
+        i.arcs("tgt_deprel"),
+        i.links(),
+    ];
     let derp = i.call("derp", args.clone())?;
     let differs = |side: &str| cardinality(i.pairs(side)).not_eq(cardinality(head(side)));
     let any_differs = differs("src").or(differs("tgt"));
@@ -399,17 +492,30 @@ fn derp(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
             cardinality(head(side)),
         ])
     };
-    let score = when(derp.clone().is_null().or(any_differs.clone()), lit(ScalarValue::Float64(None))).otherwise(derp.clone())?;
-    let problem = when(derp.is_not_null().and(!any_differs), lit(ScalarValue::Utf8(None)))
-        .when(differs("src"), mismatch("src"))
-        .when(differs("tgt"), mismatch("tgt"))
-        .otherwise(i.call("derp_problem", args)?)?;
+    let score = when(
+        derp.clone().is_null().or(any_differs.clone()),
+        lit(ScalarValue::Float64(None)),
+    )
+    .otherwise(derp.clone())?;
+    let problem = when(
+        derp.is_not_null().and(!any_differs),
+        lit(ScalarValue::Utf8(None)),
+    )
+    .when(differs("src"), mismatch("src"))
+    .when(differs("tgt"), mismatch("tgt"))
+    .otherwise(i.call("derp_problem", args)?)?;
     Ok(vec![("derp", score), ("derp_problem", problem)])
 }
 
 /// The fitness of the whole tgt sentence in its parse; a pair with no arcs row says so.
 fn dep_fit(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
-    let args = vec![i.tokens("tgt"), i.arcs("tgt_head"), i.arcs("tgt_deprel"), lit(0i64), cardinality(i.pairs("tgt"))];
+    let args = vec![
+        i.tokens("tgt"),
+        i.arcs("tgt_head"),
+        i.arcs("tgt_deprel"),
+        lit(0i64),
+        cardinality(i.pairs("tgt")),
+    ];
     let fit = i.call("dep_fit", args.clone())?;
     let mut problem = when(fit.clone().is_not_null(), lit(ScalarValue::Utf8(None)));
     if !i.lockstep {

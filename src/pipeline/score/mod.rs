@@ -10,8 +10,8 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
-use datafusion::common::JoinType;
 use datafusion::catalog::TableProvider;
+use datafusion::common::JoinType;
 use datafusion::datasource::MemTable;
 use datafusion::logical_expr::{Expr, SortExpr};
 use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
@@ -19,12 +19,12 @@ use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::parquet::keys;
 use crate::align::{Aligner, AlignerOptions};
-use crate::resources::{self, ResourceOptions};
 use crate::parquet::dataset::ExecutorDataset;
+use crate::parquet::keys;
 use crate::parquet::lockstep_table::LockstepTable;
 use crate::parquet::{Codec, KeyOrder, Layout, ParquetInput, TableWriter, lockstep};
+use crate::resources::{self, ResourceOptions};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
 pub use columns::{METRICS, Metric, Role, all_columns};
@@ -73,7 +73,6 @@ pub struct Prepared {
     summary: Summary,
 }
 
-
 /// What a scored file records of how it was made: the tables it was scored from (absolute
 /// paths) and how LeD and PoD saw the tokens. `report` reads it to draw the pairs again.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -113,7 +112,12 @@ impl ScoredFrom {
     /// The record of a file's footer entry; None when it is not one.
     pub fn parse(json: &str) -> Option<Self> {
         let record: serde_json::Value = serde_json::from_str(json).ok()?;
-        let path = |key: &str| record.get(key).and_then(serde_json::Value::as_str).map(PathBuf::from);
+        let path = |key: &str| {
+            record
+                .get(key)
+                .and_then(serde_json::Value::as_str)
+                .map(PathBuf::from)
+        };
         Some(ScoredFrom {
             pairs: path("pairs"),
             alignments: path("alignments"),
@@ -138,12 +142,17 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     config.options_mut().optimizer.prefer_hash_join = false;
     // Left on, it copies `lepod(...)` into each of its three field accesses (DataFusion 55
     // pushes get_field towards the scan), and LePoD would run three times per pair.
-    config.options_mut().optimizer.enable_leaf_expression_pushdown = false;
+    config
+        .options_mut()
+        .optimizer
+        .enable_leaf_expression_pushdown = false;
     // Built now, to fail before any work on a bad module, language or resource file; the
     // session's meteor_align then uses it.
     let aligner = match &options.align {
         Some(_) if options.alignments.is_some() => {
-            bail!("--align computes the alignment when no --alignments table is given: give one or the other")
+            bail!(
+                "--align computes the alignment when no --alignments table is given: give one or the other"
+            )
         }
         Some(align) => Some(Aligner::new(align.clone())?),
         None => None,
@@ -152,29 +161,63 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     if let Some(aligner) = aligner {
         resources = resources.with_built_aligner(aligner);
     }
-    let ctx = Session { config, resources, tuning: options.tuning, cluster: options.cluster.clone() }.build()?;
-    let mut summary = Summary { signature: columns::signature(options, &metrics), ..Default::default() };
+    let ctx = Session {
+        config,
+        resources,
+        tuning: options.tuning,
+        cluster: options.cluster.clone(),
+    }
+    .build()?;
+    let mut summary = Summary {
+        signature: columns::signature(options, &metrics),
+        ..Default::default()
+    };
     summary.notes.extend(loaded);
     let mut paths = vec![(Table::Pairs, &options.pairs)];
-    paths.extend(options.alignments.as_ref().filter(|_| reads(columns::Input::Alignments)).map(|path| (Table::Alignments, path)));
-    paths.extend(options.arcs.as_ref().filter(|_| reads(columns::Input::Arcs)).map(|path| (Table::Arcs, path)));
+    paths.extend(
+        options
+            .alignments
+            .as_ref()
+            .filter(|_| reads(columns::Input::Alignments))
+            .map(|path| (Table::Alignments, path)),
+    );
+    paths.extend(
+        options
+            .arcs
+            .as_ref()
+            .filter(|_| reads(columns::Input::Arcs))
+            .map(|path| (Table::Arcs, path)),
+    );
     let mut inputs = Vec::new();
     for (table, path) in paths {
-        let (input, order) = session::register_keyed(&ctx, table, &shared_path(options, path)?).await?;
-        inputs.push(Keyed { table, input, order });
+        let (input, order) =
+            session::register_keyed(&ctx, table, &shared_path(options, path)?).await?;
+        inputs.push(Keyed {
+            table,
+            input,
+            order,
+        });
     }
     let rows = inputs[0].order.rows;
     for (table, path, input) in [
-        (Table::Alignments, &options.alignments, columns::Input::Alignments),
+        (
+            Table::Alignments,
+            &options.alignments,
+            columns::Input::Alignments,
+        ),
         (Table::Arcs, &options.arcs, columns::Input::Arcs),
     ] {
         if let (Some(path), false) = (path, reads(input)) {
             session::register_checked(&ctx, table, &shared_path(options, path)?).await?;
             let why = columns::unused(options, input);
-            summary.notes.push(format!("{} checked but not used: {why}", table.name()));
+            summary
+                .notes
+                .push(format!("{} checked but not used: {why}", table.name()));
         }
     }
-    let same_order = inputs.iter().all(|k| k.order.ascending && k.order.same_sequence(&inputs[0].order));
+    let same_order = inputs
+        .iter()
+        .all(|k| k.order.ascending && k.order.same_sequence(&inputs[0].order));
     let lockstep = match same_order {
         true => lockstep_sources(&ctx, &inputs).await?,
         false => None,
@@ -186,7 +229,10 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         // Here the table only gives the projections a schema to plan over: `score` zips the
         // batches itself. A cluster's executors read them through LockstepTable's scan.
         let table: Arc<dyn TableProvider> = match &options.cluster {
-            None => Arc::new(MemTable::try_new(lockstep::zipped_schema(sources)?, vec![vec![]])?),
+            None => Arc::new(MemTable::try_new(
+                lockstep::zipped_schema(sources)?,
+                vec![vec![]],
+            )?),
             Some(_) => Arc::new(LockstepTable::new(sources.clone(), rows)?),
         };
         ctx.register_table(LOCKSTEP, table)?;
@@ -199,7 +245,12 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             );
         }
     } else {
-        for Keyed { table, input, order } in &inputs {
+        for Keyed {
+            table,
+            input,
+            order,
+        } in &inputs
+        {
             if !order.ascending {
                 summary.notes.push(format!(
                     "{} is not sorted by pair_id, so it was sorted (spilling to disk if needed); \
@@ -209,14 +260,25 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             }
             if *table != Table::Pairs {
                 let name = table.name();
-                let orphans = format!("SELECT count(*) FROM {name} x LEFT ANTI JOIN pairs p ON x.pair_id = p.pair_id");
-                summary.orphans.insert(name, session::count(&ctx, &orphans).await?);
+                let orphans = format!(
+                    "SELECT count(*) FROM {name} x LEFT ANTI JOIN pairs p ON x.pair_id = p.pair_id"
+                );
+                summary
+                    .orphans
+                    .insert(name, session::count(&ctx, &orphans).await?);
             }
         }
     }
     let frame = score_frame(&ctx, options, &metrics, &inputs, lockstep.is_some()).await?;
     let query = query_text(&frame);
-    Ok(Prepared { ctx, frame, query, rows, lockstep, summary })
+    Ok(Prepared {
+        ctx,
+        frame,
+        query,
+        rows,
+        lockstep,
+        summary,
+    })
 }
 
 /// An input path as the cluster's processes, in other directories, see it.
@@ -236,43 +298,75 @@ struct Keyed {
 
 /// The tables to read in lockstep: pairs whole, and the columns the metrics use of the others.
 /// None when a pairs column would clash with their names in the zipped batch.
-async fn lockstep_sources(ctx: &SessionContext, inputs: &[Keyed]) -> Result<Option<Vec<lockstep::Source>>> {
+async fn lockstep_sources(
+    ctx: &SessionContext,
+    inputs: &[Keyed],
+) -> Result<Option<Vec<lockstep::Source>>> {
     let pairs_schema = ctx.table_provider("pairs").await?.schema();
     let mut sources = Vec::new();
     for Keyed { table, input, .. } in inputs {
         let table = *table;
         let alias = (table != Table::Pairs).then(|| columns::alias(table).to_string());
         let columns: Vec<String> = match &alias {
-            None => pairs_schema.fields().iter().map(|f| f.name().clone()).collect(),
+            None => pairs_schema
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect(),
             // The columns the metrics read: what the table must have.
             Some(alias) => {
-                let wanted: Vec<&str> = table.required_columns().filter(|&c| c != "pair_id").collect();
-                if wanted.iter().any(|c| pairs_schema.index_of(&lockstep::renamed(alias, c)).is_ok()) {
+                let wanted: Vec<&str> = table
+                    .required_columns()
+                    .filter(|&c| c != "pair_id")
+                    .collect();
+                if wanted
+                    .iter()
+                    .any(|c| pairs_schema.index_of(&lockstep::renamed(alias, c)).is_ok())
+                {
                     return Ok(None);
                 }
                 wanted.iter().map(|c| c.to_string()).collect()
             }
         };
         let schema = ctx.table_provider(table.name()).await?.schema();
-        sources.push(lockstep::Source { input: input.clone(), schema, alias, columns });
+        sources.push(lockstep::Source {
+            input: input.clone(),
+            schema,
+            alias,
+            columns,
+        });
     }
     Ok(Some(sources))
 }
 
 /// The plan `score` would run (inputs are checked, nothing is written).
 pub async fn explain(options: &ScoreOptions) -> Result<String> {
-    let Prepared { frame, query, lockstep, .. } = prepare(options).await?;
+    let Prepared {
+        frame,
+        query,
+        lockstep,
+        ..
+    } = prepare(options).await?;
     let plan = frame.create_physical_plan().await?;
-    let shown = datafusion::physical_plan::displayable(plan.as_ref()).indent(true).to_string();
+    let shown = datafusion::physical_plan::displayable(plan.as_ref())
+        .indent(true)
+        .to_string();
     let how = match lockstep {
         Some(sources) => {
             let names: Vec<_> = sources.iter().map(|s| s.input.name()).collect();
             let how = match writes_shares(options, true) {
-                true => "each task of the cluster reads one share of their rows side by side (no join), \
-                         computes the projections below and writes its share to a file of its own",
-                false => "they are read side by side (no join) and the projections below run per batch on every core",
+                true => {
+                    "each task of the cluster reads one share of their rows side by side (no join), \
+                         computes the projections below and writes its share to a file of its own"
+                }
+                false => {
+                    "they are read side by side (no join) and the projections below run per batch on every core"
+                }
             };
-            format!("-- lockstep: {} list the same pair_ids in the same order, so {how}\n", names.join(", "))
+            format!(
+                "-- lockstep: {} list the same pair_ids in the same order, so {how}\n",
+                names.join(", ")
+            )
         }
         None => String::new(),
     };
@@ -281,7 +375,14 @@ pub async fn explain(options: &ScoreOptions) -> Result<String> {
 
 /// Run the whole job: check inputs, plan, stream, write atomically, summarise.
 pub async fn score(options: &ScoreOptions) -> Result<Summary> {
-    let Prepared { ctx, frame, query, rows, lockstep, mut summary } = prepare(options).await?;
+    let Prepared {
+        ctx,
+        frame,
+        query,
+        rows,
+        lockstep,
+        mut summary,
+    } = prepare(options).await?;
     let metadata = vec![
         (keys::SIGNATURE.to_string(), summary.signature.clone()),
         (keys::QUERY.to_string(), query.clone()),
@@ -291,10 +392,16 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         return score_on_cluster(options, frame, metadata, rows, lockstep.is_some(), summary).await;
     }
     let mut copy = None;
-    let (schema, mut stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep {
+    let (schema, mut stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep
+    {
         Some(sources) => {
             // Rows come in the pairs file's order, so its columns can be copied as stored.
-            let columns = sources[0].columns.iter().filter(|c| !columns::is_computed(c)).cloned().collect::<Vec<_>>();
+            let columns = sources[0]
+                .columns
+                .iter()
+                .filter(|c| !columns::is_computed(c))
+                .cloned()
+                .collect::<Vec<_>>();
             copy = Some((sources[0].input.clone(), columns));
             let plan = frame.create_physical_plan().await?;
             let zipped = ctx.table_provider(LOCKSTEP).await?.schema();
@@ -302,16 +409,37 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
             let config = ctx.copied_config();
             let zip = lockstep::Zip::open(sources, zipped, config.batch_size())?;
             let parallel = 2 * config.target_partitions();
-            (projection.schema(), lockstep::evaluate(zip, projection, parallel).boxed())
+            (
+                projection.schema(),
+                lockstep::evaluate(zip, projection, parallel).boxed(),
+            )
         }
         None => {
             let schema = frame.schema().inner().clone();
-            (schema, frame.execute_stream().await?.map_err(anyhow::Error::from).boxed())
+            (
+                schema,
+                frame
+                    .execute_stream()
+                    .await?
+                    .map_err(anyhow::Error::from)
+                    .boxed(),
+            )
         }
     };
-    let mut writer = TableWriter::create(&ctx, &options.out, &options.layout, schema, metadata, options.compression, false).await?;
+    let mut writer = TableWriter::create(
+        &ctx,
+        &options.out,
+        &options.layout,
+        schema,
+        metadata,
+        options.compression,
+        false,
+    )
+    .await?;
     let copied = match (&copy, &mut writer) {
-        (Some((input, columns)), TableWriter::File(writer)) => writer.copy_columns(input, columns)?,
+        (Some((input, columns)), TableWriter::File(writer)) => {
+            writer.copy_columns(input, columns)?
+        }
         _ => vec![],
     };
     if !copied.is_empty() {
@@ -332,7 +460,10 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     }
     bar.finish_and_clear();
     if summary.rows != rows {
-        bail!("internal error: {rows} input pairs but {} output rows; nothing was written", summary.rows);
+        bail!(
+            "internal error: {rows} input pairs but {} output rows; nothing was written",
+            summary.rows
+        );
     }
     writer.finish().await?;
     Ok(summary)
@@ -351,21 +482,41 @@ async fn score_on_cluster(
     let dataset = ExecutorDataset::create(&options.out, &options.layout)?;
     let shares = writes_shares(options, lockstep);
     let written = match shares {
-        true => dataset.write_shares(frame, metadata, options.compression, false).await?,
-        false => dataset.write(frame, &options.layout, metadata, options.compression, false).await?,
+        true => {
+            dataset
+                .write_shares(frame, metadata, options.compression, false)
+                .await?
+        }
+        false => {
+            dataset
+                .write(frame, &options.layout, metadata, options.compression, false)
+                .await?
+        }
     };
     let local = Session::default().build()?;
     dataset.register(&local, "scored").await?;
     let scored = local.table("scored").await?;
-    let wanted = std::iter::once("pair_id").chain(summary::columns(Role::Score)).chain(summary::columns(Role::Problem));
-    let present: Vec<&str> = wanted.filter(|c| scored.schema().has_column_with_unqualified_name(c)).collect();
+    let wanted = std::iter::once("pair_id")
+        .chain(summary::columns(Role::Score))
+        .chain(summary::columns(Role::Problem));
+    let present: Vec<&str> = wanted
+        .filter(|c| scored.schema().has_column_with_unqualified_name(c))
+        .collect();
     let mut stream = match shares {
         // The shares' files, in name order, hold the rows in pair_id order: read so, with no
         // sort (at a billion pairs, sorting even these columns would spill tens of GB).
-        true => dataset.input()?.scan(&present, scored.schema().inner(), local.copied_config().batch_size())?,
+        true => dataset.input()?.scan(
+            &present,
+            scored.schema().inner(),
+            local.copied_config().batch_size(),
+        )?,
         false => {
             let order = SortExpr::new(datafusion::prelude::col("pair_id"), true, true);
-            scored.select_columns(&present)?.sort(vec![order])?.execute_stream().await?
+            scored
+                .select_columns(&present)?
+                .sort(vec![order])?
+                .execute_stream()
+                .await?
         }
     };
     while let Some(batch) = stream.try_next().await? {
@@ -391,10 +542,14 @@ fn writes_shares(options: &ScoreOptions, lockstep: bool) -> bool {
 /// Under --strict, the first row with a problem is an error (and the output is never written).
 fn check_strict(batch: &RecordBatch) -> Result<()> {
     for name in summary::columns(columns::Role::Problem) {
-        let Some(column) = batch.column_by_name(name) else { continue };
+        let Some(column) = batch.column_by_name(name) else {
+            continue;
+        };
         let reasons = column.as_string::<i32>();
         if let Some(row) = (0..reasons.len()).find(|&i| reasons.is_valid(i)) {
-            let ids = batch.column_by_name("pair_id").expect("score keeps pair_id");
+            let ids = batch
+                .column_by_name("pair_id")
+                .expect("score keeps pair_id");
             let id = ids.as_primitive::<Int64Type>().value(row);
             bail!(
                 "pair_id {id}: {} (column {name}); --strict stops at the first row that cannot \
@@ -416,7 +571,11 @@ async fn score_frame(
     inputs: &[Keyed],
     lockstep: bool,
 ) -> Result<DataFrame> {
-    let builder = columns::Inputs { options, functions: ctx, lockstep };
+    let builder = columns::Inputs {
+        options,
+        functions: ctx,
+        lockstep,
+    };
     let pairs_schema = ctx.table_provider("pairs").await?.schema();
     let mut select: Vec<Expr> = pairs_schema
         .fields()
@@ -439,7 +598,12 @@ async fn score_frame(
     for &Keyed { table, .. } in &inputs[1..] {
         let alias = columns::alias(table);
         let right = ctx.table(table.name()).await?.alias(alias)?;
-        let on = builder.pairs("pair_id").eq(Expr::Column(datafusion::common::Column::new(Some(alias), "pair_id")));
+        let on = builder
+            .pairs("pair_id")
+            .eq(Expr::Column(datafusion::common::Column::new(
+                Some(alias),
+                "pair_id",
+            )));
         frame = frame.join_on(right, JoinType::Left, [on])?;
     }
     // NULLS FIRST matches the declared order of sorted inputs, so no sort is planned.
@@ -463,8 +627,10 @@ fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
     // Draws to stderr, and only when it is a terminal.
     let bar = ProgressBar::new(total);
     bar.set_style(
-        ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} pairs, {per_sec}, eta {eta}")
-            .expect("valid template"),
+        ProgressStyle::with_template(
+            "{bar:40} {human_pos}/{human_len} pairs, {per_sec}, eta {eta}",
+        )
+        .expect("valid template"),
     );
     bar
 }

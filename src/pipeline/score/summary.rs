@@ -38,7 +38,9 @@ impl Summary {
     pub(super) fn add(&mut self, batch: &RecordBatch) {
         self.rows += batch.num_rows() as u64;
         for name in columns(Role::Score) {
-            let Some(column) = batch.column_by_name(name) else { continue };
+            let Some(column) = batch.column_by_name(name) else {
+                continue;
+            };
             let values = column.as_primitive::<Float64Type>();
             let entry = self.metrics.entry(name.to_string()).or_default();
             entry.scored += (values.len() - values.null_count()) as u64;
@@ -48,9 +50,14 @@ impl Summary {
             }
         }
         for name in columns(Role::Problem) {
-            let Some(column) = batch.column_by_name(name) else { continue };
+            let Some(column) = batch.column_by_name(name) else {
+                continue;
+            };
             for reason in column.as_string::<i32>().iter().flatten() {
-                *self.problems.entry((name.to_string(), reason.to_string())).or_default() += 1;
+                *self
+                    .problems
+                    .entry((name.to_string(), reason.to_string()))
+                    .or_default() += 1;
             }
         }
     }
@@ -80,7 +87,10 @@ impl fmt::Display for Summary {
             writeln!(f, "  {count:>8}  {reason}")?;
         }
         for (table, count) in self.orphans.iter().filter(|&(_, &count)| count > 0) {
-            writeln!(f, "rows of {table} with no pair (not in the output): {count}")?;
+            writeln!(
+                f,
+                "rows of {table} with no pair (not in the output): {count}"
+            )?;
         }
         for note in &self.notes {
             writeln!(f, "note: {note}")?;
@@ -89,8 +99,9 @@ impl fmt::Display for Summary {
     }
 }
 
-
 /// The names of the columns that play `role`, in output order.
 pub(super) fn columns(role: Role) -> impl Iterator<Item = &'static str> {
-    all_columns().filter(move |c| c.role == role).map(|c| c.name)
+    all_columns()
+        .filter(move |c| c.role == role)
+        .map(|c| c.name)
 }

@@ -1,0 +1,790 @@
+//! `pairmetrics sacrebleu`: a drop-in for sacrebleu 2.6's command line on plain-text files
+//! (`REF [REF ...] -i SYS [SYS ...] -m bleu chrf ter`), printing what it prints (JSON, text,
+//! LaTeX; sentence scores; `--confidence`; `--paired-bs` and `--paired-ar` with its seed and
+//! numpy's generator, so the p-values are its p-values). The numbers come from the kernels the
+//! SQL functions use; the tests' arithmetic is sacrebleu's ([`sacrebleu_significance`]).
+//! What it does not do: sacrebleu's test sets (`-t`, `-l`, downloads) and the tokenisers other
+//! than 13a, char and none.
+//!
+//! Where sacrebleu's JSON of a paired test crashes (numpy float32 values), this prints what its
+//! code would print if they were serialisable: the float32 value as a Python float.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{Context, Result, bail};
+
+use crate::formats::python::{float_repr, json_float, json_string};
+use crate::formats::tabulate::{self, Style};
+use crate::metrics::bleu::{BleuOptions, Smoothing, Tokenizer};
+use crate::metrics::chrf::ChrfOptions;
+use crate::metrics::is_python_whitespace;
+use crate::metrics::sacrebleu::{Py, SacreMetric, Scratch};
+use crate::metrics::sacrebleu_significance::{
+    Baseline, Stats, TestResult, bootstrap_indices, estimate_ci, estimate_ci_exact,
+    paired_bootstrap, paired_randomization, randomization_flips, resample_scores,
+};
+use crate::metrics::ter::TerOptions;
+
+/// sacrebleu's `-f`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Json,
+    Text,
+    Latex,
+}
+
+/// sacrebleu's BLEU arguments as given.
+#[derive(Debug, Clone)]
+pub struct BleuArgs {
+    pub smooth_method: String,
+    pub smooth_value: Option<f64>,
+    pub tokenize: Option<String>,
+    pub lowercase: bool,
+}
+
+/// The command line, in sacrebleu's terms.
+#[derive(Debug, Clone)]
+pub struct SacrebleuOptions {
+    pub refs: Vec<PathBuf>,
+    /// The systems' files; `None`: tab-separated systems on standard input.
+    pub inputs: Option<Vec<PathBuf>>,
+    pub num_refs: usize,
+    /// `-m`, as given (lowercase names).
+    pub metrics: Vec<String>,
+    pub sentence_level: bool,
+    pub bleu: BleuArgs,
+    pub chrf: ChrfOptions,
+    pub ter: TerOptions,
+    pub confidence: bool,
+    pub confidence_n: usize,
+    pub paired_bs: bool,
+    pub paired_ar: bool,
+    pub paired_bs_n: i64,
+    pub paired_ar_n: i64,
+    pub short: bool,
+    pub score_only: bool,
+    pub width: usize,
+    pub format: Format,
+    /// `SACREBLEU_SEED` (sacrebleu's default: 12345).
+    pub seed: String,
+    pub threads: usize,
+}
+
+/// sacrebleu's seed: a number, or `none` (fresh entropy).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Seed {
+    Fixed(u128),
+    None,
+}
+
+impl Seed {
+    fn parse(text: &str) -> Result<Seed> {
+        if text.trim().eq_ignore_ascii_case("none") {
+            return Ok(Seed::None);
+        }
+        let digits: String = text
+            .trim()
+            .trim_start_matches('+')
+            .chars()
+            .filter(|&c| c != '_')
+            .collect();
+        digits.parse::<u128>().map(Seed::Fixed).with_context(|| {
+            format!("SACREBLEU_SEED={text:?}: expected a non-negative integer or 'none'")
+        })
+    }
+
+    /// As signatures write it (`str(seed).lower()`).
+    fn text(self) -> String {
+        match self {
+            Seed::Fixed(n) => n.to_string(),
+            Seed::None => "none".to_string(),
+        }
+    }
+
+    fn value(self) -> u128 {
+        match self {
+            Seed::Fixed(n) => n,
+            Seed::None => {
+                use std::hash::{BuildHasher, Hasher};
+                let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+                hasher.write_u64(std::process::id().into());
+                u128::from(hasher.finish())
+            }
+        }
+    }
+}
+
+/// The lines of a file as sacrebleu reads them: split at `\n` only, each stripped of trailing
+/// whitespace (Python's `str.rstrip()`); `.gz` files are decompressed.
+fn read_lines(path: &Path) -> Result<Vec<String>> {
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut bytes = Vec::new();
+    let mut reader: Box<dyn std::io::Read> = match path.extension().is_some_and(|e| e == "gz") {
+        true => Box::new(flate2::read::MultiGzDecoder::new(file)),
+        false => Box::new(file),
+    };
+    reader
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    split_lines(&bytes, &path.display().to_string())
+}
+
+fn split_lines(bytes: &[u8], name: &str) -> Result<Vec<String>> {
+    let mut lines = Vec::new();
+    for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+        let text = std::str::from_utf8(line)
+            .map_err(|e| anyhow::anyhow!("{name}, line {}: not UTF-8 ({e})", i + 1))?;
+        lines.push(text.trim_end_matches(is_python_whitespace).to_string());
+    }
+    Ok(lines)
+}
+
+/// The references: one stream per reference.
+fn read_references(options: &SacrebleuOptions) -> Result<Vec<Vec<String>>> {
+    if options.refs.is_empty() {
+        bail!(
+            "no references: give the reference files before -i/--input (sacrebleu's test sets, -t, are not available here)"
+        );
+    }
+    if options.num_refs == 1 {
+        return options.refs.iter().map(|path| read_lines(path)).collect();
+    }
+    if options.refs.len() > 1 {
+        bail!(
+            "--num-refs reads several tab-separated references from one file: give one reference file, not {}",
+            options.refs.len()
+        );
+    }
+    let mut streams = vec![Vec::new(); options.num_refs];
+    for (i, line) in read_lines(&options.refs[0])?.into_iter().enumerate() {
+        let fields: Vec<&str> = line.splitn(options.num_refs, '\t').collect();
+        if fields.len() != options.num_refs {
+            bail!(
+                "{}, line {}: expected {} tab-separated references, found {}",
+                options.refs[0].display(),
+                i + 1,
+                options.num_refs,
+                fields.len()
+            );
+        }
+        for (stream, field) in streams.iter_mut().zip(fields) {
+            stream.push(field.to_string());
+        }
+    }
+    Ok(streams)
+}
+
+/// The systems, named as sacrebleu names them.
+fn read_systems(
+    options: &SacrebleuOptions,
+    stdin: &mut dyn BufRead,
+    paired: bool,
+) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+    let (mut names, mut systems) = (Vec::new(), Vec::new());
+    match &options.inputs {
+        Some(inputs) => {
+            for path in inputs {
+                let name = path.display().to_string();
+                if names.contains(&name) {
+                    if paired && names[0] == name {
+                        continue;
+                    }
+                    bail!("{name:?} names two systems: give each system file once");
+                }
+                systems.push(read_lines(path)?);
+                names.push(name);
+            }
+        }
+        None => {
+            let mut bytes = Vec::new();
+            stdin
+                .read_to_end(&mut bytes)
+                .context("reading standard input")?;
+            for (i, line) in split_lines(&bytes, "standard input")?
+                .into_iter()
+                .enumerate()
+            {
+                let fields: Vec<&str> = line.split('\t').collect();
+                if i == 0 {
+                    systems = vec![Vec::new(); fields.len()];
+                } else if fields.len() != systems.len() {
+                    bail!(
+                        "standard input, line {}: {} tab-separated systems, but line 1 has {}",
+                        i + 1,
+                        fields.len(),
+                        systems.len()
+                    );
+                }
+                for (system, field) in systems.iter_mut().zip(fields) {
+                    system.push(field.trim_end_matches(is_python_whitespace).to_string());
+                }
+            }
+            names = (1..=systems.len()).map(|i| format!("System {i}")).collect();
+            if paired {
+                names = std::iter::once("Baseline".to_string())
+                    .chain((1..systems.len()).map(|i| format!("System {i}")))
+                    .collect();
+            }
+        }
+    }
+    if paired && options.inputs.is_some() && !names.is_empty() {
+        names[0] = format!("Baseline: {}", names[0]);
+    }
+    Ok((names, systems))
+}
+
+fn build_metric(name: &str, options: &SacrebleuOptions) -> Result<SacreMetric> {
+    match name {
+        "bleu" => {
+            let args = &options.bleu;
+            let tokenizer = match args.tokenize.as_deref().unwrap_or("13a") {
+                "13a" => Tokenizer::Mteval13a,
+                "char" => Tokenizer::Char,
+                "none" => Tokenizer::None,
+                other => bail!(
+                    "--tokenize {other}: pairmetrics sacrebleu has BLEU's 13a, char and none tokenizers"
+                ),
+            };
+            let smoothing = Smoothing::new(&args.smooth_method, args.smooth_value)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let bleu = BleuOptions {
+                tokenizer,
+                lowercase: args.lowercase,
+                smoothing,
+                effective_order: options.sentence_level,
+                ..BleuOptions::default()
+            };
+            Ok(SacreMetric::Bleu(bleu))
+        }
+        "chrf" => {
+            let chrf = options.chrf;
+            if chrf.char_order + chrf.word_order == 0
+                || chrf.char_order > 16
+                || chrf.word_order > 16
+            {
+                bail!(
+                    "chrF orders {} (characters) and {} (words): each must be 0..=16, not both 0",
+                    chrf.char_order,
+                    chrf.word_order
+                );
+            }
+            Ok(SacreMetric::Chrf(chrf))
+        }
+        "ter" => Ok(SacreMetric::Ter(options.ter)),
+        other => bail!("unknown metric {other:?}: expected bleu, chrf or ter"),
+    }
+}
+
+/// Every (system, metric) pair's segment statistics, computed on `threads` threads.
+fn all_stats(
+    metrics: &[SacreMetric],
+    systems: &[Vec<String>],
+    refs: &[Vec<String>],
+    threads: usize,
+) -> Result<Vec<Vec<Stats>>> {
+    let jobs: Vec<(usize, usize)> = (0..systems.len())
+        .flat_map(|s| (0..metrics.len()).map(move |m| (s, m)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let results: Vec<Vec<(usize, Result<Stats>)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.clamp(1, jobs.len().max(1)))
+            .map(|_| {
+                scope.spawn(|| {
+                    let (mut done, mut scratch, mut row_refs) =
+                        (Vec::new(), Scratch::default(), Vec::new());
+                    loop {
+                        let job = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&(s, m)) = jobs.get(job) else { break };
+                        let metric = &metrics[m];
+                        let mut stats = Stats {
+                            width: metric.stats_len(),
+                            values: Vec::with_capacity(systems[s].len() * metric.stats_len()),
+                        };
+                        let result = systems[s]
+                            .iter()
+                            .enumerate()
+                            .try_for_each(|(row, hyp)| {
+                                row_refs.clear();
+                                row_refs.extend(refs.iter().map(|stream| stream[row].as_str()));
+                                metric
+                                    .segment_stats(hyp, &row_refs, &mut scratch, &mut stats.values)
+                                    .map_err(|e| anyhow::anyhow!("line {}: {e}", row + 1))
+                            })
+                            .map(|()| stats);
+                        done.push((job, result));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a statistics thread"))
+            .collect()
+    });
+    let mut by_job: Vec<Option<Result<Stats>>> = (0..jobs.len()).map(|_| None).collect();
+    for (job, result) in results.into_iter().flatten() {
+        by_job[job] = Some(result);
+    }
+    let mut out: Vec<Vec<Stats>> = vec![Vec::new(); systems.len()];
+    for ((s, _), result) in jobs.iter().zip(by_job) {
+        out[*s].push(result.expect("every job ran")?);
+    }
+    Ok(out)
+}
+
+/// `Score.format`: `NAME|SIGNATURE = SCORE (μ = MEAN ± CI) VERBOSE`, the score alone, or JSON.
+struct ScoreLine<'a> {
+    name: String,
+    score: f64,
+    signature: &'a str,
+    confidence: Option<(Py, Py)>,
+    verbose: Option<String>,
+}
+
+impl ScoreLine<'_> {
+    fn format(&self, width: usize, score_only: bool, json: bool) -> String {
+        let score = format!("{:.width$}", self.score);
+        let mut shown = score.clone();
+        let mut fields: Vec<(String, String)> = vec![
+            ("name".into(), json_string(&self.name, false)),
+            (
+                "score".into(),
+                float_repr(score.parse().expect("a formatted float")),
+            ),
+            ("signature".into(), json_string(self.signature, false)),
+        ];
+        if let Some((mean, ci)) = self.confidence.filter(|(mean, _)| mean.value() > 0.0) {
+            let (mean, ci) = (
+                format!("{:.width$}", mean.value()),
+                format!("{:.width$}", ci.value()),
+            );
+            let text = format!("μ = {mean} ± {ci}");
+            shown.push_str(&format!(" ({text})"));
+            fields.push((
+                "confidence_mean".into(),
+                float_repr(mean.parse().expect("a formatted float")),
+            ));
+            fields.push((
+                "confidence_var".into(),
+                float_repr(ci.parse().expect("a formatted float")),
+            ));
+            fields.push(("confidence".into(), json_string(&text, false)));
+        }
+        let mut line = if self.signature.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}|{}", self.name, self.signature)
+        };
+        line = format!("{line} = {shown}");
+        if let Some(verbose) = &self.verbose {
+            line.push_str(&format!(" {verbose}"));
+            fields.push(("verbose_score".into(), json_string(verbose, false)));
+        }
+        if score_only {
+            return shown;
+        }
+        if json {
+            for item in self.signature.split('|') {
+                let (key, value) = item.split_once(':').unwrap_or((item, ""));
+                match fields.iter_mut().find(|(k, _)| k == key) {
+                    Some(field) => field.1 = json_string(value, false),
+                    None => fields.push((key.to_string(), json_string(value, false))),
+                }
+            }
+            let body: Vec<String> = fields
+                .iter()
+                .map(|(k, v)| format!(" {}: {v}", json_string(k, false)))
+                .collect();
+            return format!("{{\n{}\n}}", body.join(",\n"));
+        }
+        line
+    }
+}
+
+/// Run the command, writing what sacrebleu writes to standard output to `out`.
+pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Write) -> Result<()> {
+    let paired = options.paired_bs || options.paired_ar;
+    if options.paired_bs && options.paired_ar {
+        bail!("--paired-bs and --paired-ar exclude each other");
+    }
+    if options.sentence_level && options.metrics.len() > 1 {
+        bail!("only one metric can be used in sentence-level mode");
+    }
+    let refs = read_references(options)?;
+    let (names, systems) = read_systems(options, stdin, paired)?;
+    if options.sentence_level && (systems.len() > 1 || options.confidence || paired) {
+        bail!("sentence-level mode takes one system and no statistical test");
+    }
+    if paired && systems.len() < 2 {
+        bail!("paired tests need several systems given to -i/--input");
+    }
+    if systems.len() > 1 && options.confidence {
+        bail!("--confidence is for one system: use --paired-bs or --paired-ar for several");
+    }
+    for (name, system) in names.iter().zip(&systems) {
+        if system.is_empty() {
+            bail!("{name} has no lines");
+        }
+        for (path, stream) in options.refs.iter().cycle().zip(&refs) {
+            if stream.len() != system.len() {
+                bail!(
+                    "system and reference streams have different lengths: {name} has {} lines, reference {} has {}",
+                    system.len(),
+                    path.display(),
+                    stream.len()
+                );
+            }
+        }
+    }
+    let mut names_seen = Vec::new();
+    let mut metrics = Vec::new();
+    for name in &options.metrics {
+        if !names_seen.contains(name) {
+            names_seen.push(name.clone());
+            metrics.push(build_metric(name, options)?);
+        }
+    }
+    let nrefs = refs.len();
+
+    if options.sentence_level {
+        let metric = &metrics[0];
+        let signature = metric.signature(nrefs, &[], options.short);
+        let (mut scratch, mut stats, mut row_refs) = (Scratch::default(), Vec::new(), Vec::new());
+        for (row, hyp) in systems[0].iter().enumerate() {
+            row_refs.clear();
+            row_refs.extend(refs.iter().map(|stream| stream[row].as_str()));
+            stats.clear();
+            metric
+                .segment_stats(hyp, &row_refs, &mut scratch, &mut stats)
+                .map_err(|e| anyhow::anyhow!("line {}: {e}", row + 1))?;
+            let line = ScoreLine {
+                name: metric.name(),
+                score: metric.score(&stats),
+                signature: &signature,
+                confidence: None,
+                verbose: metric.verbose(&stats),
+            };
+            writeln!(
+                out,
+                "{}",
+                line.format(options.width, options.score_only, false)
+            )?;
+        }
+        return Ok(());
+    }
+
+    // sacrebleu reports each system's metrics in name order, except in paired tests (-m order).
+    if !paired {
+        metrics.sort_by_key(|m| match m {
+            SacreMetric::Bleu(_) => 0,
+            SacreMetric::Chrf(_) => 1,
+            SacreMetric::Ter(_) => 2,
+        });
+    }
+    let stats = all_stats(&metrics, &systems, &refs, options.threads)?;
+    let seed = Seed::parse(&options.seed)?;
+
+    if systems.len() == 1 {
+        let json = options.format == Format::Json;
+        let mut results = Vec::new();
+        for (metric, stats) in metrics.iter().zip(&stats[0]) {
+            let sums = stats.sums();
+            let mut test = Vec::new();
+            let mut confidence = None;
+            if options.confidence && options.confidence_n > 1 {
+                let indices = bootstrap_indices(seed.value(), stats.rows(), options.confidence_n);
+                confidence = Some(estimate_ci_exact(&resample_scores(metric, stats, &indices)));
+                test = vec![
+                    ("bs", options.confidence_n.to_string()),
+                    ("seed", options.seed.to_lowercase()),
+                ];
+            }
+            let signature = metric.signature(nrefs, &test, options.short && !json);
+            let line = ScoreLine {
+                name: metric.name(),
+                score: metric.score(&sums),
+                signature: &signature,
+                confidence,
+                verbose: metric.verbose(&sums),
+            };
+            results.push(line.format(options.width, options.score_only, json));
+        }
+        return print_single_results(&results, json, out);
+    }
+
+    let mut columns: Vec<(String, Vec<Cell>)> = Vec::new();
+    let mut signatures = Vec::new();
+    if !paired {
+        for (m, metric) in metrics.iter().enumerate() {
+            let cells = stats
+                .iter()
+                .map(|system| {
+                    Cell::Text(format!(
+                        "{:.*}",
+                        options.width,
+                        metric.score(&system[m].sums())
+                    ))
+                })
+                .collect();
+            columns.push((metric.name(), cells));
+            signatures.push((metric.name(), metric.signature(nrefs, &[], options.short)));
+        }
+    } else {
+        let rows = stats[0][0].rows();
+        let samples = match (options.paired_bs, options.paired_bs_n, options.paired_ar_n) {
+            (true, n, _) if n > 0 => n as usize,
+            (true, _, _) => 1000,
+            (false, _, n) if n > 0 => n as usize,
+            (false, _, _) => 10000,
+        };
+        // The systems' tests draw from the seed unless it is 0 or none; the baseline's
+        // interval from the seed as given.
+        let test_seed = match seed {
+            Seed::Fixed(0) => Seed::None,
+            other => other,
+        };
+        for (m, metric) in metrics.iter().enumerate() {
+            let mut cells = Vec::new();
+            let test_kind;
+            if options.paired_bs {
+                test_kind = "bs";
+                let baseline_indices = bootstrap_indices(seed.value(), rows, samples);
+                let indices = if test_seed == seed {
+                    baseline_indices.clone()
+                } else {
+                    bootstrap_indices(test_seed.value(), rows, samples)
+                };
+                let baseline_stats = &stats[0][m];
+                let baseline = Baseline::new(metric, baseline_stats, &baseline_indices);
+                let (mean, ci) = estimate_ci(&baseline.resampled);
+                cells.push(Cell::Result(TestResult {
+                    score: baseline.score,
+                    p_value: None,
+                    mean: Some(mean),
+                    ci: Some(ci),
+                }));
+                let tested_baseline = if test_seed == seed {
+                    baseline
+                } else {
+                    Baseline::new(metric, baseline_stats, &indices)
+                };
+                let results = parallel_map(&stats[1..], options.threads, |system| {
+                    paired_bootstrap(metric, &tested_baseline, &system[m], &indices)
+                });
+                cells.extend(results.into_iter().map(Cell::Result));
+            } else {
+                test_kind = "ar";
+                let flips = randomization_flips(test_seed.value(), rows, samples);
+                cells.push(Cell::Result(TestResult {
+                    score: metric.score(&stats[0][m].sums()),
+                    p_value: None,
+                    mean: None,
+                    ci: None,
+                }));
+                let results = parallel_map(&stats[1..], options.threads, |system| {
+                    paired_randomization(metric, &stats[0][m], &system[m], &flips)
+                });
+                cells.extend(results.into_iter().map(Cell::Result));
+            }
+            columns.push((metric.name(), cells));
+            let test = [(test_kind, samples.to_string()), ("seed", seed.text())];
+            signatures.push((metric.name(), metric.signature(nrefs, &test, options.short)));
+        }
+    }
+    print_results_table(&names, &columns, &signatures, options, out)
+}
+
+/// `f` of each item, on up to `threads` threads, in order.
+fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let chunk = items.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a test thread"))
+            .collect()
+    })
+}
+
+/// A table cell: a formatted score, or a test's figures.
+enum Cell {
+    Text(String),
+    Result(TestResult),
+}
+
+/// `print_single_results`: JSON objects in a list, or text lines aligned at their `=`.
+fn print_single_results(results: &[String], json: bool, out: &mut dyn Write) -> Result<()> {
+    if json {
+        match results {
+            [one] => writeln!(out, "{one}")?,
+            _ => writeln!(out, "[\n{}\n]", results.join(",\n"))?,
+        }
+        return Ok(());
+    }
+    if let [one] = results {
+        writeln!(out, "{one}")?;
+        return Ok(());
+    }
+    // Lines are aligned at the space before their '=' (sacrebleu counts characters).
+    let left = |line: &str| {
+        line.find('=')
+            .map(|at| line[..at].chars().count().saturating_sub(1))
+    };
+    let width = results
+        .iter()
+        .filter_map(|line| left(line))
+        .max()
+        .unwrap_or(0);
+    for line in results.iter().filter(|line| left(line).is_none()) {
+        writeln!(out, "{line}")?;
+    }
+    for line in results {
+        if let Some(chars) = left(line) {
+            writeln!(out, "{}{line}", " ".repeat(width - chars))?;
+        }
+    }
+    Ok(())
+}
+
+/// `print_results_table`: JSON, or the table, the paired test's explanation and the
+/// signatures.
+fn print_results_table(
+    names: &[String],
+    columns: &[(String, Vec<Cell>)],
+    signatures: &[(String, String)],
+    options: &SacrebleuOptions,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let width = options.width;
+    if options.format == Format::Json {
+        let mut systems = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            let mut fields = vec![format!("        \"system\": {}", json_string(name, true))];
+            for (metric, cells) in columns {
+                let value = match &cells[i] {
+                    Cell::Text(text) => json_string(text, true),
+                    Cell::Result(result) => {
+                        let optional = |x: Option<f64>| x.map_or("null".to_string(), json_float);
+                        format!(
+                            "{{\n            \"score\": {},\n            \"p_value\": {},\n            \"mean\": {},\n            \"ci\": {}\n        }}",
+                            json_float(result.score),
+                            optional(result.p_value),
+                            optional(result.mean.map(Py::value)),
+                            optional(result.ci.map(Py::value))
+                        )
+                    }
+                };
+                fields.push(format!("        {}: {value}", json_string(metric, true)));
+            }
+            systems.push(format!("    {{\n{}\n    }}", fields.join(",\n")));
+        }
+        writeln!(out, "[\n{}\n]", systems.join(",\n"))?;
+        return Ok(());
+    }
+    let multiline = options.format == Format::Text;
+    let mut is_bootstrap = false;
+    let mut headers = vec!["System".to_string()];
+    let mut table_columns = Vec::new();
+    for (metric, cells) in columns {
+        let mut texts = Vec::new();
+        for cell in cells {
+            texts.push(match cell {
+                Cell::Text(text) => text.clone(),
+                Cell::Result(result) => {
+                    let mut text = format!("{:.width$}", result.score);
+                    if let (Some(mean), Some(ci)) = (result.mean, result.ci) {
+                        is_bootstrap = true;
+                        let _ =
+                            write!(text, " ({:.width$} ± {:.width$})", mean.value(), ci.value());
+                    }
+                    if let Some(p) = result.p_value {
+                        text.push(if multiline { '\n' } else { ' ' });
+                        let _ = write!(text, "(p = {p:.4})");
+                        if p <= 0.05 {
+                            text.push('*');
+                        }
+                    }
+                    text
+                }
+            });
+        }
+        headers.push(if is_bootstrap {
+            format!("{metric} (μ ± 95% CI)")
+        } else {
+            metric.clone()
+        });
+        table_columns.push(texts);
+    }
+    let rows: Vec<Vec<String>> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            std::iter::once(name.clone())
+                .chain(table_columns.iter().map(|c| c[i].clone()))
+                .collect()
+        })
+        .collect();
+    let style = if multiline {
+        Style::FancyGrid
+    } else {
+        Style::LatexBooktabs
+    };
+    writeln!(out, "{}\n", tabulate::render(&headers, &rows, style))?;
+    if options.paired_bs || options.paired_ar {
+        let (kind, n, unit) = match options.paired_bs {
+            true => (
+                "bootstrap resampling",
+                options.paired_bs_n,
+                "resampling trials",
+            ),
+            false => ("approximate randomization", options.paired_ar_n, "trials"),
+        };
+        let message = format!("Paired {kind} test with {n} {unit}");
+        let rule = "-".repeat(message.chars().count());
+        writeln!(out, "{rule}\n{message}\n{rule}")?;
+        writeln!(out, " - Each system is pairwise compared to {}.", names[0])?;
+        match options.paired_bs {
+            true => writeln!(
+                out,
+                "   Actual system score / bootstrap estimated true mean / 95% CI are provided for each metric."
+            )?,
+            false => writeln!(out, "   Actual system score is provided for each metric.")?,
+        }
+        out.write_all(PAIRED_EXPLANATION.as_bytes())?;
+    }
+    writeln!(
+        out,
+        "-----------------\nMetric signatures\n-----------------"
+    )?;
+    for (name, signature) in signatures {
+        writeln!(out, " - {name:<10} {signature}")?;
+    }
+    Ok(())
+}
+
+const PAIRED_EXPLANATION: &str = "
+ - Null hypothesis: the system and the baseline translations are essentially
+   generated by the same underlying process. For a given system and the baseline,
+   the p-value is roughly the probability of the absolute score difference (delta)
+   or higher occurring due to chance, under the assumption that the null hypothesis is correct.
+
+ - Assuming a significance threshold of 0.05, the null hypothesis can be rejected
+   for p-values < 0.05 (marked with \"*\"). This means that the delta is unlikely to be attributed
+   to chance, hence the system is significantly \"different\" than the baseline.
+   Otherwise, the p-values are highlighted in red.
+
+ - NOTE: Significance does not tell whether a system is \"better\" than the baseline but rather
+   emphasizes the \"difference\" of the systems in terms of the replicability of the delta.
+
+";
