@@ -10,16 +10,16 @@ pub fn float_repr(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.to_string();
     }
-    let scientific = format!("{x:e}");
+    // Rust's shortest digits, but where two are equally near the binary value Python takes
+    // the even one: the value rounded exactly (ties to even) to as many digits.
+    let shortest = format!("{x:e}");
+    let significant = shortest.split_once('e').expect("an exponent").0.chars().filter(char::is_ascii_digit).count();
+    let scientific = format!("{x:.*e}", significant - 1);
     let (digits, exponent) = scientific.split_once('e').expect("an exponent");
     let exponent: i32 = exponent.parse().expect("a decimal exponent");
     if (-4..16).contains(&exponent) {
-        let positional = format!("{x}");
-        if positional.contains('.') {
-            positional
-        } else {
-            format!("{positional}.0")
-        }
+        let decimals = (significant as i32 - 1 - exponent).max(1) as usize;
+        format!("{x:.decimals$}")
     } else {
         let sign = if exponent < 0 { '-' } else { '+' };
         format!("{digits}e{sign}{:02}", exponent.abs())
@@ -79,6 +79,8 @@ mod tests {
             (1.5e-7, "1.5e-07"),
             (0.1 + 0.2, "0.30000000000000004"),
             (f64::from(53.09f32), "53.09000015258789"),
+            // Two shortest decimals equally near: Python takes the even one.
+            (66.808868408203125, "66.80886840820312"),
             (0.0, "0.0"),
         ] {
             assert_eq!(float_repr(x), repr);

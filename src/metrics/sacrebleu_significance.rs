@@ -126,21 +126,22 @@ fn pairwise_sum<T: Copy + Default + std::ops::Add<Output = T>>(a: &[T]) -> T {
     }
 }
 
-/// `estimate_ci` of significance.py: the mean (numpy's) and half the central 95% range.
+/// `estimate_ci` of significance.py: the mean (numpy's, of the sorted scores) and half the
+/// central 95% range.
 pub fn estimate_ci(scores: &Array) -> (Py, Py) {
     match scores {
         Array::F32(values) => {
             let mut sorted = values.clone();
             sorted.sort_by(f32::total_cmp);
             let (lower, upper) = bounds(&sorted);
-            let mean = pairwise_sum(values) / values.len() as f32;
+            let mean = pairwise_sum(&sorted) / sorted.len() as f32;
             (Py::Float32(mean), Py::Float32(0.5 * (upper - lower)))
         }
         Array::F64(values) => {
             let mut sorted = values.clone();
             sorted.sort_by(f64::total_cmp);
             let (lower, upper) = bounds(&sorted);
-            let mean = pairwise_sum(values) / values.len() as f64;
+            let mean = pairwise_sum(&sorted) / sorted.len() as f64;
             (Py::Float(mean), Py::Float(0.5 * (upper - lower)))
         }
     }
