@@ -23,6 +23,7 @@ mod rank;
 mod reliability;
 mod report;
 mod rerank;
+mod sacrebleu_cli;
 mod schemas;
 mod semeval;
 mod significance;

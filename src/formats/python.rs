@@ -13,7 +13,13 @@ pub fn float_repr(x: f64) -> String {
     // Rust's shortest digits, but where two are equally near the binary value Python takes
     // the even one: the value rounded exactly (ties to even) to as many digits.
     let shortest = format!("{x:e}");
-    let significant = shortest.split_once('e').expect("an exponent").0.chars().filter(char::is_ascii_digit).count();
+    let significant = shortest
+        .split_once('e')
+        .expect("an exponent")
+        .0
+        .chars()
+        .filter(char::is_ascii_digit)
+        .count();
     let scientific = format!("{x:.*e}", significant - 1);
     let (digits, exponent) = scientific.split_once('e').expect("an exponent");
     let exponent: i32 = exponent.parse().expect("a decimal exponent");

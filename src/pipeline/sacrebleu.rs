@@ -486,7 +486,8 @@ pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Wr
         });
     }
     let stats = all_stats(&metrics, &systems, &refs, options.threads)?;
-    let seed = Seed::parse(&options.seed)?;
+    // Only the tests read the seed, as in sacrebleu.
+    let seed = || Seed::parse(&options.seed);
 
     if systems.len() == 1 {
         let json = options.format == Format::Json;
@@ -496,7 +497,8 @@ pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Wr
             let mut test = Vec::new();
             let mut confidence = None;
             if options.confidence && options.confidence_n > 1 {
-                let indices = bootstrap_indices(seed.value(), stats.rows(), options.confidence_n);
+                let indices =
+                    bootstrap_indices(seed()?.value(), stats.rows(), options.confidence_n);
                 confidence = Some(estimate_ci_exact(&resample_scores(metric, stats, &indices)));
                 test = vec![
                     ("bs", options.confidence_n.to_string()),
@@ -543,6 +545,7 @@ pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Wr
         };
         // The systems' tests draw from the seed unless it is 0 or none; the baseline's
         // interval from the seed as given.
+        let seed = seed()?;
         let test_seed = match seed {
             Seed::Fixed(0) => Seed::None,
             other => other,

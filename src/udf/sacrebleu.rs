@@ -358,7 +358,9 @@ impl<M: Metric> AggregateUDFImpl for CorpusUdf<M> {
                         Err(e) => return plan_err!("{name}: {e}"),
                     },
                     None => {
-                        return plan_err!("{name}: `options` must be a constant string, got {expr}");
+                        return plan_err!(
+                            "{name}: `options` must be a constant string, got {expr}"
+                        );
                     }
                 }
             }
