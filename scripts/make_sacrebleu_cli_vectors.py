@@ -65,6 +65,11 @@ CASES = [
     ([A, "-i", GPT4, "-m", "ter", "--ter-normalized", "--ter-no-punct", "--ter-case-sensitive", "-f", "text"], {}),
     ([A, "-i", ONLINE_A, "-m", "ter", "--ter-asian-support", "--ter-normalized", "--confidence"], {}),
     ([A, "-i", GPT4, ONLINE_A] + ALL, {"SACREBLEU_FORMAT": "latex"}),
+    ([A, "-i", GPT4, "-m", "bleu", "-tok", "intl", "-sl", "-w", "6"], {}),
+    (["en-de.ref.refA.de", "-i", "en-de.hyp.ONLINE-W.de", "-m", "bleu", "-tok", "intl", "-sl", "-w", "6"], {}),
+    (["en-zh.ref.refA.zh", "-i", "en-zh.hyp.GPT4-5shot.zh", "-m", "bleu", "-tok", "zh", "-sl", "-w", "6"], {}),
+    (["en-zh.ref.refA.zh", "-i", "en-zh.hyp.GPT4-5shot.zh", "en-zh.hyp.ONLINE-A.zh", "-m", "bleu", "-tok", "zh", "--paired-bs", "-f", "text"], {}),
+    (["en-zh.ref.refA.zh", "-i", "en-zh.hyp.ONLINE-A.zh", "-m", "bleu", "chrf", "-tok", "intl", "-f", "text", "-w", "4"], {}),
 ]
 
 

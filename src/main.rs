@@ -304,7 +304,7 @@ enum Command {
     /// so they print sacrebleu's p-values, means and intervals; SACREBLEU_FORMAT overrides -f.
     /// sacrebleu's short options (-sl, -tok, -lc, -cc, -cw, -ci, -cin, -par, -pbs, -parn,
     /// -pbsn, -sh, -nc, -nr, -sv) work too. Not here: sacrebleu's test sets (-t, -l, --echo,
-    /// downloads) and BLEU's intl, zh, ja-mecab, ko-mecab, spm and flores tokenizers. See
+    /// downloads) and BLEU's ja-mecab, ko-mecab, spm and flores tokenizers. See
     /// docs/guide/sacrebleu.md.
     Sacrebleu {
         /// Reference files, one segment a line (several: several references a segment).
@@ -327,7 +327,7 @@ enum Command {
         /// BLEU smoothing value for floor (0.1) and add-k (1).
         #[arg(long = "smooth-value")]
         smooth_value: Option<f64>,
-        /// BLEU tokenizer: 13a (default), char or none.
+        /// BLEU tokenizer: 13a (default), intl, zh, char or none.
         #[arg(long = "tokenize")]
         tokenize: Option<String>,
         /// BLEU: ignore case.

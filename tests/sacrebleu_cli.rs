@@ -1,7 +1,8 @@
-//! `pairmetrics sacrebleu` prints what sacrebleu 2.6.0 prints, byte for byte, on 30 command
-//! lines over real WMT23 system outputs (tests/vectors/sacrebleu_cli, made by
+//! `pairmetrics sacrebleu` prints what sacrebleu 2.6.0 prints, byte for byte, on 35 command
+//! lines over real WMT23 system outputs (he-en, en-de, en-zh; tests/vectors/sacrebleu_cli, made by
 //! scripts/make_sacrebleu_cli_vectors.py): JSON, text and LaTeX, one and several systems, one
-//! and two references, sentence scores, --confidence, --paired-bs and --paired-ar (numpy's
+//! and two references, sentence scores, BLEU's 13a, intl, zh, char and none tokenizers,
+//! --confidence, --paired-bs and --paired-ar (numpy's
 //! generator, so sacrebleu's p-values); and numpy's generator draws what numpy draws
 //! (tests/vectors/numpy_rng, scripts/make_numpy_rng_vectors.py).
 
@@ -55,7 +56,7 @@ fn prints_what_sacrebleu_prints() {
         std::fs::read_to_string(root().join("tests/vectors/sacrebleu_cli/cases.json")).unwrap();
     let vectors: Value = serde_json::from_str(&text).unwrap();
     let cases = vectors["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 30);
+    assert_eq!(cases.len(), 35);
     for case in cases {
         let args = strings(&case["args"]);
         let env: Vec<(String, String)> = case["env"]

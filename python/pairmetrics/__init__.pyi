@@ -447,7 +447,7 @@ def sentence_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> 
     Arguments:
         hyp: The hypothesis: a string (or a token list, joined with spaces).
         ref: The reference: a string, or a list of strings for several (a token list when hyp is one).
-        options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
+        options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
@@ -463,7 +463,7 @@ def bleu_stats(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.
     Arguments:
         hyp: The hypothesis: a string (or a token list, joined with spaces).
         ref: The reference: a string, or a list of strings for several (a token list when hyp is one).
-        options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
+        options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
@@ -567,7 +567,7 @@ def corpus_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> An
     Arguments:
         hyp: The hypothesis: a string (or a token list, joined with spaces).
         ref: The reference: a string, or a list of strings for several (a token list when hyp is one).
-        options: A constant: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
+        options: A constant: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.

@@ -13,6 +13,9 @@
 //! - floating-point operations run in sacrebleu's order.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
 use std::fmt;
 use std::str::FromStr;
 
@@ -33,6 +36,11 @@ pub const MAX_ORDER_LIMIT: usize = 16;
 pub enum Tokenizer {
     /// `13a`, mteval-v13a's tokenisation, WMT's standard and sacrebleu's default.
     Mteval13a,
+    /// `intl`, mteval-v14's international tokenisation: Unicode punctuation split off unless
+    /// between digits, symbols split off.
+    Intl,
+    /// `zh`: the characters of sacrebleu's Chinese ranges split apart, the rest as 13a.
+    Zh,
     /// `char`: every character a word.
     Char,
     /// `none`: the text as given, split on whitespace.
@@ -44,6 +52,8 @@ impl Tokenizer {
     pub fn name(self) -> &'static str {
         match self {
             Tokenizer::Mteval13a => "13a",
+            Tokenizer::Intl => "intl",
+            Tokenizer::Zh => "zh",
             Tokenizer::Char => "char",
             Tokenizer::None => "none",
         }
@@ -56,10 +66,13 @@ impl FromStr for Tokenizer {
     fn from_str(name: &str) -> Result<Self, BleuError> {
         match name {
             "13a" => Ok(Tokenizer::Mteval13a),
+            "intl" => Ok(Tokenizer::Intl),
+            "zh" => Ok(Tokenizer::Zh),
             "char" => Ok(Tokenizer::Char),
             "none" => Ok(Tokenizer::None),
-            "intl" | "zh" | "ja-mecab" | "ko-mecab" | "spm" | "flores101" | "flores200"
-            | "spBLEU-1K" => Err(BleuError::UnsupportedTokenizer(name.to_string())),
+            "ja-mecab" | "ko-mecab" | "spm" | "flores101" | "flores200" | "spBLEU-1K" => {
+                Err(BleuError::UnsupportedTokenizer(name.to_string()))
+            }
             _ => Err(BleuError::UnknownTokenizer(name.to_string())),
         }
     }
@@ -138,7 +151,7 @@ impl BleuOptions {
     }
 
     /// Options written in the words of sacrebleu's signature, over `self`: `|`-separated
-    /// `tok:13a|char|none`, `case:mixed|lc`, `eff:yes|no`, `smooth:exp|none|floor|add-k` (with a
+    /// `tok:13a|intl|zh|char|none`, `case:mixed|lc`, `eff:yes|no`, `smooth:exp|none|floor|add-k` (with a
     /// value in brackets: `floor[0.25]`), and `order:N` (the maximum n-gram order, which
     /// signatures leave out). A whole signature reads back as its options: `nrefs` is ignored
     /// (the references are counted) and `version` must be this one.
@@ -225,12 +238,12 @@ impl fmt::Display for BleuError {
         match self {
             BleuError::UnknownTokenizer(name) => write!(
                 f,
-                "unknown BLEU tokenizer '{name}': expected 13a, char or none"
+                "unknown BLEU tokenizer '{name}': expected 13a, intl, zh, char or none"
             ),
             BleuError::UnsupportedTokenizer(name) => {
                 write!(
                     f,
-                    "sacrebleu's '{name}' tokenizer is not supported (yet): use 13a, char or none"
+                    "sacrebleu's '{name}' tokenizer is not supported (yet): use 13a, intl, zh, char or none"
                 )
             }
             BleuError::UnknownSmoothing(name) => {
@@ -245,7 +258,7 @@ impl fmt::Display for BleuError {
             ),
             BleuError::Option(item) => write!(
                 f,
-                "BLEU option '{item}' is not one of tok:13a|char|none, case:mixed|lc, eff:yes|no, \
+                "BLEU option '{item}' is not one of tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, \
                  smooth:exp|none|floor[V]|add-k[V], order:N"
             ),
             BleuError::Version(version) => {
@@ -276,6 +289,8 @@ pub fn tokenize(text: &str, options: &BleuOptions, out: &mut String) {
     let text = text.trim_end_matches(is_python_whitespace);
     match options.tokenizer {
         Tokenizer::Mteval13a => mteval_13a(text, out),
+        Tokenizer::Intl => mteval_14_international(text, out),
+        Tokenizer::Zh => chinese(text, out),
         Tokenizer::Char => {
             for (i, c) in text.chars().enumerate() {
                 if i > 0 {
@@ -301,14 +316,16 @@ fn mteval_13a(line: &str, out: &mut String) {
             .replace("&lt;", "<")
             .replace("&gt;", ">");
     }
-    // `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `, on ` {line} `: the added spaces are in the class.
+    regexp_tokenize(&format!(" {line} "), out);
+}
+
+/// sacrebleu's `TokenizerRegexp`, the language-dependent part of 13a.
+fn regexp_tokenize(line: &str, out: &mut String) {
+    // `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `.
     let symbol =
         |c: char| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/');
     let mut chars = Vec::with_capacity(line.len() + 8);
-    for c in std::iter::once(' ')
-        .chain(line.chars())
-        .chain(std::iter::once(' '))
-    {
+    for c in line.chars() {
         match symbol(c) {
             true => chars.extend([' ', c, ' ']),
             false => chars.push(c),
@@ -330,13 +347,66 @@ fn mteval_13a(line: &str, out: &mut String) {
         |a, b| a.is_ascii_digit() && b == '-',
         |a, b| [a, ' ', b, ' '],
     );
-    let text: String = chars.into_iter().collect();
-    for (i, word) in python_words(&text).enumerate() {
+    join_words(&chars.into_iter().collect::<String>(), out);
+}
+
+/// `' '.join(text.split())`.
+fn join_words(text: &str, out: &mut String) {
+    for (i, word) in python_words(text).enumerate() {
         if i > 0 {
             out.push(' ');
         }
         out.push_str(word);
     }
+}
+
+/// sacrebleu's `TokenizerV14International`: three `regex.sub`s over Unicode's general
+/// categories (N numbers, P punctuation, S symbols), then single spaces.
+fn mteval_14_international(line: &str, out: &mut String) {
+    static PATTERNS: LazyLock<[(Regex, &str); 3]> = LazyLock::new(|| {
+        let regex = |pattern: &str| Regex::new(pattern).expect("a valid pattern");
+        [
+            (regex(r"(\P{N})(\p{P})"), "$1 $2 "),
+            (regex(r"(\p{P})(\P{N})"), " $1 $2"),
+            (regex(r"(\p{S})"), " $1 "),
+        ]
+    });
+    let mut line = std::borrow::Cow::Borrowed(line);
+    for (pattern, replacement) in PATTERNS.iter() {
+        line = std::borrow::Cow::Owned(pattern.replace_all(&line, *replacement).into_owned());
+    }
+    join_words(&line, out);
+}
+
+/// sacrebleu's `TokenizerZh`: stripped, each character of its Chinese ranges surrounded by
+/// spaces, then `TokenizerRegexp`.
+fn chinese(line: &str, out: &mut String) {
+    let mut spaced = String::with_capacity(line.len() * 2);
+    for c in line.trim_matches(is_python_whitespace).chars() {
+        match is_chinese_char(c) {
+            true => {
+                spaced.push(' ');
+                spaced.push(c);
+                spaced.push(' ');
+            }
+            false => spaced.push(c),
+        }
+    }
+    regexp_tokenize(&spaced, out);
+}
+
+/// sacrebleu's `_UCODE_RANGES`, compared as it compares them: as Python strings, so the two
+/// ranges written `\u20000`-`\u2a6d6` and `\u2f800`-`\u2fa1d` (meant as Extension B and the
+/// compatibility supplement) are the two-character strings they are, and hold U+2001..U+2A6D and
+/// U+2F81..U+2FA1 of the Basic Multilingual Plane (which also hold sacrebleu's U+2600..U+27BF).
+fn is_chinese_char(c: char) -> bool {
+    matches!(c,
+        '\u{3400}'..='\u{4db5}' | '\u{4e00}'..='\u{9fa5}' | '\u{9fa6}'..='\u{9fbb}' | '\u{f900}'..='\u{fa2d}'
+        | '\u{fa30}'..='\u{fa6a}' | '\u{fa70}'..='\u{fad9}' | '\u{2001}'..='\u{2a6d}' | '\u{2f81}'..='\u{2fa1}'
+        | '\u{ff00}'..='\u{ffef}' | '\u{2e80}'..='\u{2eff}' | '\u{3000}'..='\u{303f}' | '\u{31c0}'..='\u{31ef}'
+        | '\u{2f00}'..='\u{2fdf}' | '\u{2ff0}'..='\u{2fff}' | '\u{3100}'..='\u{312f}' | '\u{31a0}'..='\u{31bf}'
+        | '\u{fe10}'..='\u{fe1f}' | '\u{fe30}'..='\u{fe4f}'
+        | '\u{3200}'..='\u{32ff}' | '\u{3300}'..='\u{33ff}')
 }
 
 /// Reused buffers: tokenised text and word ids. Ids only need to agree within a segment, so
@@ -590,8 +660,8 @@ mod tests {
     #[test]
     fn options_sacrebleu_rejects() {
         assert_eq!(
-            "intl".parse::<Tokenizer>(),
-            Err(BleuError::UnsupportedTokenizer("intl".into()))
+            "ja-mecab".parse::<Tokenizer>(),
+            Err(BleuError::UnsupportedTokenizer("ja-mecab".into()))
         );
         assert_eq!(
             "13b".parse::<Tokenizer>(),

@@ -3,8 +3,8 @@
 //! LaTeX; sentence scores; `--confidence`; `--paired-bs` and `--paired-ar` with its seed and
 //! numpy's generator, so the p-values are its p-values). The numbers come from the kernels the
 //! SQL functions use; the tests' arithmetic is sacrebleu's ([`sacrebleu_significance`]).
-//! What it does not do: sacrebleu's test sets (`-t`, `-l`, downloads) and the tokenisers other
-//! than 13a, char and none.
+//! What it does not do: sacrebleu's test sets (`-t`, `-l`, downloads) and BLEU's tokenisers
+//! that need MeCab or SentencePiece models.
 //!
 //! Where sacrebleu's JSON of a paired test crashes (numpy float32 values), this prints what its
 //! code would print if they were serialisable: the float32 value as a Python float.
@@ -240,14 +240,12 @@ fn build_metric(name: &str, options: &SacrebleuOptions) -> Result<SacreMetric> {
     match name {
         "bleu" => {
             let args = &options.bleu;
-            let tokenizer = match args.tokenize.as_deref().unwrap_or("13a") {
-                "13a" => Tokenizer::Mteval13a,
-                "char" => Tokenizer::Char,
-                "none" => Tokenizer::None,
-                other => bail!(
-                    "--tokenize {other}: pairmetrics sacrebleu has BLEU's 13a, char and none tokenizers"
-                ),
-            };
+            let tokenizer: Tokenizer = args
+                .tokenize
+                .as_deref()
+                .unwrap_or("13a")
+                .parse()
+                .map_err(|e| anyhow::anyhow!("--tokenize: {e}"))?;
             let smoothing = Smoothing::new(&args.smooth_method, args.smooth_value)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             let bleu = BleuOptions {

@@ -10,7 +10,7 @@ use super::sacrebleu::{Kind, Metric};
 use crate::metrics::bleu::{self, BleuOptions, Scratch};
 
 const OPTIONS_DOC: &str = "sacrebleu's options in the words of its signature, '|'-separated: \
-    tok:13a|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; \
+    tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; \
     e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.";
 
 const HYP_DOC: &str = "The hypothesis: a string (or a token list, joined with spaces).";
