@@ -246,26 +246,34 @@ pub fn paired_randomization(
     let (baseline_score, system_score) =
         (metric.score(&baseline.sums()), metric.score(&system.sums()));
     let real = (baseline_score - system_score).abs();
+    // Trial sums: a = Σ system + Σ_flipped (baseline − system), b = Σ baseline − the same.
     let (rows, width) = (baseline.rows(), baseline.width);
-    let mut a = vec![0.0; width];
-    let mut b = vec![0.0; width];
+    let swing: Vec<f64> = baseline
+        .values
+        .iter()
+        .zip(&system.values)
+        .map(|(b, s)| b - s)
+        .collect();
+    let (system_sums, baseline_sums) = (system.sums(), baseline.sums());
+    let (mut flipped, mut a, mut b) = (vec![0.0; width], vec![0.0; width], vec![0.0; width]);
     let differences: Vec<f64> = flips
         .chunks_exact(rows.max(1))
         .map(|trial| {
-            a.iter_mut().chain(b.iter_mut()).for_each(|x| *x = 0.0);
-            for (i, &flip) in trial.iter().enumerate() {
-                let (from_baseline, from_system) = (
-                    &baseline.values[i * width..][..width],
-                    &system.values[i * width..][..width],
-                );
-                let (to_a, to_b) = if flip {
-                    (from_baseline, from_system)
-                } else {
-                    (from_system, from_baseline)
-                };
-                a.iter_mut().zip(to_a).for_each(|(s, x)| *s += x);
-                b.iter_mut().zip(to_b).for_each(|(s, x)| *s += x);
+            flipped.iter_mut().for_each(|x| *x = 0.0);
+            for (row, _) in trial.iter().enumerate().filter(|(_, flip)| **flip) {
+                flipped
+                    .iter_mut()
+                    .zip(&swing[row * width..][..width])
+                    .for_each(|(f, d)| *f += d);
             }
+            a.iter_mut()
+                .zip(&system_sums)
+                .zip(&flipped)
+                .for_each(|((a, s), f)| *a = s + f);
+            b.iter_mut()
+                .zip(&baseline_sums)
+                .zip(&flipped)
+                .for_each(|((b, s), f)| *b = s - f);
             (metric.trial_score(&a) - metric.trial_score(&b)).abs()
         })
         .collect();
