@@ -34,6 +34,9 @@ CASES = [
     ".",
     "9.",
     "a9-b",
+    "我们今天去北京。他说：“好的！”3.5公里，价格¥20—30元。",
+    "Année 2023: €5,000.00 — «citation», ½ + ¼ = ¾ © ™ 𝔸 😀 ‰ 1,5 x.y 2.",
+    "\u2001em\u2a6d\u2f81\u2fa1 \U00020000 \u2600☀\u27bf ﬁ ｆｕｌｌ",
 ]
 
 PAIRS = [
@@ -59,6 +62,8 @@ CONFIGS = [
     dict(tokenize="none"),
     dict(tokenize="char"),
     dict(tokenize="char", lowercase=True),
+    dict(tokenize="intl"),
+    dict(tokenize="zh"),
     dict(tokenize="13a", smooth_method="floor"),
     dict(tokenize="13a", smooth_method="floor", smooth_value=0.25),
     dict(tokenize="13a", smooth_method="add-k"),
@@ -75,12 +80,15 @@ SENTENCE_CONFIGS = [
     dict(tokenize="13a", smooth_method="floor", effective_order=True),
     dict(tokenize="13a", smooth_method="add-k", effective_order=True),
     dict(tokenize="char"),
+    dict(tokenize="intl", effective_order=True),
+    dict(tokenize="zh", effective_order=True),
 ]
 
 SETS = [
     ("de-en", ["de-en.ref.refA.en"], ["de-en.hyp.ONLINE-B.en", "de-en.hyp.NLLB_Greedy.en"]),
     ("he-en", ["he-en.ref.refA.en", "he-en.ref.refB.en"], ["he-en.hyp.GPT4-5shot.en", "he-en.hyp.ONLINE-A.en"]),
     ("en-de", ["en-de.ref.refA.de"], ["en-de.hyp.ONLINE-W.de"]),
+    ("en-zh", ["en-zh.ref.refA.zh"], ["en-zh.hyp.GPT4-5shot.zh"]),
 ]
 
 
@@ -108,7 +116,8 @@ def main():
     tokenized = []
     for text in CASES:
         row = {"text": text}
-        for config in [dict(tokenize="13a"), dict(tokenize="13a", lowercase=True), dict(tokenize="char"), dict(tokenize="none")]:
+        for config in [dict(tokenize="13a"), dict(tokenize="13a", lowercase=True), dict(tokenize="char"), dict(tokenize="none"),
+                       dict(tokenize="intl"), dict(tokenize="zh")]:
             metric = BLEU(**config)
             key = config["tokenize"] + ("-lc" if config.get("lowercase") else "")
             row[key] = metric._preprocess_segment(text)

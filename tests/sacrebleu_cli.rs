@@ -199,9 +199,9 @@ fn refuses_what_sacrebleu_refuses() {
                 "-i",
                 "he-en.hyp.GPT4-5shot.en",
                 "-tok",
-                "intl",
+                "ja-mecab",
             ],
-            "13a, char and none",
+            "13a, intl, zh, char or none",
         ),
         (
             &[
