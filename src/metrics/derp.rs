@@ -298,16 +298,19 @@ impl Tree {
         let k = tokens.len();
         grow(out, k * k, 0);
         let LcaWork { order, gap } = work;
+        // Sorted as packed (preorder, index) keys: integer compares, no lookups while sorting.
         order.clear();
-        order.extend(0..k as u32);
-        order.sort_unstable_by_key(|&i| self.preorder[tokens[i as usize] as usize]);
+        order.extend(
+            tokens
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| u64::from(self.preorder[t as usize]) << 32 | i as u64),
+        );
+        order.sort_unstable();
         gap.clear();
         gap.push(u32::MAX);
         for w in order.windows(2) {
-            let (from, to) = (
-                self.preorder[tokens[w[0] as usize] as usize],
-                self.preorder[tokens[w[1] as usize] as usize],
-            );
+            let (from, to) = (w[0] >> 32, w[1] >> 32);
             gap.push(
                 self.depth_in_preorder[from as usize + 1..=to as usize]
                     .iter()
@@ -317,8 +320,10 @@ impl Tree {
             );
         }
         for (a, &i) in order.iter().enumerate() {
+            let i = i as u32;
             let mut shallowest = u32::MAX;
             for (&j, &gap) in order[a + 1..].iter().zip(&gap[a + 1..]) {
+                let j = j as u32;
                 shallowest = shallowest.min(gap);
                 // No token between them: the same token twice (counterparts can repeat).
                 let d = if shallowest == u32::MAX {
@@ -503,7 +508,8 @@ struct Weights {
 /// Buffers of [`Tree::lca_depths`].
 #[derive(Debug, Default)]
 struct LcaWork {
-    order: Vec<u32>,
+    /// Each token's (place in preorder, index) packed in a sort key.
+    order: Vec<u64>,
     gap: Vec<u32>,
 }
 
@@ -538,6 +544,8 @@ impl Weights {
             ..
         } = self;
         let (depth0, depth1) = (&depth0[..k], &depth1[..k]);
+        let (lca0, lca1) = (&lca0[..k * k], &lca1[..k * k]);
+        let (share, ranks) = (&mut share[..k * k], &mut ranks[..k * k]);
         for (i, &(n, c)) in nodes.iter().enumerate().rev() {
             for (side, token) in [(0, n), (1, c)] {
                 climbs[side].clear();
@@ -545,31 +553,44 @@ impl Weights {
             }
             table.fill(&climbs[0], &climbs[1]);
             let (d0, d1) = (depth0[i], depth1[i]);
-            for at in (i..i * k).step_by(k) {
-                share[at] = table.get(d0 - lca0[at], d1 - lca1[at]);
+            // Node i's share of the edges (j, i), j < i: column i above the diagonal.
+            for ((share, &x), &y) in share[i..]
+                .iter_mut()
+                .step_by(k)
+                .zip(lca0[i..].iter().step_by(k))
+                .zip(lca1[i..].iter().step_by(k))
+                .take(i)
+            {
+                *share = table.get(d0 - x, d1 - y);
             }
-            let row = i * k..(i + 1) * k;
-            let (lca0, lca1, share, ranks_row) = (
-                &lca0[row.clone()],
-                &lca1[row.clone()],
-                &share[row.clone()],
-                &mut ranks[row],
-            );
-            for (j, &(_, cm)) in nodes.iter().enumerate().skip(i + 1) {
-                let (x, y) = (lca0[j], lca1[j]);
-                let up = |node: usize| (depth0[node] - x).max(depth1[node] - y);
+            // Its edges (i, j), j > i: row i right of the diagonal, completed by their shares.
+            let after = i * k + i + 1..(i + 1) * k;
+            let ends = R::from(i as u32) << R::FIELD;
+            for (j, (((rank, (&x, &y)), &share), ((&dj0, &dj1), &(_, cm)))) in ranks[after.clone()]
+                .iter_mut()
+                .zip(lca0[after.clone()].iter().zip(&lca1[after.clone()]))
+                .zip(&share[after.clone()])
+                .zip(
+                    depth0[i + 1..]
+                        .iter()
+                        .zip(&depth1[i + 1..])
+                        .zip(&nodes[i + 1..]),
+                )
+                .enumerate()
+            {
                 let (l, lmax) = if c == cm {
                     (0, 0)
                 } else {
                     (
-                        table.get(d0 - x, d1 - y) + share[j] + u32::from(c > cm),
-                        up(i) + 1 + up(j),
+                        table.get(d0 - x, d1 - y) + share + u32::from(c > cm),
+                        (d0 - x).max(d1 - y) + 1 + (dj0 - x).max(dj1 - y),
                     )
                 };
-                ranks_row[j] = R::pack(l, lmax, i, j);
+                *rank = R::weight(l, lmax) | ends | R::from((i + 1 + j) as u32);
             }
-            for j in i + 1..k {
-                ranks[j * k + i] = ranks[i * k + j];
+            let (upper, lower) = ranks.split_at_mut((i + 1) * k);
+            for (mirror, &rank) in lower.iter_mut().skip(i).step_by(k).zip(&upper[after]) {
+                *mirror = rank;
             }
         }
     }
@@ -623,7 +644,9 @@ impl Scratch {
         }
         self.links.clear();
         self.links.extend_from_slice(links);
-        self.links.sort_unstable();
+        if !self.links.is_sorted() {
+            self.links.sort_unstable();
+        }
         self.links.dedup();
         for (side, degree) in self.degree.iter_mut().enumerate() {
             degree.clear();
@@ -706,12 +729,9 @@ trait Rank:
         k as u64 <= u64::from(Self::MASK) + 1 && 2 * deepest + 1 <= u64::from(Self::MASK)
     }
 
-    fn pack(l: u32, lmax: u32, i: usize, j: usize) -> Self {
-        let field = |x: u32, at: u32| Self::from(x) << (at * Self::FIELD);
-        field(l, 3)
-            | field(Self::MASK - lmax, 2)
-            | field(i.min(j) as u32, 1)
-            | field(i.max(j) as u32, 0)
+    /// The rank's two weight fields; the ends (the smaller index first) are OR-ed in.
+    fn weight(l: u32, lmax: u32) -> Self {
+        Self::from(l) << (3 * Self::FIELD) | Self::from(Self::MASK - lmax) << (2 * Self::FIELD)
     }
 
     fn field(self, at: u32) -> u32 {
