@@ -145,7 +145,7 @@ pub struct Tree {
     /// the lowest common ancestor of two tokens is one above the shallowest token between them.
     preorder: Vec<u32>,
     depth_in_preorder: Vec<u32>,
-    /// Work space: the climb of `compute_depths`, then `number_preorder`'s.
+    /// Work space: where each parent's children start in `walk`, the climbs of `cycle`.
     climb: Vec<u32>,
     children: Vec<u32>,
     stack: Vec<u32>,
@@ -182,9 +182,11 @@ impl Tree {
         self.label.clear();
         self.label
             .extend(parse.deprel.iter().map(|l| labels.intern(l)));
-        self.compute_depths()?;
-        self.number_preorder();
-        Ok(())
+        if self.walk() {
+            Ok(())
+        } else {
+            Err(self.cycle())
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -199,47 +201,46 @@ impl Tree {
         self.depth[token as usize]
     }
 
-    /// Depths by climbing from each token to the first one already known; meeting a token of
-    /// the current climb again is a cycle. Linear in the tree size.
-    fn compute_depths(&mut self) -> Result<(), TreeError> {
+    /// The cycle that keeps [`Tree::walk`] from some token: climbing from each token in turn to
+    /// the first one already known, the first token met twice in one climb.
+    fn cycle(&mut self) -> TreeError {
         const UNKNOWN: u32 = 0;
         const CLIMBING: u32 = u32::MAX;
-        self.depth.clear();
-        self.depth.resize(self.parent.len(), UNKNOWN);
+        const KNOWN: u32 = 1;
+        let state = &mut self.depth;
+        state.clear();
+        state.resize(self.parent.len(), UNKNOWN);
         for start in 0..self.parent.len() as u32 {
             self.climb.clear();
             let mut node = start;
-            let mut depth = loop {
-                if node == NONE {
-                    break 0;
-                }
-                match self.depth[node as usize] {
+            while node != NONE {
+                match state[node as usize] {
                     UNKNOWN => {
-                        self.depth[node as usize] = CLIMBING;
+                        state[node as usize] = CLIMBING;
                         self.climb.push(node);
                         node = self.parent[node as usize];
                     }
                     CLIMBING => {
-                        return Err(TreeError::Cycle {
+                        return TreeError::Cycle {
                             token: node as usize,
-                        });
+                        };
                     }
-                    known => break known,
+                    _ => break,
                 }
-            };
-            for &node in self.climb.iter().rev() {
-                depth += 1;
-                self.depth[node as usize] = depth;
+            }
+            for &node in &self.climb {
+                state[node as usize] = KNOWN;
             }
         }
-        Ok(())
+        unreachable!("walk reaches every token of a forest")
     }
 
-    /// A depth-first preorder of the forest (children in any order), by an explicit stack over
-    /// the children grouped per parent (the virtual root is parent `len`).
-    fn number_preorder(&mut self) {
+    /// Each token's depth and place in a depth-first preorder of the forest (children in any
+    /// order), by an explicit stack over the children grouped per parent (the virtual root is
+    /// parent `len`). False when some token is not reached from a root: a cycle of heads.
+    fn walk(&mut self) -> bool {
         let len = self.len();
-        let first = &mut self.climb; // free once the depths are known: where each parent's children start
+        let first = &mut self.climb; // where each parent's children start
         first.clear();
         first.resize(len + 2, 0);
         for &p in &self.parent {
@@ -258,6 +259,8 @@ impl Tree {
             self.children[next[p] as usize] = token as u32;
             next[p] += 1;
         }
+        self.depth.clear();
+        self.depth.resize(len, 0);
         self.preorder.clear();
         self.preorder.resize(len, 0);
         self.depth_in_preorder.clear();
@@ -269,15 +272,22 @@ impl Tree {
                 .rev(),
         );
         while let Some(token) = stack.pop() {
-            self.preorder[token as usize] = self.depth_in_preorder.len() as u32;
-            self.depth_in_preorder.push(self.depth[token as usize]);
             let t = token as usize;
+            // A parent is numbered before its children, so its depth is known.
+            let depth = match self.parent[t] {
+                NONE => 1,
+                p => self.depth[p as usize] + 1,
+            };
+            self.depth[t] = depth;
+            self.preorder[t] = self.depth_in_preorder.len() as u32;
+            self.depth_in_preorder.push(depth);
             stack.extend(
                 self.children[first[t] as usize..first[t + 1] as usize]
                     .iter()
                     .rev(),
             );
         }
+        self.depth_in_preorder.len() == len
     }
 
     /// Push the labels from `token` up to the root: its root chain's edges, nearest first.
