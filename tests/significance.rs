@@ -447,3 +447,85 @@ fn show_prints_a_pair_with_its_alignment() {
         "{error}"
     );
 }
+
+/// `compare` shows each metric's signature as `score` recorded it, and refuses systems whose
+/// scores were computed differently (here: case-sensitive against lowercased).
+#[test]
+fn compare_shows_signatures_and_refuses_systems_scored_differently() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = sample().join("pairs.parquet");
+    let scored = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec![
+            "score",
+            "--pairs",
+            path_str(&pairs),
+            "--out",
+            path_str(&out),
+            "--metrics",
+            "lepod,bleu,chrf",
+        ];
+        args.extend_from_slice(extra);
+        ok(&args);
+        out
+    };
+    let (a, b, lowercased) = (
+        scored("a.parquet", &[]),
+        scored("b.parquet", &[]),
+        scored("lc.parquet", &["--lowercase"]),
+    );
+    let quick = ["--resamples", "100", "--trials", "100"];
+    let mut args = vec!["compare", path_str(&a), path_str(&b)];
+    args.extend_from_slice(&quick);
+    let text = ok(&args);
+    for line in [
+        "bleu: BLEU|nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0",
+        "chrf: chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0",
+        "led: led:multiset|case:mixed",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} in {text}");
+    }
+    args.extend_from_slice(&["--format", "json", "--metrics", "bleu"]);
+    let json: Value = serde_json::from_str(&ok(&args)).unwrap();
+    assert_eq!(
+        json["metrics"][0]["signature"],
+        "BLEU|nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0"
+    );
+
+    let mut args = vec![
+        "compare",
+        path_str(&a),
+        path_str(&lowercased),
+        "--metrics",
+        "bleu",
+    ];
+    args.extend_from_slice(&quick);
+    let error = err(&args);
+    assert!(
+        error.contains("bleu was scored differently")
+            && error.contains("`BLEU|nrefs:1|case:mixed|")
+            && error.contains("`BLEU|nrefs:1|case:lc|")
+            && error.contains("not comparable"),
+        "{error}"
+    );
+    // Tables `score` did not write record no signature: compared as before, none shown.
+    let plain = dir.path().join("plain.parquet");
+    ok(&[
+        "sql",
+        "--table",
+        &format!("a={}", path_str(&a)),
+        "--out",
+        path_str(&plain),
+        "SELECT pair_id, bleu FROM a",
+    ]);
+    let mut args = vec![
+        "compare",
+        path_str(&plain),
+        path_str(&a),
+        "--metrics",
+        "bleu",
+    ];
+    args.extend_from_slice(&quick);
+    let text = ok(&args);
+    assert!(text.contains("bleu: BLEU|nrefs:1|case:mixed|"), "{text}");
+}

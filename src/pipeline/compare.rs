@@ -3,6 +3,7 @@
 //! others the delta to the baseline with its interval and the paired bootstrap and approximate
 //! randomization p-values, all by the SQL aggregates of `udf::significance`.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -16,7 +17,9 @@ use super::score::{Role, all_columns};
 use super::sql::context_with_tables_and;
 use crate::Resources;
 use crate::metrics::significance::Interval;
-use crate::session::{Tuning, count, integers};
+use crate::parquet::ParquetInput;
+use crate::parquet::keys;
+use crate::session::{Tuning, count, identifier, integers};
 use crate::udf::significance::{DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS};
 
 #[derive(Debug, Clone)]
@@ -73,6 +76,8 @@ pub struct SystemResult {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricResult {
     pub metric: String,
+    /// How `score` computed it (the same for every system); None when no file records it.
+    pub signature: Option<String>,
     pub systems: Vec<SystemResult>,
 }
 
@@ -108,6 +113,7 @@ pub async fn compare(
         .collect();
     let ctx = context_with_tables_and(&tables, &[], &Resources::default(), tuning).await?;
     let metrics = metrics(&ctx, files, options).await?;
+    let signatures = signatures(files, &metrics)?;
     let pairs = check_pairs(&ctx, files).await?;
     let CompareOptions {
         resamples: r,
@@ -118,15 +124,17 @@ pub async fn compare(
     } = *options;
     let mut results: Vec<MetricResult> = metrics
         .iter()
-        .map(|m| MetricResult {
+        .zip(signatures)
+        .map(|(m, signature)| MetricResult {
             metric: m.clone(),
+            signature,
             systems: Vec::with_capacity(files.len()),
         })
         .collect();
     // The baseline alone, then each system joined to it.
     let select: Vec<String> = metrics
         .iter()
-        .map(|m| format!("bootstrap_ci(\"{m}\", {l}, {r}, {s})"))
+        .map(|m| format!("bootstrap_ci({}, {l}, {r}, {s})", identifier(m)))
         .collect();
     let batch = one_row(&ctx, &format!("SELECT {} FROM system0", select.join(", "))).await?;
     for (k, result) in results.iter_mut().enumerate() {
@@ -142,10 +150,11 @@ pub async fn compare(
         let select: Vec<String> = metrics
             .iter()
             .flat_map(|m| {
+                let m = identifier(m);
                 [
-                    format!("bootstrap_ci(s.\"{m}\", {l}, {r}, {s})"),
-                    format!("paired_bootstrap(b.\"{m}\", s.\"{m}\", {r}, {s}, {l})"),
-                    format!("approx_randomization(b.\"{m}\", s.\"{m}\", {t}, {s})"),
+                    format!("bootstrap_ci(s.{m}, {l}, {r}, {s})"),
+                    format!("paired_bootstrap(b.{m}, s.{m}, {r}, {s}, {l})"),
+                    format!("approx_randomization(b.{m}, s.{m}, {t}, {s})"),
                 ]
             })
             .collect();
@@ -182,6 +191,41 @@ pub async fn compare(
         pairs,
         metrics: results,
     })
+}
+
+/// Each metric's signature as `score` recorded it in the files' footers, None when no file
+/// records one. Two files recording different ones are an error: their scores were computed
+/// differently (another tokenizer, case, aligner...) and are not comparable.
+fn signatures(files: &[PathBuf], metrics: &[String]) -> Result<Vec<Option<String>>> {
+    let mut recorded = Vec::with_capacity(files.len());
+    for (i, path) in files.iter().enumerate() {
+        let input = ParquetInput::open(&format!("system{i}"), path)?;
+        let signatures: BTreeMap<String, String> = input
+            .key_value(keys::COLUMN_SIGNATURES)
+            .and_then(|json| serde_json::from_str(json).ok())
+            .unwrap_or_default();
+        recorded.push((path.display().to_string(), signatures));
+    }
+    let mut out = Vec::with_capacity(metrics.len());
+    for metric in metrics {
+        let mut first: Option<(&str, &str)> = None;
+        for (file, signatures) in &recorded {
+            let Some(signature) = signatures.get(metric) else {
+                continue;
+            };
+            match first {
+                Some((other, was)) if was != signature => bail!(
+                    "{metric} was scored differently: {other} records `{was}`, {file} \
+                     `{signature}`; scores under different signatures are not comparable \
+                     (score the systems alike)"
+                ),
+                Some(_) => {}
+                None => first = Some((file, signature)),
+            }
+        }
+        out.push(first.map(|(_, signature)| signature.to_string()));
+    }
+    Ok(out)
 }
 
 /// The metrics asked for, checked to be numeric columns of every file; by default the score
@@ -338,6 +382,11 @@ impl Comparison {
                 .first()
                 .map_or("", |m| m.systems[0].file.as_str())
         );
+        for metric in &self.metrics {
+            if let Some(signature) = &metric.signature {
+                let _ = writeln!(out, "{}: {signature}", metric.metric);
+            }
+        }
         let width = |names: &mut dyn Iterator<Item = usize>, header: &str| {
             names.chain([header.len()]).max().unwrap_or(0)
         };
@@ -426,7 +475,7 @@ impl Comparison {
                         json!({"file": s.file, "n": s.n, "mean": estimate(&s.mean), "versus_baseline": versus})
                     })
                     .collect();
-                json!({"metric": m.metric, "systems": systems})
+                json!({"metric": m.metric, "signature": m.signature, "systems": systems})
             })
             .collect();
         json!({"signature": self.signature, "pairs": self.pairs, "metrics": metrics})

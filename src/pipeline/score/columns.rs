@@ -3,6 +3,8 @@
 //! strict mode, the signature and `--help` are all derived from [`METRICS`]; adding a metric
 //! column to `score` is one row here.
 
+use std::collections::BTreeMap;
+
 use anyhow::{Result, bail};
 use datafusion::common::Column as ColumnRef;
 use datafusion::common::ScalarValue;
@@ -335,6 +337,20 @@ pub fn signature(options: &ScoreOptions, metrics: &[&Metric]) -> String {
     }
     parts.extend(metrics.iter().map(|m| (m.signature)(options)));
     parts.join("|")
+}
+
+/// Each score column of `metrics` with its metric's part of the signature.
+pub fn column_signatures(options: &ScoreOptions, metrics: &[&Metric]) -> BTreeMap<String, String> {
+    metrics
+        .iter()
+        .flat_map(|m| {
+            let signature = (m.signature)(options);
+            m.columns
+                .iter()
+                .filter(|c| c.role == Role::Score)
+                .map(move |c| (c.name.to_string(), signature.clone()))
+        })
+        .collect()
 }
 
 /// Whether a job computing `metrics` reads the table or resource `input` (it is given, and one

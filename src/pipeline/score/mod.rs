@@ -170,6 +170,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     .build()?;
     let mut summary = Summary {
         signature: columns::signature(options, &metrics),
+        column_signatures: columns::column_signatures(options, &metrics),
         ..Default::default()
     };
     summary.notes.extend(loaded);
@@ -385,6 +386,10 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     } = prepare(options).await?;
     let metadata = vec![
         (keys::SIGNATURE.to_string(), summary.signature.clone()),
+        (
+            keys::COLUMN_SIGNATURES.to_string(),
+            serde_json::to_string(&summary.column_signatures)?,
+        ),
         (keys::QUERY.to_string(), query.clone()),
         (keys::INPUTS.to_string(), ScoredFrom::of(options).to_json()),
     ];

@@ -31,6 +31,8 @@ pub struct Summary {
     /// not in the output), by table.
     pub orphans: BTreeMap<&'static str, u64>,
     pub signature: String,
+    /// Each score column's part of the signature: its metric's.
+    pub column_signatures: BTreeMap<String, String>,
     pub notes: Vec<String>,
 }
 
