@@ -129,7 +129,60 @@ impl std::error::Error for DerpError {}
 
 /// Dependency labels interned to small integers, so paths compare integers, not strings.
 /// Ids are kept across sentences: a corpus has few distinct labels.
-pub type Labels = Interner;
+#[derive(Debug, Clone)]
+pub struct Labels {
+    names: Interner,
+    /// The ids of recent labels of up to 15 bytes, keyed by their bytes and length packed in
+    /// two integers, one slot per hash (a newer label takes its slot): the labels of the usual
+    /// tag sets, found without hashing or comparing strings. `names` holds every id.
+    recent: Box<[([u64; 2], u32); 1 << RECENT_BITS]>,
+}
+
+/// `recent` has 256 slots, indexed by the top bits of a multiplicative hash.
+const RECENT_BITS: u32 = 8;
+/// No label packs to this: its length byte would be 255.
+const NO_LABEL: [u64; 2] = [u64::MAX; 2];
+
+impl Default for Labels {
+    fn default() -> Self {
+        Labels {
+            names: Interner::default(),
+            recent: Box::new([(NO_LABEL, 0); 1 << RECENT_BITS]),
+        }
+    }
+}
+
+impl Labels {
+    /// The id of `label`, added if new.
+    pub fn intern(&mut self, label: &str) -> u32 {
+        let bytes = label.as_bytes();
+        if bytes.len() > 15 {
+            return self.names.intern(label);
+        }
+        let mut key = [0, (bytes.len() as u64) << 56];
+        for (i, &b) in bytes.iter().enumerate() {
+            key[i / 8] |= u64::from(b) << (i % 8 * 8);
+        }
+        let mixed = (key[0] ^ key[1]).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let slot = &mut self.recent[(mixed >> (64 - RECENT_BITS)) as usize];
+        if slot.0 != key {
+            *slot = (key, self.names.intern(label));
+        }
+        slot.1
+    }
+
+    pub fn resolve(&self, id: u32) -> &str {
+        self.names.resolve(id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
 
 /// A validated dependency tree, or a forest whose roots hang under a virtual root by an edge
 /// labelled with the root's own deprel. Rebuilt in place for each sentence.
@@ -320,28 +373,25 @@ impl Tree {
         gap.clear();
         gap.push(u32::MAX);
         for w in order.windows(2) {
-            let (from, to) = (w[0] >> 32, w[1] >> 32);
+            let (from, to) = ((w[0] >> 32) as usize, (w[1] >> 32) as usize);
+            // No token between them: the same token twice (counterparts can repeat), its own
+            // ancestor. One below its depth stands for it: every later range from it covers a
+            // child of it or something shallower.
             gap.push(
-                self.depth_in_preorder[from as usize + 1..=to as usize]
+                self.depth_in_preorder[from + 1..=to]
                     .iter()
                     .copied()
                     .min()
-                    .unwrap_or(u32::MAX),
+                    .unwrap_or(self.depth_in_preorder[from] + 1),
             );
         }
         for (a, &i) in order.iter().enumerate() {
-            let i = i as u32;
+            let i = i as u32 as usize;
             let mut shallowest = u32::MAX;
             for (&j, &gap) in order[a + 1..].iter().zip(&gap[a + 1..]) {
-                let j = j as u32;
+                let j = j as u32 as usize;
                 shallowest = shallowest.min(gap);
-                // No token between them: the same token twice (counterparts can repeat).
-                let d = if shallowest == u32::MAX {
-                    self.depth(tokens[i as usize])
-                } else {
-                    shallowest - 1
-                };
-                out[i.min(j) as usize * k + i.max(j) as usize] = d;
+                out[if i < j { i * k + j } else { j * k + i }] = shallowest - 1;
             }
         }
     }
@@ -436,11 +486,18 @@ impl PrefixDistances {
         }
         for (x, &label) in a.iter().enumerate() {
             let (above, row) = cells[x * width..(x + 2) * width].split_at_mut(width);
-            row[0] = x as u32 + 1;
-            for (y, &other) in b.iter().enumerate() {
-                row[y + 1] = (above[y] + u32::from(label != other))
-                    .min(above[y + 1] + 1)
-                    .min(row[y] + 1);
+            // The cell to the left stays in a register: only it chains one cell to the next.
+            let mut left = x as u32 + 1;
+            row[0] = left;
+            for ((cell, (&diagonal, &up)), &other) in row[1..]
+                .iter_mut()
+                .zip(above.iter().zip(&above[1..]))
+                .zip(b)
+            {
+                left = (diagonal + u32::from(label != other))
+                    .min(up + 1)
+                    .min(left + 1);
+                *cell = left;
             }
         }
     }
@@ -901,6 +958,26 @@ mod tests {
         assert_eq!(levenshtein::<u32>(&[], &[4, 5]), 2);
         assert_eq!(levenshtein(&[1, 2, 3, 4], &[5, 2, 3, 6]), 2);
         assert_eq!(levenshtein(&[7, 8, 9], &[9, 7, 8]), 2);
+    }
+
+    #[test]
+    fn labels_keep_one_id_each_whatever_their_slots() {
+        // Enough labels that many share a slot of the recent cache, of every length around its
+        // 15-byte limit (and the empty label), interned twice in different orders.
+        let names: Vec<String> = (0..2000)
+            .map(|i| format!("{}{i}", "x".repeat(i % 18)))
+            .chain(["".into(), "a".into(), "a\0".into()])
+            .collect();
+        let mut labels = Labels::default();
+        let ids: Vec<u32> = names.iter().map(|n| labels.intern(n)).collect();
+        for (name, &id) in names.iter().zip(&ids).rev() {
+            assert_eq!(
+                (labels.intern(name), labels.resolve(id)),
+                (id, name.as_str())
+            );
+        }
+        let distinct: std::collections::HashSet<u32> = ids.iter().copied().collect();
+        assert_eq!((distinct.len(), labels.len()), (names.len(), names.len()));
     }
 
     #[test]
