@@ -466,19 +466,18 @@ fn levenshtein<T: PartialEq>(a: &[T], b: &[T]) -> u32 {
 }
 
 /// Edit distances between every prefix of one label sequence and every prefix of another:
-/// `get(x, y) = lev(a[..x], b[..y])`, the whole Wagner-Fischer table. Given two climbs to the
+/// `cell[x * width + y] = lev(a[..x], b[..y])`, the whole Wagner-Fischer table. Given two climbs to the
 /// root, it holds the distance of the paths up to any pair of ancestors: lev is the same read
 /// backwards, so these are SPEC's chi (and omega) against its counterpart's.
 #[derive(Debug, Default)]
 struct PrefixDistances {
-    width: usize,
     cells: Vec<u32>,
 }
 
 impl PrefixDistances {
-    fn fill(&mut self, a: &[u32], b: &[u32]) {
+    /// The table of `a` against `b`, and its width.
+    fn fill(&mut self, a: &[u32], b: &[u32]) -> (&[u32], usize) {
         let width = b.len() + 1;
-        self.width = width;
         grow(&mut self.cells, (a.len() + 1) * width, 0);
         let cells = &mut self.cells;
         for (y, cell) in cells[..width].iter_mut().enumerate() {
@@ -500,10 +499,7 @@ impl PrefixDistances {
                 *cell = left;
             }
         }
-    }
-
-    fn get(&self, x: u32, y: u32) -> u32 {
-        self.cells[x as usize * self.width + y as usize]
+        (&self.cells[..(a.len() + 1) * width], width)
     }
 }
 
@@ -562,8 +558,9 @@ struct Weights {
     /// `lca[0][i * k + j]`, `i < j`: depth of the lowest common ancestor of nodes i and j in the
     /// meta-graph's tree; `lca[1]`: of their counterparts in the other tree.
     lca: [Vec<u32>; 2],
-    /// Depth of each node (in its tree) and of its counterpart (in the other).
-    depth: [Vec<u32>; 2],
+    /// Each node's depth (in its tree), its counterpart's depth (in the other) and its
+    /// counterpart: what its edges read of it, side by side.
+    node: Vec<[u32; 3]>,
     /// `share[j * k + i]`, `j < i`: node i's part of edge (j, i)'s L, until node j adds its own.
     share: Vec<u32>,
     climbs: [Vec<u32>; 2],
@@ -592,10 +589,14 @@ impl Weights {
     /// share of the edges to the nodes before it.
     fn rank<R: Rank>(&mut self, trees: [&Tree; 2], nodes: &[(u32, u32)], ranks: &mut Vec<R>) {
         let k = nodes.len();
+        self.node.clear();
+        self.node.extend(
+            nodes
+                .iter()
+                .map(|&(n, c)| [trees[0].depth(n), trees[1].depth(c), c]),
+        );
         for (side, tree) in trees.into_iter().enumerate() {
             let token = |&(n, c): &(u32, u32)| if side == 0 { n } else { c };
-            self.depth[side].clear();
-            self.depth[side].extend(nodes.iter().map(|node| tree.depth(token(node))));
             self.tokens.clear();
             self.tokens.extend(nodes.iter().map(token));
             tree.lca_depths(&self.tokens, &mut self.lca_work, &mut self.lca[side]);
@@ -604,13 +605,12 @@ impl Weights {
         grow(ranks, k * k, R::ZERO);
         let Weights {
             lca: [lca0, lca1],
-            depth: [depth0, depth1],
+            node,
             share,
             climbs,
             table,
             ..
         } = self;
-        let (depth0, depth1) = (&depth0[..k], &depth1[..k]);
         let (lca0, lca1) = (&lca0[..k * k], &lca1[..k * k]);
         let (share, ranks) = (&mut share[..k * k], &mut ranks[..k * k]);
         for (i, &(n, c)) in nodes.iter().enumerate().rev() {
@@ -618,8 +618,10 @@ impl Weights {
                 climbs[side].clear();
                 trees[side].push_climb(token, &mut climbs[side]);
             }
-            table.fill(&climbs[0], &climbs[1]);
-            let (d0, d1) = (depth0[i], depth1[i]);
+            // The table's cells as a local slice: read through `self`, they would be reloaded
+            // for every cell (the compiler cannot tell the writes below leave them alone).
+            let (table, width) = table.fill(&climbs[0], &climbs[1]);
+            let [d0, d1, _] = node[i];
             // Node i's share of the edges (j, i), j < i: column i above the diagonal.
             for ((share, &x), &y) in share[i..]
                 .iter_mut()
@@ -628,28 +630,25 @@ impl Weights {
                 .zip(lca1[i..].iter().step_by(k))
                 .take(i)
             {
-                *share = table.get(d0 - x, d1 - y);
+                *share = table[(d0 - x) as usize * width + (d1 - y) as usize];
             }
             // Its edges (i, j), j > i: row i right of the diagonal, completed by their shares.
             let after = i * k + i + 1..(i + 1) * k;
             let ends = R::from(i as u32) << R::FIELD;
-            for (j, (((rank, (&x, &y)), &share), ((&dj0, &dj1), &(_, cm)))) in ranks[after.clone()]
+            for (j, (((rank, (&x, &y)), &share), &[dj0, dj1, cm])) in ranks[after.clone()]
                 .iter_mut()
                 .zip(lca0[after.clone()].iter().zip(&lca1[after.clone()]))
                 .zip(&share[after.clone()])
-                .zip(
-                    depth0[i + 1..]
-                        .iter()
-                        .zip(&depth1[i + 1..])
-                        .zip(&nodes[i + 1..]),
-                )
+                .zip(&node[i + 1..])
                 .enumerate()
             {
                 let (l, lmax) = if c == cm {
                     (0, 0)
                 } else {
                     (
-                        table.get(d0 - x, d1 - y) + share + u32::from(c > cm),
+                        table[(d0 - x) as usize * width + (d1 - y) as usize]
+                            + share
+                            + u32::from(c > cm),
                         (d0 - x).max(d1 - y) + 1 + (dj0 - x).max(dj1 - y),
                     )
                 };
