@@ -7,9 +7,12 @@
 //! - text is Unicode code points, split where Python's `str.split()` splits
 //!   ([`is_python_whitespace`]); lowercasing is Unicode's, as Python's `str.lower()`;
 //! - the 13a tokeniser's four regular expressions run one after the other, each left to right
-//!   without overlaps, as `re.sub` runs them, on the line with a space added at each end;
+//!   without overlaps, as `re.sub` runs them, on the line with a space added at each end; over
+//!   UTF-8 bytes, which gives the same text, as every pattern matches ASCII only;
 //! - a reference n-gram counts as often as it occurs in the one reference that has it most; the
-//!   reference length is the one closest to the hypothesis length, the shorter on a tie;
+//!   reference length is the one closest to the hypothesis length, the shorter on a tie; each
+//!   hypothesis n-gram takes one of the references' occurrences while any is left, which is
+//!   sacrebleu's clip `min(count, max_ref_count)`;
 //! - floating-point operations run in sacrebleu's order.
 
 use std::sync::LazyLock;
@@ -20,7 +23,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::intern::Interner;
-use super::{is_python_whitespace, python_words, substitute_pairs};
+use super::{is_python_whitespace, python_words};
 
 /// The sacrebleu release whose BLEU this is, as signatures name it.
 pub const SACREBLEU_VERSION: &str = "2.6.0";
@@ -277,6 +280,19 @@ impl std::error::Error for BleuError {}
 /// sacrebleu's preprocessing of a segment: lowercase when asked, strip trailing whitespace, then
 /// tokenise. The words are `out` split on whitespace.
 pub fn tokenize(text: &str, options: &BleuOptions, out: &mut String) {
+    let mut spaced = String::new();
+    tokenize_with(text, options, &mut Bytes::default(), &mut spaced);
+    out.clear();
+    match options.tokenizer {
+        Tokenizer::Mteval13a | Tokenizer::Intl | Tokenizer::Zh => join_words(&spaced, out),
+        Tokenizer::Char | Tokenizer::None => *out = spaced,
+    }
+}
+
+/// Text whose words (as Python's `str.split()` gives them) are the tokens: what [`tokenize`]
+/// returns before it joins them with single spaces (13a, intl, zh), which counting n-grams does
+/// not need.
+fn tokenize_with(text: &str, options: &BleuOptions, bytes: &mut Bytes, out: &mut String) {
     out.clear();
     let lowered;
     let text = match options.lowercase {
@@ -288,9 +304,9 @@ pub fn tokenize(text: &str, options: &BleuOptions, out: &mut String) {
     };
     let text = text.trim_end_matches(is_python_whitespace);
     match options.tokenizer {
-        Tokenizer::Mteval13a => mteval_13a(text, out),
+        Tokenizer::Mteval13a => mteval_13a(text, bytes, out),
         Tokenizer::Intl => mteval_14_international(text, out),
-        Tokenizer::Zh => chinese(text, out),
+        Tokenizer::Zh => chinese(text, bytes, out),
         Tokenizer::Char => {
             for (i, c) in text.chars().enumerate() {
                 if i > 0 {
@@ -304,50 +320,131 @@ pub fn tokenize(text: &str, options: &BleuOptions, out: &mut String) {
 }
 
 /// mteval-v13a's tokenisation as sacrebleu's `Tokenizer13a` does it.
-fn mteval_13a(line: &str, out: &mut String) {
-    let mut line = line
-        .replace("<skipped>", "")
-        .replace("-\n", "")
-        .replace('\n', " ");
-    if line.contains('&') {
-        line = line
-            .replace("&quot;", "\"")
-            .replace("&amp;", "&")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">");
-    }
-    regexp_tokenize(&format!(" {line} "), out);
+fn mteval_13a(line: &str, bytes: &mut Bytes, out: &mut String) {
+    // Its replacements, in its order; only lines holding one of these bytes can change.
+    let replaced;
+    let line = match line
+        .as_bytes()
+        .iter()
+        .any(|b| matches!(b, b'<' | b'\n' | b'&'))
+    {
+        false => line,
+        true => {
+            let mut line = line
+                .replace("<skipped>", "")
+                .replace("-\n", "")
+                .replace('\n', " ");
+            if line.contains('&') {
+                line = line
+                    .replace("&quot;", "\"")
+                    .replace("&amp;", "&")
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">");
+            }
+            replaced = line;
+            &replaced
+        }
+    };
+    bytes.regexp_tokenize(line, true, out);
 }
 
-/// sacrebleu's `TokenizerRegexp`, the language-dependent part of 13a.
-fn regexp_tokenize(line: &str, out: &mut String) {
-    // `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `.
-    let symbol =
-        |c: char| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/');
-    let mut chars = Vec::with_capacity(line.len() + 8);
-    for c in line.chars() {
-        match symbol(c) {
-            true => chars.extend([' ', c, ' ']),
-            false => chars.push(c),
+/// Buffers for [`TokenizerRegexp`](Bytes::regexp_tokenize)'s passes.
+#[derive(Debug, Default)]
+struct Bytes {
+    a: Vec<u8>,
+    b: Vec<u8>,
+}
+
+impl Bytes {
+    /// sacrebleu's `TokenizerRegexp`, the language-dependent part of 13a, on the line (with a
+    /// space added at each end when `padded`, as 13a calls it), over UTF-8 bytes: every
+    /// pattern matches ASCII characters only, and a multi-byte character's bytes are never
+    /// ASCII, so a byte of one stands for the whole character (a non-digit) and the passes give
+    /// the text the passes over characters give.
+    fn regexp_tokenize(&mut self, line: &str, padded: bool, out: &mut String) {
+        let Bytes { a, b } = self;
+        // `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `.
+        static SYMBOL: [bool; 256] = {
+            let mut table = [false; 256];
+            let mut c = 0;
+            while c < 256 {
+                let b = c as u8;
+                table[c] = matches!(b, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/');
+                c += 1;
+            }
+            table
+        };
+        let symbol = |c: u8| SYMBOL[usize::from(c)];
+        a.clear();
+        let pad: &[u8] = if padded { b" " } else { b"" };
+        for part in [pad, line.as_bytes(), pad] {
+            let mut rest = part;
+            while let Some(at) = rest.iter().position(|&c| symbol(c)) {
+                a.extend_from_slice(&rest[..at]);
+                a.extend([b' ', rest[at], b' ']);
+                rest = &rest[at + 1..];
+            }
+            a.extend_from_slice(rest);
+        }
+        // Periods and commas split off unless between digits, and dashes after a digit.
+        let period = |c: u8| matches!(c, b'.' | b',');
+        let next_period = |bytes: &[u8]| memchr::memchr2(b'.', b',', bytes);
+        substitute_byte_pairs(
+            a,
+            b,
+            next_period,
+            |x, y| !x.is_ascii_digit() && period(y),
+            |x, y| [x, b' ', y, b' '],
+        );
+        substitute_byte_pairs(
+            b,
+            a,
+            next_period,
+            |x, y| period(x) && !y.is_ascii_digit(),
+            |x, y| [b' ', x, b' ', y],
+        );
+        substitute_byte_pairs(
+            a,
+            b,
+            |bytes| memchr::memchr(b'-', bytes),
+            |x, y| x.is_ascii_digit() && y == b'-',
+            |x, y| [x, b' ', y, b' '],
+        );
+        out.push_str(std::str::from_utf8(b).expect("only ASCII spaces were inserted"));
+    }
+}
+
+/// `re.sub` of a pattern of two bytes, from `from` into `to`, for patterns that match only
+/// pairs holding a special byte (`next_special` finds the first): scanning left to right, each
+/// pair that matches is replaced and the scan goes on after it. Bytes before the byte ahead of
+/// the next special one cannot start a match, so they are copied in one go.
+fn substitute_byte_pairs(
+    from: &[u8],
+    to: &mut Vec<u8>,
+    next_special: impl Fn(&[u8]) -> Option<usize>,
+    matches: impl Fn(u8, u8) -> bool,
+    replace: impl Fn(u8, u8) -> [u8; 4],
+) {
+    to.clear();
+    let mut i = 0;
+    while i < from.len() {
+        let next = next_special(&from[i..]).map_or(from.len(), |at| i + at);
+        let quiet = next.saturating_sub(1).max(i);
+        to.extend_from_slice(&from[i..quiet]);
+        i = quiet;
+        while i <= next && i < from.len() {
+            match from.get(i + 1) {
+                Some(&after) if matches(from[i], after) => {
+                    to.extend(replace(from[i], after));
+                    i += 2;
+                }
+                _ => {
+                    to.push(from[i]);
+                    i += 1;
+                }
+            }
         }
     }
-    // Periods and commas split off unless between digits, and dashes after a digit.
-    let chars = substitute_pairs(
-        &chars,
-        |a, b| !a.is_ascii_digit() && matches!(b, '.' | ','),
-        |a, b| [a, ' ', b, ' '],
-    );
-    let chars = substitute_pairs(
-        &chars,
-        |a, b| matches!(a, '.' | ',') && !b.is_ascii_digit(),
-        |a, b| [' ', a, ' ', b],
-    );
-    let chars = substitute_pairs(
-        &chars,
-        |a, b| a.is_ascii_digit() && b == '-',
-        |a, b| [a, ' ', b, ' '],
-    );
-    join_words(&chars.into_iter().collect::<String>(), out);
 }
 
 /// `' '.join(text.split())`.
@@ -375,12 +472,12 @@ fn mteval_14_international(line: &str, out: &mut String) {
     for (pattern, replacement) in PATTERNS.iter() {
         line = std::borrow::Cow::Owned(pattern.replace_all(&line, *replacement).into_owned());
     }
-    join_words(&line, out);
+    out.push_str(&line);
 }
 
 /// sacrebleu's `TokenizerZh`: stripped, each character of its Chinese ranges surrounded by
 /// spaces, then `TokenizerRegexp`.
-fn chinese(line: &str, out: &mut String) {
+fn chinese(line: &str, bytes: &mut Bytes, out: &mut String) {
     let mut spaced = String::with_capacity(line.len() * 2);
     for c in line.trim_matches(is_python_whitespace).chars() {
         match is_chinese_char(c) {
@@ -392,7 +489,7 @@ fn chinese(line: &str, out: &mut String) {
             false => spaced.push(c),
         }
     }
-    regexp_tokenize(&spaced, out);
+    bytes.regexp_tokenize(&spaced, false, out);
 }
 
 /// sacrebleu's `_UCODE_RANGES`, compared as it compares them: as Python strings, so the two
@@ -409,22 +506,57 @@ fn is_chinese_char(c: char) -> bool {
         | '\u{3200}'..='\u{32ff}' | '\u{3300}'..='\u{33ff}')
 }
 
-/// Reused buffers: tokenised text and word ids. Ids only need to agree within a segment, so
-/// the vocabulary is dropped when it grows large.
+/// Reused buffers: tokenised text, word ids and n-gram counts. Ids only need to agree within a
+/// segment, so the vocabulary is dropped when it grows large.
 #[derive(Debug, Default)]
 pub struct Scratch {
+    bytes: Bytes,
     text: String,
     vocabulary: Interner,
     hyp: Vec<u32>,
     refs: Vec<u32>,
     ref_ends: Vec<usize>,
+    /// N-gram counts of one reference, and the most of any reference.
+    in_one: HashMap<Ngram, u32>,
+    in_refs: HashMap<Ngram, u32>,
 }
 
 impl Scratch {
     fn words(&mut self, text: &str, options: &BleuOptions, hyp: bool) {
-        tokenize(text, options, &mut self.text);
+        tokenize_with(text, options, &mut self.bytes, &mut self.text);
         let ids = if hyp { &mut self.hyp } else { &mut self.refs };
         ids.extend(python_words(&self.text).map(|w| self.vocabulary.intern(w)));
+    }
+}
+
+/// An n-gram of up to [`PACKED_ORDER`] words as one integer: each word's id plus one in 32
+/// bits, the first word highest, unused places 0 (so n-grams of different orders differ).
+type Ngram = u128;
+
+/// The largest order [`Ngram`] holds; longer n-grams are counted as slices.
+const PACKED_ORDER: usize = 4;
+
+/// Every n-gram of order 1..=`max_order` (at most [`PACKED_ORDER`]) of `words`, with its
+/// order less one.
+fn packed_ngrams(words: &[u32], max_order: usize) -> impl Iterator<Item = (usize, Ngram)> + '_ {
+    (0..words.len()).flat_map(move |start| {
+        let mut ngram: Ngram = 0;
+        words[start..]
+            .iter()
+            .take(max_order)
+            .enumerate()
+            .map(move |(n, &word)| {
+                ngram |= Ngram::from(word + 1) << (32 * (PACKED_ORDER - 1 - n));
+                (n, ngram)
+            })
+    })
+}
+
+/// Count every n-gram of `words` up to `max_order` into `counts`.
+fn count_packed(words: &[u32], max_order: usize, counts: &mut HashMap<Ngram, u32>) {
+    counts.clear();
+    for (_, ngram) in packed_ngrams(words, max_order) {
+        *counts.entry(ngram).or_default() += 1;
     }
 }
 
@@ -452,39 +584,83 @@ pub fn segment_stats(
         scratch.ref_ends.push(scratch.refs.len());
     }
     let order = options.max_order;
-    // hashbrown's default hasher: std's SipHash was a third of the time.
-    let capacity = order * (scratch.hyp.len() + 1);
-    let mut in_refs: HashMap<&[u32], u32> = HashMap::with_capacity(capacity * refs.len());
-    let mut in_one: HashMap<&[u32], u32> = HashMap::with_capacity(capacity);
     let mut ref_lens = Vec::with_capacity(refs.len());
     let mut start = 0;
     for &end in &scratch.ref_ends {
-        let words = &scratch.refs[start..end];
-        ref_lens.push(words.len() as u64);
-        in_one.clear();
-        count_ngrams(words, order, &mut in_one);
-        for (&ngram, &count) in &in_one {
-            let most = in_refs.entry(ngram).or_default();
-            *most = (*most).max(count);
-        }
+        ref_lens.push((end - start) as u64);
         start = end;
     }
     let hyp_len = scratch.hyp.len() as u64;
     stats.fill(0);
     stats[0] = hyp_len;
     stats[1] = closest_ref_len(hyp_len, &ref_lens);
-    let mut in_hyp = in_one;
-    in_hyp.clear();
-    count_ngrams(&scratch.hyp, order, &mut in_hyp);
     let (correct, total) = stats[2..].split_at_mut(order);
-    for (ngram, &count) in &in_hyp {
-        let n = ngram.len() - 1;
-        total[n] += u64::from(count);
-        if let Some(&most) = in_refs.get(ngram) {
-            correct[n] += u64::from(count.min(most));
+    for (n, total) in total.iter_mut().enumerate() {
+        *total = hyp_len.saturating_sub(n as u64);
+    }
+    if order > PACKED_ORDER {
+        count_matches_unpacked(scratch, order, correct);
+        return Ok(());
+    }
+    let Scratch {
+        hyp,
+        refs,
+        ref_ends,
+        in_one,
+        in_refs,
+        ..
+    } = scratch;
+    let mut start = 0;
+    for (i, &end) in ref_ends.iter().enumerate() {
+        let words = &refs[start..end];
+        start = end;
+        if i == 0 {
+            count_packed(words, order, in_refs);
+            continue;
+        }
+        count_packed(words, order, in_one);
+        for (&ngram, &count) in in_one.iter() {
+            let most = in_refs.entry(ngram).or_default();
+            *most = (*most).max(count);
+        }
+    }
+    // Each hypothesis n-gram takes one of the references' occurrences while any is left: so
+    // each distinct n-gram matches min(its count, the references' count) times, the clip.
+    for (n, ngram) in packed_ngrams(hyp, order) {
+        if let Some(left) = in_refs.get_mut(&ngram)
+            && *left > 0
+        {
+            *left -= 1;
+            correct[n] += 1;
         }
     }
     Ok(())
+}
+
+/// The matched n-grams of orders past [`PACKED_ORDER`]: counted as slices of word ids.
+fn count_matches_unpacked(scratch: &Scratch, order: usize, correct: &mut [u64]) {
+    let capacity = order * (scratch.hyp.len() + 1);
+    let mut in_refs: HashMap<&[u32], u32> =
+        HashMap::with_capacity(capacity * scratch.ref_ends.len());
+    let mut in_one: HashMap<&[u32], u32> = HashMap::with_capacity(capacity);
+    let mut start = 0;
+    for &end in &scratch.ref_ends {
+        in_one.clear();
+        count_ngrams(&scratch.refs[start..end], order, &mut in_one);
+        for (&ngram, &count) in &in_one {
+            let most = in_refs.entry(ngram).or_default();
+            *most = (*most).max(count);
+        }
+        start = end;
+    }
+    let mut in_hyp = in_one;
+    in_hyp.clear();
+    count_ngrams(&scratch.hyp, order, &mut in_hyp);
+    for (ngram, &count) in &in_hyp {
+        if let Some(&most) = in_refs.get(ngram) {
+            correct[ngram.len() - 1] += u64::from(count.min(most));
+        }
+    }
 }
 
 fn count_ngrams<'a>(words: &'a [u32], max_order: usize, counts: &mut HashMap<&'a [u32], u32>) {
