@@ -192,6 +192,7 @@ pub struct Scratch {
     vocabulary: Interner,
     hyp: Side,
     reference: Side,
+    merged: Merged,
     stats: Vec<u64>,
 }
 
@@ -203,11 +204,13 @@ struct Side {
 }
 
 /// A symbol sequence and its n-grams of every order up to the highest, sorted and packed into
-/// `u128` keys when they fit (the common case).
+/// integer keys when they fit (the common case): `keys` when they fit 64 bits, else
+/// `wide_keys`.
 #[derive(Debug, Default)]
 struct Symbols {
     symbols: Vec<u32>,
-    keys: Vec<u128>,
+    keys: Vec<u64>,
+    wide_keys: Vec<u128>,
     /// Bits per symbol in a key; 0 when the n-grams did not fit.
     bits: u32,
 }
@@ -234,17 +237,23 @@ pub fn segment_stats(
     current.resize(options.stats_len(), 0);
     for reference in refs {
         read_side(reference, options, scratch, false);
+        let (hyp, reference) = (&mut scratch.hyp, &mut scratch.reference);
+        Symbols::align(&mut hyp.chars, &mut reference.chars, options.char_order);
+        Symbols::align(&mut hyp.words, &mut reference.words, options.word_order);
         let (char_stats, word_stats) = current.split_at_mut(3 * options.char_order);
+        let merged = &mut scratch.merged;
         order_stats(
-            &scratch.hyp.chars,
-            &scratch.reference.chars,
+            &hyp.chars,
+            &reference.chars,
             options.char_order,
+            merged,
             char_stats,
         );
         order_stats(
-            &scratch.hyp.words,
-            &scratch.reference.words,
+            &hyp.words,
+            &reference.words,
             options.word_order,
+            merged,
             word_stats,
         );
         let f = f_score(&current, options);
@@ -276,7 +285,7 @@ fn read_side(text: &str, options: &ChrfOptions, scratch: &mut Scratch, hyp: bool
         .chars()
         .filter(|&c| options.whitespace || !is_python_whitespace(c));
     side.chars.symbols.extend(chars.map(u32::from));
-    side.chars.sort(options.char_order);
+    side.chars.pack_keys(options.char_order);
     side.words.symbols.clear();
     if options.word_order > 0 {
         scratch.words.clear();
@@ -287,7 +296,7 @@ fn read_side(text: &str, options: &ChrfOptions, scratch: &mut Scratch, hyp: bool
         }
         side.words.symbols.extend_from_slice(&scratch.words);
     }
-    side.words.sort(options.word_order);
+    side.words.pack_keys(options.word_order);
 }
 
 /// sacrebleu's `_remove_punctuation` for one word: a word longer than one character that ends
@@ -309,32 +318,55 @@ fn split_punctuation(word: &str) -> impl Iterator<Item = &str> {
 }
 
 impl Symbols {
-    /// Sort the n-grams of orders up to `order`. Each start position's key is its next `order`
+    /// Pack the n-grams of orders up to `order`. Each start position's key is its next `order`
     /// symbols, each stored as symbol + 1 (0 past the end), so sorting by key sorts the n-grams
-    /// of every order at once: an n-gram is the key's top n digits.
-    fn sort(&mut self, order: usize) {
+    /// of every order at once: an n-gram is the key's top n digits. Digits are 8 bits when every
+    /// symbol allows (most text's characters), else 21 (any code point; word ids, as a segment's
+    /// vocabulary is far smaller); keys are u64 when they fit, else u128.
+    fn pack_keys(&mut self, order: usize) {
+        let largest = self.symbols.iter().copied().max().unwrap_or(0);
+        let bits = match largest {
+            0..0xff => 8,
+            0xff..0x1f_ffff => 21,
+            _ => 0,
+        };
+        self.pack(order, bits);
+    }
+
+    /// [`Symbols::pack_keys`] with `bits` a digit (0: too large to pack).
+    fn pack(&mut self, order: usize, bits: u32) {
         self.keys.clear();
-        if order == 0 || self.symbols.is_empty() {
+        self.wide_keys.clear();
+        let width = bits as usize * order;
+        self.bits = if width <= 128 { bits } else { 0 };
+        if order == 0 || self.bits == 0 {
+            // Nothing to count, or too many orders or symbols to pack: `matched` compares the
+            // symbols themselves.
             return;
         }
-        // Code points + 1 fit 21 bits, and so do word ids (a segment's vocabulary is far smaller).
-        const BITS: u32 = 21;
-        let fits =
-            BITS as usize * order <= 128 && self.symbols.iter().all(|&s| s < (1 << BITS) - 1);
-        if fits {
-            self.bits = BITS;
-            let symbols = &self.symbols;
-            self.keys.extend((0..symbols.len()).map(|start| {
-                (0..order).fold(0u128, |key, k| {
-                    let digit = symbols.get(start + k).map_or(0, |&s| s as u128 + 1);
-                    (key << BITS) | digit
-                })
-            }));
-            self.keys.sort_unstable();
-        } else {
-            // Too many orders or symbols to pack: `matched` compares the symbols themselves.
-            self.bits = 0;
+        // Each key is the one before shifted by a digit, the next symbol coming in at the bottom.
+        let mask = u128::MAX >> (128 - width);
+        let mut digits = (self.symbols.iter().map(|&s| u128::from(s) + 1))
+            .chain(std::iter::repeat_n(0, order - 1));
+        let mut key = (digits.by_ref().take(order - 1)).fold(0, |key, d| key << bits | d);
+        let keys = digits.map(|d| {
+            key = (key << bits | d) & mask;
+            key
+        });
+        match width <= 64 {
+            true => self.keys.extend(keys.map(|k| k as u64)),
+            false => self.wide_keys.extend(keys),
         }
+    }
+
+    /// Pack the side with the narrower digits as the other is, so their keys compare.
+    fn align(a: &mut Symbols, b: &mut Symbols, order: usize) {
+        if a.bits == b.bits || a.bits == 0 || b.bits == 0 {
+            return;
+        }
+        let bits = a.bits.max(b.bits);
+        let narrow = if a.bits < bits { a } else { b };
+        narrow.pack(order, bits);
     }
 
     /// How many n-grams of order `n` there are.
@@ -344,7 +376,29 @@ impl Symbols {
 }
 
 /// [hyp, ref, matched] for orders 1..=order, into `stats`.
-fn order_stats(hyp: &Symbols, reference: &Symbols, order: usize, stats: &mut [u64]) {
+fn order_stats(
+    hyp: &Symbols,
+    reference: &Symbols,
+    order: usize,
+    merged: &mut Merged,
+    stats: &mut [u64],
+) {
+    let mut matched = [0; MAX_PACKED_ORDER];
+    let packed = hyp.bits == reference.bits && hyp.bits > 0 && hyp.grams(1) > 0;
+    if packed {
+        match hyp.bits as usize * order <= 64 {
+            true => merged
+                .narrow
+                .count(&hyp.keys, &reference.keys, hyp.bits, order, &mut matched),
+            false => merged.wide.count(
+                &hyp.wide_keys,
+                &reference.wide_keys,
+                hyp.bits,
+                order,
+                &mut matched,
+            ),
+        }
+    }
     for (n, out) in (1..=order).zip(stats.chunks_exact_mut(3)) {
         let ref_grams = reference.grams(n);
         if ref_grams == 0 {
@@ -352,26 +406,114 @@ fn order_stats(hyp: &Symbols, reference: &Symbols, order: usize, stats: &mut [u6
             out.copy_from_slice(&[0, 0, 0]);
             continue;
         }
-        out.copy_from_slice(&[hyp.grams(n), ref_grams, matched(hyp, reference, order, n)]);
+        let matched = match packed {
+            true => matched[n - 1],
+            false => matched_unpacked(hyp, reference, n),
+        };
+        out.copy_from_slice(&[hyp.grams(n), ref_grams, matched]);
     }
 }
 
-/// The multiset intersection of both sides' n-grams of order `n`: one merge walk over the sorted
-/// n-grams, skipping start positions too near the end to have one.
-fn matched(hyp: &Symbols, reference: &Symbols, order: usize, n: usize) -> u64 {
+/// The most orders packed keys hold (8-bit digits in 128 bits).
+const MAX_PACKED_ORDER: usize = 16;
+
+/// Both sides' keys sorted together, in the width they were packed in.
+#[derive(Debug, Default)]
+struct Merged {
+    narrow: MergedKeys<u64>,
+    wide: MergedKeys<u128>,
+}
+
+#[derive(Debug, Default)]
+struct MergedKeys<K> {
+    keys: Vec<K>,
+}
+
+impl<K: Key> MergedKeys<K> {
+    /// The multiset intersection of both sides' n-grams, of every order at once, into
+    /// `matched[n - 1]`: the keys, tagged with their side in a bit below them, are sorted
+    /// together, so each n-gram's occurrences on both sides are one run, which ends where a
+    /// key's first n digits differ from the one before it.
+    fn count(&mut self, hyp: &[K], reference: &[K], bits: u32, order: usize, matched: &mut [u64]) {
+        self.keys.clear();
+        self.keys.extend(hyp.iter().map(|&k| k << 1 | K::ONE));
+        self.keys.extend(reference.iter().map(|&k| k << 1));
+        self.keys.sort_unstable();
+        let unused = K::BITS - bits * order as u32;
+        let (mut in_hyp, mut in_ref) = ([0u64; MAX_PACKED_ORDER], [0u64; MAX_PACKED_ORDER]);
+        let mut previous: Option<K> = None;
+        for &tagged in &self.keys {
+            let key = tagged >> 1;
+            let common = match previous {
+                None => 0,
+                Some(previous) if previous == key => order,
+                Some(previous) => {
+                    (Key::leading_zeros(previous ^ key) - unused) as usize / bits as usize
+                }
+            };
+            for n in common..order {
+                matched[n] += in_hyp[n].min(in_ref[n]);
+                (in_hyp[n], in_ref[n]) = (0, 0);
+            }
+            // The key's n-grams: its digits up to the first 0 (past the sentence's end).
+            let orders = order - Key::trailing_zeros(key) as usize / bits as usize;
+            let side = if tagged & K::ONE == K::ONE {
+                &mut in_hyp
+            } else {
+                &mut in_ref
+            };
+            for count in &mut side[..orders] {
+                *count += 1;
+            }
+            previous = Some(key);
+        }
+        for n in 0..order {
+            matched[n] += in_hyp[n].min(in_ref[n]);
+        }
+    }
+}
+
+/// The integer widths keys are packed in.
+trait Key:
+    Copy
+    + Ord
+    + std::fmt::Debug
+    + Default
+    + std::ops::Shl<u32, Output = Self>
+    + std::ops::Shr<u32, Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitXor<Output = Self>
+{
+    const ONE: Self;
+    const BITS: u32;
+    fn leading_zeros(self) -> u32;
+    fn trailing_zeros(self) -> u32;
+}
+
+macro_rules! key {
+    ($type:ty) => {
+        impl Key for $type {
+            const ONE: Self = 1;
+            const BITS: u32 = <$type>::BITS;
+            fn leading_zeros(self) -> u32 {
+                <$type>::leading_zeros(self)
+            }
+            fn trailing_zeros(self) -> u32 {
+                <$type>::trailing_zeros(self)
+            }
+        }
+    };
+}
+key!(u64);
+key!(u128);
+
+/// The multiset intersection of both sides' n-grams of order `n` when they were not packed:
+/// each side's start positions sorted by their n-grams, then one merge walk.
+fn matched_unpacked(hyp: &Symbols, reference: &Symbols, n: usize) -> u64 {
     if hyp.grams(n) == 0 {
         return 0;
     }
-    if hyp.bits == reference.bits && hyp.bits > 0 {
-        let shift = (order - n) as u32 * hyp.bits;
-        let digit = (1u128 << hyp.bits) - 1;
-        let gram = move |&key: &u128| Some(key >> shift).filter(|gram| gram & digit != 0);
-        return merge_count(
-            hyp.keys.iter().filter_map(gram),
-            reference.keys.iter().filter_map(gram),
-        );
-    }
-    // The sides were packed differently (or not at all): compare the symbols themselves.
     let starts = |side: &Symbols| -> Vec<u32> {
         let mut starts: Vec<u32> = (0..side.grams(n) as u32).collect();
         starts.sort_unstable_by(|&a, &b| {
@@ -539,6 +681,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!(&stats[..18], &packed[..]);
+    }
+
+    #[test]
+    fn sides_packed_in_different_widths_are_aligned() {
+        // ASCII packs in 8-bit digits (u64 keys), 'ŝ' needs 21 (u128 keys); each pair's matched
+        // n-grams must be the multiset intersection whatever each side alone would pack in.
+        let naive = |hyp: &str, reference: &str, n: usize| -> u64 {
+            let grams = |text: &str| {
+                let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+                let mut counts = std::collections::HashMap::new();
+                for gram in chars.windows(n) {
+                    *counts.entry(gram.to_vec()).or_insert(0u64) += 1;
+                }
+                counts
+            };
+            let (h, r) = (grams(hyp), grams(reference));
+            h.iter().map(|(g, &c)| c.min(r.get(g).copied().unwrap_or(0))).sum()
+        };
+        let options = ChrfOptions::default();
+        let mut scratch = Scratch::default();
+        let texts = ["abcabc ab", "abŝabc ŝŝ", "ŝabcŝ", "a", "ŝ", "abc", "é ÿ abc"];
+        for hyp in texts {
+            for reference in texts {
+                let mut stats = vec![0; options.stats_len()];
+                segment_stats(hyp, &[reference], &options, &mut scratch, &mut stats).unwrap();
+                for n in 1..=6 {
+                    let (ref_grams, matched) = (stats[3 * (n - 1) + 1], stats[3 * (n - 1) + 2]);
+                    let want = if ref_grams == 0 { 0 } else { naive(hyp, reference, n) };
+                    assert_eq!(matched, want, "{hyp:?} against {reference:?}, order {n}");
+                }
+            }
+        }
     }
 
     #[test]
