@@ -23,7 +23,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::intern::Interner;
-use super::{is_python_whitespace, python_words};
+use super::{is_python_whitespace, mteval, python_words};
 
 /// The sacrebleu release whose BLEU this is, as signatures name it.
 pub const SACREBLEU_VERSION: &str = "2.6.0";
@@ -351,99 +351,18 @@ fn mteval_13a(line: &str, bytes: &mut Bytes, out: &mut String) {
 /// Buffers for [`TokenizerRegexp`](Bytes::regexp_tokenize)'s passes.
 #[derive(Debug, Default)]
 struct Bytes {
-    a: Vec<u8>,
-    b: Vec<u8>,
+    text: Vec<u8>,
+    work: Vec<u8>,
 }
 
 impl Bytes {
     /// sacrebleu's `TokenizerRegexp`, the language-dependent part of 13a, on the line (with a
-    /// space added at each end when `padded`, as 13a calls it), over UTF-8 bytes: every
-    /// pattern matches ASCII characters only, and a multi-byte character's bytes are never
-    /// ASCII, so a byte of one stands for the whole character (a non-digit) and the passes give
-    /// the text the passes over characters give.
+    /// space added at each end when `padded`, as 13a calls it).
     fn regexp_tokenize(&mut self, line: &str, padded: bool, out: &mut String) {
-        let Bytes { a, b } = self;
-        // `([\{-\~\[-\` -\&\(-\+\:-\@\/])` -> ` \1 `.
-        static SYMBOL: [bool; 256] = {
-            let mut table = [false; 256];
-            let mut c = 0;
-            while c < 256 {
-                let b = c as u8;
-                table[c] = matches!(b, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/');
-                c += 1;
-            }
-            table
-        };
-        let symbol = |c: u8| SYMBOL[usize::from(c)];
-        a.clear();
         let pad: &[u8] = if padded { b" " } else { b"" };
-        for part in [pad, line.as_bytes(), pad] {
-            let mut rest = part;
-            while let Some(at) = rest.iter().position(|&c| symbol(c)) {
-                a.extend_from_slice(&rest[..at]);
-                a.extend([b' ', rest[at], b' ']);
-                rest = &rest[at + 1..];
-            }
-            a.extend_from_slice(rest);
-        }
-        // Periods and commas split off unless between digits, and dashes after a digit.
-        let period = |c: u8| matches!(c, b'.' | b',');
-        let next_period = |bytes: &[u8]| memchr::memchr2(b'.', b',', bytes);
-        substitute_byte_pairs(
-            a,
-            b,
-            next_period,
-            |x, y| !x.is_ascii_digit() && period(y),
-            |x, y| [x, b' ', y, b' '],
-        );
-        substitute_byte_pairs(
-            b,
-            a,
-            next_period,
-            |x, y| period(x) && !y.is_ascii_digit(),
-            |x, y| [b' ', x, b' ', y],
-        );
-        substitute_byte_pairs(
-            a,
-            b,
-            |bytes| memchr::memchr(b'-', bytes),
-            |x, y| x.is_ascii_digit() && y == b'-',
-            |x, y| [x, b' ', y, b' '],
-        );
-        out.push_str(std::str::from_utf8(b).expect("only ASCII spaces were inserted"));
-    }
-}
-
-/// `re.sub` of a pattern of two bytes, from `from` into `to`, for patterns that match only
-/// pairs holding a special byte (`next_special` finds the first): scanning left to right, each
-/// pair that matches is replaced and the scan goes on after it. Bytes before the byte ahead of
-/// the next special one cannot start a match, so they are copied in one go.
-fn substitute_byte_pairs(
-    from: &[u8],
-    to: &mut Vec<u8>,
-    next_special: impl Fn(&[u8]) -> Option<usize>,
-    matches: impl Fn(u8, u8) -> bool,
-    replace: impl Fn(u8, u8) -> [u8; 4],
-) {
-    to.clear();
-    let mut i = 0;
-    while i < from.len() {
-        let next = next_special(&from[i..]).map_or(from.len(), |at| i + at);
-        let quiet = next.saturating_sub(1).max(i);
-        to.extend_from_slice(&from[i..quiet]);
-        i = quiet;
-        while i <= next && i < from.len() {
-            match from.get(i + 1) {
-                Some(&after) if matches(from[i], after) => {
-                    to.extend(replace(from[i], after));
-                    i += 2;
-                }
-                _ => {
-                    to.push(from[i]);
-                    i += 1;
-                }
-            }
-        }
+        mteval::space_symbols(&[pad, line.as_bytes(), pad], &mut self.text);
+        mteval::split_periods_and_dashes(&mut self.text, &mut self.work);
+        out.push_str(std::str::from_utf8(&self.text).expect("only ASCII spaces were inserted"));
     }
 }
 

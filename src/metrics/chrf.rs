@@ -697,18 +697,32 @@ mod tests {
                 counts
             };
             let (h, r) = (grams(hyp), grams(reference));
-            h.iter().map(|(g, &c)| c.min(r.get(g).copied().unwrap_or(0))).sum()
+            h.iter()
+                .map(|(g, &c)| c.min(r.get(g).copied().unwrap_or(0)))
+                .sum()
         };
         let options = ChrfOptions::default();
         let mut scratch = Scratch::default();
-        let texts = ["abcabc ab", "abŝabc ŝŝ", "ŝabcŝ", "a", "ŝ", "abc", "é ÿ abc"];
+        let texts = [
+            "abcabc ab",
+            "abŝabc ŝŝ",
+            "ŝabcŝ",
+            "a",
+            "ŝ",
+            "abc",
+            "é ÿ abc",
+        ];
         for hyp in texts {
             for reference in texts {
                 let mut stats = vec![0; options.stats_len()];
                 segment_stats(hyp, &[reference], &options, &mut scratch, &mut stats).unwrap();
                 for n in 1..=6 {
                     let (ref_grams, matched) = (stats[3 * (n - 1) + 1], stats[3 * (n - 1) + 2]);
-                    let want = if ref_grams == 0 { 0 } else { naive(hyp, reference, n) };
+                    let want = if ref_grams == 0 {
+                        0
+                    } else {
+                        naive(hyp, reference, n)
+                    };
                     assert_eq!(matched, want, "{hyp:?} against {reference:?}, order {n}");
                 }
             }

@@ -9,6 +9,7 @@ pub mod l2_assist;
 pub mod lepod;
 pub mod mcpg;
 pub mod mert;
+pub mod mteval;
 pub mod ngram;
 pub mod numpy_random;
 pub mod phrases;
@@ -29,30 +30,6 @@ use std::fmt;
 /// metrics split on it.
 pub fn is_python_whitespace(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// `re.sub` of a pattern of two characters: scanning left to right, each pair that matches is
-/// replaced and the scan goes on after it.
-pub fn substitute_pairs(
-    chars: &[char],
-    matches: impl Fn(char, char) -> bool,
-    replace: impl Fn(char, char) -> [char; 4],
-) -> Vec<char> {
-    let mut out = Vec::with_capacity(chars.len() + chars.len() / 4);
-    let mut i = 0;
-    while i < chars.len() {
-        match chars.get(i + 1) {
-            Some(&next) if matches(chars[i], next) => {
-                out.extend(replace(chars[i], next));
-                i += 2;
-            }
-            _ => {
-                out.push(chars[i]);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 /// Words as Python's `str.split()` gives them.

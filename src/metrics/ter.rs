@@ -25,7 +25,7 @@ use std::fmt;
 
 use super::bleu::SACREBLEU_VERSION;
 use super::intern::Interner;
-use super::{is_python_whitespace, python_words, substitute_pairs};
+use super::{is_python_whitespace, mteval, python_words};
 
 /// Tercom's limits on a shift, as sacrebleu keeps them.
 const MAX_SHIFT_SIZE: usize = 10;
@@ -192,26 +192,13 @@ fn normalize_general_and_western(text: &str) -> String {
         .replace("&amp;", "&")
         .replace("&lt;", "<")
         .replace("&gt;", ">");
-    // `([{-~[-` -&(-+:-@/])`: ASCII punctuation but for ' , - . (and the space itself).
-    let sent = spaced(
-        &format!(" {sent} "),
-        |c| matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/'),
-    );
+    let (mut spaced, mut work) = (Vec::new(), Vec::new());
+    mteval::space_symbols(&[b" ", sent.as_bytes(), b" "], &mut spaced);
     // `'s$` never matches: the line ends with the space added above.
-    let chars: Vec<char> = sent.replace("'s ", " 's ").chars().collect();
-    let (digit, period_or_comma) = (|c: char| c.is_ascii_digit(), |c: char| c == '.' || c == ',');
-    let chars = substitute_pairs(
-        &chars,
-        |a, b| !digit(a) && period_or_comma(b),
-        |a, b| [a, ' ', b, ' '],
-    );
-    let chars = substitute_pairs(
-        &chars,
-        |a, b| period_or_comma(a) && !digit(b),
-        |a, b| [' ', a, ' ', b],
-    );
-    let chars = substitute_pairs(&chars, |a, b| digit(a) && b == '-', |a, b| [a, ' ', b, ' ']);
-    chars.into_iter().collect()
+    let spaced = String::from_utf8(spaced).expect("only ASCII spaces were inserted");
+    let mut sent = spaced.replace("'s ", " 's ").into_bytes();
+    mteval::split_periods_and_dashes(&mut sent, &mut work);
+    String::from_utf8(sent).expect("only ASCII spaces were inserted")
 }
 
 /// CJK ideographs, strokes, radicals, compatibility forms and enclosed letters: the classes of
