@@ -10,7 +10,8 @@ pub const QUERY: &str = "pairmetrics.query";
 /// show it.
 pub const SIGNATURE: &str = "pairmetrics.signature";
 /// Each score column's signature, as a JSON object (`{"bleu": "BLEU|nrefs:1|...", "derp":
-/// "derp:mst"}`): `score` writes it; `compare` shows it and refuses systems scored differently.
+/// "derp:mst"}`): `score` writes it; `compare` shows it and says when systems were scored
+/// differently.
 pub const COLUMN_SIGNATURES: &str = "pairmetrics.column_signatures";
 /// What `import` read, and how.
 pub const IMPORT: &str = "pairmetrics.import";

@@ -71,12 +71,14 @@ pub struct SystemResult {
     pub mean: Option<Interval>,
     /// None for the baseline, or when no pair is scored by both.
     pub versus: Option<Versus>,
+    /// How `score` computed the metric in this file; None when the file records nothing.
+    pub signature: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricResult {
     pub metric: String,
-    /// How `score` computed it (the same for every system); None when no file records it.
+    /// How `score` computed it, when every system that records a signature records this one.
     pub signature: Option<String>,
     pub systems: Vec<SystemResult>,
 }
@@ -124,10 +126,10 @@ pub async fn compare(
     } = *options;
     let mut results: Vec<MetricResult> = metrics
         .iter()
-        .zip(signatures)
-        .map(|(m, signature)| MetricResult {
+        .zip(&signatures)
+        .map(|(m, signatures)| MetricResult {
             metric: m.clone(),
-            signature,
+            signature: shared(signatures),
             systems: Vec::with_capacity(files.len()),
         })
         .collect();
@@ -144,6 +146,7 @@ pub async fn compare(
             n,
             mean,
             versus: None,
+            signature: signatures[k][0].clone(),
         });
     }
     for (i, file) in files.iter().enumerate().skip(1) {
@@ -183,6 +186,7 @@ pub async fn compare(
                 n,
                 mean,
                 versus,
+                signature: signatures[k][i].clone(),
             });
         }
     }
@@ -193,10 +197,9 @@ pub async fn compare(
     })
 }
 
-/// Each metric's signature as `score` recorded it in the files' footers, None when no file
-/// records one. Two files recording different ones are an error: their scores were computed
-/// differently (another tokenizer, case, aligner...) and are not comparable.
-fn signatures(files: &[PathBuf], metrics: &[String]) -> Result<Vec<Option<String>>> {
+/// Each metric's signature in each file as `score` recorded it in its footer (None when the
+/// file records none), by metric then file.
+fn signatures(files: &[PathBuf], metrics: &[String]) -> Result<Vec<Vec<Option<String>>>> {
     let mut recorded = Vec::with_capacity(files.len());
     for (i, path) in files.iter().enumerate() {
         let input = ParquetInput::open(&format!("system{i}"), path)?;
@@ -204,28 +207,19 @@ fn signatures(files: &[PathBuf], metrics: &[String]) -> Result<Vec<Option<String
             .key_value(keys::COLUMN_SIGNATURES)
             .and_then(|json| serde_json::from_str(json).ok())
             .unwrap_or_default();
-        recorded.push((path.display().to_string(), signatures));
+        recorded.push(signatures);
     }
-    let mut out = Vec::with_capacity(metrics.len());
-    for metric in metrics {
-        let mut first: Option<(&str, &str)> = None;
-        for (file, signatures) in &recorded {
-            let Some(signature) = signatures.get(metric) else {
-                continue;
-            };
-            match first {
-                Some((other, was)) if was != signature => bail!(
-                    "{metric} was scored differently: {other} records `{was}`, {file} \
-                     `{signature}`; scores under different signatures are not comparable \
-                     (score the systems alike)"
-                ),
-                Some(_) => {}
-                None => first = Some((file, signature)),
-            }
-        }
-        out.push(first.map(|(_, signature)| signature.to_string()));
-    }
-    Ok(out)
+    Ok(metrics
+        .iter()
+        .map(|metric| recorded.iter().map(|r| r.get(metric).cloned()).collect())
+        .collect())
+}
+
+/// The signature every file that records one records; None when none does, or two differ.
+fn shared(signatures: &[Option<String>]) -> Option<String> {
+    let mut recorded = signatures.iter().flatten();
+    let first = recorded.next()?;
+    recorded.all(|s| s == first).then(|| first.clone())
 }
 
 /// The metrics asked for, checked to be numeric columns of every file; by default the score
@@ -385,6 +379,18 @@ impl Comparison {
         for metric in &self.metrics {
             if let Some(signature) = &metric.signature {
                 let _ = writeln!(out, "{}: {signature}", metric.metric);
+            } else if metric.systems.iter().any(|s| s.signature.is_some()) {
+                // Two systems record different signatures.
+                // Worth seeing before reading the table: a difference may be the options'.
+                let each: Vec<String> = (metric.systems.iter())
+                    .map(|s| format!("{} `{}`", s.file, s.signature.as_deref().unwrap_or("?")))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{}: scored differently: {}",
+                    metric.metric,
+                    each.join(", ")
+                );
             }
         }
         let width = |names: &mut dyn Iterator<Item = usize>, header: &str| {
@@ -472,7 +478,7 @@ impl Comparison {
                         let versus = s.versus.map(|v| {
                             json!({"n": v.n, "delta": estimate(&Some(v.delta)), "p_bootstrap": v.p_bootstrap, "p_randomization": v.p_randomization})
                         });
-                        json!({"file": s.file, "n": s.n, "mean": estimate(&s.mean), "versus_baseline": versus})
+                        json!({"file": s.file, "n": s.n, "mean": estimate(&s.mean), "versus_baseline": versus, "signature": s.signature})
                     })
                     .collect();
                 json!({"metric": m.metric, "signature": m.signature, "systems": systems})
