@@ -679,6 +679,37 @@ fn help_explains_the_commands() {
     assert!(text.contains("demo") && text.contains("sql"));
 }
 
+/// Each command's help opens with what it does, and `--help` lists it beside the command:
+/// a command without its own doc comment once showed the next command's.
+#[test]
+fn every_command_says_what_it_does() {
+    let text = stdout(&pairmetrics(&["--help"]));
+    let commands = text
+        .split("Commands:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("--help lists the commands");
+    let mut seen = 0;
+    for line in commands.lines() {
+        let (name, about) = line.trim().split_once(' ').unwrap_or((line.trim(), ""));
+        let about = about.trim();
+        assert!(!about.is_empty(), "`{name}` has no description in --help");
+        if name == "help" {
+            continue;
+        }
+        let own = stdout(&pairmetrics(&[name, "-h"]));
+        assert!(
+            own.starts_with(about),
+            "`{name} -h` opens with {:?}, --help lists {about:?}",
+            own.lines().next()
+        );
+        seen += 1;
+    }
+    assert!(seen >= 20, "{commands}");
+    assert!(stdout(&pairmetrics(&["lepod", "-h"])).contains("lepod-score.py"));
+    assert!(stdout(&pairmetrics(&["sacrebleu", "-h"])).contains("sacrebleu 2.6"));
+}
+
 #[test]
 fn score_writes_snappy_unless_told_otherwise() {
     use datafusion::parquet::basic::Compression;

@@ -1,0 +1,276 @@
+//! Argument groups several commands share, and their conversion into the library's options.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use pairmetrics::align::{AlignerOptions, Module, Objective};
+use pairmetrics::metrics::true_score::{Identity, ModelWeights};
+use pairmetrics::pipeline::compare;
+use pairmetrics::resources;
+use pairmetrics::session::Tuning;
+
+/// How --out is laid out as files.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Output as a dataset")]
+pub struct LayoutArgs {
+    /// Write --out as a Hive-partitioned dataset: a directory per value of these columns of
+    /// the result (`COL=value/part-00000.parquet`, values %-escaped as Hive does, NULL as
+    /// __HIVE_DEFAULT_PARTITION__), the columns left out of the files. Any column, computed
+    /// ones too (e.g. `sql ... "SELECT *, pair_id % 16 AS bucket ..."`). At most 16 files are
+    /// open at once. The directory must be new or empty; it appears complete, with a _SUCCESS
+    /// file, or not at all.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "COL[,COL]",
+        requires = "out"
+    )]
+    partition_by: Vec<String>,
+    /// Start a new file (part-00001.parquet, ...) after this many rows; makes --out a dataset.
+    #[arg(long, value_name = "ROWS", requires = "out")]
+    max_rows_per_file: Option<u64>,
+    /// With --out delta:PATH_OR_URL (a Delta Lake table, one commit per run, the signature in
+    /// its commit info): what to do when the table exists.
+    #[arg(long, value_enum, default_value = "error", requires = "out")]
+    mode: pairmetrics::storage::Mode,
+}
+
+impl From<LayoutArgs> for pairmetrics::parquet::Layout {
+    fn from(args: LayoutArgs) -> Self {
+        pairmetrics::parquet::Layout {
+            partition_by: args.partition_by,
+            max_rows_per_file: args.max_rows_per_file,
+            mode: args.mode,
+        }
+    }
+}
+
+/// How `compare` and `report` test significance.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SignificanceArgs {
+    /// Bootstrap resamples (sacrebleu's default).
+    #[arg(long, default_value_t = compare::CompareOptions::default().resamples)]
+    resamples: u64,
+    /// Approximate randomization trials (sacrebleu's default).
+    #[arg(long, default_value_t = compare::CompareOptions::default().trials)]
+    trials: u64,
+    /// Seed of every random draw (sacrebleu's default).
+    #[arg(long, default_value_t = compare::CompareOptions::default().seed)]
+    seed: u64,
+    /// Confidence level of the intervals.
+    #[arg(long, default_value_t = compare::CompareOptions::default().level)]
+    level: f64,
+}
+
+impl SignificanceArgs {
+    pub fn options(self, metrics: Option<Vec<String>>) -> compare::CompareOptions {
+        let SignificanceArgs {
+            resamples,
+            trials,
+            seed,
+            level,
+        } = self;
+        compare::CompareOptions {
+            metrics,
+            resamples,
+            trials,
+            seed,
+            level,
+        }
+    }
+}
+
+/// METEOR 1.5 aligner options, with Matcher's own short flags (`align`; in `sql` and `score`
+/// they set how meteor_align aligns).
+#[derive(clap::Args, Clone)]
+#[command(next_help_heading = "METEOR aligner (align, meteor_align, score --align)")]
+pub struct AlignerArgs {
+    /// Language (Matcher's -l): en da de es fi fr hu it nl no pt ro ru se tr. English synonyms
+    /// are built in; other languages need --syn-dir for the synonym module.
+    #[arg(short = 'l', long = "lang", default_value = "en")]
+    lang: String,
+    /// Modules, in order (Matcher's -m), e.g. 'exact stem synonym paraphrase'. Default: exact
+    /// stem synonym, then paraphrase when --para is given.
+    #[arg(short = 'm', long = "modules", value_name = "MODULES")]
+    modules: Option<String>,
+    /// Beam size of the alignment search (Matcher's -x).
+    #[arg(short = 'x', long = "beam", default_value_t = 40)]
+    beam: usize,
+    /// Alignment type (Matcher's -t): maxcov or maxacc.
+    #[arg(short = 't', long = "type", default_value = "maxcov")]
+    objective: String,
+    /// Stem lookup table instead of the Snowball stemmer (Matcher's -e): lines `word count stem`.
+    #[arg(short = 'e', long = "stem-table", value_name = "PATH")]
+    stem_table: Option<PathBuf>,
+    /// Directory with LANGUAGE.synsets and LANGUAGE.exceptions in METEOR's format (Matcher's -d).
+    #[arg(short = 'd', long = "syn-dir", value_name = "DIR")]
+    syn_dir: Option<PathBuf>,
+    /// Paraphrase table in METEOR's format, gzip or plain (Matcher's -a).
+    #[arg(short = 'a', long = "para", value_name = "PATH")]
+    para: Option<PathBuf>,
+}
+
+impl AlignerArgs {
+    pub fn options(self) -> Result<AlignerOptions> {
+        Ok(AlignerOptions {
+            language: self.lang,
+            modules: self
+                .modules
+                .as_deref()
+                .map(Module::parse_list)
+                .transpose()?,
+            beam: self.beam,
+            objective: Objective::parse(&self.objective)?,
+            stem_file: self.stem_table,
+            synonym_dir: self.syn_dir,
+            paraphrase_file: self.para,
+        })
+    }
+}
+
+/// How DataFusion runs the job.
+#[derive(clap::Args)]
+pub struct TuningArgs {
+    /// Partitions (threads) to plan with (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    partitions: Option<usize>,
+    /// Rows per record batch (default 8192).
+    #[arg(long, value_name = "ROWS", value_parser = at_least_one)]
+    batch_size: Option<usize>,
+    /// Memory for sorts, joins and aggregations in MiB; beyond it they spill to the temporary
+    /// directory (joins become sort-merge joins, which can spill).
+    #[arg(long, value_name = "MIB", value_parser = at_least_one)]
+    memory_limit: Option<usize>,
+    /// DERP's per-pair size limit: a pair with more aligned nodes, or an aligned word deeper in
+    /// its tree, gets NULL and a reason (default 1000; the cost grows with the square of the
+    /// nodes and of the depth; at most 32767, more means 32767). In SQL:
+    /// SET pairmetrics.derp_max_nodes = N.
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    derp_max_nodes: Option<usize>,
+}
+
+impl From<TuningArgs> for Tuning {
+    fn from(t: TuningArgs) -> Self {
+        Tuning {
+            partitions: t.partitions,
+            batch_size: t.batch_size,
+            memory_limit: t.memory_limit.map(|m| m << 20),
+            derp_max_nodes: t.derp_max_nodes,
+        }
+    }
+}
+
+/// What functions beyond their arguments need: a phrase table, triple counts, a language model.
+#[derive(clap::Args)]
+pub struct ResourceArgs {
+    /// A phrase_table (Parquet file or directory, see schemas/phrase_table.md; make one with
+    /// `import moses-phrase-table`) for true_score, true_score_detail and synthetic_phrases.
+    #[arg(long, value_name = "PATH")]
+    phrase_table: Option<PathBuf>,
+    /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
+    #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN, requires = "phrase_table")]
+    prob_column: String,
+    /// Keep unchanged words for free even when the table has a `w -> w` rule (by default such a
+    /// rule's probability applies).
+    #[arg(long, requires = "phrase_table")]
+    free_identity: bool,
+    /// A triples table (see schemas/triples.md; make one with `pairmetrics triples` or `import
+    /// syntactic-ngrams`) for dep_fit, dep_fit_pos and their _iucl variants.
+    #[arg(long, value_name = "PATH")]
+    triples: Option<PathBuf>,
+    /// An ARPA back-off language model (plain, .gz or .zst) for lm_logprob, lm_full_scores,
+    /// lm_perplexity and lm_oov_count.
+    #[arg(long, value_name = "PATH")]
+    lm: Option<PathBuf>,
+    #[command(flatten)]
+    aligner: AlignerArgs,
+}
+
+impl ResourceArgs {
+    pub fn options(self) -> Result<resources::ResourceOptions> {
+        let phrase_table = self
+            .phrase_table
+            .map(|path| phrase_table_options(path, self.prob_column, self.free_identity));
+        Ok(resources::ResourceOptions {
+            phrase_table,
+            triples: self.triples,
+            lm: self.lm,
+            aligner: self.aligner.options()?,
+        })
+    }
+}
+
+/// How true_score reads a phrase table, from the flags `sql`, `score` and `rerank` share.
+pub fn phrase_table_options(
+    path: PathBuf,
+    prob_column: String,
+    free_identity: bool,
+) -> resources::PhraseTableOptions {
+    let identity = if free_identity {
+        Identity::Always
+    } else {
+        Identity::UnlessInTable
+    };
+    resources::PhraseTableOptions {
+        path,
+        prob_column,
+        identity,
+    }
+}
+
+/// A count that must be positive (rows per batch, partitions, threads, MiB): 0 would mean
+/// nothing sensible, and some would be taken as 1 and run slowly without a word.
+pub fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Worker threads when not told: one per core.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The paper's model (Chevelu et al. 2010): a paraphrase table, optionally a language model,
+/// and their weights in alpha_phi * phrase score + alpha_lm * ln P.
+#[derive(clap::Args)]
+pub struct ModelArgs {
+    /// The paraphrase table (a phrase_table, e.g. from `pivot` or `import moses-phrase-table`).
+    #[arg(long, value_name = "PATH")]
+    phrase_table: PathBuf,
+    /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
+    #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN)]
+    prob_column: String,
+    /// Keep unchanged words for free even when the table has a `w -> w` rule.
+    #[arg(long)]
+    free_identity: bool,
+    /// A language model (ARPA, plain, .gz or .zst); without it the model score is
+    /// alpha_phi * the phrase-table score alone.
+    #[arg(long, value_name = "PATH")]
+    pub lm: Option<PathBuf>,
+    /// Weight of the phrase-table score (the true score).
+    #[arg(long, default_value_t = 1.0)]
+    alpha_phi: f64,
+    /// Weight of ln P(sentence) (the LM's log10 times ln 10).
+    #[arg(long, default_value_t = 1.0, requires = "lm")]
+    alpha_lm: f64,
+}
+
+impl ModelArgs {
+    pub fn phrase_table(&self) -> resources::PhraseTableOptions {
+        phrase_table_options(
+            self.phrase_table.clone(),
+            self.prob_column.clone(),
+            self.free_identity,
+        )
+    }
+
+    pub fn weights(&self) -> ModelWeights {
+        ModelWeights {
+            phrase: self.alpha_phi,
+            lm: self.alpha_lm,
+        }
+    }
+}

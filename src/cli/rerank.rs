@@ -1,0 +1,88 @@
+//! `pairmetrics rerank`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use pairmetrics::pipeline::rerank;
+
+use super::Stdout;
+use super::args::{ModelArgs, TuningArgs};
+
+/// The n-best study of Chevelu et al. (2010, §3.3, Figure 1): does the decoder rank its
+/// n-best paraphrases as their true model scores do?
+///
+/// Every hypothesis gets its true model score: alpha_phi * true_score (the best derivation
+/// under --phrase-table) + alpha_lm * ln P(hypothesis) (with --lm; its log10 times ln 10).
+/// Each list is re-ranked by it (ties keep decoder order). For each n of --sizes, the lists
+/// with at least n hypotheses (shorter ones are dropped, as in the paper) are cut to their
+/// first n, and over them: mean and sample standard deviation of Kendall tau_A between
+/// decoder order and true order; the share of hypotheses whose score changed (true model
+/// score and decoder total differ by more than --tolerance); the share of lists whose
+/// decoder 1-best is no longer the best; the mean ± std 1-based rank of the old top after
+/// re-ranking and of the new top before it, over all lists and over the changed ones only.
+/// Hypotheses no derivation reaches (NULL true score) are left out and counted.
+///
+/// Writes a new directory: hypotheses.parquet (id, rank, hyp, total, true_score,
+/// model_score, score_changed, true_rank), sizes.parquet (one row per n) and tau_a.svg
+/// (Figure 1: mean tau_A ± std against n), staged and renamed when complete.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The n-best lists: an nbest table (see schemas/nbest.md; `import moses-nbest`).
+    #[arg(long)]
+    nbest: PathBuf,
+    /// The source sentences: a pairs table whose pair_id is the n-best id and src the
+    /// sentence (e.g. `import text --src input.txt --tgt input.txt`).
+    #[arg(long)]
+    sources: PathBuf,
+    /// The decoder's paraphrase table and language model.
+    #[command(flatten)]
+    model: ModelArgs,
+    /// n-best sizes, comma-separated, each at least 2 (default 5, 10, ..., 100).
+    #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+    sizes: Vec<usize>,
+    /// A score counts as changed when |true model score - decoder total| exceeds this
+    /// (Moses prints totals rounded).
+    #[arg(long, default_value_t = 1e-4)]
+    tolerance: f64,
+    /// Output directory (must not exist).
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    tuning: TuningArgs,
+}
+
+impl Args {
+    pub async fn run(self, stdout: &mut Stdout) -> Result<()> {
+        let Args {
+            nbest,
+            sources,
+            model,
+            sizes,
+            tolerance,
+            out,
+            tuning,
+        } = self;
+        let options = rerank::RerankOptions {
+            nbest,
+            sources,
+            phrase_table: model.phrase_table(),
+            weights: model.weights(),
+            lm: model.lm,
+            sizes: if sizes.is_empty() {
+                rerank::default_sizes()
+            } else {
+                sizes
+            },
+            tolerance,
+            out,
+            tuning: tuning.into(),
+        };
+        let (summary, loaded) = rerank::rerank(&options).await?;
+        for line in loaded {
+            eprintln!("{line}");
+        }
+        writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;
+        Ok(())
+    }
+}
