@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 use datafusion::logical_expr::Documentation;
 
 use super::docs::DOC_SECTION;
+use super::expr;
 use super::sacrebleu::{Kind, Metric};
 use crate::metrics::bleu::{self, BleuOptions, Scratch};
 
@@ -24,7 +25,7 @@ impl Metric for Bleu {
     type Options = BleuOptions;
     type Scratch = Scratch;
 
-    const NAMES: [&'static str; 3] = ["sentence_bleu", "bleu_stats", "corpus_bleu"];
+    const NAMES: [&'static str; 3] = [expr::SENTENCE_BLEU, expr::BLEU_STATS, expr::CORPUS_BLEU];
 
     fn sentence_options() -> BleuOptions {
         BleuOptions::sentence()

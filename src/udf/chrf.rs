@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 use datafusion::logical_expr::Documentation;
 
 use super::docs::DOC_SECTION;
+use super::expr;
 use super::sacrebleu::{Kind, Metric};
 use crate::metrics::chrf::{self, ChrfOptions, Scratch};
 
@@ -24,7 +25,7 @@ impl Metric for Chrf {
     type Options = ChrfOptions;
     type Scratch = Scratch;
 
-    const NAMES: [&'static str; 3] = ["chrf", "chrf_stats", "corpus_chrf"];
+    const NAMES: [&'static str; 3] = [expr::CHRF, expr::CHRF_STATS, expr::CORPUS_CHRF];
 
     fn sentence_options() -> ChrfOptions {
         ChrfOptions::default()

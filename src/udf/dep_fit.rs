@@ -14,6 +14,7 @@ use datafusion::logical_expr::{
 
 use super::args::{IntArg, Problem, Shapes, checked_arguments, problem_column, signature};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::arrow::read::{HeadLists, RowProblem, TokenLists};
 use crate::metrics::dep_fit::{FitProblem, Formula, Parse, TripleCounts, TripleIndex, dep_fit};
 use crate::resources::Shared;
@@ -121,8 +122,8 @@ fn fit_doc(name: &str, description: String, level: &str) -> Documentation {
         .with_sql_example(format!(
             "SELECT {name}(src, a.src_head, a.src_deprel, 1, 2) FROM pairs p JOIN arcs a USING (pair_id);"
         ))
-        .with_related_udf("dep_fit_problem")
-        .with_related_udf("dep_triples")
+        .with_related_udf(expr::DEP_FIT_PROBLEM)
+        .with_related_udf(expr::DEP_TRIPLES)
         .build()
 }
 
@@ -153,7 +154,7 @@ static DOCS: LazyLock<[Documentation; 6]> = LazyLock::new(|| {
         )
         .with_argument("tokens, head, deprel", "As for dep_fit.")
         .with_argument("start, len | positions", "As for dep_fit.")
-        .with_related_udf("dep_fit")
+        .with_related_udf(expr::DEP_FIT)
         .build(),
         Documentation::builder(
             DOC_SECTION,
@@ -184,12 +185,12 @@ pub fn triple_fields() -> Fields {
 impl ScalarUDFImpl for DepFitUdf {
     fn name(&self) -> &str {
         match self.kind {
-            Kind::Fit(Level::Form, Formula::Paper) => "dep_fit",
-            Kind::Fit(Level::Upos, Formula::Paper) => "dep_fit_pos",
-            Kind::Fit(Level::Form, Formula::Iucl) => "dep_fit_iucl",
-            Kind::Fit(Level::Upos, Formula::Iucl) => "dep_fit_pos_iucl",
-            Kind::Problem => "dep_fit_problem",
-            Kind::Triples => "dep_triples",
+            Kind::Fit(Level::Form, Formula::Paper) => expr::DEP_FIT,
+            Kind::Fit(Level::Upos, Formula::Paper) => expr::DEP_FIT_POS,
+            Kind::Fit(Level::Form, Formula::Iucl) => expr::DEP_FIT_IUCL,
+            Kind::Fit(Level::Upos, Formula::Iucl) => expr::DEP_FIT_POS_IUCL,
+            Kind::Problem => expr::DEP_FIT_PROBLEM,
+            Kind::Triples => expr::DEP_TRIPLES,
         }
     }
 

@@ -19,6 +19,7 @@ use datafusion::logical_expr::{
 
 use super::args::{Shapes, checked_arguments, problem_column, signature};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::arrow::read::{HeadLists, LinkLists, TokenLists};
 use crate::metrics::Link;
 use crate::metrics::derp::{self, Derp, DerpError, Parse, Scratch};
@@ -73,10 +74,10 @@ fn with_arguments(builder: datafusion::logical_expr::DocumentationBuilder) -> Do
             "links",
             "Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.",
         )
-        .with_related_udf("derp")
-        .with_related_udf("derp_detail")
-        .with_related_udf("derp_problem")
-        .with_related_udf("derp_pooled")
+        .with_related_udf(expr::DERP)
+        .with_related_udf(expr::DERP_DETAIL)
+        .with_related_udf(expr::DERP_PROBLEM)
+        .with_related_udf(expr::DERP_POOLED)
         .build()
 }
 
@@ -172,9 +173,9 @@ pub fn detail_fields() -> Fields {
 impl ScalarUDFImpl for DerpUdf {
     fn name(&self) -> &str {
         match self.kind {
-            Kind::Score => "derp",
-            Kind::Detail => "derp_detail",
-            Kind::Problem => "derp_problem",
+            Kind::Score => expr::DERP,
+            Kind::Detail => expr::DERP_DETAIL,
+            Kind::Problem => expr::DERP_PROBLEM,
         }
     }
 
@@ -378,7 +379,7 @@ impl Default for DerpPooled {
 
 impl AggregateUDFImpl for DerpPooled {
     fn name(&self) -> &str {
-        "derp_pooled"
+        expr::DERP_POOLED
     }
 
     checked_arguments!(|_| SHAPES);

@@ -12,6 +12,7 @@ use datafusion::logical_expr::{
 
 use super::args::{Shapes, TextArg, checked_arguments, problem_column, signature};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::arrow::read::{LinkLists, RowProblem, TokenLists};
 use crate::metrics::Link;
 use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
@@ -70,8 +71,8 @@ static LED_DOC: LazyLock<Documentation> =
     .with_argument("tgt", "Second sentence: a list of tokens.")
     .with_argument("links", "Optional alignment: List<Struct<src Int32, tgt Int32>>, 0-based.")
     .with_sql_example("SELECT led(tokenize('the cat sat'), tokenize('the cat slept')); -- 0.3333")
-    .with_related_udf("pod")
-    .with_related_udf("lepod_problem")
+    .with_related_udf(expr::POD)
+    .with_related_udf(expr::LEPOD_PROBLEM)
     .build()
     });
 
@@ -98,7 +99,7 @@ static POD_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_sql_example(
         "SELECT pod(src, tgt, links, ',') FROM pairs JOIN alignments USING (pair_id);",
     )
-    .with_related_udf("led")
+    .with_related_udf(expr::LED)
     .build()
 });
 
@@ -132,8 +133,8 @@ static BOTH_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_argument("links", "Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.")
     .with_argument("punct", "Punctuation characters, as for pod.")
     .with_sql_example("SELECT s['led'], s['pod'] FROM (SELECT lepod(src, tgt, links) AS s FROM pairs JOIN alignments USING (pair_id));")
-    .with_related_udf("led")
-    .with_related_udf("pod")
+    .with_related_udf(expr::LED)
+    .with_related_udf(expr::POD)
     .build()
 });
 
@@ -149,10 +150,10 @@ pub fn lepod_fields() -> Fields {
 impl ScalarUDFImpl for LepodUdf {
     fn name(&self) -> &str {
         match self.kind {
-            Kind::Led => "led",
-            Kind::Pod => "pod",
-            Kind::Problem => "lepod_problem",
-            Kind::Both => "lepod",
+            Kind::Led => expr::LED,
+            Kind::Pod => expr::POD,
+            Kind::Problem => expr::LEPOD_PROBLEM,
+            Kind::Both => expr::LEPOD,
         }
     }
 

@@ -18,6 +18,7 @@ use datafusion::logical_expr::{
 
 use super::args::{BoolArg, Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::arrow::read::TokenLists;
 use crate::metrics::ngram::{Bounds, NgramModel, Scratch, WordScore};
 use crate::resources::Shared;
@@ -92,8 +93,8 @@ static LOGPROB_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_argument("bos", BOS_DOC)
     .with_argument("eos", EOS_DOC)
     .with_sql_example("SELECT avg(lm_logprob(tgt) / (cardinality(tgt) + 1)) AS per_word FROM pairs;")
-    .with_related_udf("lm_full_scores")
-    .with_related_udf("lm_perplexity")
+    .with_related_udf(expr::LM_FULL_SCORES)
+    .with_related_udf(expr::LM_PERPLEXITY)
     .build()
 });
 
@@ -112,7 +113,7 @@ static FULL_SCORES_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_sql_example(
         "SELECT w.ngram_length, count(*) FROM (SELECT unnest(lm_full_scores(tgt)) AS w FROM pairs) GROUP BY 1 ORDER BY 1;",
     )
-    .with_related_udf("lm_logprob")
+    .with_related_udf(expr::LM_LOGPROB)
     .build()
 });
 
@@ -127,7 +128,7 @@ static PERPLEXITY_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_sql_example(
         "SELECT pair_id, lm_perplexity(tgt) AS ppl FROM pairs ORDER BY ppl DESC LIMIT 10;",
     )
-    .with_related_udf("lm_logprob")
+    .with_related_udf(expr::LM_LOGPROB)
     .build()
 });
 
@@ -142,17 +143,17 @@ static OOV_COUNT_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_sql_example(
         "SELECT sum(lm_oov_count(tgt)) / sum(cardinality(tgt)) AS oov_rate FROM pairs;",
     )
-    .with_related_udf("lm_full_scores")
+    .with_related_udf(expr::LM_FULL_SCORES)
     .build()
 });
 
 impl ScalarUDFImpl for LmUdf {
     fn name(&self) -> &str {
         match self.kind {
-            Kind::LogProb => "lm_logprob",
-            Kind::FullScores => "lm_full_scores",
-            Kind::Perplexity => "lm_perplexity",
-            Kind::OovCount => "lm_oov_count",
+            Kind::LogProb => expr::LM_LOGPROB,
+            Kind::FullScores => expr::LM_FULL_SCORES,
+            Kind::Perplexity => expr::LM_PERPLEXITY,
+            Kind::OovCount => expr::LM_OOV_COUNT,
         }
     }
 

@@ -13,10 +13,11 @@ use datafusion::logical_expr::{
 
 use super::args::array_of;
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::metrics::mert::loglinear;
 use crate::schema::ColumnType;
 
-pub const NAME: &str = "loglinear";
+pub const NAME: &str = expr::LOGLINEAR;
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct LoglinearUdf {
@@ -46,7 +47,7 @@ static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_sql_example(
         "SELECT sentence_id, candidate, loglinear([0.6, 0.3, 0.1], lm, direct, inverse) AS score FROM candidates;",
     )
-    .with_related_udf("lm_logprob")
+    .with_related_udf(expr::LM_LOGPROB)
     .build()
 });
 

@@ -13,6 +13,7 @@ use datafusion::common::{Result, plan_err};
 use datafusion::datasource::MemTable;
 
 use super::args::{literal_integer, literal_string};
+use super::expr;
 use crate::formats::tokens;
 use crate::metrics::mcpg::{Mode, Options, Paraphrase, mcpg};
 use crate::metrics::ngram::NgramModel;
@@ -20,7 +21,7 @@ use crate::metrics::true_score::PhraseIndex;
 use crate::resources::{MissingResource, Resource, Shared};
 use crate::schema::token_list_type;
 
-pub const NAME: &str = "mcpg";
+pub const NAME: &str = expr::MCPG;
 const USAGE: &str =
     "mcpg('a sentence' [, 'true-score' | 'translator' [, episodes [, nbest [, seed]]]])";
 

@@ -14,13 +14,14 @@ use datafusion::logical_expr::{
 
 use super::args::{Shapes, checked_arguments};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::align::module_links;
 use crate::align::{Aligner, AlignerOptions, Module, Scratch};
 use crate::arrow::module_links_array;
 use crate::arrow::read::{Strings, TokenLists};
 use crate::schema::{ColumnType, module_link_list_type};
 
-pub const NAME: &str = "meteor_align";
+pub const NAME: &str = expr::METEOR_ALIGN;
 
 /// The function, its aligners (one per modules and language asked for, built on first use and
 /// kept for the session) and their scratch space.

@@ -7,6 +7,7 @@ pub mod chrf;
 pub mod dep_fit;
 pub mod derp;
 pub mod docs;
+pub mod expr;
 pub mod lepod;
 pub mod lm;
 pub mod loglinear;

@@ -13,13 +13,14 @@ use datafusion::logical_expr::{
 
 use super::args::{Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::arrow::read::TokenLists;
 use crate::metrics::ngram::{self, NgramModel};
 use crate::metrics::true_score::{ModelWeights, PhraseIndex, Scratch, model_score};
 use crate::resources::{MissingResource, Resource, Shared};
 use crate::schema::ColumnType;
 
-pub const NAME: &str = "model_score";
+pub const NAME: &str = expr::MODEL_SCORE;
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct ModelScoreUdf {
@@ -65,8 +66,8 @@ static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_sql_example(
         "SELECT id, model_score(src, hyp_tokens) AS score FROM nbest JOIN sources USING (id);",
     )
-    .with_related_udf("true_score")
-    .with_related_udf("lm_logprob")
+    .with_related_udf(expr::TRUE_SCORE)
+    .with_related_udf(expr::LM_LOGPROB)
     .build()
 });
 

@@ -15,6 +15,7 @@ use datafusion::logical_expr::{
 
 use super::args::{IntArg, Problem, Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::arrow::read::{LinkLists, Strings, TokenLists};
 use crate::formats::{pharaoh, tokens};
 use crate::metrics::Link;
@@ -24,7 +25,7 @@ use crate::metrics::phrases::{
 };
 use crate::schema::ColumnType;
 
-pub const NAME: &str = "extract_phrases";
+pub const NAME: &str = expr::EXTRACT_PHRASES;
 /// Moses' default maximum phrase length.
 pub const DEFAULT_MAX_LENGTH: usize = 7;
 

@@ -17,6 +17,7 @@ use datafusion::logical_expr::{
 };
 
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::metrics::rank::kendall_tau_a;
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -61,7 +62,7 @@ fn state_list(name: &str, part: &str) -> FieldRef {
 
 impl AggregateUDFImpl for KendallTauA {
     fn name(&self) -> &str {
-        "kendall_tau_a"
+        expr::KENDALL_TAU_A
     }
 
     fn signature(&self) -> &Signature {

@@ -16,6 +16,7 @@ use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, Documentation, Sig
 
 use super::args::{Shapes, checked_arguments, constant, signature};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::metrics::significance::{self as kernel, Row, Sample};
 use crate::schema::ColumnType::{Float, Int};
 
@@ -285,12 +286,12 @@ static DOCS: LazyLock<Vec<((Test, bool), Documentation)>> = LazyLock::new(|| {
 impl AggregateUDFImpl for SignificanceUdf {
     fn name(&self) -> &str {
         match (self.test, self.pooled) {
-            (Test::BootstrapCi, false) => "bootstrap_ci",
-            (Test::BootstrapCi, true) => "pooled_bootstrap_ci",
-            (Test::PairedBootstrap, false) => "paired_bootstrap",
-            (Test::PairedBootstrap, true) => "pooled_paired_bootstrap",
-            (Test::ApproxRandomization, false) => "approx_randomization",
-            (Test::ApproxRandomization, true) => "pooled_approx_randomization",
+            (Test::BootstrapCi, false) => expr::BOOTSTRAP_CI,
+            (Test::BootstrapCi, true) => expr::POOLED_BOOTSTRAP_CI,
+            (Test::PairedBootstrap, false) => expr::PAIRED_BOOTSTRAP,
+            (Test::PairedBootstrap, true) => expr::POOLED_PAIRED_BOOTSTRAP,
+            (Test::ApproxRandomization, false) => expr::APPROX_RANDOMIZATION,
+            (Test::ApproxRandomization, true) => expr::POOLED_APPROX_RANDOMIZATION,
         }
     }
 

@@ -12,6 +12,7 @@ use datafusion::common::{Result, plan_err};
 use datafusion::datasource::MemTable;
 
 use super::args::{literal_integer, literal_string};
+use super::expr;
 use crate::formats::tokens;
 use crate::metrics::synthetic::{Candidate, MAX_TOKENS, synthetic_phrases};
 use crate::metrics::true_score::PhraseIndex;
@@ -19,7 +20,7 @@ use crate::resources::Shared;
 use crate::resources::{MissingResource, Resource};
 use crate::schema::token_list_type;
 
-pub const NAME: &str = "synthetic_phrases";
+pub const NAME: &str = expr::SYNTHETIC_PHRASES;
 /// Candidates listed when the call does not say.
 pub const DEFAULT_MAX: usize = 100;
 

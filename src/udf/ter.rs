@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 use datafusion::logical_expr::Documentation;
 
 use super::docs::DOC_SECTION;
+use super::expr;
 use super::sacrebleu::{Kind, Metric};
 use crate::metrics::ter::{self, Scratch, TerOptions};
 
@@ -25,7 +26,7 @@ impl Metric for Ter {
     type Options = TerOptions;
     type Scratch = Scratch;
 
-    const NAMES: [&'static str; 3] = ["sentence_ter", "ter_stats", "corpus_ter"];
+    const NAMES: [&'static str; 3] = [expr::SENTENCE_TER, expr::TER_STATS, expr::CORPUS_TER];
 
     fn sentence_options() -> TerOptions {
         TerOptions::default()

@@ -12,6 +12,7 @@ use datafusion::logical_expr::{
 
 use super::args::{Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::arrow::read::{Strings, TokenLists};
 use crate::formats::{pharaoh, tokens};
 use crate::schema::{ColumnType, link_fields, link_list_type, token_list_type};
@@ -84,9 +85,9 @@ static PHARAOH_DOC: LazyLock<Documentation> = LazyLock::new(|| {
 impl ScalarUDFImpl for TextUdf {
     fn name(&self) -> &str {
         match self.kind {
-            Kind::Tokenize => "tokenize",
-            Kind::LowercaseTokens => "lowercase_tokens",
-            Kind::Pharaoh => "pharaoh",
+            Kind::Tokenize => expr::TOKENIZE,
+            Kind::LowercaseTokens => expr::LOWERCASE_TOKENS,
+            Kind::Pharaoh => expr::PHARAOH,
         }
     }
 

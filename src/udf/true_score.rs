@@ -15,6 +15,7 @@ use datafusion::logical_expr::{
 
 use super::args::{Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::arrow::read::TokenLists;
 use crate::metrics::true_score::{PhraseIndex, Scratch, TrueScore};
 use crate::resources::Shared;
@@ -62,7 +63,7 @@ static SCORE_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .with_sql_example(
         "SELECT id, hyp, true_score(src, hyp_tokens) FROM nbest JOIN sources USING (id);",
     )
-    .with_related_udf("true_score_detail")
+    .with_related_udf(expr::TRUE_SCORE_DETAIL)
     .build()
 });
 
@@ -76,7 +77,7 @@ static DETAIL_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     )
     .with_argument("src", "The source sentence: a list of tokens.")
     .with_argument("tgt", "The paraphrase: a list of tokens.")
-    .with_related_udf("true_score")
+    .with_related_udf(expr::TRUE_SCORE)
     .build()
 });
 
@@ -91,8 +92,8 @@ pub fn detail_fields() -> Fields {
 impl ScalarUDFImpl for TrueScoreUdf {
     fn name(&self) -> &str {
         match self.kind {
-            Kind::Score => "true_score",
-            Kind::Detail => "true_score_detail",
+            Kind::Score => expr::TRUE_SCORE,
+            Kind::Detail => expr::TRUE_SCORE_DETAIL,
         }
     }
 

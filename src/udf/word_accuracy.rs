@@ -11,6 +11,7 @@ use datafusion::logical_expr::{
 
 use super::args::{Shapes, checked_arguments};
 use super::docs::DOC_SECTION;
+use super::expr;
 use crate::arrow::read::{Strings, TokenListLists, TokenLists};
 use crate::formats::tokens;
 use crate::metrics::word_accuracy::{Scratch, word_accuracy};
@@ -65,7 +66,7 @@ static DOC: LazyLock<Documentation> =
 
 impl ScalarUDFImpl for WordAccuracyUdf {
     fn name(&self) -> &str {
-        "word_accuracy"
+        expr::WORD_ACCURACY
     }
 
     checked_arguments!(|_| SHAPES);

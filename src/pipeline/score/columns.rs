@@ -17,6 +17,7 @@ use datafusion::logical_expr::{Expr, lit, when};
 use super::ScoreOptions;
 use crate::parquet::lockstep;
 use crate::schema::Table;
+use crate::udf::expr;
 
 /// A table `score` can read besides the pairs, or a resource it can load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,7 +150,7 @@ pub static METRICS: &[Metric] = &[
         exprs: |i| {
             Ok(vec![(
                 "true_score",
-                i.call("true_score", vec![i.tokens("src"), i.tokens("tgt")])?,
+                expr::true_score(i.functions, i.tokens("src"), i.tokens("tgt"))?,
             )])
         },
     },
@@ -172,7 +173,7 @@ pub static METRICS: &[Metric] = &[
         by_default: true,
         signature: |_| "lm:log10,bos,eos".into(),
         exprs: |i| {
-            let logprob = |side| i.call("lm_logprob", vec![i.tokens(side)]);
+            let logprob = |side| expr::lm_logprob(i.functions, i.tokens(side));
             Ok(vec![
                 ("src_lm_logprob", logprob("src")?),
                 ("tgt_lm_logprob", logprob("tgt")?),
@@ -191,7 +192,7 @@ pub static METRICS: &[Metric] = &[
         exprs: |i| {
             Ok(vec![(
                 "model_score",
-                i.call("model_score", vec![i.tokens("src"), i.tokens("tgt")])?,
+                expr::model_score(i.functions, i.tokens("src"), i.tokens("tgt"))?,
             )])
         },
     },
@@ -204,7 +205,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: false,
         signature: |o| sacrebleu_signature("chrf", o),
-        exprs: |i| sacrebleu_metric(i, "chrf", "chrf"),
+        exprs: |i| sacrebleu_metric(i, "chrf", expr::chrf),
     },
     Metric {
         name: "bleu",
@@ -215,7 +216,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: false,
         signature: |o| sacrebleu_signature("bleu", o),
-        exprs: |i| sacrebleu_metric(i, "bleu", "sentence_bleu"),
+        exprs: |i| sacrebleu_metric(i, "bleu", expr::sentence_bleu),
     },
     Metric {
         name: "ter",
@@ -226,7 +227,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: false,
         signature: |o| sacrebleu_signature("ter", o),
-        exprs: |i| sacrebleu_metric(i, "ter", "sentence_ter"),
+        exprs: |i| sacrebleu_metric(i, "ter", expr::sentence_ter),
     },
 ];
 
@@ -267,12 +268,12 @@ fn sacrebleu_signature(metric: &str, options: &ScoreOptions) -> String {
 fn sacrebleu_metric(
     i: &Inputs,
     metric: &'static str,
-    function: &str,
+    function: expr::SacrebleuBuilder,
 ) -> Result<Vec<(&'static str, Expr)>> {
     let words = sacrebleu_options(metric, i.options);
     Ok(vec![(
         metric,
-        i.call(function, vec![i.pairs("tgt"), i.pairs("src"), lit(words)])?,
+        function(i.functions, i.pairs("tgt"), i.pairs("src"), lit(words))?,
     )])
 }
 
@@ -423,9 +424,9 @@ impl Inputs<'_> {
     fn tokens(&self, side: &str) -> Expr {
         let tokens = self.pairs(side);
         match self.options.lowercase {
-            true => self
-                .call("lowercase_tokens", vec![tokens])
-                .expect("registered in every session"),
+            true => {
+                expr::lowercase_tokens(self.functions, tokens).expect("registered in every session")
+            }
             false => tokens,
         }
     }
@@ -443,22 +444,13 @@ impl Inputs<'_> {
     fn links(&self) -> Expr {
         match self.options.alignments {
             Some(_) => self.joined(alias(Table::Alignments), "links"),
-            None => self
-                .call(
-                    crate::udf::meteor_align::NAME,
-                    vec![self.tokens("src"), self.tokens("tgt")],
-                )
+            None => expr::meteor_align(self.functions, self.tokens("src"), self.tokens("tgt"))
                 .expect("registered in every session"),
         }
     }
 
     fn arcs(&self, column: &str) -> Expr {
         self.joined(alias(Table::Arcs), column)
-    }
-
-    /// A call to the session's function `name`.
-    fn call(&self, name: &str, args: Vec<Expr>) -> Result<Expr> {
-        Ok(self.functions.udf(name)?.call(args))
     }
 }
 
@@ -467,17 +459,20 @@ impl Inputs<'_> {
 fn lepod(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
     let (src, tgt) = (i.tokens("src"), i.tokens("tgt"));
     if !Input::Alignments.given(i.options) {
-        let led = i.call("led", vec![src.clone(), tgt.clone()])?;
+        let led = expr::led(i.functions, src.clone(), tgt.clone())?;
         let problem = when(
             led.clone().is_null(),
-            i.call("lepod_problem", vec![src, tgt])?,
+            expr::lepod_problem(i.functions, src, tgt)?,
         )
         .end()?;
         return Ok(vec![("led", led), ("lepod_problem", problem)]);
     }
-    let both = i.call(
-        "lepod",
-        vec![src, tgt, i.links(), lit(i.options.punct.as_str())],
+    let both = expr::lepod(
+        i.functions,
+        src,
+        tgt,
+        i.links(),
+        lit(i.options.punct.as_str()),
     )?;
     Ok(vec![
         ("led", both.clone().field("led")),
@@ -490,14 +485,17 @@ fn lepod(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
 /// silently wrong), else the kernel's score or problem.
 fn derp(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
     let head = |side: &str| i.arcs(&format!("{side}_head"));
-    let args = vec![
-        head("src"),
-        i.arcs("src_deprel"),
-        head("tgt"),
-        i.arcs("tgt_deprel"),
-        i.links(),
-    ];
-    let derp = i.call("derp", args.clone())?;
+    let call = |function: expr::Builder5| {
+        function(
+            i.functions,
+            head("src"),
+            i.arcs("src_deprel"),
+            head("tgt"),
+            i.arcs("tgt_deprel"),
+            i.links(),
+        )
+    };
+    let derp = call(expr::derp)?;
     let differs = |side: &str| cardinality(i.pairs(side)).not_eq(cardinality(head(side)));
     let any_differs = differs("src").or(differs("tgt"));
     let mismatch = |side: &'static str| {
@@ -519,25 +517,28 @@ fn derp(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
     )
     .when(differs("src"), mismatch("src"))
     .when(differs("tgt"), mismatch("tgt"))
-    .otherwise(i.call("derp_problem", args)?)?;
+    .otherwise(call(expr::derp_problem)?)?;
     Ok(vec![("derp", score), ("derp_problem", problem)])
 }
 
 /// The fitness of the whole tgt sentence in its parse; a pair with no arcs row says so.
 fn dep_fit(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
-    let args = vec![
-        i.tokens("tgt"),
-        i.arcs("tgt_head"),
-        i.arcs("tgt_deprel"),
-        lit(0i64),
-        cardinality(i.pairs("tgt")),
-    ];
-    let fit = i.call("dep_fit", args.clone())?;
+    let call = |function: expr::Builder5| {
+        function(
+            i.functions,
+            i.tokens("tgt"),
+            i.arcs("tgt_head"),
+            i.arcs("tgt_deprel"),
+            lit(0i64),
+            cardinality(i.pairs("tgt")),
+        )
+    };
+    let fit = call(expr::dep_fit)?;
     let mut problem = when(fit.clone().is_not_null(), lit(ScalarValue::Utf8(None)));
     if !i.lockstep {
         // In lockstep every pair has its arcs row.
         problem = problem.when(i.arcs("pair_id").is_null(), lit("no parse (no arcs row)"));
     }
-    let problem = problem.otherwise(i.call("dep_fit_problem", args)?)?;
+    let problem = problem.otherwise(call(expr::dep_fit_problem)?)?;
     Ok(vec![("tgt_dep_fit", fit), ("tgt_dep_fit_problem", problem)])
 }

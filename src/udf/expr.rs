@@ -1,0 +1,141 @@
+//! Every function's name, declared once, and typed builders of calls to the functions code
+//! calls: `expr::derp(registry, src_head, src_deprel, tgt_head, tgt_deprel, links)` instead of
+//! `registry.udf("derp")?.call(vec![...])`, so a renamed function or a changed argument list is a
+//! compile error where it is called, not a planning error at run time.
+//!
+//! Each UDF's `name()`, its `Documentation`'s related functions and every caller use these
+//! constants. The builders take the session's registry: functions bound to resources (a phrase
+//! table, an LM, triples) are the session's own.
+
+use datafusion::common::Result;
+use datafusion::execution::FunctionRegistry;
+use datafusion::logical_expr::Expr;
+
+/// `NAME = "sql_name"` for each function.
+macro_rules! names {
+    ($($konst:ident = $name:literal;)*) => {
+        $(pub const $konst: &str = $name;)*
+        /// Every function of pairmetrics, scalar, aggregate and table, by name.
+        pub const ALL: &[&str] = &[$($konst),*];
+    };
+}
+
+/// `fn builder(arguments) = NAME;`: a call of the scalar function NAME with these arguments.
+macro_rules! builders {
+    ($($(#[$doc:meta])* fn $builder:ident($($arg:ident),*) = $konst:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $builder(registry: &dyn FunctionRegistry, $($arg: Expr),*) -> Result<Expr> {
+            Ok(registry.udf($konst)?.call(vec![$($arg),*]))
+        }
+    )*};
+}
+
+names! {
+    LED = "led";
+    POD = "pod";
+    LEPOD = "lepod";
+    LEPOD_PROBLEM = "lepod_problem";
+    DERP = "derp";
+    DERP_DETAIL = "derp_detail";
+    DERP_PROBLEM = "derp_problem";
+    DERP_POOLED = "derp_pooled";
+    TOKENIZE = "tokenize";
+    LOWERCASE_TOKENS = "lowercase_tokens";
+    PHARAOH = "pharaoh";
+    METEOR_ALIGN = "meteor_align";
+    EXTRACT_PHRASES = "extract_phrases";
+    TRUE_SCORE = "true_score";
+    TRUE_SCORE_DETAIL = "true_score_detail";
+    MODEL_SCORE = "model_score";
+    LOGLINEAR = "loglinear";
+    SYNTHETIC_PHRASES = "synthetic_phrases";
+    KENDALL_TAU_A = "kendall_tau_a";
+    MCPG = "mcpg";
+    DEP_FIT = "dep_fit";
+    DEP_FIT_POS = "dep_fit_pos";
+    DEP_FIT_IUCL = "dep_fit_iucl";
+    DEP_FIT_POS_IUCL = "dep_fit_pos_iucl";
+    DEP_FIT_PROBLEM = "dep_fit_problem";
+    DEP_TRIPLES = "dep_triples";
+    LM_LOGPROB = "lm_logprob";
+    LM_FULL_SCORES = "lm_full_scores";
+    LM_PERPLEXITY = "lm_perplexity";
+    LM_OOV_COUNT = "lm_oov_count";
+    WORD_ACCURACY = "word_accuracy";
+    SENTENCE_BLEU = "sentence_bleu";
+    BLEU_STATS = "bleu_stats";
+    CORPUS_BLEU = "corpus_bleu";
+    CHRF = "chrf";
+    CHRF_STATS = "chrf_stats";
+    CORPUS_CHRF = "corpus_chrf";
+    SENTENCE_TER = "sentence_ter";
+    TER_STATS = "ter_stats";
+    CORPUS_TER = "corpus_ter";
+    BOOTSTRAP_CI = "bootstrap_ci";
+    PAIRED_BOOTSTRAP = "paired_bootstrap";
+    APPROX_RANDOMIZATION = "approx_randomization";
+    POOLED_BOOTSTRAP_CI = "pooled_bootstrap_ci";
+    POOLED_PAIRED_BOOTSTRAP = "pooled_paired_bootstrap";
+    POOLED_APPROX_RANDOMIZATION = "pooled_approx_randomization";
+}
+
+builders! {
+    /// The multiset LeD of two token lists (no alignment).
+    fn led(src, tgt) = LED;
+    /// LeD, PoD and the reason they are NULL, as one struct {led, pod, problem}.
+    fn lepod(src, tgt, links, punct) = LEPOD;
+    /// Why the multiset LeD of two token lists is NULL.
+    fn lepod_problem(src, tgt) = LEPOD_PROBLEM;
+    fn derp(src_head, src_deprel, tgt_head, tgt_deprel, links) = DERP;
+    fn derp_problem(src_head, src_deprel, tgt_head, tgt_deprel, links) = DERP_PROBLEM;
+    fn lowercase_tokens(tokens) = LOWERCASE_TOKENS;
+    /// METEOR 1.5's alignment of two token lists, with the session's aligner options.
+    fn meteor_align(src, tgt) = METEOR_ALIGN;
+    fn true_score(src, tgt) = TRUE_SCORE;
+    fn model_score(src, tgt) = MODEL_SCORE;
+    /// The fitness of tokens[start..end] in the sentence's parse (heads, deprels).
+    fn dep_fit(tokens, heads, deprels, start, end) = DEP_FIT;
+    fn dep_fit_problem(tokens, heads, deprels, start, end) = DEP_FIT_PROBLEM;
+    fn lm_logprob(tokens) = LM_LOGPROB;
+    /// sacrebleu's sentence BLEU of a hypothesis against a reference, with its options' words.
+    fn sentence_bleu(hypothesis, reference, options) = SENTENCE_BLEU;
+    fn chrf(hypothesis, reference, options) = CHRF;
+    fn sentence_ter(hypothesis, reference, options) = SENTENCE_TER;
+}
+
+/// A builder of three arguments (sacrebleu's sentence scores: hypothesis, reference, options).
+pub type SacrebleuBuilder = fn(&dyn FunctionRegistry, Expr, Expr, Expr) -> Result<Expr>;
+/// A builder of five arguments (`derp` and `derp_problem`, `dep_fit` and `dep_fit_problem`).
+pub type Builder5 = fn(&dyn FunctionRegistry, Expr, Expr, Expr, Expr, Expr) -> Result<Expr>;
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::Resources;
+
+    /// ALL names exactly the functions registered, so a function added without its name here
+    /// (or a name left behind) fails.
+    #[test]
+    fn every_registered_function_is_named_here() {
+        let resources = Resources::default();
+        let registered: BTreeSet<String> = crate::udf::all_scalar_udfs()
+            .iter()
+            .map(|f| f.name().to_string())
+            .chain(
+                crate::udf::all_aggregate_udfs()
+                    .iter()
+                    .map(|f| f.name().to_string()),
+            )
+            .chain(
+                crate::udf::all_table_functions(&resources)
+                    .iter()
+                    .map(|(name, _)| name.to_string()),
+            )
+            .collect();
+        let declared: BTreeSet<String> = ALL.iter().map(|n| n.to_string()).collect();
+        assert_eq!(registered, declared);
+        assert_eq!(declared.len(), ALL.len(), "a name is declared twice");
+    }
+}
