@@ -11,6 +11,7 @@ mod derp;
 mod docs;
 mod edges;
 mod extract;
+mod fast_align;
 mod fitness;
 mod import;
 mod l2_assist;

@@ -7,6 +7,7 @@
 //! included; docs/meteor-aligner.md lists every decision. No Arrow here: `udf::meteor_align`
 //! and `pipeline::align` wrap it.
 
+pub mod fast_align;
 mod java;
 mod load;
 pub mod paraphrase;

@@ -9,6 +9,7 @@ mod compare;
 mod demo;
 mod export;
 mod extract;
+mod fast_align;
 mod import;
 mod l2_assist;
 mod lepod;
@@ -71,6 +72,7 @@ enum Command {
     Sacrebleu(sacrebleu::Args),
     Lepod(lepod::Args),
     Extract(extract::Args),
+    FastAlign(fast_align::Args),
     Export(export::Args),
     Rerank(rerank::Args),
     Paraphrase(paraphrase::Args),
@@ -107,6 +109,7 @@ impl Cli {
             Command::Sacrebleu(args) => args.run(stdout)?,
             Command::Lepod(args) => args.run(stdout)?,
             Command::Extract(args) => args.run(stdout).await?,
+            Command::FastAlign(args) => args.run(stdout)?,
             Command::Export(args) => args.run(stdout).await?,
             Command::Rerank(args) => args.run(stdout).await?,
             Command::Paraphrase(args) => args.run(stdout).await?,

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod demo;
 pub mod export;
 pub mod extract;
+pub mod fast_align;
 pub mod import;
 pub mod l2_assist;
 pub mod lepod;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The expected outputs tests/fast_align.rs compares `pairmetrics fast-align` with: fast_align
+# itself (clab/fast_align, built here with its CMakeLists: -O3, OpenMP, run on one thread, which
+# makes it deterministic) on tests/data/fast_align/europarl.fr-en.gz, once per case of
+# tests/data/fast_align/cases.tsv. Also checks the libstdc++ iteration order the Rust code
+# simulates. Needs g++, cmake (apt-get install g++ cmake) and a checkout of fast_align:
+#
+#   scripts/make_fast_align_vectors.sh /path/to/fast_align
+#
+# CI does not run this: it compares with the committed files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SRC=${1:?usage: $0 FAST_ALIGN_CHECKOUT}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cmake -S "$SRC" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$WORK/build" -j "$(nproc)" --target fast_align >/dev/null
+DATA=tests/data/fast_align
+zcat "$DATA/europarl.fr-en.gz" > "$WORK/corpus"
+while IFS=$'\t' read -r name flags; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    # shellcheck disable=SC2086
+    OMP_NUM_THREADS=1 "$WORK/build/fast_align" -i "$WORK/corpus" $flags 2>/dev/null \
+        | gzip -9n > "$DATA/$name.align.gz"
+    echo "$name: fast_align $flags"
+done < "$DATA/cases.tsv"
+# The growth table of std::unordered_map, as src/align/fast_align.rs records it.
+g++ -O2 -std=c++11 -o "$WORK/growth" scripts/fast_align/std_unordered_growth.cc
+"$WORK/growth" > "$WORK/growth.txt"
+echo "std::unordered_map growth (compare with GROWTH in src/align/fast_align.rs):"
+tr '\n' ' ' < "$WORK/growth.txt"; echo

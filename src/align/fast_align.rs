@@ -1,0 +1,694 @@
+//! fast_align (Dyer, Chahuneau and Smith, NAACL 2013): the reparameterised IBM Model 2, trained
+//! by EM, as `clab/fast_align` computes it, to the bit: the same Viterbi links for the same
+//! input and flags (fast_align run on one thread, which makes it deterministic).
+//!
+//! What exactness takes, beyond the model:
+//! - Words are numbered as fast_align's `Dict` numbers them (`<eps>`, the NULL word, is 1 and
+//!   `|||` is 2; then each new word as first read, line by line), because
+//! - each source word's translation row is summed, when normalised, in the order
+//!   libstdc++'s `std::unordered_map` iterates it: a function of the word numbers and the order
+//!   they were inserted ([`StdUnorderedOrder`]); floating-point sums depend on that order;
+//! - the tension's gradient sums the (target, source) length pairs in the same kind of order;
+//! - the posterior alignment feature is summed in chunks of `--thread_buffer_size` lines, as
+//!   fast_align sums its per-chunk reductions;
+//! - fast_align's own quirks are kept: the feature it accumulates uses the 0-based target
+//!   position, the tension's log-partition derivative is computed with a partition whose
+//!   lengths are swapped, a tab separates the sides as `|||` does, and every `|||` after the
+//!   first belongs to the target side.
+//!
+//! No Arrow here: `pipeline::fast_align` reads and writes files.
+
+use std::collections::HashMap;
+
+/// fast_align's options (its flags in brackets), with its defaults.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Condition on the target and predict the source (`-r`).
+    pub reverse: bool,
+    /// EM iterations (`-I`, 5); the last only aligns.
+    pub iterations: usize,
+    /// Favour alignment points close to the diagonal (`-d`).
+    pub favor_diagonal: bool,
+    /// The probability of aligning to NULL (`-q`, 0.08).
+    pub prob_align_null: f64,
+    /// The diagonal tension to start from (`-T`, 4).
+    pub diagonal_tension: f64,
+    /// Optimise the tension between iterations (`-o`).
+    pub optimize_tension: bool,
+    /// Variational Bayes with a Dirichlet prior of `alpha` (`-v`, `-a`, 0.01).
+    pub variational_bayes: bool,
+    pub alpha: f64,
+    /// No NULL word (`-N`).
+    pub no_null_word: bool,
+    /// Lines per chunk (`-b`, 10000): the posterior feature is summed per chunk.
+    pub chunk_lines: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            reverse: false,
+            iterations: 5,
+            favor_diagonal: false,
+            prob_align_null: 0.08,
+            diagonal_tension: 4.0,
+            optimize_tension: false,
+            variational_bayes: false,
+            alpha: 0.01,
+            no_null_word: false,
+            chunk_lines: 10000,
+        }
+    }
+}
+
+/// The NULL word's and the separator's numbers, as fast_align's `Dict` gives them.
+const NULL: u32 = 1;
+const SEPARATOR: u32 = 2;
+
+/// A parallel corpus as numbered words, read as fast_align reads its lines.
+#[derive(Default)]
+pub struct Corpus {
+    words: HashMap<String, u32>,
+    tokens: Vec<u32>,
+    /// Per line: where its source side starts, where its target starts, where it ends.
+    lines: Vec<[usize; 3]>,
+}
+
+impl Corpus {
+    pub fn new() -> Corpus {
+        let mut corpus = Corpus::default();
+        corpus.number("<eps>");
+        corpus.number("|||");
+        corpus
+    }
+
+    fn number(&mut self, word: &str) -> u32 {
+        if let Some(&id) = self.words.get(word) {
+            return id;
+        }
+        let id = self.words.len() as u32 + 1;
+        self.words.insert(word.to_string(), id);
+        id
+    }
+
+    /// One `source ||| target` line: words split on spaces and tabs; a tab also separates the
+    /// sides; the source ends at the first separator, and the target is everything after it.
+    pub fn push_line(&mut self, line: &str) {
+        let start = self.tokens.len();
+        for (i, field) in line.split('\t').enumerate() {
+            if i > 0 {
+                self.tokens.push(SEPARATOR);
+            }
+            for word in field.split(' ').filter(|w| !w.is_empty()) {
+                let id = self.number(word);
+                self.tokens.push(id);
+            }
+        }
+        let end = self.tokens.len();
+        let separator = self.tokens[start..]
+            .iter()
+            .position(|&t| t == SEPARATOR)
+            .map_or(end, |p| start + p);
+        self.lines.push([start, separator, end]);
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The source and target lengths of the last line read.
+    pub fn last_pair(&self) -> (usize, usize) {
+        let (source, target) = self.pair(self.lines.len() - 1, false);
+        (source.len(), target.len())
+    }
+
+    /// Line `n`'s (source, target), swapped when `reverse`.
+    fn pair(&self, n: usize, reverse: bool) -> (&[u32], &[u32]) {
+        let [start, separator, end] = self.lines[n];
+        let source = &self.tokens[start..separator];
+        let target = &self.tokens[(separator + 1).min(end)..end];
+        if reverse {
+            (target, source)
+        } else {
+            (source, target)
+        }
+    }
+}
+
+/// Where libstdc++'s `std::unordered_map` (GCC 12) rehashes as it grows by single inserts:
+/// (the size reached by the insert that rehashes, the new bucket count). Measured by inserting
+/// 1..10^8 into a default-constructed map and printing `bucket_count()` as it changed.
+const GROWTH: [(usize, usize); 24] = [
+    (1, 13),
+    (14, 29),
+    (30, 59),
+    (60, 127),
+    (128, 257),
+    (258, 541),
+    (542, 1109),
+    (1110, 2357),
+    (2358, 5087),
+    (5088, 10273),
+    (10274, 20753),
+    (20754, 42043),
+    (42044, 85229),
+    (85230, 172933),
+    (172934, 351061),
+    (351062, 712697),
+    (712698, 1447153),
+    (1447154, 2938679),
+    (2938680, 5967347),
+    (5967348, 12117689),
+    (12117690, 24607243),
+    (24607244, 49969847),
+    (49969848, 101473717),
+    (usize::MAX, usize::MAX),
+];
+
+/// The order in which libstdc++'s `std::unordered_map` iterates keys inserted one by one in this
+/// order (distinct keys; `hashes` are their hash codes, the key itself for integers): positions
+/// into `hashes`. Its nodes form one list; a node goes first in its bucket, or at the head of
+/// the list when its bucket is empty; a rehash re-threads the list in list order.
+pub fn std_unordered_order(hashes: &[u64]) -> Vec<u32> {
+    const NONE: u32 = u32::MAX;
+    /// A bucket whose first node is the head of the list (libstdc++'s `_M_before_begin`).
+    const HEAD: u32 = u32::MAX - 1;
+    let mut next = vec![NONE; hashes.len()];
+    let mut head = NONE;
+    let mut buckets = vec![NONE; 1];
+    let mut growth = GROWTH.iter();
+    let mut resize = growth.next().expect("a growth table");
+    let bucket = |node: u32, count: usize| (hashes[node as usize] % count as u64) as usize;
+    // The node after `before`, and setting it, where `before` may be the head's sentinel.
+    fn after(next: &[u32], head: u32, before: u32) -> u32 {
+        if before == HEAD {
+            head
+        } else {
+            next[before as usize]
+        }
+    }
+    fn link(next: &mut [u32], head: &mut u32, before: u32, node: u32) {
+        if before == HEAD {
+            *head = node
+        } else {
+            next[before as usize] = node
+        }
+    }
+    for node in 0..hashes.len() as u32 {
+        if node as usize + 1 == resize.0 {
+            let count = resize.1;
+            let mut fresh = vec![NONE; count];
+            let mut p = std::mem::replace(&mut head, NONE);
+            let mut first_bucket = 0;
+            while p != NONE {
+                let following = next[p as usize];
+                let b = bucket(p, count);
+                if fresh[b] == NONE {
+                    next[p as usize] = head;
+                    head = p;
+                    fresh[b] = HEAD;
+                    if next[p as usize] != NONE {
+                        fresh[first_bucket] = p;
+                    }
+                    first_bucket = b;
+                } else {
+                    let before = fresh[b];
+                    next[p as usize] = after(&next, head, before);
+                    link(&mut next, &mut head, before, p);
+                }
+                p = following;
+            }
+            buckets = fresh;
+            resize = growth.next().expect("the table ends with usize::MAX");
+        }
+        let count = buckets.len();
+        let b = bucket(node, count);
+        if buckets[b] == NONE {
+            next[node as usize] = head;
+            head = node;
+            if next[node as usize] != NONE {
+                let moved = bucket(next[node as usize], count);
+                buckets[moved] = node;
+            }
+            buckets[b] = HEAD;
+        } else {
+            let before = buckets[b];
+            next[node as usize] = after(&next, head, before);
+            link(&mut next, &mut head, before, node);
+        }
+    }
+    let mut order = Vec::with_capacity(hashes.len());
+    let mut p = head;
+    while p != NONE {
+        order.push(p);
+        p = next[p as usize];
+    }
+    order
+}
+
+/// fast_align's `DiagonalAlignment`: i is the target position (1-based), j the source position,
+/// m the target length, n the source length.
+mod diagonal {
+    pub fn feature(i: usize, j: usize, m: usize, n: usize) -> f64 {
+        -(j as f64 / n as f64 - i as f64 / m as f64).abs()
+    }
+
+    pub fn unnormalized(i: usize, j: usize, m: usize, n: usize, tension: f64) -> f64 {
+        (feature(i, j, m, n) * tension).exp()
+    }
+
+    pub fn z(i: usize, m: usize, n: usize, tension: f64) -> f64 {
+        let split = i as f64 * n as f64 / m as f64;
+        let floor = split as u32 as usize;
+        let ceil = floor + 1;
+        let ratio = (-tension / n as f64).exp();
+        let num_top = n.wrapping_sub(floor) as u32;
+        let mut top = 0.0;
+        let mut bottom = 0.0;
+        if num_top != 0 {
+            top = unnormalized(i, ceil, m, n, tension) * (1.0 - ratio.powf(num_top as f64))
+                / (1.0 - ratio);
+        }
+        if floor != 0 {
+            bottom = unnormalized(i, floor, m, n, tension) * (1.0 - ratio.powf(floor as f64))
+                / (1.0 - ratio);
+        }
+        bottom + top
+    }
+
+    /// d log Z / d tension, with fast_align's partition of swapped lengths.
+    pub fn d_log_z(i: usize, m: usize, n: usize, tension: f64) -> f64 {
+        let z = z(i, n, m, tension);
+        let split = i as f64 * n as f64 / m as f64;
+        let floor = split as u32 as usize;
+        let ceil = floor + 1;
+        let ratio = (-tension / n as f64).exp();
+        let d = -1.0 / n as f64;
+        let num_top = n.wrapping_sub(floor) as u32;
+        let mut top = 0.0;
+        let mut bottom = 0.0;
+        if num_top != 0 {
+            top = series(
+                feature(i, ceil, m, n),
+                unnormalized(i, ceil, m, n, tension),
+                ratio,
+                d,
+                num_top as usize,
+            );
+        }
+        if floor != 0 {
+            bottom = series(
+                feature(i, floor, m, n),
+                unnormalized(i, floor, m, n, tension),
+                ratio,
+                d,
+                floor,
+            );
+        }
+        (top + bottom) / z
+    }
+
+    /// The sum of an arithmetico-geometric series.
+    fn series(a_1: f64, g_1: f64, r: f64, d: f64, n: usize) -> f64 {
+        let g_np1 = g_1 * r.powf(n as f64);
+        let a_n = d * (n as f64 - 1.0) + a_1;
+        let x_1 = a_1 * g_1;
+        let g_2 = g_1 * r;
+        let rm1 = r - 1.0;
+        (a_n * g_np1 - x_1) / rm1 - d * (g_np1 - g_2) / (rm1 * rm1)
+    }
+}
+
+/// fast_align's digamma approximation.
+fn digamma(mut x: f64) -> f64 {
+    let mut result = 0.0;
+    while x < 7.0 {
+        result -= 1.0 / x;
+        x += 1.0;
+    }
+    x -= 1.0 / 2.0;
+    let xx = 1.0 / x;
+    let xx2 = xx * xx;
+    let xx4 = xx2 * xx2;
+    result += x.ln() + (1. / 24.) * xx2 - (7.0 / 960.0) * xx4 + (31.0 / 8064.0) * xx4 * xx2
+        - (127.0 / 30720.0) * xx4 * xx4;
+    result
+}
+
+/// The translation table t(f | e): a slot per co-occurring (e, f), each row's slots in the
+/// order fast_align's hash map iterates the row.
+struct Table {
+    slots: HashMap<u64, u32>,
+    /// Row e's slots are rows[e]..rows[e + 1].
+    rows: Vec<u32>,
+    probs: Vec<f64>,
+    counts: Vec<f64>,
+    initialized: bool,
+}
+
+fn key(e: u32, f: u32) -> u64 {
+    (e as u64) << 32 | f as u64
+}
+
+impl Table {
+    /// Every (e, f) that co-occurs (NULL with every target word), rows laid out in the hash
+    /// map's order of their first insertion.
+    fn new(corpus: &Corpus, options: &Options) -> Table {
+        let use_null = !options.no_null_word;
+        let mut inserted: Vec<Vec<u32>> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut insert = |e: u32, f: u32, inserted: &mut Vec<Vec<u32>>| {
+            if seen.insert(key(e, f)) {
+                if e as usize >= inserted.len() {
+                    inserted.resize(e as usize + 1, Vec::new());
+                }
+                inserted[e as usize].push(f);
+            }
+        };
+        for n in 0..corpus.len() {
+            let (source, target) = corpus.pair(n, options.reverse);
+            if use_null {
+                for &f in target {
+                    insert(NULL, f, &mut inserted);
+                }
+            }
+            for &e in source {
+                for &f in target {
+                    insert(e, f, &mut inserted);
+                }
+            }
+        }
+        let mut slots = HashMap::with_capacity(seen.len());
+        let mut rows = Vec::with_capacity(inserted.len() + 1);
+        rows.push(0);
+        let mut next = 0u32;
+        for (e, row) in inserted.iter().enumerate() {
+            let hashes: Vec<u64> = row.iter().map(|&f| f as u64).collect();
+            for position in std_unordered_order(&hashes) {
+                slots.insert(key(e as u32, row[position as usize]), next);
+                next += 1;
+            }
+            rows.push(next);
+        }
+        Table {
+            slots,
+            rows,
+            probs: vec![0.0; next as usize],
+            counts: vec![0.0; next as usize],
+            initialized: false,
+        }
+    }
+
+    fn slot(&self, e: u32, f: u32) -> usize {
+        self.slots[&key(e, f)] as usize
+    }
+
+    fn prob(&self, slot: usize) -> f64 {
+        if self.initialized {
+            self.probs[slot]
+        } else {
+            1e-9
+        }
+    }
+
+    fn normalize(&mut self, variational_bayes: Option<f64>) {
+        for row in self.rows.windows(2) {
+            let (counts, probs) = (
+                &mut self.counts[row[0] as usize..row[1] as usize],
+                &mut self.probs[row[0] as usize..row[1] as usize],
+            );
+            match variational_bayes {
+                Some(alpha) => {
+                    let mut total = 0.0;
+                    for &c in counts.iter() {
+                        total += c + alpha;
+                    }
+                    if total == 0.0 {
+                        total = 1.0;
+                    }
+                    let digamma_total = digamma(total);
+                    for (p, &c) in probs.iter_mut().zip(counts.iter()) {
+                        *p = (digamma(c + alpha) - digamma_total).exp();
+                    }
+                }
+                None => {
+                    let mut total = 0.0;
+                    for &c in counts.iter() {
+                        total += c;
+                    }
+                    if total == 0.0 {
+                        total = 1.0;
+                    }
+                    for (p, &c) in probs.iter_mut().zip(counts.iter()) {
+                        *p = c / total;
+                    }
+                }
+            }
+            counts.fill(0.0);
+        }
+        self.initialized = true;
+    }
+}
+
+/// What one pass over the corpus reports (fast_align prints it on stderr).
+#[derive(Debug, Default, Clone)]
+pub struct Iteration {
+    pub log_likelihood: f64,
+    pub target_tokens: f64,
+    pub posterior_null: f64,
+    pub posterior_feature: f64,
+    /// The tension after this iteration's optimisation.
+    pub tension: f64,
+}
+
+/// Train on `corpus` and align it: each line's Viterbi links `(source, target)`, 0-based, in
+/// fast_align's order (by target position), under the model of the last iteration.
+pub fn align(
+    corpus: &Corpus,
+    options: &Options,
+    mut report: impl FnMut(usize, &Iteration),
+) -> Vec<Vec<(u32, u32)>> {
+    let use_null = !options.no_null_word;
+    let mut table = Table::new(corpus, options);
+    let mut target_tokens = 0.0;
+    let mut lengths: Vec<u64> = Vec::new();
+    let mut length_counts: HashMap<u64, u32> = HashMap::new();
+    for n in 0..corpus.len() {
+        let (source, target) = corpus.pair(n, options.reverse);
+        target_tokens += target.len() as f64;
+        // fast_align keys its length counts by (short, short) and hashes them as
+        // (unsigned short) m << 16 | (unsigned) n.
+        let (m, s) = (target.len() as i16, source.len() as i16);
+        let hash = ((m as u16 as u64) << 16) | (s as i32 as u32 as u64);
+        let count = length_counts.entry(hash).or_insert(0);
+        if *count == 0 {
+            lengths.push(hash);
+        }
+        *count += 1;
+    }
+    let length_order: Vec<(i16, i16, u32)> = std_unordered_order(&lengths)
+        .into_iter()
+        .map(|p| {
+            let hash = lengths[p as usize];
+            (
+                (hash >> 16) as u16 as i16,
+                hash as u16 as i16,
+                length_counts[&hash],
+            )
+        })
+        .collect();
+    let prob_align_not_null = 1.0 - options.prob_align_null;
+    let mut tension = options.diagonal_tension;
+    let mut alignments = vec![Vec::new(); corpus.len()];
+    let mut probs: Vec<f64> = Vec::new();
+    let mut slots: Vec<usize> = Vec::new();
+    for iteration in 0..options.iterations {
+        let last = iteration + 1 == options.iterations;
+        let mut likelihood = 0.0;
+        let mut posterior_null = 0.0;
+        let mut feature_sum = 0.0;
+        for chunk_start in (0..corpus.len()).step_by(options.chunk_lines.max(1)) {
+            let chunk_end = (chunk_start + options.chunk_lines.max(1)).min(corpus.len());
+            let (mut chunk_feature, mut chunk_null, mut chunk_likelihood) = (0.0, 0.0, 0.0);
+            for n in chunk_start..chunk_end {
+                let (source, target) = corpus.pair(n, options.reverse);
+                let (m, s) = (target.len(), source.len());
+                probs.clear();
+                probs.resize(s + 1, 0.0);
+                slots.clear();
+                slots.resize(s + 1, 0);
+                let mut line_likelihood = 0.0;
+                for (j, &f) in target.iter().enumerate() {
+                    let mut sum = 0.0;
+                    let mut prob_a_i = 1.0 / (s + use_null as usize) as f64;
+                    if use_null {
+                        if options.favor_diagonal {
+                            prob_a_i = options.prob_align_null;
+                        }
+                        slots[0] = table.slot(NULL, f);
+                        probs[0] = table.prob(slots[0]) * prob_a_i;
+                        sum += probs[0];
+                    }
+                    let mut az = 0.0;
+                    if options.favor_diagonal {
+                        az = diagonal::z(j + 1, m, s, tension) / prob_align_not_null;
+                    }
+                    for i in 1..=s {
+                        if options.favor_diagonal {
+                            prob_a_i = diagonal::unnormalized(j + 1, i, m, s, tension) / az;
+                        }
+                        slots[i] = table.slot(source[i - 1], f);
+                        probs[i] = table.prob(slots[i]) * prob_a_i;
+                        sum += probs[i];
+                    }
+                    if last {
+                        let (mut best, mut best_p) = (None, -1.0);
+                        if use_null {
+                            best = Some(0);
+                            best_p = probs[0];
+                        }
+                        for (i, &p) in probs.iter().enumerate().skip(1) {
+                            if p > best_p {
+                                best = Some(i);
+                                best_p = p;
+                            }
+                        }
+                        if let Some(i) = best.filter(|&i| i > 0) {
+                            let link = if options.reverse {
+                                (j as u32, i as u32 - 1)
+                            } else {
+                                (i as u32 - 1, j as u32)
+                            };
+                            alignments[n].push(link);
+                        }
+                    } else {
+                        if use_null {
+                            let count = probs[0] / sum;
+                            chunk_null += count;
+                            table.counts[slots[0]] += count;
+                        }
+                        for i in 1..=s {
+                            let p = probs[i] / sum;
+                            table.counts[slots[i]] += p;
+                            chunk_feature += diagonal::feature(j, i, m, s) * p;
+                        }
+                    }
+                    line_likelihood += sum.ln();
+                }
+                chunk_likelihood += line_likelihood;
+            }
+            feature_sum += chunk_feature;
+            posterior_null += chunk_null;
+            likelihood += chunk_likelihood;
+        }
+        let posterior_feature = feature_sum / target_tokens;
+        if !last {
+            if options.favor_diagonal && options.optimize_tension && iteration > 0 {
+                for _ in 0..8 {
+                    let mut model_feature = 0.0;
+                    for &(m, s, count) in &length_order {
+                        for j in 1..=m.max(0) as usize {
+                            model_feature += count as f64
+                                * diagonal::d_log_z(j, m as usize, s as usize, tension);
+                        }
+                    }
+                    model_feature /= target_tokens;
+                    tension += (posterior_feature - model_feature) * 20.0;
+                    tension = tension.clamp(0.1, 14.0);
+                }
+            }
+            table.normalize(options.variational_bayes.then_some(options.alpha));
+        }
+        report(
+            iteration,
+            &Iteration {
+                log_likelihood: likelihood,
+                target_tokens,
+                posterior_null: posterior_null / target_tokens,
+                posterior_feature,
+                tension,
+            },
+        );
+    }
+    alignments
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys in the order libstdc++ iterates them, printed by
+    /// scripts/fast_align/std_unordered_order.cc.
+    fn std_order(keys: &[u64]) -> Vec<u64> {
+        std_unordered_order(keys)
+            .into_iter()
+            .map(|p| keys[p as usize])
+            .collect()
+    }
+
+    #[test]
+    fn keys_of_one_bucket_iterate_newest_first() {
+        // 13 buckets: all but 0 and 39 share bucket 5, 0 and 39 bucket 0.
+        assert_eq!(
+            std_order(&[5, 18, 31, 2, 44, 13, 26, 0, 39]),
+            [39, 0, 26, 13, 2, 44, 31, 18, 5]
+        );
+    }
+
+    #[test]
+    fn rehashing_keeps_libstdcxx_order() {
+        // 70 keys: rehashed at 14, 30 and 60 elements.
+        let keys = [
+            122, 304, 279, 67, 190, 310, 243, 321, 298, 34, 311, 7, 241, 133, 283, 120, 99, 368,
+            277, 282, 244, 204, 328, 78, 119, 326, 268, 200, 380, 8, 344, 398, 33, 82, 389, 303,
+            22, 155, 16, 138, 305, 369, 199, 366, 219, 203, 373, 296, 228, 69, 188, 50, 19, 70,
+            254, 112, 345, 224, 399, 216, 260, 198, 294, 180, 274, 300, 209, 173, 350, 15,
+        ];
+        let expected = [
+            15, 350, 173, 300, 274, 180, 294, 198, 216, 200, 209, 82, 380, 203, 296, 204, 244, 321,
+            67, 303, 99, 120, 283, 224, 260, 133, 310, 369, 122, 279, 277, 190, 34, 78, 119, 373,
+            19, 243, 7, 298, 311, 16, 268, 328, 33, 368, 241, 344, 398, 8, 389, 22, 326, 199, 282,
+            155, 138, 305, 69, 219, 228, 188, 70, 304, 50, 345, 254, 366, 112, 399,
+        ];
+        assert_eq!(std_order(&keys), expected);
+    }
+
+    #[test]
+    fn lines_split_as_fast_align_splits_them() {
+        let mut corpus = Corpus::new();
+        corpus.push_line("a  b ||| c");
+        corpus.push_line("a b\tc d");
+        corpus.push_line("a ||| b ||| c");
+        let words = |ids: &[u32]| ids.len();
+        let (s, t) = corpus.pair(0, false);
+        assert_eq!((words(s), words(t)), (2, 1));
+        let (s, t) = corpus.pair(1, false);
+        assert_eq!((words(s), words(t)), (2, 2));
+        // Every separator after the first is a target word, as in fast_align.
+        let (s, t) = corpus.pair(2, false);
+        assert_eq!(
+            (s.len(), t),
+            (1, &[corpus.words["b"], SEPARATOR, corpus.words["c"]][..])
+        );
+        assert_eq!(corpus.words["<eps>"], NULL);
+        assert_eq!(corpus.words["a"], 3);
+    }
+
+    #[test]
+    fn two_lines_align_as_worked_by_hand() {
+        // Model 1, no NULL word: after EM "la" goes with "the" and "maison" with "house".
+        let mut corpus = Corpus::new();
+        corpus.push_line("la maison ||| the house");
+        corpus.push_line("la ||| the");
+        let options = Options {
+            no_null_word: true,
+            ..Options::default()
+        };
+        let links = align(&corpus, &options, |_, _| {});
+        assert_eq!(links, vec![vec![(0, 0), (1, 1)], vec![(0, 0)]]);
+    }
+}

@@ -1,0 +1,75 @@
+//! `pairmetrics fast-align`: a drop-in for `fast_align` (clab/fast_align): the same flags and, on
+//! stdout, the same Pharaoh links, byte for byte, from `align::fast_align`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use crate::align::fast_align::{self, Corpus, Iteration};
+use crate::formats::input::{self, Lines};
+
+#[derive(Debug, Clone)]
+pub struct FastAlignOptions {
+    pub input: PathBuf,
+    pub model: fast_align::Options,
+}
+
+/// Read the corpus, train, print each line's links (`i-j ...`) to `out` and fast_align's
+/// figures per iteration to `log`.
+pub fn run(options: &FastAlignOptions, out: &mut dyn Write, log: &mut dyn Write) -> Result<()> {
+    let mut lines = Lines::new(input::open(&options.input)?, &options.input);
+    let mut corpus = Corpus::new();
+    let mut line = String::new();
+    while lines.next_into(&mut line)? {
+        corpus.push_line(&line);
+        let (source, target) = corpus.last_pair();
+        if source == 0 || target == 0 {
+            bail!(
+                "{}:{}: a side is empty ({source} source and {target} target words): \
+                 fast_align would go on with an undefined length ratio",
+                options.input.display(),
+                lines.line_number()
+            );
+        }
+    }
+    if corpus.is_empty() {
+        bail!("{}: no lines", options.input.display());
+    }
+    let alignments = fast_align::align(&corpus, &options.model, |n, it: &Iteration| {
+        let last = n + 1 == options.model.iterations;
+        let base2 = it.log_likelihood / std::f64::consts::LN_2;
+        let _ = writeln!(
+            log,
+            "ITERATION {}{}\n  log_e likelihood: {}\n  log_2 likelihood: {base2}\n     cross entropy: {}\n        perplexity: {}\n      posterior p0: {}\n posterior al-feat: {}\n     final tension: {}",
+            n + 1,
+            if last { " (FINAL)" } else { "" },
+            it.log_likelihood,
+            -base2 / it.target_tokens,
+            (-base2 / it.target_tokens).exp2(),
+            it.posterior_null,
+            it.posterior_feature,
+            it.tension,
+        );
+    });
+    // Without iterations fast_align never reaches its final, aligning, pass.
+    let printed = if options.model.iterations == 0 {
+        &[][..]
+    } else {
+        &alignments[..]
+    };
+    let mut text = String::new();
+    for links in printed {
+        text.clear();
+        for (k, (i, j)) in links.iter().enumerate() {
+            if k > 0 {
+                text.push(' ');
+            }
+            text.push_str(&format!("{i}-{j}"));
+        }
+        text.push('\n');
+        out.write_all(text.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,92 @@
+//! `pairmetrics fast-align` prints what fast_align (clab/fast_align, one thread) prints, byte for
+//! byte, on 2,994 Europarl fr-en lines under every case of tests/data/fast_align/cases.tsv; the
+//! expected files come from fast_align itself (scripts/make_fast_align_vectors.sh).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use crate::common::{pairmetrics, stdout};
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fast_align")
+}
+
+fn gunzip(path: &Path) -> String {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+#[test]
+fn prints_what_fast_align_prints() {
+    let corpus = data().join("europarl.fr-en.gz");
+    let cases = std::fs::read_to_string(data().join("cases.tsv")).unwrap();
+    let mut checked = 0;
+    for line in cases
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let (name, flags) = line.split_once('\t').unwrap();
+        let mut args = vec!["fast-align", "-i", corpus.to_str().unwrap()];
+        args.extend(flags.split_whitespace());
+        let output = pairmetrics(&args);
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        let expected = gunzip(&data().join(format!("{name}.align.gz")));
+        let printed = stdout(&output);
+        if printed != expected {
+            let first = printed
+                .lines()
+                .zip(expected.lines())
+                .position(|(a, b)| a != b);
+            panic!("{name} ({flags}): first differing line {first:?}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 10);
+}
+
+#[test]
+fn bad_input_is_named() {
+    let dir = TempDir::new().unwrap();
+    let corpus = dir.path().join("corpus.txt");
+    std::fs::write(&corpus, "a b ||| c\nd e |||\n").unwrap();
+    let output = pairmetrics(&["fast-align", "-i", corpus.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let said = stderr(&output);
+    assert!(
+        said.contains("corpus.txt:2") && said.contains("empty"),
+        "{said}"
+    );
+
+    let output = pairmetrics(&["fast-align", "-i", corpus.to_str().unwrap(), "-p", "t.txt"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("not supported"));
+
+    let output = pairmetrics(&[
+        "fast-align",
+        "-i",
+        corpus.to_str().unwrap(),
+        "-v",
+        "-a",
+        "0",
+    ]);
+    assert!(stderr(&output).contains("--alpha must be > 0"));
+}
+
+#[test]
+fn no_iterations_print_nothing() {
+    let dir = TempDir::new().unwrap();
+    let corpus = dir.path().join("corpus.txt");
+    std::fs::write(&corpus, "a b ||| c\n").unwrap();
+    let output = pairmetrics(&["fast-align", "-i", corpus.to_str().unwrap(), "-I", "0"]);
+    assert!(output.status.success());
+    assert_eq!(stdout(&output), "");
+}
