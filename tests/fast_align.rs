@@ -54,6 +54,23 @@ fn prints_what_fast_align_prints() {
 }
 
 #[test]
+fn any_number_of_threads_prints_the_same() {
+    let corpus = data().join("europarl.fr-en.gz");
+    let expected = gunzip(&data().join("dov.align.gz"));
+    for threads in ["1", "3"] {
+        let output = pairmetrics(&[
+            "fast-align",
+            "-i",
+            corpus.to_str().unwrap(),
+            "-dov",
+            "--threads",
+            threads,
+        ]);
+        assert!(stdout(&output) == expected, "--threads {threads} differs");
+    }
+}
+
+#[test]
 fn bad_input_is_named() {
     let dir = TempDir::new().unwrap();
     let corpus = dir.path().join("corpus.txt");

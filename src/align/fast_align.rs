@@ -18,7 +18,7 @@
 //!
 //! No Arrow here: `pipeline::fast_align` reads and writes files.
 
-use std::collections::HashMap;
+use hashbrown::{HashMap, HashSet};
 
 /// fast_align's options (its flags in brackets), with its defaults.
 #[derive(Debug, Clone)]
@@ -42,6 +42,8 @@ pub struct Options {
     pub no_null_word: bool,
     /// Lines per chunk (`-b`, 10000): the posterior feature is summed per chunk.
     pub chunk_lines: usize,
+    /// Worker threads (not a fast_align flag: the output is the same for any number).
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -57,6 +59,7 @@ impl Default for Options {
             alpha: 0.01,
             no_null_word: false,
             chunk_lines: 10000,
+            threads: 1,
         }
     }
 }
@@ -261,6 +264,19 @@ mod diagonal {
         (feature(i, j, m, n) * tension).exp()
     }
 
+    /// The prior of aligning target position j + 1 to source position i, at `[j * n + i - 1]`:
+    /// the unnormalised probability over the partition, which leaves p_null to NULL.
+    pub fn priors(m: usize, n: usize, tension: f64, prob_align_not_null: f64) -> Vec<f64> {
+        let mut priors = Vec::with_capacity(m * n);
+        for j in 1..=m {
+            let az = z(j, m, n, tension) / prob_align_not_null;
+            for i in 1..=n {
+                priors.push(unnormalized(j, i, m, n, tension) / az);
+            }
+        }
+        priors
+    }
+
     pub fn z(i: usize, m: usize, n: usize, tension: f64) -> f64 {
         let split = i as f64 * n as f64 / m as f64;
         let floor = split as u32 as usize;
@@ -346,7 +362,6 @@ struct Table {
     /// Row e's slots are rows[e]..rows[e + 1].
     rows: Vec<u32>,
     probs: Vec<f64>,
-    counts: Vec<f64>,
     initialized: bool,
 }
 
@@ -360,7 +375,7 @@ impl Table {
     fn new(corpus: &Corpus, options: &Options) -> Table {
         let use_null = !options.no_null_word;
         let mut inserted: Vec<Vec<u32>> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         let mut insert = |e: u32, f: u32, inserted: &mut Vec<Vec<u32>>| {
             if seen.insert(key(e, f)) {
                 if e as usize >= inserted.len() {
@@ -398,27 +413,27 @@ impl Table {
             slots,
             rows,
             probs: vec![0.0; next as usize],
-            counts: vec![0.0; next as usize],
             initialized: false,
         }
     }
 
-    fn slot(&self, e: u32, f: u32) -> usize {
-        self.slots[&key(e, f)] as usize
+    fn slot(&self, e: u32, f: u32) -> u32 {
+        self.slots[&key(e, f)]
     }
 
-    fn prob(&self, slot: usize) -> f64 {
+    fn prob(&self, slot: u32) -> f64 {
         if self.initialized {
-            self.probs[slot]
+            self.probs[slot as usize]
         } else {
             1e-9
         }
     }
 
-    fn normalize(&mut self, variational_bayes: Option<f64>) {
+    /// The probabilities from the expected counts (which are then zeroed).
+    fn normalize(&mut self, counts: &mut [f64], variational_bayes: Option<f64>) {
         for row in self.rows.windows(2) {
             let (counts, probs) = (
-                &mut self.counts[row[0] as usize..row[1] as usize],
+                &mut counts[row[0] as usize..row[1] as usize],
                 &mut self.probs[row[0] as usize..row[1] as usize],
             );
             match variational_bayes {
@@ -504,87 +519,66 @@ pub fn align(
     let prob_align_not_null = 1.0 - options.prob_align_null;
     let mut tension = options.diagonal_tension;
     let mut alignments = vec![Vec::new(); corpus.len()];
-    let mut probs: Vec<f64> = Vec::new();
-    let mut slots: Vec<usize> = Vec::new();
+    let chunk_lines = options.chunk_lines.max(1);
+    let threads = options.threads.max(1);
+    let mut counts = vec![0.0; table.probs.len()];
+    let mut scratches: Vec<Scratch> = (0..threads).map(|_| Scratch::default()).collect();
     for iteration in 0..options.iterations {
         let last = iteration + 1 == options.iterations;
+        // The priors are the tension's, which moves between iterations.
+        scratches.iter_mut().for_each(|s| s.priors.clear());
+        let model = Model {
+            corpus,
+            table: &table,
+            options,
+            use_null,
+            priors: options.favor_diagonal.then(|| Priors {
+                tension,
+                prob_align_not_null,
+            }),
+        };
         let mut likelihood = 0.0;
         let mut posterior_null = 0.0;
         let mut feature_sum = 0.0;
-        for chunk_start in (0..corpus.len()).step_by(options.chunk_lines.max(1)) {
-            let chunk_end = (chunk_start + options.chunk_lines.max(1)).min(corpus.len());
-            let (mut chunk_feature, mut chunk_null, mut chunk_likelihood) = (0.0, 0.0, 0.0);
-            for n in chunk_start..chunk_end {
+        let (mut chunk_feature, mut chunk_null, mut chunk_likelihood) = (0.0, 0.0, 0.0);
+        // Lines are scored in parallel, BATCH at a time; their posteriors are added to the
+        // counts and sums in line order, so the floating-point sums are fast_align's.
+        const BATCH: usize = 2048;
+        for batch in (0..corpus.len()).step_by(BATCH) {
+            let lines = batch..(batch + BATCH).min(corpus.len());
+            let scored = score_in_parallel(&model, lines.clone(), &mut scratches, last);
+            for (n, line) in lines.zip(scored) {
+                if n > 0 && n % chunk_lines == 0 {
+                    feature_sum += chunk_feature;
+                    posterior_null += chunk_null;
+                    likelihood += chunk_likelihood;
+                    (chunk_feature, chunk_null, chunk_likelihood) = (0.0, 0.0, 0.0);
+                }
+                chunk_likelihood += line.likelihood;
+                if last {
+                    alignments[n] = line.links;
+                    continue;
+                }
                 let (source, target) = corpus.pair(n, options.reverse);
                 let (m, s) = (target.len(), source.len());
-                probs.clear();
-                probs.resize(s + 1, 0.0);
-                slots.clear();
-                slots.resize(s + 1, 0);
-                let mut line_likelihood = 0.0;
-                for (j, &f) in target.iter().enumerate() {
-                    let mut sum = 0.0;
-                    let mut prob_a_i = 1.0 / (s + use_null as usize) as f64;
+                let mut posteriors = line.posteriors.iter();
+                for j in 0..m {
                     if use_null {
-                        if options.favor_diagonal {
-                            prob_a_i = options.prob_align_null;
-                        }
-                        slots[0] = table.slot(NULL, f);
-                        probs[0] = table.prob(slots[0]) * prob_a_i;
-                        sum += probs[0];
-                    }
-                    let mut az = 0.0;
-                    if options.favor_diagonal {
-                        az = diagonal::z(j + 1, m, s, tension) / prob_align_not_null;
+                        let &(slot, count) = posteriors.next().expect("a NULL posterior");
+                        chunk_null += count;
+                        counts[slot as usize] += count;
                     }
                     for i in 1..=s {
-                        if options.favor_diagonal {
-                            prob_a_i = diagonal::unnormalized(j + 1, i, m, s, tension) / az;
-                        }
-                        slots[i] = table.slot(source[i - 1], f);
-                        probs[i] = table.prob(slots[i]) * prob_a_i;
-                        sum += probs[i];
+                        let &(slot, p) = posteriors.next().expect("a posterior per word");
+                        counts[slot as usize] += p;
+                        chunk_feature += diagonal::feature(j, i, m, s) * p;
                     }
-                    if last {
-                        let (mut best, mut best_p) = (None, -1.0);
-                        if use_null {
-                            best = Some(0);
-                            best_p = probs[0];
-                        }
-                        for (i, &p) in probs.iter().enumerate().skip(1) {
-                            if p > best_p {
-                                best = Some(i);
-                                best_p = p;
-                            }
-                        }
-                        if let Some(i) = best.filter(|&i| i > 0) {
-                            let link = if options.reverse {
-                                (j as u32, i as u32 - 1)
-                            } else {
-                                (i as u32 - 1, j as u32)
-                            };
-                            alignments[n].push(link);
-                        }
-                    } else {
-                        if use_null {
-                            let count = probs[0] / sum;
-                            chunk_null += count;
-                            table.counts[slots[0]] += count;
-                        }
-                        for i in 1..=s {
-                            let p = probs[i] / sum;
-                            table.counts[slots[i]] += p;
-                            chunk_feature += diagonal::feature(j, i, m, s) * p;
-                        }
-                    }
-                    line_likelihood += sum.ln();
                 }
-                chunk_likelihood += line_likelihood;
             }
-            feature_sum += chunk_feature;
-            posterior_null += chunk_null;
-            likelihood += chunk_likelihood;
         }
+        feature_sum += chunk_feature;
+        posterior_null += chunk_null;
+        likelihood += chunk_likelihood;
         let posterior_feature = feature_sum / target_tokens;
         if !last {
             if options.favor_diagonal && options.optimize_tension && iteration > 0 {
@@ -601,7 +595,10 @@ pub fn align(
                     tension = tension.clamp(0.1, 14.0);
                 }
             }
-            table.normalize(options.variational_bayes.then_some(options.alpha));
+            table.normalize(
+                &mut counts,
+                options.variational_bayes.then_some(options.alpha),
+            );
         }
         report(
             iteration,
@@ -615,6 +612,137 @@ pub fn align(
         );
     }
     alignments
+}
+
+/// What scoring a line needs: the model of one iteration, read only.
+struct Model<'a> {
+    corpus: &'a Corpus,
+    table: &'a Table,
+    options: &'a Options,
+    use_null: bool,
+    /// The diagonal prior's parameters, with -d.
+    priors: Option<Priors>,
+}
+
+#[derive(Clone, Copy)]
+struct Priors {
+    tension: f64,
+    prob_align_not_null: f64,
+}
+
+/// One line under the model: its posteriors (slot, probability) per target word (NULL first,
+/// then each source word), or in the last iteration its Viterbi links; and its log-likelihood.
+#[derive(Default)]
+struct ScoredLine {
+    posteriors: Vec<(u32, f64)>,
+    links: Vec<(u32, u32)>,
+    likelihood: f64,
+}
+
+/// Per worker: the diagonal prior of each (target, source) length pair it has met.
+#[derive(Default)]
+struct Scratch {
+    priors: HashMap<(usize, usize), Vec<f64>>,
+    probs: Vec<f64>,
+    slots: Vec<u32>,
+}
+
+/// Score `lines` on as many threads as there are scratches, each a contiguous share.
+fn score_in_parallel(
+    model: &Model,
+    lines: std::ops::Range<usize>,
+    scratches: &mut [Scratch],
+    last: bool,
+) -> Vec<ScoredLine> {
+    let share = lines.len().div_ceil(scratches.len()).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = lines
+            .clone()
+            .step_by(share)
+            .zip(scratches.iter_mut())
+            .map(|(start, scratch)| {
+                let end = (start + share).min(lines.end);
+                scope.spawn(move || {
+                    (start..end)
+                        .map(|n| score_line(model, n, last, scratch))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a scoring thread panicked"))
+            .collect()
+    })
+}
+
+fn score_line(model: &Model, n: usize, last: bool, scratch: &mut Scratch) -> ScoredLine {
+    let options = model.options;
+    let (source, target) = model.corpus.pair(n, options.reverse);
+    let (m, s) = (target.len(), source.len());
+    let Scratch {
+        priors,
+        probs,
+        slots,
+    } = scratch;
+    let prior = model.priors.map(|p| {
+        &**priors
+            .entry((m, s))
+            .or_insert_with(|| diagonal::priors(m, s, p.tension, p.prob_align_not_null))
+    });
+    probs.clear();
+    probs.resize(s + 1, 0.0);
+    slots.clear();
+    slots.resize(s + 1, 0);
+    let mut line = ScoredLine::default();
+    let table = model.table;
+    for (j, &f) in target.iter().enumerate() {
+        let mut sum = 0.0;
+        let mut prob_a_i = 1.0 / (s + model.use_null as usize) as f64;
+        if model.use_null {
+            if prior.is_some() {
+                prob_a_i = options.prob_align_null;
+            }
+            slots[0] = table.slot(NULL, f);
+            probs[0] = table.prob(slots[0]) * prob_a_i;
+            sum += probs[0];
+        }
+        for i in 1..=s {
+            if let Some(prior) = prior {
+                prob_a_i = prior[j * s + i - 1];
+            }
+            slots[i] = table.slot(source[i - 1], f);
+            probs[i] = table.prob(slots[i]) * prob_a_i;
+            sum += probs[i];
+        }
+        if last {
+            let (mut best, mut best_p) = (None, -1.0);
+            if model.use_null {
+                best = Some(0);
+                best_p = probs[0];
+            }
+            for (i, &p) in probs.iter().enumerate().skip(1) {
+                if p > best_p {
+                    best = Some(i);
+                    best_p = p;
+                }
+            }
+            if let Some(i) = best.filter(|&i| i > 0) {
+                line.links.push(if options.reverse {
+                    (j as u32, i as u32 - 1)
+                } else {
+                    (i as u32 - 1, j as u32)
+                });
+            }
+        } else {
+            let first = if model.use_null { 0 } else { 1 };
+            for i in first..=s {
+                line.posteriors.push((slots[i], probs[i] / sum));
+            }
+        }
+        line.likelihood += sum.ln();
+    }
+    line
 }
 
 #[cfg(test)]

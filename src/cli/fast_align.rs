@@ -8,6 +8,7 @@ use pairmetrics::align::fast_align::Options;
 use pairmetrics::pipeline::fast_align;
 
 use super::Stdout;
+use super::args::{at_least_one, cores};
 
 /// Drop-in replacement for fast_align: its word alignments, byte for byte, from its flags.
 ///
@@ -53,6 +54,9 @@ pub struct Args {
     /// Lines per chunk (fast_align's thread buffer): the posterior feature is summed per chunk.
     #[arg(short = 'b', long = "thread_buffer_size", default_value_t = 10000)]
     thread_buffer_size: usize,
+    /// Worker threads (default: the number of cores; the output is the same for any number).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    threads: Option<usize>,
     /// fast_align's translation-table output: not supported yet.
     #[arg(short = 'p', long = "conditional_probabilities", value_name = "FILE")]
     conditional_probabilities: Option<PathBuf>,
@@ -89,6 +93,7 @@ impl Args {
                 alpha: self.alpha,
                 no_null_word: self.no_null_word,
                 chunk_lines: self.thread_buffer_size,
+                threads: self.threads.unwrap_or_else(cores),
             },
         };
         let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut *stdout);
