@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The expected outputs tests/fast_align.rs compares `pairmetrics fast-align` with: fast_align
+# The expected outputs tests/fast_align.rs compares `pairmetrics fast-align` and `pairmetrics
+# atools` with: fast_align
 # itself (clab/fast_align, built here with its CMakeLists: -O3, OpenMP, run on one thread, which
 # makes it deterministic) on tests/data/fast_align/europarl.fr-en.gz, once per case of
-# tests/data/fast_align/cases.tsv. Also checks the libstdc++ iteration order the Rust code
+# tests/data/fast_align/cases.tsv, and atools -c COMMAND on the dov and dov-r cases' links (the
+# forward and reverse alignments) for each of its commands. Also checks the libstdc++ iteration order the Rust code
 # simulates. Needs g++, cmake (apt-get install g++ cmake) and a checkout of fast_align:
 #
 #   scripts/make_fast_align_vectors.sh /path/to/fast_align
@@ -14,7 +16,7 @@ SRC=${1:?usage: $0 FAST_ALIGN_CHECKOUT}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cmake -S "$SRC" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$WORK/build" -j "$(nproc)" --target fast_align >/dev/null
+cmake --build "$WORK/build" -j "$(nproc)" --target fast_align atools >/dev/null
 DATA=tests/data/fast_align
 zcat "$DATA/europarl.fr-en.gz" > "$WORK/corpus"
 while IFS=$'\t' read -r name flags; do
@@ -24,6 +26,16 @@ while IFS=$'\t' read -r name flags; do
         | gzip -9n > "$DATA/$name.align.gz"
     echo "$name: fast_align $flags"
 done < "$DATA/cases.tsv"
+for command in intersect union grow-diag grow-diag-final grow-diag-final-and; do
+    "$WORK/build/atools" -i <(zcat "$DATA/dov.align.gz") -j <(zcat "$DATA/dov-r.align.gz") \
+        -c "$command" | gzip -9n > "$DATA/atools-$command.align.gz"
+    echo "atools-$command: atools -i dov -j dov-r -c $command"
+done
+for command in convert invert; do
+    "$WORK/build/atools" -i <(zcat "$DATA/dov.align.gz") -c "$command" \
+        | gzip -9n > "$DATA/atools-$command.align.gz"
+    echo "atools-$command: atools -i dov -c $command"
+done
 # The growth table of std::unordered_map, as src/align/fast_align.rs records it.
 g++ -O2 -std=c++11 -o "$WORK/growth" scripts/fast_align/std_unordered_growth.cc
 "$WORK/growth" > "$WORK/growth.txt"

@@ -1,6 +1,7 @@
 //! `pairmetrics fast-align` prints what fast_align (clab/fast_align, one thread) prints, byte for
-//! byte, on 2,994 Europarl fr-en lines under every case of tests/data/fast_align/cases.tsv; the
-//! expected files come from fast_align itself (scripts/make_fast_align_vectors.sh).
+//! byte, on 2,994 Europarl fr-en lines under every case of tests/data/fast_align/cases.tsv, and
+//! `pairmetrics atools` what its atools prints for every command; the expected files come from
+//! the tools themselves (scripts/make_fast_align_vectors.sh).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -106,4 +107,51 @@ fn no_iterations_print_nothing() {
     let output = pairmetrics(&["fast-align", "-i", corpus.to_str().unwrap(), "-I", "0"]);
     assert!(output.status.success());
     assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn atools_prints_what_atools_prints() {
+    let dir = TempDir::new().unwrap();
+    let unpack = |name: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, gunzip(&data().join(format!("{name}.align.gz")))).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (forward, reverse) = (unpack("dov"), unpack("dov-r"));
+    for command in [
+        "intersect",
+        "union",
+        "grow-diag",
+        "grow-diag-final",
+        "grow-diag-final-and",
+        "convert",
+        "invert",
+    ] {
+        let mut args = vec!["atools", "-i", &forward, "-c", command];
+        if !matches!(command, "convert" | "invert") {
+            args.extend(["-j", &reverse]);
+        }
+        let expected = gunzip(&data().join(format!("atools-{command}.align.gz")));
+        assert!(
+            stdout(&pairmetrics(&args)) == expected,
+            "atools -c {command} differs"
+        );
+    }
+}
+
+#[test]
+fn atools_names_what_is_wrong() {
+    let dir = TempDir::new().unwrap();
+    let (a, b) = (dir.path().join("a.al"), dir.path().join("b.al"));
+    std::fs::write(&a, "0-0 1-1\n0-0 1-x\n").unwrap();
+    std::fs::write(&b, "0-0\n").unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let said = stderr(&pairmetrics(&["atools", "-i", a, "-c", "convert"]));
+    assert!(said.contains("a.al:2") && said.contains("1-x"), "{said}");
+    let said = stderr(&pairmetrics(&["atools", "-i", a, "-j", b, "-c", "union"]));
+    assert!(said.contains("different numbers of lines"), "{said}");
+    let said = stderr(&pairmetrics(&["atools", "-i", a, "-c", "union"]));
+    assert!(said.contains("requires two alignment files"), "{said}");
+    let said = stderr(&pairmetrics(&["atools", "-i", a, "-c", "fmeasure"]));
+    assert!(said.contains("Don't understand command"), "{said}");
 }

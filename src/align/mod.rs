@@ -13,6 +13,7 @@ mod load;
 pub mod paraphrase;
 mod search;
 pub mod stem;
+pub mod symmetrize;
 pub mod synonyms;
 
 use hashbrown::HashMap;

@@ -4,6 +4,7 @@
 
 mod align;
 mod args;
+mod atools;
 mod cluster;
 mod compare;
 mod demo;
@@ -69,6 +70,7 @@ enum Command {
     Cluster(cluster::Args),
     Import(import::Args),
     Align(align::Args),
+    Atools(atools::Args),
     Sacrebleu(sacrebleu::Args),
     Lepod(lepod::Args),
     Extract(extract::Args),
@@ -106,6 +108,7 @@ impl Cli {
             Command::Cluster(args) => args.run().await?,
             Command::Import(args) => args.run(stdout)?,
             Command::Align(args) => args.run(stdout)?,
+            Command::Atools(args) => args.run(stdout)?,
             Command::Sacrebleu(args) => args.run(stdout)?,
             Command::Lepod(args) => args.run(stdout)?,
             Command::Extract(args) => args.run(stdout).await?,

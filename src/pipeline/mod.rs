@@ -1,6 +1,7 @@
 //! The jobs behind the command line.
 
 pub mod align;
+pub mod atools;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod compare;
