@@ -26,6 +26,16 @@ while IFS=$'\t' read -r name flags; do
         | gzip -9n > "$DATA/$name.align.gz"
     echo "$name: fast_align $flags"
 done < "$DATA/cases.tsv"
+# Translation tables (-p) of the first 100 lines, kept small.
+head -100 "$WORK/corpus" > "$WORK/corpus.100"
+for case in "dov:-d -o -v" "model1:" "vb-threshold:-v -a 0.1 -t -2"; do
+    name=${case%%:*} flags=${case#*:}
+    # shellcheck disable=SC2086
+    OMP_NUM_THREADS=1 "$WORK/build/fast_align" -i "$WORK/corpus.100" $flags -p "$WORK/table" \
+        >/dev/null 2>&1
+    gzip -9nc "$WORK/table" > "$DATA/table-$name.100.tsv.gz"
+    echo "table-$name: fast_align -i (100 lines) $flags -p"
+done
 for command in intersect union grow-diag grow-diag-final grow-diag-final-and; do
     "$WORK/build/atools" -i <(zcat "$DATA/dov.align.gz") -j <(zcat "$DATA/dov-r.align.gz") \
         -c "$command" | gzip -9n > "$DATA/atools-$command.align.gz"

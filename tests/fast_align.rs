@@ -84,7 +84,7 @@ fn bad_input_is_named() {
         "{said}"
     );
 
-    let output = pairmetrics(&["fast-align", "-i", corpus.to_str().unwrap(), "-p", "t.txt"]);
+    let output = pairmetrics(&["fast-align", "-i", corpus.to_str().unwrap(), "-s"]);
     assert!(!output.status.success());
     assert!(stderr(&output).contains("not supported"));
 
@@ -154,4 +154,34 @@ fn atools_names_what_is_wrong() {
     assert!(said.contains("requires two alignment files"), "{said}");
     let said = stderr(&pairmetrics(&["atools", "-i", a, "-c", "fmeasure"]));
     assert!(said.contains("Don't understand command"), "{said}");
+}
+
+#[test]
+fn the_translation_table_is_fast_aligns() {
+    let dir = TempDir::new().unwrap();
+    let corpus = dir.path().join("corpus.100");
+    let text = gunzip(&data().join("europarl.fr-en.gz"));
+    let head: Vec<&str> = text.lines().take(100).collect();
+    std::fs::write(&corpus, head.join("\n") + "\n").unwrap();
+    for (name, flags) in [
+        ("dov", "-d -o -v"),
+        ("model1", ""),
+        ("vb-threshold", "-v -a 0.1 -t -2"),
+    ] {
+        let table = dir.path().join(format!("{name}.tsv"));
+        let mut args = vec![
+            "fast-align",
+            "-i",
+            corpus.to_str().unwrap(),
+            "-p",
+            table.to_str().unwrap(),
+        ];
+        args.extend(flags.split_whitespace());
+        stdout(&pairmetrics(&args));
+        let expected = gunzip(&data().join(format!("table-{name}.100.tsv.gz")));
+        assert!(
+            std::fs::read_to_string(&table).unwrap() == expected,
+            "the -p table of {name} ({flags}) differs"
+        );
+    }
 }

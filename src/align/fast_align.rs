@@ -469,6 +469,47 @@ impl Table {
     }
 }
 
+impl Aligned {
+    /// fast_align's `-p` file: per source word in number order, each translation in the
+    /// row's hash-map order as `e<TAB>f<TAB>ln t(f|e)`, those within `beam_threshold` (fast_align's
+    /// `-t`, -4) times the row's best log-probability; numbers as C++ streams print doubles.
+    pub fn write_table(
+        &self,
+        corpus: &Corpus,
+        beam_threshold: f64,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let mut words = vec!["<bad0>"; corpus.words.len() + 1];
+        for (word, &id) in &corpus.words {
+            words[id as usize] = word;
+        }
+        let mut by_slot = vec![0u32; self.table.probs.len()];
+        for (&key, &slot) in &self.table.slots {
+            by_slot[slot as usize] = key as u32;
+        }
+        for (e, row) in self.table.rows.windows(2).enumerate() {
+            let slots = row[0] as usize..row[1] as usize;
+            let best = self.table.probs[slots.clone()]
+                .iter()
+                .fold(-1.0f64, |m, &p| if p > m { p } else { m });
+            let threshold = -best.ln() * beam_threshold;
+            for slot in slots {
+                let c = self.table.probs[slot].ln();
+                if c >= threshold {
+                    writeln!(
+                        out,
+                        "{}\t{}\t{}",
+                        words[e],
+                        words[by_slot[slot] as usize],
+                        crate::formats::cpp::double(c)
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What one pass over the corpus reports (fast_align prints it on stderr).
 #[derive(Debug, Default, Clone)]
 pub struct Iteration {
@@ -480,13 +521,19 @@ pub struct Iteration {
     pub tension: f64,
 }
 
-/// Train on `corpus` and align it: each line's Viterbi links `(source, target)`, 0-based, in
-/// fast_align's order (by target position), under the model of the last iteration.
+/// What training gives: each line's Viterbi links `(source, target)`, 0-based, in fast_align's
+/// order (by target position), and the translation table, both of the last iteration's model.
+pub struct Aligned {
+    pub links: Vec<Vec<(u32, u32)>>,
+    table: Table,
+}
+
+/// Train on `corpus` and align it.
 pub fn align(
     corpus: &Corpus,
     options: &Options,
     mut report: impl FnMut(usize, &Iteration),
-) -> Vec<Vec<(u32, u32)>> {
+) -> Aligned {
     let use_null = !options.no_null_word;
     let mut table = Table::new(corpus, options);
     let mut target_tokens = 0.0;
@@ -611,7 +658,10 @@ pub fn align(
             },
         );
     }
-    alignments
+    Aligned {
+        links: alignments,
+        table,
+    }
 }
 
 /// What scoring a line needs: the model of one iteration, read only.
@@ -816,7 +866,7 @@ mod tests {
             no_null_word: true,
             ..Options::default()
         };
-        let links = align(&corpus, &options, |_, _| {});
+        let links = align(&corpus, &options, |_, _| {}).links;
         assert_eq!(links, vec![vec![(0, 0), (1, 1)], vec![(0, 0)]]);
     }
 }

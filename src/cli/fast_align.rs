@@ -17,8 +17,8 @@ use super::args::{at_least_one, cores};
 /// links `i-j` (source-target, 0-based) of the reparameterised IBM Model 2 (Dyer, Chahuneau and
 /// Smith 2013) after -I iterations of EM, exactly as fast_align run on one thread prints them.
 /// Its figures per iteration go to stderr. A line with an empty side is an error (fast_align
-/// goes on with an undefined length ratio). Not here yet: -p (the translation table), -f
-/// (force alignment), -s (scores). See docs/guide/align-and-import.md.
+/// goes on with an undefined length ratio). -p writes the translation table too. Not here
+/// yet: -f (force alignment), -s (scores). See docs/guide/align-and-import.md.
 #[derive(clap::Args)]
 pub struct Args {
     /// The parallel corpus: `source ||| target` per line.
@@ -57,9 +57,13 @@ pub struct Args {
     /// Worker threads (default: the number of cores; the output is the same for any number).
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     threads: Option<usize>,
-    /// fast_align's translation-table output: not supported yet.
+    /// Also write the translation table: `e<TAB>f<TAB>ln t(f|e)` lines, as fast_align writes them
+    /// (written under a temporary name, renamed when complete).
     #[arg(short = 'p', long = "conditional_probabilities", value_name = "FILE")]
     conditional_probabilities: Option<PathBuf>,
+    /// Which translations -p keeps: ln t(f|e) >= this times -(the row's best ln t).
+    #[arg(short = 't', long = "beam_threshold", default_value_t = -4.0, allow_negative_numbers = true)]
+    beam_threshold: f64,
     /// fast_align's force alignment: not supported yet.
     #[arg(short = 'f', long = "force_align", value_name = "FILE")]
     force_align: Option<PathBuf>,
@@ -70,11 +74,8 @@ pub struct Args {
 
 impl Args {
     pub fn run(self, stdout: &mut Stdout) -> Result<()> {
-        if self.conditional_probabilities.is_some()
-            || self.force_align.is_some()
-            || self.print_scores
-        {
-            bail!("fast-align: -p, -f and -s are not supported yet (only the alignments are)");
+        if self.force_align.is_some() || self.print_scores {
+            bail!("fast-align: -f and -s are not supported yet (the alignments and -p are)");
         }
         if self.variational_bayes && self.alpha <= 0.0 {
             bail!("--alpha must be > 0");
@@ -95,6 +96,8 @@ impl Args {
                 chunk_lines: self.thread_buffer_size,
                 threads: self.threads.unwrap_or_else(cores),
             },
+            table: self.conditional_probabilities,
+            beam_threshold: self.beam_threshold,
         };
         let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut *stdout);
         fast_align::run(&options, &mut out, &mut std::io::stderr().lock())?;

@@ -2,6 +2,7 @@
 
 pub mod arpa;
 pub mod conllu;
+pub mod cpp;
 pub mod decimal;
 pub mod input;
 pub mod meteor;

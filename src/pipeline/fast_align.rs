@@ -8,11 +8,16 @@ use anyhow::{Result, bail};
 
 use crate::align::fast_align::{self, Corpus, Iteration};
 use crate::formats::input::{self, Lines};
+use crate::storage::Output;
 
 #[derive(Debug, Clone)]
 pub struct FastAlignOptions {
     pub input: PathBuf,
     pub model: fast_align::Options,
+    /// Where to write the translation table (fast_align's `-p`), atomically.
+    pub table: Option<PathBuf>,
+    /// Which translations the table keeps (fast_align's `-t`, -4).
+    pub beam_threshold: f64,
 }
 
 /// Read the corpus, train, print each line's links (`i-j ...`) to `out` and fast_align's
@@ -36,7 +41,7 @@ pub fn run(options: &FastAlignOptions, out: &mut dyn Write, log: &mut dyn Write)
     if corpus.is_empty() {
         bail!("{}: no lines", options.input.display());
     }
-    let alignments = fast_align::align(&corpus, &options.model, |n, it: &Iteration| {
+    let aligned = fast_align::align(&corpus, &options.model, |n, it: &Iteration| {
         let last = n + 1 == options.model.iterations;
         let base2 = it.log_likelihood / std::f64::consts::LN_2;
         let _ = writeln!(
@@ -56,7 +61,7 @@ pub fn run(options: &FastAlignOptions, out: &mut dyn Write, log: &mut dyn Write)
     let printed = if options.model.iterations == 0 {
         &[][..]
     } else {
-        &alignments[..]
+        &aligned.links[..]
     };
     let mut text = String::new();
     for links in printed {
@@ -71,5 +76,14 @@ pub fn run(options: &FastAlignOptions, out: &mut dyn Write, log: &mut dyn Write)
         out.write_all(text.as_bytes())?;
     }
     out.flush()?;
+    if let Some(path) = &options.table {
+        let _ = writeln!(log, "conditional probabilities: {}", path.display());
+        let mut file = Output::create(path)?;
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut file);
+        aligned.write_table(&corpus, options.beam_threshold, &mut buffered)?;
+        buffered.flush()?;
+        drop(buffered);
+        file.commit()?;
+    }
     Ok(())
 }
