@@ -216,6 +216,16 @@ pub fn err(args: &[&str]) -> String {
     String::from_utf8(out.stderr).unwrap()
 }
 
+/// A gzip file's text.
+pub fn gunzip(path: &Path) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
 pub fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }

@@ -3,27 +3,14 @@
 //! `pairmetrics atools` what its atools prints for every command; the expected files come from
 //! the tools themselves (scripts/make_fast_align_vectors.sh).
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tempfile::TempDir;
 
-use crate::common::{pairmetrics, stdout};
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::common::{err, gunzip, ok, path_str, root};
 
 fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fast_align")
-}
-
-fn gunzip(path: &Path) -> String {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    text
+    root().join("tests/data/fast_align")
 }
 
 #[test]
@@ -36,12 +23,10 @@ fn prints_what_fast_align_prints() {
         .filter(|l| !l.starts_with('#') && !l.is_empty())
     {
         let (name, flags) = line.split_once('\t').unwrap();
-        let mut args = vec!["fast-align", "-i", corpus.to_str().unwrap()];
+        let mut args = vec!["fast-align", "-i", path_str(&corpus)];
         args.extend(flags.split_whitespace());
-        let output = pairmetrics(&args);
-        assert!(output.status.success(), "{name}: {}", stderr(&output));
         let expected = gunzip(&data().join(format!("{name}.align.gz")));
-        let printed = stdout(&output);
+        let printed = ok(&args);
         if printed != expected {
             let first = printed
                 .lines()
@@ -59,15 +44,15 @@ fn any_number_of_threads_prints_the_same() {
     let corpus = data().join("europarl.fr-en.gz");
     let expected = gunzip(&data().join("dov.align.gz"));
     for threads in ["1", "3"] {
-        let output = pairmetrics(&[
+        let printed = ok(&[
             "fast-align",
             "-i",
-            corpus.to_str().unwrap(),
+            path_str(&corpus),
             "-dov",
             "--threads",
             threads,
         ]);
-        assert!(stdout(&output) == expected, "--threads {threads} differs");
+        assert!(printed == expected, "--threads {threads} differs");
     }
 }
 
@@ -76,27 +61,14 @@ fn bad_input_is_named() {
     let dir = TempDir::new().unwrap();
     let corpus = dir.path().join("corpus.txt");
     std::fs::write(&corpus, "a b ||| c\nd e |||\n").unwrap();
-    let output = pairmetrics(&["fast-align", "-i", corpus.to_str().unwrap()]);
-    assert!(!output.status.success());
-    let said = stderr(&output);
+    let corpus = path_str(&corpus);
+    let said = err(&["fast-align", "-i", corpus]);
     assert!(
         said.contains("corpus.txt:2") && said.contains("empty"),
         "{said}"
     );
-
-    let output = pairmetrics(&["fast-align", "-i", corpus.to_str().unwrap(), "-s"]);
-    assert!(!output.status.success());
-    assert!(stderr(&output).contains("not supported"));
-
-    let output = pairmetrics(&[
-        "fast-align",
-        "-i",
-        corpus.to_str().unwrap(),
-        "-v",
-        "-a",
-        "0",
-    ]);
-    assert!(stderr(&output).contains("--alpha must be > 0"));
+    assert!(err(&["fast-align", "-i", corpus, "-s"]).contains("not supported"));
+    assert!(err(&["fast-align", "-i", corpus, "-v", "-a", "0"]).contains("--alpha must be > 0"));
 }
 
 #[test]
@@ -104,9 +76,7 @@ fn no_iterations_print_nothing() {
     let dir = TempDir::new().unwrap();
     let corpus = dir.path().join("corpus.txt");
     std::fs::write(&corpus, "a b ||| c\n").unwrap();
-    let output = pairmetrics(&["fast-align", "-i", corpus.to_str().unwrap(), "-I", "0"]);
-    assert!(output.status.success());
-    assert_eq!(stdout(&output), "");
+    assert_eq!(ok(&["fast-align", "-i", path_str(&corpus), "-I", "0"]), "");
 }
 
 #[test]
@@ -132,10 +102,7 @@ fn atools_prints_what_atools_prints() {
             args.extend(["-j", &reverse]);
         }
         let expected = gunzip(&data().join(format!("atools-{command}.align.gz")));
-        assert!(
-            stdout(&pairmetrics(&args)) == expected,
-            "atools -c {command} differs"
-        );
+        assert!(ok(&args) == expected, "atools -c {command} differs");
     }
 }
 
@@ -145,14 +112,14 @@ fn atools_names_what_is_wrong() {
     let (a, b) = (dir.path().join("a.al"), dir.path().join("b.al"));
     std::fs::write(&a, "0-0 1-1\n0-0 1-x\n").unwrap();
     std::fs::write(&b, "0-0\n").unwrap();
-    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
-    let said = stderr(&pairmetrics(&["atools", "-i", a, "-c", "convert"]));
+    let (a, b) = (path_str(&a), path_str(&b));
+    let said = err(&["atools", "-i", a, "-c", "convert"]);
     assert!(said.contains("a.al:2") && said.contains("1-x"), "{said}");
-    let said = stderr(&pairmetrics(&["atools", "-i", a, "-j", b, "-c", "union"]));
+    let said = err(&["atools", "-i", a, "-j", b, "-c", "union"]);
     assert!(said.contains("different numbers of lines"), "{said}");
-    let said = stderr(&pairmetrics(&["atools", "-i", a, "-c", "union"]));
+    let said = err(&["atools", "-i", a, "-c", "union"]);
     assert!(said.contains("requires two alignment files"), "{said}");
-    let said = stderr(&pairmetrics(&["atools", "-i", a, "-c", "fmeasure"]));
+    let said = err(&["atools", "-i", a, "-c", "fmeasure"]);
     assert!(said.contains("Don't understand command"), "{said}");
 }
 
@@ -172,12 +139,12 @@ fn the_translation_table_is_fast_aligns() {
         let mut args = vec![
             "fast-align",
             "-i",
-            corpus.to_str().unwrap(),
+            path_str(&corpus),
             "-p",
-            table.to_str().unwrap(),
+            path_str(&table),
         ];
         args.extend(flags.split_whitespace());
-        stdout(&pairmetrics(&args));
+        ok(&args);
         let expected = gunzip(&data().join(format!("table-{name}.100.tsv.gz")));
         assert!(
             std::fs::read_to_string(&table).unwrap() == expected,

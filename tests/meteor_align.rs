@@ -1,7 +1,6 @@
 //! The native METEOR aligner against METEOR 1.5 itself: tests/data/meteor/ holds what its
 //! `Matcher` printed for each case (scripts/meteor/reference.sh made them from METEOR's source).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use pairmetrics::align::stem::{Stemmer, snowball};
@@ -13,14 +12,6 @@ use crate::common::*;
 
 fn data(name: &str) -> PathBuf {
     root().join("tests/data/meteor").join(name)
-}
-
-fn gunzip(path: &Path) -> String {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    text
 }
 
 fn matcher_output(case: &str, options: AlignerOptions) -> String {

@@ -7,7 +7,7 @@
 //!   `|||` is 2; then each new word as first read, line by line), because
 //! - each source word's translation row is summed, when normalised, in the order
 //!   libstdc++'s `std::unordered_map` iterates it: a function of the word numbers and the order
-//!   they were inserted ([`StdUnorderedOrder`]); floating-point sums depend on that order;
+//!   they were inserted ([`std_unordered_order`]); floating-point sums depend on that order;
 //! - the tension's gradient sums the (target, source) length pairs in the same kind of order;
 //! - the posterior alignment feature is summed in chunks of `--thread_buffer_size` lines, as
 //!   fast_align sums its per-chunk reductions;
