@@ -1,7 +1,7 @@
 //! The native METEOR aligner against METEOR 1.5 itself: tests/data/meteor/ holds what its
 //! `Matcher` printed for each case (scripts/meteor/reference.sh made them from METEOR's source).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pairmetrics::align::stem::{Stemmer, snowball};
 use pairmetrics::align::{Aligner, AlignerOptions, Module, Objective};
