@@ -2,8 +2,9 @@
 //! fail fast, before any work, when an input does not have them.
 
 use std::fmt;
+use std::sync::Arc;
 
-use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema};
 
 /// `List<Utf8>`: a token list, as our writers store it and as a NULL literal is typed.
 pub fn token_list_type() -> DataType {
@@ -70,6 +71,37 @@ pub fn is_token_list(dt: &DataType) -> bool {
     list_item(dt).is_some_and(is_string)
 }
 
+/// A token list, or a list of dictionary-encoded strings: how Parquet's dictionary pages of a
+/// label column are read without copying each label.
+pub fn is_label_list(dt: &DataType) -> bool {
+    is_token_list(dt)
+        || matches!(list_item(dt), Some(DataType::Dictionary(key, value))
+            if key.is_integer() && is_string(value))
+}
+
+/// `list_type`, a list of Utf8 or LargeUtf8, with its strings dictionary-encoded (Int32 keys),
+/// the type Parquet's dictionary pages can be read as; other types as they are.
+pub fn with_dictionary_items(list_type: &DataType) -> DataType {
+    let dictionary = |item: &FieldRef| {
+        let value = Box::new(item.data_type().clone());
+        let item = item.as_ref().clone();
+        Arc::new(item.with_data_type(DataType::Dictionary(Box::new(DataType::Int32), value)))
+    };
+    match list_type {
+        DataType::List(item)
+            if matches!(item.data_type(), DataType::Utf8 | DataType::LargeUtf8) =>
+        {
+            DataType::List(dictionary(item))
+        }
+        DataType::LargeList(item)
+            if matches!(item.data_type(), DataType::Utf8 | DataType::LargeUtf8) =>
+        {
+            DataType::LargeList(dictionary(item))
+        }
+        other => other.clone(),
+    }
+}
+
 pub fn is_head_list(dt: &DataType) -> bool {
     list_item(dt).is_some_and(DataType::is_integer)
 }
@@ -92,6 +124,8 @@ pub enum ColumnType {
     /// `pair_id`: Int64, exactly.
     Id,
     Tokens,
+    /// Dependency labels: a token list, its strings plain or dictionary-encoded.
+    Labels,
     /// Several token lists per row: List<List<Utf8>>.
     TokenLists,
     Links,
@@ -115,7 +149,7 @@ impl ColumnType {
     pub fn canonical(self) -> DataType {
         match self {
             ColumnType::Id | ColumnType::Int => DataType::Int64,
-            ColumnType::Tokens => token_list_type(),
+            ColumnType::Tokens | ColumnType::Labels => token_list_type(),
             ColumnType::TokenLists => {
                 DataType::List(Field::new_list_field(token_list_type(), true).into())
             }
@@ -135,6 +169,7 @@ impl ColumnType {
         match self {
             ColumnType::Id => dt == &DataType::Int64,
             ColumnType::Tokens => is_token_list(dt),
+            ColumnType::Labels => is_label_list(dt),
             ColumnType::TokenLists => list_item(dt).is_some_and(is_token_list),
             ColumnType::Links => is_link_list(dt),
             ColumnType::Heads | ColumnType::Positions => is_head_list(dt),
@@ -151,6 +186,9 @@ impl ColumnType {
         match self {
             ColumnType::Id => "an id: Int64",
             ColumnType::Tokens => "a token list: List or LargeList of Utf8, LargeUtf8 or Utf8View",
+            ColumnType::Labels => {
+                "labels: List or LargeList of Utf8, LargeUtf8 or Utf8View, or of Dictionary of them"
+            }
             ColumnType::TokenLists => "a list of token lists: List<List<Utf8>>",
             ColumnType::Links => "alignment links: List<Struct<src Int32, tgt Int32>> (0-based)",
             ColumnType::Heads => "dependency heads: List<Int32>, 1-based, 0 for a root",
@@ -203,8 +241,8 @@ const ARCS: &[Column] = &[
     col("pair_id", ColumnType::Id),
     col("src_head", ColumnType::Heads),
     col("tgt_head", ColumnType::Heads),
-    col("src_deprel", ColumnType::Tokens),
-    col("tgt_deprel", ColumnType::Tokens),
+    col("src_deprel", ColumnType::Labels),
+    col("tgt_deprel", ColumnType::Labels),
     Column {
         name: "src_upos",
         kind: ColumnType::Tokens,
@@ -307,6 +345,14 @@ impl Table {
             Table::Triples => TRIPLES,
             Table::Fragments => FRAGMENTS,
         }
+    }
+
+    /// Its columns of dependency labels ([`ColumnType::Labels`]): few distinct strings, which
+    /// the functions that read them take dictionary-encoded too.
+    pub fn label_columns(self) -> impl Iterator<Item = &'static str> {
+        (self.columns().iter())
+            .filter(|c| c.kind == ColumnType::Labels)
+            .map(|c| c.name)
     }
 
     /// The columns a table of this kind must have.

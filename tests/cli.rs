@@ -533,6 +533,77 @@ fn score_adds_derp_from_arcs_and_says_why_it_is_null() {
     }));
 }
 
+/// Labels written dictionary-encoded (as pyarrow can) score as plain ones, whether `score` reads
+/// the tables side by side (the same pairs in the same order) or joins them; and `score` reads
+/// plain labels dictionary-encoded side by side.
+#[test]
+fn score_reads_dictionary_encoded_labels_as_plain_ones() {
+    let dir = TempDir::new().unwrap();
+    let pairs = small_pairs(dir.path(), &[0, 1, 2]);
+    let alignments = dir.path().join("alignments.parquet");
+    let links = [
+        Some(vec![(0, 0), (1, 2), (2, 1)]),
+        None,
+        Some(vec![(0, 1), (1, 0)]),
+    ];
+    write_parquet(
+        &alignments,
+        vec![("pair_id", ids(&[0, 1, 2])), ("links", link_lists(&links))],
+    );
+    let dictionary = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    let labelled = DataType::List(Field::new("item", dictionary, true).into());
+    let mut derp = Vec::new();
+    for (name, keys, encode) in [
+        ("plain", [0, 1, 2], false),
+        ("encoded", [0, 1, 2], true),
+        ("encoded_joined", [2, 0, 1], true),
+    ] {
+        let rows = |all: [&'static str; 3]| keys.map(|k| all[k as usize]);
+        let column = |all| {
+            let plain = sentences(&rows(all));
+            match encode {
+                true => datafusion::arrow::compute::cast(&plain, &labelled).unwrap(),
+                false => plain,
+            }
+        };
+        let heads = |all: [Vec<i32>; 3]| head_lists(&keys.map(|k| Some(all[k as usize].clone())));
+        let arcs = dir.path().join(format!("{name}.parquet"));
+        write_parquet(
+            &arcs,
+            vec![
+                ("pair_id", ids(&keys)),
+                (
+                    "src_head",
+                    heads([vec![2, 0, 2], vec![0, 1, 2], vec![2, 0, 1]]),
+                ),
+                ("src_deprel", column(["a root b", "root a b", "a root a"])),
+                (
+                    "tgt_head",
+                    heads([vec![0, 1, 1], vec![2, 0, 2], vec![0, 1, 2]]),
+                ),
+                ("tgt_deprel", column(["root a b", "a root b", "root b a"])),
+            ],
+        );
+        let out_path = dir.path().join(format!("{name}_out.parquet"));
+        ok(&[
+            "score",
+            "--pairs",
+            path_str(&pairs),
+            "--alignments",
+            path_str(&alignments),
+            "--arcs",
+            path_str(&arcs),
+            "--out",
+            path_str(&out_path),
+        ]);
+        let (batch, _) = read_parquet(&out_path);
+        let column = |name| batch.column_by_name(name).unwrap().clone();
+        derp.push((column("derp"), column("derp_problem")));
+    }
+    assert_eq!(derp[0].0.null_count(), 1, "{:?}", derp[0]);
+    assert!(derp.iter().all(|d| d == &derp[0]), "{derp:?}");
+}
+
 #[test]
 fn duplicate_and_null_pair_ids_are_errors() {
     let dir = TempDir::new().unwrap();

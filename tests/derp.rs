@@ -391,6 +391,35 @@ async fn derp_accepts_large_lists_wide_heads_and_string_views() {
     assert_eq!(scores[1], Some(1.0));
 }
 
+/// Labels as Parquet's dictionary pages are read (what `score` reads): every score and reason
+/// the same as from plain strings.
+#[tokio::test]
+async fn derp_reads_dictionary_encoded_labels_as_plain_ones() {
+    let ctx = context();
+    let dictionary = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    let columns = sql_table()
+        .into_iter()
+        .map(|(name, array)| match name {
+            "src_deprel" | "tgt_deprel" => {
+                let to = DataType::List(Field::new("item", dictionary.clone(), true).into());
+                (name, cast(&array, &to).unwrap())
+            }
+            _ => (name, array),
+        })
+        .collect();
+    register(&ctx, "t", batch(columns));
+    register(&ctx, "plain", batch(sql_table()));
+    let query =
+        |function, table| format!("SELECT {function}({ARGS}) FROM {table} ORDER BY pair_id");
+    assert_eq!(
+        strings(&ctx, &query("derp_problem", "t"), 0).await,
+        strings(&ctx, &query("derp_problem", "plain"), 0).await
+    );
+    let scores = floats(&ctx, &query("derp", "t"), 0).await;
+    assert_eq!(scores, floats(&ctx, &query("derp", "plain"), 0).await);
+    assert_eq!(scores[1], Some(1.0));
+}
+
 #[tokio::test]
 async fn derp_rejects_wrong_argument_types_at_plan_time() {
     let ctx = context();

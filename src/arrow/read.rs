@@ -14,7 +14,7 @@ use datafusion::arrow::datatypes::{DataType, Int32Type};
 use datafusion::common::{Result, exec_err};
 
 use crate::metrics::Link;
-use crate::schema::head_list_type;
+use crate::schema::{head_list_type, is_string};
 
 /// Why one row's arguments cannot be scored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,11 +51,19 @@ impl fmt::Display for RowProblem {
     }
 }
 
-/// A column of strings (`Utf8`, `LargeUtf8` or `Utf8View`).
+/// A column of strings (`Utf8`, `LargeUtf8` or `Utf8View`), or of dictionary-encoded strings.
 pub enum Strings<'a> {
     Utf8(&'a StringArray),
     Large(&'a LargeStringArray),
     View(&'a StringViewArray),
+    Dictionary(Box<DictionaryStrings<'a>>),
+}
+
+/// A dictionary-encoded column of strings: each item's key into `values`.
+pub struct DictionaryStrings<'a> {
+    keys: Vec<usize>,
+    nulls: Option<NullBuffer>,
+    values: Strings<'a>,
 }
 
 impl<'a> Strings<'a> {
@@ -64,6 +72,14 @@ impl<'a> Strings<'a> {
             DataType::Utf8 => Strings::Utf8(array.as_string()),
             DataType::LargeUtf8 => Strings::Large(array.as_string()),
             DataType::Utf8View => Strings::View(array.as_string_view()),
+            DataType::Dictionary(_, value) if is_string(value) => {
+                let dictionary = array.as_any_dictionary();
+                Strings::Dictionary(Box::new(DictionaryStrings {
+                    keys: dictionary.normalized_keys(),
+                    nulls: dictionary.logical_nulls(),
+                    values: Strings::new(dictionary.values().as_ref())?,
+                }))
+            }
             other => return exec_err!("expected a string array, got {other}"),
         })
     }
@@ -73,6 +89,10 @@ impl<'a> Strings<'a> {
             Strings::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
             Strings::Large(a) => a.is_valid(i).then(|| a.value(i)),
             Strings::View(a) => a.is_valid(i).then(|| a.value(i)),
+            Strings::Dictionary(d) => match &d.nulls {
+                Some(nulls) if nulls.is_null(i) => None,
+                _ => d.values.get(d.keys[i]),
+            },
         }
     }
 }
@@ -111,6 +131,14 @@ impl<'a> Lists<'a> {
             },
             values,
         ))
+    }
+
+    /// The items of all rows.
+    fn items(&self) -> std::ops::Range<usize> {
+        match self.offsets {
+            Offsets::Small(o) => o[0] as usize..o[o.len() - 1] as usize,
+            Offsets::Large(o) => o[0] as usize..o[o.len() - 1] as usize,
+        }
     }
 
     /// The item range of row `i`, or None for a NULL list.
@@ -179,6 +207,94 @@ impl<'a> TokenLists<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// A column of token lists read as ids of an interner (dependency labels, say): every item is
+/// given its id when the batch is opened, so a row is a slice. A dictionary-encoded column (as
+/// Parquet's dictionary pages are read) interns each distinct string once, not once per token.
+pub struct TokenIds<'a> {
+    name: &'static str,
+    lists: Lists<'a>,
+    /// The first item of the lists: `ids[0]` is its id.
+    first: usize,
+    /// Each item's id; [`TokenIds::NULL`] for a NULL item.
+    ids: Vec<u32>,
+    has_nulls: bool,
+}
+
+impl<'a> TokenIds<'a> {
+    /// The id of a NULL item: no interner gets this far.
+    const NULL: u32 = u32::MAX;
+
+    /// Read `array`, a List or LargeList of strings or of dictionary-encoded strings, giving
+    /// each string the id `intern` returns.
+    pub fn new(
+        name: &'static str,
+        array: &'a ArrayRef,
+        mut intern: impl FnMut(&str) -> u32,
+    ) -> Result<Self> {
+        let (lists, values) = Lists::new(array.as_ref())?;
+        // A batch sliced from a larger one shares its items: read only its own.
+        let first = lists.items().start;
+        let values = values.slice(first, lists.items().len());
+        let ids: Vec<u32> = match values.as_any_dictionary_opt() {
+            Some(dictionary) => {
+                let strings = Strings::new(dictionary.values().as_ref())?;
+                // Strings are interned when first used: a dictionary may be shared by many
+                // batches and hold more strings than one batch uses.
+                const UNSEEN: u32 = u32::MAX - 1;
+                let mut of_value = vec![UNSEEN; dictionary.values().len()];
+                let nulls = dictionary.logical_nulls();
+                let keys = dictionary.normalized_keys();
+                let mut id_of = |key: usize| {
+                    if of_value[key] == UNSEEN {
+                        of_value[key] = strings.get(key).map_or(Self::NULL, &mut intern);
+                    }
+                    of_value[key]
+                };
+                match nulls {
+                    None => keys.into_iter().map(id_of).collect(),
+                    Some(nulls) => (keys.into_iter().enumerate())
+                        .map(|(item, key)| match nulls.is_null(item) {
+                            true => Self::NULL,
+                            false => id_of(key),
+                        })
+                        .collect(),
+                }
+            }
+            None => {
+                let strings = Strings::new(values.as_ref())?;
+                (0..values.len())
+                    .map(|item| strings.get(item).map_or(Self::NULL, &mut intern))
+                    .collect()
+            }
+        };
+        let has_nulls = ids.contains(&Self::NULL);
+        Ok(TokenIds {
+            name,
+            lists,
+            first,
+            ids,
+            has_nulls,
+        })
+    }
+
+    /// Row `i`'s ids.
+    pub fn row(&self, i: usize) -> Result<&[u32], RowProblem> {
+        let range = self
+            .lists
+            .range(i)
+            .ok_or(RowProblem::NullArgument(self.name))?;
+        let ids = &self.ids[range.start - self.first..range.end - self.first];
+        let null = || ids.iter().position(|&id| id == Self::NULL);
+        match self.has_nulls.then(null).flatten() {
+            Some(index) => Err(RowProblem::NullElement {
+                arg: self.name,
+                index,
+            }),
+            None => Ok(ids),
+        }
     }
 }
 
@@ -488,6 +604,56 @@ mod tests {
                     index: 0
                 })
             );
+        }
+    }
+
+    #[test]
+    fn token_ids_read_alike_plain_viewed_and_dictionary_encoded() {
+        use datafusion::arrow::array::DictionaryArray;
+        let words = [Some("nsubj"), Some("obj"), None, Some("nsubj"), Some("det")];
+        let dictionary: DictionaryArray<Int32Type> = words.iter().copied().collect();
+        let items: [ArrayRef; 3] = [
+            Arc::new(StringArray::from(words.to_vec())),
+            Arc::new(StringViewArray::from(words.to_vec())),
+            Arc::new(dictionary),
+        ];
+        for items in items {
+            let kind = items.data_type().clone();
+            let nulls = Some(NullBuffer::from(vec![true, false, true, true]));
+            let whole = token_lists(items, &[0, 2, 2, 4, 5], nulls);
+            // A batch sliced from a larger one, as the lockstep reader hands them over.
+            for (lists, first_row) in [(whole.clone(), 0usize), (whole.slice(2, 2), 2)] {
+                let mut interned = Vec::new();
+                let ids = TokenIds::new("deprel", &lists, |label| {
+                    let id = interned.iter().position(|l| l == label);
+                    id.unwrap_or_else(|| {
+                        interned.push(label.to_string());
+                        interned.len() - 1
+                    }) as u32
+                })
+                .unwrap();
+                let labels = |row: usize| -> Result<Vec<&str>, RowProblem> {
+                    let ids = ids.row(row - first_row)?;
+                    Ok(ids
+                        .iter()
+                        .map(|&id| interned[id as usize].as_str())
+                        .collect())
+                };
+                if first_row == 0 {
+                    assert_eq!(labels(0), Ok(vec!["nsubj", "obj"]), "{kind}");
+                    assert_eq!(labels(1), Err(RowProblem::NullArgument("deprel")));
+                }
+                let null = RowProblem::NullElement {
+                    arg: "deprel",
+                    index: 0,
+                };
+                assert_eq!(labels(2), Err(null), "{kind}");
+                assert_eq!(labels(3), Ok(vec!["det"]), "{kind}");
+            }
+            let tokens = TokenLists::new("deprel", &whole).unwrap();
+            let mut out = Vec::new();
+            tokens.row(0, &mut out).unwrap();
+            assert_eq!(out, ["nsubj", "obj"], "{kind}");
         }
     }
 

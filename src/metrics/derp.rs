@@ -34,11 +34,22 @@ pub const MAX_NODES_CEILING: usize = (1 << 15) - 1;
 /// Marks a root's parent, and a path not yet computed.
 const NONE: u32 = u32::MAX;
 
+const SIDES: [Side; 2] = [Side::Src, Side::Tgt];
+
 /// One side's dependency parse: CoNLL-U heads (1-based, 0 = root) and relation labels.
 #[derive(Debug, Clone, Copy)]
 pub struct Parse<'a> {
     pub head: &'a [i32],
     pub deprel: &'a [&'a str],
+}
+
+/// A [`Parse`] whose labels are already ids of the scorer's [`Labels`] ([`Scratch::labels`]):
+/// what a caller passes when it holds each distinct label once (a dictionary-encoded column),
+/// so that no label is looked up per token.
+#[derive(Debug, Clone, Copy)]
+pub struct LabelledParse<'a> {
+    pub head: &'a [i32],
+    pub label: &'a [u32],
 }
 
 /// Why a parse is not a tree (or a forest).
@@ -213,15 +224,23 @@ impl Tree {
 
     /// Check `parse` (lengths agree, heads in `0..=len`, no cycle) and make this tree of it.
     pub fn build(&mut self, parse: Parse, labels: &mut Labels) -> Result<(), TreeError> {
-        let n = parse.head.len();
-        if parse.deprel.len() != n {
+        self.label.clear();
+        self.label
+            .extend(parse.deprel.iter().map(|l| labels.intern(l)));
+        self.build_labelled(parse.head)
+    }
+
+    /// [`Tree::build`] from heads, the labels' ids already in `self.label`.
+    fn build_labelled(&mut self, head: &[i32]) -> Result<(), TreeError> {
+        let n = head.len();
+        if self.label.len() != n {
             return Err(TreeError::LengthMismatch {
                 heads: n,
-                deprels: parse.deprel.len(),
+                deprels: self.label.len(),
             });
         }
         self.parent.clear();
-        for (token, &head) in parse.head.iter().enumerate() {
+        for (token, &head) in head.iter().enumerate() {
             if head < 0 || head as usize > n {
                 return Err(TreeError::HeadOutOfRange {
                     token,
@@ -232,9 +251,6 @@ impl Tree {
             self.parent
                 .push(if head == 0 { NONE } else { head as u32 - 1 });
         }
-        self.label.clear();
-        self.label
-            .extend(parse.deprel.iter().map(|l| labels.intern(l)));
         if self.walk() {
             Ok(())
         } else {
@@ -682,13 +698,35 @@ impl Scratch {
         &self.mst
     }
 
-    fn build_trees(&mut self, src: Parse, tgt: Parse) -> Result<(), DerpError> {
+    /// The labels that [`LabelledParse`]s' ids are of. Call it before taking ids from it, not
+    /// once per pair: it starts afresh past 65,536 labels (only garbage labels get there), which
+    /// keeps memory bounded and leaves ids taken earlier meaningless.
+    pub fn labels(&mut self) -> &mut Labels {
         if self.labels.len() > 1 << 16 {
-            self.labels = Labels::default(); // only garbage labels get here; keep memory bounded
+            self.labels = Labels::default();
         }
-        for (i, (side, parse)) in [(Side::Src, src), (Side::Tgt, tgt)].into_iter().enumerate() {
-            self.trees[i]
-                .build(parse, &mut self.labels)
+        &mut self.labels
+    }
+
+    fn build_trees(&mut self, src: Parse, tgt: Parse) -> Result<(), DerpError> {
+        self.labels();
+        let Scratch { trees, labels, .. } = self;
+        for ((tree, parse), side) in trees.iter_mut().zip([src, tgt]).zip(SIDES) {
+            tree.build(parse, labels)
+                .map_err(|error| DerpError::Tree { side, error })?;
+        }
+        Ok(())
+    }
+
+    fn build_labelled_trees(
+        &mut self,
+        src: LabelledParse,
+        tgt: LabelledParse,
+    ) -> Result<(), DerpError> {
+        for ((tree, parse), side) in self.trees.iter_mut().zip([src, tgt]).zip(SIDES) {
+            tree.label.clear();
+            tree.label.extend_from_slice(parse.label);
+            tree.build_labelled(parse.head)
                 .map_err(|error| DerpError::Tree { side, error })?;
         }
         Ok(())
@@ -887,8 +925,25 @@ pub fn derp_within(
     max_nodes: usize,
     scratch: &mut Scratch,
 ) -> Result<Derp, DerpError> {
-    let max_nodes = max_nodes.min(MAX_NODES_CEILING);
     scratch.build_trees(src, tgt)?;
+    score_trees(links, max_nodes, scratch)
+}
+
+/// [`derp_within`] of parses whose labels are ids of [`Scratch::labels`].
+pub fn derp_labelled(
+    src: LabelledParse,
+    tgt: LabelledParse,
+    links: &[Link],
+    max_nodes: usize,
+    scratch: &mut Scratch,
+) -> Result<Derp, DerpError> {
+    scratch.build_labelled_trees(src, tgt)?;
+    score_trees(links, max_nodes, scratch)
+}
+
+/// DERP of the two trees in `scratch` through `links`.
+fn score_trees(links: &[Link], max_nodes: usize, scratch: &mut Scratch) -> Result<Derp, DerpError> {
+    let max_nodes = max_nodes.min(MAX_NODES_CEILING);
     scratch.read_links(links)?;
     let side = scratch.select_nodes();
     let nodes = scratch.nodes.len();

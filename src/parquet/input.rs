@@ -16,7 +16,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use bytes::Bytes;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Int64Type, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, FieldRef, Int64Type, Schema, SchemaRef};
 use datafusion::datasource::{ViewTable, provider_as_source};
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::functions::expr_fn::nullif;
@@ -38,6 +38,7 @@ use object_store::ObjectStoreExt;
 
 use super::NULL_PARTITION;
 use super::keys;
+use crate::schema::with_dictionary_items;
 use crate::storage::{self, Location, RemoteFile};
 
 /// The environment variable that lets a pairmetrics dataset without its `_SUCCESS` be read.
@@ -360,8 +361,12 @@ impl ParquetInput {
             if wanted.is_empty() {
                 continue;
             }
-            let metadata =
+            let mut metadata =
                 ArrowReaderMetadata::try_new(file.metadata.clone(), ArrowReaderOptions::new())?;
+            if let Some(hint) = dictionary_hint(metadata.schema(), &schema) {
+                let options = ArrowReaderOptions::new().with_schema(hint);
+                metadata = ArrowReaderMetadata::try_new(file.metadata.clone(), options)?;
+            }
             let parquet_schema = metadata.parquet_schema();
             let roots: Vec<usize> = in_files
                 .iter()
@@ -497,6 +502,26 @@ impl ParquetInput {
 /// `batch`'s columns in `schema`'s order (a projection yields them in file order), each cast to
 /// its type there where they differ (a directory's files may store a column as Utf8 in one and
 /// LargeUtf8 in another); a Hive partition column is its file's value on every row.
+/// The file's schema with the string lists that `wanted` takes dictionary-encoded read so: the
+/// Parquet reader then hands over each column chunk's dictionary and keys, copying no string.
+/// None when `wanted` takes none so.
+fn dictionary_hint(file: &Schema, wanted: &Schema) -> Option<SchemaRef> {
+    let mut any = false;
+    let fields: Vec<FieldRef> = (file.fields().iter())
+        .map(|field| match wanted.field_with_name(field.name()) {
+            Ok(w)
+                if w.data_type() != field.data_type()
+                    && w.data_type() == &with_dictionary_items(field.data_type()) =>
+            {
+                any = true;
+                Arc::new(field.as_ref().clone().with_data_type(w.data_type().clone()))
+            }
+            _ => field.clone(),
+        })
+        .collect();
+    any.then(|| Arc::new(Schema::new_with_metadata(fields, file.metadata().clone())))
+}
+
 fn conform(
     batch: RecordBatch,
     partitions: &[(String, Option<String>)],

@@ -56,14 +56,14 @@ const PHRASE_SHAPES: Shapes = &[
     &[
         ("tokens", ColumnType::Tokens),
         ("head", ColumnType::Heads),
-        ("deprel", ColumnType::Tokens),
+        ("deprel", ColumnType::Labels),
         ("start", ColumnType::Int),
         ("len", ColumnType::Int),
     ],
     &[
         ("tokens", ColumnType::Tokens),
         ("head", ColumnType::Heads),
-        ("deprel", ColumnType::Tokens),
+        ("deprel", ColumnType::Labels),
         ("positions", ColumnType::Positions),
     ],
 ];
@@ -71,21 +71,21 @@ const POS_SHAPES: Shapes = &[
     &[
         ("upos", ColumnType::Tokens),
         ("head", ColumnType::Heads),
-        ("deprel", ColumnType::Tokens),
+        ("deprel", ColumnType::Labels),
         ("start", ColumnType::Int),
         ("len", ColumnType::Int),
     ],
     &[
         ("upos", ColumnType::Tokens),
         ("head", ColumnType::Heads),
-        ("deprel", ColumnType::Tokens),
+        ("deprel", ColumnType::Labels),
         ("positions", ColumnType::Positions),
     ],
 ];
 const TRIPLE_SHAPES: Shapes = &[&[
     ("tokens", ColumnType::Tokens),
     ("head", ColumnType::Heads),
-    ("deprel", ColumnType::Tokens),
+    ("deprel", ColumnType::Labels),
 ]];
 
 fn shapes(kind: Kind) -> Shapes {

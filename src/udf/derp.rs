@@ -20,9 +20,9 @@ use datafusion::logical_expr::{
 use super::args::{Shapes, checked_arguments, problem_column, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
-use crate::arrow::read::{HeadLists, LinkLists, TokenLists};
+use crate::arrow::read::{HeadLists, LinkLists, TokenIds};
 use crate::metrics::Link;
-use crate::metrics::derp::{self, Derp, DerpError, Parse, Scratch};
+use crate::metrics::derp::{self, Derp, DerpError, LabelledParse, Scratch};
 use crate::schema::ColumnType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,9 +50,9 @@ impl DerpUdf {
 
 const SHAPES: Shapes = &[&[
     ("src_head", ColumnType::Heads),
-    ("src_deprel", ColumnType::Tokens),
+    ("src_deprel", ColumnType::Labels),
     ("tgt_head", ColumnType::Heads),
-    ("tgt_deprel", ColumnType::Tokens),
+    ("tgt_deprel", ColumnType::Labels),
     ("links", ColumnType::Links),
 ]];
 
@@ -192,11 +192,12 @@ impl ScalarUDFImpl for DerpUdf {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let mut buffers = Buffers::default();
         let input = Input::new(
             &arrays,
             super::options::of(&args.config_options).derp_max_nodes,
+            &mut buffers.scratch,
         )?;
-        let mut buffers = Buffers::default();
         let output: ArrayRef = match self.kind {
             Kind::Score => {
                 let mut out = Float64Builder::with_capacity(rows);
@@ -309,51 +310,46 @@ impl From<DerpError> for Problem {
     }
 }
 
-/// The five argument columns, decoded once per batch.
+/// The five argument columns, decoded once per batch, labels as ids of the scratch's.
 struct Input<'a> {
     src_head: HeadLists,
-    src_deprel: TokenLists<'a>,
+    src_deprel: TokenIds<'a>,
     tgt_head: HeadLists,
-    tgt_deprel: TokenLists<'a>,
+    tgt_deprel: TokenIds<'a>,
     links: LinkLists<'a>,
     max_nodes: usize,
 }
 
 #[derive(Default)]
-struct Buffers<'a> {
-    src_deprel: Vec<&'a str>,
-    tgt_deprel: Vec<&'a str>,
+struct Buffers {
     links: Vec<Link>,
     scratch: Scratch,
 }
 
 impl<'a> Input<'a> {
-    fn new(arrays: &'a [ArrayRef], max_nodes: usize) -> Result<Self> {
+    fn new(arrays: &'a [ArrayRef], max_nodes: usize, scratch: &mut Scratch) -> Result<Self> {
+        let labels = scratch.labels();
         Ok(Input {
             src_head: HeadLists::new("src_head", &arrays[0])?,
-            src_deprel: TokenLists::new("src_deprel", &arrays[1])?,
+            src_deprel: TokenIds::new("src_deprel", &arrays[1], |l| labels.intern(l))?,
             tgt_head: HeadLists::new("tgt_head", &arrays[2])?,
-            tgt_deprel: TokenLists::new("tgt_deprel", &arrays[3])?,
+            tgt_deprel: TokenIds::new("tgt_deprel", &arrays[3], |l| labels.intern(l))?,
             links: LinkLists::new(&arrays[4])?,
             max_nodes,
         })
     }
 
-    fn score(&self, row: usize, b: &mut Buffers<'a>) -> Result<Derp, Problem> {
-        let src_head = self.src_head.row(row)?;
-        let tgt_head = self.tgt_head.row(row)?;
-        self.src_deprel.row(row, &mut b.src_deprel)?;
-        self.tgt_deprel.row(row, &mut b.tgt_deprel)?;
+    fn score(&self, row: usize, b: &mut Buffers) -> Result<Derp, Problem> {
+        let src = LabelledParse {
+            head: self.src_head.row(row)?,
+            label: self.src_deprel.row(row)?,
+        };
+        let tgt = LabelledParse {
+            head: self.tgt_head.row(row)?,
+            label: self.tgt_deprel.row(row)?,
+        };
         self.links.row(row, &mut b.links)?;
-        let src = Parse {
-            head: src_head,
-            deprel: &b.src_deprel,
-        };
-        let tgt = Parse {
-            head: tgt_head,
-            deprel: &b.tgt_deprel,
-        };
-        Ok(derp::derp_within(
+        Ok(derp::derp_labelled(
             src,
             tgt,
             &b.links,
@@ -419,12 +415,12 @@ struct PooledAccumulator {
 
 impl Accumulator for PooledAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        // An aggregate is not given the session's settings: the default limit applies.
-        let input = Input::new(values, derp::MAX_NODES)?;
         let mut buffers = Buffers {
             scratch: std::mem::take(&mut self.scratch),
             ..Default::default()
         };
+        // An aggregate is not given the session's settings: the default limit applies.
+        let input = Input::new(values, derp::MAX_NODES, &mut buffers.scratch)?;
         for row in 0..values[0].len() {
             if let Ok(d) = input.score(row, &mut buffers) {
                 self.sum_l += d.sum_l;
