@@ -8,9 +8,9 @@ use tempfile::TempDir;
 
 use crate::common::{csv_rows, err, ok, path_str, root};
 
-/// One generated list: per hypothesis in decoder order, its true score (None: unreachable) and
-/// whether the decoder's total differs from it.
-type List = Vec<(Option<f64>, bool)>;
+/// One generated list: per hypothesis in decoder order, its true score (None: unreachable),
+/// whether the decoder's total differs from it, and that total.
+type List = Vec<(Option<f64>, bool, f64)>;
 
 /// Lists of lengths 12, 7, 10, 3 and 10: sentence k is the token `s{k}`, hypothesis j the token
 /// `h{k}_{j}` with a rule s{k} -> h{k}_{j} of probability p, so its true score is ln p. Decoder
@@ -48,7 +48,7 @@ fn generate(dir: &Path) -> Vec<List> {
             nbest.push_str(&format!(
                 "{k} ||| h{k}_{j} ||| tm: {total:?} ||| {total:?}\n"
             ));
-            list.push((reachable.then(|| p.ln()), changed));
+            list.push((reachable.then(|| p.ln()), changed, total));
         }
         lists.push(list);
     }
@@ -90,11 +90,11 @@ fn generate(dir: &Path) -> Vec<List> {
 }
 
 /// tau_A of decoder order against true order over the scored hypotheses, by counting pairs.
-fn tau_a(list: &[(Option<f64>, bool)]) -> Option<f64> {
+fn tau_a(list: &[(Option<f64>, bool, f64)]) -> Option<f64> {
     let scored: Vec<(usize, f64)> = list
         .iter()
         .enumerate()
-        .filter_map(|(r, (s, _))| s.map(|s| (r, s)))
+        .filter_map(|(r, (s, ..))| s.map(|s| (r, s)))
         .collect();
     let n = scored.len();
     if n < 2 {
@@ -128,11 +128,12 @@ fn mean_std(values: &[f64]) -> (Option<f64>, Option<f64>) {
     (Some(mean), std)
 }
 
-/// One expected row of sizes.parquet, in its column order.
-fn expected_row(lists: &[List], n: usize) -> Vec<Option<f64>> {
-    let prefixes: Vec<&[(Option<f64>, bool)]> = lists
+/// One expected row of sizes.parquet, in its column order, over the lists at least
+/// `long_enough` long.
+fn expected_row(lists: &[List], n: usize, long_enough: usize) -> Vec<Option<f64>> {
+    let prefixes: Vec<&[(Option<f64>, bool, f64)]> = lists
         .iter()
-        .filter(|l| l.len() >= n)
+        .filter(|l| l.len() >= long_enough)
         .map(|l| &l[..n])
         .collect();
     let taus: Vec<f64> = prefixes.iter().filter_map(|p| tau_a(p)).collect();
@@ -173,6 +174,9 @@ fn expected_row(lists: &[List], n: usize) -> Vec<Option<f64>> {
         mean_std(&only(&new_top)),
     );
     let share = tops_changed.iter().filter(|c| **c).count() as f64 / prefixes.len() as f64;
+    let worst = |ranks: &[f64]| ranks.iter().copied().reduce(f64::max);
+    let gaps: Vec<f64> = prefixes.iter().map(|p| p[0].2 - p[n - 1].2).collect();
+    let gap = mean_std(&gaps);
     vec![
         Some(n as f64),
         Some(prefixes.len() as f64),
@@ -188,6 +192,10 @@ fn expected_row(lists: &[List], n: usize) -> Vec<Option<f64>> {
         oc.1,
         wc.0,
         wc.1,
+        worst(&old_top),
+        worst(&new_top),
+        gap.0,
+        gap.1,
     ]
 }
 
@@ -196,52 +204,67 @@ fn the_study_equals_a_brute_force_count() {
     let dir = TempDir::new().unwrap();
     let lists = generate(dir.path());
     let file = |name: &str| dir.path().join(name);
-    let study = file("study");
-    let printed = ok(&[
-        "rerank",
-        "--nbest",
-        path_str(&file("nbest.parquet")),
-        "--sources",
-        path_str(&file("sources.parquet")),
-        "--phrase-table",
-        path_str(&file("rules.parquet")),
-        "--sizes",
-        "2,3,5,7,10,12",
-        "--out",
-        path_str(&study),
-    ]);
-    assert!(
-        printed.contains("lists: 5, hypotheses: 42 (1 unscored"),
-        "{printed}"
-    );
-
-    let rows = csv_rows(
-        &[],
-        &[("s", &study.join("sizes.parquet"))],
-        "SELECT * FROM s ORDER BY n",
-    );
-    assert_eq!(rows.len(), 6, "{rows:?}");
-    for (row, n) in rows.iter().zip([2, 3, 5, 7, 10, 12]) {
-        let got: Vec<Option<f64>> = row
-            .split(',')
-            .map(|v| (!v.is_empty()).then(|| v.parse().unwrap()))
-            .collect();
-        let want = expected_row(&lists, n);
-        assert_eq!(got.len(), want.len(), "n = {n}: {row}");
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let same = match (g, w) {
-                (Some(g), Some(w)) => (g - w).abs() <= 1e-12 * w.abs().max(1.0),
-                (None, None) => true,
-                _ => false,
-            };
-            assert!(same, "n = {n}, column {i}: got {g:?}, want {w:?}\n{row}");
+    // Each size over the lists at least that long, then every size over the same lists (those
+    // of at least 10 hypotheses: 12, 10 and 10).
+    let study_of = |name: &str, sizes: &[usize], full_lists_only: bool| {
+        let study = file(name);
+        let sizes_arg: Vec<String> = sizes.iter().map(usize::to_string).collect();
+        let sizes_arg = sizes_arg.join(",");
+        let [nbest, sources, rules] =
+            ["nbest.parquet", "sources.parquet", "rules.parquet"].map(file);
+        let mut args = vec![
+            "rerank",
+            "--nbest",
+            path_str(&nbest),
+            "--sources",
+            path_str(&sources),
+            "--phrase-table",
+            path_str(&rules),
+            "--sizes",
+            &sizes_arg,
+            "--out",
+            path_str(&study),
+        ];
+        if full_lists_only {
+            args.push("--full-lists-only");
         }
-    }
+        let printed = ok(&args);
+        assert!(
+            printed.contains("lists: 5, hypotheses: 42 (1 unscored"),
+            "{printed}"
+        );
+        let rows = csv_rows(
+            &[],
+            &[("s", &study.join("sizes.parquet"))],
+            "SELECT * FROM s ORDER BY n",
+        );
+        assert_eq!(rows.len(), sizes.len(), "{rows:?}");
+        let largest = *sizes.iter().max().unwrap();
+        for (row, &n) in rows.iter().zip(sizes) {
+            let got: Vec<Option<f64>> = row
+                .split(',')
+                .map(|v| (!v.is_empty()).then(|| v.parse().unwrap()))
+                .collect();
+            let want = expected_row(&lists, n, if full_lists_only { largest } else { n });
+            assert_eq!(got.len(), want.len(), "n = {n}: {row}");
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                let same = match (g, w) {
+                    (Some(g), Some(w)) => (g - w).abs() <= 1e-12 * w.abs().max(1.0),
+                    (None, None) => true,
+                    _ => false,
+                };
+                assert!(same, "n = {n}, column {i}: got {g:?}, want {w:?}\n{row}");
+            }
+        }
+        study
+    };
+    let study = study_of("study", &[2, 3, 5, 7, 10, 12], false);
+    study_of("full", &[2, 3, 5, 7, 10], true);
 
     // The generated lists exercise both branches: some 1-bests stay, some do not.
     let shares: Vec<f64> = [2, 3, 5, 7, 10, 12]
         .iter()
-        .filter_map(|&n| expected_row(&lists, n)[5])
+        .filter_map(|&n| expected_row(&lists, n, n)[5])
         .collect();
     assert!(shares.iter().any(|&s| s > 0.0 && s < 1.0), "{shares:?}");
 
@@ -254,7 +277,7 @@ fn the_study_equals_a_brute_force_count() {
     assert_eq!(ranks.len(), 42);
     let mut row = ranks.iter();
     for (k, list) in lists.iter().enumerate() {
-        for (rank, &(score, changed)) in list.iter().enumerate() {
+        for (rank, &(score, changed, _)) in list.iter().enumerate() {
             let want = score.map(|s| {
                 1 + list
                     .iter()

@@ -59,25 +59,45 @@ pub enum Strings<'a> {
     Dictionary(Box<DictionaryStrings<'a>>),
 }
 
-/// A dictionary-encoded column of strings: each item's key into `values`.
+/// Dictionary-encoded strings: each item's key into `values`, for the items from `first` on.
 pub struct DictionaryStrings<'a> {
+    first: usize,
     keys: Vec<usize>,
     nulls: Option<NullBuffer>,
     values: Strings<'a>,
 }
 
+impl DictionaryStrings<'_> {
+    /// Item `i`'s key into the values, None for a NULL item.
+    fn key(&self, i: usize) -> Option<usize> {
+        let i = i - self.first;
+        match &self.nulls {
+            Some(nulls) if nulls.is_null(i) => None,
+            _ => Some(self.keys[i]),
+        }
+    }
+}
+
 impl<'a> Strings<'a> {
     pub fn new(array: &'a dyn Array) -> Result<Self> {
+        Self::within(array, 0..array.len())
+    }
+
+    /// `array`'s strings, of which only `items` will be read: a dictionary's keys are decoded
+    /// for those alone (a list column sliced from a larger batch shares all its items).
+    fn within(array: &'a dyn Array, items: std::ops::Range<usize>) -> Result<Self> {
         Ok(match array.data_type() {
             DataType::Utf8 => Strings::Utf8(array.as_string()),
             DataType::LargeUtf8 => Strings::Large(array.as_string()),
             DataType::Utf8View => Strings::View(array.as_string_view()),
             DataType::Dictionary(_, value) if is_string(value) => {
-                let dictionary = array.as_any_dictionary();
+                let own = array.slice(items.start, items.len());
+                let own = own.as_any_dictionary();
                 Strings::Dictionary(Box::new(DictionaryStrings {
-                    keys: dictionary.normalized_keys(),
-                    nulls: dictionary.logical_nulls(),
-                    values: Strings::new(dictionary.values().as_ref())?,
+                    first: items.start,
+                    keys: own.normalized_keys(),
+                    nulls: own.logical_nulls(),
+                    values: Strings::new(array.as_any_dictionary().values().as_ref())?,
                 }))
             }
             other => return exec_err!("expected a string array, got {other}"),
@@ -89,10 +109,16 @@ impl<'a> Strings<'a> {
             Strings::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
             Strings::Large(a) => a.is_valid(i).then(|| a.value(i)),
             Strings::View(a) => a.is_valid(i).then(|| a.value(i)),
-            Strings::Dictionary(d) => match &d.nulls {
-                Some(nulls) if nulls.is_null(i) => None,
-                _ => d.values.get(d.keys[i]),
-            },
+            Strings::Dictionary(d) => d.values.get(d.key(i)?),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Strings::Utf8(a) => a.len(),
+            Strings::Large(a) => a.len(),
+            Strings::View(a) => a.len(),
+            Strings::Dictionary(d) => d.keys.len(),
         }
     }
 }
@@ -165,8 +191,8 @@ impl<'a> TokenLists<'a> {
         let (lists, values) = Lists::new(array.as_ref())?;
         Ok(TokenLists {
             name,
+            strings: Strings::within(values.as_ref(), lists.items())?,
             lists,
-            strings: Strings::new(values.as_ref())?,
         })
     }
 
@@ -235,46 +261,35 @@ impl<'a> TokenIds<'a> {
         mut intern: impl FnMut(&str) -> u32,
     ) -> Result<Self> {
         let (lists, values) = Lists::new(array.as_ref())?;
-        // A batch sliced from a larger one shares its items: read only its own.
-        let first = lists.items().start;
-        let values = values.slice(first, lists.items().len());
-        let ids: Vec<u32> = match values.as_any_dictionary_opt() {
-            Some(dictionary) => {
-                let strings = Strings::new(dictionary.values().as_ref())?;
-                // Strings are interned when first used: a dictionary may be shared by many
+        let items = lists.items();
+        let ids: Vec<u32> = match Strings::within(values.as_ref(), items.clone())? {
+            Strings::Dictionary(dictionary) => {
+                // A string is interned when first used: a dictionary may be shared by many
                 // batches and hold more strings than one batch uses.
                 const UNSEEN: u32 = u32::MAX - 1;
-                let mut of_value = vec![UNSEEN; dictionary.values().len()];
-                let nulls = dictionary.logical_nulls();
-                let keys = dictionary.normalized_keys();
-                let mut id_of = |key: usize| {
-                    if of_value[key] == UNSEEN {
-                        of_value[key] = strings.get(key).map_or(Self::NULL, &mut intern);
-                    }
-                    of_value[key]
-                };
-                match nulls {
-                    None => keys.into_iter().map(id_of).collect(),
-                    Some(nulls) => (keys.into_iter().enumerate())
-                        .map(|(item, key)| match nulls.is_null(item) {
-                            true => Self::NULL,
-                            false => id_of(key),
-                        })
-                        .collect(),
-                }
-            }
-            None => {
-                let strings = Strings::new(values.as_ref())?;
-                (0..values.len())
-                    .map(|item| strings.get(item).map_or(Self::NULL, &mut intern))
+                let mut of_value = vec![UNSEEN; dictionary.values.len()];
+                (items.clone())
+                    .map(|item| match dictionary.key(item) {
+                        None => Self::NULL,
+                        Some(key) => {
+                            if of_value[key] == UNSEEN {
+                                of_value[key] =
+                                    dictionary.values.get(key).map_or(Self::NULL, &mut intern);
+                            }
+                            of_value[key]
+                        }
+                    })
                     .collect()
             }
+            strings => (items.clone())
+                .map(|item| strings.get(item).map_or(Self::NULL, &mut intern))
+                .collect(),
         };
         let has_nulls = ids.contains(&Self::NULL);
         Ok(TokenIds {
             name,
             lists,
-            first,
+            first: items.start,
             ids,
             has_nulls,
         })

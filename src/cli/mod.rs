@@ -7,6 +7,7 @@ mod args;
 mod atools;
 mod cluster;
 mod compare;
+mod decode;
 mod demo;
 mod export;
 mod extract;
@@ -78,6 +79,7 @@ enum Command {
     Export(export::Args),
     Rerank(rerank::Args),
     Paraphrase(paraphrase::Args),
+    Decode(decode::Args),
     Pivot(pivot::Args),
     Triples(triples::Args),
     Compare(compare::Args),
@@ -116,6 +118,7 @@ impl Cli {
             Command::Export(args) => args.run(stdout).await?,
             Command::Rerank(args) => args.run(stdout).await?,
             Command::Paraphrase(args) => args.run(stdout).await?,
+            Command::Decode(args) => args.run(stdout).await?,
             Command::Pivot(args) => args.run(stdout).await?,
             Command::Triples(args) => args.run(stdout).await?,
             Command::Compare(args) => args.run(stdout).await?,

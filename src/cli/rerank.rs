@@ -20,8 +20,10 @@ use super::args::{ModelArgs, TuningArgs};
 /// decoder order and true order; the share of hypotheses whose score changed (true model
 /// score and decoder total differ by more than --tolerance); the share of lists whose
 /// decoder 1-best is no longer the best; the mean ± std 1-based rank of the old top after
-/// re-ranking and of the new top before it, over all lists and over the changed ones only.
-/// Hypotheses no derivation reaches (NULL true score) are left out and counted.
+/// re-ranking and of the new top before it, over all lists and over the changed ones only;
+/// the worst of each (how far the old top fell, where the new top came from); the mean ± std
+/// gap between the decoder totals of the 1st and the n-th hypothesis. Hypotheses no
+/// derivation reaches (NULL true score) are left out and counted.
 ///
 /// Writes a new directory: hypotheses.parquet (id, rank, hyp, total, true_score,
 /// model_score, score_changed, true_rank), sizes.parquet (one row per n) and tau_a.svg
@@ -41,6 +43,10 @@ pub struct Args {
     /// n-best sizes, comma-separated, each at least 2 (default 5, 10, ..., 100).
     #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
     sizes: Vec<usize>,
+    /// Every size over the same lists: those with at least the largest size's hypotheses
+    /// (the paper's fixed set), instead of each size over the lists at least that long.
+    #[arg(long)]
+    full_lists_only: bool,
     /// A score counts as changed when |true model score - decoder total| exceeds this
     /// (Moses prints totals rounded).
     #[arg(long, default_value_t = 1e-4)]
@@ -59,6 +65,7 @@ impl Args {
             sources,
             model,
             sizes,
+            full_lists_only,
             tolerance,
             out,
             tuning,
@@ -74,6 +81,7 @@ impl Args {
             } else {
                 sizes
             },
+            full_lists_only,
             tolerance,
             out,
             tuning: tuning.into(),

@@ -14,7 +14,7 @@ use std::f64::consts::LN_10;
 
 use super::ngram::{self, NgramModel};
 use super::random::{SplitMix64, mix};
-use super::true_score::{Application, ModelWeights, PhraseIndex, Scratch as DpScratch};
+use super::true_score::{Application, Identity, ModelWeights, PhraseIndex, Scratch as DpScratch};
 
 /// What the search maximises, and so when a state may end the game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -23,8 +23,9 @@ pub enum Mode {
     /// score (the best derivation of the sentence, whichever the search played).
     #[default]
     TrueScore,
-    /// As a decoder: a state may stop once every source word is rewritten by a rule or may be
-    /// kept for free; its reward is the score of the derivation the search played.
+    /// As a decoder: a state may stop once every source word is covered by a rule (a word the
+    /// table has no one-word rule for is kept by an identity rule, ln 1); its reward is the
+    /// score of the derivation the search played.
     Translator,
 }
 
@@ -240,7 +241,8 @@ struct Problem<'a> {
     actions: Vec<Action>,
     targets: Vec<u32>,
     targets_lm: Vec<u32>,
-    /// Per source word: keeping it costs nothing (no `w -> w` rule, or --free-identity).
+    /// Per source word: translator mode may leave it uncovered (no rule of one word rewrites
+    /// it, or --free-identity).
     free: Vec<bool>,
     dp: DpScratch,
 }
@@ -256,10 +258,14 @@ impl<'a> Problem<'a> {
         let source = index.source_ids(tokens, &mut dp).to_vec();
         let lm_id = |word: &str| lm.map_or(0, |lm| lm.id(word));
         let (mut actions, mut targets, mut targets_lm) = (Vec::new(), Vec::new(), Vec::new());
+        let mut free = vec![true; source.len()];
         for application in index.applications(&source, options.rules_per_phrase) {
             let Application {
                 start, end, log_p, ..
             } = application;
+            if end - start == 1 {
+                free[start as usize] = index.identity() == Identity::Always;
+            }
             let target = index.target_ids(&application);
             let changes = target != &source[start as usize..end as usize];
             // In true-score mode an unchanging rule does nothing: the true score of the
@@ -284,7 +290,7 @@ impl<'a> Problem<'a> {
             mode: options.mode,
             weights: options.weights,
             source_lm: tokens.iter().map(|w| lm_id(w)).collect(),
-            free: source.iter().map(|&w| index.keeps_for_free(w)).collect(),
+            free,
             source,
             actions,
             targets,
@@ -891,21 +897,25 @@ mod tests {
     #[test]
     fn translator_mode_scores_the_derivation_it_played() {
         // "a b" -> "x y" by one rule (0.1) or by two (0.5 * 0.5): a decoder finding the first
-        // scores it ln 0.1 where its true score is ln 0.25.
+        // scores it ln 0.1 where its true score is ln 0.25. Every word has a rule, so every
+        // word must be covered: "x b" and "a y" are no translations.
         let index = index(&[("a b", "x y", 0.1), ("a", "x", 0.5), ("b", "y", 0.5)]);
-        let outcome = mcpg(&index, None, &words("a b"), &options(Mode::Translator, 200));
-        let got: Vec<(String, f64, f64)> = outcome
-            .paraphrases
-            .iter()
-            .map(|p| (p.tokens.join(" "), p.reward, p.true_score))
-            .collect();
+        let play = |episodes| {
+            let outcome = mcpg(&index, None, &words("a b"), &options(Mode::Translator, episodes));
+            let got: Vec<(String, f64, f64)> = (outcome.paraphrases.iter())
+                .map(|p| (p.tokens.join(" "), p.reward, p.true_score))
+                .collect();
+            got
+        };
         let half = 0.5f64.ln();
-        assert_eq!(
-            got[0..2],
-            [("x b".into(), half, half), ("a y".into(), half, half)]
-        );
         // the better of the two derivations, once both were played
-        assert_eq!(got[2], ("x y".into(), 2.0 * half, 2.0 * half));
+        assert_eq!(play(200), [("x y".into(), 2.0 * half, 2.0 * half)]);
+
+        // c has no rule of one word: it may stay as it is; a and d have one and may not.
+        let index = self::index(&[("a", "x", 0.5), ("c d", "z", 0.2), ("d", "w", 0.4)]);
+        let outcome = mcpg(&index, None, &words("a c d"), &options(Mode::Translator, 200));
+        let got: Vec<String> = (outcome.paraphrases.iter()).map(|p| p.tokens.join(" ")).collect();
+        assert_eq!(got, ["x c w", "x z"]);
     }
 
     #[test]
@@ -936,6 +946,45 @@ mod tests {
         assert_eq!(sets, 14);
         assert_eq!(exact.tokens, ["x", "b", "c", "d"]);
         assert_eq!(run(7, 100).paraphrases[0], exact);
+    }
+
+    /// The index follows the table's row order; the game must not: the same rules added in
+    /// any order give the same outcome for a seed, and a rule limit keeps the same rules.
+    #[test]
+    fn the_same_rules_in_any_order_give_the_same_game() {
+        let rules = [
+            ("a", "x", 0.5),
+            ("a", "y", 0.5),
+            ("a", "w", 0.5),
+            ("b", "z", 0.3),
+            ("b", "u", 0.3),
+            ("a b", "v", 0.3),
+            ("c", "t", 0.2),
+            ("c", "c", 0.2),
+            ("b c", "s", 0.2),
+        ];
+        let source = words("a b c a b");
+        let play = |rules: &[(&str, &str, f64)], mode, rules_per_phrase| {
+            let options = Options {
+                seed: 11,
+                rules_per_phrase,
+                ..options(mode, 40)
+            };
+            mcpg(&index(rules), None, &source, &options)
+        };
+        for mode in [Mode::TrueScore, Mode::Translator] {
+            for limit in [0, 1] {
+                let expected = play(&rules, mode, limit);
+                let mut order = rules.to_vec();
+                for step in 0..rules.len() {
+                    order.rotate_left(step % 4 + 1);
+                    order.swap(0, step);
+                    assert_eq!(play(&order, mode, limit), expected, "{mode:?} {order:?}");
+                }
+                order.reverse();
+                assert_eq!(play(&order, mode, limit), expected, "{mode:?} reversed");
+            }
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod bleu;
 pub mod chrf;
+pub mod decode;
 pub mod dep_fit;
 pub mod derp;
 pub mod intern;

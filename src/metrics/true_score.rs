@@ -320,8 +320,14 @@ impl PhraseIndex {
                 };
                 node = child;
                 let mut rules: Vec<&Rule> = self.rules_of(node).iter().collect();
-                // Stable: equally probable rules keep their order in the index.
-                rules.sort_by(|a, b| b.log_p.total_cmp(&a.log_p));
+                // Equally probable rules by their target's words, not by the index's order,
+                // which follows the table's rows: the same rules in any row order or row
+                // groups give the same applications, and MCPG the same game for a seed.
+                rules.sort_by(|a, b| {
+                    b.log_p
+                        .total_cmp(&a.log_p)
+                        .then_with(|| self.target_words(a).cmp(self.target_words(b)))
+                });
                 let limit = if limit == 0 { rules.len() } else { limit };
                 out.extend(rules.into_iter().take(limit).map(|rule| Application {
                     start: i as u32,
@@ -334,14 +340,22 @@ impl PhraseIndex {
         out
     }
 
+    /// The target words of an application.
+    pub(super) fn application_words(
+        &self,
+        application: &Application,
+    ) -> impl Iterator<Item = &str> {
+        (self.target_ids(application).iter()).map(|&id| self.vocabulary.resolve(id))
+    }
+
     /// The target tokens of an application.
     pub(super) fn target_ids(&self, application: &Application) -> &[u32] {
         &self.targets[application.target.0 as usize..application.target.1 as usize]
     }
 
-    /// Whether keeping `word` unchanged is free (else it takes the table's `w -> w` rule).
-    pub(super) fn keeps_for_free(&self, word: u32) -> bool {
-        self.identity_is_free(word)
+    /// When the table lets a word be kept unchanged for free.
+    pub(super) fn identity(&self) -> Identity {
+        self.identity
     }
 
     /// The DP over `s.source` and `s.target`.

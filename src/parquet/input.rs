@@ -16,7 +16,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use bytes::Bytes;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, FieldRef, Int64Type, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Int64Type, Schema, SchemaRef};
 use datafusion::datasource::{ViewTable, provider_as_source};
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::functions::expr_fn::nullif;
@@ -38,7 +38,7 @@ use object_store::ObjectStoreExt;
 
 use super::NULL_PARTITION;
 use super::keys;
-use crate::schema::with_dictionary_items;
+use crate::schema::{with_dictionary_items, with_dictionary_lists};
 use crate::storage::{self, Location, RemoteFile};
 
 /// The environment variable that lets a pairmetrics dataset without its `_SUCCESS` be read.
@@ -506,20 +506,11 @@ impl ParquetInput {
 /// Parquet reader then hands over each column chunk's dictionary and keys, copying no string.
 /// None when `wanted` takes none so.
 fn dictionary_hint(file: &Schema, wanted: &Schema) -> Option<SchemaRef> {
-    let mut any = false;
-    let fields: Vec<FieldRef> = (file.fields().iter())
-        .map(|field| match wanted.field_with_name(field.name()) {
-            Ok(w)
-                if w.data_type() != field.data_type()
-                    && w.data_type() == &with_dictionary_items(field.data_type()) =>
-            {
-                any = true;
-                Arc::new(field.as_ref().clone().with_data_type(w.data_type().clone()))
-            }
-            _ => field.clone(),
-        })
-        .collect();
-    any.then(|| Arc::new(Schema::new_with_metadata(fields, file.metadata().clone())))
+    let hint = with_dictionary_lists(file, |f| {
+        (wanted.field_with_name(f.name()))
+            .is_ok_and(|w| w.data_type() == &with_dictionary_items(f.data_type()))
+    });
+    (hint != *file).then(|| Arc::new(hint))
 }
 
 fn conform(

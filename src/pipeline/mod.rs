@@ -5,6 +5,7 @@ pub mod atools;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod compare;
+pub mod decode;
 pub mod demo;
 pub mod export;
 pub mod extract;
@@ -19,6 +20,7 @@ pub mod report;
 pub mod rerank;
 pub mod sacrebleu;
 pub mod score;
+pub mod sentences;
 pub mod semeval_eval;
 pub mod show;
 pub mod sql;

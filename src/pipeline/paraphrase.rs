@@ -4,22 +4,20 @@
 
 use std::fmt;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
-use datafusion::arrow::array::{Array, ArrayRef, Int64Array, RecordBatch, StringBuilder};
+use anyhow::{Result, bail};
+use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch, StringBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::parallel::{Chunk, map_ordered_in_chunks};
-use crate::arrow::read::TokenLists;
-use crate::formats::input::{self, Lines};
-use crate::formats::tokens;
+use super::sentences::{self, Sentence};
 use crate::metrics::mcpg::{self, Outcome};
 use crate::parquet::keys;
-use crate::parquet::{AtomicParquetWriter, ParquetInput};
+use crate::parquet::AtomicParquetWriter;
 use crate::resources::{self, PhraseTableOptions, ResourceOptions};
 use crate::udf::mcpg::{ParaphraseColumns, fields};
 
@@ -103,9 +101,6 @@ pub fn schema() -> Schema {
     Schema::new(columns)
 }
 
-/// A sentence: its id and tokens.
-type Sentence = (i64, Vec<String>);
-
 pub async fn paraphrase(
     options: &ParaphraseOptions,
     stdout: &mut dyn Write,
@@ -130,7 +125,7 @@ pub async fn paraphrase(
     .await?;
     let index = resources.phrase_index.get().expect("loaded");
     let lm = resources.lm.get();
-    let sentences = read_sentences(&options.input, &options.column).await?;
+    let sentences = sentences::read(&options.input, &options.column).await?;
     let bar = match options.progress {
         true => ProgressBar::new(sentences.len() as u64).with_style(
             ProgressStyle::with_template(
@@ -256,85 +251,4 @@ fn write_nbest_line(out: &mut dyn Write, id: i64, p: &mcpg::Paraphrase) -> Resul
     }
     writeln!(out, " ||| {}", p.reward)?;
     Ok(())
-}
-
-/// Every sentence of `input`, with its id.
-async fn read_sentences(input: &Path, column: &str) -> Result<Vec<Sentence>> {
-    let parquet = input.is_dir() || input.extension().is_some_and(|e| e == "parquet");
-    if !parquet {
-        let lines = Lines::new(input::open(input)?, input);
-        return lines
-            .enumerate()
-            .map(|(i, line)| Ok((i as i64, tokens::split(&line?).map(str::to_owned).collect())))
-            .collect();
-    }
-    let ctx = crate::session::context()?;
-    ParquetInput::open("sentences", input)?
-        .register(&ctx, false)
-        .await?;
-    let schema = ctx.table("sentences").await?.schema().as_arrow().clone();
-    let Ok(field) = schema.field_with_name(column) else {
-        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-        bail!(
-            "{}: no column {column:?} (it has {}); say which with --column",
-            input.display(),
-            names.join(", ")
-        );
-    };
-    let text = match field.data_type() {
-        t if crate::schema::is_string(t) => true,
-        t if crate::schema::is_token_list(t) => false,
-        t => bail!(
-            "{}: column {column:?} is {t}; expected tokens (List<Utf8>) or text (Utf8)",
-            input.display()
-        ),
-    };
-    // Without pair_id, the 0-based row in file order.
-    let id = if schema.field_with_name("pair_id").is_ok() {
-        "CAST(pair_id AS BIGINT)"
-    } else {
-        "CAST(NULL AS BIGINT)"
-    };
-    let quoted = crate::session::identifier(column);
-    let tokens = if text {
-        format!("tokenize({quoted})")
-    } else {
-        quoted
-    };
-    let batches = ctx
-        .sql(&format!(
-            "SELECT {id} AS id, {tokens} AS tokens FROM sentences"
-        ))
-        .await?
-        .collect()
-        .await?;
-    let mut sentences = Vec::new();
-    for batch in &batches {
-        let ids = batch
-            .column(0)
-            .as_any()
-            .downcast_ref::<Int64Array>()
-            .context("ids are Int64")?;
-        let lists = TokenLists::new("tokens", batch.column(1))?;
-        let mut row = Vec::new();
-        for i in 0..batch.num_rows() {
-            let tokens = match lists.row(i, &mut row) {
-                Ok(()) => row.iter().map(|t| t.to_string()).collect(),
-                // A NULL sentence is an empty one: it gets a row saying so.
-                Err(_) if batch.column(1).is_null(i) => Vec::new(),
-                Err(e) => bail!(
-                    "{}: row {}: column {column:?}: {e}",
-                    input.display(),
-                    sentences.len()
-                ),
-            };
-            let id = if ids.is_null(i) {
-                sentences.len() as i64
-            } else {
-                ids.value(i)
-            };
-            sentences.push((id, tokens));
-        }
-    }
-    Ok(sentences)
 }

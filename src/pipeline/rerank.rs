@@ -40,6 +40,9 @@ pub struct RerankOptions {
     pub weights: ModelWeights,
     /// n-best sizes, each at least 2.
     pub sizes: Vec<usize>,
+    /// Every size over the same lists, those with at least the largest size's hypotheses (the
+    /// paper's choice), instead of each size over the lists at least that long.
+    pub full_lists_only: bool,
     /// |true model score − decoder total| above this counts as a changed score (Moses prints
     /// totals rounded).
     pub tolerance: f64,
@@ -62,6 +65,11 @@ pub struct SizeStats {
     pub new_top_old_rank: (Option<f64>, Option<f64>),
     pub old_top_new_rank_changed: (Option<f64>, Option<f64>),
     pub new_top_old_rank_changed: (Option<f64>, Option<f64>),
+    /// The worst rank the old top fell to, and the worst the new top came from.
+    pub old_top_worst_rank: Option<f64>,
+    pub new_top_worst_rank: Option<f64>,
+    /// Decoder total of the 1-best minus that of the n-th: mean and std over the lists.
+    pub gap: (Option<f64>, Option<f64>),
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -79,6 +87,13 @@ fn mean_std((mean, std): (Option<f64>, Option<f64>)) -> String {
     match (mean, std) {
         (Some(m), Some(s)) => format!("{m:.2} ± {s:.2}"),
         (Some(m), None) => format!("{m:.2}"),
+        _ => "-".into(),
+    }
+}
+
+fn worst(old: Option<f64>, new: Option<f64>) -> String {
+    match (old, new) {
+        (Some(old), Some(new)) => format!("{old}/{new}"),
         _ => "-".into(),
     }
 }
@@ -108,10 +123,12 @@ impl fmt::Display for RerankSummary {
             "new 1-best was",
             "(lost) old now",
             "(lost) new was",
+            "worst old/new",
+            "total 1st - nth",
         ];
         writeln!(
             f,
-            "{:>5} {:>6} {:>15} {:>14} {:>11} {:>14} {:>14} {:>14} {:>14}",
+            "{:>5} {:>6} {:>15} {:>14} {:>11} {:>14} {:>14} {:>14} {:>14} {:>13} {:>15}",
             header[0],
             header[1],
             header[2],
@@ -120,12 +137,14 @@ impl fmt::Display for RerankSummary {
             header[5],
             header[6],
             header[7],
-            header[8]
+            header[8],
+            header[9],
+            header[10]
         )?;
         for s in &self.sizes {
             writeln!(
                 f,
-                "{:>5} {:>6} {:>15} {:>14} {:>11} {:>14} {:>14} {:>14} {:>14}",
+                "{:>5} {:>6} {:>15} {:>14} {:>11} {:>14} {:>14} {:>14} {:>14} {:>13} {:>15}",
                 s.n,
                 s.lists,
                 mean_std((s.mean_tau_a, s.std_tau_a)),
@@ -135,6 +154,8 @@ impl fmt::Display for RerankSummary {
                 mean_std(s.new_top_old_rank),
                 mean_std(s.old_top_new_rank_changed),
                 mean_std(s.new_top_old_rank_changed),
+                worst(s.old_top_worst_rank, s.new_top_worst_rank),
+                mean_std(s.gap),
             )?;
         }
         writeln!(f, "signature: {}", self.signature)?;
@@ -150,11 +171,12 @@ impl RerankOptions {
             "no-lm".into()
         };
         format!(
-            "pairmetrics:{}|rerank|{}|alpha_phi={},{lm}|tolerance={}",
+            "pairmetrics:{}|rerank|{}|alpha_phi={},{lm}|tolerance={}|lists={}",
             crate::VERSION,
             self.phrase_table.signature(),
             self.weights.phrase,
-            self.tolerance
+            self.tolerance,
+            if self.full_lists_only { "full" } else { "per-size" }
         )
     }
 
@@ -181,9 +203,9 @@ impl RerankOptions {
     }
 
     /// The statistics per size, over `hypotheses`: for each n, the lists with at least n
-    /// hypotheses, each cut to its first n (decoder order). The old top is the decoder's
-    /// 1-best, the new top the best true model score (ties to the decoder's earlier one);
-    /// ranks are 1-based, within the first n.
+    /// hypotheses (with `full_lists_only`, at least the largest n), each cut to its first n
+    /// (decoder order). The old top is the decoder's 1-best, the new top the best true model
+    /// score (ties to the decoder's earlier one); ranks are 1-based, within the first n.
     pub fn sizes_query(&self) -> String {
         let sizes = self
             .sizes
@@ -197,25 +219,32 @@ impl RerankOptions {
             )
         };
         let changed = " FILTER (WHERE old_top_new_rank > 1)";
+        let long_enough = match self.full_lists_only {
+            true => self.sizes.iter().max().copied().unwrap_or(0).to_string(),
+            false => "k.n".into(),
+        };
         format!(
             "WITH lengths AS (SELECT id, count(*) AS length FROM hypotheses GROUP BY id), \
              prefixes AS ( \
-               SELECT k.n, h.id, h.rank, h.model_score, h.score_changed, \
+               SELECT k.n, h.id, h.rank, h.total, h.model_score, h.score_changed, \
                       first_value(h.model_score) OVER (PARTITION BY k.n, h.id ORDER BY h.rank) AS old_top_score \
                FROM hypotheses h JOIN lengths l ON h.id = l.id CROSS JOIN (VALUES {sizes}) AS k(n) \
-               WHERE l.length >= k.n AND h.rank < k.n), \
+               WHERE l.length >= {long_enough} AND h.rank < k.n), \
              lists AS ( \
                SELECT n, id, kendall_tau_a(rank, -model_score) AS tau_a, \
                       count(model_score) AS scored, sum(CAST(score_changed AS BIGINT)) AS changed, \
                       CASE WHEN max(old_top_score) IS NOT NULL THEN \
                         1 + count(*) FILTER (WHERE model_score > old_top_score) END AS old_top_new_rank, \
                       CASE WHEN count(model_score) > 0 THEN \
-                        1 + first_value(rank ORDER BY model_score DESC NULLS LAST, rank) END AS new_top_old_rank \
+                        1 + first_value(rank ORDER BY model_score DESC NULLS LAST, rank) END AS new_top_old_rank, \
+                      first_value(total ORDER BY rank) - first_value(total ORDER BY rank DESC) AS gap \
                FROM prefixes GROUP BY n, id) \
              SELECT n, count(*) AS lists, avg(tau_a) AS tau_a_mean, stddev(tau_a) AS tau_a_std, \
                     CAST(sum(changed) AS DOUBLE) / NULLIF(sum(scored), 0) AS score_changed_share, \
                     avg(CAST(old_top_new_rank > 1 AS DOUBLE)) AS top_changed_share, \
-                    {}, {}, {}, {} \
+                    {}, {}, {}, {}, \
+                    max(old_top_new_rank) AS old_top_worst_rank, max(new_top_old_rank) AS new_top_worst_rank, \
+                    avg(gap) AS gap_mean, stddev(gap) AS gap_std \
              FROM lists GROUP BY n ORDER BY n",
             stats("old_top_new_rank", "", ""),
             stats("new_top_old_rank", "", ""),
@@ -377,6 +406,11 @@ fn size_stats(batch: &RecordBatch) -> Result<Vec<SizeStats>> {
         pair("old_top_new_rank_changed")?,
         pair("new_top_old_rank_changed")?,
     );
+    let (old_worst, new_worst, gap) = (
+        column("old_top_worst_rank")?,
+        column("new_top_worst_rank")?,
+        pair("gap")?,
+    );
     Ok((0..batch.num_rows())
         .map(|i| SizeStats {
             n: n[i].unwrap_or_default() as i64,
@@ -389,6 +423,9 @@ fn size_stats(batch: &RecordBatch) -> Result<Vec<SizeStats>> {
             new_top_old_rank: new[i],
             old_top_new_rank_changed: old_c[i],
             new_top_old_rank_changed: new_c[i],
+            old_top_worst_rank: old_worst[i],
+            new_top_worst_rank: new_worst[i],
+            gap: gap[i],
         })
         .collect())
 }

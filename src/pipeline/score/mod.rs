@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
-use datafusion::arrow::datatypes::{Field, Int64Type, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
 use datafusion::catalog::TableProvider;
 use datafusion::common::JoinType;
 use datafusion::datasource::MemTable;
@@ -25,7 +25,7 @@ use crate::parquet::keys;
 use crate::parquet::lockstep_table::LockstepTable;
 use crate::parquet::{Codec, KeyOrder, Layout, ParquetInput, TableWriter, lockstep};
 use crate::resources::{self, ResourceOptions};
-use crate::schema::{Table, with_dictionary_items};
+use crate::schema::{Table, with_dictionary_lists};
 use crate::session::{self, Session, Tuning};
 pub use columns::{METRICS, Metric, Role, all_columns};
 pub use summary::{MetricSummary, Summary};
@@ -329,31 +329,20 @@ async fn lockstep_sources(
                 wanted.iter().map(|c| c.to_string()).collect()
             }
         };
-        let schema =
-            labels_as_dictionaries(ctx.table_provider(table.name()).await?.schema(), table);
+        // Labels read dictionary-encoded: each column chunk's labels are decoded once, as
+        // Parquet stores them, not copied out for every token.
+        let schema = with_dictionary_lists(
+            &ctx.table_provider(table.name()).await?.schema(),
+            |f| table.label_columns().any(|c| c == f.name()),
+        );
         sources.push(lockstep::Source {
             input: input.clone(),
-            schema,
+            schema: Arc::new(schema),
             alias,
             columns,
         });
     }
     Ok(Some(sources))
-}
-
-/// `schema` with `table`'s label columns dictionary-encoded: read so, each column chunk's labels
-/// are decoded once (Parquet stores them as a dictionary), not copied out for every token.
-fn labels_as_dictionaries(schema: SchemaRef, table: Table) -> SchemaRef {
-    let fields: Vec<Field> = (schema.fields().iter())
-        .map(|f| match table.label_columns().any(|c| c == f.name()) {
-            true => f
-                .as_ref()
-                .clone()
-                .with_data_type(with_dictionary_items(f.data_type())),
-            false => f.as_ref().clone(),
-        })
-        .collect();
-    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
 /// The plan `score` would run (inputs are checked, nothing is written).

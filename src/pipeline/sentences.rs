@@ -1,0 +1,99 @@
+//! The sentences a generator reads (`paraphrase`, `decode`): a text file of tokenised lines or
+//! a Parquet column of tokens or text, each with its id.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use datafusion::arrow::array::{Array, Int64Array};
+
+use crate::arrow::read::TokenLists;
+use crate::formats::input::{self, Lines};
+use crate::formats::tokens;
+use crate::parquet::ParquetInput;
+
+/// A sentence: its id and tokens.
+pub type Sentence = (i64, Vec<String>);
+
+/// Every sentence of `input`: a text file (one tokenised sentence per line; plain, gzip or
+/// zstd), id = its 0-based line; or a Parquet file or directory's `column` (tokens, or text
+/// split on whitespace), id = `pair_id`, else its 0-based row. A NULL sentence is empty.
+/// Every sentence of `input`, with its id.
+pub async fn read(input: &Path, column: &str) -> Result<Vec<Sentence>> {
+    let parquet = input.is_dir() || input.extension().is_some_and(|e| e == "parquet");
+    if !parquet {
+        let lines = Lines::new(input::open(input)?, input);
+        return lines
+            .enumerate()
+            .map(|(i, line)| Ok((i as i64, tokens::split(&line?).map(str::to_owned).collect())))
+            .collect();
+    }
+    let ctx = crate::session::context()?;
+    ParquetInput::open("sentences", input)?
+        .register(&ctx, false)
+        .await?;
+    let schema = ctx.table("sentences").await?.schema().as_arrow().clone();
+    let Ok(field) = schema.field_with_name(column) else {
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        bail!(
+            "{}: no column {column:?} (it has {}); say which with --column",
+            input.display(),
+            names.join(", ")
+        );
+    };
+    let text = match field.data_type() {
+        t if crate::schema::is_string(t) => true,
+        t if crate::schema::is_token_list(t) => false,
+        t => bail!(
+            "{}: column {column:?} is {t}; expected tokens (List<Utf8>) or text (Utf8)",
+            input.display()
+        ),
+    };
+    // Without pair_id, the 0-based row in file order.
+    let id = if schema.field_with_name("pair_id").is_ok() {
+        "CAST(pair_id AS BIGINT)"
+    } else {
+        "CAST(NULL AS BIGINT)"
+    };
+    let quoted = crate::session::identifier(column);
+    let tokens = if text {
+        format!("tokenize({quoted})")
+    } else {
+        quoted
+    };
+    let batches = ctx
+        .sql(&format!(
+            "SELECT {id} AS id, {tokens} AS tokens FROM sentences"
+        ))
+        .await?
+        .collect()
+        .await?;
+    let mut sentences = Vec::new();
+    for batch in &batches {
+        let ids = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .context("ids are Int64")?;
+        let lists = TokenLists::new("tokens", batch.column(1))?;
+        let mut row = Vec::new();
+        for i in 0..batch.num_rows() {
+            let tokens = match lists.row(i, &mut row) {
+                Ok(()) => row.iter().map(|t| t.to_string()).collect(),
+                // A NULL sentence is an empty one: it gets a row saying so.
+                Err(_) if batch.column(1).is_null(i) => Vec::new(),
+                Err(e) => bail!(
+                    "{}: row {}: column {column:?}: {e}",
+                    input.display(),
+                    sentences.len()
+                ),
+            };
+            let id = if ids.is_null(i) {
+                sentences.len() as i64
+            } else {
+                ids.value(i)
+            };
+            sentences.push((id, tokens));
+        }
+    }
+    Ok(sentences)
+}
