@@ -57,6 +57,7 @@ step "$nbest-best lists of the held-out sentences"
 step "re-ranked by the true model score (Figure 1: $out/study/tau_a.svg)"
 "$bin" rerank --nbest "$out/nbest.parquet" --sources "$out/held-out.parquet" \
     --phrase-table "$out/paraphrases.parquet" --sizes "$(seq -s, 5 5 "$nbest")" --full-lists-only \
+    --phrase-feature phrase= \
     --out "$out/study"
 
 step "MCPG in both modes (eta = $eta)"

@@ -384,3 +384,106 @@ fn bad_arguments_are_refused_before_any_output() {
         .collect();
     assert!(leftovers.is_empty());
 }
+
+/// `decode`'s n-best lines, compared feature by feature: a hypothesis's score changed when its
+/// derivation's `phrase=` is not its true score (the best derivation), whatever distortion its
+/// total adds; compared by totals, every reordered one changes.
+#[test]
+fn decoder_lists_compared_feature_by_feature() {
+    let dir = TempDir::new().unwrap();
+    let file = |name: &str| dir.path().join(name);
+    let example = |name: &str| root().join("data/chevelu-example").join(name);
+    let (rules, nbest, sources) = (file("rules.parquet"), file("nbest.txt"), file("sources.parquet"));
+    ok(&[
+        "import",
+        "moses-phrase-table",
+        "--table",
+        path_str(&example("phrase-table")),
+        "--out",
+        path_str(&rules),
+    ]);
+    let lines = ok(&[
+        "decode",
+        path_str(&example("source.txt")),
+        "--phrase-table",
+        path_str(&rules),
+        "--nbest",
+        "40",
+    ]);
+    std::fs::write(&nbest, &lines).unwrap();
+    let imported = file("nbest.parquet");
+    ok(&["import", "moses-nbest", "--nbest", path_str(&nbest), "--out", path_str(&imported)]);
+    let source = example("source.txt");
+    ok(&[
+        "import",
+        "text",
+        "--src",
+        path_str(&source),
+        "--tgt",
+        path_str(&source),
+        "--out",
+        path_str(&sources),
+    ]);
+    let study = |name: &str, extra: &[&str]| {
+        let out = file(name);
+        let mut args = vec![
+            "rerank",
+            "--nbest",
+            path_str(&imported),
+            "--sources",
+            path_str(&sources),
+            "--phrase-table",
+            path_str(&rules),
+            "--sizes",
+            "2",
+            "--out",
+            path_str(&out),
+        ];
+        args.extend(extra);
+        ok(&args);
+        csv_rows(
+            &[],
+            &[("h", &out.join("hypotheses.parquet"))],
+            "SELECT hyp, true_score, score_changed FROM h ORDER BY rank",
+        )
+    };
+    let by_feature = study("by_feature", &["--phrase-feature", "phrase="]);
+    let by_total = study("by_total", &[]);
+    assert_eq!(by_feature.len(), lines.lines().count());
+    let mut changed = 0;
+    for ((line, feature), total) in lines.lines().zip(&by_feature).zip(&by_total) {
+        let fields: Vec<&str> = line.split(" ||| ").collect();
+        let phrase: f64 = fields[2].split(' ').nth(1).unwrap().parse().unwrap();
+        let true_score = feature.split(',').nth(1).unwrap();
+        let expected = match true_score.parse::<f64>() {
+            Ok(t) => ((t - phrase).abs() > 1e-4).to_string(),
+            Err(_) => String::new(),
+        };
+        assert_eq!(feature, &format!("{},{true_score},{expected}", fields[1]), "{line}");
+        changed += usize::from(expected == "true");
+        // In order, the total is the phrase score; reordered, no monotone derivation reaches
+        // the sentence.
+        match fields[2].contains(" distortion= 0 ") {
+            true => assert_eq!(total, feature),
+            false => assert!(true_score.is_empty(), "{line}"),
+        }
+    }
+    // `the young -> the` then `cat -> kitten` reaches the 1-best's sentence by a worse
+    // derivation: its score changed.
+    assert_eq!(changed, 2, "{by_feature:?}");
+
+    let e = err(&[
+        "rerank",
+        "--nbest",
+        path_str(&imported),
+        "--sources",
+        path_str(&sources),
+        "--phrase-table",
+        path_str(&rules),
+        "--phrase-feature",
+        "tm:",
+        "--out",
+        path_str(&file("missing")),
+    ]);
+    assert!(e.contains("12 n-best lines have no number after feature `tm:`"), "{e}");
+}

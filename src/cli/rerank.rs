@@ -18,7 +18,9 @@ use super::args::{ModelArgs, TuningArgs};
 /// with at least n hypotheses (shorter ones are dropped, as in the paper) are cut to their
 /// first n, and over them: mean and sample standard deviation of Kendall tau_A between
 /// decoder order and true order; the share of hypotheses whose score changed (true model
-/// score and decoder total differ by more than --tolerance); the share of lists whose
+/// score and decoder total differ by more than --tolerance; with --phrase-feature, the
+/// decoder's own phrase score, and LM score with --lm-feature, weighted as the true model
+/// weighs them, in place of its total); the share of lists whose
 /// decoder 1-best is no longer the best; the mean ± std 1-based rank of the old top after
 /// re-ranking and of the new top before it, over all lists and over the changed ones only;
 /// the worst of each (how far the old top fell, where the new top came from); the mean ± std
@@ -51,6 +53,15 @@ pub struct Args {
     /// (Moses prints totals rounded).
     #[arg(long, default_value_t = 1e-4)]
     tolerance: f64,
+    /// Compare the true score with this feature of the n-best lines, as they name it
+    /// (`phrase=` for `decode`'s lines, `tm:` for old Moses ones; its first value), instead
+    /// of comparing the true model score with the decoder's total, which may add distortion
+    /// and word penalties the true model does not have.
+    #[arg(long, value_name = "NAME")]
+    phrase_feature: Option<String>,
+    /// With --phrase-feature and --lm: the feature holding the decoder's ln P (`lm=`).
+    #[arg(long, value_name = "NAME", requires_all = ["phrase_feature", "lm"])]
+    lm_feature: Option<String>,
     /// Output directory (must not exist).
     #[arg(long)]
     out: PathBuf,
@@ -67,6 +78,8 @@ impl Args {
             sizes,
             full_lists_only,
             tolerance,
+            phrase_feature,
+            lm_feature,
             out,
             tuning,
         } = self;
@@ -83,6 +96,10 @@ impl Args {
             },
             full_lists_only,
             tolerance,
+            decoder_features: phrase_feature.map(|phrase| rerank::DecoderFeatures {
+                phrase,
+                lm: lm_feature,
+            }),
             out,
             tuning: tuning.into(),
         };

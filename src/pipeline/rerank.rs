@@ -43,12 +43,44 @@ pub struct RerankOptions {
     /// Every size over the same lists, those with at least the largest size's hypotheses (the
     /// paper's choice), instead of each size over the lists at least that long.
     pub full_lists_only: bool,
-    /// |true model score − decoder total| above this counts as a changed score (Moses prints
+    /// |true model score − decoder score| above this counts as a changed score (Moses prints
     /// totals rounded).
     pub tolerance: f64,
+    /// The decoder's features the true model replaces, compared feature by feature; None
+    /// compares the decoder's total.
+    pub decoder_features: Option<DecoderFeatures>,
     /// A new local directory: hypotheses.parquet, sizes.parquet, tau_a.svg.
     pub out: PathBuf,
     pub tuning: Tuning,
+}
+
+/// The n-best features holding the decoder's own phrase score (and LM score), each named as in
+/// the lines (`phrase=`, `tm:`; its first value is taken): the decoder's score of the parts the
+/// true model scores is alpha_phi · phrase (+ alpha_lm · lm), whatever else its total adds
+/// (distortion, word penalty).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecoderFeatures {
+    pub phrase: String,
+    pub lm: Option<String>,
+}
+
+impl DecoderFeatures {
+    /// A feature name as n-best lines write it: letters, digits or `_`, then `=` or `:`.
+    pub fn check_name(name: &str) -> Result<()> {
+        let (word, mark) = name.split_at(name.len().saturating_sub(1));
+        if word.is_empty()
+            || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            || !matches!(mark, "=" | ":")
+        {
+            bail!("feature `{name}`: expected a name as n-best lines write it, such as phrase= or tm:");
+        }
+        Ok(())
+    }
+}
+
+/// SQL for the first value after feature `name` in an n-best line's features.
+fn feature_value(name: &str) -> String {
+    format!("CAST(regexp_match(n.features, '(?:^|\\s){name}\\s*(\\S+)')[1] AS DOUBLE)")
 }
 
 /// The statistics of one n-best size (one row of sizes.parquet).
@@ -170,8 +202,14 @@ impl RerankOptions {
         } else {
             "no-lm".into()
         };
+        let compared = match &self.decoder_features {
+            None => "total".to_string(),
+            Some(DecoderFeatures { phrase, lm }) => {
+                format!("{phrase}{}", lm.as_deref().unwrap_or_default())
+            }
+        };
         format!(
-            "pairmetrics:{}|rerank|{}|alpha_phi={},{lm}|tolerance={}|lists={}",
+            "pairmetrics:{}|rerank|{}|alpha_phi={},{lm}|tolerance={}|compared={compared}|lists={}",
             crate::VERSION,
             self.phrase_table.signature(),
             self.weights.phrase,
@@ -189,17 +227,33 @@ impl RerankOptions {
         } else {
             format!("{phrase:?} * true_score(s.src, n.hyp_tokens)")
         };
+        let decoder = self.decoder_score(self.lm.is_some());
         format!(
             "WITH scored AS ( \
-               SELECT n.id, n.rank, n.hyp, n.total, true_score(s.src, n.hyp_tokens) AS true_score, {model} AS model_score \
+               SELECT n.id, n.rank, n.hyp, n.total, true_score(s.src, n.hyp_tokens) AS true_score, {model} AS model_score, \
+                      {decoder} AS decoder_score \
                FROM nbest n JOIN pairs s ON n.id = s.pair_id) \
              SELECT id, rank, hyp, total, true_score, model_score, \
-                    abs(model_score - total) > {tolerance:?} AS score_changed, \
+                    abs(model_score - decoder_score) > {tolerance:?} AS score_changed, \
                     CASE WHEN model_score IS NOT NULL THEN \
                       row_number() OVER (PARTITION BY id ORDER BY model_score DESC NULLS LAST, rank) END AS true_rank \
              FROM scored ORDER BY id, rank",
             tolerance = self.tolerance
         )
+    }
+
+    /// The decoder's score of what the true model scores, per n-best row `n`: its total, or
+    /// its own phrase (and LM) features, weighted as the true model weighs them.
+    fn decoder_score(&self, with_lm: bool) -> String {
+        let Some(features) = &self.decoder_features else {
+            return "n.total".into();
+        };
+        let ModelWeights { phrase, lm } = self.weights;
+        let mut score = format!("{phrase:?} * {}", feature_value(&features.phrase));
+        if let (true, Some(name)) = (with_lm, &features.lm) {
+            score += &format!(" + {lm:?} * {}", feature_value(name));
+        }
+        score
     }
 
     /// The statistics per size, over `hypotheses`: for each n, the lists with at least n
@@ -295,6 +349,26 @@ pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<Strin
         );
     }
 
+    if let Some(features) = &options.decoder_features {
+        let names = std::iter::once(&features.phrase).chain(&features.lm);
+        for name in names {
+            DecoderFeatures::check_name(name)?;
+            let value = feature_value(name);
+            let missing = session::integers(
+                &ctx,
+                &format!("SELECT count(*), min(id) FROM nbest n WHERE {value} IS NULL"),
+            )
+            .await?;
+            if missing[0] > 0 {
+                bail!(
+                    "{}: {} n-best lines have no number after feature `{name}` (the first of list {})",
+                    options.nbest.display(),
+                    missing[0],
+                    missing[1]
+                );
+            }
+        }
+    }
     let staging = crate::storage::partial_path(&options.out)?;
     std::fs::create_dir(&staging).with_context(|| format!("creating {}", staging.display()))?;
     let result = write_study(&ctx, options, &staging).await;
