@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::parallel::{Chunk, map_ordered_in_chunks};
 use super::sentences::{self, Sentence};
@@ -101,15 +100,7 @@ pub async fn decode(
     let index = resources.phrase_index.get().expect("loaded");
     let lm = resources.lm.get();
     let sentences = sentences::read(&options.input, &options.column).await?;
-    let bar = match options.progress {
-        true => ProgressBar::new(sentences.len() as u64).with_style(
-            ProgressStyle::with_template(
-                "{bar:30} {human_pos}/{human_len} sentences ({per_sec}, eta {eta})",
-            )
-            .expect("a valid template"),
-        ),
-        false => ProgressBar::hidden(),
-    };
+    let bar = sentences::progress_bar(sentences.len(), options.progress);
     let mut summary = DecodeSummary {
         signature: options.signature(),
         ..Default::default()

@@ -11,7 +11,6 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch, StringBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::parallel::{Chunk, map_ordered_in_chunks};
 use super::sentences::{self, Sentence};
@@ -126,15 +125,7 @@ pub async fn paraphrase(
     let index = resources.phrase_index.get().expect("loaded");
     let lm = resources.lm.get();
     let sentences = sentences::read(&options.input, &options.column).await?;
-    let bar = match options.progress {
-        true => ProgressBar::new(sentences.len() as u64).with_style(
-            ProgressStyle::with_template(
-                "{bar:30} {human_pos}/{human_len} sentences ({per_sec}, eta {eta})",
-            )
-            .expect("a valid template"),
-        ),
-        false => ProgressBar::hidden(),
-    };
+    let bar = sentences::progress_bar(sentences.len(), options.progress);
     let mut summary = ParaphraseSummary {
         signature: options.signature(),
         ..Default::default()

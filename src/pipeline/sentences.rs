@@ -1,10 +1,11 @@
-//! The sentences a generator reads (`paraphrase`, `decode`): a text file of tokenised lines or
-//! a Parquet column of tokens or text, each with its id.
+//! The sentences a generator reads (`paraphrase`, `decode`), and the bar counting them: a text
+//! file of tokenised lines or a Parquet column of tokens or text, each with its id.
 
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, Int64Array};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::arrow::read::TokenLists;
 use crate::formats::input::{self, Lines};
@@ -13,6 +14,19 @@ use crate::parquet::ParquetInput;
 
 /// A sentence: its id and tokens.
 pub type Sentence = (i64, Vec<String>);
+
+/// A bar counting `sentences` as they are done, on stderr; hidden unless `show`.
+pub fn progress_bar(sentences: usize, show: bool) -> ProgressBar {
+    match show {
+        true => ProgressBar::new(sentences as u64).with_style(
+            ProgressStyle::with_template(
+                "{bar:30} {human_pos}/{human_len} sentences ({per_sec}, eta {eta})",
+            )
+            .expect("a valid template"),
+        ),
+        false => ProgressBar::hidden(),
+    }
+}
 
 /// Every sentence of `input`: a text file (one tokenised sentence per line; plain, gzip or
 /// zstd), id = its 0-based line; or a Parquet file or directory's `column` (tokens, or text
