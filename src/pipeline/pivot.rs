@@ -63,7 +63,7 @@ impl PivotOptions {
                       b.p_e_f * a.p_f_e AS backward \
                FROM pivots a JOIN pivots b ON a.tgt = b.tgt \
                WHERE a.p_e_f * b.p_f_e >= {e:e} {no_self}), \
-             sums AS (SELECT src, para, sum(forward) AS p, sum(backward) AS p_back \
+             sums AS (SELECT src, para, {forward} AS p, {backward} AS p_back \
                       FROM products GROUP BY src, para), \
              summed AS (SELECT src, para, {p} AS p, {p_back} AS p_back FROM sums), \
              ranked AS (SELECT *, row_number() OVER (PARTITION BY src ORDER BY p DESC, para) AS r \
@@ -73,10 +73,22 @@ impl PivotOptions {
                     p_back AS p_f_e, CAST(NULL AS DOUBLE) AS lex_f_e, \
                     p AS p_e_f, CAST(NULL AS DOUBLE) AS lex_e_f \
              FROM ranked WHERE r <= {kappa} ORDER BY src, p_e_f DESC, tgt",
+            forward = exact_sum("forward"),
+            backward = exact_sum("backward"),
             p = rounded_to_one("p"),
             p_back = rounded_to_one("p_back"),
         )
     }
+}
+
+/// The sum of a Float64 column, the same whatever order its values come in: a float sum's last
+/// bits depend on the order the partitions deliver them in, which varies from run to run (and
+/// can move a rule across the `keep` cut). Each value, scaled by 2^120 (exactly: a power of
+/// two), is an integer at Decimal256 for any value from 2^-68 up (smaller ones lose their
+/// digits past 2^-120); integers add exactly, and the sum is rounded to a float once.
+fn exact_sum(column: &str) -> String {
+    const SCALE: &str = "1.329227995784916e36"; // 2^120
+    format!("CAST(sum(CAST({column} * {SCALE} AS DECIMAL(76, 0))) AS DOUBLE) / {SCALE}")
 }
 
 /// `sum`, a sum of probabilities that cannot exceed 1, as 1 where rounding took it just past
