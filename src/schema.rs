@@ -104,7 +104,10 @@ pub fn with_dictionary_items(list_type: &DataType) -> DataType {
 
 /// `schema` with the columns `dictionary_encoded` picks given [`with_dictionary_items`]' type:
 /// read so, each Parquet column chunk's strings are decoded once, not copied out per item.
-pub fn with_dictionary_lists(schema: &Schema, dictionary_encoded: impl Fn(&Field) -> bool) -> Schema {
+pub fn with_dictionary_lists(
+    schema: &Schema,
+    dictionary_encoded: impl Fn(&Field) -> bool,
+) -> Schema {
     let fields: Vec<Field> = (schema.fields().iter())
         .map(|f| match dictionary_encoded(f) {
             true => (f.as_ref().clone()).with_data_type(with_dictionary_items(f.data_type())),

@@ -39,7 +39,9 @@ fn the_worked_example_by_hand_and_back_through_import() {
     let nbest = run(&["--nbest", "4"]);
     let (ln7, ln8, ln1) = (0.7f64.ln(), 0.8f64.ln(), 0.1f64.ln());
     let line = |id, hyp: &str, phrase: f64, words| {
-        format!("{id} ||| {hyp} ||| phrase= {phrase} lm= 0 distortion= 0 word= -{words} ||| {phrase}")
+        format!(
+            "{id} ||| {hyp} ||| phrase= {phrase} lm= 0 distortion= 0 word= -{words} ||| {phrase}"
+        )
     };
     let expected = [
         line(0, "the dog runs after the kitten .", ln7, 7),
@@ -76,7 +78,10 @@ fn the_worked_example_by_hand_and_back_through_import() {
         "SELECT id, rank, hyp, scores[4], total FROM n ORDER BY id, rank",
     );
     assert_eq!(rows.len(), 6);
-    assert_eq!(rows[0], format!("0,0,the dog runs after the kitten .,-7.0,{ln7}"));
+    assert_eq!(
+        rows[0],
+        format!("0,0,the dog runs after the kitten .,-7.0,{ln7}")
+    );
     assert_eq!(rows[5], "2,1,kitten the,-2.0,-32.30258509299404");
 }
 
@@ -89,10 +94,16 @@ fn distinct_lists_and_refusals() {
     let base = ["decode", path_str(&input), "--phrase-table", &table];
     // `the young -> the` then `cat -> kitten` is a second derivation of the best sentence.
     let all = ok(&[&base[..], &["--nbest", "100"]].concat());
-    let hyps: Vec<&str> = all.lines().map(|l| l.split(" ||| ").nth(1).unwrap()).collect();
+    let hyps: Vec<&str> = all
+        .lines()
+        .map(|l| l.split(" ||| ").nth(1).unwrap())
+        .collect();
     assert!(hyps.len() > 5 && hyps.len() <= 100);
     let distinct = ok(&[&base[..], &["--nbest", "100", "--distinct"]].concat());
-    let distinct: Vec<&str> = distinct.lines().map(|l| l.split(" ||| ").nth(1).unwrap()).collect();
+    let distinct: Vec<&str> = distinct
+        .lines()
+        .map(|l| l.split(" ||| ").nth(1).unwrap())
+        .collect();
     let mut unique = distinct.clone();
     unique.sort();
     unique.dedup();
@@ -102,9 +113,17 @@ fn distinct_lists_and_refusals() {
     let e = err(&[&base[..], &["--distinct"]].concat());
     assert!(e.contains("--nbest"), "{e}");
     let e = err(&[&base[..], &["--beam-threshold", "2"]].concat());
-    assert!(e.contains("--beam-threshold 2: expected a number in [0, 1)"), "{e}");
+    assert!(
+        e.contains("--beam-threshold 2: expected a number in [0, 1)"),
+        "{e}"
+    );
     let e = err(&[&base[..], &["--distortion-limit", "-2"]].concat());
     assert!(e.contains("-2"), "{e}");
-    let e = err(&["decode", path_str(&input), "--phrase-table", "/nonexistent/pt.parquet"]);
+    let e = err(&[
+        "decode",
+        path_str(&input),
+        "--phrase-table",
+        "/nonexistent/pt.parquet",
+    ]);
     assert!(e.contains("/nonexistent/pt.parquet"), "{e}");
 }

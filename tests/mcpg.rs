@@ -187,7 +187,11 @@ fn a_seed_keeps_its_paraphrases_whatever_the_table_layout_and_threads() {
         assert_eq!(expected.lines().count(), 12, "{expected}");
         for _ in 0..10 {
             for threads in ["1", "2"] {
-                assert_eq!(run(&nine_groups, threads, mode), expected, "{mode} {threads}");
+                assert_eq!(
+                    run(&nine_groups, threads, mode),
+                    expected,
+                    "{mode} {threads}"
+                );
             }
         }
     }

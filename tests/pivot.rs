@@ -202,7 +202,10 @@ fn the_same_table_whatever_the_partitions() {
     let dir = TempDir::new().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let sample = crate::common::sample();
-    for (table, column) in [("pairs", "pairs.parquet"), ("alignments", "alignments.parquet")] {
+    for (table, column) in [
+        ("pairs", "pairs.parquet"),
+        ("alignments", "alignments.parquet"),
+    ] {
         pairmetrics(&[
             "sql",
             "--table",

@@ -393,7 +393,11 @@ fn decoder_lists_compared_feature_by_feature() {
     let dir = TempDir::new().unwrap();
     let file = |name: &str| dir.path().join(name);
     let example = |name: &str| root().join("data/chevelu-example").join(name);
-    let (rules, nbest, sources) = (file("rules.parquet"), file("nbest.txt"), file("sources.parquet"));
+    let (rules, nbest, sources) = (
+        file("rules.parquet"),
+        file("nbest.txt"),
+        file("sources.parquet"),
+    );
     ok(&[
         "import",
         "moses-phrase-table",
@@ -412,7 +416,14 @@ fn decoder_lists_compared_feature_by_feature() {
     ]);
     std::fs::write(&nbest, &lines).unwrap();
     let imported = file("nbest.parquet");
-    ok(&["import", "moses-nbest", "--nbest", path_str(&nbest), "--out", path_str(&imported)]);
+    ok(&[
+        "import",
+        "moses-nbest",
+        "--nbest",
+        path_str(&nbest),
+        "--out",
+        path_str(&imported),
+    ]);
     let source = example("source.txt");
     ok(&[
         "import",
@@ -459,7 +470,11 @@ fn decoder_lists_compared_feature_by_feature() {
             Ok(t) => ((t - phrase).abs() > 1e-4).to_string(),
             Err(_) => String::new(),
         };
-        assert_eq!(feature, &format!("{},{true_score},{expected}", fields[1]), "{line}");
+        assert_eq!(
+            feature,
+            &format!("{},{true_score},{expected}", fields[1]),
+            "{line}"
+        );
         changed += usize::from(expected == "true");
         // In order, the total is the phrase score; reordered, no monotone derivation reaches
         // the sentence.
@@ -485,5 +500,8 @@ fn decoder_lists_compared_feature_by_feature() {
         "--out",
         path_str(&file("missing")),
     ]);
-    assert!(e.contains("12 n-best lines have no number after feature `tm:`"), "{e}");
+    assert!(
+        e.contains("12 n-best lines have no number after feature `tm:`"),
+        "{e}"
+    );
 }

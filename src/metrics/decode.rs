@@ -71,7 +71,10 @@ pub struct Features {
 
 impl Features {
     pub fn total(&self, w: &Weights) -> f64 {
-        w.phrase * self.phrase + w.lm * self.lm + w.distortion * self.distortion + w.word * self.word
+        w.phrase * self.phrase
+            + w.lm * self.lm
+            + w.distortion * self.distortion
+            + w.word * self.word
     }
 }
 
@@ -215,7 +218,9 @@ impl<'a> Problem<'a> {
         found.sort_by_key(|o| o.0);
         for (start, end, log_p, words, unknown) in found {
             let first = problem.words.len() as u32;
-            problem.lm_ids.extend(words.iter().map(|w| lm.map_or(0, |lm| lm.id(w))));
+            problem
+                .lm_ids
+                .extend(words.iter().map(|w| lm.map_or(0, |lm| lm.id(w))));
             problem.words.extend(words);
             problem.translation_options.push(TranslationOption {
                 start,
@@ -226,10 +231,7 @@ impl<'a> Problem<'a> {
             });
         }
         problem.starts = (0..=source.len())
-            .map(|i| {
-                (problem.translation_options)
-                    .partition_point(|o| (o.start as usize) < i)
-            })
+            .map(|i| (problem.translation_options).partition_point(|o| (o.start as usize) < i))
             .collect();
         problem.future = problem.future_costs();
         problem
@@ -252,7 +254,12 @@ impl<'a> Problem<'a> {
         for option in &self.translation_options {
             let target = self.target(option);
             let lm = self.lm.map_or(0.0, |lm| {
-                LN_10 * lm.log10_within(self.lm_ids[target.clone()].iter().copied(), bare, &mut scratch)
+                LN_10
+                    * lm.log10_within(
+                        self.lm_ids[target.clone()].iter().copied(),
+                        bare,
+                        &mut scratch,
+                    )
             });
             let estimate = w.phrase * option.log_p + w.lm * lm - w.word * target.len() as f64;
             let cell = &mut future[option.start as usize * width + option.end as usize];
@@ -398,10 +405,7 @@ impl<'p, 'a> Search<'p, 'a> {
         let start = State {
             coverage: vec![0; n.div_ceil(64)].into(),
             end: 0,
-            context: (order > 1)
-                .then_some(bos)
-                .into_iter()
-                .collect(),
+            context: (order > 1).then_some(bos).into_iter().collect(),
         };
         let mut search = Search {
             problem,
@@ -461,7 +465,10 @@ impl<'p, 'a> Search<'p, 'a> {
         // Only the options starting within a jump of the last phrase's end can be allowed.
         let end = self.nodes[from as usize].state.end as usize;
         let (first, last) = match problem.options.distortion_limit {
-            Some(limit) => (end.saturating_sub(limit as usize), (end + limit as usize).min(n - 1)),
+            Some(limit) => (
+                end.saturating_sub(limit as usize),
+                (end + limit as usize).min(n - 1),
+            ),
             None => (0, n - 1),
         };
         for index in problem.starts[first]..problem.starts[last + 1] {
@@ -572,7 +579,10 @@ impl<'p, 'a> Search<'p, 'a> {
                     arc: path.arc,
                     rank: path.rank + 1,
                 };
-                self.candidates[at].as_mut().expect("made").push(Candidate(next));
+                self.candidates[at]
+                    .as_mut()
+                    .expect("made")
+                    .push(Candidate(next));
             }
         }
         Some(self.paths[at][rank].score)
@@ -708,9 +718,7 @@ mod tests {
                     LN_10 * lm.sentence_log10(&words, &mut LmScratch::default())
                 });
                 let w = &problem.options.weights;
-                let total = w.phrase * phrase
-                    + w.lm * lm
-                    + w.distortion * distortion
+                let total = w.phrase * phrase + w.lm * lm + w.distortion * distortion
                     - w.word * words.len() as f64;
                 out.push((words.join(" "), total));
                 return;
@@ -801,7 +809,12 @@ mod tests {
         b.add(&["<s>", "a"], -0.1, 0.0).unwrap();
         b.add(&["a", "b"], -0.2, 0.0).unwrap();
         let lm = b.build();
-        let index = index(&[("p", "a", 0.5), ("p", "b", 0.5), ("q", "a", 0.5), ("q", "b", 0.5)]);
+        let index = index(&[
+            ("p", "a", 0.5),
+            ("p", "b", 0.5),
+            ("q", "a", 0.5),
+            ("q", "b", 0.5),
+        ]);
         let got = decode(&index, Some(&lm), &words("p q"), &nbest(1));
         // <s> a: -0.1; a b: -0.2; b </s>: -0.2 (back-off of b) - 1.0.
         let lm_ln = LN_10 * (-0.1 - 0.2 - 1.2);
@@ -821,11 +834,15 @@ mod tests {
         for _ in 0..4 + random.below(8) {
             let (start, len) = (random.below(length), 1 + random.below(2));
             let span = source[start..(start + len).min(length)].join(" ");
-            let target: Vec<&str> = (0..1 + random.below(2)).map(|_| TARGET[random.below(4)]).collect();
+            let target: Vec<&str> = (0..1 + random.below(2))
+                .map(|_| TARGET[random.below(4)])
+                .collect();
             rules.push((span, target.join(" "), 0.05 + 0.95 * random.next_f64()));
         }
-        let rules: Vec<(&str, &str, f64)> =
-            rules.iter().map(|(s, t, p)| (s.as_str(), t.as_str(), *p)).collect();
+        let rules: Vec<(&str, &str, f64)> = rules
+            .iter()
+            .map(|(s, t, p)| (s.as_str(), t.as_str(), *p))
+            .collect();
         let mut b = NgramModelBuilder::new(&[6, 8]);
         let mut weight = || -(0.1 + 2.0 * random.next_f64()) as f32;
         for word in ["<s>", "</s>"].iter().chain(&TARGET) {
@@ -857,7 +874,10 @@ mod tests {
             let all = every_derivation(&index, Some(&lm), &source, &options);
             assert_eq!(got.len(), all.len().min(10), "seed {seed}");
             for (k, (t, (_, total))) in got.iter().zip(&all).enumerate() {
-                assert!((t.total - total).abs() < 1e-9, "seed {seed}, rank {k}: {got:?} {all:?}");
+                assert!(
+                    (t.total - total).abs() < 1e-9,
+                    "seed {seed}, rank {k}: {got:?} {all:?}"
+                );
             }
         }
     }

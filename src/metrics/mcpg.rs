@@ -901,7 +901,12 @@ mod tests {
         // word must be covered: "x b" and "a y" are no translations.
         let index = index(&[("a b", "x y", 0.1), ("a", "x", 0.5), ("b", "y", 0.5)]);
         let play = |episodes| {
-            let outcome = mcpg(&index, None, &words("a b"), &options(Mode::Translator, episodes));
+            let outcome = mcpg(
+                &index,
+                None,
+                &words("a b"),
+                &options(Mode::Translator, episodes),
+            );
             let got: Vec<(String, f64, f64)> = (outcome.paraphrases.iter())
                 .map(|p| (p.tokens.join(" "), p.reward, p.true_score))
                 .collect();
@@ -913,8 +918,15 @@ mod tests {
 
         // c has no rule of one word: it may stay as it is; a and d have one and may not.
         let index = self::index(&[("a", "x", 0.5), ("c d", "z", 0.2), ("d", "w", 0.4)]);
-        let outcome = mcpg(&index, None, &words("a c d"), &options(Mode::Translator, 200));
-        let got: Vec<String> = (outcome.paraphrases.iter()).map(|p| p.tokens.join(" ")).collect();
+        let outcome = mcpg(
+            &index,
+            None,
+            &words("a c d"),
+            &options(Mode::Translator, 200),
+        );
+        let got: Vec<String> = (outcome.paraphrases.iter())
+            .map(|p| p.tokens.join(" "))
+            .collect();
         assert_eq!(got, ["x c w", "x z"]);
     }
 

@@ -115,25 +115,32 @@ pub async fn decode(
     };
     let records = sentences.into_iter().map(Ok::<_, anyhow::Error>);
     // One sentence per chunk: each takes long enough to keep a worker busy.
-    map_ordered_in_chunks(1, records, options.threads, || (), translate, |done| {
-        for (id, translations) in &done {
-            summary.sentences += 1;
-            summary.unknown_words += translations.first().map_or(0, |t| t.unknown as u64);
-            match options.nbest_lines {
-                true => {
-                    for t in translations {
-                        write_nbest_line(stdout, *id, t)?;
+    map_ordered_in_chunks(
+        1,
+        records,
+        options.threads,
+        || (),
+        translate,
+        |done| {
+            for (id, translations) in &done {
+                summary.sentences += 1;
+                summary.unknown_words += translations.first().map_or(0, |t| t.unknown as u64);
+                match options.nbest_lines {
+                    true => {
+                        for t in translations {
+                            write_nbest_line(stdout, *id, t)?;
+                        }
+                    }
+                    false => {
+                        let best = translations.first().map(|t| t.tokens.join(" "));
+                        writeln!(stdout, "{}", best.unwrap_or_default())?;
                     }
                 }
-                false => {
-                    let best = translations.first().map(|t| t.tokens.join(" "));
-                    writeln!(stdout, "{}", best.unwrap_or_default())?;
-                }
             }
-        }
-        bar.inc(done.len() as u64);
-        Ok(())
-    })?;
+            bar.inc(done.len() as u64);
+            Ok(())
+        },
+    )?;
     stdout.flush()?;
     bar.finish_and_clear();
     summary.seconds = started.elapsed().as_secs_f64();

@@ -15,8 +15,8 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use super::parallel::{Chunk, map_ordered_in_chunks};
 use super::sentences::{self, Sentence};
 use crate::metrics::mcpg::{self, Outcome};
-use crate::parquet::keys;
 use crate::parquet::AtomicParquetWriter;
+use crate::parquet::keys;
 use crate::resources::{self, PhraseTableOptions, ResourceOptions};
 use crate::udf::mcpg::{ParaphraseColumns, fields};
 

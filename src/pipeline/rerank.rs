@@ -72,7 +72,9 @@ impl DecoderFeatures {
             || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
             || !matches!(mark, "=" | ":")
         {
-            bail!("feature `{name}`: expected a name as n-best lines write it, such as phrase= or tm:");
+            bail!(
+                "feature `{name}`: expected a name as n-best lines write it, such as phrase= or tm:"
+            );
         }
         Ok(())
     }
@@ -214,7 +216,11 @@ impl RerankOptions {
             self.phrase_table.signature(),
             self.weights.phrase,
             self.tolerance,
-            if self.full_lists_only { "full" } else { "per-size" }
+            if self.full_lists_only {
+                "full"
+            } else {
+                "per-size"
+            }
         )
     }
 

@@ -331,10 +331,10 @@ async fn lockstep_sources(
         };
         // Labels read dictionary-encoded: each column chunk's labels are decoded once, as
         // Parquet stores them, not copied out for every token.
-        let schema = with_dictionary_lists(
-            &ctx.table_provider(table.name()).await?.schema(),
-            |f| table.label_columns().any(|c| c == f.name()),
-        );
+        let schema =
+            with_dictionary_lists(&ctx.table_provider(table.name()).await?.schema(), |f| {
+                table.label_columns().any(|c| c == f.name())
+            });
         sources.push(lockstep::Source {
             input: input.clone(),
             schema: Arc::new(schema),
