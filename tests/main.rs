@@ -17,6 +17,7 @@ mod fitness;
 mod import;
 mod l2_assist;
 mod lepod_vectors;
+mod lmplz;
 mod mcpg;
 mod meteor_align;
 mod pivot;

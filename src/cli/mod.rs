@@ -15,6 +15,8 @@ mod fast_align;
 mod import;
 mod l2_assist;
 mod lepod;
+mod lm;
+mod lmplz;
 mod paraphrase;
 mod pivot;
 mod report;
@@ -76,6 +78,8 @@ enum Command {
     Lepod(lepod::Args),
     Extract(extract::Args),
     FastAlign(fast_align::Args),
+    Lmplz(lmplz::Args),
+    Lm(lm::Args),
     Export(export::Args),
     Rerank(rerank::Args),
     Paraphrase(paraphrase::Args),
@@ -115,6 +119,8 @@ impl Cli {
             Command::Lepod(args) => args.run(stdout)?,
             Command::Extract(args) => args.run(stdout).await?,
             Command::FastAlign(args) => args.run(stdout)?,
+            Command::Lmplz(args) => args.run(stdout)?,
+            Command::Lm(args) => args.run(stdout).await?,
             Command::Export(args) => args.run(stdout).await?,
             Command::Rerank(args) => args.run(stdout).await?,
             Command::Paraphrase(args) => args.run(stdout).await?,

@@ -15,12 +15,14 @@
 //! \end\
 //! ```
 //!
-//! Fields are separated by tabs or spaces. Every error names the file and the line.
+//! Fields are separated by tabs or spaces. Every error names the file and the line. [`write`]
+//! writes an estimated model as lmplz does.
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::path::Path;
 
 use super::input::{self, InputError, Lines};
+use crate::metrics::kneser_ney::Model;
 use crate::metrics::ngram::{NgramModel, NgramModelBuilder};
 
 /// Read an ARPA file (plain, gzip or zstd).
@@ -188,12 +190,114 @@ fn check_count(counts: &[u64], order: usize, seen: u64) -> Result<(), String> {
     }
 }
 
+/// Write `model` as lmplz writes ARPA: the counts, then each order's n-grams in the model's
+/// order, `log10 p<TAB>words[<TAB>back-off]`, numbers as lmplz prints floats ([`shortest`]).
+pub fn write(model: &Model, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut text = String::with_capacity(1 << 16);
+    text.push_str("\\data\\\n");
+    for (n, grams) in model.orders.iter().enumerate() {
+        text.push_str(&format!("ngram {}={}\n", n + 1, grams.len()));
+    }
+    for (n, grams) in (1..).zip(&model.orders) {
+        text.push_str(&format!("\n\\{n}-grams:\n"));
+        for i in 0..grams.len() {
+            shortest(grams.log10_prob[i], &mut text);
+            let mut separator = '\t';
+            for word in model.words(n, i) {
+                text.push(separator);
+                text.push_str(model.vocabulary.word(word));
+                separator = ' ';
+            }
+            if n < model.order() {
+                text.push('\t');
+                shortest(grams.log10_backoff[i], &mut text);
+            }
+            text.push('\n');
+            if text.len() > 1 << 16 {
+                out.write_all(text.as_bytes())?;
+                text.clear();
+            }
+        }
+    }
+    text.push_str("\n\\end\\\n");
+    out.write_all(text.as_bytes())
+}
+
+/// `x` as KenLM prints a float (double-conversion's shortest single-precision digits): plain
+/// decimals for exponents -6 to 20, else `1.5e-7`; `-inf` for a zero back-off.
+pub fn shortest(x: f32, to: &mut String) {
+    if !x.is_finite() {
+        to.push_str(match x {
+            f32::INFINITY => "inf",
+            f32::NEG_INFINITY => "-inf",
+            _ => "NaN",
+        });
+        return;
+    }
+    let scientific = format!("{x:e}");
+    let (mantissa, exponent) = scientific.split_once('e').expect("{:e} writes an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|&c| c != '.').collect();
+    to.push_str(sign);
+    if !(-6..21).contains(&exponent) {
+        to.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            to.push('.');
+            to.push_str(&digits[1..]);
+        }
+        to.push_str(&format!("e{exponent}"));
+        return;
+    }
+    // Where the decimal point falls in the digits.
+    let point = exponent + 1;
+    if point <= 0 {
+        to.push_str("0.");
+        to.extend(std::iter::repeat_n('0', (-point) as usize));
+        to.push_str(&digits);
+    } else if point as usize >= digits.len() {
+        to.push_str(&digits);
+        to.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+    } else {
+        to.push_str(&digits[..point as usize]);
+        to.push('.');
+        to.push_str(&digits[point as usize..]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::formats::input::from_str;
 
     const MODEL: &str = "\\data\\\nngram 1=4\nngram 2=2\n\n\\1-grams:\n-99\t<s>\t-0.5\n-1.0\t</s>\n-0.6\ta\t-0.3\n-0.8 b -0.2\n\n\\2-grams:\n-0.1\t<s> a\n-0.2\ta b\n\n\\end\\\n";
+
+    #[test]
+    #[allow(clippy::approx_constant)] // lmplz's log10(0.5), as it prints it
+    fn floats_as_kenlm_prints_them() {
+        let cases: [(f32, &str); 12] = [
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (-0.30103, "-0.30103"),
+            (-0.124077894, "-0.124077894"),
+            (-12.5, "-12.5"),
+            (12345.0, "12345"),
+            (-0.000001, "-0.000001"),
+            (-0.0000012345, "-0.0000012345"),
+            (1e-7, "1e-7"),
+            (-1.5e-7, "-1.5e-7"),
+            (1e21, "1e21"),
+            (f32::NEG_INFINITY, "-inf"),
+        ];
+        for (x, printed) in cases {
+            let mut text = String::new();
+            shortest(x, &mut text);
+            assert_eq!(text, printed, "{x:e}");
+        }
+    }
 
     #[test]
     fn reads_a_bigram_model() {

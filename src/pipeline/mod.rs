@@ -13,6 +13,7 @@ pub mod fast_align;
 pub mod import;
 pub mod l2_assist;
 pub mod lepod;
+pub mod lm_estimate;
 pub mod parallel;
 pub mod paraphrase;
 pub mod pivot;

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, Int64Array};
+use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::arrow::read::TokenLists;
@@ -31,15 +32,34 @@ pub fn progress_bar(sentences: usize, show: bool) -> ProgressBar {
 /// Every sentence of `input`: a text file (one tokenised sentence per line; plain, gzip or
 /// zstd), id = its 0-based line; or a Parquet file or directory's `column` (tokens, or text
 /// split on whitespace), id = `pair_id`, else its 0-based row. A NULL sentence is empty.
-/// Every sentence of `input`, with its id.
 pub async fn read(input: &Path, column: &str) -> Result<Vec<Sentence>> {
+    let mut sentences = Vec::new();
+    visit(input, column, |id, tokens| {
+        sentences.push((id, tokens.iter().map(|t| t.to_string()).collect()));
+        Ok(())
+    })
+    .await?;
+    Ok(sentences)
+}
+
+/// Hand each sentence of `input` (as [`read`] reads them, in file order) to `each`, batch by
+/// batch, without holding them all.
+pub async fn visit(
+    input: &Path,
+    column: &str,
+    mut each: impl FnMut(i64, &[&str]) -> Result<()>,
+) -> Result<()> {
     let parquet = input.is_dir() || input.extension().is_some_and(|e| e == "parquet");
     if !parquet {
-        let lines = Lines::new(input::open(input)?, input);
-        return lines
-            .enumerate()
-            .map(|(i, line)| Ok((i as i64, tokens::split(&line?).map(str::to_owned).collect())))
-            .collect();
+        let mut lines = Lines::new(input::open(input)?, input);
+        let mut line = String::new();
+        let mut i = 0;
+        while lines.next_into(&mut line)? {
+            let tokens: Vec<&str> = tokens::split(&line).collect();
+            each(i, &tokens)?;
+            i += 1;
+        }
+        return Ok(());
     }
     let ctx = crate::session::context()?;
     ParquetInput::open("sentences", input)?
@@ -74,40 +94,36 @@ pub async fn read(input: &Path, column: &str) -> Result<Vec<Sentence>> {
     } else {
         quoted
     };
-    let batches = ctx
+    // Partition after partition, each a run of the files' rows in order: file order.
+    let partitions = ctx
         .sql(&format!(
             "SELECT {id} AS id, {tokens} AS tokens FROM sentences"
         ))
         .await?
-        .collect()
+        .execute_stream_partitioned()
         .await?;
-    let mut sentences = Vec::new();
-    for batch in &batches {
+    let mut batches = futures::stream::iter(partitions).flatten();
+    let mut rows = 0i64;
+    while let Some(batch) = batches.next().await {
+        let batch = batch?;
+        let mut row = Vec::new();
         let ids = batch
             .column(0)
             .as_any()
             .downcast_ref::<Int64Array>()
             .context("ids are Int64")?;
         let lists = TokenLists::new("tokens", batch.column(1))?;
-        let mut row = Vec::new();
         for i in 0..batch.num_rows() {
-            let tokens = match lists.row(i, &mut row) {
-                Ok(()) => row.iter().map(|t| t.to_string()).collect(),
+            match lists.row(i, &mut row) {
+                Ok(()) => {}
                 // A NULL sentence is an empty one: it gets a row saying so.
-                Err(_) if batch.column(1).is_null(i) => Vec::new(),
-                Err(e) => bail!(
-                    "{}: row {}: column {column:?}: {e}",
-                    input.display(),
-                    sentences.len()
-                ),
-            };
-            let id = if ids.is_null(i) {
-                sentences.len() as i64
-            } else {
-                ids.value(i)
-            };
-            sentences.push((id, tokens));
+                Err(_) if batch.column(1).is_null(i) => row.clear(),
+                Err(e) => bail!("{}: row {rows}: column {column:?}: {e}", input.display()),
+            }
+            let id = if ids.is_null(i) { rows } else { ids.value(i) };
+            each(id, &row)?;
+            rows += 1;
         }
     }
-    Ok(sentences)
+    Ok(())
 }

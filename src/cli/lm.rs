@@ -1,0 +1,89 @@
+//! `pairmetrics lm`.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use pairmetrics::metrics::kneser_ney::{Options, SpecialWords};
+use pairmetrics::pipeline::lm_estimate;
+
+use super::Stdout;
+use super::lmplz::fallback_discounts;
+
+/// Language models.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Estimate an interpolated modified Kneser-Ney model from a column of sentences, as
+    /// KenLM's lmplz does (`pairmetrics lmplz` is the same estimator behind lmplz's flags), and
+    /// write it as ARPA for --lm and the lm_* functions.
+    ///
+    /// The sentences are a Parquet file or directory's column (tokens, or text split on
+    /// whitespace), rows in file order, or a text file of one tokenised sentence per line. Each
+    /// is padded with <s> and closed by </s>; a NULL sentence is an empty one. The corpus and
+    /// its n-grams are held in memory.
+    Estimate {
+        /// The sentences: a Parquet file or directory, or a text file.
+        #[arg(long)]
+        input: PathBuf,
+        /// The column of a Parquet input.
+        #[arg(long, default_value = "tgt")]
+        column: String,
+        /// Order of the model.
+        #[arg(short = 'o', long, default_value_t = 5)]
+        order: usize,
+        /// Where to write the ARPA model (atomically); stdout if not given.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Discounts D1 [D2 [D3+]] for orders whose discounts cannot be estimated (small or
+        /// repetitive text); given without values, 0.5 1 1.5.
+        #[arg(long, value_name = "D", num_args = 0..=3, default_missing_values = ["0.5", "1", "1.5"])]
+        discount_fallback: Option<Vec<f32>>,
+        /// Give the unigrams' left mass to <unk> (SRILM) instead of interpolating them with
+        /// the uniform distribution.
+        #[arg(long)]
+        no_interpolate_unigrams: bool,
+        /// Read <s>, </s> and <unk> in the sentences as absent instead of refusing them.
+        #[arg(long)]
+        skip_symbols: bool,
+    },
+}
+
+impl Args {
+    pub async fn run(self, stdout: &mut Stdout) -> Result<()> {
+        match self.command {
+            Command::Estimate {
+                input,
+                column,
+                order,
+                out,
+                discount_fallback,
+                no_interpolate_unigrams,
+                skip_symbols,
+            } => {
+                anyhow::ensure!(order >= 1, "--order must be at least 1");
+                let options = Options {
+                    discount_fallback: discount_fallback
+                        .as_deref()
+                        .map(fallback_discounts)
+                        .transpose()?,
+                    interpolate_unigrams: !no_interpolate_unigrams,
+                    special_words: match skip_symbols {
+                        true => SpecialWords::Skip,
+                        false => SpecialWords::Refuse,
+                    },
+                    ..Options::new(order)
+                };
+                let corpus =
+                    lm_estimate::read_sentences(&input, &column, options.special_words).await?;
+                let log = &mut std::io::stderr().lock();
+                let model = lm_estimate::estimate(&corpus, &options, log)?;
+                lm_estimate::write(&model, out.as_deref(), stdout)
+            }
+        }
+    }
+}
