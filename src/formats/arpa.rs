@@ -242,6 +242,7 @@ pub fn shortest(x: f32, to: &mut String) {
         None => ("", mantissa),
     };
     let digits: String = mantissa.chars().filter(|&c| c != '.').collect();
+    let digits = even_on_tie(x, digits, exponent);
     to.push_str(sign);
     if !(-6..21).contains(&exponent) {
         to.push_str(&digits[..1]);
@@ -268,6 +269,32 @@ pub fn shortest(x: f32, to: &mut String) {
     }
 }
 
+/// The shortest digits with a tie broken as double-conversion breaks it. When `x` lies exactly
+/// halfway between the two shortest decimals that read back as it (1.89453125 between 1.8945312
+/// and 1.8945313), double-conversion takes the one with an even last digit; Rust's shortest form
+/// takes the upper one.
+fn even_on_tie(x: f32, digits: String, exponent: i32) -> String {
+    // An f32 is exact in an f64, and its decimal expansion ends within 150 digits.
+    let exact = format!("{:.150e}", (x as f64).abs());
+    let (mantissa, exact_exponent) = exact.split_once('e').expect("{:e} writes an exponent");
+    if exact_exponent.parse::<i32>() != Ok(exponent) {
+        return digits;
+    }
+    let exact: String = mantissa.chars().filter(|&c| c != '.').collect();
+    let exact = exact.trim_end_matches('0');
+    let k = digits.len();
+    if exact.len() != k + 1 || !exact.ends_with('5') {
+        return digits;
+    }
+    let mut below = exact.as_bytes()[..k].to_vec();
+    match below[k - 1] - b'0' {
+        even if even % 2 == 0 => {}
+        9 => return digits,
+        _ => below[k - 1] += 1,
+    }
+    String::from_utf8(below).expect("digits")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,7 +305,10 @@ mod tests {
     #[test]
     #[allow(clippy::approx_constant)] // lmplz's log10(0.5), as it prints it
     fn floats_as_kenlm_prints_them() {
-        let cases: [(f32, &str); 12] = [
+        let cases: [(f32, &str); 14] = [
+            // Halfway between two shortest decimals: the even one.
+            (-1.89453125, "-1.8945312"),
+            (-1.47265625, "-1.4726562"),
             (0.0, "0"),
             (-0.0, "-0"),
             (-0.30103, "-0.30103"),
