@@ -303,7 +303,7 @@ mod tests {
     const MODEL: &str = "\\data\\\nngram 1=4\nngram 2=2\n\n\\1-grams:\n-99\t<s>\t-0.5\n-1.0\t</s>\n-0.6\ta\t-0.3\n-0.8 b -0.2\n\n\\2-grams:\n-0.1\t<s> a\n-0.2\ta b\n\n\\end\\\n";
 
     #[test]
-    #[allow(clippy::approx_constant)] // lmplz's log10(0.5), as it prints it
+    #[allow(clippy::approx_constant, clippy::excessive_precision)] // the values as lmplz prints them
     fn floats_as_kenlm_prints_them() {
         let cases: [(f32, &str); 14] = [
             // Halfway between two shortest decimals: the even one.
