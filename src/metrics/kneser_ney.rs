@@ -310,7 +310,7 @@ fn count_windows(corpus: &Corpus, order: usize, packing: Packing) -> Vec<(u128, 
     let bits = packing.bits as usize;
     let top = bits * (order - 1);
     let mut keys = Vec::with_capacity(corpus.text.len());
-    // <s> in the words 1..order, which the first shift moves to 0..order-1.
+    // <s> in words 1..order - 1: the first shift moves them to 0..order - 2, before the first word.
     let padding: u128 = (1..order).fold(0, |key, i| key | (BOS as u128) << (bits * i));
     for sentence in corpus.sentences() {
         let mut key = padding;
