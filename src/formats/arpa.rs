@@ -274,6 +274,22 @@ pub fn shortest(x: f32, to: &mut String) {
 /// and 1.8945313), double-conversion takes the one with an even last digit; Rust's shortest form
 /// takes the upper one.
 fn even_on_tie(x: f32, digits: String, exponent: i32) -> String {
+    // A tie needs the decimal one below in the last digit to read back as `x` too: checked
+    // first, as the exact expansion below costs a hundred times more.
+    let k = digits.len();
+    let last = digits.as_bytes()[k - 1];
+    if last == b'0' {
+        return digits;
+    }
+    let below = format!(
+        "0.{}{}e{}",
+        &digits[..k - 1],
+        (last - 1) as char,
+        exponent + 1
+    );
+    if below.parse::<f32>() != Ok(x.abs()) {
+        return digits;
+    }
     // An f32 is exact in an f64, and its decimal expansion ends within 150 digits.
     let exact = format!("{:.150e}", (x as f64).abs());
     let (mantissa, exact_exponent) = exact.split_once('e').expect("{:e} writes an exponent");
@@ -282,7 +298,6 @@ fn even_on_tie(x: f32, digits: String, exponent: i32) -> String {
     }
     let exact: String = mantissa.chars().filter(|&c| c != '.').collect();
     let exact = exact.trim_end_matches('0');
-    let k = digits.len();
     if exact.len() != k + 1 || !exact.ends_with('5') {
         return digits;
     }
