@@ -152,3 +152,153 @@ fn the_translation_table_is_fast_aligns() {
         );
     }
 }
+
+/// The test corpus as a pairs table (each side a text file, imported), in `dir`.
+fn corpus_pairs(dir: &std::path::Path) -> PathBuf {
+    let text = gunzip(&data().join("europarl.fr-en.gz"));
+    let (mut fr, mut en) = (String::new(), String::new());
+    for line in text.lines() {
+        let (f, e) = line.split_once(" ||| ").unwrap();
+        fr.extend([f, "\n"]);
+        en.extend([e, "\n"]);
+    }
+    let (src, tgt, pairs) = (
+        dir.join("fr.txt"),
+        dir.join("en.txt"),
+        dir.join("pairs.parquet"),
+    );
+    std::fs::write(&src, fr).unwrap();
+    std::fs::write(&tgt, en).unwrap();
+    ok(&[
+        "import",
+        "text",
+        "--src",
+        path_str(&src),
+        "--tgt",
+        path_str(&tgt),
+        "--out",
+        path_str(&pairs),
+    ]);
+    pairs
+}
+
+#[test]
+fn align_words_gives_the_links_of_fast_align_and_atools() {
+    let dir = TempDir::new().unwrap();
+    let pairs = corpus_pairs(dir.path());
+    for (links, expected) in [
+        ("grow-diag-final-and", "atools-grow-diag-final-and"),
+        ("forward", "dov"),
+    ] {
+        let (out, text) = (
+            dir.path().join(format!("{links}.parquet")),
+            dir.path().join(format!("{links}.align")),
+        );
+        let said = ok(&[
+            "align-words",
+            "--pairs",
+            path_str(&pairs),
+            "--out",
+            path_str(&out),
+            "--pharaoh",
+            path_str(&text),
+            "--links",
+            links,
+        ]);
+        assert!(said.contains("aligned 2994 pairs"), "{said}");
+        let expected = gunzip(&data().join(format!("{expected}.align.gz")));
+        assert!(
+            std::fs::read_to_string(&text).unwrap() == expected,
+            "--links {links}: the Pharaoh lines differ from fast_align's and atools'"
+        );
+        // The table holds the same links, one row per pair, by pair_id.
+        let imported = dir.path().join(format!("{links}.imported.parquet"));
+        ok(&[
+            "import",
+            "pharaoh",
+            "--alignments",
+            path_str(&text),
+            "--out",
+            path_str(&imported),
+        ]);
+        let differ = crate::common::csv_rows(
+            &[],
+            &[("a", &out), ("e", &imported)],
+            "SELECT count(*), count(e.pair_id), sum(CASE WHEN a.links = e.links THEN 1 ELSE 0 END) \
+             FROM a LEFT JOIN e USING (pair_id)",
+        );
+        assert_eq!(differ, ["2994,2994,2994"], "--links {links}");
+    }
+}
+
+#[test]
+fn align_words_writes_no_links_for_a_pair_with_an_empty_side() {
+    use crate::common::{ids, token_lists, write_parquet};
+    let dir = TempDir::new().unwrap();
+    let pairs = dir.path().join("pairs.parquet");
+    fn tokens(t: &'static str) -> Option<Vec<Option<&'static str>>> {
+        Some(t.split(' ').map(Some).collect())
+    }
+    write_parquet(
+        &pairs,
+        vec![
+            ("pair_id", ids(&[10, 11, 12, 13])),
+            (
+                "src",
+                token_lists(&[tokens("le chat"), Some(vec![]), tokens("le"), None]),
+            ),
+            (
+                "tgt",
+                token_lists(&[tokens("the cat"), tokens("a"), tokens("the"), tokens("b")]),
+            ),
+        ],
+    );
+    let out = dir.path().join("a.parquet");
+    let said = ok(&[
+        "align-words",
+        "--pairs",
+        path_str(&pairs),
+        "--out",
+        path_str(&out),
+    ]);
+    assert!(
+        said.contains("2 pairs have an empty or NULL side"),
+        "{said}"
+    );
+    let rows = crate::common::csv_rows(
+        &[],
+        &[("a", &out)],
+        "SELECT pair_id, cardinality(links) FROM a ORDER BY pair_id",
+    );
+    assert_eq!(rows, ["10,2", "11,0", "12,1", "13,0"]);
+    // Nothing to train on is an error, and no table appears.
+    let empty = dir.path().join("empty.parquet");
+    write_parquet(
+        &empty,
+        vec![
+            ("pair_id", ids(&[0])),
+            ("src", token_lists(&[Some(vec![])])),
+            ("tgt", token_lists(&[tokens("a")])),
+        ],
+    );
+    let none = dir.path().join("none.parquet");
+    let said = err(&[
+        "align-words",
+        "--pairs",
+        path_str(&empty),
+        "--out",
+        path_str(&none),
+    ]);
+    assert!(said.contains("no pair has words on both sides"), "{said}");
+    assert!(!none.exists());
+    let said = err(&[
+        "align-words",
+        "--pairs",
+        path_str(&pairs),
+        "--out",
+        path_str(&none),
+        "--src-column",
+        "fr",
+    ]);
+    assert!(said.contains("no column \"fr\""), "{said}");
+}

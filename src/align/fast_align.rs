@@ -115,6 +115,23 @@ impl Corpus {
         self.lines.push([start, separator, end]);
     }
 
+    /// One pair given as tokens: what `push_line` reads from `source ||| target` when no token
+    /// holds a space, a tab or is `|||`.
+    pub fn push_pair(&mut self, source: &[&str], target: &[&str]) {
+        let start = self.tokens.len();
+        for &word in source {
+            let id = self.number(word);
+            self.tokens.push(id);
+        }
+        let separator = self.tokens.len();
+        self.tokens.push(SEPARATOR);
+        for &word in target {
+            let id = self.number(word);
+            self.tokens.push(id);
+        }
+        self.lines.push([start, separator, self.tokens.len()]);
+    }
+
     pub fn len(&self) -> usize {
         self.lines.len()
     }

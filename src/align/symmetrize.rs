@@ -82,6 +82,21 @@ impl Grid {
         self.points[i + j * self.width] = true;
     }
 
+    /// The grid of `links` (source, target), sized by their largest indices as [`Grid::parse`]
+    /// sizes the same links written as a Pharaoh line.
+    pub fn from_links(links: impl IntoIterator<Item = (usize, usize)> + Clone) -> Grid {
+        let (mut width, mut height) = (1, 1);
+        for (i, j) in links.clone() {
+            width = width.max(i + 1);
+            height = height.max(j + 1);
+        }
+        let mut grid = Grid::new(width, height);
+        for (i, j) in links {
+            grid.set(i, j);
+        }
+        grid
+    }
+
     /// A Pharaoh line (`i-j i-j ...`, the links after the last ` ||| ` if there is one),
     /// sized by its largest indices (an empty line is a 1 x 1 grid without points).
     pub fn parse(line: &str) -> Result<Grid, String> {
@@ -106,13 +121,7 @@ impl Grid {
                 None => return Err(format!("`{link}` is not a link i-j")),
             }
         }
-        let width = links.iter().map(|l| l.0).max().unwrap_or(0) + 1;
-        let height = links.iter().map(|l| l.1).max().unwrap_or(0) + 1;
-        let mut grid = Grid::new(width, height);
-        for (i, j) in links {
-            grid.set(i, j);
-        }
-        Ok(grid)
+        Ok(Grid::from_links(links))
     }
 
     /// The points in atools' order: by source, then target.

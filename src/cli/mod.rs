@@ -3,6 +3,7 @@
 //! are in [`args`].
 
 mod align;
+mod align_words;
 mod args;
 mod atools;
 mod cluster;
@@ -73,6 +74,7 @@ enum Command {
     Cluster(cluster::Args),
     Import(import::Args),
     Align(align::Args),
+    AlignWords(align_words::Args),
     Atools(atools::Args),
     Sacrebleu(sacrebleu::Args),
     Lepod(lepod::Args),
@@ -114,6 +116,7 @@ impl Cli {
             Command::Cluster(args) => args.run().await?,
             Command::Import(args) => args.run(stdout)?,
             Command::Align(args) => args.run(stdout)?,
+            Command::AlignWords(args) => args.run(stdout).await?,
             Command::Atools(args) => args.run(stdout)?,
             Command::Sacrebleu(args) => args.run(stdout)?,
             Command::Lepod(args) => args.run(stdout)?,

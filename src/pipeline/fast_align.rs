@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 
 use crate::align::fast_align::{self, Corpus, Iteration};
 use crate::formats::input::{self, Lines};
+use crate::formats::pharaoh;
 use crate::storage::Output;
 
 #[derive(Debug, Clone)]
@@ -66,12 +67,7 @@ pub fn run(options: &FastAlignOptions, out: &mut dyn Write, log: &mut dyn Write)
     let mut text = String::new();
     for links in printed {
         text.clear();
-        for (k, (i, j)) in links.iter().enumerate() {
-            if k > 0 {
-                text.push(' ');
-            }
-            text.push_str(&format!("{i}-{j}"));
-        }
+        pharaoh::write_line(&mut text, links);
         text.push('\n');
         out.write_all(text.as_bytes())?;
     }

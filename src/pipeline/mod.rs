@@ -1,6 +1,7 @@
 //! The jobs behind the command line.
 
 pub mod align;
+pub mod align_words;
 pub mod atools;
 #[cfg(feature = "cluster")]
 pub mod cluster;

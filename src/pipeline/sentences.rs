@@ -61,43 +61,53 @@ pub async fn visit(
         }
         return Ok(());
     }
+    visit_columns(input, &[column], |id, row| each(id, &row[0])).await
+}
+
+/// Hand each row of a Parquet file or directory's `columns` (tokens, or text split on
+/// whitespace) to `each` with its id (`pair_id`, else the 0-based row), in file order, batch
+/// by batch. A NULL is empty.
+pub async fn visit_columns(
+    input: &Path,
+    columns: &[&str],
+    mut each: impl FnMut(i64, &[Vec<&str>]) -> Result<()>,
+) -> Result<()> {
     let ctx = crate::session::context()?;
     ParquetInput::open("sentences", input)?
         .register(&ctx, false)
         .await?;
     let schema = ctx.table("sentences").await?.schema().as_arrow().clone();
-    let Ok(field) = schema.field_with_name(column) else {
-        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-        bail!(
-            "{}: no column {column:?} (it has {}); say which with --column",
-            input.display(),
-            names.join(", ")
-        );
-    };
-    let text = match field.data_type() {
-        t if crate::schema::is_string(t) => true,
-        t if crate::schema::is_token_list(t) => false,
-        t => bail!(
-            "{}: column {column:?} is {t}; expected tokens (List<Utf8>) or text (Utf8)",
-            input.display()
-        ),
-    };
+    let mut selected = Vec::new();
+    for &column in columns {
+        let Ok(field) = schema.field_with_name(column) else {
+            let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+            bail!(
+                "{}: no column {column:?} (it has {}); say which with --column",
+                input.display(),
+                names.join(", ")
+            );
+        };
+        let quoted = crate::session::identifier(column);
+        selected.push(match field.data_type() {
+            t if crate::schema::is_string(t) => format!("tokenize({quoted})"),
+            t if crate::schema::is_token_list(t) => quoted,
+            t => bail!(
+                "{}: column {column:?} is {t}; expected tokens (List<Utf8>) or text (Utf8)",
+                input.display()
+            ),
+        });
+    }
     // Without pair_id, the 0-based row in file order.
     let id = if schema.field_with_name("pair_id").is_ok() {
         "CAST(pair_id AS BIGINT)"
     } else {
         "CAST(NULL AS BIGINT)"
     };
-    let quoted = crate::session::identifier(column);
-    let tokens = if text {
-        format!("tokenize({quoted})")
-    } else {
-        quoted
-    };
     // Partition after partition, each a run of the files' rows in order: file order.
     let partitions = ctx
         .sql(&format!(
-            "SELECT {id} AS id, {tokens} AS tokens FROM sentences"
+            "SELECT {id}, {} FROM sentences",
+            selected.join(", ")
         ))
         .await?
         .execute_stream_partitioned()
@@ -106,19 +116,27 @@ pub async fn visit(
     let mut rows = 0i64;
     while let Some(batch) = batches.next().await {
         let batch = batch?;
-        let mut row = Vec::new();
         let ids = batch
             .column(0)
             .as_any()
             .downcast_ref::<Int64Array>()
             .context("ids are Int64")?;
-        let lists = TokenLists::new("tokens", batch.column(1))?;
+        let lists = (0..columns.len())
+            .map(|c| TokenLists::new("tokens", batch.column(c + 1)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut row = vec![Vec::new(); columns.len()];
         for i in 0..batch.num_rows() {
-            match lists.row(i, &mut row) {
-                Ok(()) => {}
-                // A NULL sentence is an empty one: it gets a row saying so.
-                Err(_) if batch.column(1).is_null(i) => row.clear(),
-                Err(e) => bail!("{}: row {rows}: column {column:?}: {e}", input.display()),
+            for (c, (lists, tokens)) in lists.iter().zip(&mut row).enumerate() {
+                match lists.row(i, tokens) {
+                    Ok(()) => {}
+                    // A NULL sentence is an empty one: it gets a row saying so.
+                    Err(_) if batch.column(c + 1).is_null(i) => tokens.clear(),
+                    Err(e) => bail!(
+                        "{}: row {rows}: column {:?}: {e}",
+                        input.display(),
+                        columns[c]
+                    ),
+                }
             }
             let id = if ids.is_null(i) { rows } else { ids.value(i) };
             each(id, &row)?;
