@@ -23,6 +23,7 @@ mod meteor_align;
 mod pivot;
 mod properties;
 mod rank;
+mod raw_text;
 mod reliability;
 mod report;
 mod rerank;

@@ -2,17 +2,17 @@
 # The IUCL loop (docs/l2-assist.md) on SemEval-2014 Task 5's fr-en trial data, with every
 # resource built here from the bundled Europarl sample, and the word accuracy of each setting:
 #
-#   PYTHON=/path/to/venv/bin/python scripts/semeval/full_loop.sh [TRIAL.xml]
+#   PYTHON=/path/to/venv/bin/python [ALIGNMENTS=bundled] scripts/semeval/full_loop.sh [TRIAL.xml]
 #
 # PYTHON has `pip install -r scripts/requirements-prepare.txt` (spaCy and its English model for
 # the parses, pyarrow). TRIAL.xml defaults to tests/data/semeval2014t5/fr-en.trial.xml.gz.
 #
 # - The trial sentences are Europarl sentences: sample pairs whose English is a trial reference
 #   are held out of every resource (phrase table, triples, LM), so no answer is looked up.
-# - Phrase table: `pairmetrics extract` over the rest (fr -> en); triples: `pairmetrics
-#   triples` over its English parses; LM: a trigram over its English (make_lm_fixture.py's
-#   estimator); parses of the trial inputs: spaCy (scripts/semeval/parse.py), projected onto
-#   each candidate.
+# - Phrase table: `pairmetrics align-words` (ALIGNMENTS=bundled: the sample's eflomal links
+#   instead), then `pairmetrics extract`, over the rest (fr -> en); triples: `pairmetrics triples` over its English parses (the sample's spaCy
+#   parses); LM: a modified Kneser-Ney trigram over its English (`pairmetrics lm estimate`);
+#   parses of the trial inputs: spaCy (scripts/semeval/parse.py), projected onto each candidate.
 # - Trial sentences 1-250 are the dev set (MERT), 251-500 the test set every row is scored on
 #   with the official rules (`semeval-eval -I`, best).
 # - The projection is measured against spaCy's parses of the spliced test sentences.
@@ -27,11 +27,16 @@ split_trial "$trial"
 "$pm" sql --table p="$sample/pairs.parquet" --table t=trial.parquet --out train.parquet \
     "SELECT * FROM p WHERE array_to_string(tgt, ' ') NOT IN (SELECT array_to_string(reference, ' ') FROM t WHERE reference IS NOT NULL)" > /dev/null
 held_out=$(($(count "$sample/pairs.parquet") - $(count train.parquet)))
-"$pm" extract --pairs train.parquet --alignments "$sample/alignments.parquet" --out phrases.parquet > /dev/null
+case ${ALIGNMENTS:-align-words} in
+    align-words) "$pm" align-words --pairs train.parquet --out alignments.parquet > /dev/null 2>&1 ;;
+    bundled) cp "$sample/alignments.parquet" alignments.parquet ;;
+    *) echo "ALIGNMENTS is align-words or bundled" >&2; exit 1 ;;
+esac
+"$pm" extract --pairs train.parquet --alignments alignments.parquet --out phrases.parquet > /dev/null
 "$pm" triples --pairs train.parquet --arcs "$sample/arcs.parquet" --side tgt --out triples.parquet > /dev/null
-estimate_lm train.parquet tgt en.arpa.gz
+estimate_lm train.parquet tgt en.arpa
 "$python" "$root/scripts/semeval/parse.py" --table trial.parquet --column input --out inputs.conllu > /dev/null
-resources=(--phrase-table phrases.parquet --lm en.arpa.gz --triples triples.parquet --parses inputs.conllu)
+resources=(--phrase-table phrases.parquet --lm en.arpa --triples triples.parquet --parses inputs.conllu)
 echo "held out: $held_out of 3000 sample pairs (their English is a trial reference); phrase table: $(count phrases.parquet) rules"
 
 tune_dev tuned
@@ -99,7 +104,7 @@ print(f"projection vs spaCy on {candidates} spliced test sentences: every head t
       f"context tokens' heads {context_same / context:.1%} the same ({context} tokens)")
 PY
 cat inputs.conllu spliced.conllu > both.conllu
-resources=(--phrase-table phrases.parquet --lm en.arpa.gz --triples triples.parquet --parses both.conllu)
+resources=(--phrase-table phrases.parquet --lm en.arpa --triples triples.parquet --parses both.conllu)
 assist spacy '{"weights": {"lm": 1, "direct": 1, "inverse": 1, "pmi_lex": 1, "pmi_pos": 1}}'
 read -r a w r <<< "$(score spacy.xml)"
 printf 'LM + TM + SIM with spaCy parses of every candidate sentence instead: accuracy %.4f, word accuracy %.4f\n' "$a" "$w"

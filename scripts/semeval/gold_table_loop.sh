@@ -8,8 +8,8 @@
 #
 # PYTHON has pyarrow. Phrase table: every (L1 fragment, reference or alternative) pair of the
 # gold corpus, p(e|f) = c(f, e) / c(f) and p(f|e) = c(f, e) / c(e) (the lexical weights the
-# same); LM: a trigram over the gold corpus's reference sentences (make_lm_fixture.py's
-# estimator). No parser or treebank for these L2s here, so no SIM features. Trial sentences
+# same); LM: a modified Kneser-Ney trigram over the gold corpus's reference sentences (`lm
+# estimate`). No parser or treebank for these L2s here, so no SIM features. Trial sentences
 # 1-250 tune, 251-500 are scored with `semeval-eval -I` (best).
 set -euo pipefail
 pair=${1:?usage: gold_table_loop.sh PAIR (en-de, en-es, nl-en or fr-en)}
@@ -30,8 +30,8 @@ split_trial "$data/$pair.trial.xml.gz"
         n / sum(n) OVER (PARTITION BY f) AS p_e_f, n / sum(n) OVER (PARTITION BY f) AS lex_e_f
     FROM counted" > /dev/null
 "$pm" sql --table g=gold.parquet --out references.parquet "SELECT DISTINCT reference FROM g WHERE reference IS NOT NULL" > /dev/null
-estimate_lm references.parquet reference lm.arpa.gz
-resources=(--phrase-table phrases.parquet --lm lm.arpa.gz)
+estimate_lm references.parquet reference lm.arpa
+resources=(--phrase-table phrases.parquet --lm lm.arpa)
 
 tune_dev tuned --features lm,direct,inverse
 assist lm '{"weights": {"lm": 1}}'

@@ -24,19 +24,10 @@ for name, keep in (("dev.xml", lambda i: i <= 250), ("test.xml", lambda i: i > 2
 PY
 }
 
-# estimate_lm TABLE COLUMN OUT.arpa.gz: a trigram over COLUMN's token lists (make_lm_fixture.py's
-# back-off estimator).
+# estimate_lm TABLE COLUMN OUT.arpa: a modified Kneser-Ney trigram over COLUMN (`lm estimate`,
+# lmplz's estimator; fallback discounts where the text is too small to estimate them).
 estimate_lm() {
-    "$python" - "$root/scripts" "$@" <<'PY'
-import sys, gzip
-sys.path.insert(0, sys.argv[1])
-import pyarrow.parquet as pq
-from make_lm_fixture import backoff_arpa
-table, column, out = sys.argv[2:5]
-lines = [" ".join(t) for t in pq.read_table(table, columns=[column]).column(0).to_pylist() if t]
-with gzip.open(out, "wt", encoding="utf-8") as f:
-    f.write(backoff_arpa(lines))
-PY
+    "$pm" lm estimate --input "$1" --column "$2" -o 3 --discount-fallback --out "$3" 2> /dev/null
 }
 
 # count TABLE: its rows.
