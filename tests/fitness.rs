@@ -358,6 +358,7 @@ async fn triples_counts_a_tiny_corpus() {
         side: Side::Tgt,
         out: out.clone(),
         lowercase: true,
+        max_length: None,
         tuning: Tuning::default(),
     };
     let summary = triples(&options).await.unwrap();
@@ -416,6 +417,46 @@ fn triples_cli_on_the_bundled_sample_then_dep_fit_in_sql() {
     let counted = csv_rows(
         &[],
         &[("t", &out)],
+        "SELECT level, sum(count) FROM t GROUP BY level ORDER BY level",
+    );
+    assert_eq!(
+        counted,
+        [
+            format!("form,{}", expected[0]),
+            format!("upos,{}", expected[0])
+        ]
+    );
+    // --max-length 25: the IUCL system's sentences of at most 25 words, at both levels.
+    let short = dir.path().join("short.parquet");
+    let summary = ok(&[
+        "triples",
+        "--pairs",
+        path_str(&pairs),
+        "--arcs",
+        path_str(&arcs),
+        "--max-length",
+        "25",
+        "--out",
+        path_str(&short),
+    ]);
+    let long = csv_rows(
+        &[],
+        &[("p", &pairs)],
+        "SELECT count(*) FROM p WHERE cardinality(tgt) > 25",
+    );
+    assert!(
+        summary.contains(&format!("longer than --max-length left out: {}", long[0])),
+        "{summary}"
+    );
+    let expected = csv_rows(
+        &[],
+        &[("p", &pairs), ("r", &arcs)],
+        "SELECT count(*) FROM (SELECT unnest(tgt_head) AS h FROM p JOIN r USING (pair_id) \
+         WHERE cardinality(p.tgt) = cardinality(r.tgt_head) AND cardinality(p.tgt) <= 25) WHERE h > 0",
+    );
+    let counted = csv_rows(
+        &[],
+        &[("t", &short)],
         "SELECT level, sum(count) FROM t GROUP BY level ORDER BY level",
     );
     assert_eq!(

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use pairmetrics::metrics::dep_fit::Formula;
+use pairmetrics::metrics::synthetic;
 use pairmetrics::pipeline::l2_assist;
 use pairmetrics::resources;
 
@@ -99,6 +100,10 @@ pub struct AssistArgs {
     /// Candidates per fragment, at most.
     #[arg(long, default_value_t = l2_assist::DEFAULT_MAX_CANDIDATES)]
     max_candidates: usize,
+    /// Splits of a fragment tried for synthetic phrases, at most (the IUCL system's first 100),
+    /// longer pieces first.
+    #[arg(long, default_value_t = synthetic::DEFAULT_DECOMPOSITIONS)]
+    max_decompositions: usize,
     /// Fitness as the IUCL code computes it (no factor 2, mean over distinct arcs).
     #[arg(long)]
     iucl_formula: bool,
@@ -119,7 +124,10 @@ impl AssistArgs {
             },
             dictionary: self.dictionary,
             parses: self.parses,
-            max_candidates: self.max_candidates,
+            limits: synthetic::Limits {
+                candidates: self.max_candidates,
+                decompositions: self.max_decompositions,
+            },
             formula: if self.iucl_formula {
                 Formula::Iucl
             } else {

@@ -34,6 +34,9 @@ pub struct Args {
     /// Lowercase the word forms (then pass lowercased tokens to dep_fit).
     #[arg(long)]
     lowercase: bool,
+    /// Leave out sentences of more tokens than this (the IUCL system: 25); all when not given.
+    #[arg(long, value_name = "TOKENS")]
+    max_length: Option<usize>,
     #[command(flatten)]
     tuning: TuningArgs,
 }
@@ -46,6 +49,7 @@ impl Args {
             side,
             out,
             lowercase,
+            max_length,
             tuning,
         } = self;
         let options = triples::TriplesOptions {
@@ -54,6 +58,7 @@ impl Args {
             side,
             out,
             lowercase,
+            max_length,
             tuning: tuning.into(),
         };
         let summary = triples::triples(&options).await?;

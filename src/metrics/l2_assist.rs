@@ -3,10 +3,12 @@
 //! log-linear model ranks it with.
 //!
 //! - **Candidates**, in back-off order: the phrase table's translations of the fragment (best
-//!   direct probability first); when it has none, synthetic phrases (`metrics::synthetic`); when
-//!   there are none, a bilingual dictionary's entries (uniform probabilities unless it gives
-//!   some); when it has none either, the fragment itself, untranslated. Each step tries the
-//!   fragment as written, then lowercased.
+//!   direct probability first); when it has none, synthetic phrases (`metrics::synthetic`) of
+//!   the table's pieces; when there are none, a bilingual dictionary's entries for the whole
+//!   fragment (uniform probabilities unless it gives some); when it has none, synthetic phrases
+//!   whose pieces the table lacks are the dictionary's (`le chat noir` → `the cat black` with
+//!   `noir` only in the dictionary); when there are none either, the fragment itself,
+//!   untranslated. Each step tries the fragment as written, then lowercased.
 //! - **Features** of a candidate in its sentence: the LM's log10 of the whole spliced sentence,
 //!   log10 of the direct p(tgt | src) and inverse p(src | tgt), and the dependency fitness of the
 //!   candidate's tokens at form and at UPOS level (SPEC §4) in a parse of the spliced sentence.
@@ -19,7 +21,7 @@ use std::collections::HashMap;
 
 use super::dep_fit::{Formula, Parse, TripleIndex, dep_fit};
 use super::ngram::{self, NgramModel};
-use super::synthetic::synthetic_phrases;
+use super::synthetic::{Lexicon, Limits, synthetic_phrases};
 use super::true_score::PhraseIndex;
 
 /// Where a candidate comes from.
@@ -28,6 +30,8 @@ pub enum Origin {
     Table,
     Synthetic,
     Dictionary,
+    /// A synthetic phrase with pieces from the dictionary.
+    SyntheticDictionary,
     /// The fragment itself: nothing translates it.
     Copy,
 }
@@ -38,9 +42,19 @@ impl Origin {
             Origin::Table => "table",
             Origin::Synthetic => "synthetic",
             Origin::Dictionary => "dictionary",
+            Origin::SyntheticDictionary => "synthetic+dictionary",
             Origin::Copy => "copy",
         }
     }
+
+    /// Every origin, in back-off order.
+    pub const ALL: [Origin; 5] = [
+        Origin::Table,
+        Origin::Synthetic,
+        Origin::Dictionary,
+        Origin::SyntheticDictionary,
+        Origin::Copy,
+    ];
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -73,9 +87,23 @@ impl Dictionary {
         self.entries.is_empty()
     }
 
-    /// The translations of `phrase`, in the order added; p = 1/k for the k translations when an
-    /// entry gives none (both directions: a dictionary says nothing of either).
+    /// The translations of `phrase`, in the order added.
     fn candidates(&self, phrase: &[&str]) -> Vec<Candidate> {
+        self.translations(phrase)
+            .into_iter()
+            .map(|(tokens, direct, inverse)| Candidate {
+                tokens: tokens.to_vec(),
+                probabilities: Some((direct, inverse)),
+                origin: Origin::Dictionary,
+            })
+            .collect()
+    }
+}
+
+impl Lexicon for Dictionary {
+    /// p = 1/k for each of the k translations when an entry gives none (both directions: a
+    /// dictionary says nothing of either).
+    fn translations(&self, phrase: &[&str]) -> Vec<(&[String], f64, f64)> {
         let key: Vec<String> = phrase.iter().map(|w| w.to_string()).collect();
         let translations = self
             .entries
@@ -87,23 +115,19 @@ impl Dictionary {
             .iter()
             .map(|(tokens, p)| {
                 let p = p.unwrap_or(uniform);
-                Candidate {
-                    tokens: tokens.clone(),
-                    probabilities: Some((p, p)),
-                    origin: Origin::Dictionary,
-                }
+                (tokens.as_slice(), p, p)
             })
             .collect()
     }
 }
 
-/// Up to `max` candidates for `fragment` (see the module's back-off order); never none for a
-/// non-empty fragment.
+/// Candidates for `fragment` within `limits` (see the module's back-off order); never none
+/// for a non-empty fragment.
 pub fn candidates(
     fragment: &[&str],
     table: Option<&PhraseIndex>,
     dictionary: Option<&Dictionary>,
-    max: usize,
+    limits: Limits,
 ) -> Vec<Candidate> {
     let lowercased: Vec<String> = fragment.iter().map(|w| w.to_lowercase()).collect();
     let lowercased: Vec<&str> = lowercased.iter().map(String::as_str).collect();
@@ -112,24 +136,35 @@ pub fn candidates(
     } else {
         vec![fragment, &lowercased[..]]
     };
-    if let Some(table) = table {
-        for phrase in &variants {
-            let found = from_table(table, phrase, max);
-            if !found.is_empty() {
-                return found;
+    let first_found = |find: &dyn Fn(&[&str]) -> Vec<Candidate>| {
+        variants
+            .iter()
+            .map(|phrase| find(phrase))
+            .find(|found| !found.is_empty())
+    };
+    let lexicon = dictionary.map(|d| d as &dyn Lexicon);
+    let steps: [&dyn Fn(&[&str]) -> Vec<Candidate>; 3] = [
+        &|phrase| match table {
+            Some(_) => from_pieces(table, None, phrase, limits, Origin::Synthetic),
+            None => Vec::new(),
+        },
+        &|phrase| match dictionary {
+            Some(dictionary) => {
+                let mut found = dictionary.candidates(phrase);
+                found.truncate(limits.candidates);
+                found
             }
-        }
+            None => Vec::new(),
+        },
+        &|phrase| match lexicon {
+            Some(_) => from_pieces(table, lexicon, phrase, limits, Origin::SyntheticDictionary),
+            None => Vec::new(),
+        },
+    ];
+    if let Some(found) = steps.iter().find_map(|step| first_found(*step)) {
+        return found;
     }
-    if let Some(dictionary) = dictionary {
-        for phrase in &variants {
-            let mut found = dictionary.candidates(phrase);
-            found.truncate(max);
-            if !found.is_empty() {
-                return found;
-            }
-        }
-    }
-    if fragment.is_empty() || max == 0 {
+    if fragment.is_empty() || limits.candidates == 0 {
         return Vec::new();
     }
     vec![Candidate {
@@ -139,15 +174,21 @@ pub fn candidates(
     }]
 }
 
-/// The table's own translations of the whole phrase when it has some, else synthetic ones:
-/// `synthetic_phrases` lists the one-piece split (the table's entries) first.
-fn from_table(table: &PhraseIndex, phrase: &[&str], max: usize) -> Vec<Candidate> {
-    let listed = synthetic_phrases(table, phrase, max);
+/// The table's own translations of the whole phrase when it has some, else synthetic ones
+/// (labelled `synthetic`): `synthetic_phrases` lists the one-piece split first.
+fn from_pieces(
+    table: Option<&PhraseIndex>,
+    lexicon: Option<&dyn Lexicon>,
+    phrase: &[&str],
+    limits: Limits,
+    synthetic: Origin,
+) -> Vec<Candidate> {
+    let listed = synthetic_phrases(table, lexicon, phrase, limits);
     let whole = listed.iter().take_while(|c| c.split.len() == 1).count();
     let (keep, origin) = if whole > 0 {
         (whole, Origin::Table)
     } else {
-        (listed.len(), Origin::Synthetic)
+        (listed.len(), synthetic)
     };
     listed
         .into_iter()
@@ -372,7 +413,12 @@ mod tests {
         let words = |c: &[Candidate]| -> Vec<(String, Origin)> {
             c.iter().map(|c| (c.tokens.join(" "), c.origin)).collect()
         };
-        let house = candidates(&["La", "maison"], Some(&table), Some(&dictionary), 20);
+        let house = candidates(
+            &["La", "maison"],
+            Some(&table),
+            Some(&dictionary),
+            Limits::candidates(20),
+        );
         assert_eq!(
             words(&house),
             vec![
@@ -382,10 +428,15 @@ mod tests {
             "lowercased"
         );
         assert_eq!(house[0].probabilities, Some((0.6, 0.5)));
-        let blue = candidates(&["la", "bleue"], Some(&table), None, 20);
+        let blue = candidates(&["la", "bleue"], Some(&table), None, Limits::candidates(20));
         assert_eq!(words(&blue), vec![("the blue".into(), Origin::Synthetic)]);
         assert!((blue[0].probabilities.unwrap().0 - 0.63).abs() < 1e-12);
-        let cat = candidates(&["chat"], Some(&table), Some(&dictionary), 20);
+        let cat = candidates(
+            &["chat"],
+            Some(&table),
+            Some(&dictionary),
+            Limits::candidates(20),
+        );
         assert_eq!(
             words(&cat),
             vec![
@@ -394,16 +445,71 @@ mod tests {
             ]
         );
         assert_eq!(cat[1].probabilities, Some((0.5, 0.5)), "uniform");
-        let copy = candidates(&["Zut"], Some(&table), Some(&dictionary), 20);
+        let copy = candidates(
+            &["Zut"],
+            Some(&table),
+            Some(&dictionary),
+            Limits::candidates(20),
+        );
         assert_eq!(
             (words(&copy), copy[0].probabilities),
             (vec![("Zut".into(), Origin::Copy)], None)
         );
         assert_eq!(
-            candidates(&["la", "maison"], Some(&table), None, 1).len(),
+            candidates(&["la", "maison"], Some(&table), None, Limits::candidates(1)).len(),
             1,
             "at most max"
         );
+    }
+
+    #[test]
+    fn dictionary_words_fill_the_pieces_the_table_lacks() {
+        let mut b = PhraseIndexBuilder::new(Identity::UnlessInTable);
+        let d = |direct, inverse| Directions { direct, inverse };
+        b.add_with_directions(&["le"], &["the"], 0.9, d(0.9, 0.8));
+        b.add_with_directions(&["chat"], &["cat"], 0.8, d(0.8, 0.7));
+        b.add_with_directions(&["chat"], &["tomcat"], 0.1, d(0.1, 0.1));
+        let table = b.build();
+        let mut dictionary = Dictionary::default();
+        dictionary.add(vec!["noir".into()], vec!["black".into()], None);
+        dictionary.add(vec!["chat".into()], vec!["puss".into()], None);
+        let found = candidates(
+            &["le", "chat", "noir"],
+            Some(&table),
+            Some(&dictionary),
+            Limits::candidates(20),
+        );
+        let texts: Vec<String> = found.iter().map(|c| c.tokens.join(" ")).collect();
+        // The table's pieces where it has them (chat is never puss), in the phrase's order.
+        assert_eq!(texts, ["the cat black", "the tomcat black"]);
+        assert!(
+            found
+                .iter()
+                .all(|c| c.origin == Origin::SyntheticDictionary)
+        );
+        assert_eq!(found[0].probabilities, Some((0.9 * 0.8, 0.8 * 0.7)));
+        // Without a table, the dictionary's pieces alone.
+        let alone = candidates(
+            &["chat", "noir"],
+            None,
+            Some(&dictionary),
+            Limits::candidates(20),
+        );
+        assert_eq!(alone[0].tokens, ["puss", "black"]);
+        // A whole entry of the dictionary comes before a synthetic phrase using it.
+        dictionary.add(
+            vec!["le".into(), "chat".into(), "noir".into()],
+            vec!["the black cat".into()],
+            None,
+        );
+        let whole = candidates(
+            &["le", "chat", "noir"],
+            Some(&table),
+            Some(&dictionary),
+            Limits::candidates(20),
+        );
+        assert_eq!(whole[0].tokens, ["the black cat"]);
+        assert_eq!(whole[0].origin, Origin::Dictionary);
     }
 
     #[test]

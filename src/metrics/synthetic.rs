@@ -1,17 +1,22 @@
 //! Synthetic phrases (IUCL, SemEval-2014 Task 5; SPEC §4): translations of a phrase built
 //! from the table's translations of its pieces. The phrase is split into contiguous pieces
-//! that all have table entries; each candidate concatenates one translation per piece, with
+//! that all have table entries (or, given a [`Lexicon`], entries there for the pieces the table
+//! lacks); each candidate concatenates one translation per piece, in the phrase's order, with
 //! direct and inverse probabilities the products of the pieces'.
 //!
 //! Order: splits with fewer pieces first (longer pieces); among splits with as many pieces,
 //! the one whose pieces, longest first, are longer (`3+1` before `2+2`), then the one whose
 //! first piece is longer; within a split, by direct then inverse probability, descending.
-//! A candidate text already listed (from a better split) is not listed again. Plain Rust.
+//! Only the first [`Limits::decompositions`] splits in that order are tried. A candidate text
+//! already listed (from a better split) is not listed again. Plain Rust.
 
 use super::true_score::{PhraseIndex, Rule};
 
 /// The longest phrase we split: the number of splits grows as 2^(n-1).
 pub const MAX_TOKENS: usize = 20;
+
+/// Splits tried when not told: the IUCL system's first 100.
+pub const DEFAULT_DECOMPOSITIONS: usize = 100;
 
 /// One candidate translation.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,47 +30,114 @@ pub struct Candidate {
     pub split: Vec<String>,
 }
 
-/// Up to `max` candidates for `phrase`, best first (see the module's order). An empty phrase,
-/// or one longer than [`MAX_TOKENS`], has none.
-pub fn synthetic_phrases(index: &PhraseIndex, phrase: &[&str], max: usize) -> Vec<Candidate> {
+/// Translations of the pieces the phrase table has none for: a bilingual dictionary's, say.
+pub trait Lexicon {
+    /// `phrase`'s translations as (words, p(tgt | src), p(src | tgt)).
+    fn translations(&self, phrase: &[&str]) -> Vec<(&[String], f64, f64)>;
+}
+
+/// How much is listed: at most `candidates` candidates, from at most the first
+/// `decompositions` splits.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub candidates: usize,
+    pub decompositions: usize,
+}
+
+impl Limits {
+    pub fn candidates(candidates: usize) -> Limits {
+        Limits {
+            candidates,
+            decompositions: DEFAULT_DECOMPOSITIONS,
+        }
+    }
+}
+
+/// One translation of a piece.
+struct Piece<'a> {
+    words: Words<'a>,
+    direct: f64,
+    inverse: f64,
+}
+
+#[derive(Clone, Copy)]
+enum Words<'a> {
+    Table(&'a Rule),
+    Lexicon(&'a [String]),
+}
+
+/// Candidates for `phrase`, best first (see the module's order), within `limits`. An empty
+/// phrase, or one longer than [`MAX_TOKENS`], has none.
+pub fn synthetic_phrases<'a>(
+    index: Option<&'a PhraseIndex>,
+    lexicon: Option<&'a dyn Lexicon>,
+    phrase: &[&str],
+    limits: Limits,
+) -> Vec<Candidate> {
     let n = phrase.len();
+    let max = limits.candidates;
     if n == 0 || n > MAX_TOKENS || max == 0 {
         return Vec::new();
     }
-    // rules[i][len - 1]: the rules of phrase[i..i + len], best direct probability first, then
-    // inverse, then by target words: the order never depends on the table's row order.
-    let rules: Vec<Vec<Vec<&Rule>>> = (0..n)
+    // pieces[i][len - 1]: the translations of phrase[i..i + len] (the table's, else the
+    // lexicon's), best direct probability first, then inverse, then by target words: the order
+    // never depends on the table's row order.
+    let pieces: Vec<Vec<Vec<Piece<'a>>>> = (0..n)
         .map(|i| {
             (1..=n - i)
                 .map(|len| {
-                    let mut rules: Vec<&Rule> = index
-                        .node(&phrase[i..i + len])
-                        .map(|node| index.rules_of(node).iter().collect())
-                        .unwrap_or_default();
-                    rules.sort_by(|a, b| {
-                        b.directions
-                            .direct
-                            .total_cmp(&a.directions.direct)
-                            .then(b.directions.inverse.total_cmp(&a.directions.inverse))
-                            .then_with(|| index.target_words(a).cmp(index.target_words(b)))
+                    let span = &phrase[i..i + len];
+                    let mut found: Vec<Piece> = index
+                        .and_then(|index| Some(index.rules_of(index.node(span)?)))
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|rule| Piece {
+                            words: Words::Table(rule),
+                            direct: rule.directions.direct,
+                            inverse: rule.directions.inverse,
+                        })
+                        .collect();
+                    if found.is_empty()
+                        && let Some(lexicon) = lexicon
+                    {
+                        found.extend(lexicon.translations(span).into_iter().map(
+                            |(words, direct, inverse)| Piece {
+                                words: Words::Lexicon(words),
+                                direct,
+                                inverse,
+                            },
+                        ));
+                    }
+                    found.sort_by(|a, b| {
+                        b.direct
+                            .total_cmp(&a.direct)
+                            .then(b.inverse.total_cmp(&a.inverse))
+                            .then_with(|| target(a, index).cmp(target(b, index)))
                     });
-                    rules
+                    // best_products never takes more than `max` of one span.
+                    found.truncate(max);
+                    found
                 })
                 .collect()
         })
         .collect();
-    let covered = |i: usize, len: usize| !rules[i][len - 1].is_empty();
+    let covered = |i: usize, len: usize| !pieces[i][len - 1].is_empty();
     let mut out: Vec<Candidate> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for pieces in 1..=n {
+    let mut tried = 0;
+    for count in 1..=n {
         let mut splits = Vec::new();
-        collect_splits(n, pieces, &covered, &mut Vec::new(), &mut splits);
+        collect_splits(n, count, &covered, &mut Vec::new(), &mut splits);
         splits.sort_by_cached_key(|lengths: &Vec<usize>| {
             let mut longest_first = lengths.clone();
             longest_first.sort_unstable_by(|a, b| b.cmp(a));
             std::cmp::Reverse((longest_first, lengths.clone()))
         });
         for lengths in splits {
+            if tried == limits.decompositions {
+                return out;
+            }
+            tried += 1;
             let spans: Vec<(usize, usize)> = lengths
                 .iter()
                 .scan(0, |start, &len| {
@@ -74,11 +146,11 @@ pub fn synthetic_phrases(index: &PhraseIndex, phrase: &[&str], max: usize) -> Ve
                     Some(span)
                 })
                 .collect();
-            for (direct, inverse, choice) in best_products(&spans, &rules, max) {
+            for (direct, inverse, choice) in best_products(&spans, &pieces, max) {
                 let tokens: Vec<String> = spans
                     .iter()
                     .zip(&choice)
-                    .flat_map(|(&(i, len), &r)| index.target_words(rules[i][len - 1][r]))
+                    .flat_map(|(&(i, len), &r)| target(&pieces[i][len - 1][r], index))
                     .map(str::to_owned)
                     .collect();
                 if !seen.insert(tokens.join(" ")) {
@@ -101,6 +173,24 @@ pub fn synthetic_phrases(index: &PhraseIndex, phrase: &[&str], max: usize) -> Ve
         }
     }
     out
+}
+
+/// A piece's target words, from the table or from the lexicon.
+fn target<'a>(
+    piece: &Piece<'a>,
+    index: Option<&'a PhraseIndex>,
+) -> impl Iterator<Item = &'a str> + use<'a> {
+    let (table, lexicon) = match piece.words {
+        Words::Table(rule) => {
+            let index = index.expect("table pieces come from the table");
+            (Some(index.target_words(rule)), None)
+        }
+        Words::Lexicon(words) => (None, Some(words.iter().map(String::as_str))),
+    };
+    table
+        .into_iter()
+        .flatten()
+        .chain(lexicon.into_iter().flatten())
 }
 
 /// Every split of n tokens into `pieces` covered pieces, as piece lengths.
@@ -129,27 +219,23 @@ fn collect_splits(
     }
 }
 
-/// The `max` best choices of one rule per span by direct probability (then inverse), as
-/// (direct, inverse, rule index per span). Keeping the best `max` partial products after each
-/// span is exact: the factors are non-negative.
+/// The `max` best choices of one translation per span by direct probability (then inverse),
+/// as (direct, inverse, translation index per span). Keeping the best `max` partial products
+/// after each span is exact: the factors are non-negative.
 fn best_products(
     spans: &[(usize, usize)],
-    rules: &[Vec<Vec<&Rule>>],
+    pieces: &[Vec<Vec<Piece>>],
     max: usize,
 ) -> Vec<(f64, f64, Vec<usize>)> {
     let mut beam = vec![(1.0, 1.0, Vec::new())];
     for &(i, len) in spans {
-        let options = &rules[i][len - 1];
+        let options = &pieces[i][len - 1];
         let mut next = Vec::with_capacity(beam.len() * options.len().min(max));
         for (direct, inverse, choice) in &beam {
-            for (r, rule) in options.iter().enumerate().take(max) {
+            for (r, piece) in options.iter().enumerate().take(max) {
                 let mut choice = choice.clone();
                 choice.push(r);
-                next.push((
-                    direct * rule.directions.direct,
-                    inverse * rule.directions.inverse,
-                    choice,
-                ));
+                next.push((direct * piece.direct, inverse * piece.inverse, choice));
             }
         }
         next.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)));
@@ -185,7 +271,12 @@ mod tests {
     #[test]
     fn longer_pieces_first_then_probability() {
         let index = index();
-        let all = synthetic_phrases(&index, &["la", "maison", "bleue"], 100);
+        let all = synthetic_phrases(
+            Some(&index),
+            None,
+            &["la", "maison", "bleue"],
+            Limits::candidates(100),
+        );
         assert_eq!(
             texts(&all),
             [
@@ -202,7 +293,13 @@ mod tests {
         assert_eq!(all[2].split, ["la", "maison", "bleue"]);
         assert!((all[3].direct - 0.2 * 0.9 * 0.8).abs() < 1e-15);
         assert_eq!(
-            texts(&synthetic_phrases(&index, &["la", "maison", "bleue"], 3)).len(),
+            texts(&synthetic_phrases(
+                Some(&index),
+                None,
+                &["la", "maison", "bleue"],
+                Limits::candidates(3)
+            ))
+            .len(),
             3
         );
     }
@@ -210,10 +307,23 @@ mod tests {
     #[test]
     fn a_phrase_in_the_table_lists_its_own_entries_first() {
         let index = index();
-        let all = synthetic_phrases(&index, &["maison", "bleue"], 100);
+        let all = synthetic_phrases(
+            Some(&index),
+            None,
+            &["maison", "bleue"],
+            Limits::candidates(100),
+        );
         assert_eq!(texts(&all), ["blue house", "house blue"]);
-        assert!(synthetic_phrases(&index, &["la", "voiture"], 100).is_empty());
-        assert!(synthetic_phrases(&index, &[], 100).is_empty());
+        assert!(
+            synthetic_phrases(
+                Some(&index),
+                None,
+                &["la", "voiture"],
+                Limits::candidates(100)
+            )
+            .is_empty()
+        );
+        assert!(synthetic_phrases(Some(&index), None, &[], Limits::candidates(100)).is_empty());
     }
 
     #[test]
@@ -232,10 +342,31 @@ mod tests {
                 );
             }
             assert_eq!(
-                texts(&synthetic_phrases(&b.build(), &["x"], 100)),
+                texts(&synthetic_phrases(
+                    Some(&b.build()),
+                    None,
+                    &["x"],
+                    Limits::candidates(100)
+                )),
                 ["c", "a", "b"],
                 "{order:?}"
             );
         }
+    }
+
+    #[test]
+    fn only_the_first_decompositions_are_tried() {
+        let index = index();
+        let phrase = ["la", "maison", "bleue"];
+        let limits = |decompositions| Limits {
+            candidates: 100,
+            decompositions,
+        };
+        // Splits in order: la | maison bleue, then la | maison | bleue.
+        let one = synthetic_phrases(Some(&index), None, &phrase, limits(1));
+        assert_eq!(texts(&one), ["the blue house", "it blue house"]);
+        let two = synthetic_phrases(Some(&index), None, &phrase, limits(2));
+        assert_eq!(two.len(), 4);
+        assert!(synthetic_phrases(Some(&index), None, &phrase, limits(0)).is_empty());
     }
 }

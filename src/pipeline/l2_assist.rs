@@ -24,11 +24,12 @@ use crate::formats::input::{self, Lines};
 use crate::formats::semeval2014t5::{self as task, Answer, Fragment, FragmentRow, TaskFile};
 use crate::metrics::dep_fit::Formula;
 use crate::metrics::l2_assist::{
-    Arcs, Candidate, Dictionary, FEATURE_NAMES, Features, Scorers, candidates, features, project,
-    splice,
+    Arcs, Candidate, Dictionary, FEATURE_NAMES, Features, Origin, Scorers, candidates, features,
+    project, splice,
 };
 use crate::metrics::mert::{self, CandidateList, MertOptions};
 use crate::metrics::ngram;
+use crate::metrics::synthetic::Limits;
 use crate::metrics::word_accuracy::Rules;
 use crate::parquet::AtomicParquetWriter;
 use crate::parquet::keys;
@@ -39,7 +40,7 @@ use crate::schema::{head_list_type, is_string, is_token_list, token_list_type};
 use crate::session;
 
 /// What candidates are made and scored with.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct AssistOptions {
     /// The task file (test data, or a trial or gold file with references).
     pub input: PathBuf,
@@ -49,8 +50,8 @@ pub struct AssistOptions {
     pub dictionary: Option<PathBuf>,
     /// CoNLL-U parses of the input sentences (for projection) and of spliced sentences.
     pub parses: Option<PathBuf>,
-    /// Candidates per fragment, at most.
-    pub max_candidates: usize,
+    /// Candidates per fragment and splits tried for synthetic phrases, at most.
+    pub limits: Limits,
     /// The fitness formula (the paper's, or the IUCL code's).
     pub formula: Formula,
 }
@@ -94,7 +95,7 @@ pub struct Generated {
     pub fragments: Vec<FragmentCandidates>,
     /// What was loaded, a line each.
     pub loaded: Vec<String>,
-    /// Candidates by origin (table, synthetic, dictionary, copy).
+    /// Candidates by origin (table, synthetic, dictionary, synthetic+dictionary, copy).
     pub origins: Vec<(&'static str, usize)>,
     /// Candidates by parse: given, projected, none.
     pub parses: [usize; 3],
@@ -149,7 +150,7 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
             fragment,
             resources.phrase_index.get(),
             dictionary.as_ref(),
-            options.max_candidates,
+            options.limits,
         ) {
             let words: Vec<&str> = candidate.tokens.iter().map(String::as_str).collect();
             let sentence: Vec<String> = splice(&input, row.span, &words)
@@ -214,8 +215,8 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
             candidates: scored,
         });
     }
-    generated.origins = ["table", "synthetic", "dictionary", "copy"]
-        .map(|o| (o, origins.get(o).copied().unwrap_or(0)))
+    generated.origins = Origin::ALL
+        .map(|o| (o.name(), origins.get(o.name()).copied().unwrap_or(0)))
         .to_vec();
     Ok(generated)
 }

@@ -39,6 +39,9 @@ pub struct TriplesOptions {
     pub side: Side,
     pub out: PathBuf,
     pub lowercase: bool,
+    /// Leave out sentences of more tokens than this (the IUCL system counted Wikipedia
+    /// sentences of at most 25 words).
+    pub max_length: Option<usize>,
     pub tuning: Tuning,
 }
 
@@ -51,6 +54,8 @@ pub struct TriplesSummary {
     /// Parses left out of the form level: lengths differ from the sentence's, a head out of
     /// range, or NULL.
     pub skipped: u64,
+    /// Sentences longer than `max_length`, left out of both levels.
+    pub too_long: u64,
     pub levels: Vec<&'static str>,
     pub seconds: f64,
 }
@@ -76,6 +81,13 @@ impl fmt::Display for TriplesSummary {
             "parses skipped at the form level (malformed, NULL, or not the sentence's length): {}",
             self.skipped
         )?;
+        if self.too_long > 0 {
+            writeln!(
+                f,
+                "sentences longer than --max-length left out: {}",
+                self.too_long
+            )?;
+        }
         let arcs = self.arcs.iter().sum::<u64>() as f64;
         write!(
             f,
@@ -94,22 +106,28 @@ pub fn query(options: &TriplesOptions, upos: bool) -> String {
     } else {
         format!("p.{side}")
     };
-    let level = |name: &str, triples: String, from: &str| {
+    let level = |name: &str, triples: String, from: &str, length: &str| {
+        let filter = match options.max_length {
+            Some(max) => format!(" WHERE cardinality({length}) <= {max}"),
+            None => String::new(),
+        };
         format!(
             "SELECT '{name}' AS level, t['head'] AS head, t['dep'] AS dep, t['deprel'] AS deprel, \
-             count(*) AS count FROM (SELECT unnest({triples}) AS t FROM {from}) GROUP BY 2, 3, 4"
+             count(*) AS count FROM (SELECT unnest({triples}) AS t FROM {from}{filter}) GROUP BY 2, 3, 4"
         )
     };
     let mut levels = vec![level(
         "form",
         format!("dep_triples({forms}, r.{side}_head, r.{side}_deprel)"),
         "pairs p JOIN arcs r ON p.pair_id = r.pair_id",
+        &format!("p.{side}"),
     )];
     if upos {
         levels.push(level(
             "upos",
             format!("dep_triples(r.{side}_upos, r.{side}_head, r.{side}_deprel)"),
             "arcs r",
+            &format!("r.{side}_head"),
         ));
     }
     format!(
@@ -144,6 +162,13 @@ pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
          WHERE dep_triples(p.{side}, r.{side}_head, r.{side}_deprel) IS NULL"
     );
     summary.skipped = session::count(&ctx, &skipped).await?;
+    if let Some(max) = options.max_length {
+        summary.too_long = session::count(
+            &ctx,
+            &format!("SELECT count(*) FROM pairs WHERE cardinality({side}) > {max}"),
+        )
+        .await?;
+    }
 
     let query = query(options, upos);
     let frame = ctx.sql(&query).await?;

@@ -1,4 +1,4 @@
-//! `synthetic_phrases(phrase [, max_candidates])`: a table function listing translations of a
+//! `synthetic_phrases(phrase [, max_candidates [, max_decompositions]])`: a table function listing translations of a
 //! phrase built from the session's phrase table (`metrics::synthetic`).
 
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use datafusion::datasource::MemTable;
 use super::args::{literal_integer, literal_string};
 use super::expr;
 use crate::formats::tokens;
-use crate::metrics::synthetic::{Candidate, MAX_TOKENS, synthetic_phrases};
+use crate::metrics::synthetic::{Candidate, Limits, MAX_TOKENS, synthetic_phrases};
 use crate::metrics::true_score::PhraseIndex;
 use crate::resources::Shared;
 use crate::resources::{MissingResource, Resource};
@@ -48,20 +48,29 @@ pub fn schema() -> SchemaRef {
     ]))
 }
 
-const USAGE: &str = "synthetic_phrases('a phrase' [, max_candidates])";
+const USAGE: &str = "synthetic_phrases('a phrase' [, max_candidates [, max_decompositions]])";
 
 impl TableFunctionImpl for SyntheticPhrases {
     fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
         let Some(index) = self.index.get() else {
             return Err(MissingResource::error(NAME, Resource::PhraseTable));
         };
-        let (phrase, max) = match args.exprs() {
-            [phrase] => (phrase, DEFAULT_MAX),
-            [phrase, max] => (
+        let count = |expr, name| {
+            Ok::<_, datafusion::error::DataFusionError>(
+                literal_integer(expr, USAGE, name, 0)? as usize
+            )
+        };
+        let (phrase, limits) = match args.exprs() {
+            [phrase] => (phrase, Limits::candidates(DEFAULT_MAX)),
+            [phrase, max] => (phrase, Limits::candidates(count(max, "max_candidates")?)),
+            [phrase, max, splits] => (
                 phrase,
-                literal_integer(max, USAGE, "max_candidates", 0)? as usize,
+                Limits {
+                    candidates: count(max, "max_candidates")?,
+                    decompositions: count(splits, "max_decompositions")?,
+                },
             ),
-            other => return plan_err!("{USAGE}: takes 1 or 2 arguments, got {}", other.len()),
+            other => return plan_err!("{USAGE}: takes 1 to 3 arguments, got {}", other.len()),
         };
         let phrase = literal_string(phrase, USAGE, "the phrase")?;
         let words: Vec<&str> = tokens::split(phrase).collect();
@@ -71,7 +80,7 @@ impl TableFunctionImpl for SyntheticPhrases {
                 words.len()
             );
         }
-        let batch = batch(&synthetic_phrases(index, &words, max))?;
+        let batch = batch(&synthetic_phrases(Some(index), None, &words, limits))?;
         Ok(Arc::new(MemTable::try_new(schema(), vec![vec![batch]])?))
     }
 }
