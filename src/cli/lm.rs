@@ -3,11 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use pairmetrics::metrics::kneser_ney::{Options, SpecialWords};
 use pairmetrics::pipeline::lm_estimate;
 
 use super::Stdout;
-use super::lmplz::fallback_discounts;
+use super::lmplz::estimator_options;
 
 /// Language models.
 #[derive(clap::Args)]
@@ -65,19 +64,12 @@ impl Args {
                 no_interpolate_unigrams,
                 skip_symbols,
             } => {
-                anyhow::ensure!(order >= 1, "--order must be at least 1");
-                let options = Options {
-                    discount_fallback: discount_fallback
-                        .as_deref()
-                        .map(fallback_discounts)
-                        .transpose()?,
-                    interpolate_unigrams: !no_interpolate_unigrams,
-                    special_words: match skip_symbols {
-                        true => SpecialWords::Skip,
-                        false => SpecialWords::Refuse,
-                    },
-                    ..Options::new(order)
-                };
+                let options = estimator_options(
+                    order,
+                    discount_fallback.as_deref(),
+                    !no_interpolate_unigrams,
+                    skip_symbols,
+                )?;
                 let corpus =
                     lm_estimate::read_sentences(&input, &column, options.special_words).await?;
                 let log = &mut std::io::stderr().lock();

@@ -93,8 +93,31 @@ fn boolean(value: &str) -> Result<bool, String> {
     }
 }
 
+/// The estimator's options from the flags `lmplz` and `lm estimate` share: the order, the
+/// fallback discounts, whether unigrams are interpolated and whether <s>, </s> and <unk> in the
+/// text are skipped.
+pub fn estimator_options(
+    order: usize,
+    discount_fallback: Option<&[f32]>,
+    interpolate_unigrams: bool,
+    skip_symbols: bool,
+) -> Result<Options> {
+    if order == 0 {
+        bail!("--order must be at least 1");
+    }
+    Ok(Options {
+        discount_fallback: discount_fallback.map(fallback_discounts).transpose()?,
+        interpolate_unigrams,
+        special_words: match skip_symbols {
+            true => SpecialWords::Skip,
+            false => SpecialWords::Refuse,
+        },
+        ..Options::new(order)
+    })
+}
+
 /// D1, D2 and D3+ from up to three values, the last repeated, each within [0, its count].
-pub fn fallback_discounts(values: &[f32]) -> Result<[f32; 3]> {
+fn fallback_discounts(values: &[f32]) -> Result<[f32; 3]> {
     if values.is_empty() || values.len() > 3 {
         bail!("give one to three fallback discounts: for counts 1, 2 and 3+");
     }
@@ -125,25 +148,17 @@ impl Args {
         if let Some((_, flag)) = unsupported.iter().find(|(given, _)| *given) {
             bail!("lmplz: {flag} is not supported yet (unpruned models to ARPA are)");
         }
-        if self.order == 0 {
-            bail!("--order must be at least 1");
-        }
         if self.vocab_pad > 0 && !self.interpolate_unigrams {
             bail!("--vocab_pad requires --interpolate_unigrams be on");
         }
         let options = Options {
-            order: self.order,
-            discount_fallback: self
-                .discount_fallback
-                .as_deref()
-                .map(fallback_discounts)
-                .transpose()?,
-            interpolate_unigrams: self.interpolate_unigrams,
             vocab_pad: self.vocab_pad,
-            special_words: match self.skip_symbols {
-                true => SpecialWords::Skip,
-                false => SpecialWords::Refuse,
-            },
+            ..estimator_options(
+                self.order,
+                self.discount_fallback.as_deref(),
+                self.interpolate_unigrams,
+                self.skip_symbols,
+            )?
         };
         let corpus = match &self.text {
             Some(path) => lm_estimate::read_text(

@@ -315,12 +315,9 @@ fn count_windows(corpus: &Corpus, order: usize, packing: Packing) -> Vec<(u128, 
     for sentence in corpus.sentences() {
         let mut key = padding;
         for &word in sentence {
-            // Shift the oldest word out of the low bits and the new one into the top.
-            key = if order == 1 {
-                word as u128
-            } else {
-                (key >> bits) | ((word as u128) << top)
-            };
+            // Shift the oldest word out of the low bits and the new one into the top (with
+            // order 1, the top is the low bits, and the shift empties them).
+            key = (key >> bits) | ((word as u128) << top);
             keys.push(key);
         }
     }
@@ -351,10 +348,6 @@ fn adjust(windows: &[(u128, u64)], order: usize, packing: Packing) -> Vec<Adjust
     let mut orders = Vec::with_capacity(order);
     for n in 1..order {
         let mut grams: Vec<(u128, u64)> = Vec::new();
-        if n == 1 {
-            grams.push((UNK as u128, 0));
-            grams.push((BOS as u128, 0));
-        }
         let mut previous_longer = None;
         for &(key, count) in windows {
             let gram = packing.suffix(key, order, n);
@@ -377,13 +370,15 @@ fn adjust(windows: &[(u128, u64)], order: usize, packing: Packing) -> Vec<Adjust
         }
         orders.push(grams);
     }
-    let mut highest: Vec<(u128, u64)> = Vec::new();
-    if order == 1 {
-        highest.push((UNK as u128, 0));
-        highest.push((BOS as u128, 0));
-    }
-    highest.extend(windows.iter().filter(|&&(key, _)| valid(key, order)));
-    orders.push(highest);
+    orders.push(
+        windows
+            .iter()
+            .copied()
+            .filter(|&(key, _)| valid(key, order))
+            .collect(),
+    );
+    // <unk> and <s> are unigrams with no count, first in key order (no window ends in either).
+    orders[0].splice(0..0, [(UNK as u128, 0), (BOS as u128, 0)]);
     let mut adjusted: Vec<Adjusted> = orders
         .into_iter()
         .map(|grams| {
