@@ -97,6 +97,69 @@ fn paraphrases_of_the_worked_example_as_nbest_lines() {
     assert_ne!(run(&["--mode", "translator", "--seed", "3"]), "");
 }
 
+#[test]
+fn a_task_reward_is_maximised_instead_of_the_model_score() {
+    let dir = TempDir::new().unwrap();
+    let table = example_table(dir.path());
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "the dog runs after the young cat .\n").unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "paraphrase",
+            path_str(&input),
+            "--phrase-table",
+            &table,
+            "--episodes",
+            "500",
+            "--nbest",
+            "3",
+        ];
+        args.extend(extra);
+        ok(&args)
+    };
+    // The model score itself as the reward: the same search, the same output.
+    assert_eq!(run(&["--reward", "model_score"]), run(&[]));
+    // Shorter is better by 10 a word: the kitten's paraphrases first (7 words, not 8).
+    let out = run(&["--reward", "model_score - 10 * cardinality(tgt)"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let (ln7, ln8_7) = (0.7f64.ln(), 0.8f64.ln() + 0.7f64.ln());
+    assert_eq!(
+        lines[..2],
+        [
+            format!(
+                "0 ||| the dog runs after the kitten . ||| phrase= {ln7} ||| {}",
+                ln7 - 70.0
+            ),
+            format!(
+                "0 ||| the beast runs after the kitten . ||| phrase= {ln8_7} ||| {}",
+                ln8_7 - 70.0
+            ),
+        ]
+    );
+    // Any pairmetrics function of the sentence and the paraphrase.
+    let out = run(&["--reward", "model_score - led(src, tgt)"]);
+    assert!(out.lines().count() == 3, "{out}");
+    // An expression that is not a number of src, tgt and model_score says so before searching.
+    for (expr, said) in [
+        ("src", "CAST from List(Utf8) to Float64"),
+        ("led(src)", "led"),
+        ("nonsense_column + 1", "nonsense_column"),
+    ] {
+        let error = err(&[
+            "paraphrase",
+            path_str(&input),
+            "--phrase-table",
+            &table,
+            "--reward",
+            expr,
+        ]);
+        assert!(
+            error.contains("--reward") && error.contains(said),
+            "{expr}: {error}"
+        );
+    }
+}
+
 /// A phrase table of `rules` (source, target, p for every score) in `row_groups` row groups.
 fn write_phrase_table(path: &Path, rules: &[(String, String, f64)], row_groups: usize) {
     let words = |side: &dyn Fn(&(String, String, f64)) -> &str| {

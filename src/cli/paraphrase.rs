@@ -54,6 +54,12 @@ pub struct Args {
     /// 0 keeps all).
     #[arg(long, default_value_t = mcpg::DEFAULT_RULES_PER_PHRASE)]
     rules_per_phrase: usize,
+    /// A task reward to maximise instead of the model score: an SQL expression of `src` and
+    /// `tgt` (the sentence and a paraphrase, token lists) and `model_score` (the mode's reward),
+    /// with any pairmetrics function, e.g. 'model_score - 0.5 * led(src, tgt)'. Evaluated once
+    /// per distinct paraphrase; NULL leaves it unrewarded. The output's reward is the task's.
+    #[arg(long, value_name = "EXPR")]
+    reward: Option<String>,
     /// Write a Parquet table (atomically) instead of n-best lines.
     #[arg(long, value_name = "PATH")]
     out: Option<PathBuf>,
@@ -73,6 +79,7 @@ impl Args {
             nbest,
             seed,
             rules_per_phrase,
+            reward,
             out,
             threads,
         } = self;
@@ -89,6 +96,7 @@ impl Args {
                 rules_per_phrase,
             },
             lm: model.lm,
+            reward,
             out,
             threads: threads.unwrap_or_else(cores),
             progress: std::io::stderr().is_terminal(),

@@ -114,6 +114,13 @@ pub struct Outcome {
     pub actions: usize,
 }
 
+/// A task's reward for a paraphrase, maximised instead of the model score (the "global task
+/// scoring function" Chevelu et al. propose): of the source, the paraphrase and the reward the
+/// mode gives it. None leaves the paraphrase unrewarded.
+pub trait TaskReward: Sync {
+    fn reward(&self, source: &[&str], paraphrase: &[&str], model_score: f64) -> Option<f64>;
+}
+
 /// Generate paraphrases of `source` with the rules of `index` (and `lm`, weighted as
 /// `options.weights` say). Same source, table, model and options: same outcome.
 pub fn mcpg(
@@ -122,7 +129,20 @@ pub fn mcpg(
     source: &[&str],
     options: &Options,
 ) -> Outcome {
+    mcpg_for(index, lm, source, options, None)
+}
+
+/// [`mcpg`] maximising `task`'s reward when given (each paraphrase's `reward` is then the
+/// task's; its model score stays the model's).
+pub fn mcpg_for(
+    index: &PhraseIndex,
+    lm: Option<&NgramModel>,
+    source: &[&str],
+    options: &Options,
+    task: Option<&dyn TaskReward>,
+) -> Outcome {
     let mut evaluator = Evaluator::new(Problem::new(index, lm, source, options), options.nbest);
+    evaluator.task = task;
     let actions = evaluator.problem.actions.len();
     if actions == 0 || options.episodes == 0 {
         return Outcome {
@@ -367,6 +387,9 @@ struct Evaluator<'a> {
     best: Vec<Best>,
     /// Sentence -> (true score or NaN, log10 P).
     cache: HashMap<Vec<u32>, (f64, f64)>,
+    task: Option<&'a dyn TaskReward>,
+    /// (sentence, the mode's reward as bits) -> the task's reward.
+    task_cache: HashMap<(Vec<u32>, u64), Option<f64>>,
     /// Scratch: the sentence as phrase-table and LM ids, the action starting at each position.
     sentence: Vec<u32>,
     sentence_lm: Vec<u32>,
@@ -384,6 +407,8 @@ impl<'a> Evaluator<'a> {
             nbest,
             best: Vec::new(),
             cache: HashMap::new(),
+            task: None,
+            task_cache: HashMap::new(),
             sentence: Vec::new(),
             sentence_lm: Vec::new(),
             starts: vec![NONE; n],
@@ -442,7 +467,25 @@ impl<'a> Evaluator<'a> {
             Mode::TrueScore => true_score,
             Mode::Translator => state.log_p,
         };
-        let reward = p.weights.phrase * phrase + p.weights.lm * lm_log10 * LN_10;
+        let mut reward = p.weights.phrase * phrase + p.weights.lm * lm_log10 * LN_10;
+        if let Some(task) = self.task {
+            if self.task_cache.len() >= CACHE_LIMIT {
+                self.task_cache.clear();
+            }
+            let key = (self.sentence.clone(), reward.to_bits());
+            let task_reward = match self.task_cache.get(&key) {
+                Some(&cached) => cached,
+                None => {
+                    let words = |ids: &[u32]| -> Vec<&str> {
+                        ids.iter().map(|&id| p.index.word(id, &p.dp)).collect()
+                    };
+                    let computed = task.reward(&words(&p.source), &words(&self.sentence), reward);
+                    self.task_cache.insert(key, computed);
+                    computed
+                }
+            };
+            reward = task_reward?;
+        }
         self.remember(reward, phrase, lm_log10, true_score, state.changes);
         Some(reward)
     }

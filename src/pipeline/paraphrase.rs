@@ -8,16 +8,26 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Result, bail};
-use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch, StringBuilder};
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result, bail};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Float64Array, Int64Array, RecordBatch, StringBuilder,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Schema, SchemaRef};
+use datafusion::common::DFSchema;
+use datafusion::logical_expr::cast;
+use datafusion::physical_expr::PhysicalExpr;
 
 use super::parallel::{Chunk, map_ordered_in_chunks};
 use super::sentences::{self, Sentence};
-use crate::metrics::mcpg::{self, Outcome};
+use crate::arrow::{append_tokens, token_list_builder};
+use crate::metrics::mcpg::{self, Outcome, TaskReward};
 use crate::parquet::AtomicParquetWriter;
 use crate::parquet::keys;
 use crate::resources::{self, PhraseTableOptions, ResourceOptions};
+use crate::schema::token_list_type;
+use crate::session::Session;
 use crate::udf::mcpg::{ParaphraseColumns, fields};
 
 #[derive(Debug, Clone)]
@@ -30,6 +40,9 @@ pub struct ParaphraseOptions {
     pub phrase_table: PhraseTableOptions,
     pub lm: Option<PathBuf>,
     pub mcpg: mcpg::Options,
+    /// A task reward to maximise instead of the model score: an SQL expression of `src`,
+    /// `tgt` (token lists) and `model_score` (see [`SqlReward`]).
+    pub reward: Option<String>,
     /// A Parquet table; None prints Moses n-best lines.
     pub out: Option<PathBuf>,
     pub threads: usize,
@@ -45,8 +58,12 @@ impl ParaphraseOptions {
         } else {
             "no-lm".into()
         };
+        let reward = match &self.reward {
+            Some(expr) => format!("|reward={expr}"),
+            None => String::new(),
+        };
         format!(
-            "pairmetrics:{}|mcpg|mode={}|episodes={}|seed={}|rules-per-phrase={}|{}|alpha_phi={},{lm}",
+            "pairmetrics:{}|mcpg|mode={}|episodes={}|seed={}|rules-per-phrase={}|{}|alpha_phi={},{lm}{reward}",
             crate::VERSION,
             o.mode.name(),
             o.episodes,
@@ -124,6 +141,10 @@ pub async fn paraphrase(
     .await?;
     let index = resources.phrase_index.get().expect("loaded");
     let lm = resources.lm.get();
+    let task = match &options.reward {
+        Some(expr) => Some(SqlReward::new(expr, resources.clone()).await?),
+        None => None,
+    };
     let sentences = sentences::read(&options.input, &options.column).await?;
     let bar = sentences::progress_bar(sentences.len(), options.progress);
     let mut summary = ParaphraseSummary {
@@ -136,7 +157,8 @@ pub async fn paraphrase(
             .into_iter()
             .map(|(id, tokens)| {
                 let words: Vec<&str> = tokens.iter().map(String::as_str).collect();
-                let outcome = mcpg::mcpg(index, lm, &words, &options.mcpg);
+                let task = task.as_ref().map(|t| t as &dyn TaskReward);
+                let outcome = mcpg::mcpg_for(index, lm, &words, &options.mcpg, task);
                 ((id, tokens), outcome)
             })
             .collect())
@@ -187,8 +209,98 @@ pub async fn paraphrase(
         }
     }
     bar.finish_and_clear();
+    if let Some(error) = task.and_then(SqlReward::error) {
+        bail!("--reward: {error}");
+    }
     summary.seconds = started.elapsed().as_secs_f64();
     Ok((summary, loaded))
+}
+
+/// `--reward EXPR`: an SQL expression over one row of `src` and `tgt` (the sentence and a
+/// paraphrase, token lists) and `model_score` (what the mode would maximise), with every
+/// pairmetrics function and the session's resources (so `true_score` and `lm_logprob` too),
+/// evaluated once per distinct paraphrase the search reaches. NULL leaves the paraphrase
+/// unrewarded; the first error ends the run.
+pub struct SqlReward {
+    schema: SchemaRef,
+    expr: Arc<dyn PhysicalExpr>,
+    error: Mutex<Option<String>>,
+}
+
+impl SqlReward {
+    pub async fn new(text: &str, resources: resources::Resources) -> Result<SqlReward> {
+        let ctx = Session {
+            resources,
+            ..Default::default()
+        }
+        .build()?;
+        let schema: SchemaRef = Arc::new(Schema::new(vec![
+            Field::new("src", token_list_type(), false),
+            Field::new("tgt", token_list_type(), false),
+            Field::new("model_score", DataType::Float64, false),
+        ]));
+        let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
+        let parsed = ctx
+            .parse_sql_expr(text, &df_schema)
+            .with_context(|| format!("--reward {text:?}"))?;
+        let expr = ctx
+            .create_physical_expr(cast(parsed, DataType::Float64), &df_schema)
+            .with_context(|| {
+                format!("--reward {text:?}: a number of src, tgt (token lists) and model_score")
+            })?;
+        let reward = SqlReward {
+            schema,
+            expr,
+            error: Mutex::new(None),
+        };
+        // Its errors of types and arguments show before the search, not after it.
+        if let Err(e) = reward.evaluate(&["a"], &["b"], 0.0) {
+            bail!("--reward {text:?}: {e}");
+        }
+        Ok(reward)
+    }
+
+    fn evaluate(
+        &self,
+        source: &[&str],
+        paraphrase: &[&str],
+        model_score: f64,
+    ) -> Result<Option<f64>> {
+        let tokens = |words: &[&str]| -> ArrayRef {
+            let mut b = token_list_builder(1);
+            append_tokens(&mut b, words.iter().copied(), false);
+            Arc::new(b.finish())
+        };
+        let batch = RecordBatch::try_new(
+            self.schema.clone(),
+            vec![
+                tokens(source),
+                tokens(paraphrase),
+                Arc::new(Float64Array::from(vec![model_score])),
+            ],
+        )?;
+        let value = self.expr.evaluate(&batch)?.into_array(1)?;
+        let value = value.as_primitive::<Float64Type>();
+        Ok(value.is_valid(0).then(|| value.value(0)))
+    }
+
+    /// The first error met while evaluating, if any.
+    fn error(self) -> Option<String> {
+        self.error.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl TaskReward for SqlReward {
+    fn reward(&self, source: &[&str], paraphrase: &[&str], model_score: f64) -> Option<f64> {
+        match self.evaluate(source, paraphrase, model_score) {
+            Ok(value) => value,
+            Err(e) => {
+                let mut error = self.error.lock().unwrap_or_else(|e| e.into_inner());
+                error.get_or_insert_with(|| format!("{e:#}"));
+                None
+            }
+        }
+    }
 }
 
 fn count(summary: &mut ParaphraseSummary, outcome: &Outcome) {
