@@ -23,9 +23,11 @@ fi
 GEN=$(dirname "$BIN")/examples/generate_corpus
 mkdir -p "$DIR"
 [ -f "$DIR/c$N/pairs.parquet" ] || "$GEN" "$N" "$DIR/c$N" >&2
+# The text in the table's order (pair_id ascending, as generate_corpus writes it): the order of
+# first appearance numbers the words, and the ARPA lists n-grams in that order.
 text=$DIR/c$N/tgt.txt
 [ -f "$text" ] || "$BIN" sql --format csv --table "p=$DIR/c$N/pairs.parquet" \
-    "SELECT array_to_string(tgt, ' ') AS s FROM p" | tail -n +2 > "$text"
+    "SELECT array_to_string(tgt, ' ') AS s FROM p ORDER BY pair_id" | tail -n +2 > "$text"
 words=$(wc -w < "$text")
 
 # job: wall, CPU (user + system) and peak RSS of a command, from GNU time.

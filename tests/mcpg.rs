@@ -19,7 +19,7 @@ mod problems;
 /// least 95 % of the sentences, and does at least as well as translator mode on average.
 #[test]
 fn true_score_mode_finds_the_exhaustive_optimum() {
-    let problems = problems::generate(1, 60, (5, 8));
+    let problems = problems::generate(1, 60, (5, 8), false);
     let study = problems::study(&problems, 3000, 1);
     let [true_score, translator] = &study.modes[..] else {
         panic!("two modes")

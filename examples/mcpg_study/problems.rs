@@ -23,8 +23,14 @@ fn word(i: usize) -> String {
 /// 0 to 3 one-word rules (to any word, itself included, p uniform in [0.05, 0.95]); a third of
 /// the sentences' bigrams have 1 or 2 rules to one or two words; a bigram LM with every
 /// unigram and 400 random bigrams (log10 p in [-2.5, -1] and [-1.5, -0.2], backoffs in
-/// [-0.5, 0]). Deterministic for a seed.
-pub fn generate(seed: u64, sentences: usize, lengths: (usize, usize)) -> Problems {
+/// [-0.5, 0]). With `identity_rules`, every word type also has a `w -> w` rule (p uniform in
+/// [0.3, 0.9]), as a pivoted table has: no word is then kept for free. Deterministic for a seed.
+pub fn generate(
+    seed: u64,
+    sentences: usize,
+    lengths: (usize, usize),
+    identity_rules: bool,
+) -> Problems {
     let mut rng = SplitMix64::new(seed);
     let sentences: Vec<Vec<String>> = (0..sentences)
         .map(|_| {
@@ -37,6 +43,12 @@ pub fn generate(seed: u64, sentences: usize, lengths: (usize, usize)) -> Problem
         for _ in 0..rng.below(4) {
             let (target, p) = (word(rng.below(VOCABULARY)), uniform(&mut rng, 0.05, 0.95));
             table.add(&[&word(w)], &[&target], p);
+        }
+    }
+    if identity_rules {
+        for w in 0..VOCABULARY {
+            let p = uniform(&mut rng, 0.3, 0.9);
+            table.add(&[&word(w)], &[&word(w)], p);
         }
     }
     let mut bigrams: Vec<[&str; 2]> = sentences

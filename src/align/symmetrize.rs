@@ -44,6 +44,13 @@ impl Command {
         Self::NAMES.iter().position(|&n| n == name).map(|i| all[i])
     }
 
+    pub fn name(self) -> &'static str {
+        let all = Self::NAMES.iter();
+        all.copied()
+            .find(|&n| Self::parse(n) == Some(self))
+            .expect("every command has a name")
+    }
+
     pub fn operands(self) -> usize {
         match self {
             Command::Convert | Command::Invert => 1,

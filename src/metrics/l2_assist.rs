@@ -142,27 +142,31 @@ pub fn candidates(
             .map(|phrase| find(phrase))
             .find(|found| !found.is_empty())
     };
-    let lexicon = dictionary.map(|d| d as &dyn Lexicon);
-    let steps: [&dyn Fn(&[&str]) -> Vec<Candidate>; 3] = [
-        &|phrase| match table {
-            Some(_) => from_pieces(table, None, phrase, limits, Origin::Synthetic),
-            None => Vec::new(),
-        },
-        &|phrase| match dictionary {
-            Some(dictionary) => {
-                let mut found = dictionary.candidates(phrase);
-                found.truncate(limits.candidates);
-                found
-            }
-            None => Vec::new(),
-        },
-        &|phrase| match lexicon {
-            Some(_) => from_pieces(table, lexicon, phrase, limits, Origin::SyntheticDictionary),
-            None => Vec::new(),
-        },
-    ];
-    if let Some(found) = steps.iter().find_map(|step| first_found(*step)) {
+    // The table's entries, else synthetic phrases of its pieces.
+    if table.is_some()
+        && let Some(found) =
+            first_found(&|phrase| from_pieces(table, None, phrase, limits, Origin::Synthetic))
+    {
         return found;
+    }
+    if let Some(dictionary) = dictionary {
+        // The dictionary's entries for the whole fragment.
+        let whole = |phrase: &[&str]| {
+            let mut found = dictionary.candidates(phrase);
+            found.truncate(limits.candidates);
+            found
+        };
+        if let Some(found) = first_found(&whole) {
+            return found;
+        }
+        // Synthetic phrases again, the pieces the table lacks from the dictionary.
+        let mixed = |phrase: &[&str]| {
+            let lexicon = Some(dictionary as &dyn Lexicon);
+            from_pieces(table, lexicon, phrase, limits, Origin::SyntheticDictionary)
+        };
+        if let Some(found) = first_found(&mixed) {
+            return found;
+        }
     }
     if fragment.is_empty() || limits.candidates == 0 {
         return Vec::new();
@@ -175,7 +179,7 @@ pub fn candidates(
 }
 
 /// The table's own translations of the whole phrase when it has some, else synthetic ones
-/// (labelled `synthetic`): `synthetic_phrases` lists the one-piece split first.
+/// (of origin `synthetic`): `synthetic_phrases` lists the one-piece split first.
 fn from_pieces(
     table: Option<&PhraseIndex>,
     lexicon: Option<&dyn Lexicon>,

@@ -47,12 +47,7 @@ impl Links {
         match self {
             Links::Forward => "forward",
             Links::Reverse => "reverse",
-            Links::Symmetrized(c) => {
-                let all = symmetrize::Command::NAMES;
-                all.iter()
-                    .find(|n| symmetrize::Command::parse(n) == Some(c))
-                    .expect("every command has a name")
-            }
+            Links::Symmetrized(command) => command.name(),
         }
     }
 }
@@ -90,6 +85,7 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
     crate::pipeline::sentences::visit_columns(
         &options.pairs,
         &[&options.src, &options.tgt],
+        "--src-column and --tgt-column",
         |id, sides| {
             let line = match sides[0].is_empty() || sides[1].is_empty() {
                 true => None,

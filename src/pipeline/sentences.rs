@@ -61,15 +61,16 @@ pub async fn visit(
         }
         return Ok(());
     }
-    visit_columns(input, &[column], |id, row| each(id, &row[0])).await
+    visit_columns(input, &[column], "--column", |id, row| each(id, &row[0])).await
 }
 
 /// Hand each row of a Parquet file or directory's `columns` (tokens, or text split on
 /// whitespace) to `each` with its id (`pair_id`, else the 0-based row), in file order, batch
-/// by batch. A NULL is empty.
+/// by batch. A NULL is empty. A missing column's error names `flags`, which choose them.
 pub async fn visit_columns(
     input: &Path,
     columns: &[&str],
+    flags: &str,
     mut each: impl FnMut(i64, &[Vec<&str>]) -> Result<()>,
 ) -> Result<()> {
     let ctx = crate::session::context()?;
@@ -82,7 +83,7 @@ pub async fn visit_columns(
         let Ok(field) = schema.field_with_name(column) else {
             let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
             bail!(
-                "{}: no column {column:?} (it has {}); say which with --column",
+                "{}: no column {column:?} (it has {}); say which with {flags}",
                 input.display(),
                 names.join(", ")
             );
