@@ -19,7 +19,17 @@ mod problems;
 /// least 95 % of the sentences, and does at least as well as translator mode on average.
 #[test]
 fn true_score_mode_finds_the_exhaustive_optimum() {
-    let problems = problems::generate(1, 60, (5, 8), false);
+    // Tables with a few w -> w rules: translator mode must rewrite words the optimum keeps, so
+    // true-score mode is ahead. Where every word has one (as pivoted tables have), no word is
+    // kept for free in either mode and the two come out even (docs/mcpg.md): only true-score
+    // mode's own rate is checked there.
+    for identity_rules in [false, true] {
+        let problems = problems::generate(1, 60, (5, 8), identity_rules);
+        true_score_mode_finds_the_optimum_of(problems, !identity_rules);
+    }
+}
+
+fn true_score_mode_finds_the_optimum_of(problems: problems::Problems, ahead: bool) {
     let study = problems::study(&problems, 3000, 1);
     let [true_score, translator] = &study.modes[..] else {
         panic!("two modes")
@@ -31,7 +41,7 @@ fn true_score_mode_finds_the_exhaustive_optimum() {
         "{study:?}"
     );
     assert!(
-        true_score.mean_model_score >= translator.mean_model_score,
+        !ahead || true_score.mean_model_score >= translator.mean_model_score,
         "{study:?}"
     );
     assert!(true_score.mean_model_score <= study.mean_optimum + 1e-9);
