@@ -345,3 +345,33 @@ pub fn register_wmt23(ctx: &SessionContext, set: &str, systems: &[&str], ref_fil
         ]),
     );
 }
+
+/// The first `lines` pairs (all with None) of tests/data/fast_align's Europarl fr-en lines
+/// (`French ||| English`), imported as a pairs table `dir/pairs.parquet` from two text files.
+pub fn europarl_pairs(dir: &Path, lines: Option<usize>) -> PathBuf {
+    let text = gunzip(&root().join("tests/data/fast_align/europarl.fr-en.gz"));
+    let (mut fr, mut en) = (String::new(), String::new());
+    for line in text.lines().take(lines.unwrap_or(usize::MAX)) {
+        let (f, e) = line.split_once(" ||| ").unwrap();
+        fr.extend([f, "\n"]);
+        en.extend([e, "\n"]);
+    }
+    let (src, tgt, pairs) = (
+        dir.join("europarl.fr"),
+        dir.join("europarl.en"),
+        dir.join("pairs.parquet"),
+    );
+    std::fs::write(&src, fr).unwrap();
+    std::fs::write(&tgt, en).unwrap();
+    ok(&[
+        "import",
+        "text",
+        "--src",
+        path_str(&src),
+        "--tgt",
+        path_str(&tgt),
+        "--out",
+        path_str(&pairs),
+    ]);
+    pairs
+}

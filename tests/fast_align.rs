@@ -153,39 +153,10 @@ fn the_translation_table_is_fast_aligns() {
     }
 }
 
-/// The test corpus as a pairs table (each side a text file, imported), in `dir`.
-fn corpus_pairs(dir: &std::path::Path) -> PathBuf {
-    let text = gunzip(&data().join("europarl.fr-en.gz"));
-    let (mut fr, mut en) = (String::new(), String::new());
-    for line in text.lines() {
-        let (f, e) = line.split_once(" ||| ").unwrap();
-        fr.extend([f, "\n"]);
-        en.extend([e, "\n"]);
-    }
-    let (src, tgt, pairs) = (
-        dir.join("fr.txt"),
-        dir.join("en.txt"),
-        dir.join("pairs.parquet"),
-    );
-    std::fs::write(&src, fr).unwrap();
-    std::fs::write(&tgt, en).unwrap();
-    ok(&[
-        "import",
-        "text",
-        "--src",
-        path_str(&src),
-        "--tgt",
-        path_str(&tgt),
-        "--out",
-        path_str(&pairs),
-    ]);
-    pairs
-}
-
 #[test]
 fn align_words_gives_the_links_of_fast_align_and_atools() {
     let dir = TempDir::new().unwrap();
-    let pairs = corpus_pairs(dir.path());
+    let pairs = crate::common::europarl_pairs(dir.path(), None);
     for (links, expected) in [
         ("grow-diag-final-and", "atools-grow-diag-final-and"),
         ("forward", "dov"),

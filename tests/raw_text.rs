@@ -2,44 +2,17 @@
 //! text → pairs → word alignments → phrase tables (bilingual, then pivoted) → language models →
 //! the true score, decoding, MCPG and the IUCL system.
 
-use std::path::{Path, PathBuf};
-
 use tempfile::TempDir;
 
-use crate::common::{csv_rows, gunzip, ok, path_str, root};
-
-/// The first `lines` pairs of the fast_align test corpus as two text files in `dir`.
-fn bitext(dir: &Path, lines: usize) -> (PathBuf, PathBuf) {
-    let text = gunzip(&root().join("tests/data/fast_align/europarl.fr-en.gz"));
-    let (mut fr, mut en) = (String::new(), String::new());
-    for line in text.lines().take(lines) {
-        let (f, e) = line.split_once(" ||| ").unwrap();
-        fr.extend([f, "\n"]);
-        en.extend([e, "\n"]);
-    }
-    let (src, tgt) = (dir.join("europarl.fr"), dir.join("europarl.en"));
-    std::fs::write(&src, fr).unwrap();
-    std::fs::write(&tgt, en).unwrap();
-    (src, tgt)
-}
+use crate::common::{csv_rows, europarl_pairs, ok, path_str, root};
 
 #[test]
 fn raw_bitext_to_every_resource_and_the_papers_systems() {
     let dir = TempDir::new().unwrap();
     let at = |name: &str| dir.path().join(name);
-    let (fr, en) = bitext(dir.path(), 400);
     let run = |args: &[&str]| ok(args);
     let p = |name: &str| path_str(&at(name)).to_string();
-    run(&[
-        "import",
-        "text",
-        "--src",
-        path_str(&fr),
-        "--tgt",
-        path_str(&en),
-        "--out",
-        &p("pairs.parquet"),
-    ]);
+    europarl_pairs(dir.path(), Some(400));
     run(&[
         "align-words",
         "--pairs",
