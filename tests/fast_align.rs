@@ -272,4 +272,16 @@ fn align_words_writes_no_links_for_a_pair_with_an_empty_side() {
         "fr",
     ]);
     assert!(said.contains("no column \"fr\""), "{said}");
+    assert!(said.contains("--src-column and --tgt-column"), "{said}");
+    // An output that is the input is refused, and nothing is written.
+    for flag in ["--out", "--pharaoh"] {
+        let mut args = vec!["align-words", "--pairs", path_str(&pairs)];
+        if flag == "--pharaoh" {
+            args.extend(["--out", path_str(&none)]);
+        }
+        args.extend([flag, path_str(&pairs)]);
+        let said = err(&args);
+        assert!(said.contains("is an input of this command"), "{said}");
+        assert!(!none.exists());
+    }
 }

@@ -1,5 +1,6 @@
 //! `pairmetrics align-words`.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
@@ -111,7 +112,6 @@ impl Args {
             links: self.links,
         };
         let summary = align_words::run(&options, &mut std::io::stderr().lock()).await?;
-        use std::io::Write;
         writeln!(
             stdout,
             "aligned {} pairs ({} links, {}) in {:.2} s -> {}",

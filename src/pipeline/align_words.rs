@@ -104,6 +104,10 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
         "{}: no pair has words on both sides: nothing to train on",
         options.pairs.display()
     );
+    // The outputs are opened before the training: one that would replace the input is refused
+    // before the work, not after it.
+    let table = open_table(options)?;
+    let mut pharaoh_file = options.pharaoh.as_deref().map(Output::create).transpose()?;
     let mut train = |reverse: bool| {
         let direction = if reverse { "reverse" } else { "forward" };
         let model = fast_align::Options {
@@ -145,10 +149,9 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
     // Without iterations fast_align never aligns: every pair has no links.
     let no_links = Vec::new();
     let links_of = |line: Option<usize>| line.and_then(|l| trained.get(l)).unwrap_or(&no_links);
-    write_table(options, &rows, links_of)?;
-    if let Some(path) = &options.pharaoh {
-        let mut file = Output::create(path)?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut file);
+    // Both outputs are written whole before either is committed.
+    if let (Some(path), Some(file)) = (&options.pharaoh, &mut pharaoh_file) {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
         let mut text = String::new();
         for &(_, line) in &rows {
             text.clear();
@@ -159,7 +162,9 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
         }
         out.flush()
             .with_context(|| format!("writing {}", path.display()))?;
-        drop(out);
+    }
+    write_table(table, &rows, links_of)?;
+    if let Some(file) = pharaoh_file {
         file.commit()?;
     }
     Ok(AlignWordsSummary {
@@ -170,13 +175,8 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
     })
 }
 
-/// The alignments table: each pair's id and links, in the pairs table's order.
-fn write_table<'a>(
-    options: &AlignWordsOptions,
-    rows: &[(i64, Option<usize>)],
-    links_of: impl Fn(Option<usize>) -> &'a Vec<Link>,
-) -> Result<()> {
-    let schema = Arc::new(Table::Alignments.schema());
+/// The alignments table's writer, its options in the footer.
+fn open_table(options: &AlignWordsOptions) -> Result<AtomicParquetWriter> {
     let model = &options.model;
     let describe = format!(
         "align-words links={} iterations={} favor_diagonal={} optimize_tension={} variational_bayes={} alpha={} tension={} p0={} null_word={}",
@@ -194,7 +194,16 @@ fn write_table<'a>(
         (keys::VERSION.to_string(), crate::VERSION.to_string()),
         (keys::ALIGN.to_string(), describe),
     ];
-    let mut writer = AtomicParquetWriter::create(&options.out, schema.clone(), metadata)?;
+    AtomicParquetWriter::create(&options.out, Arc::new(Table::Alignments.schema()), metadata)
+}
+
+/// The alignments table: each pair's id and links, in the pairs table's order.
+fn write_table<'a>(
+    mut writer: AtomicParquetWriter,
+    rows: &[(i64, Option<usize>)],
+    links_of: impl Fn(Option<usize>) -> &'a Vec<Link>,
+) -> Result<()> {
+    let schema = Arc::new(Table::Alignments.schema());
     const BATCH: usize = 8192;
     for chunk in rows.chunks(BATCH) {
         let ids = Int64Array::from_iter_values(chunk.iter().map(|&(id, _)| id));
