@@ -168,6 +168,25 @@ fn a_task_reward_is_maximised_instead_of_the_model_score() {
             "{expr}: {error}"
         );
     }
+    // One that fails on some paraphrase only: the run ends with the error, and writes nothing.
+    let out = dir.path().join("out.parquet");
+    let error = err(&[
+        "paraphrase",
+        path_str(&input),
+        "--phrase-table",
+        &table,
+        "--episodes",
+        "200",
+        "--out",
+        path_str(&out),
+        "--reward",
+        "CASE WHEN cardinality(tgt) > 1 THEN CAST(array_to_string(tgt, ' ') AS DOUBLE) ELSE 0 END",
+    ]);
+    assert!(
+        error.contains("--reward: ") && error.contains("Cannot cast"),
+        "{error}"
+    );
+    assert!(!out.exists());
 }
 
 /// A phrase table of `rules` (source, target, p for every score) in `row_groups` row groups.

@@ -157,11 +157,15 @@ pub async fn paraphrase(
             .into_iter()
             .map(|(id, tokens)| {
                 let words: Vec<&str> = tokens.iter().map(String::as_str).collect();
-                let task = task.as_ref().map(|t| t as &dyn TaskReward);
-                let outcome = mcpg::mcpg_for(index, lm, &words, &options.mcpg, task);
-                ((id, tokens), outcome)
+                let reward = task.as_ref().map(|t| t as &dyn TaskReward);
+                let outcome = mcpg::mcpg_for(index, lm, &words, &options.mcpg, reward);
+                // A failed evaluation ends the run before its sentence is written.
+                match task.as_ref().and_then(SqlReward::error) {
+                    Some(error) => bail!("--reward: {error}"),
+                    None => Ok(((id, tokens), outcome)),
+                }
             })
-            .collect())
+            .collect::<Result<_>>()?)
     };
     let records = sentences.into_iter().map(Ok::<_, anyhow::Error>);
     // One sentence per chunk: each takes long enough to keep a worker busy.
@@ -209,9 +213,6 @@ pub async fn paraphrase(
         }
     }
     bar.finish_and_clear();
-    if let Some(error) = task.and_then(SqlReward::error) {
-        bail!("--reward: {error}");
-    }
     summary.seconds = started.elapsed().as_secs_f64();
     Ok((summary, loaded))
 }
@@ -285,8 +286,9 @@ impl SqlReward {
     }
 
     /// The first error met while evaluating, if any.
-    fn error(self) -> Option<String> {
-        self.error.into_inner().unwrap_or_else(|e| e.into_inner())
+    fn error(&self) -> Option<String> {
+        let error = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        error.clone()
     }
 }
 
