@@ -10,9 +10,10 @@
 # - The trial sentences are Europarl sentences: sample pairs whose English is a trial reference
 #   are held out of every resource (phrase table, triples, LM), so no answer is looked up.
 # - Phrase table: `pairmetrics align-words` (ALIGNMENTS=bundled: the sample's eflomal links
-#   instead), then `pairmetrics extract`, over the rest (fr -> en); triples: `pairmetrics triples` over its English parses (the sample's spaCy
-#   parses); LM: a modified Kneser-Ney trigram over its English (`pairmetrics lm estimate`);
-#   parses of the trial inputs: spaCy (scripts/semeval/parse.py), projected onto each candidate.
+#   instead), then `pairmetrics extract`, over the rest (fr -> en); triples: `pairmetrics
+#   triples` over its English parses (the sample's spaCy parses); LM: a modified Kneser-Ney
+#   trigram over its English (`pairmetrics lm estimate`); parses of the trial inputs: spaCy
+#   (scripts/semeval/parse.py), projected onto each candidate.
 # - Trial sentences 1-250 are the dev set (MERT), 251-500 the test set every row is scored on
 #   with the official rules (`semeval-eval -I`, best).
 # - The projection is measured against spaCy's parses of the spliced test sentences.

@@ -421,7 +421,7 @@ mod tests {
             &["La", "maison"],
             Some(&table),
             Some(&dictionary),
-            Limits::candidates(20),
+            Limits::at_most(20),
         );
         assert_eq!(
             words(&house),
@@ -432,14 +432,14 @@ mod tests {
             "lowercased"
         );
         assert_eq!(house[0].probabilities, Some((0.6, 0.5)));
-        let blue = candidates(&["la", "bleue"], Some(&table), None, Limits::candidates(20));
+        let blue = candidates(&["la", "bleue"], Some(&table), None, Limits::at_most(20));
         assert_eq!(words(&blue), vec![("the blue".into(), Origin::Synthetic)]);
         assert!((blue[0].probabilities.unwrap().0 - 0.63).abs() < 1e-12);
         let cat = candidates(
             &["chat"],
             Some(&table),
             Some(&dictionary),
-            Limits::candidates(20),
+            Limits::at_most(20),
         );
         assert_eq!(
             words(&cat),
@@ -453,14 +453,14 @@ mod tests {
             &["Zut"],
             Some(&table),
             Some(&dictionary),
-            Limits::candidates(20),
+            Limits::at_most(20),
         );
         assert_eq!(
             (words(&copy), copy[0].probabilities),
             (vec![("Zut".into(), Origin::Copy)], None)
         );
         assert_eq!(
-            candidates(&["la", "maison"], Some(&table), None, Limits::candidates(1)).len(),
+            candidates(&["la", "maison"], Some(&table), None, Limits::at_most(1)).len(),
             1,
             "at most max"
         );
@@ -481,7 +481,7 @@ mod tests {
             &["le", "chat", "noir"],
             Some(&table),
             Some(&dictionary),
-            Limits::candidates(20),
+            Limits::at_most(20),
         );
         let texts: Vec<String> = found.iter().map(|c| c.tokens.join(" ")).collect();
         // The table's pieces where it has them (chat is never puss), in the phrase's order.
@@ -497,7 +497,7 @@ mod tests {
             &["chat", "noir"],
             None,
             Some(&dictionary),
-            Limits::candidates(20),
+            Limits::at_most(20),
         );
         assert_eq!(alone[0].tokens, ["puss", "black"]);
         // A whole entry of the dictionary comes before a synthetic phrase using it.
@@ -510,7 +510,7 @@ mod tests {
             &["le", "chat", "noir"],
             Some(&table),
             Some(&dictionary),
-            Limits::candidates(20),
+            Limits::at_most(20),
         );
         assert_eq!(whole[0].tokens, ["the black cat"]);
         assert_eq!(whole[0].origin, Origin::Dictionary);

@@ -45,7 +45,8 @@ pub struct Limits {
 }
 
 impl Limits {
-    pub fn candidates(candidates: usize) -> Limits {
+    /// At most `candidates` candidates, from the default number of splits.
+    pub fn at_most(candidates: usize) -> Limits {
         Limits {
             candidates,
             decompositions: DEFAULT_DECOMPOSITIONS,
@@ -275,7 +276,7 @@ mod tests {
             Some(&index),
             None,
             &["la", "maison", "bleue"],
-            Limits::candidates(100),
+            Limits::at_most(100),
         );
         assert_eq!(
             texts(&all),
@@ -297,7 +298,7 @@ mod tests {
                 Some(&index),
                 None,
                 &["la", "maison", "bleue"],
-                Limits::candidates(3)
+                Limits::at_most(3)
             ))
             .len(),
             3
@@ -311,19 +312,14 @@ mod tests {
             Some(&index),
             None,
             &["maison", "bleue"],
-            Limits::candidates(100),
+            Limits::at_most(100),
         );
         assert_eq!(texts(&all), ["blue house", "house blue"]);
         assert!(
-            synthetic_phrases(
-                Some(&index),
-                None,
-                &["la", "voiture"],
-                Limits::candidates(100)
-            )
-            .is_empty()
+            synthetic_phrases(Some(&index), None, &["la", "voiture"], Limits::at_most(100))
+                .is_empty()
         );
-        assert!(synthetic_phrases(Some(&index), None, &[], Limits::candidates(100)).is_empty());
+        assert!(synthetic_phrases(Some(&index), None, &[], Limits::at_most(100)).is_empty());
     }
 
     #[test]
@@ -346,7 +342,7 @@ mod tests {
                     Some(&b.build()),
                     None,
                     &["x"],
-                    Limits::candidates(100)
+                    Limits::at_most(100)
                 )),
                 ["c", "a", "b"],
                 "{order:?}"

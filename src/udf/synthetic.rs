@@ -61,8 +61,8 @@ impl TableFunctionImpl for SyntheticPhrases {
             )
         };
         let (phrase, limits) = match args.exprs() {
-            [phrase] => (phrase, Limits::candidates(DEFAULT_MAX)),
-            [phrase, max] => (phrase, Limits::candidates(count(max, "max_candidates")?)),
+            [phrase] => (phrase, Limits::at_most(DEFAULT_MAX)),
+            [phrase, max] => (phrase, Limits::at_most(count(max, "max_candidates")?)),
             [phrase, max, splits] => (
                 phrase,
                 Limits {
