@@ -293,7 +293,12 @@ fn the_study_equals_a_brute_force_count() {
         }
     }
 
-    // Figure 1: one point per size with a mean, drawn by a real browser.
+    // Figure 1: one point per size with a mean, drawn by a real browser; the other plots
+    // have a point per line and size (two shares; four ranks; the gap).
+    for (plot, points) in [("changed", 12), ("ranks", 24), ("gap", 6)] {
+        let svg = std::fs::read_to_string(study.join(format!("{plot}.svg"))).unwrap();
+        assert_eq!(svg.matches("<circle").count(), points, "{plot}");
+    }
     let svg = std::fs::read_to_string(study.join("tau_a.svg")).unwrap();
     assert_eq!(svg.matches("<circle").count(), 6);
     let page = dir.path().join("figure.html");

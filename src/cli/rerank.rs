@@ -28,8 +28,10 @@ use super::args::{ModelArgs, TuningArgs};
 /// derivation reaches (NULL true score) are left out and counted.
 ///
 /// Writes a new directory: hypotheses.parquet (id, rank, hyp, total, true_score,
-/// model_score, score_changed, true_rank), sizes.parquet (one row per n) and tau_a.svg
-/// (Figure 1: mean tau_A ± std against n), staged and renamed when complete.
+/// model_score, score_changed, true_rank), sizes.parquet (one row per n) and a plot of each
+/// statistic against n: tau_a.svg (Figure 1: mean tau_A ± std), changed.svg (the two
+/// shares), ranks.svg (the old and new tops' ranks, mean ± std and worst) and gap.svg; staged
+/// and renamed when complete.
 #[derive(clap::Args)]
 pub struct Args {
     /// The n-best lists: an nbest table (see schemas/nbest.md; `import moses-nbest`).

@@ -416,8 +416,8 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// The reward of ending the game in `state`, None when its sentence is the source.
-    fn evaluate(&mut self, state: &State) -> Option<f64> {
+    /// The sentence `state` reads, as phrase-table ids (and as LM ids in `sentence_lm`).
+    fn sentence_of(&mut self, state: &State) -> &[u32] {
         let p = &self.problem;
         for &id in &state.applied {
             self.starts[p.actions[id as usize].start as usize] = id;
@@ -441,6 +441,13 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
+        &self.sentence
+    }
+
+    /// The reward of ending the game in `state`, None when its sentence is the source.
+    fn evaluate(&mut self, state: &State) -> Option<f64> {
+        self.sentence_of(state);
+        let p = &self.problem;
         if self.sentence == p.source {
             return None;
         }
@@ -555,16 +562,41 @@ impl<'a> Evaluator<'a> {
     }
 }
 
-/// A node of the search tree: a state, reached from the root by the actions on its path.
-#[derive(Debug, Clone)]
-struct Node {
-    visits: u32,
-    /// Episodes through the node that ended with a reward (not at the source sentence).
+/// The rewards of the episodes through a node. In true-score mode a reward depends only on the
+/// final sentence, so nodes whose states read the same sentence share one record, whichever
+/// rules and order reached it (a transposition table: Chevelu et al. merge such states); in
+/// translator mode the played derivation counts too, and each node has its own.
+#[derive(Debug, Clone, Copy)]
+struct Stats {
+    /// Episodes that ended with a reward (not at the source sentence).
     rewarded: u32,
     sum: f64,
     sum_sq: f64,
     max: f64,
-    /// Its children, `slots[start..start + len]`, sorted by action (stop last).
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            rewarded: 0,
+            sum: 0.0,
+            sum_sq: 0.0,
+            max: f64::NEG_INFINITY,
+        }
+    }
+}
+
+/// A node of the search tree: a state, reached from the root by the actions on its path.
+#[derive(Debug, Clone)]
+struct Node {
+    /// Episodes through the node: its own, as exploration asks how often this move was tried
+    /// here, not how often its sentence was reached.
+    visits: u32,
+    /// Its entry of `Search::stats`.
+    stats: u32,
+    /// Its children, `slots[start..start + len]`, sorted by action (stop last). A node keeps
+    /// its own children even when it shares its statistics: the actions left depend on which
+    /// words its rules covered, not only on the sentence.
     slots: (u32, u32),
     expanded: bool,
     /// The leaf of a stop action: the game ends in its parent's state.
@@ -572,14 +604,10 @@ struct Node {
 }
 
 impl Node {
-    fn new(stop: bool) -> Self {
-        let max = f64::NEG_INFINITY;
+    fn new(stats: u32, stop: bool) -> Self {
         Node {
             visits: 0,
-            rewarded: 0,
-            sum: 0.0,
-            sum_sq: 0.0,
-            max,
+            stats,
             slots: (0, 0),
             expanded: false,
             stop,
@@ -601,6 +629,9 @@ const STOP: u32 = u32::MAX;
 struct Search {
     nodes: Vec<Node>,
     slots: Vec<Slot>,
+    stats: Vec<Stats>,
+    /// True-score mode: (sentence, stop) -> its entry of `stats`.
+    transpositions: Option<HashMap<(Vec<u32>, bool), u32>>,
     root: u32,
     root_state: State,
     rng: SplitMix64,
@@ -611,13 +642,16 @@ struct Search {
     path: Vec<u32>,
     played: Vec<u32>,
     available: Vec<u32>,
+    touched: Vec<u32>,
 }
 
 impl Search {
     fn new(problem: &Problem, seed: u64) -> Self {
         Search {
-            nodes: vec![Node::new(false)],
+            nodes: vec![Node::new(0, false)],
             slots: Vec::new(),
+            stats: vec![Stats::default()],
+            transpositions: (problem.mode == Mode::TrueScore).then(HashMap::new),
             root: 0,
             root_state: State::new(problem),
             rng: SplitMix64::new(seed),
@@ -626,6 +660,7 @@ impl Search {
             path: Vec::new(),
             played: Vec::new(),
             available: Vec::new(),
+            touched: Vec::new(),
         }
     }
 
@@ -636,7 +671,6 @@ impl Search {
 
     /// Selection down the tree, expansion of one node, a roll-out from it, backup.
     fn episode(&mut self, evaluator: &mut Evaluator) {
-        let problem = &evaluator.problem;
         let mut state = self.root_state.clone();
         self.path.clear();
         self.played.clear();
@@ -648,7 +682,7 @@ impl Search {
                 break evaluator.evaluate(&state);
             }
             if !here.expanded {
-                self.expand(node, &state, problem);
+                self.expand(node, &state, &evaluator.problem);
                 break self.roll_out(node, &mut state, evaluator);
             }
             if here.slots.1 == 0 {
@@ -656,23 +690,40 @@ impl Search {
             }
             let slot = self.select(node);
             let Slot { action, child, .. } = self.slots[slot];
-            let child = match child {
+            if action != STOP {
+                let problem = &evaluator.problem;
+                state.apply(action, &problem.actions[action as usize], &problem.free);
+                self.played.push(action);
+            }
+            node = match child {
                 NONE => {
                     let child = self.nodes.len() as u32;
-                    self.nodes.push(Node::new(action == STOP));
+                    let stats = self.stats_of(&state, action == STOP, evaluator);
+                    self.nodes.push(Node::new(stats, action == STOP));
                     self.slots[slot].child = child;
                     child
                 }
                 child => child,
             };
-            if action != STOP {
-                state.apply(action, &problem.actions[action as usize], &problem.free);
-                self.played.push(action);
-            }
-            node = child;
             self.path.push(node);
         };
         self.backup(reward);
+    }
+
+    /// The statistics of a new node in `state`: shared with the nodes reading the same
+    /// sentence in true-score mode, its own otherwise.
+    fn stats_of(&mut self, state: &State, stop: bool, evaluator: &mut Evaluator) -> u32 {
+        let fresh = self.stats.len() as u32;
+        let Some(transpositions) = &mut self.transpositions else {
+            self.stats.push(Stats::default());
+            return fresh;
+        };
+        let key = (evaluator.sentence_of(state).to_vec(), stop);
+        let stats = *transpositions.entry(key).or_insert(fresh);
+        if stats == fresh {
+            self.stats.push(Stats::default());
+        }
+        stats
     }
 
     /// Give `node` a slot per action its state allows.
@@ -756,8 +807,9 @@ impl Search {
                 .filter(|c| c.visits > 0);
             let value = match child {
                 None => 1.0 + rave.unwrap_or(1.0),
-                Some(c) => {
-                    let n = f64::from(c.visits);
+                Some(child) => {
+                    let n = f64::from(child.visits);
+                    let c = &self.stats[child.stats as usize];
                     let own = if c.rewarded > 0 {
                         self.normalise(c.max)
                     } else {
@@ -791,14 +843,23 @@ impl Search {
     }
 
     fn backup(&mut self, reward: Option<f64>) {
+        // An episode counts once for statistics that nodes of its path share (rules that
+        // undo each other can bring a path back to a sentence).
+        self.touched.clear();
         for &node in &self.path {
             let node = &mut self.nodes[node as usize];
             node.visits += 1;
+            self.touched.push(node.stats);
+        }
+        self.touched.sort_unstable();
+        self.touched.dedup();
+        for &stats in &self.touched {
+            let stats = &mut self.stats[stats as usize];
             if let Some(r) = reward {
-                node.rewarded += 1;
-                node.sum += r;
-                node.sum_sq += r * r;
-                node.max = node.max.max(r);
+                stats.rewarded += 1;
+                stats.sum += r;
+                stats.sum_sq += r * r;
+                stats.max = stats.max.max(r);
             }
         }
         let Some(r) = reward else { return };
@@ -822,16 +883,15 @@ impl Search {
     /// Move the root to its child with the best reward (then the most visits), keeping only
     /// that subtree. False when the game ends: the best is to stop, or nothing was rewarded.
     fn advance(&mut self, problem: &Problem) -> bool {
-        let mut best: Option<(Slot, &Node)> = None;
+        let mut best: Option<(Slot, (f64, u32))> = None;
         for slot in &self.slots[self.slots_of(self.root)] {
-            let Some(child) = (slot.child != NONE)
-                .then(|| &self.nodes[slot.child as usize])
-                .filter(|c| c.rewarded > 0)
-            else {
+            let Some(child) = (slot.child != NONE).then(|| &self.nodes[slot.child as usize]) else {
                 continue;
             };
-            if best.is_none_or(|(_, b)| (child.max, child.visits) > (b.max, b.visits)) {
-                best = Some((*slot, child));
+            let stats = &self.stats[child.stats as usize];
+            let value = (stats.max, child.visits);
+            if stats.rewarded > 0 && best.is_none_or(|(_, b)| value > b) {
+                best = Some((*slot, value));
             }
         }
         let Some((slot, _)) = best.filter(|(slot, _)| slot.action != STOP) else {
@@ -865,7 +925,24 @@ impl Search {
             }
             nodes[new as usize].slots.0 = start;
         }
-        (self.nodes, self.slots, self.root) = (nodes, slots, 0);
+        // The statistics the kept nodes use, renumbered; the transpositions forget the rest.
+        let mut renumbered = vec![NONE; self.stats.len()];
+        let mut stats = Vec::new();
+        for node in &mut nodes {
+            let old = node.stats as usize;
+            if renumbered[old] == NONE {
+                renumbered[old] = stats.len() as u32;
+                stats.push(self.stats[old]);
+            }
+            node.stats = renumbered[old];
+        }
+        if let Some(transpositions) = &mut self.transpositions {
+            transpositions.retain(|_, stats| {
+                *stats = renumbered[*stats as usize];
+                *stats != NONE
+            });
+        }
+        (self.nodes, self.slots, self.stats, self.root) = (nodes, slots, stats, 0);
     }
 }
 
@@ -1038,6 +1115,45 @@ mod tests {
                 }
                 order.reverse();
                 assert_eq!(play(&order, mode, limit), expected, "{mode:?} reversed");
+            }
+        }
+    }
+
+    /// "a b" with a -> x and b -> y: the tree reaches "x y", the best paraphrase (keeping a
+    /// word costs its w -> w rule), by two orders. True-score mode gives the two nodes (and
+    /// their stop leaves) one record of statistics; translator mode keeps nine.
+    #[test]
+    fn true_score_mode_pools_a_sentence_however_it_was_reached() {
+        let index = index(&[
+            ("a", "x", 0.5),
+            ("b", "y", 0.5),
+            ("a", "a", 0.1),
+            ("b", "b", 0.1),
+        ]);
+        for mode in [Mode::TrueScore, Mode::Translator] {
+            let options = options(mode, 100);
+            let problem = Problem::new(&index, None, &words("a b"), &options);
+            let mut evaluator = Evaluator::new(problem, 1);
+            let mut search = Search::new(&evaluator.problem, 1);
+            for _ in 0..100 {
+                search.episode(&mut evaluator);
+            }
+            let actions = &evaluator.problem.actions;
+            let rule = |start| (actions.iter()).position(|a| a.start == start && a.changes);
+            let child = |node: u32, start: u32| {
+                let action = rule(start).unwrap() as u32;
+                let slots = &search.slots[search.slots_of(node)];
+                slots.iter().find(|s| s.action == action).unwrap().child
+            };
+            let (ab, ba) = (child(child(0, 0), 1), child(child(0, 1), 0));
+            let (ab, ba) = (&search.nodes[ab as usize], &search.nodes[ba as usize]);
+            assert!(ab.visits > 0 && ba.visits > 0, "{mode:?}");
+            assert_eq!(ab.stats == ba.stats, mode == Mode::TrueScore, "{mode:?}");
+            if mode == Mode::TrueScore {
+                // root; a -> x, b -> y; then the other rule or stop under each; stop under "x y"
+                assert_eq!((search.nodes.len(), search.stats.len()), (9, 7));
+                let pooled = &search.stats[ab.stats as usize];
+                assert_eq!(pooled.rewarded, ab.visits + ba.visits);
             }
         }
     }

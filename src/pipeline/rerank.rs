@@ -49,7 +49,8 @@ pub struct RerankOptions {
     /// The decoder's features the true model replaces, compared feature by feature; None
     /// compares the decoder's total.
     pub decoder_features: Option<DecoderFeatures>,
-    /// A new local directory: hypotheses.parquet, sizes.parquet, tau_a.svg.
+    /// A new local directory: hypotheses.parquet, sizes.parquet, and the plots tau_a.svg
+    /// (Figure 1), changed.svg, ranks.svg and gap.svg.
     pub out: PathBuf,
     pub tuning: Tuning,
 }
@@ -443,14 +444,9 @@ async fn write_study(
         .collect::<Result<Vec<_>>>()?
         .concat();
 
-    let points: Vec<_> = sizes
-        .iter()
-        .filter_map(|s| Some((s.n as f64, s.mean_tau_a?, s.std_tau_a)))
-        .collect();
-    crate::storage::write_whole(
-        &dir.join("tau_a.svg"),
-        super::report::tau_by_size_svg(&points).as_bytes(),
-    )?;
+    for (file, svg) in plots(&sizes) {
+        crate::storage::write_whole(&dir.join(file), svg.as_bytes())?;
+    }
     Ok(RerankSummary {
         lists: counts[0] as u64,
         hypotheses: rows,
@@ -459,6 +455,70 @@ async fn write_study(
         signature,
         seconds: 0.0,
     })
+}
+
+/// Every statistic of §3.3 against n, as (file, SVG): Figure 1 (tau_A) and the others.
+fn plots(sizes: &[SizeStats]) -> [(&'static str, String); 4] {
+    use super::report::{SizeLine, by_size_svg};
+    let line = |name, stat: fn(&SizeStats) -> (Option<f64>, Option<f64>)| SizeLine {
+        name,
+        points: (sizes.iter())
+            .filter_map(|s| {
+                let (mean, std) = stat(s);
+                Some((s.n as f64, mean?, std))
+            })
+            .collect(),
+    };
+    let tau = line("tau_A", |s| (s.mean_tau_a, s.std_tau_a));
+    let shares = [
+        line("scores changed", |s| (s.score_changed_share, None)),
+        line("1-best not optimal", |s| (s.top_changed_share, None)),
+    ];
+    let ranks = [
+        line("old top's new rank", |s| s.old_top_new_rank),
+        line("new top's old rank", |s| s.new_top_old_rank),
+        line("old top's worst", |s| (s.old_top_worst_rank, None)),
+        line("new top's worst", |s| (s.new_top_worst_rank, None)),
+    ];
+    let gap = line("1st - nth", |s| s.gap);
+    [
+        (
+            "tau_a.svg",
+            by_size_svg(
+                "mean Kendall tau_A between decoder order and true order, by n-best size",
+                "tau_A",
+                Some((-1.0, 1.0)),
+                &[tau],
+            ),
+        ),
+        (
+            "changed.svg",
+            by_size_svg(
+                "share of hypotheses whose score changed and of lists whose 1-best is not the true optimum, by n-best size",
+                "share",
+                Some((0.0, 1.0)),
+                &shares,
+            ),
+        ),
+        (
+            "ranks.svg",
+            by_size_svg(
+                "rank of the old top in the true order and of the new top in the decoder's, mean and worst, by n-best size",
+                "rank",
+                None,
+                &ranks,
+            ),
+        ),
+        (
+            "gap.svg",
+            by_size_svg(
+                "decoder total of the 1-best minus that of the n-th, by n-best size",
+                "score gap",
+                None,
+                &[gap],
+            ),
+        ),
+    ]
 }
 
 /// The rows of a sizes.parquet batch.

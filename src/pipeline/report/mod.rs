@@ -12,7 +12,7 @@
 mod html;
 mod svg;
 
-pub use svg::tau_by_size as tau_by_size_svg;
+pub use svg::{SizeLine, by_size as by_size_svg};
 
 use std::collections::HashMap;
 use std::path::PathBuf;

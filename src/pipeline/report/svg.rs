@@ -174,82 +174,112 @@ fn axes(
     );
 }
 
-/// The n-best study's Figure 1: mean tau_A (a line with points) against n-best size, with a
-/// band of ± one standard deviation where there is one. Points are (n, mean, std).
-pub fn tau_by_size(points: &[(f64, f64, Option<f64>)]) -> String {
+/// A line of a [`by_size`] plot: its name (for the legend) and its points (n, mean, std).
+pub struct SizeLine<'a> {
+    pub name: &'a str,
+    pub points: Vec<(f64, f64, Option<f64>)>,
+}
+
+/// A statistic of the n-best study against n-best size (Figure 1 draws tau_A so): each line's
+/// means joined with points, a band of ± one standard deviation where there is one, a legend
+/// when there are several lines. The y axis spans `range`, or the values when None.
+pub fn by_size(
+    title: &str,
+    y_label: &str,
+    range: Option<(f64, f64)>,
+    lines: &[SizeLine],
+) -> String {
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let (low, high) = points
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| {
-            (l.min(p.0), h.max(p.0))
-        });
-    let (low, high) = if low < high {
-        (low, high)
-    } else if low.is_finite() {
-        (low - 1.0, low + 1.0)
-    } else {
-        (0.0, 1.0)
+    let points = || lines.iter().flat_map(|line| &line.points);
+    let spread = |f: fn(f64, f64) -> f64| {
+        move |&(_, mean, std): &(f64, f64, Option<f64>)| f(mean, std.unwrap_or(0.0))
     };
+    let span = |values: Vec<f64>| {
+        let (low, high) = values
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+                (l.min(v), h.max(v))
+            });
+        if low < high {
+            (low, high)
+        } else if low.is_finite() {
+            (low - 1.0, low + 1.0)
+        } else {
+            (0.0, 1.0)
+        }
+    };
+    let (low, high) = span(points().map(|p| p.0).collect());
+    let (bottom, top) = range.unwrap_or_else(|| {
+        span(
+            (points().map(spread(|m, s| m - s)))
+                .chain(points().map(spread(|m, s| m + s)))
+                .collect(),
+        )
+    });
     let x = |n: f64| LEFT + pw * (n - low) / (high - low);
-    let y = |tau: f64| TOP + ph * (1.0 - (tau.clamp(-1.0, 1.0) + 1.0) / 2.0);
-    let mut svg = open_svg(
-        W,
-        H,
-        "mean Kendall tau_A between decoder order and true order, by n-best size",
-    );
+    let y = |v: f64| TOP + ph * (1.0 - (v.clamp(bottom, top) - bottom) / (top - bottom));
+    let mut svg = open_svg(W, H, title);
     axes(
         &mut svg,
         (low, high),
-        (-1.0, 1.0, YTicks::Values),
+        (bottom, top, YTicks::Values),
         "n-best size",
-        "tau_A",
+        y_label,
     );
-    let _ = write!(
-        svg,
-        r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ccc" stroke-dasharray="3 3"/>"##,
-        y(0.0),
-        LEFT + pw
-    );
-    let band: Vec<_> = points
-        .iter()
-        .filter_map(|&(n, mean, std)| std.map(|s| (n, mean, s)))
-        .collect();
-    if !band.is_empty() {
-        let upper = band
-            .iter()
-            .map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m + s)));
-        let lower = band
-            .iter()
-            .rev()
-            .map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m - s)));
-        let outline: Vec<String> = upper.chain(lower).collect();
+    if bottom < 0.0 && top > 0.0 {
         let _ = write!(
             svg,
-            r#"<polygon points="{}" fill="{}" fill-opacity="0.15" stroke="none"/>"#,
-            outline.join(" "),
-            PALETTE[0]
+            r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ccc" stroke-dasharray="3 3"/>"##,
+            y(0.0),
+            LEFT + pw
         );
     }
-    let line: Vec<String> = points
-        .iter()
-        .map(|&(n, m, _)| format!("{:.1},{:.1}", x(n), y(m)))
-        .collect();
-    let _ = write!(
-        svg,
-        r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>"#,
-        line.join(" "),
-        PALETTE[0]
-    );
-    for &(n, mean, std) in points {
-        let spread = std.map_or(String::new(), |s| format!(" ± {}", number(s)));
+    for (k, line) in lines.iter().enumerate() {
+        let colour = PALETTE[k % PALETTE.len()];
+        let band: Vec<_> = (line.points.iter())
+            .filter_map(|&(n, mean, std)| std.map(|s| (n, mean, s)))
+            .collect();
+        if !band.is_empty() {
+            let upper = band
+                .iter()
+                .map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m + s)));
+            let lower =
+                (band.iter().rev()).map(|&(n, m, s)| format!("{:.1},{:.1}", x(n), y(m - s)));
+            let outline: Vec<String> = upper.chain(lower).collect();
+            let _ = write!(
+                svg,
+                r#"<polygon points="{}" fill="{colour}" fill-opacity="0.15" stroke="none"/>"#,
+                outline.join(" "),
+            );
+        }
+        let joined: Vec<String> = (line.points.iter())
+            .map(|&(n, m, _)| format!("{:.1},{:.1}", x(n), y(m)))
+            .collect();
         let _ = write!(
             svg,
-            r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{}"><title>n = {n}: tau_A {}{spread}</title></circle>"#,
-            x(n),
-            y(mean),
-            PALETTE[0],
-            number(mean)
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="1.5"/>"#,
+            joined.join(" "),
         );
+        for &(n, mean, std) in &line.points {
+            let spread = std.map_or(String::new(), |s| format!(" ± {}", number(s)));
+            let _ = write!(
+                svg,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"><title>n = {n}: {} {}{spread}</title></circle>"#,
+                x(n),
+                y(mean),
+                escape(line.name),
+                number(mean)
+            );
+        }
+        if lines.len() > 1 {
+            let _ = write!(
+                svg,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="{colour}">{}</text>"#,
+                LEFT + pw - 6.0,
+                TOP + 14.0 * (k + 1) as f64,
+                escape(line.name)
+            );
+        }
     }
     svg.push_str("</svg>");
     svg
