@@ -549,16 +549,7 @@ fn long_sentences_and_unusual_unicode() {
         ],
     );
     let pairs = dir.path().join("pairs.parquet");
-    ok(&[
-        "import",
-        "text",
-        "--src",
-        path_str(&src),
-        "--tgt",
-        path_str(&tgt),
-        "--out",
-        path_str(&pairs),
-    ]);
+    import_text(&src, &tgt, &pairs);
     let links = dir.path().join("links.txt");
     let reversed: Vec<String> = (0..10_000).map(|i| format!("{i}-{}", 9_999 - i)).collect();
     write_lines(&links, &[reversed.join(" "), "1-1 2-2 3-3 4-4".to_string()]);

@@ -346,6 +346,21 @@ pub fn register_wmt23(ctx: &SessionContext, set: &str, systems: &[&str], ref_fil
     );
 }
 
+/// `pairmetrics import text --src SRC --tgt TGT --out OUT`: a pairs table of two text files;
+/// what it printed.
+pub fn import_text(src: &Path, tgt: &Path, out: &Path) -> String {
+    ok(&[
+        "import",
+        "text",
+        "--src",
+        path_str(src),
+        "--tgt",
+        path_str(tgt),
+        "--out",
+        path_str(out),
+    ])
+}
+
 /// The first `lines` pairs (all with None) of tests/data/fast_align's Europarl fr-en lines
 /// (`French ||| English`), imported as a pairs table `dir/pairs.parquet` from two text files.
 pub fn europarl_pairs(dir: &Path, lines: Option<usize>) -> PathBuf {
@@ -363,15 +378,6 @@ pub fn europarl_pairs(dir: &Path, lines: Option<usize>) -> PathBuf {
     );
     std::fs::write(&src, fr).unwrap();
     std::fs::write(&tgt, en).unwrap();
-    ok(&[
-        "import",
-        "text",
-        "--src",
-        path_str(&src),
-        "--tgt",
-        path_str(&tgt),
-        "--out",
-        path_str(&pairs),
-    ]);
+    import_text(&src, &tgt, &pairs);
     pairs
 }

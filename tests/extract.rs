@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
-use crate::common::{err, ok, path_str, root};
+use crate::common::{err, import_text, ok, path_str, root};
 
 /// `import text` and `import pharaoh` of these lines into pairs and alignments tables.
 fn corpus(dir: &Path, src: &str, tgt: &str, links: &str) -> (PathBuf, PathBuf) {
@@ -21,16 +21,7 @@ fn corpus(dir: &Path, src: &str, tgt: &str, links: &str) -> (PathBuf, PathBuf) {
         file("links.txt", links),
     );
     let (pairs, alignments) = (dir.join("pairs.parquet"), dir.join("alignments.parquet"));
-    ok(&[
-        "import",
-        "text",
-        "--src",
-        path_str(&src),
-        "--tgt",
-        path_str(&tgt),
-        "--out",
-        path_str(&pairs),
-    ]);
+    import_text(&src, &tgt, &pairs);
     ok(&[
         "import",
         "pharaoh",

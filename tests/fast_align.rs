@@ -3,7 +3,7 @@
 //! `pairmetrics atools` what its atools prints for every command; the expected files come from
 //! the tools themselves (scripts/make_fast_align_vectors.sh).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
@@ -11,6 +11,21 @@ use crate::common::{err, gunzip, ok, path_str, root};
 
 fn data() -> PathBuf {
     root().join("tests/data/fast_align")
+}
+
+/// The arguments of `pairmetrics align-words --pairs PAIRS --out OUT EXTRA...`.
+fn align_words<'a>(pairs: &'a Path, out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    [
+        &[
+            "align-words",
+            "--pairs",
+            path_str(pairs),
+            "--out",
+            path_str(out),
+        ][..],
+        extra,
+    ]
+    .concat()
 }
 
 #[test]
@@ -165,17 +180,11 @@ fn align_words_gives_the_links_of_fast_align_and_atools() {
             dir.path().join(format!("{links}.parquet")),
             dir.path().join(format!("{links}.align")),
         );
-        let said = ok(&[
-            "align-words",
-            "--pairs",
-            path_str(&pairs),
-            "--out",
-            path_str(&out),
-            "--pharaoh",
-            path_str(&text),
-            "--links",
-            links,
-        ]);
+        let said = ok(&align_words(
+            &pairs,
+            &out,
+            &["--pharaoh", path_str(&text), "--links", links],
+        ));
         assert!(said.contains("aligned 2994 pairs"), "{said}");
         let expected = gunzip(&data().join(format!("{expected}.align.gz")));
         assert!(
@@ -202,6 +211,62 @@ fn align_words_gives_the_links_of_fast_align_and_atools() {
     }
 }
 
+/// The Europarl lines as a directory of two files of many row groups, text columns: read in
+/// file order at any thread count, they give fast_align's and atools' links.
+#[test]
+fn align_words_gives_the_same_links_whatever_the_layout_and_threads() {
+    use std::sync::Arc;
+
+    use datafusion::arrow::array::{ArrayRef, Int64Array, StringArray};
+    use datafusion::parquet::arrow::ArrowWriter;
+    use datafusion::parquet::file::properties::WriterProperties;
+
+    let dir = TempDir::new().unwrap();
+    let text = gunzip(&data().join("europarl.fr-en.gz"));
+    let lines: Vec<(&str, &str)> = (text.lines())
+        .map(|line| line.split_once(" ||| ").unwrap())
+        .collect();
+    let pairs = dir.path().join("pairs");
+    std::fs::create_dir(&pairs).unwrap();
+    let half = lines.len() / 2;
+    for (name, range) in [
+        ("part-0.parquet", 0..half),
+        ("part-1.parquet", half..lines.len()),
+    ] {
+        let (fr, en): (Vec<&str>, Vec<&str>) = lines[range.clone()].iter().copied().unzip();
+        let text = |side: Vec<&str>| Arc::new(StringArray::from_iter_values(side)) as ArrayRef;
+        let ids = Int64Array::from_iter_values(range.map(|i| i as i64));
+        let batch = crate::common::batch(vec![
+            ("pair_id", Arc::new(ids) as ArrayRef),
+            ("src", text(fr)),
+            ("tgt", text(en)),
+        ]);
+        let properties = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(211))
+            .build();
+        let file = std::fs::File::create(pairs.join(name)).unwrap();
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+        writer.write(&batch).unwrap();
+        assert!(writer.close().unwrap().num_row_groups() > 5);
+    }
+    let expected = gunzip(&data().join("atools-grow-diag-final-and.align.gz"));
+    for threads in ["1", "2"] {
+        let (out, text) = (
+            dir.path().join(format!("{threads}.parquet")),
+            dir.path().join(format!("{threads}.align")),
+        );
+        ok(&align_words(
+            &pairs,
+            &out,
+            &["--pharaoh", path_str(&text), "--threads", threads],
+        ));
+        assert!(
+            std::fs::read_to_string(&text).unwrap() == expected,
+            "--threads {threads}: the Pharaoh lines differ from fast_align's and atools'"
+        );
+    }
+}
+
 #[test]
 fn align_words_writes_no_links_for_a_pair_with_an_empty_side() {
     use crate::common::{ids, token_lists, write_parquet};
@@ -225,13 +290,7 @@ fn align_words_writes_no_links_for_a_pair_with_an_empty_side() {
         ],
     );
     let out = dir.path().join("a.parquet");
-    let said = ok(&[
-        "align-words",
-        "--pairs",
-        path_str(&pairs),
-        "--out",
-        path_str(&out),
-    ]);
+    let said = ok(&align_words(&pairs, &out, &[]));
     assert!(
         said.contains("2 pairs have an empty or NULL side"),
         "{said}"
@@ -253,34 +312,18 @@ fn align_words_writes_no_links_for_a_pair_with_an_empty_side() {
         ],
     );
     let none = dir.path().join("none.parquet");
-    let said = err(&[
-        "align-words",
-        "--pairs",
-        path_str(&empty),
-        "--out",
-        path_str(&none),
-    ]);
+    let said = err(&align_words(&empty, &none, &[]));
     assert!(said.contains("no pair has words on both sides"), "{said}");
     assert!(!none.exists());
-    let said = err(&[
-        "align-words",
-        "--pairs",
-        path_str(&pairs),
-        "--out",
-        path_str(&none),
-        "--src-column",
-        "fr",
-    ]);
+    let said = err(&align_words(&pairs, &none, &["--src-column", "fr"]));
     assert!(said.contains("no column \"fr\""), "{said}");
     assert!(said.contains("--src-column and --tgt-column"), "{said}");
     // An output that is the input is refused, and nothing is written.
     for flag in ["--out", "--pharaoh"] {
-        let mut args = vec!["align-words", "--pairs", path_str(&pairs)];
-        if flag == "--pharaoh" {
-            args.extend(["--out", path_str(&none)]);
-        }
-        args.extend([flag, path_str(&pairs)]);
-        let said = err(&args);
+        let said = match flag {
+            "--out" => err(&align_words(&pairs, &pairs, &[])),
+            _ => err(&align_words(&pairs, &none, &[flag, path_str(&pairs)])),
+        };
         assert!(said.contains("is an input of this command"), "{said}");
         assert!(!none.exists());
     }

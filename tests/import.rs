@@ -49,16 +49,7 @@ fn text_round_trips_through_parquet_and_sql() {
     )
     .unwrap();
     let out = dir.path().join("pairs.parquet");
-    let text = ok(&[
-        "import",
-        "text",
-        "--src",
-        path_str(&src),
-        "--tgt",
-        path_str(&tgt),
-        "--out",
-        path_str(&out),
-    ]);
+    let text = import_text(&src, &tgt, &out);
     assert!(text.contains(": 3 rows"), "{text}");
     let t = [("p", out.as_path())];
     assert_eq!(

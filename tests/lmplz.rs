@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
-use crate::common::{err, gunzip, ok, path_str, root};
+use crate::common::{err, gunzip, import_text, ok, path_str, root};
 
 fn data() -> PathBuf {
     root().join("tests/data/lmplz")
@@ -98,16 +98,7 @@ fn estimates_from_a_parquet_column() {
     let dir = TempDir::new().unwrap();
     let pairs = dir.path().join("pairs.parquet");
     let text = root().join("tests/data/wmt23/he-en.ref.refA.en");
-    ok(&[
-        "import",
-        "text",
-        "--src",
-        path_str(&text),
-        "--tgt",
-        path_str(&text),
-        "--out",
-        path_str(&pairs),
-    ]);
+    import_text(&text, &text, &pairs);
     let printed = ok(&[
         "lm",
         "estimate",

@@ -48,6 +48,18 @@ fn true_score_mode_finds_the_optimum_of(problems: problems::Problems, ahead: boo
     assert!(true_score.mean_model_score <= study.mean_optimum + 1e-9);
 }
 
+/// The arguments of `pairmetrics paraphrase INPUT --phrase-table TABLE EXTRA...`.
+fn paraphrase<'a>(input: &'a Path, table: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    [
+        &["paraphrase", path_str(input), "--phrase-table", table][..],
+        extra,
+    ]
+    .concat()
+}
+
+/// The worked example's budget: enough episodes for its few rules, three paraphrases.
+const WORKED: [&str; 4] = ["--episodes", "500", "--nbest", "3"];
+
 /// The paper's Example 2 table: a rule path gives each paraphrase, the source is never one.
 fn example_table(dir: &Path) -> String {
     let table = dir.join("pt.parquet");
@@ -74,20 +86,7 @@ fn paraphrases_of_the_worked_example_as_nbest_lines() {
         "the dog runs after the young cat .\nno rule here\nthe dog runs after the young cat .\n",
     )
     .unwrap();
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "paraphrase",
-            path_str(&input),
-            "--phrase-table",
-            &table,
-            "--episodes",
-            "500",
-            "--nbest",
-            "3",
-        ];
-        args.extend(extra);
-        ok(&args)
-    };
+    let run = |extra: &[&str]| ok(&paraphrase(&input, &table, &[&WORKED[..], extra].concat()));
     let out = run(&[]);
     let lines: Vec<&str> = out.lines().collect();
     let (ln8, ln7, ln8_7) = (0.8f64.ln(), 0.7f64.ln(), 0.8f64.ln() + 0.7f64.ln());
@@ -114,20 +113,7 @@ fn a_task_reward_is_maximised_instead_of_the_model_score() {
     let table = example_table(dir.path());
     let input = dir.path().join("in.txt");
     std::fs::write(&input, "the dog runs after the young cat .\n").unwrap();
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "paraphrase",
-            path_str(&input),
-            "--phrase-table",
-            &table,
-            "--episodes",
-            "500",
-            "--nbest",
-            "3",
-        ];
-        args.extend(extra);
-        ok(&args)
-    };
+    let run = |extra: &[&str]| ok(&paraphrase(&input, &table, &[&WORKED[..], extra].concat()));
     // The model score itself as the reward: the same search, the same output.
     assert_eq!(run(&["--reward", "model_score"]), run(&[]));
     // Shorter is better by 10 a word: the kitten's paraphrases first (7 words, not 8).
@@ -156,14 +142,7 @@ fn a_task_reward_is_maximised_instead_of_the_model_score() {
         ("led(src)", "led"),
         ("nonsense_column + 1", "nonsense_column"),
     ] {
-        let error = err(&[
-            "paraphrase",
-            path_str(&input),
-            "--phrase-table",
-            &table,
-            "--reward",
-            expr,
-        ]);
+        let error = err(&paraphrase(&input, &table, &["--reward", expr]));
         assert!(
             error.contains("--reward") && error.contains(said),
             "{expr}: {error}"
@@ -171,18 +150,18 @@ fn a_task_reward_is_maximised_instead_of_the_model_score() {
     }
     // One that fails on some paraphrase only: the run ends with the error, and writes nothing.
     let out = dir.path().join("out.parquet");
-    let error = err(&[
-        "paraphrase",
-        path_str(&input),
-        "--phrase-table",
+    let error = err(&paraphrase(
+        &input,
         &table,
-        "--episodes",
-        "200",
-        "--out",
-        path_str(&out),
-        "--reward",
-        "CASE WHEN cardinality(tgt) > 1 THEN CAST(array_to_string(tgt, ' ') AS DOUBLE) ELSE 0 END",
-    ]);
+        &[
+            "--episodes",
+            "200",
+            "--out",
+            path_str(&out),
+            "--reward",
+            "CASE WHEN cardinality(tgt) > 1 THEN CAST(array_to_string(tgt, ' ') AS DOUBLE) ELSE 0 END",
+        ],
+    ));
     assert!(
         error.contains("--reward: ") && error.contains("Cannot cast"),
         "{error}"
@@ -256,24 +235,24 @@ fn a_seed_keeps_its_paraphrases_whatever_the_table_layout_and_threads() {
     )
     .unwrap();
     let run = |table: &Path, threads: &str, mode: &str| {
-        ok(&[
-            "paraphrase",
-            path_str(&input),
-            "--phrase-table",
+        ok(&paraphrase(
+            &input,
             path_str(table),
-            "--episodes",
-            "60",
-            "--nbest",
-            "3",
-            "--rules-per-phrase",
-            "4",
-            "--seed",
-            "5",
-            "--mode",
-            mode,
-            "--threads",
-            threads,
-        ])
+            &[
+                "--episodes",
+                "60",
+                "--nbest",
+                "3",
+                "--rules-per-phrase",
+                "4",
+                "--seed",
+                "5",
+                "--mode",
+                mode,
+                "--threads",
+                threads,
+            ],
+        ))
     };
     for mode in ["true-score", "translator"] {
         let expected = run(&in_order, "1", mode);
@@ -309,16 +288,11 @@ fn parquet_in_and_out_with_a_row_per_sentence_without_paraphrase() {
         ],
     );
     let out = dir.path().join("out.parquet");
-    let printed = ok(&[
-        "paraphrase",
-        path_str(&pairs),
-        "--phrase-table",
+    let printed = ok(&paraphrase(
+        &pairs,
         &table,
-        "--episodes",
-        "200",
-        "--out",
-        path_str(&out),
-    ]);
+        &["--episodes", "200", "--out", path_str(&out)],
+    ));
     assert!(
         printed.contains("sentences: 3 (2 without a paraphrase"),
         "{printed}"

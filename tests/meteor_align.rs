@@ -236,16 +236,7 @@ fn meteor_align_in_sql_and_score_align_give_meteors_own_links() {
         data("europarl-perturbed.test.gz"),
         data("europarl-perturbed.ref.gz"),
     );
-    ok(&[
-        "import",
-        "text",
-        "--src",
-        path_str(&test),
-        "--tgt",
-        path_str(&reference),
-        "--out",
-        path_str(&pairs),
-    ]);
+    import_text(&test, &reference, &pairs);
     ok(&[
         "import",
         "meteor",

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use tempfile::TempDir;
 
-use crate::common::{csv_rows, err, ok, path_str, root};
+use crate::common::{csv_rows, err, import_text, ok, path_str, root};
 
 /// One generated list: per hypothesis in decoder order, its true score (None: unreachable),
 /// whether the decoder's total differs from it, and that total.
@@ -430,16 +430,7 @@ fn decoder_lists_compared_feature_by_feature() {
         path_str(&imported),
     ]);
     let source = example("source.txt");
-    ok(&[
-        "import",
-        "text",
-        "--src",
-        path_str(&source),
-        "--tgt",
-        path_str(&source),
-        "--out",
-        path_str(&sources),
-    ]);
+    import_text(&source, &source, &sources);
     let study = |name: &str, extra: &[&str]| {
         let out = file(name);
         let mut args = vec![

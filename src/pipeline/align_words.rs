@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use datafusion::arrow::array::{Int64Array, RecordBatch};
+use datafusion::arrow::datatypes::SchemaRef;
 
 use crate::align::fast_align::{self, Corpus, Iteration};
 use crate::align::symmetrize::{self, Grid};
@@ -106,7 +107,8 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
     );
     // The outputs are opened before the training: one that would replace the input is refused
     // before the work, not after it.
-    let table = open_table(options)?;
+    let schema = Arc::new(Table::Alignments.schema());
+    let table = open_table(options, schema.clone())?;
     let mut pharaoh_file = options.pharaoh.as_deref().map(Output::create).transpose()?;
     let mut train = |reverse: bool| {
         let direction = if reverse { "reverse" } else { "forward" };
@@ -163,7 +165,7 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
         out.flush()
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    write_table(table, &rows, links_of)?;
+    write_table(table, schema, &rows, links_of)?;
     if let Some(file) = pharaoh_file {
         file.commit()?;
     }
@@ -176,7 +178,7 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
 }
 
 /// The alignments table's writer, its options in the footer.
-fn open_table(options: &AlignWordsOptions) -> Result<AtomicParquetWriter> {
+fn open_table(options: &AlignWordsOptions, schema: SchemaRef) -> Result<AtomicParquetWriter> {
     let model = &options.model;
     let describe = format!(
         "align-words links={} iterations={} favor_diagonal={} optimize_tension={} variational_bayes={} alpha={} tension={} p0={} null_word={}",
@@ -194,16 +196,16 @@ fn open_table(options: &AlignWordsOptions) -> Result<AtomicParquetWriter> {
         (keys::VERSION.to_string(), crate::VERSION.to_string()),
         (keys::ALIGN.to_string(), describe),
     ];
-    AtomicParquetWriter::create(&options.out, Arc::new(Table::Alignments.schema()), metadata)
+    AtomicParquetWriter::create(&options.out, schema, metadata)
 }
 
 /// The alignments table: each pair's id and links, in the pairs table's order.
 fn write_table<'a>(
     mut writer: AtomicParquetWriter,
+    schema: SchemaRef,
     rows: &[(i64, Option<usize>)],
     links_of: impl Fn(Option<usize>) -> &'a Vec<Link>,
 ) -> Result<()> {
-    let schema = Arc::new(Table::Alignments.schema());
     const BATCH: usize = 8192;
     for chunk in rows.chunks(BATCH) {
         let ids = Int64Array::from_iter_values(chunk.iter().map(|&(id, _)| id));
