@@ -862,26 +862,27 @@ impl Search {
     }
 
     fn backup(&mut self, reward: Option<f64>) {
+        for &node in &self.path {
+            self.nodes[node as usize].visits += 1;
+        }
+        let Some(r) = reward else { return };
         // An episode counts once for statistics that nodes of its path share (rules that
         // undo each other can bring a path back to a sentence).
         self.touched.clear();
-        for &node in &self.path {
-            let node = &mut self.nodes[node as usize];
-            node.visits += 1;
-            self.touched.push(node.stats);
-        }
+        (self.touched).extend(
+            self.path
+                .iter()
+                .map(|&node| self.nodes[node as usize].stats),
+        );
         self.touched.sort_unstable();
         self.touched.dedup();
         for &stats in &self.touched {
             let stats = &mut self.stats[stats as usize];
-            if let Some(r) = reward {
-                stats.rewarded += 1;
-                stats.sum += r;
-                stats.sum_sq += r * r;
-                stats.max = stats.max.max(r);
-            }
+            stats.rewarded += 1;
+            stats.sum += r;
+            stats.sum_sq += r * r;
+            stats.max = stats.max.max(r);
         }
-        let Some(r) = reward else { return };
         (self.low, self.high) = (self.low.min(r), self.high.max(r));
         // All moves as first: every action played at or after a node counts for that node's
         // slot of the action. Disjoint rules commute, so playing it there reaches the same
@@ -1140,7 +1141,7 @@ mod tests {
 
     /// "a b" with a -> x and b -> y: the tree reaches "x y", the best paraphrase (keeping a
     /// word costs its w -> w rule), by two orders. True-score mode gives the two nodes (and
-    /// their stop leaves) one record of statistics; translator mode keeps nine.
+    /// their stop leaves) one record of statistics; translator mode gives each its own.
     #[test]
     fn true_score_mode_pools_a_sentence_however_it_was_reached() {
         let index = index(&[
