@@ -76,7 +76,7 @@ step "$nbest-best lists of the held-out sentences"
     "${lm[@]}" --nbest "$nbest" > "$out/nbest.txt"
 "$bin" import moses-nbest --nbest "$out/nbest.txt" --out "$out/nbest.parquet"
 
-step "re-ranked by the true model score (Figure 1: $out/study/tau_a.svg)"
+step "re-ranked by the true model score (Figure 1: $out/study/tau_a.svg; changed.svg, ranks.svg, gap.svg)"
 "$bin" rerank --nbest "$out/nbest.parquet" --sources "$out/held-out.parquet" \
     --phrase-table "$out/paraphrases.parquet" --sizes "$(seq -s, 5 5 "$nbest")" --full-lists-only \
     --phrase-feature phrase= "${lm[@]}" "${rerank_lm[@]}" \

@@ -346,6 +346,32 @@ pub fn register_wmt23(ctx: &SessionContext, set: &str, systems: &[&str], ref_fil
     );
 }
 
+/// A table of `rows` rows as a new directory `dir` of two files (part-0 and part-1, half the
+/// rows each), each of more than five row groups of `per_group` rows: `batch_of` gives the
+/// rows of a range. For tests that a reader keeps file order whatever the layout.
+pub fn write_two_parts(
+    dir: &Path,
+    rows: usize,
+    per_group: usize,
+    batch_of: impl Fn(std::ops::Range<usize>) -> RecordBatch,
+) {
+    use datafusion::parquet::file::properties::WriterProperties;
+    std::fs::create_dir(dir).unwrap();
+    for (name, range) in [
+        ("part-0.parquet", 0..rows / 2),
+        ("part-1.parquet", rows / 2..rows),
+    ] {
+        let batch = batch_of(range);
+        let properties = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(per_group))
+            .build();
+        let file = File::create(dir.join(name)).unwrap();
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+        writer.write(&batch).unwrap();
+        assert!(writer.close().unwrap().num_row_groups() > 5);
+    }
+}
+
 /// `pairmetrics import text --src SRC --tgt TGT --out OUT`: a pairs table of two text files;
 /// what it printed.
 pub fn import_text(src: &Path, tgt: &Path, out: &Path) -> String {

@@ -218,8 +218,6 @@ fn align_words_gives_the_same_links_whatever_the_layout_and_threads() {
     use std::sync::Arc;
 
     use datafusion::arrow::array::{ArrayRef, Int64Array, StringArray};
-    use datafusion::parquet::arrow::ArrowWriter;
-    use datafusion::parquet::file::properties::WriterProperties;
 
     let dir = TempDir::new().unwrap();
     let text = gunzip(&data().join("europarl.fr-en.gz"));
@@ -227,28 +225,16 @@ fn align_words_gives_the_same_links_whatever_the_layout_and_threads() {
         .map(|line| line.split_once(" ||| ").unwrap())
         .collect();
     let pairs = dir.path().join("pairs");
-    std::fs::create_dir(&pairs).unwrap();
-    let half = lines.len() / 2;
-    for (name, range) in [
-        ("part-0.parquet", 0..half),
-        ("part-1.parquet", half..lines.len()),
-    ] {
+    crate::common::write_two_parts(&pairs, lines.len(), 211, |range| {
         let (fr, en): (Vec<&str>, Vec<&str>) = lines[range.clone()].iter().copied().unzip();
         let text = |side: Vec<&str>| Arc::new(StringArray::from_iter_values(side)) as ArrayRef;
         let ids = Int64Array::from_iter_values(range.map(|i| i as i64));
-        let batch = crate::common::batch(vec![
+        crate::common::batch(vec![
             ("pair_id", Arc::new(ids) as ArrayRef),
             ("src", text(fr)),
             ("tgt", text(en)),
-        ]);
-        let properties = WriterProperties::builder()
-            .set_max_row_group_row_count(Some(211))
-            .build();
-        let file = std::fs::File::create(pairs.join(name)).unwrap();
-        let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
-        writer.write(&batch).unwrap();
-        assert!(writer.close().unwrap().num_row_groups() > 5);
-    }
+        ])
+    });
     let expected = gunzip(&data().join("atools-grow-diag-final-and.align.gz"));
     for threads in ["1", "2"] {
         let (out, text) = (

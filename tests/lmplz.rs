@@ -185,8 +185,6 @@ fn a_table_of_many_row_groups_and_files_gives_the_same_model() {
     use std::sync::Arc;
 
     use datafusion::arrow::array::{ArrayRef, Int64Array, StringArray};
-    use datafusion::parquet::arrow::ArrowWriter;
-    use datafusion::parquet::file::properties::WriterProperties;
 
     let dir = TempDir::new().unwrap();
     let text = root().join("tests/data/wmt23/he-en.ref.refA.en");
@@ -196,32 +194,16 @@ fn a_table_of_many_row_groups_and_files_gives_the_same_model() {
         .map(str::to_string)
         .collect();
     let table = dir.path().join("table");
-    std::fs::create_dir(&table).unwrap();
-    let half = lines.len() / 2;
-    for (name, range) in [
-        ("part-0.parquet", 0..half),
-        ("part-1.parquet", half..lines.len()),
-    ] {
-        let batch = crate::common::batch(vec![
-            (
-                "pair_id",
-                Arc::new(Int64Array::from_iter_values(
-                    range.clone().map(|i| i as i64),
-                )) as ArrayRef,
-            ),
+    crate::common::write_two_parts(&table, lines.len(), 17, |range| {
+        let ids = Int64Array::from_iter_values(range.clone().map(|i| i as i64));
+        crate::common::batch(vec![
+            ("pair_id", Arc::new(ids) as ArrayRef),
             (
                 "tgt",
-                Arc::new(StringArray::from_iter_values(lines[range].iter())) as ArrayRef,
+                Arc::new(StringArray::from_iter_values(&lines[range])) as ArrayRef,
             ),
-        ]);
-        let properties = WriterProperties::builder()
-            .set_max_row_group_row_count(Some(17))
-            .build();
-        let file = std::fs::File::create(table.join(name)).unwrap();
-        let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
-        writer.write(&batch).unwrap();
-        assert!(writer.close().unwrap().num_row_groups() > 5);
-    }
+        ])
+    });
     let printed = ok(&[
         "lm",
         "estimate",
