@@ -191,9 +191,6 @@ pub fn by_size(
 ) -> String {
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let points = || lines.iter().flat_map(|line| &line.points);
-    let spread = |f: fn(f64, f64) -> f64| {
-        move |&(_, mean, std): &(f64, f64, Option<f64>)| f(mean, std.unwrap_or(0.0))
-    };
     let span = |values: Vec<f64>| {
         let (low, high) = values
             .iter()
@@ -210,11 +207,11 @@ pub fn by_size(
     };
     let (low, high) = span(points().map(|p| p.0).collect());
     let (bottom, top) = range.unwrap_or_else(|| {
-        span(
-            (points().map(spread(|m, s| m - s)))
-                .chain(points().map(spread(|m, s| m + s)))
-                .collect(),
-        )
+        let bands = points().flat_map(|&(_, mean, std)| {
+            let std = std.unwrap_or(0.0);
+            [mean - std, mean + std]
+        });
+        span(bands.collect())
     });
     let x = |n: f64| LEFT + pw * (n - low) / (high - low);
     let y = |v: f64| TOP + ph * (1.0 - (v.clamp(bottom, top) - bottom) / (top - bottom));
