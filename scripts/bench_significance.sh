@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bootstrap_ci, paired_bootstrap and approx_randomization over 10M rows, through `pairmetrics sql`:
 # LeD-like scores (ratios of small integers: few distinct values, the usual case) and continuous
-# scores (every row distinct, the worst case for the state). Rewrites the "Significance" section
-# of BENCHMARKS.md.
+# scores (every row distinct, the worst case for the state); and corpus BLEU's paired tests over
+# rows of BLEU statistics (STAT_ROWS, default 1M). Rewrites the "Significance" section of
+# BENCHMARKS.md.
 #
 #   scripts/bench_significance.sh [ROWS]
 set -euo pipefail
@@ -19,19 +20,35 @@ BIN=$PWD/target/release/pairmetrics
     CAST(value * 2654435761 % 1000003 AS DOUBLE) / 1000003.0 AS c
     FROM range($rows)" > /dev/null
 rows_table=()
+# time_query TABLE JOB QUERY: one run of QUERY over TABLE (as t), appended to rows_table.
 time_query() {
-    local job=$1 query=$2
-    /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$BIN" sql --table t="$DIR/scores.parquet" "$query" > "$DIR/out" 2> "$DIR/err" \
+    local table=$1 job=$2 query=$3
+    /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$BIN" sql --table t="$table" "$query" > "$DIR/out" 2> "$DIR/err" \
         || { cat "$DIR/err" >&2; exit 1; }
     read -r wall kb user sys < "$DIR/time"
     rows_table+=("| $job | $wall s | $(echo "$user + $sys" | bc) s | $((kb / 1024)) MB |")
     echo "$job: $wall s" >&2
 }
-time_query "\`count(*), avg(a)\` (the scan alone)" "SELECT count(*), avg(a) FROM t"
-time_query "\`bootstrap_ci(a, 0.95, 1000, 1)\`, LeD-like" "SELECT bootstrap_ci(a, 0.95, 1000, 1) FROM t"
-time_query "\`paired_bootstrap(a, b, 1000, 1)\`, LeD-like" "SELECT paired_bootstrap(a, b, 1000, 1) FROM t"
-time_query "\`approx_randomization(a, b, 10000, 1)\`, LeD-like" "SELECT approx_randomization(a, b, 10000, 1) FROM t"
-time_query "\`bootstrap_ci(c, 0.95, 1000, 1)\`, continuous (1M distinct)" "SELECT bootstrap_ci(c, 0.95, 1000, 1) FROM t"
+time_query "$DIR/scores.parquet" "\`count(*), avg(a)\` (the scan alone)" "SELECT count(*), avg(a) FROM t"
+time_query "$DIR/scores.parquet" "\`bootstrap_ci(a, 0.95, 1000, 1)\`, LeD-like" "SELECT bootstrap_ci(a, 0.95, 1000, 1) FROM t"
+time_query "$DIR/scores.parquet" "\`paired_bootstrap(a, b, 1000, 1)\`, LeD-like" "SELECT paired_bootstrap(a, b, 1000, 1) FROM t"
+time_query "$DIR/scores.parquet" "\`approx_randomization(a, b, 10000, 1)\`, LeD-like" "SELECT approx_randomization(a, b, 10000, 1) FROM t"
+time_query "$DIR/scores.parquet" "\`bootstrap_ci(c, 0.95, 1000, 1)\`, continuous (1M distinct)" "SELECT bootstrap_ci(c, 0.95, 1000, 1) FROM t"
+
+# Corpus BLEU's tests over rows of BLEU statistics (two systems on the same segments, as
+# bleu_stats gives them: lengths, 4 matched counts, 4 totals): every row distinct.
+stat_rows=${STAT_ROWS:-1000000}
+"$BIN" sql --out "$DIR/bleu_stats.parquet" "SELECT value AS segment,
+    make_array(n, r, m1, m1 * 3 / 4, m1 / 2, m1 / 3, n, n - 1, n - 2, n - 3) AS a,
+    make_array(n, r, m2, m2 * 3 / 4, m2 / 2, m2 / 3, n, n - 1, n - 2, n - 3) AS b
+    FROM (SELECT value, 8 + value * 7919 % 40 AS n, 8 + value * 104729 % 40 AS r,
+                 (8 + value * 7919 % 40) * (value * 31 % 10) / 10 AS m1,
+                 (8 + value * 7919 % 40) * ((value * 31 + 1) % 10) / 10 AS m2
+          FROM range($stat_rows))" > /dev/null
+time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bootstrap(a, b, 1000, 1)\`, $stat_rows rows of BLEU statistics" "SELECT bleu_paired_bootstrap(a, b, 1000, 1) FROM t"
+time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bs(segment, a, b, 1000, 1)\` (sacrebleu's draws), the first 100,000 of them" \
+    "SELECT bleu_paired_bs(segment, a, b, 1000, 1) FROM t WHERE segment < 100000"
+
 distinct=$("$BIN" sql --format csv --table t="$DIR/scores.parquet" "SELECT count(DISTINCT a), count(DISTINCT (a, b)), count(DISTINCT c) FROM t" | tail -1)
 
 section=$DIR/section.md

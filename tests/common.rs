@@ -313,12 +313,13 @@ pub fn wmt23_lines(name: &str) -> Vec<String> {
     lines
 }
 
-/// WMT23 systems of one set as a table `set` (system, hyp, ref, refs): one row per segment,
-/// `ref` the first reference, `refs` all of them.
+/// WMT23 systems of one set as a table `set` (system, segment, hyp, ref, refs): one row per
+/// segment (numbered from 0 in file order), `ref` the first reference, `refs` all of them.
 pub fn register_wmt23(ctx: &SessionContext, set: &str, systems: &[&str], ref_files: &[&str]) {
     use datafusion::arrow::array::{ListBuilder, StringArray, StringBuilder};
     let refs: Vec<Vec<String>> = ref_files.iter().map(|f| wmt23_lines(f)).collect();
-    let (mut system, mut hyp, mut first, mut all) = (
+    let (mut system, mut segment, mut hyp, mut first, mut all) = (
+        Vec::new(),
         Vec::new(),
         Vec::new(),
         Vec::new(),
@@ -327,6 +328,7 @@ pub fn register_wmt23(ctx: &SessionContext, set: &str, systems: &[&str], ref_fil
     for name in systems {
         for (i, line) in wmt23_lines(name).into_iter().enumerate() {
             system.push(name.to_string());
+            segment.push(i as i64);
             hyp.push(line);
             first.push(refs[0][i].clone());
             all.append_value(refs.iter().map(|r| Some(r[i].clone())));
@@ -339,6 +341,7 @@ pub fn register_wmt23(ctx: &SessionContext, set: &str, systems: &[&str], ref_fil
         set,
         batch(vec![
             ("system", column(system)),
+            ("segment", ids(&segment)),
             ("hyp", column(hyp)),
             ("ref", column(first)),
             ("refs", all),

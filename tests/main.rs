@@ -7,6 +7,7 @@ mod cli;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod common;
+mod corpus_tests;
 mod decode;
 mod derp;
 mod docs;

@@ -105,6 +105,19 @@ def test_aggregates_return_python_values():
     assert pairmetrics.bootstrap_ci(x, 0.95, 200, 7) == ci  # seeded
 
 
+def test_corpus_bleu_paired_tests_from_python():
+    refs = pa.array(["the cat sat on the mat", "a dog ran in the park", "it rained all day"])
+    base = pairmetrics.bleu_stats(pa.array(["the cat sat on a mat", "a dog ran", "it rained all day"]), refs)
+    system = pairmetrics.bleu_stats(pa.array(["the cat sat on the mat", "a dog ran in a park", "it rained"]), refs)
+    segments = pa.array([0, 1, 2])
+    exact = pairmetrics.bleu_paired_bs(segments, base, system, 100, 1)
+    assert exact["a"] == pairmetrics.corpus_bleu(pa.array(["the cat sat on a mat", "a dog ran", "it rained all day"]), refs)
+    assert exact["n"] == 3 and 0 < exact["p_value"] <= 1
+    streamed = pairmetrics.bleu_paired_bootstrap(base, system, 100, 1)
+    assert (streamed["a"], streamed["b"]) == (exact["a"], exact["b"])
+    assert streamed["delta"] == streamed["b"] - streamed["a"]
+
+
 def test_help_explains_arguments_and_nulls():
     doc = pairmetrics.pod.__doc__
     assert doc.startswith("pod(src, tgt, links [, punct])")
@@ -115,7 +128,7 @@ def test_help_explains_arguments_and_nulls():
 
 def test_every_sql_function_is_here():
     names = {e["name"] for e in pairmetrics._native.catalogue() if e["kind"] != "table"}
-    for name in ["led", "pod", "lepod", "derp", "derp_detail", "true_score", "dep_fit", "lm_logprob", "lm_full_scores", "lm_perplexity", "lm_oov_count", "word_accuracy", "kendall_tau_a", "meteor_align", "chrf", "chrf_stats", "corpus_chrf", "sentence_bleu", "bleu_stats", "corpus_bleu", "sentence_ter", "ter_stats", "corpus_ter"]:
+    for name in ["led", "pod", "lepod", "derp", "derp_detail", "true_score", "dep_fit", "lm_logprob", "lm_full_scores", "lm_perplexity", "lm_oov_count", "word_accuracy", "kendall_tau_a", "meteor_align", "chrf", "chrf_stats", "corpus_chrf", "sentence_bleu", "bleu_stats", "corpus_bleu", "sentence_ter", "ter_stats", "corpus_ter", "bleu_paired_bootstrap", "chrf_approx_randomization", "ter_paired_bs", "bleu_paired_ar"]:
         assert name in names and callable(getattr(pairmetrics, name))
     assert all(callable(getattr(pairmetrics, n)) for n in names)
 

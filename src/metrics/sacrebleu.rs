@@ -159,23 +159,30 @@ impl SacreMetric {
                 stats.resize(options.stats_len(), 0);
                 bleu::segment_stats(hyp, refs, options, &mut scratch.bleu, stats)
                     .map_err(|e| e.to_string())?;
-                out.extend(stats.iter().map(|&x| x as f64));
             }
             SacreMetric::Chrf(options) => {
                 stats.resize(options.stats_len(), 0);
                 chrf::segment_stats(hyp, refs, options, &mut scratch.chrf, stats)
                     .map_err(|e| e.to_string())?;
-                out.extend(stats.iter().map(|&x| x as f64));
             }
             SacreMetric::Ter(options) => {
                 stats.resize(3, 0);
                 ter::segment_stats(hyp, refs, options, &mut scratch.ter, stats)
                     .map_err(|e| e.to_string())?;
-                // [edits, mean reference length], as sacrebleu's Python floats.
-                out.extend([stats[0] as f64, stats[1] as f64 / stats[2] as f64]);
             }
         }
+        self.row_of_stats(stats, out);
         Ok(())
+    }
+
+    /// A segment's statistics as the `*_stats` functions give them (TER's as `[edits, reference
+    /// words, references]`), appended to `out` as sacrebleu holds them (TER's as `[edits, mean
+    /// reference length]`, Python floats).
+    pub fn row_of_stats(&self, stats: &[u64], out: &mut Vec<f64>) {
+        match self {
+            SacreMetric::Ter(_) => out.extend([stats[0] as f64, stats[1] as f64 / stats[2] as f64]),
+            _ => out.extend(stats.iter().map(|&x| x as f64)),
+        }
     }
 
     /// The score of summed statistics (sacrebleu's `_aggregate_and_compute`: Python integers

@@ -19,6 +19,25 @@ use crate::schema::{ColumnType, list_item};
 /// Accepted argument lists: a list of (name, expectation) per arity.
 pub type Shapes = &'static [&'static [(&'static str, ColumnType)]];
 
+/// The N shapes of a function whose arguments after the first `required` may be left off from
+/// the end: `all`'s prefixes of `required`, `required + 1`, ... arguments.
+pub const fn optional_tail<const N: usize>(
+    all: &'static [(&'static str, ColumnType)],
+    required: usize,
+) -> [&'static [(&'static str, ColumnType)]; N] {
+    assert!(
+        required + N == all.len() + 1,
+        "one shape per optional argument, and all of them"
+    );
+    let mut shapes = [all; N];
+    let mut i = 0;
+    while i < N {
+        shapes[i] = all.split_at(required + i).0;
+        i += 1;
+    }
+    shapes
+}
+
 /// A signature that lists the canonical types of each shape (so that `SHOW FUNCTIONS` and
 /// `information_schema.parameters` show them) and coerces every other input with [`coerce`].
 ///

@@ -9,6 +9,7 @@ use super::docs::DOC_SECTION;
 use super::expr;
 use super::sacrebleu::{Kind, Metric};
 use crate::metrics::bleu::{self, BleuOptions, Scratch};
+use crate::metrics::sacrebleu::SacreMetric;
 
 const OPTIONS_DOC: &str = "sacrebleu's options in the words of its signature, '|'-separated: \
     tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; \
@@ -26,6 +27,16 @@ impl Metric for Bleu {
     type Scratch = Scratch;
 
     const NAMES: [&'static str; 3] = [expr::SENTENCE_BLEU, expr::BLEU_STATS, expr::CORPUS_BLEU];
+    const TEST_NAMES: [&'static str; 4] = [
+        expr::BLEU_PAIRED_BOOTSTRAP,
+        expr::BLEU_APPROX_RANDOMIZATION,
+        expr::BLEU_PAIRED_BS,
+        expr::BLEU_PAIRED_AR,
+    ];
+
+    fn sacre(options: &BleuOptions) -> SacreMetric {
+        SacreMetric::Bleu(options.clone())
+    }
 
     fn sentence_options() -> BleuOptions {
         BleuOptions::sentence()

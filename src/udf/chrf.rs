@@ -9,6 +9,7 @@ use super::docs::DOC_SECTION;
 use super::expr;
 use super::sacrebleu::{Kind, Metric};
 use crate::metrics::chrf::{self, ChrfOptions, Scratch};
+use crate::metrics::sacrebleu::SacreMetric;
 
 const OPTIONS_DOC: &str = "sacrebleu's options in the words of its signature, '|'-separated: \
     nc:N (character order, 6), nw:N (word order, 0; 2 is chrF++), beta:N (2), case:mixed|lc, \
@@ -26,6 +27,16 @@ impl Metric for Chrf {
     type Scratch = Scratch;
 
     const NAMES: [&'static str; 3] = [expr::CHRF, expr::CHRF_STATS, expr::CORPUS_CHRF];
+    const TEST_NAMES: [&'static str; 4] = [
+        expr::CHRF_PAIRED_BOOTSTRAP,
+        expr::CHRF_APPROX_RANDOMIZATION,
+        expr::CHRF_PAIRED_BS,
+        expr::CHRF_PAIRED_AR,
+    ];
+
+    fn sacre(options: &ChrfOptions) -> SacreMetric {
+        SacreMetric::Chrf(options.clone())
+    }
 
     fn sentence_options() -> ChrfOptions {
         ChrfOptions::default()

@@ -77,6 +77,18 @@ names! {
     POOLED_BOOTSTRAP_CI = "pooled_bootstrap_ci";
     POOLED_PAIRED_BOOTSTRAP = "pooled_paired_bootstrap";
     POOLED_APPROX_RANDOMIZATION = "pooled_approx_randomization";
+    BLEU_PAIRED_BOOTSTRAP = "bleu_paired_bootstrap";
+    BLEU_APPROX_RANDOMIZATION = "bleu_approx_randomization";
+    BLEU_PAIRED_BS = "bleu_paired_bs";
+    BLEU_PAIRED_AR = "bleu_paired_ar";
+    CHRF_PAIRED_BOOTSTRAP = "chrf_paired_bootstrap";
+    CHRF_APPROX_RANDOMIZATION = "chrf_approx_randomization";
+    CHRF_PAIRED_BS = "chrf_paired_bs";
+    CHRF_PAIRED_AR = "chrf_paired_ar";
+    TER_PAIRED_BOOTSTRAP = "ter_paired_bootstrap";
+    TER_APPROX_RANDOMIZATION = "ter_approx_randomization";
+    TER_PAIRED_BS = "ter_paired_bs";
+    TER_PAIRED_AR = "ter_paired_ar";
 }
 
 builders! {

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod bleu;
 pub mod chrf;
+pub mod corpus_tests;
 pub mod dep_fit;
 pub mod derp;
 pub mod docs;
@@ -131,10 +132,17 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
 pub fn all_aggregate_udfs() -> Vec<Arc<AggregateUDF>> {
     use bleu::Bleu;
     use chrf::Chrf;
+    use corpus_tests::CorpusTestUdf;
     use sacrebleu::CorpusUdf;
     use significance::{SignificanceUdf as S, Test as T};
     use ter::Ter;
-    vec![
+    let corpus_tests = CorpusTestUdf::<Bleu>::all()
+        .map(AggregateUDF::from)
+        .into_iter()
+        .chain(CorpusTestUdf::<Chrf>::all().map(AggregateUDF::from))
+        .chain(CorpusTestUdf::<Ter>::all().map(AggregateUDF::from))
+        .map(Arc::new);
+    let mut udfs = vec![
         Arc::new(AggregateUDF::from(derp::DerpPooled::default())),
         Arc::new(AggregateUDF::from(CorpusUdf::<Bleu>::default())),
         Arc::new(AggregateUDF::from(CorpusUdf::<Chrf>::default())),
@@ -146,7 +154,9 @@ pub fn all_aggregate_udfs() -> Vec<Arc<AggregateUDF>> {
         Arc::new(AggregateUDF::from(S::new(T::PairedBootstrap, true))),
         Arc::new(AggregateUDF::from(S::new(T::ApproxRandomization, false))),
         Arc::new(AggregateUDF::from(S::new(T::ApproxRandomization, true))),
-    ]
+    ];
+    udfs.extend(corpus_tests);
+    udfs
 }
 
 /// Register every pairmetrics function with a DataFusion registry (a `SessionContext`, say);

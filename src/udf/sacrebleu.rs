@@ -25,6 +25,7 @@ use datafusion::logical_expr::{
 
 use super::args::{Shapes, TextArg, checked_arguments, constant, scalar_text};
 use crate::arrow::read::{Strings, TokenLists};
+use crate::metrics::sacrebleu::SacreMetric;
 use crate::schema::{ColumnType, is_string};
 
 /// One of sacrebleu's metrics, as its SQL functions need it.
@@ -34,6 +35,13 @@ pub trait Metric: fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 
 
     /// The names of the sentence, statistics and corpus functions.
     const NAMES: [&'static str; 3];
+
+    /// The names of the paired tests of corpus scores (`udf::corpus_tests`): the streaming
+    /// bootstrap and randomization, then sacrebleu's own (`--paired-bs`, `--paired-ar`).
+    const TEST_NAMES: [&'static str; 4];
+
+    /// The metric as sacrebleu's paired tests score it.
+    fn sacre(options: &Self::Options) -> SacreMetric;
 
     /// The options of the sentence and statistics functions, and of the corpus aggregate, when
     /// none are given (sacrebleu's `sentence_*` and `corpus_*` defaults).

@@ -14,7 +14,7 @@ use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, Documentation, Signature};
 
-use super::args::{Shapes, checked_arguments, constant, signature};
+use super::args::{Shapes, checked_arguments, constant, optional_tail, scalar_text, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::metrics::significance::{self as kernel, Row, Sample};
@@ -65,26 +65,16 @@ impl SignificanceUdf {
 }
 
 fn shapes(test: Test, pooled: bool) -> Shapes {
-    static CI: Shapes = &[
-        &[("x", Float)],
-        &[("x", Float), ("level", Float)],
-        &[("x", Float), ("level", Float), ("resamples", Int)],
+    const CI: Shapes = &optional_tail::<4>(
         &[
             ("x", Float),
             ("level", Float),
             ("resamples", Int),
             ("seed", Int),
         ],
-    ];
-    static POOLED_CI: Shapes = &[
-        &[("num", Float), ("den", Float)],
-        &[("num", Float), ("den", Float), ("level", Float)],
-        &[
-            ("num", Float),
-            ("den", Float),
-            ("level", Float),
-            ("resamples", Int),
-        ],
+        1,
+    );
+    const POOLED_CI: Shapes = &optional_tail::<4>(
         &[
             ("num", Float),
             ("den", Float),
@@ -92,16 +82,9 @@ fn shapes(test: Test, pooled: bool) -> Shapes {
             ("resamples", Int),
             ("seed", Int),
         ],
-    ];
-    static PAIRED: Shapes = &[
-        &[("a", Float), ("b", Float)],
-        &[("a", Float), ("b", Float), ("resamples", Int)],
-        &[
-            ("a", Float),
-            ("b", Float),
-            ("resamples", Int),
-            ("seed", Int),
-        ],
+        2,
+    );
+    const PAIRED: Shapes = &optional_tail::<4>(
         &[
             ("a", Float),
             ("b", Float),
@@ -109,29 +92,9 @@ fn shapes(test: Test, pooled: bool) -> Shapes {
             ("seed", Int),
             ("level", Float),
         ],
-    ];
-    static POOLED_PAIRED: Shapes = &[
-        &[
-            ("num_a", Float),
-            ("den_a", Float),
-            ("num_b", Float),
-            ("den_b", Float),
-        ],
-        &[
-            ("num_a", Float),
-            ("den_a", Float),
-            ("num_b", Float),
-            ("den_b", Float),
-            ("resamples", Int),
-        ],
-        &[
-            ("num_a", Float),
-            ("den_a", Float),
-            ("num_b", Float),
-            ("den_b", Float),
-            ("resamples", Int),
-            ("seed", Int),
-        ],
+        2,
+    );
+    const POOLED_PAIRED: Shapes = &optional_tail::<4>(
         &[
             ("num_a", Float),
             ("den_a", Float),
@@ -141,26 +104,13 @@ fn shapes(test: Test, pooled: bool) -> Shapes {
             ("seed", Int),
             ("level", Float),
         ],
-    ];
-    static AR: Shapes = &[
-        &[("a", Float), ("b", Float)],
-        &[("a", Float), ("b", Float), ("trials", Int)],
+        4,
+    );
+    const AR: Shapes = &optional_tail::<3>(
         &[("a", Float), ("b", Float), ("trials", Int), ("seed", Int)],
-    ];
-    static POOLED_AR: Shapes = &[
-        &[
-            ("num_a", Float),
-            ("den_a", Float),
-            ("num_b", Float),
-            ("den_b", Float),
-        ],
-        &[
-            ("num_a", Float),
-            ("den_a", Float),
-            ("num_b", Float),
-            ("den_b", Float),
-            ("trials", Int),
-        ],
+        2,
+    );
+    const POOLED_AR: Shapes = &optional_tail::<3>(
         &[
             ("num_a", Float),
             ("den_a", Float),
@@ -169,7 +119,8 @@ fn shapes(test: Test, pooled: bool) -> Shapes {
             ("trials", Int),
             ("seed", Int),
         ],
-    ];
+        4,
+    );
     match (test, pooled) {
         (Test::BootstrapCi, false) => CI,
         (Test::BootstrapCi, true) => POOLED_CI,
@@ -319,70 +270,29 @@ impl AggregateUDFImpl for SignificanceUdf {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        Ok(vec![Arc::new(Field::new(
-            format_state_name(args.name, "rows"),
-            DataType::Binary,
-            true,
-        ))])
+        Ok(rows_state(args))
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        let constant = |i: usize, what: &str| -> Result<Option<ScalarValue>> {
-            let Some(expr) = args.exprs.get(self.values() + i) else {
-                return Ok(None);
-            };
-            match constant(expr.as_ref()) {
-                Some(value) if !value.is_null() => Ok(Some(value)),
-                _ => plan_err!(
-                    "{}: `{what}` must be a constant that is not NULL, got {expr}",
-                    self.name()
-                ),
-            }
+        let constants = Constants {
+            function: self.name(),
+            args: &args,
+            first: self.values(),
         };
-        let integer = |i: usize, what: &str, default: u64, range: (u64, u64)| -> Result<u64> {
-            let Some(value) = constant(i, what)? else {
-                return Ok(default);
-            };
-            let n = value.cast_to(&DataType::Int64)?;
-            match n {
-                ScalarValue::Int64(Some(n)) if n >= range.0 as i64 && n as u64 <= range.1 => {
-                    Ok(n as u64)
-                }
-                _ => plan_err!(
-                    "{}: `{what}` must be an integer in [{}, {}], got {value}",
-                    self.name(),
-                    range.0,
-                    range.1
-                ),
-            }
-        };
-        let level = |i: usize| -> Result<f64> {
-            let Some(value) = constant(i, "level")? else {
-                return Ok(DEFAULT_LEVEL);
-            };
-            match value.cast_to(&DataType::Float64)? {
-                ScalarValue::Float64(Some(level)) if level > 0.0 && level < 1.0 => Ok(level),
-                _ => plan_err!(
-                    "{}: `level` must be in (0, 1), e.g. 0.95, got {value}",
-                    self.name()
-                ),
-            }
-        };
-        let seed = |i: usize| integer(i, "seed", DEFAULT_SEED, (0, i64::MAX as u64));
         let params = match self.test {
             Test::BootstrapCi => Params {
-                level: level(0)?,
-                draws: integer(1, "resamples", DEFAULT_RESAMPLES, (1, MAX_DRAWS))?,
-                seed: seed(2)?,
+                level: constants.level(0)?,
+                draws: constants.draws(1, "resamples", DEFAULT_RESAMPLES)?,
+                seed: constants.seed(2)?,
             },
             Test::PairedBootstrap => Params {
-                draws: integer(0, "resamples", DEFAULT_RESAMPLES, (1, MAX_DRAWS))?,
-                seed: seed(1)?,
-                level: level(2)?,
+                draws: constants.draws(0, "resamples", DEFAULT_RESAMPLES)?,
+                seed: constants.seed(1)?,
+                level: constants.level(2)?,
             },
             Test::ApproxRandomization => Params {
-                draws: integer(0, "trials", DEFAULT_TRIALS, (1, MAX_DRAWS))?,
-                seed: seed(1)?,
+                draws: constants.draws(0, "trials", DEFAULT_TRIALS)?,
+                seed: constants.seed(1)?,
                 level: DEFAULT_LEVEL,
             },
         };
@@ -396,7 +306,7 @@ impl AggregateUDFImpl for SignificanceUdf {
             values: self.values(),
             fields,
             params,
-            sample: Sample::default(),
+            sample: Sample::new(4),
         }))
     }
 
@@ -407,7 +317,106 @@ impl AggregateUDFImpl for SignificanceUdf {
     }
 }
 
-/// The value of a constant expression (a literal, or one DataFusion has not folded yet).
+/// The constant arguments of an aggregate's call, those after its `first` value columns:
+/// checked when the accumulator is made, so a bad one is a planning error naming it.
+pub(super) struct Constants<'a> {
+    pub function: &'a str,
+    pub args: &'a AccumulatorArgs<'a>,
+    pub first: usize,
+}
+
+impl Constants<'_> {
+    /// Constant `i` (counted from `first`), None when the call stops before it.
+    fn get(&self, i: usize, what: &str) -> Result<Option<ScalarValue>> {
+        let Some(expr) = self.args.exprs.get(self.first + i) else {
+            return Ok(None);
+        };
+        match constant(expr.as_ref()) {
+            Some(value) if !value.is_null() => Ok(Some(value)),
+            _ => plan_err!(
+                "{}: `{what}` must be a constant that is not NULL, got {expr}",
+                self.function
+            ),
+        }
+    }
+
+    fn integer(&self, i: usize, what: &str, default: u64, range: (u64, u64)) -> Result<u64> {
+        let Some(value) = self.get(i, what)? else {
+            return Ok(default);
+        };
+        match value.cast_to(&DataType::Int64)? {
+            ScalarValue::Int64(Some(n)) if n >= range.0 as i64 && n as u64 <= range.1 => {
+                Ok(n as u64)
+            }
+            _ => plan_err!(
+                "{}: `{what}` must be an integer in [{}, {}], got {value}",
+                self.function,
+                range.0,
+                range.1
+            ),
+        }
+    }
+
+    /// Resamples or trials.
+    pub fn draws(&self, i: usize, what: &str, default: u64) -> Result<u64> {
+        self.integer(i, what, default, (1, MAX_DRAWS))
+    }
+
+    pub fn seed(&self, i: usize) -> Result<u64> {
+        self.integer(i, "seed", DEFAULT_SEED, (0, i64::MAX as u64))
+    }
+
+    pub fn level(&self, i: usize) -> Result<f64> {
+        let Some(value) = self.get(i, "level")? else {
+            return Ok(DEFAULT_LEVEL);
+        };
+        match value.cast_to(&DataType::Float64)? {
+            ScalarValue::Float64(Some(level)) if level > 0.0 && level < 1.0 => Ok(level),
+            _ => plan_err!(
+                "{}: `level` must be in (0, 1), e.g. 0.95, got {value}",
+                self.function
+            ),
+        }
+    }
+
+    pub fn text(&self, i: usize, what: &str) -> Result<Option<String>> {
+        match self.get(i, what)? {
+            None => Ok(None),
+            Some(value) => match scalar_text(&value) {
+                Ok(text) => Ok(text),
+                Err(_) => plan_err!(
+                    "{}: `{what}` must be a constant string, got {value}",
+                    self.function
+                ),
+            },
+        }
+    }
+}
+
+/// The state of a test's accumulator: its rows, serialised.
+pub(super) fn rows_state(args: StateFieldsArgs) -> Vec<FieldRef> {
+    vec![Arc::new(Field::new(
+        format_state_name(args.name, "rows"),
+        DataType::Binary,
+        true,
+    ))]
+}
+
+/// A test's answer as a struct of `fields`: the values, then `n`, the rows used.
+pub(super) fn answer(fields: &Fields, values: Vec<Option<f64>>, n: u64) -> Result<ScalarValue> {
+    let mut columns: Vec<ArrayRef> = values
+        .into_iter()
+        .map(|v| Arc::new(Float64Array::from(vec![v])) as ArrayRef)
+        .collect();
+    columns.push(Arc::new(UInt64Array::from(vec![n])));
+    Ok(ScalarValue::Struct(Arc::new(StructArray::try_new(
+        fields.clone(),
+        columns,
+        None,
+    )?)))
+}
+
+/// A test's parameters, from its constant arguments.
 #[derive(Debug, Clone, Copy)]
 struct Params {
     level: f64,
@@ -450,7 +459,7 @@ impl Accumulator for SampleAccumulator {
                 _ => [v(0), v(1), v(2), v(3)],
             };
             // A non-finite value is left out, as a NULL is.
-            self.sample.add(row, 1);
+            self.sample.add(&row, 1);
         }
         Ok(())
     }
@@ -473,11 +482,8 @@ impl Accumulator for SampleAccumulator {
         let Params { level, draws, seed } = self.params;
         let values = match self.test {
             Test::ApproxRandomization => {
-                return Ok(ScalarValue::Float64(kernel::approx_randomization(
-                    &self.sample,
-                    draws,
-                    seed,
-                )));
+                let test = kernel::approx_randomization(&self.sample, draws, seed, kernel::ratios);
+                return Ok(ScalarValue::Float64(test.map(|t| t.p_value)));
             }
             Test::BootstrapCi => {
                 let ci = kernel::bootstrap_ci(&self.sample, level, draws, seed);
@@ -488,7 +494,7 @@ impl Accumulator for SampleAccumulator {
                 ]
             }
             Test::PairedBootstrap => {
-                let p = kernel::paired_bootstrap(&self.sample, level, draws, seed);
+                let p = kernel::paired_bootstrap(&self.sample, level, draws, seed, kernel::ratios);
                 vec![
                     p.map(|p| p.delta.estimate),
                     p.map(|p| p.delta.low),
@@ -497,16 +503,7 @@ impl Accumulator for SampleAccumulator {
                 ]
             }
         };
-        let mut columns: Vec<ArrayRef> = values
-            .into_iter()
-            .map(|v| Arc::new(Float64Array::from(vec![v])) as ArrayRef)
-            .collect();
-        columns.push(Arc::new(UInt64Array::from(vec![self.sample.rows()])));
-        Ok(ScalarValue::Struct(Arc::new(StructArray::try_new(
-            self.fields.clone(),
-            columns,
-            None,
-        )?)))
+        answer(&self.fields, values, self.sample.rows())
     }
 
     fn size(&self) -> usize {

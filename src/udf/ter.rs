@@ -8,6 +8,7 @@ use datafusion::logical_expr::Documentation;
 use super::docs::DOC_SECTION;
 use super::expr;
 use super::sacrebleu::{Kind, Metric};
+use crate::metrics::sacrebleu::SacreMetric;
 use crate::metrics::ter::{self, Scratch, TerOptions};
 
 const OPTIONS_DOC: &str = "sacrebleu's options in the words of its signature, '|'-separated: \
@@ -27,6 +28,16 @@ impl Metric for Ter {
     type Scratch = Scratch;
 
     const NAMES: [&'static str; 3] = [expr::SENTENCE_TER, expr::TER_STATS, expr::CORPUS_TER];
+    const TEST_NAMES: [&'static str; 4] = [
+        expr::TER_PAIRED_BOOTSTRAP,
+        expr::TER_APPROX_RANDOMIZATION,
+        expr::TER_PAIRED_BS,
+        expr::TER_PAIRED_AR,
+    ];
+
+    fn sacre(options: &TerOptions) -> SacreMetric {
+        SacreMetric::Ter(options.clone())
+    }
 
     fn sentence_options() -> TerOptions {
         TerOptions::default()
