@@ -445,11 +445,12 @@ impl Uniforms {
     }
 }
 
-/// Poisson(lambda) counts: by inversion (a binary search of the cumulative probabilities, built
-/// once) below 100, by Hörmann's transformed rejection (PTRS, as numpy draws them) from 100 on,
+/// Poisson(lambda) counts: by inversion (a search of the cumulative probabilities, built once)
+/// below 100, by Hörmann's transformed rejection (PTRS, as numpy draws them) from 100 on,
 /// where it rarely needs its slow path; the constants of a lambda are computed once.
 enum Poisson {
-    /// The cumulative probabilities of 0, 1, ... up to the first term that is 0 in f64.
+    /// The cumulative probabilities of 0, 1, ... up to the first that is 1, or past the first term
+    /// that is 0 in f64.
     Inversion { cdf: Vec<f64> },
     Rejection {
         lambda: f64,
@@ -466,7 +467,8 @@ impl Poisson {
         if lambda < 100.0 {
             let (mut p, mut k) = ((-lambda).exp(), 0);
             let mut cdf = vec![p];
-            while p > 0.0 {
+            // The uniform draws are below 1, so the table may end at its first 1.
+            while p > 0.0 && cdf[cdf.len() - 1] < 1.0 {
                 k += 1;
                 p *= lambda / f64::from(k);
                 cdf.push(cdf[cdf.len() - 1] + p);
@@ -490,7 +492,14 @@ impl Poisson {
         match *self {
             Poisson::Inversion { ref cdf } => {
                 let x = u.next_f64();
-                cdf.partition_point(|&c| c <= x).min(cdf.len() - 1) as u64
+                // The count is how many cumulative probabilities are at most x. Counting from
+                // 0 takes about lambda + 1 steps, fewer than a binary search for small lambda
+                // (a row drawn once is Poisson(1): 18 entries, 1.6 steps on average).
+                let at_most = match cdf.len() <= 32 {
+                    true => cdf.iter().take_while(|&&c| c <= x).count(),
+                    false => cdf.partition_point(|&c| c <= x),
+                };
+                at_most.min(cdf.len() - 1) as u64
             }
             Poisson::Rejection {
                 lambda,
@@ -585,6 +594,28 @@ mod tests {
                 (var / lambda - 1.0).abs() < 0.1,
                 "Poisson({lambda}): variance {var}"
             );
+        }
+    }
+
+    #[test]
+    fn inversion_draws_what_a_binary_search_of_the_whole_table_draws() {
+        for lambda in [1.0f64, 2.0, 5.0, 9.5, 30.0, 99.0] {
+            let mut whole = vec![(-lambda).exp()];
+            let (mut p, mut k) = (whole[0], 0);
+            while p > 0.0 {
+                k += 1;
+                p *= lambda / f64::from(k);
+                whole.push(whole[whole.len() - 1] + p);
+            }
+            let poisson = Poisson::new(lambda);
+            for i in 0..20_000 {
+                let x = Uniforms::new(11, Uniforms::draw_key(i)).next_f64();
+                let want = whole.partition_point(|&c| c <= x).min(whole.len() - 1) as u64;
+                assert_eq!(
+                    poisson.draw(&mut Uniforms::new(11, Uniforms::draw_key(i))),
+                    want
+                );
+            }
         }
     }
 
