@@ -45,7 +45,7 @@ stat_rows=${STAT_ROWS:-1000000}
                  (8 + value * 7919 % 40) * (value * 31 % 10) / 10 AS m1,
                  (8 + value * 7919 % 40) * ((value * 31 + 1) % 10) / 10 AS m2
           FROM range($stat_rows))" > /dev/null
-time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bootstrap(a, b, 1000, 1)\`, $stat_rows rows of BLEU statistics" "SELECT bleu_paired_bootstrap(a, b, 1000, 1) FROM t"
+time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bootstrap(segment, a, b, 1000, 1)\`, $stat_rows rows of BLEU statistics" "SELECT bleu_paired_bootstrap(segment, a, b, 1000, 1) FROM t"
 time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bs(segment, a, b, 1000, 1)\` (sacrebleu's draws), the first 100,000 of them" \
     "SELECT bleu_paired_bs(segment, a, b, 1000, 1) FROM t WHERE segment < 100000"
 

@@ -212,9 +212,9 @@ async fn streaming(ctx: &SessionContext) -> Vec<(String, Vec<Option<f64>>)> {
     let bleu: Vec<String> = fields.iter().map(|f| format!("bleu['{f}']")).collect();
     let sql = format!(
         "{} SELECT system, {}, chrf['p_value'], ter['p_value'], ter['a'], ter['b'] FROM (SELECT s.system, \
-         bleu_paired_bootstrap(b.bleu, s.bleu, 300, 7) AS bleu, \
-         chrf_approx_randomization(b.chrf, s.chrf, 300) AS chrf, \
-         ter_approx_randomization(b.ter, s.ter, 300) AS ter \
+         bleu_paired_bootstrap(segment, b.bleu, s.bleu, 300, 7) AS bleu, \
+         chrf_approx_randomization(segment, b.chrf, s.chrf, 300) AS chrf, \
+         ter_approx_randomization(segment, b.ter, s.ter, 300) AS ter \
          FROM s JOIN b USING (segment) GROUP BY s.system)",
         with_stats("refs"),
         bleu.join(", ")
@@ -254,7 +254,7 @@ async fn streaming_tests_score_as_the_corpus_aggregates_and_ignore_partitioning(
         let [a, b, delta, low, high, p, chrf_p, ter_p, ter_a, ter_b] = values[..] else {
             panic!("ten columns")
         };
-        // The scores are the corpus aggregates' (TER with one reference count: exact sums).
+        // The scores are the corpus aggregates'.
         assert_eq!((a, b), (score(BASELINE, 0), score(system, 0)), "{system}");
         assert_eq!(
             (ter_a, ter_b),
@@ -313,7 +313,7 @@ async fn corpus_tests_refuse_what_they_cannot_answer() {
     };
     // Statistics of order 2 tested as order 4 (the default).
     let e = error(format!(
-        "SELECT bleu_paired_bootstrap(bleu_stats(b.hyp, b.ref, 'order:2'), bleu_stats(s.hyp, s.ref, 'order:2')) \
+        "SELECT bleu_paired_bootstrap(segment, bleu_stats(b.hyp, b.ref, 'order:2'), bleu_stats(s.hyp, s.ref, 'order:2')) \
          FROM he_en s JOIN he_en b USING (segment) WHERE b.system = '{BASELINE}'"
     ))
     .await;
@@ -342,7 +342,7 @@ async fn corpus_tests_refuse_what_they_cannot_answer() {
     );
     // Constants are checked when the query is planned.
     let e = error(format!(
-        "{} SELECT ter_paired_bootstrap(b.ter, s.ter, 0) FROM s JOIN b USING (segment)",
+        "{} SELECT ter_paired_bootstrap(segment, b.ter, s.ter, 0) FROM s JOIN b USING (segment)",
         with_stats("ref")
     ))
     .await;

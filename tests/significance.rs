@@ -12,7 +12,7 @@ use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionConfig;
 use pairmetrics::metrics::random::SplitMix64;
 use pairmetrics::metrics::significance::{
-    Sample, approx_randomization, bootstrap_ci, paired_bootstrap, ratios,
+    Sample, approx_randomization, bootstrap_ci, paired_bootstrap,
 };
 use serde_json::Value;
 
@@ -36,9 +36,9 @@ fn systems(n: usize, shift: f64, noise: f64, seed: u64) -> (Vec<f64>, Vec<f64>) 
 }
 
 fn paired_sample(a: &[f64], b: &[f64]) -> Sample {
-    let mut s = Sample::new(4);
+    let mut s = Sample::default();
     for (x, y) in a.iter().zip(b) {
-        s.add(&[*x, 1.0, *y, 1.0], 1);
+        s.add([*x, 1.0, *y, 1.0], 1);
     }
     s
 }
@@ -53,14 +53,10 @@ fn zero_mean_noise_is_not_significant_and_the_interval_covers_zero() {
     for trial in 0..100 {
         let (a, b) = systems(200, 0.0, 0.05, trial);
         let sample = paired_sample(&a, &b);
-        let p = paired_bootstrap(&sample, 0.95, 1000, trial, ratios).unwrap();
+        let p = paired_bootstrap(&sample, 0.95, 1000, trial).unwrap();
         not_significant += usize::from(p.p_value >= 0.05);
-        not_significant_ar += usize::from(
-            approx_randomization(&sample, 1000, trial, ratios)
-                .unwrap()
-                .p_value
-                >= 0.05,
-        );
+        not_significant_ar +=
+            usize::from(approx_randomization(&sample, 1000, trial).unwrap() >= 0.05);
         covered += usize::from(p.delta.low <= 0.0 && 0.0 <= p.delta.high);
     }
     assert!(
@@ -84,7 +80,7 @@ fn a_known_shift_is_significant_and_covered() {
     let shift = 0.02;
     for trial in 0..100 {
         let (a, b) = systems(200, shift, 0.05, 1000 + trial);
-        let p = paired_bootstrap(&paired_sample(&a, &b), 0.95, 1000, trial, ratios).unwrap();
+        let p = paired_bootstrap(&paired_sample(&a, &b), 0.95, 1000, trial).unwrap();
         significant += usize::from(p.p_value < 0.01);
         covered += usize::from(p.delta.low <= shift && shift <= p.delta.high);
     }
@@ -147,7 +143,7 @@ fn p_values_agree_with_sacrebleus_definitions() {
     for (k, shift) in [0.0, 0.002, 0.004, 0.006, 0.01].into_iter().enumerate() {
         let (a, b) = systems(400, shift, 0.05, 77 + k as u64);
         let sample = paired_sample(&a, &b);
-        let ours = paired_bootstrap(&sample, 0.95, 10_000, 12345, ratios)
+        let ours = paired_bootstrap(&sample, 0.95, 10_000, 12345)
             .unwrap()
             .p_value;
         let theirs = sacrebleu_paired_bootstrap(&a, &b, 10_000, 12345);
@@ -155,9 +151,7 @@ fn p_values_agree_with_sacrebleus_definitions() {
             (ours - theirs).abs() <= 0.02,
             "shift {shift}: paired bootstrap p {ours} vs sacrebleu's {theirs}"
         );
-        let ours = approx_randomization(&sample, 10_000, 12345, ratios)
-            .unwrap()
-            .p_value;
+        let ours = approx_randomization(&sample, 10_000, 12345).unwrap();
         let theirs = sacrebleu_approx_randomization(&a, &b, 10_000, 12345);
         assert!(
             (ours - theirs).abs() <= 0.02,
@@ -172,9 +166,9 @@ fn a_mean_interval_has_its_level() {
     let covered = (0..100)
         .filter(|&trial| {
             let (a, _) = systems(200, 0.0, 0.0, 5000 + trial);
-            let mut s = Sample::new(4);
+            let mut s = Sample::default();
             a.iter()
-                .for_each(|x| assert!(s.add(&[*x, 1.0, 0.0, 1.0], 1)));
+                .for_each(|x| assert!(s.add([*x, 1.0, 0.0, 1.0], 1)));
             let ci = bootstrap_ci(&s, 0.9, 1000, trial).unwrap();
             ci.low <= 0.5 && 0.5 <= ci.high
         })

@@ -113,7 +113,7 @@ def test_corpus_bleu_paired_tests_from_python():
     exact = pairmetrics.bleu_paired_bs(segments, base, system, 100, 1)
     assert exact["a"] == pairmetrics.corpus_bleu(pa.array(["the cat sat on a mat", "a dog ran", "it rained all day"]), refs)
     assert exact["n"] == 3 and 0 < exact["p_value"] <= 1
-    streamed = pairmetrics.bleu_paired_bootstrap(base, system, 100, 1)
+    streamed = pairmetrics.bleu_paired_bootstrap(segments, base, system, 100, 1)
     assert (streamed["a"], streamed["b"]) == (exact["a"], exact["b"])
     assert streamed["delta"] == streamed["b"] - streamed["a"]
 

@@ -1,15 +1,15 @@
 //! Paired tests of corpus BLEU, chrF and TER over rows of their sufficient statistics (what
 //! `bleu_stats`, `chrf_stats` and `ter_stats` give), one system against a baseline on the same
-//! segments; many systems in one `GROUP BY`. Two kinds:
+//! segments; many systems in one `GROUP BY`. Every row is known by its segment. Two kinds:
 //!
-//! - `bleu_paired_bootstrap`, `bleu_approx_randomization` (and chrF's, TER's) stream: a Poisson
-//!   bootstrap keyed by each row's values ([`crate::metrics::significance`]), any corpus size,
-//!   the same answer however rows are partitioned.
+//! - `bleu_paired_bootstrap`, `bleu_approx_randomization` (and chrF's, TER's) stream in constant
+//!   memory: each segment's draws come from a generator keyed by (seed, segment)
+//!   ([`KeyedTotals`]), so any corpus size gives one answer however its rows are partitioned, and
+//!   a resample is scored as the corpus aggregate scores its summed statistics.
 //! - `bleu_paired_bs`, `bleu_paired_ar` are sacrebleu's `--paired-bs` and `--paired-ar` number
 //!   for number ([`crate::metrics::sacrebleu_significance`]): numpy's generator resamples the
-//!   segments in the order of the `segment` argument, so every row is held until the end.
-//!
-//! Both score a resample as sacrebleu scores summed statistics ([`SacreMetric`]).
+//!   segments in their order, so every row is held until the end, and resamples are scored as
+//!   sacrebleu scores them ([`SacreMetric`]).
 
 use std::marker::PhantomData;
 use std::sync::{Arc, LazyLock};
@@ -30,7 +30,7 @@ use crate::metrics::sacrebleu_significance::{
     Baseline, Stats, bootstrap_indices, estimate_ci, paired_bootstrap, paired_randomization,
     randomization_flips,
 };
-use crate::metrics::significance::{self as streaming, Sample};
+use crate::metrics::significance::{KeyedTest, KeyedTotals};
 use crate::schema::ColumnType::{Float, Floats, Int, Text};
 
 /// Which test.
@@ -89,17 +89,13 @@ impl<M: Metric> CorpusTestUdf<M> {
         }
     }
 
-    /// The value columns before the constants: `[segment,] stats_a, stats_b`.
-    fn values(&self) -> usize {
-        match self.draws {
-            Draws::Streaming => 2,
-            Draws::Sacrebleu => 3,
-        }
-    }
+    /// The value columns before the constants: segment, stats_a, stats_b.
+    const VALUES: usize = 3;
 }
 
 const BOOTSTRAP: Shapes = &optional_tail::<5>(
     &[
+        ("segment", Int),
         ("stats_a", Floats),
         ("stats_b", Floats),
         ("resamples", Int),
@@ -107,17 +103,7 @@ const BOOTSTRAP: Shapes = &optional_tail::<5>(
         ("level", Float),
         ("options", Text),
     ],
-    2,
-);
-const RANDOMIZATION: Shapes = &optional_tail::<4>(
-    &[
-        ("stats_a", Floats),
-        ("stats_b", Floats),
-        ("trials", Int),
-        ("seed", Int),
-        ("options", Text),
-    ],
-    2,
+    3,
 );
 const SACREBLEU_BOOTSTRAP: Shapes = &optional_tail::<4>(
     &[
@@ -130,7 +116,7 @@ const SACREBLEU_BOOTSTRAP: Shapes = &optional_tail::<4>(
     ],
     3,
 );
-const SACREBLEU_RANDOMIZATION: Shapes = &optional_tail::<4>(
+const RANDOMIZATION: Shapes = &optional_tail::<4>(
     &[
         ("segment", Int),
         ("stats_a", Floats),
@@ -147,7 +133,7 @@ fn shapes(test: Test, draws: Draws) -> Shapes {
         (Test::Bootstrap, Draws::Streaming) => BOOTSTRAP,
         (Test::Randomization, Draws::Streaming) => RANDOMIZATION,
         (Test::Bootstrap, Draws::Sacrebleu) => SACREBLEU_BOOTSTRAP,
-        (Test::Randomization, Draws::Sacrebleu) => SACREBLEU_RANDOMIZATION,
+        (Test::Randomization, Draws::Sacrebleu) => RANDOMIZATION,
     }
 }
 
@@ -185,14 +171,16 @@ fn documentation(
                  segments, each resample's {score} computed from the resampled statistics (not a mean \
                  of sentence scores). Struct{{a, b, delta, low, high, p_value, n}}: the two corpus \
                  scores (as {corpus} gives them), delta = b - a with its percentile interval at level \
-                 (default 0.95), sacrebleu's p-value (1 when delta is 0), the segments used. Streams: \
-                 a Poisson bootstrap keyed by (seed, the row's statistics, the resample), the same \
-                 answer however rows are partitioned; the state is the distinct rows. For \
+                 (default 0.95), sacrebleu's p-value (1 when delta is 0), the segments used. Streams \
+                 in constant memory: a Poisson bootstrap whose draws are keyed by (seed, segment), \
+                 the same answer however rows are partitioned (each segment once a group). For \
                  sacrebleu's own resamples, {prefix}_paired_bs."
             ),
-            format!("{name}(stats_a, stats_b [, resamples [, seed [, level [, options]]]])"),
             format!(
-                "SELECT s.system, {name}(b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;"
+                "{name}(segment, stats_a, stats_b [, resamples [, seed [, level [, options]]]])"
+            ),
+            format!(
+                "SELECT s.system, {name}(segment, b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;"
             ),
         ),
         (Test::Randomization, Draws::Streaming) => (
@@ -200,11 +188,11 @@ fn documentation(
                 "Paired approximate randomization of corpus {score}: in each trial every segment's \
                  statistics swap systems with probability 1/2. Struct{{a, b, p_value, n}}; p = \
                  (trials with |b - a| beyond the observed + 1) / (trials + 1), 1 when the scores \
-                 are equal. Streams, keyed by each row's statistics, as {prefix}_paired_bootstrap."
+                 are equal. Streams, its coins keyed by (seed, segment), as {prefix}_paired_bootstrap."
             ),
-            format!("{name}(stats_a, stats_b [, trials [, seed [, options]]])"),
+            format!("{name}(segment, stats_a, stats_b [, trials [, seed [, options]]])"),
             format!(
-                "SELECT s.system, {name}(b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;"
+                "SELECT s.system, {name}(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;"
             ),
         ),
         (Test::Bootstrap, Draws::Sacrebleu) => (
@@ -247,13 +235,16 @@ fn documentation(
         syntax,
     )
     .with_sql_example(example);
-    if draws == Draws::Sacrebleu {
-        builder = builder.with_argument(
-            "segment",
-            "The segment's place in the test set: resamples draw segments in this order.",
-        );
-    }
+    let segment = match draws {
+        Draws::Streaming => {
+            "The segment's number, each once in a group: its draws are keyed by it."
+        }
+        Draws::Sacrebleu => {
+            "The segment's place in the test set: resamples draw segments in this order."
+        }
+    };
     builder = builder
+        .with_argument("segment", segment)
         .with_argument(
             "stats_a",
             format!("The baseline's statistics of the segment, from {stats}."),
@@ -323,7 +314,7 @@ impl<M: Metric> AggregateUDFImpl for CorpusTestUdf<M> {
         let constants = Constants {
             function: name,
             args: &args,
-            first: self.values(),
+            first: Self::VALUES,
         };
         let draws = match self.test {
             Test::Bootstrap => constants.draws(0, "resamples", DEFAULT_RESAMPLES)?,
@@ -344,23 +335,36 @@ impl<M: Metric> AggregateUDFImpl for CorpusTestUdf<M> {
             },
         };
         let metric = M::sacre(&options);
-        let width = metric.stats_len();
-        Ok(Box::new(TestAccumulator {
+        let rows = match self.draws {
+            Draws::Streaming => Rows::Streaming(KeyedTotals::new(
+                match self.test {
+                    Test::Bootstrap => KeyedTest::Bootstrap,
+                    Test::Randomization => KeyedTest::Randomization,
+                },
+                draws,
+                seed,
+            )),
+            Draws::Sacrebleu => Rows::Sacrebleu {
+                width: metric.stats_len(),
+                segments: Vec::new(),
+                values: Vec::new(),
+            },
+        };
+        Ok(Box::new(TestAccumulator::<M> {
             name,
             streaming_twin: match self.test {
                 Test::Bootstrap => M::TEST_NAMES[0],
                 Test::Randomization => M::TEST_NAMES[1],
             },
             test: self.test,
-            draws: self.draws,
             fields: fields(self.test, self.draws),
-            stats_len: M::stats_len(&options),
-            stats_name: M::NAMES[1],
+            options,
             metric,
             params: (draws, seed, level),
-            rows: Rows::new(self.draws, width),
-            stats: Vec::new(),
+            rows,
             counts: Vec::new(),
+            sides: Default::default(),
+            values: Vec::new(),
         }))
     }
 
@@ -371,55 +375,29 @@ impl<M: Metric> AggregateUDFImpl for CorpusTestUdf<M> {
     }
 }
 
-/// The rows seen so far: distinct (a, b) rows with counts, or every (segment, a, b) row.
+/// The rows seen so far: the draws' totals, or every (segment, a, b) row for sacrebleu's.
 #[derive(Debug)]
 enum Rows {
-    Streaming(Sample),
+    Streaming(KeyedTotals),
     Sacrebleu {
         width: usize,
         segments: Vec<i64>,
-        /// Each row's a then b, `2 * width` values a row.
+        /// Each row's a then b as sacrebleu holds them, `2 * width` values a row.
         values: Vec<f64>,
     },
 }
 
 impl Rows {
-    fn new(draws: Draws, width: usize) -> Rows {
-        match draws {
-            Draws::Streaming => Rows::Streaming(Sample::new(2 * width)),
-            Draws::Sacrebleu => Rows::Sacrebleu {
-                width,
-                segments: Vec::new(),
-                values: Vec::new(),
-            },
-        }
-    }
-
     fn len(&self) -> u64 {
         match self {
-            Rows::Streaming(sample) => sample.rows(),
+            Rows::Streaming(totals) => totals.rows(),
             Rows::Sacrebleu { segments, .. } => segments.len() as u64,
-        }
-    }
-
-    /// A row: its segment (for sacrebleu's draws) and its a and b halves.
-    fn add(&mut self, segment: i64, row: &[f64]) {
-        match self {
-            Rows::Streaming(sample) => {
-                sample.add(row, 1);
-            }
-            Rows::Sacrebleu {
-                segments, values, ..
-            } => {
-                segments.push(segment);
-                values.extend_from_slice(row);
-            }
         }
     }
 
     fn to_bytes(&self) -> Vec<u8> {
         match self {
-            Rows::Streaming(sample) => sample.to_bytes(),
+            Rows::Streaming(totals) => totals.to_bytes(),
             Rows::Sacrebleu {
                 width,
                 segments,
@@ -438,7 +416,7 @@ impl Rows {
 
     fn merge_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
         match self {
-            Rows::Streaming(sample) => sample.merge_bytes(bytes),
+            Rows::Streaming(totals) => totals.merge_bytes(bytes),
             Rows::Sacrebleu {
                 width,
                 segments,
@@ -463,7 +441,7 @@ impl Rows {
 
     fn size(&self) -> usize {
         match self {
-            Rows::Streaming(sample) => sample.size(),
+            Rows::Streaming(totals) => totals.size(),
             Rows::Sacrebleu {
                 segments, values, ..
             } => (segments.capacity() + values.capacity()) * 8,
@@ -472,28 +450,26 @@ impl Rows {
 }
 
 #[derive(Debug)]
-struct TestAccumulator {
+struct TestAccumulator<M: Metric> {
     name: &'static str,
     /// The streaming test that answers the same question.
     streaming_twin: &'static str,
     test: Test,
-    draws: Draws,
     fields: Fields,
-    /// How many numbers a row of `*_stats` is with the options given, and that function's name.
-    stats_len: usize,
-    stats_name: &'static str,
+    options: M::Options,
     metric: SacreMetric,
     /// Resamples or trials, the seed, the bootstrap's level.
     params: (u64, u64, f64),
     rows: Rows,
-    /// The row being read: a's statistics then b's, as sacrebleu holds them; one side's counts.
-    stats: Vec<f64>,
+    /// One side's counts as read, and the row's two sides as the rows keep them.
     counts: Vec<u64>,
+    sides: [Vec<u64>; 2],
+    values: Vec<f64>,
 }
 
-impl TestAccumulator {
-    /// Row `row` of a statistics column, appended to `self.stats` as sacrebleu holds it; false
-    /// when it is NULL or holds a NULL.
+impl<M: Metric> TestAccumulator<M> {
+    /// Row `row` of a statistics column into `self.counts`; false when it is NULL or holds a
+    /// NULL.
     fn read(&mut self, column: &str, lists: &ListArray, row: usize) -> Result<bool> {
         let offsets = lists.value_offsets();
         let range = offsets[row] as usize..offsets[row + 1] as usize;
@@ -502,29 +478,29 @@ impl TestAccumulator {
             return Ok(false);
         }
         let counts = &items.values()[range];
-        if counts.len() != self.stats_len || counts.iter().any(|&x| x < 0) {
+        let expected = M::stats_len(&self.options);
+        if counts.len() != expected || counts.iter().any(|&x| x < 0) {
             return exec_err!(
-                "{}: {column} is {counts:?}, where {} with these options gives {} counts, none \
-                 negative (were the statistics made with other options than the test's?)",
+                "{}: {column} is {counts:?}, where {} with these options gives {expected} counts, \
+                 none negative (were the statistics made with other options than the test's?)",
                 self.name,
-                self.stats_name,
-                self.stats_len
+                M::NAMES[1]
             );
         }
         self.counts.clear();
         self.counts.extend(counts.iter().map(|&x| x as u64));
-        self.metric.row_of_stats(&self.counts, &mut self.stats);
         Ok(true)
     }
 
-    /// The statistic of a draw's sums: (a's score, b's score).
-    fn scores(&self) -> impl streaming::Statistic + '_ {
-        let width = self.metric.stats_len();
-        move |sums: &[f64]| {
-            Some((
-                self.metric.score(&sums[..width]),
-                self.metric.score(&sums[width..]),
-            ))
+    /// Keep `self.counts` as side `side` of the row: lifted to what it adds to a corpus total
+    /// (streaming), or as sacrebleu holds it.
+    fn keep(&mut self, side: usize) {
+        match self.rows {
+            Rows::Streaming(_) => {
+                self.sides[side].clear();
+                M::add(&mut self.sides[side], &self.counts);
+            }
+            Rows::Sacrebleu { .. } => self.metric.row_of_stats(&self.counts, &mut self.values),
         }
     }
 
@@ -569,15 +545,14 @@ impl TestAccumulator {
                 let baseline = Baseline::new(&self.metric, &a, &indices);
                 let (a_mean, a_ci) = estimate_ci(&baseline.resampled);
                 let tested = paired_bootstrap(&self.metric, &baseline, &b, &indices);
-                let value = |x: Option<crate::metrics::sacrebleu::Py>| x.map(|x| x.value());
                 vec![
                     Some(baseline.score),
                     Some(tested.score),
                     tested.p_value,
                     Some(a_mean.value()),
                     Some(a_ci.value()),
-                    value(tested.mean),
-                    value(tested.ci),
+                    tested.mean.map(|x| x.value()),
+                    tested.ci.map(|x| x.value()),
                 ]
             }
             Test::Randomization => {
@@ -591,31 +566,60 @@ impl TestAccumulator {
             }
         })
     }
+
+    fn evaluate_streaming(&self, totals: &KeyedTotals) -> Vec<Option<f64>> {
+        let (_, _, level) = self.params;
+        let score = |total: &[u64]| M::corpus_score(total, &self.options);
+        match self.test {
+            Test::Bootstrap => {
+                let p = totals.paired_bootstrap(level, score);
+                vec![
+                    p.map(|p| p.a),
+                    p.map(|p| p.b),
+                    p.map(|p| p.delta.estimate),
+                    p.map(|p| p.delta.low),
+                    p.map(|p| p.delta.high),
+                    p.map(|p| p.p_value),
+                ]
+            }
+            Test::Randomization => {
+                let t = totals.approx_randomization(score);
+                vec![t.map(|t| t.0), t.map(|t| t.1), t.map(|t| t.2)]
+            }
+        }
+    }
 }
 
-impl Accumulator for TestAccumulator {
+impl<M: Metric> Accumulator for TestAccumulator<M> {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let (segments, stats) = match self.draws {
-            Draws::Streaming => (None, &values[..2]),
-            Draws::Sacrebleu => (Some(cast(&values[0], &DataType::Int64)?), &values[1..3]),
-        };
+        let segments = cast(&values[0], &DataType::Int64)?;
+        let segments = segments.as_primitive::<Int64Type>();
         let item = DataType::List(Arc::new(Field::new_list_field(DataType::Int64, true)));
-        let lists = stats
-            .iter()
-            .map(|column| cast(column, &item))
-            .collect::<Result<Vec<_>, _>>()?;
-        let segments = segments.as_ref().map(|s| s.as_primitive::<Int64Type>());
-        for row in 0..values[0].len() {
-            let segment = match segments {
-                Some(s) if s.is_null(row) => continue,
-                Some(s) => s.value(row),
-                None => 0,
-            };
-            self.stats.clear();
-            if self.read("stats_a", lists[0].as_list::<i32>(), row)?
-                && self.read("stats_b", lists[1].as_list::<i32>(), row)?
-            {
-                self.rows.add(segment, &self.stats);
+        let (a, b) = (cast(&values[1], &item)?, cast(&values[2], &item)?);
+        for row in 0..segments.len() {
+            if segments.is_null(row) {
+                continue;
+            }
+            self.values.clear();
+            if !self.read("stats_a", a.as_list::<i32>(), row)? {
+                continue;
+            }
+            self.keep(0);
+            if !self.read("stats_b", b.as_list::<i32>(), row)? {
+                continue;
+            }
+            self.keep(1);
+            let segment = segments.value(row);
+            match &mut self.rows {
+                Rows::Streaming(totals) => {
+                    totals.add(segment as u64, &self.sides[0], &self.sides[1])
+                }
+                Rows::Sacrebleu {
+                    segments, values, ..
+                } => {
+                    segments.push(segment);
+                    values.extend_from_slice(&self.values);
+                }
             }
         }
         Ok(())
@@ -636,37 +640,20 @@ impl Accumulator for TestAccumulator {
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        let (draws, seed, level) = self.params;
         let n = self.rows.len();
         let values = match &self.rows {
+            Rows::Streaming(totals) => self.evaluate_streaming(totals),
             Rows::Sacrebleu { .. } if n == 0 => vec![None; self.fields.len() - 1],
             Rows::Sacrebleu {
                 width,
                 segments,
                 values,
             } => self.evaluate_sacrebleu(*width, segments, values)?,
-            Rows::Streaming(sample) => match self.test {
-                Test::Bootstrap => {
-                    let p = streaming::paired_bootstrap(sample, level, draws, seed, self.scores());
-                    vec![
-                        p.map(|p| p.a),
-                        p.map(|p| p.b),
-                        p.map(|p| p.delta.estimate),
-                        p.map(|p| p.delta.low),
-                        p.map(|p| p.delta.high),
-                        p.map(|p| p.p_value),
-                    ]
-                }
-                Test::Randomization => {
-                    let t = streaming::approx_randomization(sample, draws, seed, self.scores());
-                    vec![t.map(|t| t.a), t.map(|t| t.b), t.map(|t| t.p_value)]
-                }
-            },
         };
         answer(&self.fields, values, n)
     }
 
     fn size(&self) -> usize {
-        std::mem::size_of_val(self) + self.rows.size() + self.stats.capacity() * 8
+        std::mem::size_of_val(self) + self.rows.size()
     }
 }

@@ -306,7 +306,7 @@ impl AggregateUDFImpl for SignificanceUdf {
             values: self.values(),
             fields,
             params,
-            sample: Sample::new(4),
+            sample: Sample::default(),
         }))
     }
 
@@ -459,7 +459,7 @@ impl Accumulator for SampleAccumulator {
                 _ => [v(0), v(1), v(2), v(3)],
             };
             // A non-finite value is left out, as a NULL is.
-            self.sample.add(&row, 1);
+            self.sample.add(row, 1);
         }
         Ok(())
     }
@@ -482,8 +482,11 @@ impl Accumulator for SampleAccumulator {
         let Params { level, draws, seed } = self.params;
         let values = match self.test {
             Test::ApproxRandomization => {
-                let test = kernel::approx_randomization(&self.sample, draws, seed, kernel::ratios);
-                return Ok(ScalarValue::Float64(test.map(|t| t.p_value)));
+                return Ok(ScalarValue::Float64(kernel::approx_randomization(
+                    &self.sample,
+                    draws,
+                    seed,
+                )));
             }
             Test::BootstrapCi => {
                 let ci = kernel::bootstrap_ci(&self.sample, level, draws, seed);
@@ -494,7 +497,7 @@ impl Accumulator for SampleAccumulator {
                 ]
             }
             Test::PairedBootstrap => {
-                let p = kernel::paired_bootstrap(&self.sample, level, draws, seed, kernel::ratios);
+                let p = kernel::paired_bootstrap(&self.sample, level, draws, seed);
                 vec![
                     p.map(|p| p.delta.estimate),
                     p.map(|p| p.delta.low),
