@@ -731,12 +731,13 @@ def pooled_approx_randomization(num_a: Any, den_a: Any, num_b: Any, den_b: Any, 
     In SQL: SELECT pooled_approx_randomization(a.correct, a.words, b.correct, b.words) FROM a JOIN b USING (pair_id);
     """
 
-def bleu_paired_bootstrap(stats_a: Any, stats_b: Any, resamples: Any = None, seed: Any = None, level: Any = None, options: Any = None, **resources: Any) -> Any:
-    """bleu_paired_bootstrap(stats_a, stats_b [, resamples [, seed [, level [, options]]]])
+def bleu_paired_bootstrap(segment: Any, stats_a: Any, stats_b: Any, resamples: Any = None, seed: Any = None, level: Any = None, options: Any = None, **resources: Any) -> Any:
+    """bleu_paired_bootstrap(segment, stats_a, stats_b [, resamples [, seed [, level [, options]]]])
 
-    Paired bootstrap of corpus BLEU: system b against the baseline a on the same segments, each resample's BLEU computed from the resampled statistics (not a mean of sentence scores). Struct{a, b, delta, low, high, p_value, n}: the two corpus scores (as corpus_bleu gives them), delta = b - a with its percentile interval at level (default 0.95), sacrebleu's p-value (1 when delta is 0), the segments used. Streams: a Poisson bootstrap keyed by (seed, the row's statistics, the resample), the same answer however rows are partitioned; the state is the distinct rows. For sacrebleu's own resamples, bleu_paired_bs. Rows with a NULL argument are left out; docs/significance.md gives every definition.
+    Paired bootstrap of corpus BLEU: system b against the baseline a on the same segments, each resample's BLEU computed from the resampled statistics (not a mean of sentence scores). Struct{a, b, delta, low, high, p_value, n}: the two corpus scores (as corpus_bleu gives them), delta = b - a with its percentile interval at level (default 0.95), sacrebleu's p-value (1 when delta is 0), the segments used. Streams in constant memory: a Poisson bootstrap whose draws are keyed by (seed, segment), the same answer however rows are partitioned (each segment once a group). For sacrebleu's own resamples, bleu_paired_bs. Rows with a NULL argument are left out; docs/significance.md gives every definition.
 
     Arguments:
+        segment: The segment's number, each once in a group: its draws are keyed by it.
         stats_a: The baseline's statistics of the segment, from bleu_stats.
         stats_b: The system's statistics of the same segment, from bleu_stats with the same options.
         resamples: Bootstrap resamples, a constant; default 1000.
@@ -747,15 +748,16 @@ def bleu_paired_bootstrap(stats_a: Any, stats_b: Any, resamples: Any = None, see
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
-    In SQL: SELECT s.system, bleu_paired_bootstrap(b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;
+    In SQL: SELECT s.system, bleu_paired_bootstrap(segment, b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;
     """
 
-def bleu_approx_randomization(stats_a: Any, stats_b: Any, trials: Any = None, seed: Any = None, options: Any = None, **resources: Any) -> Any:
-    """bleu_approx_randomization(stats_a, stats_b [, trials [, seed [, options]]])
+def bleu_approx_randomization(segment: Any, stats_a: Any, stats_b: Any, trials: Any = None, seed: Any = None, options: Any = None, **resources: Any) -> Any:
+    """bleu_approx_randomization(segment, stats_a, stats_b [, trials [, seed [, options]]])
 
-    Paired approximate randomization of corpus BLEU: in each trial every segment's statistics swap systems with probability 1/2. Struct{a, b, p_value, n}; p = (trials with |b - a| beyond the observed + 1) / (trials + 1), 1 when the scores are equal. Streams, keyed by each row's statistics, as bleu_paired_bootstrap. Rows with a NULL argument are left out; docs/significance.md gives every definition.
+    Paired approximate randomization of corpus BLEU: in each trial every segment's statistics swap systems with probability 1/2. Struct{a, b, p_value, n}; p = (trials with |b - a| beyond the observed + 1) / (trials + 1), 1 when the scores are equal. Streams, its coins keyed by (seed, segment), as bleu_paired_bootstrap. Rows with a NULL argument are left out; docs/significance.md gives every definition.
 
     Arguments:
+        segment: The segment's number, each once in a group: its draws are keyed by it.
         stats_a: The baseline's statistics of the segment, from bleu_stats.
         stats_b: The system's statistics of the same segment, from bleu_stats with the same options.
         trials: Randomization trials, a constant; default 10000.
@@ -765,7 +767,7 @@ def bleu_approx_randomization(stats_a: Any, stats_b: Any, trials: Any = None, se
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
-    In SQL: SELECT s.system, bleu_approx_randomization(b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
+    In SQL: SELECT s.system, bleu_approx_randomization(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
 
 def bleu_paired_bs(segment: Any, stats_a: Any, stats_b: Any, resamples: Any = None, seed: Any = None, options: Any = None, **resources: Any) -> Any:
@@ -806,12 +808,13 @@ def bleu_paired_ar(segment: Any, stats_a: Any, stats_b: Any, trials: Any = None,
     In SQL: SELECT s.system, bleu_paired_ar(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
 
-def chrf_paired_bootstrap(stats_a: Any, stats_b: Any, resamples: Any = None, seed: Any = None, level: Any = None, options: Any = None, **resources: Any) -> Any:
-    """chrf_paired_bootstrap(stats_a, stats_b [, resamples [, seed [, level [, options]]]])
+def chrf_paired_bootstrap(segment: Any, stats_a: Any, stats_b: Any, resamples: Any = None, seed: Any = None, level: Any = None, options: Any = None, **resources: Any) -> Any:
+    """chrf_paired_bootstrap(segment, stats_a, stats_b [, resamples [, seed [, level [, options]]]])
 
-    Paired bootstrap of corpus chrF2: system b against the baseline a on the same segments, each resample's chrF2 computed from the resampled statistics (not a mean of sentence scores). Struct{a, b, delta, low, high, p_value, n}: the two corpus scores (as corpus_chrf gives them), delta = b - a with its percentile interval at level (default 0.95), sacrebleu's p-value (1 when delta is 0), the segments used. Streams: a Poisson bootstrap keyed by (seed, the row's statistics, the resample), the same answer however rows are partitioned; the state is the distinct rows. For sacrebleu's own resamples, chrf_paired_bs. Rows with a NULL argument are left out; docs/significance.md gives every definition.
+    Paired bootstrap of corpus chrF2: system b against the baseline a on the same segments, each resample's chrF2 computed from the resampled statistics (not a mean of sentence scores). Struct{a, b, delta, low, high, p_value, n}: the two corpus scores (as corpus_chrf gives them), delta = b - a with its percentile interval at level (default 0.95), sacrebleu's p-value (1 when delta is 0), the segments used. Streams in constant memory: a Poisson bootstrap whose draws are keyed by (seed, segment), the same answer however rows are partitioned (each segment once a group). For sacrebleu's own resamples, chrf_paired_bs. Rows with a NULL argument are left out; docs/significance.md gives every definition.
 
     Arguments:
+        segment: The segment's number, each once in a group: its draws are keyed by it.
         stats_a: The baseline's statistics of the segment, from chrf_stats.
         stats_b: The system's statistics of the same segment, from chrf_stats with the same options.
         resamples: Bootstrap resamples, a constant; default 1000.
@@ -822,15 +825,16 @@ def chrf_paired_bootstrap(stats_a: Any, stats_b: Any, resamples: Any = None, see
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
-    In SQL: SELECT s.system, chrf_paired_bootstrap(b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;
+    In SQL: SELECT s.system, chrf_paired_bootstrap(segment, b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;
     """
 
-def chrf_approx_randomization(stats_a: Any, stats_b: Any, trials: Any = None, seed: Any = None, options: Any = None, **resources: Any) -> Any:
-    """chrf_approx_randomization(stats_a, stats_b [, trials [, seed [, options]]])
+def chrf_approx_randomization(segment: Any, stats_a: Any, stats_b: Any, trials: Any = None, seed: Any = None, options: Any = None, **resources: Any) -> Any:
+    """chrf_approx_randomization(segment, stats_a, stats_b [, trials [, seed [, options]]])
 
-    Paired approximate randomization of corpus chrF2: in each trial every segment's statistics swap systems with probability 1/2. Struct{a, b, p_value, n}; p = (trials with |b - a| beyond the observed + 1) / (trials + 1), 1 when the scores are equal. Streams, keyed by each row's statistics, as chrf_paired_bootstrap. Rows with a NULL argument are left out; docs/significance.md gives every definition.
+    Paired approximate randomization of corpus chrF2: in each trial every segment's statistics swap systems with probability 1/2. Struct{a, b, p_value, n}; p = (trials with |b - a| beyond the observed + 1) / (trials + 1), 1 when the scores are equal. Streams, its coins keyed by (seed, segment), as chrf_paired_bootstrap. Rows with a NULL argument are left out; docs/significance.md gives every definition.
 
     Arguments:
+        segment: The segment's number, each once in a group: its draws are keyed by it.
         stats_a: The baseline's statistics of the segment, from chrf_stats.
         stats_b: The system's statistics of the same segment, from chrf_stats with the same options.
         trials: Randomization trials, a constant; default 10000.
@@ -840,7 +844,7 @@ def chrf_approx_randomization(stats_a: Any, stats_b: Any, trials: Any = None, se
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
-    In SQL: SELECT s.system, chrf_approx_randomization(b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
+    In SQL: SELECT s.system, chrf_approx_randomization(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
 
 def chrf_paired_bs(segment: Any, stats_a: Any, stats_b: Any, resamples: Any = None, seed: Any = None, options: Any = None, **resources: Any) -> Any:
@@ -881,12 +885,13 @@ def chrf_paired_ar(segment: Any, stats_a: Any, stats_b: Any, trials: Any = None,
     In SQL: SELECT s.system, chrf_paired_ar(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
 
-def ter_paired_bootstrap(stats_a: Any, stats_b: Any, resamples: Any = None, seed: Any = None, level: Any = None, options: Any = None, **resources: Any) -> Any:
-    """ter_paired_bootstrap(stats_a, stats_b [, resamples [, seed [, level [, options]]]])
+def ter_paired_bootstrap(segment: Any, stats_a: Any, stats_b: Any, resamples: Any = None, seed: Any = None, level: Any = None, options: Any = None, **resources: Any) -> Any:
+    """ter_paired_bootstrap(segment, stats_a, stats_b [, resamples [, seed [, level [, options]]]])
 
-    Paired bootstrap of corpus TER: system b against the baseline a on the same segments, each resample's TER computed from the resampled statistics (not a mean of sentence scores). Struct{a, b, delta, low, high, p_value, n}: the two corpus scores (as corpus_ter gives them), delta = b - a with its percentile interval at level (default 0.95), sacrebleu's p-value (1 when delta is 0), the segments used. Streams: a Poisson bootstrap keyed by (seed, the row's statistics, the resample), the same answer however rows are partitioned; the state is the distinct rows. For sacrebleu's own resamples, ter_paired_bs. Rows with a NULL argument are left out; docs/significance.md gives every definition.
+    Paired bootstrap of corpus TER: system b against the baseline a on the same segments, each resample's TER computed from the resampled statistics (not a mean of sentence scores). Struct{a, b, delta, low, high, p_value, n}: the two corpus scores (as corpus_ter gives them), delta = b - a with its percentile interval at level (default 0.95), sacrebleu's p-value (1 when delta is 0), the segments used. Streams in constant memory: a Poisson bootstrap whose draws are keyed by (seed, segment), the same answer however rows are partitioned (each segment once a group). For sacrebleu's own resamples, ter_paired_bs. Rows with a NULL argument are left out; docs/significance.md gives every definition.
 
     Arguments:
+        segment: The segment's number, each once in a group: its draws are keyed by it.
         stats_a: The baseline's statistics of the segment, from ter_stats.
         stats_b: The system's statistics of the same segment, from ter_stats with the same options.
         resamples: Bootstrap resamples, a constant; default 1000.
@@ -897,15 +902,16 @@ def ter_paired_bootstrap(stats_a: Any, stats_b: Any, resamples: Any = None, seed
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
-    In SQL: SELECT s.system, ter_paired_bootstrap(b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;
+    In SQL: SELECT s.system, ter_paired_bootstrap(segment, b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;
     """
 
-def ter_approx_randomization(stats_a: Any, stats_b: Any, trials: Any = None, seed: Any = None, options: Any = None, **resources: Any) -> Any:
-    """ter_approx_randomization(stats_a, stats_b [, trials [, seed [, options]]])
+def ter_approx_randomization(segment: Any, stats_a: Any, stats_b: Any, trials: Any = None, seed: Any = None, options: Any = None, **resources: Any) -> Any:
+    """ter_approx_randomization(segment, stats_a, stats_b [, trials [, seed [, options]]])
 
-    Paired approximate randomization of corpus TER: in each trial every segment's statistics swap systems with probability 1/2. Struct{a, b, p_value, n}; p = (trials with |b - a| beyond the observed + 1) / (trials + 1), 1 when the scores are equal. Streams, keyed by each row's statistics, as ter_paired_bootstrap. Rows with a NULL argument are left out; docs/significance.md gives every definition.
+    Paired approximate randomization of corpus TER: in each trial every segment's statistics swap systems with probability 1/2. Struct{a, b, p_value, n}; p = (trials with |b - a| beyond the observed + 1) / (trials + 1), 1 when the scores are equal. Streams, its coins keyed by (seed, segment), as ter_paired_bootstrap. Rows with a NULL argument are left out; docs/significance.md gives every definition.
 
     Arguments:
+        segment: The segment's number, each once in a group: its draws are keyed by it.
         stats_a: The baseline's statistics of the segment, from ter_stats.
         stats_b: The system's statistics of the same segment, from ter_stats with the same options.
         trials: Randomization trials, a constant; default 10000.
@@ -915,7 +921,7 @@ def ter_approx_randomization(stats_a: Any, stats_b: Any, trials: Any = None, see
     An aggregate: returns one Python value for all rows.
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
-    In SQL: SELECT s.system, ter_approx_randomization(b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
+    In SQL: SELECT s.system, ter_approx_randomization(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
 
 def ter_paired_bs(segment: Any, stats_a: Any, stats_b: Any, resamples: Any = None, seed: Any = None, options: Any = None, **resources: Any) -> Any:
