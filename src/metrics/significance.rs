@@ -14,6 +14,10 @@
 //! results do not depend on partitioning or batching, and the state is the distinct rows with
 //! their counts: small for metrics with few distinct values (LeD, PoD and DERP are ratios of
 //! small integers), up to one entry a row for continuous ones.
+//!
+//! Corpus metrics (BLEU, chrF, TER) are scores of summed statistics, nearly every row distinct:
+//! their tests ([`KeyedTotals`]) know a row by a key the caller gives (its segment) and keep,
+//! instead of rows, one pair of totals per draw.
 
 use std::cmp::Ordering;
 use std::sync::LazyLock;
