@@ -468,7 +468,7 @@ fn half_binomial(n: u64, u: &mut SplitMix64) -> u64 {
 
 /// Which paired test [`KeyedTotals`] draws for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum KeyedTest {
+pub enum PairedTest {
     Bootstrap,
     Randomization,
 }
@@ -487,7 +487,7 @@ pub enum KeyedTest {
 /// totals; the width grows to the widest row seen.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyedTotals {
-    test: KeyedTest,
+    test: PairedTest,
     draws: usize,
     seed: u64,
     width: usize,
@@ -497,7 +497,7 @@ pub struct KeyedTotals {
 }
 
 impl KeyedTotals {
-    pub fn new(test: KeyedTest, draws: u64, seed: u64) -> KeyedTotals {
+    pub fn new(test: PairedTest, draws: u64, seed: u64) -> KeyedTotals {
         KeyedTotals {
             test,
             draws: draws as usize,
@@ -541,8 +541,8 @@ impl KeyedTotals {
         static POISSON_1: LazyLock<Poisson> = LazyLock::new(|| Poisson::new(1.0));
         self.widen(a.len().max(b.len()));
         let salt = match self.test {
-            KeyedTest::Bootstrap => BOOTSTRAP,
-            KeyedTest::Randomization => RANDOMIZATION,
+            PairedTest::Bootstrap => BOOTSTRAP,
+            PairedTest::Randomization => RANDOMIZATION,
         };
         let poisson = &*POISSON_1;
         let mut draws = SplitMix64::new(mix(mix(self.seed ^ salt) ^ key));
@@ -555,14 +555,14 @@ impl KeyedTotals {
                 continue;
             }
             match self.test {
-                KeyedTest::Bootstrap => {
+                PairedTest::Bootstrap => {
                     let weight = poisson.draw(&mut draws);
                     if weight > 0 {
                         add_scaled(total_a, a, weight);
                         add_scaled(total_b, b, weight);
                     }
                 }
-                KeyedTest::Randomization => {
+                PairedTest::Randomization => {
                     if coins_left == 0 {
                         (coins, coins_left) = (draws.next_u64(), 64);
                     }
@@ -639,7 +639,7 @@ impl KeyedTotals {
 
     /// The paired bootstrap ([`paired_answer`]) of the score of a total; None without rows.
     pub fn paired_bootstrap(&self, level: f64, score: impl Fn(&[u64]) -> f64) -> Option<Paired> {
-        assert_eq!(self.test, KeyedTest::Bootstrap);
+        assert_eq!(self.test, PairedTest::Bootstrap);
         if self.rows == 0 {
             return None;
         }
@@ -654,7 +654,7 @@ impl KeyedTotals {
     /// Approximate randomization ([`randomized_p_value`]): A's and B's scores and the p-value;
     /// None without rows.
     pub fn approx_randomization(&self, score: impl Fn(&[u64]) -> f64) -> Option<(f64, f64, f64)> {
-        assert_eq!(self.test, KeyedTest::Randomization);
+        assert_eq!(self.test, PairedTest::Randomization);
         if self.rows == 0 {
             return None;
         }
@@ -821,7 +821,7 @@ mod tests {
     #[test]
     fn keyed_totals_are_the_same_however_rows_arrive() {
         let score = |t: &[u64]| t[0] as f64 / (t[1] + t.get(2).copied().unwrap_or(0)) as f64;
-        for test in [KeyedTest::Bootstrap, KeyedTest::Randomization] {
+        for test in [PairedTest::Bootstrap, PairedTest::Randomization] {
             let rows = keyed_rows();
             let mut whole = KeyedTotals::new(test, 300, 5);
             rows.iter().for_each(|(k, a, b)| whole.add(*k, a, b));
@@ -837,7 +837,7 @@ mod tests {
             assert_eq!(whole.rows(), 200);
             assert!(first.merge_bytes(&[0; 24]).is_err());
             match test {
-                KeyedTest::Bootstrap => {
+                PairedTest::Bootstrap => {
                     let p = whole.paired_bootstrap(0.95, score).unwrap();
                     assert!(p.delta.low <= p.delta.estimate && p.delta.estimate <= p.delta.high);
                     assert_eq!(p.delta.estimate, p.b - p.a);
@@ -846,7 +846,7 @@ mod tests {
                         KeyedTotals::new(test, 300, 6).paired_bootstrap(0.95, score)
                     );
                 }
-                KeyedTest::Randomization => {
+                PairedTest::Randomization => {
                     let (_, _, p) = whole.approx_randomization(score).unwrap();
                     assert!(0.0 < p && p <= 1.0);
                 }
@@ -860,7 +860,7 @@ mod tests {
         let mut counts = [0u64; 5];
         let mut sum = 0;
         for key in 0..400 {
-            let mut t = KeyedTotals::new(KeyedTest::Bootstrap, 50, 3);
+            let mut t = KeyedTotals::new(PairedTest::Bootstrap, 50, 3);
             t.add(key, &[1], &[1]);
             for d in 1..=50 {
                 let (a, b) = t.pair(d);
@@ -875,14 +875,14 @@ mod tests {
         assert!((share(counts[2]) - 0.184).abs() < 0.015, "{counts:?}");
         assert!((sum as f64 / 20_000.0 - 1.0).abs() < 0.03);
         // Against itself, nothing differs.
-        let mut same = KeyedTotals::new(KeyedTest::Randomization, 10, 1);
+        let mut same = KeyedTotals::new(PairedTest::Randomization, 10, 1);
         same.add(1, &[3, 4], &[3, 4]);
         assert_eq!(
             same.approx_randomization(|t| t[0] as f64).map(|t| t.2),
             Some(1.0)
         );
         assert_eq!(
-            KeyedTotals::new(KeyedTest::Bootstrap, 10, 1).paired_bootstrap(0.95, |_| 0.0),
+            KeyedTotals::new(PairedTest::Bootstrap, 10, 1).paired_bootstrap(0.95, |_| 0.0),
             None
         );
     }

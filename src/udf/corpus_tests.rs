@@ -30,15 +30,8 @@ use crate::metrics::sacrebleu_significance::{
     Baseline, Stats, bootstrap_indices, estimate_ci, paired_bootstrap, paired_randomization,
     randomization_flips,
 };
-use crate::metrics::significance::{KeyedTest, KeyedTotals};
+use crate::metrics::significance::{KeyedTotals, PairedTest as Test};
 use crate::schema::ColumnType::{Float, Floats, Int, Text};
-
-/// Which test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Test {
-    Bootstrap,
-    Randomization,
-}
 
 /// Which generator: the streaming Poisson bootstrap, or numpy's as sacrebleu draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -336,14 +329,7 @@ impl<M: Metric> AggregateUDFImpl for CorpusTestUdf<M> {
         };
         let metric = M::sacre(&options);
         let rows = match self.draws {
-            Draws::Streaming => Rows::Streaming(KeyedTotals::new(
-                match self.test {
-                    Test::Bootstrap => KeyedTest::Bootstrap,
-                    Test::Randomization => KeyedTest::Randomization,
-                },
-                draws,
-                seed,
-            )),
+            Draws::Streaming => Rows::Streaming(KeyedTotals::new(self.test, draws, seed)),
             Draws::Sacrebleu => Rows::Sacrebleu {
                 width: metric.stats_len(),
                 segments: Vec::new(),
