@@ -538,7 +538,7 @@ impl KeyedTotals {
 
     /// Add the row `key` whose totals are `a` and `b`.
     pub fn add(&mut self, key: u64, a: &[u64], b: &[u64]) {
-        static POISSON_1: LazyLock<Poisson> = LazyLock::new(|| Poisson::new(1.0));
+        static POISSON_1: LazyLock<PoissonOne> = LazyLock::new(PoissonOne::new);
         self.widen(a.len().max(b.len()));
         let salt = match self.test {
             PairedTest::Bootstrap => BOOTSTRAP,
@@ -664,6 +664,43 @@ impl KeyedTotals {
     }
 }
 
+/// Poisson(1) counts, the same as [`Poisson`] draws from the same uniforms, in a few branch-free
+/// steps: a draw is a row's weight in a resample, the hot step of [`KeyedTotals`]. The
+/// cumulative probabilities are scaled to the uniforms' 53 bits (c <= x / 2^53 exactly when
+/// ceil(c 2^53) <= x), and the first six (where 99.94 % of draws end) are all compared.
+struct PoissonOne {
+    thresholds: Vec<u64>,
+}
+
+impl PoissonOne {
+    fn new() -> PoissonOne {
+        let Poisson::Inversion { cdf } = Poisson::new(1.0) else {
+            unreachable!("lambda 1 is drawn by inversion")
+        };
+        let scale = (1u64 << 53) as f64;
+        let thresholds: Vec<u64> = cdf.iter().map(|&c| (c * scale).ceil() as u64).collect();
+        assert!(thresholds.len() > 6);
+        PoissonOne { thresholds }
+    }
+
+    #[inline]
+    fn draw(&self, u: &mut SplitMix64) -> u64 {
+        // next_f64's 53 bits, as an integer.
+        self.count(u.next_u64() >> 11)
+    }
+
+    /// The count for the uniform x / 2^53.
+    #[inline]
+    fn count(&self, x: u64) -> u64 {
+        let (head, tail) = self.thresholds.split_at(6);
+        let mut at_most = head.iter().map(|&t| u64::from(t <= x)).sum::<u64>();
+        if at_most == 6 {
+            at_most += tail.iter().take_while(|&&t| t <= x).count() as u64;
+        }
+        at_most.min(self.thresholds.len() as u64 - 1)
+    }
+}
+
 /// `total += k * x`, element-wise (`x` may be shorter).
 fn add_scaled(total: &mut [u64], x: &[u64], k: u64) {
     total.iter_mut().zip(x).for_each(|(t, &x)| *t += k * x);
@@ -729,6 +766,27 @@ mod tests {
                     poisson.draw(&mut Uniforms::new(11, Uniforms::draw_key(i))),
                     want
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn poisson_one_draws_what_poisson_draws() {
+        let (one, poisson) = (PoissonOne::new(), Poisson::new(1.0));
+        for key in 0..200_000 {
+            let mut u = SplitMix64::new(mix(key));
+            assert_eq!(one.draw(&mut u.clone()), poisson.draw(&mut u), "key {key}");
+        }
+        // At every threshold and either side of it, deep in the tail too.
+        let Poisson::Inversion { cdf } = &poisson else {
+            unreachable!()
+        };
+        let scale = (1u64 << 53) as f64;
+        for &t in &one.thresholds {
+            for x in [t.saturating_sub(1), t, t + 1, (1 << 53) - 1] {
+                let x = x.min((1 << 53) - 1);
+                let want = cdf.iter().take_while(|&&c| c <= x as f64 / scale).count();
+                assert_eq!(one.count(x), want.min(cdf.len() - 1) as u64, "x {x}");
             }
         }
     }
