@@ -617,10 +617,12 @@ impl KeyedTotals {
             ));
         }
         let other = KeyedTotals {
+            test: self.test,
+            draws: self.draws,
+            seed: self.seed,
             width,
             totals: words[2..].to_vec(),
             rows,
-            ..self.clone()
         };
         self.merge(&other);
         Ok(())
