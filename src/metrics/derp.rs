@@ -170,10 +170,12 @@ impl Labels {
         if bytes.len() > 15 {
             return self.names.intern(label);
         }
-        let mut key = [0, (bytes.len() as u64) << 56];
-        for (i, &b) in bytes.iter().enumerate() {
-            key[i / 8] |= u64::from(b) << (i % 8 * 8);
-        }
+        // The bytes little-endian in two words, the length in the last byte.
+        let mut packed = [0u8; 16];
+        packed[..bytes.len()].copy_from_slice(bytes);
+        packed[15] = bytes.len() as u8;
+        let (low, high) = packed.split_at(8);
+        let key = [low, high].map(|half| u64::from_le_bytes(half.try_into().expect("8 bytes")));
         let mixed = (key[0] ^ key[1]).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let slot = &mut self.recent[(mixed >> (64 - RECENT_BITS)) as usize];
         if slot.0 != key {
@@ -240,6 +242,10 @@ impl Tree {
             });
         }
         self.parent.clear();
+        // Each parent's children counted on the way (the virtual root is parent n), for walk.
+        let children = &mut self.climb;
+        children.clear();
+        children.resize(n + 2, 0);
         for (token, &head) in head.iter().enumerate() {
             if head < 0 || head as usize > n {
                 return Err(TreeError::HeadOutOfRange {
@@ -248,8 +254,10 @@ impl Tree {
                     len: n,
                 });
             }
-            self.parent
-                .push(if head == 0 { NONE } else { head as u32 - 1 });
+            // head - 1, or NONE for a root (0 - 1 wraps to it); the root's children under n.
+            let parent = (head as u32).wrapping_sub(1);
+            self.parent.push(parent);
+            children[(parent as usize).min(n) + 1] += 1;
         }
         if self.walk() {
             Ok(())
@@ -306,15 +314,11 @@ impl Tree {
 
     /// Each token's depth and place in a depth-first preorder of the forest (children in any
     /// order), by an explicit stack over the children grouped per parent (the virtual root is
-    /// parent `len`). False when some token is not reached from a root: a cycle of heads.
+    /// parent `len`; `climb[p + 1]` holds parent p's count of children on entry). False when
+    /// some token is not reached from a root: a cycle of heads.
     fn walk(&mut self) -> bool {
         let len = self.len();
         let first = &mut self.climb; // where each parent's children start
-        first.clear();
-        first.resize(len + 2, 0);
-        for &p in &self.parent {
-            first[if p == NONE { len } else { p as usize } + 1] += 1;
-        }
         for i in 1..first.len() {
             first[i] += first[i - 1];
         }
@@ -324,7 +328,7 @@ impl Tree {
         next.clear();
         next.extend_from_slice(&first[..=len]);
         for (token, &p) in self.parent.iter().enumerate() {
-            let p = if p == NONE { len } else { p as usize };
+            let p = (p as usize).min(len);
             self.children[next[p] as usize] = token as u32;
             next[p] += 1;
         }
@@ -335,11 +339,7 @@ impl Tree {
         self.depth_in_preorder.clear();
         let stack = next; // the DFS stack now
         stack.clear();
-        stack.extend(
-            self.children[first[len] as usize..first[len + 1] as usize]
-                .iter()
-                .rev(),
-        );
+        stack.extend_from_slice(&self.children[first[len] as usize..first[len + 1] as usize]);
         while let Some(token) = stack.pop() {
             let t = token as usize;
             // A parent is numbered before its children, so its depth is known.
@@ -350,25 +350,26 @@ impl Tree {
             self.depth[t] = depth;
             self.preorder[t] = self.depth_in_preorder.len() as u32;
             self.depth_in_preorder.push(depth);
-            stack.extend(
-                self.children[first[t] as usize..first[t + 1] as usize]
-                    .iter()
-                    .rev(),
-            );
+            stack.extend_from_slice(&self.children[first[t] as usize..first[t + 1] as usize]);
         }
         self.depth_in_preorder.len() == len
     }
 
-    /// Push the labels from `token` up to the root: its root chain's edges, nearest first.
-    fn push_climb(&self, token: u32, out: &mut Vec<u32>) {
-        let mut node = token;
-        while node != NONE {
-            out.push(self.label[node as usize]);
-            node = self.parent[node as usize];
+    /// The labels from `token` up to the root, its root chain's edges nearest first, written
+    /// into `out` (grown to the token's depth: its length is known, so no push checks room).
+    fn climb<'o>(&self, token: u32, out: &'o mut Vec<u32>) -> &'o [u32] {
+        let depth = self.depth(token) as usize;
+        grow(out, depth, 0);
+        let climb = &mut out[..depth];
+        let mut node = token as usize;
+        for label in climb.iter_mut() {
+            *label = self.label[node];
+            node = self.parent[node] as usize;
         }
+        climb
     }
 
-    /// `out[i * k + j]` for every `i < j`: the depth of the lowest common ancestor of
+    /// `out[i * k + j]` and `out[j * k + i]` for every `i < j`: the depth of the lowest common ancestor of
     /// `tokens[i]` and `tokens[j]` (0 across the trees of a forest), for k tokens. In preorder,
     /// the shallowest token after the first of two and up to the second is a child of their
     /// common ancestor, so one running minimum per token, over the gaps between the tokens in
@@ -401,13 +402,16 @@ impl Tree {
                     .unwrap_or(self.depth_in_preorder[from] + 1),
             );
         }
+        // Both halves, so that each node's edges read as one row: writing i's row needs no
+        // multiply, and its mirror one per pair, as the upper half alone did.
         for (a, &i) in order.iter().enumerate() {
             let i = i as u32 as usize;
             let mut shallowest = u32::MAX;
             for (&j, &gap) in order[a + 1..].iter().zip(&gap[a + 1..]) {
                 let j = j as u32 as usize;
                 shallowest = shallowest.min(gap);
-                out[if i < j { i * k + j } else { j * k + i }] = shallowest - 1;
+                out[i * k + j] = shallowest - 1;
+                out[j * k + i] = shallowest - 1;
             }
         }
     }
@@ -571,7 +575,7 @@ pub struct Scratch {
 /// What the edges' weights are made of, for k meta-graph nodes.
 #[derive(Debug, Default)]
 struct Weights {
-    /// `lca[0][i * k + j]`, `i < j`: depth of the lowest common ancestor of nodes i and j in the
+    /// `lca[0][i * k + j]`, `i != j`: depth of the lowest common ancestor of nodes i and j in the
     /// meta-graph's tree; `lca[1]`: of their counterparts in the other tree.
     lca: [Vec<u32>; 2],
     /// Each node's depth (in its tree), its counterpart's depth (in the other) and its
@@ -630,21 +634,19 @@ impl Weights {
         let (lca0, lca1) = (&lca0[..k * k], &lca1[..k * k]);
         let (share, ranks) = (&mut share[..k * k], &mut ranks[..k * k]);
         for (i, &(n, c)) in nodes.iter().enumerate().rev() {
-            for (side, token) in [(0, n), (1, c)] {
-                climbs[side].clear();
-                trees[side].push_climb(token, &mut climbs[side]);
-            }
+            let [climb0, climb1] = climbs;
+            let (climb0, climb1) = (trees[0].climb(n, climb0), trees[1].climb(c, climb1));
             // The table's cells as a local slice: read through `self`, they would be reloaded
             // for every cell (the compiler cannot tell the writes below leave them alone).
-            let (table, width) = table.fill(&climbs[0], &climbs[1]);
+            let (table, width) = table.fill(climb0, climb1);
             let [d0, d1, _] = node[i];
-            // Node i's share of the edges (j, i), j < i: column i above the diagonal.
+            // Node i's share of the edges (j, i), j < i: column i above the diagonal, from the
+            // common ancestors' depths in row i.
             for ((share, &x), &y) in share[i..]
                 .iter_mut()
                 .step_by(k)
-                .zip(lca0[i..].iter().step_by(k))
-                .zip(lca1[i..].iter().step_by(k))
-                .take(i)
+                .zip(&lca0[i * k..i * k + i])
+                .zip(&lca1[i * k..i * k + i])
             {
                 *share = table[(d0 - x) as usize * width + (d1 - y) as usize];
             }
