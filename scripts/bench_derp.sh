@@ -6,11 +6,13 @@
 #
 #   scripts/bench_derp.sh                       # 1M and 10M pairs (about 10 minutes on 2 cores)
 #   BENCH_SIZES=100000 scripts/bench_derp.sh    # a quick run
-#   BEFORE=path/to/old/pairmetrics scripts/bench_derp.sh
+#   BEFORE_REV=fb371f9 scripts/bench_derp.sh    # also that commit, in the same run
 #
-# BEFORE, when given, is another build (an older commit, say) measured in the same run on the
-# same files; its `score` output must have the same derp and derp_problem columns, row by row.
-# BEFORE_LABEL says in BENCHMARKS.md what it is ("the kernel of 1e4465d").
+# BEFORE_REV, when given, is an older commit (the kernel when issue 46 was filed was fb371f9's)
+# measured in the same run on the same files: its `pairmetrics` and its kernel benches are built
+# in a git worktree under target/ that shares target/'s dependencies (only the crate itself is
+# compiled again), its `score` output must have the same derp and derp_problem columns, row by
+# row, and its kernel benches run just before ours, on the same generated pairs.
 # Needs: a Rust toolchain, GNU time, bc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,15 @@ SIZES=${BENCH_SIZES:-"1000000 10000000"}
 DIR=${BENCH_DIR:-/tmp/pm-bench}/derp
 REPEAT=${BENCH_REPEAT:-3}
 mkdir -p "$DIR"
+BEFORE=
+if [ -n "${BEFORE_REV:-}" ]; then
+    before_tree=$PWD/target/before-$BEFORE_REV
+    [ -d "$before_tree" ] || git worktree add --detach "$before_tree" "$BEFORE_REV" >&2
+    # Built first: it shares target/release, whose uplifted `pairmetrics` ours then replaces.
+    (cd "$before_tree" && CARGO_TARGET_DIR=$OLDPWD/target cargo build --release --quiet --bin pairmetrics)
+    BEFORE=$DIR/pairmetrics-$BEFORE_REV
+    cp target/release/pairmetrics "$BEFORE"
+fi
 cargo build --release --quiet --bin pairmetrics --example generate_corpus
 BIN=$PWD/target/release/pairmetrics
 rows=()
@@ -64,10 +75,19 @@ done
 # The kernel: pairs per second of one core (criterion's bencher lines: ns per iteration; the
 # 10-, 30- and 80-token benches score 200 pairs an iteration, the sample's bench as many as its
 # name says, the 1,000-token ones one pair).
-cargo bench --quiet --bench kernels -- --output-format bencher 'derp/' 2> /dev/null | grep '^test' > "$DIR/kernel.txt"
+# Twice each, the two builds taking turns, and the faster run of each kept: one run on this
+# machine can be a third slower than the next.
+: > "$DIR/kernel.txt"
+for _ in 1 2; do
+    if [ -n "${BEFORE_REV:-}" ]; then
+        (cd "$before_tree" && CARGO_TARGET_DIR=$OLDPWD/target cargo bench --quiet --bench kernels -- --output-format bencher 'derp/' 2> /dev/null) |
+            grep '^test' | sed 's/^test /test before:/' >> "$DIR/kernel.txt"
+    fi
+    cargo bench --quiet --bench kernels -- --output-format bencher 'derp/' 2> /dev/null | grep '^test' >> "$DIR/kernel.txt"
+done
 
 section=$DIR/section.md
-python3 - "$DIR/kernel.txt" "$(git rev-parse --short HEAD)" "${BEFORE:+${BEFORE_LABEL:-$BEFORE}}" "$REPEAT" "${rows[@]}" > "$section" <<'PY'
+python3 - "$DIR/kernel.txt" "$(git rev-parse --short HEAD)" "${BEFORE_REV:-}" "$REPEAT" "${rows[@]}" > "$section" <<'PY'
 import re, sys
 kernel_file, commit, before, repeat = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 rows = [r.split() for r in sys.argv[5:]]
@@ -88,19 +108,27 @@ for pairs, job, wall, cpu, mb in rows:
     name = job.replace("_", " ").replace(" before", " (before)")
     print(f"| {n:,} | `{name}` | {wall:.2f} s | {n / wall:,.0f} | {cpu:.2f} s | {cpu / base[pairs]:.2f}x | {mb} MB |")
 print()
-print("The kernel alone (`cargo bench --bench kernels -- derp`, one core):")
+print("The kernel alone (`cargo bench --bench kernels -- derp`, one core, the faster of two runs)" + (f",\nand {before}'s kernel on the same generated pairs, taking turns with it:" if before else ":"))
 print()
-print("| bench | time | rate |")
-print("|---|---|---|")
+print("| bench | time | rate |" + (f" {before}'s time | speed-up |" if before else ""))
+print("|---|---|---|" + ("---|---|" if before else ""))
+kernel = {}
 for line in open(kernel_file):
-    m = re.match(r"test (\S+) \.\.\. bench:\s+([\d,]+) ns/iter", line)
-    if not m:
+    m = re.match(r"test (before:)?(\S+) \.\.\. bench:\s+([\d,]+) ns/iter", line)
+    if m:
+        runs = kernel.setdefault(m.group(2), {})
+        side, ns = "before" if m.group(1) else "now", int(m.group(3).replace(",", ""))
+        runs[side] = min(ns, runs.get(side, ns))
+for name, times in kernel.items():
+    if "now" not in times:
         continue
-    name, ns = m.group(1), int(m.group(2).replace(",", ""))
+    ns = times["now"]
     sample = re.search(r"/pairs/(\d+)$", name)
     per_iter = int(sample.group(1)) if sample else 200 if "_tokens/" in name and "1000_tokens" not in name else 1
     rate = f"{per_iter / ns * 1e9:,.0f} pairs/s" if per_iter > 1 else f"{ns / 1e6:.1f} ms a pair"
-    print(f"| `{name}` | {ns / 1e6:.3f} ms | {rate} |")
+    old = times.get("before")
+    extra = (f" {old / 1e6:.3f} ms | {old / ns:.2f}x |" if old else " | |") if before else ""
+    print(f"| `{name}` | {ns / 1e6:.3f} ms | {rate} |{extra}")
 print("<!-- /derp -->")
 PY
 python3 scripts/bench_section.py derp "$section"
