@@ -369,11 +369,11 @@ impl Tree {
         climb
     }
 
-    /// `out[i * k + j]` and `out[j * k + i]` for every `i < j`: the depth of the lowest common ancestor of
-    /// `tokens[i]` and `tokens[j]` (0 across the trees of a forest), for k tokens. In preorder,
-    /// the shallowest token after the first of two and up to the second is a child of their
-    /// common ancestor, so one running minimum per token, over the gaps between the tokens in
-    /// preorder, gives all its pairs.
+    /// `out[i * k + j]` and `out[j * k + i]` for every `i < j`: the depth of the lowest common
+    /// ancestor of `tokens[i]` and `tokens[j]` (0 across the trees of a forest), for k tokens.
+    /// In preorder, the shallowest token after the first of two and up to the second is a child
+    /// of their common ancestor, so one running minimum per token, over the gaps between the
+    /// tokens in preorder, gives all its pairs.
     fn lca_depths(&self, tokens: &[u32], work: &mut LcaWork, out: &mut Vec<u32>) {
         let k = tokens.len();
         grow(out, k * k, 0);
