@@ -12,7 +12,7 @@
 # measured in the same run on the same files: its `pairmetrics` and its kernel benches are built
 # in a git worktree under target/ that shares target/'s dependencies (only the crate itself is
 # compiled again), its `score` output must have the same derp and derp_problem columns, row by
-# row, and its kernel benches run just before ours, on the same generated pairs.
+# row, and its kernel benches take turns with ours, twice, on the same generated pairs.
 # Needs: a Rust toolchain, GNU time, bc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
