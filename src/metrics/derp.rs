@@ -9,9 +9,11 @@
 //!
 //! Why it is fast: a path's chi and omega are the first steps of two climbs to the root, up to
 //! the lowest common ancestor, so one table of edit distances per node ([`PrefixDistances`])
-//! answers all its edges; every edge is weighed once, into a matrix of packed ranks, and Prim's
-//! algorithm takes the tree from it with no sort of all k^2/2 edges. [`disparity`] is the
-//! definition, for tests and explanations; the scorer gives the same values.
+//! answers its half of all its edges ([`Rank::half`]); Prim's algorithm adds an edge's two
+//! halves into its packed rank when it first needs it, with no sort of all k^2/2 edges, and the
+//! common ancestors' depths come a node's row at a time ([`Ancestors`]): memory grows as k^2
+//! halves, nothing more. [`disparity`] is the definition, for tests and explanations; the scorer
+//! gives the same values.
 
 use std::fmt;
 use std::ops::{BitOr, Shl, Shr};
@@ -369,53 +371,6 @@ impl Tree {
         climb
     }
 
-    /// `out[i * k + j]` and `out[j * k + i]` for every `i < j`: the depth of the lowest common
-    /// ancestor of `tokens[i]` and `tokens[j]` (0 across the trees of a forest), for k tokens.
-    /// In preorder, the shallowest token after the first of two and up to the second is a child
-    /// of their common ancestor, so one running minimum per token, over the gaps between the
-    /// tokens in preorder, gives all its pairs.
-    fn lca_depths(&self, tokens: &[u32], work: &mut LcaWork, out: &mut Vec<u32>) {
-        let k = tokens.len();
-        grow(out, k * k, 0);
-        let LcaWork { order, gap } = work;
-        // Sorted as packed (preorder, index) keys: integer compares, no lookups while sorting.
-        order.clear();
-        order.extend(
-            tokens
-                .iter()
-                .enumerate()
-                .map(|(i, &t)| u64::from(self.preorder[t as usize]) << 32 | i as u64),
-        );
-        order.sort_unstable();
-        gap.clear();
-        gap.push(u32::MAX);
-        for w in order.windows(2) {
-            let (from, to) = ((w[0] >> 32) as usize, (w[1] >> 32) as usize);
-            // No token between them: the same token twice (counterparts can repeat), its own
-            // ancestor. One below its depth stands for it: every later range from it covers a
-            // child of it or something shallower.
-            gap.push(
-                self.depth_in_preorder[from + 1..=to]
-                    .iter()
-                    .copied()
-                    .min()
-                    .unwrap_or(self.depth_in_preorder[from] + 1),
-            );
-        }
-        // Both halves, so that each node's edges read as one row: writing i's row needs no
-        // multiply, and its mirror one per pair, as the upper half alone did.
-        for (a, &i) in order.iter().enumerate() {
-            let i = i as u32 as usize;
-            let mut shallowest = u32::MAX;
-            for (&j, &gap) in order[a + 1..].iter().zip(&gap[a + 1..]) {
-                let j = j as u32 as usize;
-                shallowest = shallowest.min(gap);
-                out[i * k + j] = shallowest - 1;
-                out[j * k + i] = shallowest - 1;
-            }
-        }
-    }
-
     /// The path encoding of tokens `n` and `m` (SPEC §2.1), with label names: for explaining
     /// and testing. The scorer finds the same paths as suffixes of root chains.
     pub fn encoding<'l>(&self, n: u32, m: u32, labels: &'l Labels) -> Encoding<&'l str> {
@@ -443,6 +398,83 @@ impl Tree {
             chi,
             left: n < m,
             omega: names(&cm[common..]),
+        }
+    }
+}
+
+/// The lowest common ancestors of some tokens of a [`Tree`], prepared once per pair to give
+/// any token's row of their depths in one pass. In preorder, the shallowest token after the
+/// first of two and up to the second is a child of their common ancestor, so a running minimum
+/// over the gaps between the tokens in preorder, from one token outwards, gives all its pairs.
+#[derive(Debug, Default)]
+struct Ancestors {
+    /// The tokens' indices in preorder.
+    order: Vec<u32>,
+    /// `gap[b]`: the smallest depth after `order[b - 1]`'s token in preorder and up to
+    /// `order[b]`'s (unused for `b = 0`).
+    gap: Vec<u32>,
+    /// Where each index is in `order`.
+    place: Vec<u32>,
+    /// Each token's depth, by index.
+    depth: Vec<u32>,
+    /// (place in preorder, index) packed as sort keys: integer compares, no lookups in sorting.
+    keys: Vec<u64>,
+}
+
+impl Ancestors {
+    fn prepare(&mut self, tree: &Tree, tokens: &[u32]) {
+        self.keys.clear();
+        self.keys.extend(
+            tokens
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| u64::from(tree.preorder[t as usize]) << 32 | i as u64),
+        );
+        self.keys.sort_unstable();
+        self.order.clear();
+        self.order.extend(self.keys.iter().map(|&key| key as u32));
+        self.place.clear();
+        self.place.resize(tokens.len(), 0);
+        for (at, &i) in self.order.iter().enumerate() {
+            self.place[i as usize] = at as u32;
+        }
+        self.depth.clear();
+        self.depth.extend(tokens.iter().map(|&t| tree.depth(t)));
+        self.gap.clear();
+        self.gap.push(u32::MAX);
+        for w in self.keys.windows(2) {
+            let (from, to) = ((w[0] >> 32) as usize, (w[1] >> 32) as usize);
+            // No token between them: the same token twice (counterparts can repeat), its own
+            // ancestor. One below its depth stands for it: every later range from it covers a
+            // child of it or something shallower.
+            self.gap.push(
+                tree.depth_in_preorder[from + 1..=to]
+                    .iter()
+                    .copied()
+                    .min()
+                    .unwrap_or(tree.depth_in_preorder[from] + 1),
+            );
+        }
+    }
+
+    /// `row[j]`: the depth of the lowest common ancestor of tokens i and j (0 across the trees
+    /// of a forest; token i's own depth when `j == i`).
+    fn row(&self, i: usize, row: &mut [u32]) {
+        let at = self.place[i] as usize;
+        row[i] = self.depth[i];
+        let mut shallowest = u32::MAX;
+        for (&j, &gap) in self.order[at + 1..].iter().zip(&self.gap[at + 1..]) {
+            shallowest = shallowest.min(gap);
+            row[j as usize] = shallowest - 1;
+        }
+        shallowest = u32::MAX;
+        for (&j, &gap) in self.order[..at]
+            .iter()
+            .rev()
+            .zip(self.gap[1..=at].iter().rev())
+        {
+            shallowest = shallowest.min(gap);
+            row[j as usize] = shallowest - 1;
         }
     }
 }
@@ -575,106 +607,54 @@ pub struct Scratch {
 /// What the edges' weights are made of, for k meta-graph nodes.
 #[derive(Debug, Default)]
 struct Weights {
-    /// `lca[0][i * k + j]`, `i != j`: depth of the lowest common ancestor of nodes i and j in the
-    /// meta-graph's tree; `lca[1]`: of their counterparts in the other tree.
-    lca: [Vec<u32>; 2],
-    /// Each node's depth (in its tree), its counterpart's depth (in the other) and its
-    /// counterpart: what its edges read of it, side by side.
-    node: Vec<[u32; 3]>,
-    /// `share[j * k + i]`, `j < i`: node i's part of edge (j, i)'s L, until node j adds its own.
-    share: Vec<u32>,
+    /// The nodes' common ancestors in the meta-graph's tree, and their counterparts' in the
+    /// other; `rows` holds one node's depths of them, for each tree.
+    ancestors: [Ancestors; 2],
+    rows: [Vec<u32>; 2],
     climbs: [Vec<u32>; 2],
     table: PrefixDistances,
     tokens: Vec<u32>,
-    lca_work: LcaWork,
-}
-
-/// Buffers of [`Tree::lca_depths`].
-#[derive(Debug, Default)]
-struct LcaWork {
-    /// Each token's (place in preorder, index) packed in a sort key.
-    order: Vec<u64>,
-    gap: Vec<u32>,
 }
 
 impl Weights {
-    /// Every edge's [`Rank`] (its L and Lmax with its ends) into the symmetric k x k matrix
-    /// `ranks`, from two trees and the nodes' (token, counterpart) in sentence order: eq. 5.5,
-    /// or L = Lmax = 0 when the two share a counterpart (eq. 5.6).
+    /// Every node's [`Rank::half`] of each of its edges into the k x k matrix `halves` (row i
+    /// is node i's), from two trees and the nodes' (token, counterpart) in sentence order.
     ///
-    /// Edge (i, j)'s L is the distance of node i's path up to the common ancestor against its
-    /// counterpart's, the same for j, and 1 when their orders differ. Each node's paths to every
-    /// ancestor come from one table ([`PrefixDistances`] of its two climbs), so nodes are taken
-    /// from the last: node i's table completes its edges to the nodes after it and leaves its
-    /// share of the edges to the nodes before it.
-    fn rank<R: Rank>(&mut self, trees: [&Tree; 2], nodes: &[(u32, u32)], ranks: &mut Vec<R>) {
+    /// Edge (i, j)'s L (eq. 5.5) is the distance of node i's path up to the common ancestor
+    /// against its counterpart's, the same for j, and 1 when their orders differ; its Lmax the
+    /// longer of i's two paths, the same for j, plus 1. Node i's paths to every ancestor come
+    /// from one table ([`PrefixDistances`] of its two climbs to the root), so each node fills
+    /// its own row from its own table, and [`edge_rank`] adds the two halves of an edge.
+    fn halves<R: Rank>(&mut self, trees: [&Tree; 2], nodes: &[(u32, u32)], halves: &mut Vec<R>) {
         let k = nodes.len();
-        self.node.clear();
-        self.node.extend(
-            nodes
-                .iter()
-                .map(|&(n, c)| [trees[0].depth(n), trees[1].depth(c), c]),
-        );
         for (side, tree) in trees.into_iter().enumerate() {
             let token = |&(n, c): &(u32, u32)| if side == 0 { n } else { c };
             self.tokens.clear();
             self.tokens.extend(nodes.iter().map(token));
-            tree.lca_depths(&self.tokens, &mut self.lca_work, &mut self.lca[side]);
+            self.ancestors[side].prepare(tree, &self.tokens);
         }
-        grow(&mut self.share, k * k, 0);
-        grow(ranks, k * k, R::ZERO);
+        grow(halves, k * k, R::ZERO);
         let Weights {
-            lca: [lca0, lca1],
-            node,
-            share,
-            climbs,
+            ancestors: [ancestors0, ancestors1],
+            rows: [lca0, lca1],
+            climbs: [climb0, climb1],
             table,
             ..
         } = self;
-        let (lca0, lca1) = (&lca0[..k * k], &lca1[..k * k]);
-        let (share, ranks) = (&mut share[..k * k], &mut ranks[..k * k]);
-        for (i, &(n, c)) in nodes.iter().enumerate().rev() {
-            let [climb0, climb1] = climbs;
+        grow(lca0, k, 0);
+        grow(lca1, k, 0);
+        let (lca0, lca1) = (&mut lca0[..k], &mut lca1[..k]);
+        for (i, (&(n, c), row)) in nodes.iter().zip(halves.chunks_exact_mut(k)).enumerate() {
+            ancestors0.row(i, lca0);
+            ancestors1.row(i, lca1);
             let (climb0, climb1) = (trees[0].climb(n, climb0), trees[1].climb(c, climb1));
+            let (d0, d1) = (climb0.len() as u32, climb1.len() as u32);
             // The table's cells as a local slice: read through `self`, they would be reloaded
             // for every cell (the compiler cannot tell the writes below leave them alone).
             let (table, width) = table.fill(climb0, climb1);
-            let [d0, d1, _] = node[i];
-            // Node i's share of the edges (j, i), j < i: column i above the diagonal, from the
-            // common ancestors' depths in row i.
-            for ((share, &x), &y) in share[i..]
-                .iter_mut()
-                .step_by(k)
-                .zip(&lca0[i * k..i * k + i])
-                .zip(&lca1[i * k..i * k + i])
-            {
-                *share = table[(d0 - x) as usize * width + (d1 - y) as usize];
-            }
-            // Its edges (i, j), j > i: row i right of the diagonal, completed by their shares.
-            let after = i * k + i + 1..(i + 1) * k;
-            let ends = R::from(i as u32) << R::FIELD;
-            for (j, (((rank, (&x, &y)), &share), &[dj0, dj1, cm])) in ranks[after.clone()]
-                .iter_mut()
-                .zip(lca0[after.clone()].iter().zip(&lca1[after.clone()]))
-                .zip(&share[after.clone()])
-                .zip(&node[i + 1..])
-                .enumerate()
-            {
-                let (l, lmax) = if c == cm {
-                    (0, 0)
-                } else {
-                    (
-                        table[(d0 - x) as usize * width + (d1 - y) as usize]
-                            + share
-                            + u32::from(c > cm),
-                        (d0 - x).max(d1 - y) + 1 + (dj0 - x).max(dj1 - y),
-                    )
-                };
-                *rank = R::weight(l, lmax) | ends | R::from((i + 1 + j) as u32);
-            }
-            let (upper, lower) = ranks.split_at_mut((i + 1) * k);
-            for (mirror, &rank) in lower.iter_mut().skip(i).step_by(k).zip(&upper[after]) {
-                *mirror = rank;
+            for (half, (&x, &y)) in row.iter_mut().zip(lca0.iter().zip(&*lca1)) {
+                let (up0, up1) = (d0 - x, d1 - y);
+                *half = R::half(table[up0 as usize * width + up1 as usize], up0.max(up1));
             }
         }
     }
@@ -684,12 +664,12 @@ impl Scratch {
     /// Every meta-graph edge of the last pair scored, by (a, b): for explaining and testing.
     pub fn edges(&self) -> Vec<Edge> {
         let k = self.nodes.len();
-        let edge = |at: usize| match self.last_wide {
-            false => self.narrow.matrix[at].edge(&self.nodes),
-            true => self.wide.matrix[at].edge(&self.nodes),
+        let edge = |(i, j)| match self.last_wide {
+            false => self.narrow.edge(&self.nodes, i, j).edge(&self.nodes),
+            true => self.wide.edge(&self.nodes, i, j).edge(&self.nodes),
         };
         (0..k)
-            .flat_map(|i| (i + 1..k).map(move |j| i * k + j))
+            .flat_map(|i| (i + 1..k).map(move |j| (i, j)))
             .map(edge)
             .collect()
     }
@@ -789,13 +769,15 @@ impl Scratch {
     }
 }
 
-/// The ranks of one pair's edges and its spanning tree, in one integer width.
+/// The halves of one pair's edges and its spanning tree, in one integer width.
 #[derive(Debug, Default)]
 struct Ranks<R> {
-    /// Symmetric k x k: the rank of the edge between nodes i and j.
-    matrix: Vec<R>,
+    /// k x k: `halves[i * k + j]` is node i's half of edge (i, j) ([`Weights::halves`]).
+    halves: Vec<R>,
     /// Prim's state (see [`prim`]).
     best: Vec<R>,
+    rest: Vec<u32>,
+    place: Vec<u32>,
     /// The spanning tree's edges, in SPEC's order.
     tree: Vec<R>,
 }
@@ -809,10 +791,28 @@ impl<R: Rank> Ranks<R> {
         nodes: &[(u32, u32)],
         mst: &mut Vec<Edge>,
     ) {
-        weights.rank(trees, nodes, &mut self.matrix);
-        prim(&self.matrix, nodes.len(), &mut self.best, &mut self.tree);
+        weights.halves(trees, nodes, &mut self.halves);
+        let Ranks {
+            halves,
+            best,
+            rest,
+            place,
+            tree,
+        } = self;
+        prim(
+            &halves[..nodes.len() * nodes.len()],
+            nodes,
+            best,
+            [rest, place],
+            tree,
+        );
         mst.clear();
-        mst.extend(self.tree.iter().map(|rank| rank.edge(nodes)));
+        mst.extend(tree.iter().map(|rank| rank.edge(nodes)));
+    }
+
+    /// Edge (i, j)'s rank.
+    fn edge(&self, nodes: &[(u32, u32)], i: usize, j: usize) -> R {
+        edge_rank(&self.halves, nodes, i, j)
     }
 }
 
@@ -828,6 +828,8 @@ trait Rank:
     const FIELD: u32;
     const MASK: u32 = u32::MAX >> (32 - Self::FIELD);
     fn low_u32(self) -> u32;
+    fn wrapping_add(self, other: Self) -> Self;
+    fn wrapping_sub(self, other: Self) -> Self;
 
     /// Whether the edges of k nodes, none deeper than `deepest`, fit: Lmax is at most
     /// `2 * deepest + 1`, and L at most Lmax.
@@ -835,9 +837,13 @@ trait Rank:
         k as u64 <= u64::from(Self::MASK) + 1 && 2 * deepest + 1 <= u64::from(Self::MASK)
     }
 
-    /// The rank's two weight fields; the ends (the smaller index first) are OR-ed in.
-    fn weight(l: u32, lmax: u32) -> Self {
-        Self::from(l) << (3 * Self::FIELD) | Self::from(Self::MASK - lmax) << (2 * Self::FIELD)
+    /// One end's half of an edge: its part `share` of L, and `reach`, the longer of its two
+    /// paths up to the common ancestors, as its part of Lmax. The two halves and [`edge_rank`]'s
+    /// own bits add up to the rank (the reversed Lmax borrows from L in a half alone, and the
+    /// sum pays it back: the rank's fields are all in range).
+    fn half(share: u32, reach: u32) -> Self {
+        (Self::from(share) << (3 * Self::FIELD))
+            .wrapping_sub(Self::from(reach) << (2 * Self::FIELD))
     }
 
     fn field(self, at: u32) -> u32 {
@@ -869,39 +875,77 @@ macro_rules! rank {
             fn low_u32(self) -> u32 {
                 self as u32
             }
+            fn wrapping_add(self, other: Self) -> Self {
+                <$type>::wrapping_add(self, other)
+            }
+            fn wrapping_sub(self, other: Self) -> Self {
+                <$type>::wrapping_sub(self, other)
+            }
         }
     };
 }
 rank!(u32, 8);
 rank!(u64, 16);
 
-/// Prim's algorithm on the complete meta-graph, O(k^2) with no list of all edges, under SPEC's
-/// total edge order: the same unique tree Kruskal's algorithm finds, left in `tree` in the order
-/// Kruskal takes its edges. Each step is one branch-free pass over the joined node's row:
-/// `best[j]` is the rank of the cheapest edge from the tree to node j, or MAX once j is in the
-/// tree (`done[j]` is then MAX, and OR-ing it keeps it there). The cheapest of them is the next
-/// edge; its rank names its ends.
-fn prim<R: Rank>(ranks: &[R], k: usize, best: &mut Vec<R>, tree: &mut Vec<R>) {
+/// The rank of edge (i, j), `i != j`, from its two [`Rank::half`]s: L is their shares and 1
+/// when the counterparts' order is the reverse of the nodes', Lmax their reaches and 1; or
+/// L = Lmax = 0 when the two share a counterpart (eq. 5.6).
+#[inline(always)]
+fn edge_rank<R: Rank>(halves: &[R], nodes: &[(u32, u32)], i: usize, j: usize) -> R {
+    let k = nodes.len();
+    let (first, second) = (i.min(j), i.max(j));
+    let ends = R::from(first as u32) << R::FIELD | R::from(second as u32);
+    let (c_first, c_second) = (nodes[first].1, nodes[second].1);
+    if c_first == c_second {
+        return R::from(R::MASK) << (2 * R::FIELD) | ends;
+    }
+    let reversed = R::from(u32::from(c_first > c_second)) << (3 * R::FIELD);
+    let lmax_one = R::from(R::MASK - 1) << (2 * R::FIELD);
+    halves[i * k + j]
+        .wrapping_add(halves[j * k + i])
+        .wrapping_add(reversed)
+        .wrapping_add(lmax_one)
+        .wrapping_add(ends)
+}
+
+/// Prim's algorithm on the complete meta-graph, O(k^2), under SPEC's total edge order: the same
+/// unique tree Kruskal's algorithm finds, left in `tree` in the order Kruskal takes its edges.
+/// Each edge is ranked once, when its first end joins the tree: `rest` holds the nodes not yet
+/// joined, `best[at]` the rank of the cheapest edge from the tree to `rest[at]`, and `place`
+/// where each node is in `rest`. The cheapest of them is the next edge; its rank names its ends.
+fn prim<R: Rank>(
+    halves: &[R],
+    nodes: &[(u32, u32)],
+    best: &mut Vec<R>,
+    [rest, place]: [&mut Vec<u32>; 2],
+    tree: &mut Vec<R>,
+) {
+    let k = nodes.len();
     best.clear();
-    best.resize(2 * k, R::MAX);
-    let (best, done) = best.split_at_mut(k);
-    done.fill(R::ZERO);
+    best.resize(k - 1, R::MAX);
+    rest.clear();
+    rest.extend(1..k as u32);
+    place.clear();
+    place.extend((0..k as u32).map(|node| node.wrapping_sub(1)));
     tree.clear();
     let mut joined = 0;
-    for _ in 1..k {
-        done[joined] = R::MAX;
+    while !rest.is_empty() {
         let mut cheapest = R::MAX;
-        for ((best, &rank), &done) in best
-            .iter_mut()
-            .zip(&ranks[joined * k..(joined + 1) * k])
-            .zip(&*done)
-        {
-            *best = (*best).min(rank) | done;
+        for (best, &node) in best.iter_mut().zip(&*rest) {
+            *best = (*best).min(edge_rank(halves, nodes, joined, node as usize));
             cheapest = cheapest.min(*best);
         }
         tree.push(cheapest);
         let (i, j) = cheapest.ends();
-        joined = if done[i] == R::MAX { j } else { i };
+        // The end still in `rest` joins: it leaves `rest`, whose last node takes its place.
+        joined = if place[i] == u32::MAX { j } else { i };
+        let at = place[joined] as usize;
+        place[joined] = u32::MAX;
+        best.swap_remove(at);
+        rest.swap_remove(at);
+        if let Some(&moved) = rest.get(at) {
+            place[moved as usize] = at as u32;
+        }
     }
     tree.sort_unstable();
 }

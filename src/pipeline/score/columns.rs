@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use anyhow::{Result, bail};
 use datafusion::common::Column as ColumnRef;
-use datafusion::common::ScalarValue;
 use datafusion::execution::FunctionRegistry;
 use datafusion::functions::core::expr_ext::FieldAccessor;
 use datafusion::functions::expr_fn::concat;
@@ -497,7 +496,7 @@ fn derp(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
     };
     let derp = call(expr::derp)?;
     let differs = |side: &str| cardinality(i.pairs(side)).not_eq(cardinality(head(side)));
-    let any_differs = differs("src").or(differs("tgt"));
+    let same = |side: &str| cardinality(i.pairs(side)).eq(cardinality(head(side)));
     let mismatch = |side: &'static str| {
         concat(vec![
             lit(format!("{side} has ")),
@@ -506,18 +505,14 @@ fn derp(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
             cardinality(head(side)),
         ])
     };
-    let score = when(
-        derp.clone().is_null().or(any_differs.clone()),
-        lit(ScalarValue::Float64(None)),
-    )
-    .otherwise(derp.clone())?;
-    let problem = when(
-        derp.is_not_null().and(!any_differs),
-        lit(ScalarValue::Utf8(None)),
-    )
-    .when(differs("src"), mismatch("src"))
-    .when(differs("tgt"), mismatch("tgt"))
-    .otherwise(call(expr::derp_problem)?)?;
+    // Each CASE names its rare rows in its one WHEN and has no ELSE: DataFusion copies the
+    // columns a branch reads for the rows it takes, and a column alone as the only branch is
+    // taken whole, so the scored rows are not copied.
+    let score = when(same("src").and(same("tgt")), derp.clone()).end()?;
+    let why = when(differs("src"), mismatch("src"))
+        .when(differs("tgt"), mismatch("tgt"))
+        .otherwise(call(expr::derp_problem)?)?;
+    let problem = when(derp.is_null().or(differs("src")).or(differs("tgt")), why).end()?;
     Ok(vec![("derp", score), ("derp_problem", problem)])
 }
 
@@ -534,11 +529,13 @@ fn dep_fit(i: &Inputs) -> Result<Vec<(&'static str, Expr)>> {
         )
     };
     let fit = call(expr::dep_fit)?;
-    let mut problem = when(fit.clone().is_not_null(), lit(ScalarValue::Utf8(None)));
-    if !i.lockstep {
+    let why = match i.lockstep {
         // In lockstep every pair has its arcs row.
-        problem = problem.when(i.arcs("pair_id").is_null(), lit("no parse (no arcs row)"));
-    }
-    let problem = problem.otherwise(call(expr::dep_fit_problem)?)?;
+        true => call(expr::dep_fit_problem)?,
+        false => when(i.arcs("pair_id").is_null(), lit("no parse (no arcs row)"))
+            .otherwise(call(expr::dep_fit_problem)?)?,
+    };
+    // As in `derp`: the rare rows in the one WHEN, no ELSE.
+    let problem = when(fit.clone().is_null(), why).end()?;
     Ok(vec![("tgt_dep_fit", fit), ("tgt_dep_fit_problem", problem)])
 }
