@@ -213,9 +213,12 @@ pub struct Tree {
     /// the lowest common ancestor of two tokens is one above the shallowest token between them.
     preorder: Vec<u32>,
     depth_in_preorder: Vec<u32>,
-    /// Work space: where each parent's children start in `walk`, the climbs of `cycle`.
-    climb: Vec<u32>,
+    /// Each parent's count of children, read with the heads (the virtual root is parent `len`,
+    /// parent p's count at `p + 1`); [`Tree::walk`] makes it where each parent's children start
+    /// in `children`.
+    first_child: Vec<u32>,
     children: Vec<u32>,
+    /// Work space: the DFS stack of `walk`, the climbs of `cycle`.
     stack: Vec<u32>,
 }
 
@@ -244,8 +247,7 @@ impl Tree {
             });
         }
         self.parent.clear();
-        // Each parent's children counted on the way (the virtual root is parent n), for walk.
-        let children = &mut self.climb;
+        let children = &mut self.first_child;
         children.clear();
         children.resize(n + 2, 0);
         for (token, &head) in head.iter().enumerate() {
@@ -290,13 +292,13 @@ impl Tree {
         state.clear();
         state.resize(self.parent.len(), UNKNOWN);
         for start in 0..self.parent.len() as u32 {
-            self.climb.clear();
+            self.stack.clear();
             let mut node = start;
             while node != NONE {
                 match state[node as usize] {
                     UNKNOWN => {
                         state[node as usize] = CLIMBING;
-                        self.climb.push(node);
+                        self.stack.push(node);
                         node = self.parent[node as usize];
                     }
                     CLIMBING => {
@@ -307,7 +309,7 @@ impl Tree {
                     _ => break,
                 }
             }
-            for &node in &self.climb {
+            for &node in &self.stack {
                 state[node as usize] = KNOWN;
             }
         }
@@ -316,11 +318,11 @@ impl Tree {
 
     /// Each token's depth and place in a depth-first preorder of the forest (children in any
     /// order), by an explicit stack over the children grouped per parent (the virtual root is
-    /// parent `len`; `climb[p + 1]` holds parent p's count of children on entry). False when
-    /// some token is not reached from a root: a cycle of heads.
+    /// parent `len`; `first_child` holds the counts on entry). False when some token is not
+    /// reached from a root: a cycle of heads.
     fn walk(&mut self) -> bool {
         let len = self.len();
-        let first = &mut self.climb; // where each parent's children start
+        let first = &mut self.first_child;
         for i in 1..first.len() {
             first[i] += first[i - 1];
         }
