@@ -294,6 +294,70 @@ async fn streaming_tests_score_as_the_corpus_aggregates_and_ignore_partitioning(
 }
 
 #[tokio::test]
+async fn streaming_tests_give_one_answer_over_parquet_files_of_small_row_groups() {
+    use datafusion::parquet::arrow::ArrowWriter;
+    use datafusion::parquet::file::properties::WriterProperties;
+    use datafusion::prelude::ParquetReadOptions;
+    let names = [
+        BASELINE,
+        "he-en.hyp.ONLINE-A.en",
+        "he-en.hyp.Lan-BridgeMT.en",
+    ];
+    let one = context();
+    register_wmt23(&one, "he_en", &names, &["he-en.ref.refA.en"]);
+    let joined = format!(
+        "{} SELECT s.system, segment, b.bleu AS a, s.bleu AS b, b.ter AS ter_a, s.ter AS ter_b \
+         FROM s JOIN b USING (segment)",
+        with_stats("ref")
+    );
+    let batches = one.sql(&joined).await.unwrap().collect().await.unwrap();
+    let table = datafusion::arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap();
+    one.register_batch("joined", table.clone()).unwrap();
+    // Three files, runs of 29 rows dealt to them from the end backwards, row groups of 37 rows.
+    let dir = tempfile::TempDir::new().unwrap();
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(37))
+        .build();
+    let mut files: Vec<_> = (0..3)
+        .map(|i| {
+            let file = std::fs::File::create(dir.path().join(format!("{i}.parquet"))).unwrap();
+            ArrowWriter::try_new(file, table.schema(), Some(properties.clone())).unwrap()
+        })
+        .collect();
+    let starts: Vec<usize> = (0..table.num_rows()).step_by(29).collect();
+    for (k, &start) in starts.iter().rev().enumerate() {
+        let rows = table.slice(start, 29.min(table.num_rows() - start));
+        files[k % 3].write(&rows).unwrap();
+    }
+    for file in files {
+        assert!(file.close().unwrap().row_groups().len() > 1);
+    }
+    let parquet = SessionContext::new_with_config(
+        SessionConfig::new()
+            .with_target_partitions(3)
+            .with_batch_size(13),
+    );
+    pairmetrics::udf::register_all(&mut parquet.clone()).unwrap();
+    parquet
+        .register_parquet(
+            "joined",
+            dir.path().to_str().unwrap(),
+            ParquetReadOptions::default(),
+        )
+        .await
+        .unwrap();
+    // (Parquet gives the system names as Utf8View.)
+    let query = "SELECT arrow_cast(system, 'Utf8'), \
+         bleu_paired_bootstrap(segment, a, b, 300, 7)['low'], \
+         bleu_paired_bootstrap(segment, a, b, 300, 7)['p_value'], \
+         ter_approx_randomization(segment, ter_a, ter_b, 300)['p_value'] \
+         FROM joined GROUP BY system";
+    let in_memory = rows(&one, query).await;
+    assert_eq!(in_memory.len(), 3);
+    assert_eq!(rows(&parquet, query).await, in_memory);
+}
+
+#[tokio::test]
 async fn corpus_tests_refuse_what_they_cannot_answer() {
     let ctx = context();
     register_wmt23(

@@ -6,6 +6,7 @@ pub mod decode;
 pub mod dep_fit;
 pub mod derp;
 pub mod intern;
+pub mod keyed_totals;
 pub mod kneser_ney;
 pub mod l2_assist;
 pub mod lepod;

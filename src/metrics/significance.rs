@@ -16,11 +16,10 @@
 //! small integers), up to one entry a row for continuous ones.
 //!
 //! Corpus metrics (BLEU, chrF, TER) are scores of summed statistics, nearly every row distinct:
-//! their tests ([`KeyedTotals`]) know a row by a key the caller gives (its segment) and keep,
+//! their tests ([`super::keyed_totals::KeyedTotals`]) know a row by a key the caller gives (its segment) and keep,
 //! instead of rows, one pair of totals per draw.
 
 use std::cmp::Ordering;
-use std::sync::LazyLock;
 
 use hashbrown::HashMap;
 
@@ -226,7 +225,7 @@ pub fn approx_randomization(sample: &Sample, trials: u64, seed: u64) -> Option<f
 /// delta = B - A with its percentile interval at `level`, and sacrebleu's p-value: with m the
 /// mean of |d_r|, p = (#{r : |d_r| - m > |delta|} + 1) / (R + 1). When delta is exactly 0 (A and
 /// B score the same) p = 1, where sacrebleu's formula would give 1 / (R + 1).
-fn paired_answer(a: f64, b: f64, mut deltas: Vec<f64>, level: f64) -> Option<Paired> {
+pub(super) fn paired_answer(a: f64, b: f64, mut deltas: Vec<f64>, level: f64) -> Option<Paired> {
     let delta = b - a;
     let spread = deltas.iter().map(|d| d.abs()).sum::<f64>() / deltas.len() as f64;
     let beyond = deltas
@@ -254,7 +253,12 @@ fn paired_answer(a: f64, b: f64, mut deltas: Vec<f64>, level: f64) -> Option<Pai
 /// The approximate randomization p-value from A's and B's statistics and the (A_t, B_t) of T
 /// trials (those defined): p = (#{t : |B_t - A_t| > |B - A|} + 1) / (T + 1), and 1 when B - A
 /// is exactly 0.
-fn randomized_p_value(a: f64, b: f64, trials: u64, each: impl Iterator<Item = (f64, f64)>) -> f64 {
+pub(super) fn randomized_p_value(
+    a: f64,
+    b: f64,
+    trials: u64,
+    each: impl Iterator<Item = (f64, f64)>,
+) -> f64 {
     let observed = (b - a).abs();
     if observed == 0.0 {
         return 1.0;
@@ -466,248 +470,6 @@ fn half_binomial(n: u64, u: &mut SplitMix64) -> u64 {
     count
 }
 
-/// Which paired test [`KeyedTotals`] draws for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PairedTest {
-    Bootstrap,
-    Randomization,
-}
-
-/// Paired tests of a score computed from summed integer totals (a corpus BLEU, chrF or TER), over
-/// rows known by a key (their segment number), in constant memory.
-///
-/// Each row's draws come from a generator keyed by (seed, the row's key), so resample r's totals
-/// are a sum that any partitioning and batching of the rows gives alike (integer sums), and the
-/// state is one pair of totals per draw, however many rows: rows need not be kept, as
-/// [`Sample`] keeps them, because a key tells equal rows apart. A row's weight in a resample is
-/// a Poisson(1) count; in a trial, a coin says whether its A and B swap.
-///
-/// A row's totals are what it adds to a corpus total (its statistics "lifted": for TER, the
-/// words go to the place of its number of references), so weighted sums of them are corpus
-/// totals; the width grows to the widest row seen.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KeyedTotals {
-    test: PairedTest,
-    draws: usize,
-    seed: u64,
-    width: usize,
-    /// For the rows as they are (draw 0) and each draw after it: A's total, then B's.
-    totals: Vec<u64>,
-    rows: u64,
-}
-
-impl KeyedTotals {
-    pub fn new(test: PairedTest, draws: u64, seed: u64) -> KeyedTotals {
-        KeyedTotals {
-            test,
-            draws: draws as usize,
-            seed,
-            width: 0,
-            totals: Vec::new(),
-            rows: 0,
-        }
-    }
-
-    pub fn rows(&self) -> u64 {
-        self.rows
-    }
-
-    /// Bytes of memory held.
-    pub fn size(&self) -> usize {
-        self.totals.capacity() * 8
-    }
-
-    /// Make each total `width` wide, padding with zeros.
-    fn widen(&mut self, width: usize) {
-        if width <= self.width {
-            return;
-        }
-        let mut wider = vec![0; (self.draws + 1) * 2 * width];
-        if self.width > 0 {
-            for (old, new) in self
-                .totals
-                .chunks_exact(self.width)
-                .zip(wider.chunks_exact_mut(width))
-            {
-                new[..self.width].copy_from_slice(old);
-            }
-        }
-        self.totals = wider;
-        self.width = width;
-    }
-
-    /// Add the row `key` whose totals are `a` and `b`.
-    pub fn add(&mut self, key: u64, a: &[u64], b: &[u64]) {
-        static POISSON_1: LazyLock<PoissonOne> = LazyLock::new(PoissonOne::new);
-        self.widen(a.len().max(b.len()));
-        let salt = match self.test {
-            PairedTest::Bootstrap => BOOTSTRAP,
-            PairedTest::Randomization => RANDOMIZATION,
-        };
-        let poisson = &*POISSON_1;
-        let mut draws = SplitMix64::new(mix(mix(self.seed ^ salt) ^ key));
-        let (mut coins, mut coins_left) = (0u64, 0);
-        for (d, totals) in self.totals.chunks_exact_mut(2 * self.width).enumerate() {
-            let (total_a, total_b) = totals.split_at_mut(self.width);
-            if d == 0 {
-                add_scaled(total_a, a, 1);
-                add_scaled(total_b, b, 1);
-                continue;
-            }
-            match self.test {
-                PairedTest::Bootstrap => {
-                    let weight = poisson.draw(&mut draws);
-                    if weight > 0 {
-                        add_scaled(total_a, a, weight);
-                        add_scaled(total_b, b, weight);
-                    }
-                }
-                PairedTest::Randomization => {
-                    if coins_left == 0 {
-                        (coins, coins_left) = (draws.next_u64(), 64);
-                    }
-                    let swap = coins & 1 == 1;
-                    (coins, coins_left) = (coins >> 1, coins_left - 1);
-                    let (x, y) = if swap { (b, a) } else { (a, b) };
-                    add_scaled(total_a, x, 1);
-                    add_scaled(total_b, y, 1);
-                }
-            }
-        }
-        self.rows += 1;
-    }
-
-    pub fn merge(&mut self, other: &KeyedTotals) {
-        self.widen(other.width);
-        if other.width > 0 {
-            for (mine, theirs) in self
-                .totals
-                .chunks_exact_mut(self.width)
-                .zip(other.totals.chunks_exact(other.width))
-            {
-                add_scaled(mine, theirs, 1);
-            }
-        }
-        self.rows += other.rows;
-    }
-
-    /// The state a partition hands on: the rows, the width, then the totals, little-endian.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        [self.rows, self.width as u64]
-            .iter()
-            .chain(&self.totals)
-            .flat_map(|x| x.to_le_bytes())
-            .collect()
-    }
-
-    pub fn merge_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let words: Vec<u64> = bytes
-            .chunks_exact(8)
-            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
-            .collect();
-        let (rows, width) = match words[..] {
-            [rows, width, ..] => (rows, width as usize),
-            _ => return Err(format!("a state of {} bytes has no header", bytes.len())),
-        };
-        if bytes.len() % 8 != 0 || words.len() - 2 != (self.draws + 1) * 2 * width {
-            return Err(format!(
-                "a state of {} bytes is not {} totals of width {width}",
-                bytes.len(),
-                (self.draws + 1) * 2
-            ));
-        }
-        let other = KeyedTotals {
-            test: self.test,
-            draws: self.draws,
-            seed: self.seed,
-            width,
-            totals: words[2..].to_vec(),
-            rows,
-        };
-        self.merge(&other);
-        Ok(())
-    }
-
-    /// A's and B's total of draw `d` (0: the rows as they are).
-    fn pair(&self, d: usize) -> (&[u64], &[u64]) {
-        self.totals[d * 2 * self.width..][..2 * self.width].split_at(self.width)
-    }
-
-    /// A's and B's scores of draw `d`.
-    fn scores(&self, d: usize, score: &impl Fn(&[u64]) -> f64) -> (f64, f64) {
-        let (a, b) = self.pair(d);
-        (score(a), score(b))
-    }
-
-    /// The paired bootstrap ([`paired_answer`]) of the score of a total; None without rows.
-    pub fn paired_bootstrap(&self, level: f64, score: impl Fn(&[u64]) -> f64) -> Option<Paired> {
-        assert_eq!(self.test, PairedTest::Bootstrap);
-        if self.rows == 0 {
-            return None;
-        }
-        let (a, b) = self.scores(0, &score);
-        let deltas = (1..=self.draws)
-            .map(|d| self.scores(d, &score))
-            .map(|(a, b)| b - a)
-            .collect();
-        paired_answer(a, b, deltas, level)
-    }
-
-    /// Approximate randomization ([`randomized_p_value`]): A's and B's scores and the p-value;
-    /// None without rows.
-    pub fn approx_randomization(&self, score: impl Fn(&[u64]) -> f64) -> Option<(f64, f64, f64)> {
-        assert_eq!(self.test, PairedTest::Randomization);
-        if self.rows == 0 {
-            return None;
-        }
-        let (a, b) = self.scores(0, &score);
-        let each = (1..=self.draws).map(|d| self.scores(d, &score));
-        Some((a, b, randomized_p_value(a, b, self.draws as u64, each)))
-    }
-}
-
-/// Poisson(1) counts, the same as [`Poisson`] draws from the same uniforms, in a few branch-free
-/// steps: a draw is a row's weight in a resample, the hot step of [`KeyedTotals`]. The
-/// cumulative probabilities are scaled to the uniforms' 53 bits (c <= x / 2^53 exactly when
-/// ceil(c 2^53) <= x), and the first six (where 99.94 % of draws end) are all compared.
-struct PoissonOne {
-    thresholds: Vec<u64>,
-}
-
-impl PoissonOne {
-    fn new() -> PoissonOne {
-        let Poisson::Inversion { cdf } = Poisson::new(1.0) else {
-            unreachable!("lambda 1 is drawn by inversion")
-        };
-        let scale = (1u64 << 53) as f64;
-        let thresholds: Vec<u64> = cdf.iter().map(|&c| (c * scale).ceil() as u64).collect();
-        assert!(thresholds.len() > 6);
-        PoissonOne { thresholds }
-    }
-
-    #[inline]
-    fn draw(&self, u: &mut SplitMix64) -> u64 {
-        // next_f64's 53 bits, as an integer.
-        self.count(u.next_u64() >> 11)
-    }
-
-    /// The count for the uniform x / 2^53.
-    #[inline]
-    fn count(&self, x: u64) -> u64 {
-        let (head, tail) = self.thresholds.split_at(6);
-        let mut at_most = head.iter().map(|&t| u64::from(t <= x)).sum::<u64>();
-        if at_most == 6 {
-            at_most += tail.iter().take_while(|&&t| t <= x).count() as u64;
-        }
-        at_most.min(self.thresholds.len() as u64 - 1)
-    }
-}
-
-/// `total += k * x`, element-wise (`x` may be shorter).
-fn add_scaled(total: &mut [u64], x: &[u64], k: u64) {
-    total.iter_mut().zip(x).for_each(|(t, &x)| *t += k * x);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -768,27 +530,6 @@ mod tests {
                     poisson.draw(&mut Uniforms::new(11, Uniforms::draw_key(i))),
                     want
                 );
-            }
-        }
-    }
-
-    #[test]
-    fn poisson_one_draws_what_poisson_draws() {
-        let (one, poisson) = (PoissonOne::new(), Poisson::new(1.0));
-        for key in 0..200_000 {
-            let mut u = SplitMix64::new(mix(key));
-            assert_eq!(one.draw(&mut u.clone()), poisson.draw(&mut u), "key {key}");
-        }
-        // At every threshold and either side of it, deep in the tail too.
-        let Poisson::Inversion { cdf } = &poisson else {
-            unreachable!()
-        };
-        let scale = (1u64 << 53) as f64;
-        for &t in &one.thresholds {
-            for x in [t.saturating_sub(1), t, t + 1, (1 << 53) - 1] {
-                let x = x.min((1 << 53) - 1);
-                let want = cdf.iter().take_while(|&&c| c <= x as f64 / scale).count();
-                assert_eq!(one.count(x), want.min(cdf.len() - 1) as u64, "x {x}");
             }
         }
     }
@@ -861,90 +602,6 @@ mod tests {
             (0.0, 0.0, 0.0, 1.0)
         );
         assert_eq!(approx_randomization(&s, 500, 9), Some(1.0));
-    }
-
-    /// Rows of (key, a, b) totals: a of width 2, b of width 3 for every fifth (a TER row with
-    /// more references, say).
-    fn keyed_rows() -> Vec<(u64, Vec<u64>, Vec<u64>)> {
-        (0..200u64)
-            .map(|k| {
-                let a = vec![k % 7, 10 + k % 3];
-                let b = match k % 5 {
-                    0 => vec![k % 5, 0, 11],
-                    _ => vec![k % 4, 10 + k % 3],
-                };
-                (k * 7919, a, b)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn keyed_totals_are_the_same_however_rows_arrive() {
-        let score = |t: &[u64]| t[0] as f64 / (t[1] + t.get(2).copied().unwrap_or(0)) as f64;
-        for test in [PairedTest::Bootstrap, PairedTest::Randomization] {
-            let rows = keyed_rows();
-            let mut whole = KeyedTotals::new(test, 300, 5);
-            rows.iter().for_each(|(k, a, b)| whole.add(*k, a, b));
-            // Backwards, in three parts, one handed on as bytes.
-            let mut parts = [0, 1, 2].map(|_| KeyedTotals::new(test, 300, 5));
-            for (i, (k, a, b)) in rows.iter().enumerate().rev() {
-                parts[i % 3].add(*k, a, b);
-            }
-            let [mut first, second, third] = parts;
-            first.merge(&second);
-            first.merge_bytes(&third.to_bytes()).unwrap();
-            assert_eq!(first, whole);
-            assert_eq!(whole.rows(), 200);
-            assert!(first.merge_bytes(&[0; 24]).is_err());
-            match test {
-                PairedTest::Bootstrap => {
-                    let p = whole.paired_bootstrap(0.95, score).unwrap();
-                    assert!(p.delta.low <= p.delta.estimate && p.delta.estimate <= p.delta.high);
-                    assert_eq!(p.delta.estimate, p.b - p.a);
-                    assert_ne!(
-                        Some(p),
-                        KeyedTotals::new(test, 300, 6).paired_bootstrap(0.95, score)
-                    );
-                }
-                PairedTest::Randomization => {
-                    let (_, _, p) = whole.approx_randomization(score).unwrap();
-                    assert!(0.0 < p && p <= 1.0);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn keyed_totals_weigh_each_row_by_a_poisson_count() {
-        // One row of totals [1]: each resample's total is the row's count in it.
-        let mut counts = [0u64; 5];
-        let mut sum = 0;
-        for key in 0..400 {
-            let mut t = KeyedTotals::new(PairedTest::Bootstrap, 50, 3);
-            t.add(key, &[1], &[1]);
-            for d in 1..=50 {
-                let (a, b) = t.pair(d);
-                assert_eq!(a, b);
-                counts[(a[0] as usize).min(4)] += 1;
-                sum += a[0];
-            }
-        }
-        // Poisson(1): 36.8 % zeros, 36.8 % ones, 18.4 % twos; mean 1 (20,000 draws).
-        let share = |c: u64| c as f64 / 20_000.0;
-        assert!((share(counts[0]) - 0.368).abs() < 0.02 && (share(counts[1]) - 0.368).abs() < 0.02);
-        assert!((share(counts[2]) - 0.184).abs() < 0.015, "{counts:?}");
-        assert!((sum as f64 / 20_000.0 - 1.0).abs() < 0.03);
-        // Against itself, nothing differs.
-        let mut same = KeyedTotals::new(PairedTest::Randomization, 10, 1);
-        same.add(1, &[3, 4], &[3, 4]);
-        assert_eq!(
-            same.approx_randomization(|t| t[0] as f64).map(|t| t.2),
-            Some(1.0)
-        );
-        assert_eq!(
-            KeyedTotals::new(PairedTest::Bootstrap, 10, 1).paired_bootstrap(0.95, |_| 0.0),
-            None
-        );
     }
 
     #[test]

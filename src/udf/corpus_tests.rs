@@ -14,7 +14,7 @@
 use std::marker::PhantomData;
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryArray, ListArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryArray, Int64Array, ListArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Int64Type};
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
@@ -25,12 +25,12 @@ use super::args::{Shapes, checked_arguments, optional_tail, signature};
 use super::docs::DOC_SECTION;
 use super::sacrebleu::Metric;
 use super::significance::{Constants, DEFAULT_RESAMPLES, DEFAULT_TRIALS, answer, rows_state};
+use crate::metrics::keyed_totals::{KeyedRows, KeyedTotals, PairedTest as Test};
 use crate::metrics::sacrebleu::SacreMetric;
 use crate::metrics::sacrebleu_significance::{
     Baseline, Stats, bootstrap_indices, estimate_ci, paired_bootstrap, paired_randomization,
     randomization_flips,
 };
-use crate::metrics::significance::{KeyedTotals, PairedTest as Test};
 use crate::schema::ColumnType::{Float, Floats, Int, Text};
 
 /// Which generator: the streaming Poisson bootstrap, or numpy's as sacrebleu draws.
@@ -351,6 +351,7 @@ impl<M: Metric> AggregateUDFImpl for CorpusTestUdf<M> {
             counts: Vec::new(),
             sides: Default::default(),
             values: Vec::new(),
+            batch: KeyedRows::default(),
         }))
     }
 
@@ -451,16 +452,23 @@ struct TestAccumulator<M: Metric> {
     counts: Vec<u64>,
     sides: [Vec<u64>; 2],
     values: Vec<f64>,
+    /// A batch's rows for the streaming tests, added at once.
+    batch: KeyedRows,
 }
 
 impl<M: Metric> TestAccumulator<M> {
     /// Row `row` of a statistics column into `self.counts`; false when it is NULL or holds a
     /// NULL.
-    fn read(&mut self, column: &str, lists: &ListArray, row: usize) -> Result<bool> {
+    fn read(
+        &mut self,
+        column: &str,
+        lists: &ListArray,
+        items: &Int64Array,
+        row: usize,
+    ) -> Result<bool> {
         let offsets = lists.value_offsets();
         let range = offsets[row] as usize..offsets[row + 1] as usize;
-        let items = lists.values().as_primitive::<Int64Type>();
-        if lists.is_null(row) || range.clone().any(|i| items.is_null(i)) {
+        if lists.is_null(row) || items.null_count() > 0 && range.clone().any(|i| items.is_null(i)) {
             return Ok(false);
         }
         let counts = &items.values()[range];
@@ -582,23 +590,26 @@ impl<M: Metric> Accumulator for TestAccumulator<M> {
         let segments = segments.as_primitive::<Int64Type>();
         let item = DataType::List(Arc::new(Field::new_list_field(DataType::Int64, true)));
         let (a, b) = (cast(&values[1], &item)?, cast(&values[2], &item)?);
+        let (a, b) = (a.as_list::<i32>(), b.as_list::<i32>());
+        let (items_a, items_b) = (a.values().as_primitive(), b.values().as_primitive());
         for row in 0..segments.len() {
             if segments.is_null(row) {
                 continue;
             }
             self.values.clear();
-            if !self.read("stats_a", a.as_list::<i32>(), row)? {
+            if !self.read("stats_a", a, items_a, row)? {
                 continue;
             }
             self.keep(0);
-            if !self.read("stats_b", b.as_list::<i32>(), row)? {
+            if !self.read("stats_b", b, items_b, row)? {
                 continue;
             }
             self.keep(1);
             let segment = segments.value(row);
             match &mut self.rows {
-                Rows::Streaming(totals) => {
-                    totals.add(segment as u64, &self.sides[0], &self.sides[1])
+                Rows::Streaming(_) => {
+                    self.batch
+                        .push(segment as u64, &self.sides[0], &self.sides[1])
                 }
                 Rows::Sacrebleu {
                     segments, values, ..
@@ -607,6 +618,10 @@ impl<M: Metric> Accumulator for TestAccumulator<M> {
                     values.extend_from_slice(&self.values);
                 }
             }
+        }
+        if let Rows::Streaming(totals) = &mut self.rows {
+            totals.add(&self.batch);
+            self.batch.clear();
         }
         Ok(())
     }
