@@ -280,10 +280,6 @@ const ROUND_2: [u32; 4] = [0xa409_3822, 0x299f_31d0, 0x082e_fa98, 0xec4e_6c89];
 /// probability is within 2^-17 of Poisson's (counts stop at 8). A test recomputes them.
 const THRESHOLDS: [u16; 8] = [24109, 48219, 60273, 64292, 65296, 65497, 65531, 65535];
 
-/// Thresholds compared for every draw; the rest only when one of 32 draws reaches them (0.37 %
-/// of draws do).
-const COMMON: usize = 4;
-
 impl RowKey {
     fn new(key: u64) -> RowKey {
         let (low, high) = (key as u32, (key >> 32) as u32);
@@ -412,7 +408,7 @@ fn add_weighted_scalar(keys: &[RowKey], values: &[u64], stride: usize, totals: &
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{COMMON, ROUND_1, ROUND_2, RowKey, THRESHOLDS};
+    use super::{ROUND_1, ROUND_2, RowKey, THRESHOLDS};
 
     pub fn available() -> bool {
         is_x86_feature_detected!("avx512f")
@@ -457,18 +453,9 @@ mod avx512 {
             let counters = _mm512_setr_epi32(
                 c, 0, 0, 0, c + 1, 0, 0, 0, c + 2, 0, 0, 0, c + 3, 0, 0, 0,
             );
-            let counts = |i: usize| match keys.get(i) {
-                Some(&key) => row_counts(key, counters, rounds),
-                None => _mm512_setzero_si512(),
-            };
-            // Two rows' counts a 16-bit lane, the first in the low byte.
-            let bytes = |i| _mm512_or_si512(counts(i), _mm512_slli_epi16::<8>(counts(i + 1)));
             (low.clear(), high.clear());
-            for g in 0..groups {
-                let (first, second) = match ROWS {
-                    2 => (counts(2 * g), counts(2 * g + 1)),
-                    _ => (bytes(4 * g), bytes(4 * g + 2)),
-                };
+            for group in keys.chunks(ROWS) {
+                let (first, second) = group_counts::<ROWS>(group, counters, rounds);
                 low.push(_mm512_unpacklo_epi16(first, second));
                 high.push(_mm512_unpackhi_epi16(first, second));
             }
@@ -548,6 +535,28 @@ mod avx512 {
         }
     }
 
+    /// The counts of a group of rows (missing rows count 0) as two vectors to interleave: for
+    /// two rows a row each; for four, two rows each, the first in the low bytes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni,vaes")]
+    fn group_counts<const ROWS: usize>(
+        group: &[RowKey],
+        counters: __m512i,
+        rounds: [__m512i; 2],
+    ) -> (__m512i, __m512i) {
+        let mut counts = [_mm512_setzero_si512(); ROWS];
+        for (count, &key) in counts.iter_mut().zip(group) {
+            *count = row_counts(key, counters, rounds);
+        }
+        match ROWS {
+            2 => (counts[0], counts[1]),
+            _ => (
+                _mm512_or_si512(counts[0], _mm512_slli_epi16::<8>(counts[1])),
+                _mm512_or_si512(counts[2], _mm512_slli_epi16::<8>(counts[3])),
+            ),
+        }
+    }
+
     /// A 128-bit block in each of the four lanes.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni,vaes")]
     fn broadcast(words: &[u32; 4]) -> __m512i {
@@ -557,23 +566,57 @@ mod avx512 {
 
     /// One row's counts in the 32 draws of a block, a 16-bit lane each ([`RowKey::weight`]):
     /// the AES blocks of 4 counters, each eight uniforms.
+    #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni,vaes")]
     fn row_counts(key: RowKey, counters: __m512i, rounds: [__m512i; 2]) -> __m512i {
         let x = _mm512_xor_si512(broadcast(&key.words), counters);
         let x = _mm512_aesenc_epi128(_mm512_aesenc_epi128(x, rounds[0]), rounds[1]);
+        // Each uniform's bucket (its top 6 bits) gives a count and the one threshold that
+        // can add to it: [`BUCKETS`].
+        let bucket = _mm512_srli_epi16::<10>(x);
+        let look_up = |table: &[u16; 64]| {
+            // SAFETY: each half of the table is 64 bytes.
+            let (low, high) = unsafe {
+                let at = |i: usize| _mm512_loadu_si512(table[i..].as_ptr().cast());
+                (at(0), at(32))
+            };
+            _mm512_permutex2var_epi16(low, bucket, high)
+        };
+        let (base, threshold) = (look_up(&BUCKETS.0), look_up(&BUCKETS.1));
         let one = _mm512_set1_epi16(1);
-        let count = |count, thresholds: &[u16]| {
-            thresholds.iter().fold(count, |count, &t| {
+        let count = _mm512_mask_add_epi16(base, _mm512_cmpge_epu16_mask(x, threshold), base, one);
+        match _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(THRESHOLDS[5] as i16)) {
+            0 => count,
+            _ => THRESHOLDS[5..].iter().fold(count, |count, &t| {
                 let reached = _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(t as i16));
                 _mm512_mask_add_epi16(count, reached, count, one)
-            })
-        };
-        let common = count(_mm512_setzero_si512(), &THRESHOLDS[..COMMON]);
-        match _mm512_cmpge_epu16_mask(x, _mm512_set1_epi16(THRESHOLDS[COMMON] as i16)) {
-            0 => common,
-            _ => count(common, &THRESHOLDS[COMMON..]),
+            }),
         }
     }
+
+    /// For each of the 64 buckets of a uniform's top 6 bits: the count below the bucket's one
+    /// threshold (less one, wrapping, where it has none), and that threshold (the bucket's
+    /// start where it has none: every uniform in it reaches it). Thresholds 0 to 4 lie in
+    /// different buckets; 5 to 7, in the last bucket with 4, are compared apart.
+    pub(super) const BUCKETS: ([u16; 64], [u16; 64]) = {
+        let (mut base, mut threshold) = ([0u16; 64], [0u16; 64]);
+        let mut bucket = 0;
+        while bucket < 64 {
+            let start = (bucket * 1024) as u16;
+            let (mut below, mut k) = (0u16, 0);
+            while k < 5 && THRESHOLDS[k] < start {
+                below += 1;
+                k += 1;
+            }
+            (base[bucket], threshold[bucket]) = match k < 5 && THRESHOLDS[k] >> 10 == bucket as u16
+            {
+                true => (below, THRESHOLDS[k]),
+                false => (below.wrapping_sub(1), start),
+            };
+            bucket += 1;
+        }
+        (base, threshold)
+    };
 }
 
 /// `count` totals of `width` (all of them zeros when `width` is 0), each padded with zeros to
@@ -746,6 +789,19 @@ mod tests {
                 };
                 assert_eq!(aes_round(state, key), round);
             }
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_buckets_count_as_the_thresholds_for_every_uniform() {
+        let (base, threshold) = avx512::BUCKETS;
+        for u in 0..=u16::MAX {
+            let b = usize::from(u >> 10);
+            let tail = THRESHOLDS[5..].iter().filter(|&&t| t <= u).count() as u16;
+            let count = base[b].wrapping_add(u16::from(u >= threshold[b])) + tail;
+            let want = THRESHOLDS.iter().filter(|&&t| t <= u).count() as u16;
+            assert_eq!(count, want, "u {u}");
         }
     }
 
