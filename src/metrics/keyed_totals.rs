@@ -10,9 +10,9 @@
 //! resample, 2 x 10^11 weighted rows for 20 systems of 10M segments at 1,000 resamples. So a
 //! weight is a function of (row, resample) alone, cheap to compute 32 resamples at a time: a
 //! 16-bit word of two AES rounds of the row's key and a counter, made a Poisson(1) count by
-//! comparing it with the cumulative probabilities scaled to 2^16. On CPUs with AVX-512 VNNI one instruction adds
-//! a statistic of four rows (two when a value exceeds 127), times their weights, to 16
-//! resamples' totals; elsewhere a scalar loop adds the same integers.
+//! comparing it with the cumulative probabilities scaled to 2^16. On CPUs with AVX-512 VNNI and
+//! VAES one instruction adds a statistic of four rows (two when a value exceeds 127), times
+//! their weights, to 16 resamples' totals; elsewhere a scalar loop adds the same integers.
 
 use std::borrow::Cow;
 
@@ -136,10 +136,8 @@ impl KeyedTotals {
         for row in rows.values.chunks_exact(stride) {
             add_scaled(as_they_are, row, 1);
         }
-        let keys = rows
-            .keys
-            .iter()
-            .map(|&key| mix(mix(self.seed ^ self.test.salt()) ^ key));
+        let seed = mix(self.seed ^ self.test.salt());
+        let keys = rows.keys.iter().map(|&key| mix(seed ^ key));
         match self.test {
             PairedTest::Bootstrap => {
                 let keys: Vec<RowKey> = keys.map(RowKey::new).collect();
@@ -421,8 +419,8 @@ mod avx512 {
     /// lane, 16 draws a vector.
     ///
     /// # Safety
-    /// The CPU has AVX-512 F, BW and VNNI, and VAES; every value fits a signed byte (`ROWS` 4) or word
-    /// (`ROWS` 2); at most [`super::CHUNK`] rows.
+    /// The CPU has AVX-512 F, BW and VNNI, and VAES; every value fits a signed byte (`ROWS` 4)
+    /// or word (`ROWS` 2); at most [`super::CHUNK`] rows.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni,vaes")]
     pub unsafe fn add_weighted<const ROWS: usize>(
         keys: &[RowKey],
