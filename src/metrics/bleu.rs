@@ -8,7 +8,9 @@
 //!   ([`is_python_whitespace`]); lowercasing is Unicode's, as Python's `str.lower()`;
 //! - the 13a tokeniser's four regular expressions run one after the other, each left to right
 //!   without overlaps, as `re.sub` runs them, on the line with a space added at each end; over
-//!   UTF-8 bytes, which gives the same text, as every pattern matches ASCII only;
+//!   UTF-8 bytes, which gives the same text, as every pattern matches ASCII only; the first
+//!   (spaces around symbols) last, as splitting words at symbols, which changes no match of the
+//!   others ([`Tokens::regexp_tokenize`]);
 //! - a reference n-gram counts as often as it occurs in the one reference that has it most; the
 //!   reference length is the one closest to the hypothesis length, the shorter on a tie; each
 //!   hypothesis n-gram takes one of the references' occurrences while any is left, which is
@@ -22,7 +24,6 @@ use regex::Regex;
 use std::fmt;
 use std::str::FromStr;
 
-use super::intern::Interner;
 use super::{is_python_whitespace, mteval, python_words};
 
 /// The sacrebleu release whose BLEU this is, as signatures name it.
@@ -277,102 +278,178 @@ impl fmt::Display for BleuError {
 
 impl std::error::Error for BleuError {}
 
-/// sacrebleu's preprocessing of a segment: lowercase when asked, strip trailing whitespace, then
-/// tokenise. The words are `out` split on whitespace.
+/// sacrebleu's preprocessing of a segment, then its tokeniser: the text sacrebleu's tokeniser
+/// writes (13a, intl and zh: the words joined with single spaces).
 pub fn tokenize(text: &str, options: &BleuOptions, out: &mut String) {
-    let mut spaced = String::new();
-    tokenize_with(text, options, &mut Bytes::default(), &mut spaced);
     out.clear();
     match options.tokenizer {
-        Tokenizer::Mteval13a | Tokenizer::Intl | Tokenizer::Zh => join_words(&spaced, out),
-        Tokenizer::Char | Tokenizer::None => *out = spaced,
-    }
-}
-
-/// Text whose words (as Python's `str.split()` gives them) are the tokens: what [`tokenize`]
-/// returns before it joins them with single spaces (13a, intl, zh), which counting n-grams does
-/// not need.
-fn tokenize_with(text: &str, options: &BleuOptions, bytes: &mut Bytes, out: &mut String) {
-    out.clear();
-    let lowered;
-    let text = match options.lowercase {
-        true => {
-            lowered = text.to_lowercase();
-            &lowered
+        Tokenizer::Mteval13a | Tokenizer::Intl | Tokenizer::Zh => {
+            Tokens::default().words(text, options, |word| {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(word);
+            })
         }
-        false => text,
-    };
-    let text = text.trim_end_matches(is_python_whitespace);
-    match options.tokenizer {
-        Tokenizer::Mteval13a => mteval_13a(text, bytes, out),
-        Tokenizer::Intl => mteval_14_international(text, out),
-        Tokenizer::Zh => chinese(text, bytes, out),
         Tokenizer::Char => {
-            for (i, c) in text.chars().enumerate() {
+            for (i, c) in preprocess(text, options).chars().enumerate() {
                 if i > 0 {
                     out.push(' ');
                 }
                 out.push(c);
             }
         }
-        Tokenizer::None => out.push_str(text),
+        Tokenizer::None => out.push_str(&preprocess(text, options)),
     }
 }
 
-/// mteval-v13a's tokenisation as sacrebleu's `Tokenizer13a` does it.
-fn mteval_13a(line: &str, bytes: &mut Bytes, out: &mut String) {
-    // Its replacements, in its order; only lines holding one of these bytes can change.
-    let replaced;
-    let line = match line
-        .as_bytes()
-        .iter()
-        .any(|b| matches!(b, b'<' | b'\n' | b'&'))
-    {
-        false => line,
+/// sacrebleu's preprocessing of a segment: lowercase when asked, strip trailing whitespace.
+fn preprocess<'a>(text: &'a str, options: &BleuOptions) -> std::borrow::Cow<'a, str> {
+    match options.lowercase {
         true => {
-            let mut line = line
-                .replace("<skipped>", "")
-                .replace("-\n", "")
-                .replace('\n', " ");
-            if line.contains('&') {
-                line = line
-                    .replace("&quot;", "\"")
-                    .replace("&amp;", "&")
-                    .replace("&lt;", "<")
-                    .replace("&gt;", ">");
-            }
-            replaced = line;
-            &replaced
+            let mut lowered = text.to_lowercase();
+            lowered.truncate(lowered.trim_end_matches(is_python_whitespace).len());
+            lowered.into()
         }
-    };
-    bytes.regexp_tokenize(line, true, out);
+        false => text.trim_end_matches(is_python_whitespace).into(),
+    }
 }
 
-/// Buffers for [`TokenizerRegexp`](Bytes::regexp_tokenize)'s passes.
+/// Buffers for tokenising, reused from segment to segment.
 #[derive(Debug, Default)]
-struct Bytes {
+struct Tokens {
     text: Vec<u8>,
     work: Vec<u8>,
+    string: String,
 }
 
-impl Bytes {
+impl Tokens {
+    /// Each word of `text` as sacrebleu's preprocessing and tokeniser make them (the tokeniser's
+    /// output split as Python's `str.split()` splits it), in order.
+    fn words(&mut self, text: &str, options: &BleuOptions, mut each: impl FnMut(&str)) {
+        let text = &*preprocess(text, options);
+        match options.tokenizer {
+            Tokenizer::Mteval13a => self.mteval_13a(text, each),
+            Tokenizer::Intl => {
+                self.string.clear();
+                mteval_14_international(text, &mut self.string);
+                python_words(&self.string).for_each(each);
+            }
+            Tokenizer::Zh => self.chinese(text, each),
+            Tokenizer::Char => {
+                let mut buffer = [0; 4];
+                text.chars()
+                    .filter(|&c| !is_python_whitespace(c))
+                    .for_each(|c| each(c.encode_utf8(&mut buffer)));
+            }
+            Tokenizer::None => python_words(text).for_each(each),
+        }
+    }
+
+    /// mteval-v13a's tokenisation as sacrebleu's `Tokenizer13a` does it.
+    fn mteval_13a(&mut self, line: &str, each: impl FnMut(&str)) {
+        // Its replacements, in its order; only lines holding one of these bytes can change.
+        let replaced;
+        let line = match memchr::memchr3(b'<', b'\n', b'&', line.as_bytes()) {
+            None => line,
+            Some(_) => {
+                let mut line = line
+                    .replace("<skipped>", "")
+                    .replace("-\n", "")
+                    .replace('\n', " ");
+                if line.contains('&') {
+                    line = line
+                        .replace("&quot;", "\"")
+                        .replace("&amp;", "&")
+                        .replace("&lt;", "<")
+                        .replace("&gt;", ">");
+                }
+                replaced = line;
+                &replaced
+            }
+        };
+        self.regexp_tokenize(line, true, each);
+    }
+
+    /// sacrebleu's `TokenizerZh`: stripped, each character of its Chinese ranges surrounded by
+    /// spaces, then `TokenizerRegexp`.
+    fn chinese(&mut self, line: &str, each: impl FnMut(&str)) {
+        let mut spaced = String::with_capacity(line.len() * 2);
+        for c in line.trim_matches(is_python_whitespace).chars() {
+            match is_chinese_char(c) {
+                true => {
+                    spaced.push(' ');
+                    spaced.push(c);
+                    spaced.push(' ');
+                }
+                false => spaced.push(c),
+            }
+        }
+        self.regexp_tokenize(&spaced, false, each);
+    }
+
     /// sacrebleu's `TokenizerRegexp`, the language-dependent part of 13a, on the line (with a
-    /// space added at each end when `padded`, as 13a calls it).
-    fn regexp_tokenize(&mut self, line: &str, padded: bool, out: &mut String) {
+    /// space added at each end when `padded`, as 13a calls it): its first pattern puts spaces
+    /// around every symbol ([`mteval::space_symbols`]), then periods, commas and dashes are
+    /// split off ([`mteval::split_periods_and_dashes`]). The symbols are split off last here
+    /// instead, by [`symbol_words`]: the spaces around a symbol and the symbol itself are
+    /// neither digits nor periods, commas or dashes, so they change no match of the later
+    /// patterns, and one character that is neither stands for all three.
+    fn regexp_tokenize(&mut self, line: &str, padded: bool, each: impl FnMut(&str)) {
         let pad: &[u8] = if padded { b" " } else { b"" };
-        mteval::space_symbols(&[pad, line.as_bytes(), pad], &mut self.text);
+        self.text.clear();
+        self.text.extend_from_slice(pad);
+        self.text.extend_from_slice(line.as_bytes());
+        self.text.extend_from_slice(pad);
         mteval::split_periods_and_dashes(&mut self.text, &mut self.work);
-        out.push_str(std::str::from_utf8(&self.text).expect("only ASCII spaces were inserted"));
+        let text = std::str::from_utf8(&self.text).expect("only ASCII spaces were inserted");
+        symbol_words(text, each);
     }
 }
 
-/// `' '.join(text.split())`.
-fn join_words(text: &str, out: &mut String) {
-    for (i, word) in python_words(text).enumerate() {
-        if i > 0 {
-            out.push(' ');
+/// The words of `text` split on whitespace, each of [`mteval::is_symbol`]'s ASCII symbols a
+/// word of its own.
+fn symbol_words(text: &str, mut each: impl FnMut(&str)) {
+    const WORD: u8 = 0;
+    const SPACE: u8 = 1;
+    const SYMBOL: u8 = 2;
+    // Python's ASCII whitespace: \t \n \v \f \r, the separators 0x1c-0x1f and space.
+    static CLASS: [u8; 256] = {
+        let mut class = [WORD; 256];
+        let mut c = 0;
+        while c < 256 {
+            if matches!(c as u8, b'\t'..=b'\r' | 0x1c..=0x20) {
+                class[c] = SPACE;
+            } else if mteval::is_symbol(c as u8) {
+                class[c] = SYMBOL;
+            }
+            c += 1;
         }
-        out.push_str(word);
+        class
+    };
+    let mut split_ascii = |text: &str| {
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        for (i, &byte) in bytes.iter().enumerate() {
+            let class = CLASS[usize::from(byte)];
+            if class != WORD {
+                if start < i {
+                    each(&text[start..i]);
+                }
+                if class == SYMBOL {
+                    each(&text[i..i + 1]);
+                }
+                start = i + 1;
+            }
+        }
+        if start < bytes.len() {
+            each(&text[start..]);
+        }
+    };
+    match text.is_ascii() {
+        true => split_ascii(text),
+        // Other whitespace is not ASCII: split on all of it first.
+        false => python_words(text).for_each(split_ascii),
     }
 }
 
@@ -394,23 +471,6 @@ fn mteval_14_international(line: &str, out: &mut String) {
     out.push_str(&line);
 }
 
-/// sacrebleu's `TokenizerZh`: stripped, each character of its Chinese ranges surrounded by
-/// spaces, then `TokenizerRegexp`.
-fn chinese(line: &str, bytes: &mut Bytes, out: &mut String) {
-    let mut spaced = String::with_capacity(line.len() * 2);
-    for c in line.trim_matches(is_python_whitespace).chars() {
-        match is_chinese_char(c) {
-            true => {
-                spaced.push(' ');
-                spaced.push(c);
-                spaced.push(' ');
-            }
-            false => spaced.push(c),
-        }
-    }
-    bytes.regexp_tokenize(&spaced, false, out);
-}
-
 /// sacrebleu's `_UCODE_RANGES`, compared as it compares them: as Python strings, so the two
 /// ranges written `\u20000`-`\u2a6d6` and `\u2f800`-`\u2fa1d` (meant as Extension B and the
 /// compatibility supplement) are the two-character strings they are, and hold U+2001..U+2A6D and
@@ -425,57 +485,242 @@ fn is_chinese_char(c: char) -> bool {
         | '\u{3200}'..='\u{32ff}' | '\u{3300}'..='\u{33ff}')
 }
 
-/// Reused buffers: tokenised text, word ids and n-gram counts. Ids only need to agree within a
-/// segment, so the vocabulary is dropped when it grows large.
+/// Reused buffers of [`segment_stats`]: tokenised text, word ids and n-gram counts.
 #[derive(Debug, Default)]
 pub struct Scratch {
-    bytes: Bytes,
-    text: String,
-    vocabulary: Interner,
+    tokens: Tokens,
+    /// The segment's words: ids need only agree within a segment, so the vocabulary starts
+    /// afresh with each one and stays small.
+    vocabulary: SegmentVocabulary,
     hyp: Vec<u32>,
     refs: Vec<u32>,
     ref_ends: Vec<usize>,
-    /// N-gram counts of one reference, and the most of any reference.
-    in_one: HashMap<Ngram, u32>,
-    in_refs: HashMap<Ngram, u32>,
+    ngrams: ReferenceNgrams,
 }
 
 impl Scratch {
     fn words(&mut self, text: &str, options: &BleuOptions, hyp: bool) {
-        tokenize_with(text, options, &mut self.bytes, &mut self.text);
         let ids = if hyp { &mut self.hyp } else { &mut self.refs };
-        ids.extend(python_words(&self.text).map(|w| self.vocabulary.intern(w)));
+        let vocabulary = &mut self.vocabulary;
+        self.tokens.words(text, options, |word| {
+            ids.push(vocabulary.intern(word.as_bytes()))
+        });
     }
 }
 
-/// An n-gram of up to [`PACKED_ORDER`] words as one integer: each word's id plus one in 32
-/// bits, the first word highest, unused places 0 (so n-grams of different orders differ).
-type Ngram = u128;
-
-/// The largest order [`Ngram`] holds; longer n-grams are counted as slices.
-const PACKED_ORDER: usize = 4;
-
-/// Every n-gram of order 1..=`max_order` (at most [`PACKED_ORDER`]) of `words`, with its
-/// order less one.
-fn packed_ngrams(words: &[u32], max_order: usize) -> impl Iterator<Item = (usize, Ngram)> + '_ {
-    (0..words.len()).flat_map(move |start| {
-        let mut ngram: Ngram = 0;
-        words[start..]
-            .iter()
-            .take(max_order)
-            .enumerate()
-            .map(move |(n, &word)| {
-                ngram |= Ngram::from(word + 1) << (32 * (PACKED_ORDER - 1 - n));
-                (n, ngram)
-            })
-    })
+/// Words to ids 0, 1, 2 ... in order of appearance: an open-addressing table at most half
+/// full. A word's first 16 bytes and its length are its key; the bytes past 16 of long words are
+/// kept apart and compared too.
+#[derive(Debug, Default)]
+struct SegmentVocabulary {
+    slots: Vec<WordSlot>,
+    filled: Vec<u32>,
+    tails: Vec<u8>,
+    shift: u32,
 }
 
-/// Count every n-gram of `words` up to `max_order` into `counts`.
-fn count_packed(words: &[u32], max_order: usize, counts: &mut HashMap<Ngram, u32>) {
-    counts.clear();
-    for (_, ngram) in packed_ngrams(words, max_order) {
-        *counts.entry(ngram).or_default() += 1;
+#[derive(Debug, Clone, Copy)]
+struct WordSlot {
+    head: u128,
+    len: u32,
+    /// [`EMPTY`] in an empty slot.
+    id: u32,
+    /// Where the bytes past 16 start in `tails`.
+    tail: u32,
+}
+
+const EMPTY: WordSlot = WordSlot {
+    head: 0,
+    len: 0,
+    id: u32::MAX,
+    tail: 0,
+};
+
+impl SegmentVocabulary {
+    fn clear(&mut self) {
+        for &slot in &self.filled {
+            self.slots[slot as usize] = EMPTY;
+        }
+        self.filled.clear();
+        self.tails.clear();
+        // The first segment's table, or a long segment's given back.
+        if self.slots.is_empty() || self.slots.len() > 1 << 16 {
+            self.grow(256);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.filled.len()
+    }
+
+    fn grow(&mut self, slots: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![EMPTY; slots]);
+        self.shift = 64 - slots.trailing_zeros();
+        for slot in &mut self.filled {
+            let word = old[*slot as usize];
+            let mut at = first_slot(word.head, word.len, self.shift);
+            while self.slots[at].id != EMPTY.id {
+                at = (at + 1) & (slots - 1);
+            }
+            self.slots[at] = word;
+            *slot = at as u32;
+        }
+    }
+
+    fn intern(&mut self, word: &[u8]) -> u32 {
+        let head = word_head(word);
+        let len = word.len() as u32;
+        let tail = word.get(16..).unwrap_or_default();
+        let mask = self.slots.len() - 1;
+        let mut at = first_slot(head, len, self.shift);
+        loop {
+            let slot = &self.slots[at];
+            if slot.id == EMPTY.id {
+                break;
+            }
+            if slot.head == head
+                && slot.len == len
+                && (tail.is_empty() || &self.tails[slot.tail as usize..][..tail.len()] == tail)
+            {
+                return slot.id;
+            }
+            at = (at + 1) & mask;
+        }
+        let id = self.filled.len() as u32;
+        self.slots[at] = WordSlot {
+            head,
+            len,
+            id,
+            tail: self.tails.len() as u32,
+        };
+        self.tails.extend_from_slice(tail);
+        self.filled.push(at as u32);
+        if 2 * self.filled.len() > self.slots.len() {
+            self.grow(2 * self.slots.len());
+        }
+        id
+    }
+}
+
+/// Up to 16 bytes of a word as one number that, with the word's length, tells its first 16
+/// bytes: read in at most two overlapping loads, as fast hash functions read short input.
+fn word_head(word: &[u8]) -> u128 {
+    let u64_at = |at: usize| u64::from_le_bytes(word[at..at + 8].try_into().expect("8 bytes"));
+    let u32_at = |at: usize| u32::from_le_bytes(word[at..at + 4].try_into().expect("4 bytes"));
+    let len = word.len();
+    let (low, high) = match len {
+        16.. => (u64_at(0), u64_at(8)),
+        8..16 => (u64_at(0), u64_at(len - 8)),
+        4..8 => (u64::from(u32_at(0)), u64::from(u32_at(len - 4))),
+        1..4 => {
+            let byte = |at: usize| u64::from(word[at]);
+            (byte(0) | byte(len / 2) << 8 | byte(len - 1) << 16, 0)
+        }
+        0 => (0, 0),
+    };
+    u128::from(low) | u128::from(high) << 64
+}
+
+/// Where a word's probe starts: its head and length mixed, the top bits of the product.
+fn first_slot(head: u128, len: u32, shift: u32) -> usize {
+    let mixed = (head as u64) ^ ((head >> 64) as u64).rotate_left(29) ^ u64::from(len) << 58;
+    let product = u128::from(mixed) * 0x9e37_79b9_7f4a_7c15_u128;
+    ((product as u64 ^ (product >> 64) as u64) >> shift) as usize
+}
+
+/// The n-grams of a segment's references, packed ([`packed_ngrams`]), with how often each
+/// occurs in the reference that has it most: an open-addressing table, sized for the segment,
+/// emptied slot by slot.
+#[derive(Debug, Default)]
+struct ReferenceNgrams {
+    /// 0 marks an empty slot (a packed n-gram is never 0).
+    keys: Vec<u64>,
+    /// The most occurrences in one reference, then taken one by one by the hypothesis.
+    most: Vec<u32>,
+    /// Occurrences in the reference counted now, and which reference that is.
+    here: Vec<(u32, u32)>,
+    filled: Vec<u32>,
+    shift: u32,
+}
+
+impl ReferenceNgrams {
+    /// Empty, with room for `ngrams` n-grams at most half full (and no more than 4 times that
+    /// room, so a long segment's table is given back).
+    fn reset(&mut self, ngrams: usize) {
+        for &slot in &self.filled {
+            self.keys[slot as usize] = 0;
+        }
+        self.filled.clear();
+        let slots = (2 * ngrams).next_power_of_two().max(64);
+        if slots > self.keys.len() || slots.max(1 << 16) < self.keys.len() / 4 {
+            self.keys = vec![0; slots];
+            self.most = vec![0; slots];
+            self.here = vec![(0, 0); slots];
+            self.shift = 64 - slots.trailing_zeros();
+        }
+    }
+
+    fn slot(&self, ngram: u64) -> Result<usize, usize> {
+        let mask = self.keys.len() - 1;
+        let mut slot = (ngram.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
+        loop {
+            match self.keys[slot] {
+                0 => return Err(slot),
+                key if key == ngram => return Ok(slot),
+                _ => slot = (slot + 1) & mask,
+            }
+        }
+    }
+
+    fn add(&mut self, ngram: u64, reference: u32) {
+        let slot = match self.slot(ngram) {
+            Ok(slot) => slot,
+            Err(slot) => {
+                self.keys[slot] = ngram;
+                self.most[slot] = 0;
+                self.here[slot] = (0, reference);
+                self.filled.push(slot as u32);
+                slot
+            }
+        };
+        if reference == 0 {
+            // The first reference's count is its most so far.
+            self.most[slot] += 1;
+            return;
+        }
+        let here = &mut self.here[slot];
+        if here.1 != reference {
+            *here = (0, reference);
+        }
+        here.0 += 1;
+        self.most[slot] = self.most[slot].max(here.0);
+    }
+
+    /// Whether one of the references' occurrences of `ngram` is left, taking it.
+    fn take(&mut self, ngram: u64) -> bool {
+        match self.slot(ngram) {
+            Ok(slot) if self.most[slot] > 0 => {
+                self.most[slot] -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The largest order a packed n-gram holds: four 16-bit word ids (plus one) in a u64, so
+/// segments of at most 65,535 distinct words.
+const PACKED_ORDER: usize = 4;
+
+/// Every n-gram of order 1..=`max_order` (at most [`PACKED_ORDER`]) of `words`, each word's id
+/// plus one in 16 bits, the first word highest, unused places 0, with its order less one.
+fn packed_ngrams(words: &[u32], max_order: usize, mut each: impl FnMut(usize, u64)) {
+    for start in 0..words.len() {
+        let mut ngram = 0u64;
+        for (n, &word) in words[start..].iter().take(max_order).enumerate() {
+            ngram |= u64::from(word + 1) << (16 * (PACKED_ORDER - 1 - n));
+            each(n, ngram);
+        }
     }
 }
 
@@ -491,9 +736,7 @@ pub fn segment_stats(
     if refs.is_empty() {
         return Err(BleuError::NoReference);
     }
-    if scratch.vocabulary.len() > 1 << 20 {
-        scratch.vocabulary = Interner::default();
-    }
+    scratch.vocabulary.clear();
     scratch.hyp.clear();
     scratch.refs.clear();
     scratch.ref_ends.clear();
@@ -503,21 +746,18 @@ pub fn segment_stats(
         scratch.ref_ends.push(scratch.refs.len());
     }
     let order = options.max_order;
-    let mut ref_lens = Vec::with_capacity(refs.len());
-    let mut start = 0;
-    for &end in &scratch.ref_ends {
-        ref_lens.push((end - start) as u64);
-        start = end;
-    }
+    let ref_lens = scratch.ref_ends.iter().scan(0, |start, &end| {
+        Some((end - std::mem::replace(start, end)) as u64)
+    });
     let hyp_len = scratch.hyp.len() as u64;
     stats.fill(0);
     stats[0] = hyp_len;
-    stats[1] = closest_ref_len(hyp_len, &ref_lens);
+    stats[1] = closest_ref_len(hyp_len, ref_lens);
     let (correct, total) = stats[2..].split_at_mut(order);
     for (n, total) in total.iter_mut().enumerate() {
         *total = hyp_len.saturating_sub(n as u64);
     }
-    if order > PACKED_ORDER {
+    if order > PACKED_ORDER || scratch.vocabulary.len() > usize::from(u16::MAX) {
         count_matches_unpacked(scratch, order, correct);
         return Ok(());
     }
@@ -525,38 +765,29 @@ pub fn segment_stats(
         hyp,
         refs,
         ref_ends,
-        in_one,
-        in_refs,
+        ngrams,
         ..
     } = scratch;
+    ngrams.reset(refs.len() * order);
     let mut start = 0;
-    for (i, &end) in ref_ends.iter().enumerate() {
-        let words = &refs[start..end];
+    for (reference, &end) in ref_ends.iter().enumerate() {
+        packed_ngrams(&refs[start..end], order, |_, ngram| {
+            ngrams.add(ngram, reference as u32)
+        });
         start = end;
-        if i == 0 {
-            count_packed(words, order, in_refs);
-            continue;
-        }
-        count_packed(words, order, in_one);
-        for (&ngram, &count) in in_one.iter() {
-            let most = in_refs.entry(ngram).or_default();
-            *most = (*most).max(count);
-        }
     }
     // Each hypothesis n-gram takes one of the references' occurrences while any is left: so
     // each distinct n-gram matches min(its count, the references' count) times, the clip.
-    for (n, ngram) in packed_ngrams(hyp, order) {
-        if let Some(left) = in_refs.get_mut(&ngram)
-            && *left > 0
-        {
-            *left -= 1;
+    packed_ngrams(hyp, order, |n, ngram| {
+        if ngrams.take(ngram) {
             correct[n] += 1;
         }
-    }
+    });
     Ok(())
 }
 
-/// The matched n-grams of orders past [`PACKED_ORDER`]: counted as slices of word ids.
+/// The matched n-grams of long n-grams or of segments of many words: counted as slices of
+/// word ids.
 fn count_matches_unpacked(scratch: &Scratch, order: usize, correct: &mut [u64]) {
     let capacity = order * (scratch.hyp.len() + 1);
     let mut in_refs: HashMap<&[u32], u32> =
@@ -591,10 +822,9 @@ fn count_ngrams<'a>(words: &'a [u32], max_order: usize, counts: &mut HashMap<&'a
 }
 
 /// The reference length closest to the hypothesis length; the shorter of two as close.
-fn closest_ref_len(hyp_len: u64, ref_lens: &[u64]) -> u64 {
-    *ref_lens
-        .iter()
-        .min_by_key(|&&len| (len.abs_diff(hyp_len), len))
+fn closest_ref_len(hyp_len: u64, ref_lens: impl Iterator<Item = u64>) -> u64 {
+    ref_lens
+        .min_by_key(|&len| (len.abs_diff(hyp_len), len))
         .expect("at least one reference")
 }
 
@@ -683,6 +913,92 @@ pub fn bleu(stats: &[u64], options: &BleuOptions) -> Bleu {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `TokenizerRegexp`'s words pass after pass, as sacrebleu runs its patterns: spaces around
+    /// symbols first, then the periods, commas and dashes, then `str.split()`.
+    fn words_by_the_passes(line: &str, padded: bool) -> Vec<String> {
+        let pad: &[u8] = if padded { b" " } else { b"" };
+        let (mut text, mut work) = (Vec::new(), Vec::new());
+        mteval::space_symbols(&[pad, line.as_bytes(), pad], &mut text);
+        mteval::split_periods_and_dashes(&mut text, &mut work);
+        python_words(std::str::from_utf8(&text).unwrap())
+            .map(String::from)
+            .collect()
+    }
+
+    fn words_split_at_symbols_last(line: &str, padded: bool) -> Vec<String> {
+        let mut words = Vec::new();
+        Tokens::default().regexp_tokenize(line, padded, |word| words.push(word.to_string()));
+        words
+    }
+
+    /// Characters of every class the patterns tell apart: letters, digits, `.` `,` `-`, space,
+    /// symbols, other ASCII and Unicode whitespace, a multi-byte letter.
+    const ALPHABET: [&str; 12] = [
+        "a", "1", ".", ",", "-", " ", "$", "'", "\t", "\u{a0}", "é", "<",
+    ];
+
+    #[test]
+    fn symbols_split_last_give_the_words_of_the_passes_for_every_short_line() {
+        let mut lines = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = lines
+                .iter()
+                .flat_map(|line| ALPHABET.iter().map(move |c| format!("{line}{c}")))
+                .collect();
+            for line in &longer {
+                for padded in [true, false] {
+                    assert_eq!(
+                        words_split_at_symbols_last(line, padded),
+                        words_by_the_passes(line, padded),
+                        "{line:?}, padded: {padded}"
+                    );
+                }
+            }
+            lines = longer;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn symbols_split_last_give_the_words_of_the_passes(
+            chars in proptest::collection::vec(0..ALPHABET.len(), 0..40),
+            padded: bool,
+        ) {
+            let line: String = chars.iter().map(|&c| ALPHABET[c]).collect();
+            prop_assert_eq!(
+                words_split_at_symbols_last(&line, padded),
+                words_by_the_passes(&line, padded)
+            );
+        }
+
+        /// The packed n-gram table against n-grams counted as slices, with several references
+        /// and long words that share their first 16 bytes.
+        #[test]
+        fn packed_ngrams_match_as_slices_do(
+            segments in proptest::collection::vec(proptest::collection::vec(0..8usize, 0..30), 1..5),
+        ) {
+            const WORDS: [&str; 8] = [
+                "a", "b", "the", "internationalisation", "internationalisations",
+                "internationalisation-", "Überraschungsmoment", "Überraschungsmomente",
+            ];
+            let texts: Vec<String> = segments
+                .iter()
+                .map(|words| words.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" "))
+                .collect();
+            let refs: Vec<&str> = texts[1..].iter().map(String::as_str).collect();
+            let refs = if refs.is_empty() { vec![texts[0].as_str()] } else { refs };
+            let options = BleuOptions::default();
+            let mut scratch = Scratch::default();
+            let mut packed = vec![0; options.stats_len()];
+            segment_stats(&texts[0], &refs, &options, &mut scratch, &mut packed).unwrap();
+            let mut as_slices = vec![0; options.max_order];
+            count_matches_unpacked(&scratch, options.max_order, &mut as_slices);
+            prop_assert_eq!(&packed[2..2 + options.max_order], &as_slices[..]);
+        }
+    }
 
     fn stats(hyp: &str, refs: &[&str], options: &BleuOptions) -> Vec<u64> {
         let mut out = vec![0; options.stats_len()];

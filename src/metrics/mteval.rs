@@ -7,25 +7,22 @@
 /// `re.sub(r'([\{-\~\[-\` -\&\(-\+\:-\@\/])', r' \1 ', text)` over the concatenated `parts`, into
 /// `out`: a space before and after every ASCII punctuation but `' , - .`, and every space.
 pub fn space_symbols(parts: &[&[u8]], out: &mut Vec<u8>) {
-    static SYMBOL: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut c = 0;
-        while c < 256 {
-            table[c] = matches!(c as u8, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/');
-            c += 1;
-        }
-        table
-    };
     out.clear();
     for part in parts {
         let mut rest = *part;
-        while let Some(at) = rest.iter().position(|&c| SYMBOL[usize::from(c)]) {
+        while let Some(at) = rest.iter().position(|&c| is_symbol(c)) {
             out.extend_from_slice(&rest[..at]);
             out.extend([b' ', rest[at], b' ']);
             rest = &rest[at + 1..];
         }
         out.extend_from_slice(rest);
     }
+}
+
+/// The ASCII characters [`space_symbols`] puts spaces around: punctuation but `' , - .`, and
+/// the space itself.
+pub const fn is_symbol(c: u8) -> bool {
+    matches!(c, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/')
 }
 
 /// Periods and commas split off unless between digits, and dashes after a digit:
