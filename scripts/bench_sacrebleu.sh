@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # BLEU, chrF, chrF++ and TER through `pairmetrics sql` against sacrebleu 2.6.0 on the same
 # segments, in one run: ROWS segments of WMT23 he-en (GPT4-5shot against refA, tests/data/wmt23,
-# 200 lines repeated; ~22 words a line). sacrebleu runs on a prefix (it is slow) and its rate is
-# per CPU second; both sides print the same sums, which the script checks. Needs python3 with
-# venv (sacrebleu is installed into $BENCH_DIR). Rewrites the "sacrebleu's metrics" section of
-# BENCHMARKS.md.
+# 200 lines repeated, each line ending in its repetition's number so that no two lines of a side
+# are the same; ~22 words a line), as a Parquet table of two text columns, and corpus BLEU again
+# over 10 times as many. sacrebleu runs on a prefix (it is slow) and its rate is per CPU second;
+# pairmetrics computes the same prefix again and the script checks that both print the same
+# corpus scores, and sums of sentence scores equal to 1e-12 (they are summed in another order). Needs python3 with venv (sacrebleu is
+# installed into $BENCH_DIR). Rewrites the "sacrebleu's metrics" section of BENCHMARKS.md.
 #
 #   scripts/bench_sacrebleu.sh [ROWS]
 set -euo pipefail
@@ -18,11 +20,17 @@ BIN=$PWD/target/release/pairmetrics
 PY=$DIR/venv/bin/python
 repeats=$(( (rows + 199) / 200 ))
 for side in hyp.GPT4-5shot ref.refA; do
-    for _ in $(seq "$repeats"); do cat "tests/data/wmt23/he-en.$side.en"; done | head -n "$rows" > "$DIR/$side.txt"
+    for _ in $(seq "$repeats"); do cat "tests/data/wmt23/he-en.$side.en"; done | head -n "$rows" |
+        awk '{ print $0 " " int((NR - 1) / 200) }' > "$DIR/$side.txt"
 done
+rm -rf "$DIR/pairs.parquet" "$DIR/text.parquet" "$DIR/text10"
 "$BIN" import text --src "$DIR/ref.refA.txt" --tgt "$DIR/hyp.GPT4-5shot.txt" --out "$DIR/pairs.parquet" > /dev/null
-# the text columns back as strings: array_to_string(tokens, ' ') is the line with single spaces
-H="array_to_string(tgt, ' ')" R="array_to_string(src, ' ')"
+# the lines as text columns: array_to_string(tokens, ' ') is the line with single spaces
+"$BIN" sql --table p="$DIR/pairs.parquet" --out "$DIR/text.parquet" \
+    "SELECT pair_id, array_to_string(tgt, ' ') AS hyp, array_to_string(src, ' ') AS ref FROM p" > /dev/null
+mkdir "$DIR/text10"
+for i in $(seq 0 9); do cp "$DIR/text.parquet" "$DIR/text10/part-$i.parquet"; done
+H=hyp R=ref
 
 rows_table=()
 measure() { # job, pairs, command...: appends a row, echoes the command's last output line
@@ -36,7 +44,7 @@ measure() { # job, pairs, command...: appends a row, echoes the command's last o
     rows_table+=("| $job | $pairs | $wall s | $cpu s | $rate | $((kb / 1024)) MB | $(tail -1 "$DIR/out") |")
     echo "$job: $wall s" >&2
 }
-SQL=("$BIN" sql --format csv --table p="$DIR/pairs.parquet")
+SQL=("$BIN" sql --format csv --table p="$DIR/text.parquet")
 # sacrebleu on the first LINES lines: METRIC LINES sentence (the sum of sentence scores) or corpus
 cat > "$DIR/peer.py" <<PY
 import sys
@@ -51,29 +59,44 @@ else:
     print(repr(metric.corpus_score(hyps, [refs]).score))
 PY
 PEER=("$PY" "$DIR/peer.py")
-measure "pairmetrics: the scan, strings rebuilt (the floor)" "$rows" "${SQL[@]}" "SELECT sum(length($H) + length($R)) FROM p"
+same_as_peer() { # pairmetrics' query over the peer's LINES lines, after the peer's measure
+    local lines=$1 query=$2 ours theirs
+    theirs=$(tail -1 "$DIR/out")
+    ours=$("${SQL[@]}" "$query WHERE pair_id < $lines" | tail -1)
+    python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(a - b) > 1e-12 * abs(b))" "$ours" "$theirs" ||
+        { echo "pairmetrics gives $ours, sacrebleu $theirs: $query over $lines lines" >&2; exit 1; }
+}
+measure "pairmetrics: the scan (the floor)" "$rows" "${SQL[@]}" "SELECT sum(length($H) + length($R)) FROM p"
 measure "pairmetrics: \`corpus_bleu\`" "$rows" "${SQL[@]}" "SELECT corpus_bleu($H, $R) FROM p"
+measure "pairmetrics: \`corpus_bleu\`, 10 times the rows" "$((10 * rows))" \
+    "$BIN" sql --format csv --table p="$DIR/text10" "SELECT corpus_bleu($H, $R) FROM p"
 measure "pairmetrics: \`sum(chrf)\`, sentence chrF2" "$rows" "${SQL[@]}" "SELECT sum(chrf($H, $R)) FROM p"
 measure "pairmetrics: \`corpus_chrf(.., 'nw:2')\`, chrF++" "$rows" "${SQL[@]}" "SELECT corpus_chrf($H, $R, 'nw:2') FROM p"
 measure "pairmetrics: \`sum(sentence_ter)\`" "$rows" "${SQL[@]}" "SELECT sum(sentence_ter($H, $R)) FROM p"
 measure "pairmetrics: \`corpus_ter\`" "$rows" "${SQL[@]}" "SELECT corpus_ter($H, $R) FROM p"
 small=$(( rows < 20000 ? rows : 20000 )) tiny=$(( rows < 2000 ? rows : 2000 ))
 measure "sacrebleu: corpus BLEU" "$rows" "${PEER[@]}" bleu "$rows" corpus
+same_as_peer "$rows" "SELECT corpus_bleu($H, $R) FROM p"
 measure "sacrebleu: sum of sentence chrF2" "$small" "${PEER[@]}" chrf "$small" sentence
+same_as_peer "$small" "SELECT sum(chrf($H, $R)) FROM p"
 measure "sacrebleu: corpus chrF++" "$small" "${PEER[@]}" chrf++ "$small" corpus
+same_as_peer "$small" "SELECT corpus_chrf($H, $R, 'nw:2') FROM p"
 measure "sacrebleu: sum of sentence TER" "$tiny" "${PEER[@]}" ter "$tiny" sentence
+same_as_peer "$tiny" "SELECT sum(sentence_ter($H, $R)) FROM p"
 measure "sacrebleu: corpus TER" "$tiny" "${PEER[@]}" ter "$tiny" corpus
+same_as_peer "$tiny" "SELECT corpus_ter($H, $R) FROM p"
 
 section=$DIR/section.md
 {
     echo "<!-- sacrebleu: made by scripts/bench_sacrebleu.sh -->"
     echo "## sacrebleu's metrics"
     echo
-    echo "$rows segments of WMT23 he-en (GPT4-5shot against refA, 200 lines repeated, ~22 words a"
-    echo "line), pairmetrics $(git rev-parse --short HEAD) through \`pairmetrics sql\` and sacrebleu 2.6.0's"
-    echo "Python API on a prefix (it is slow), 2 cores. Pairs/s is per CPU second (per core)."
-    echo "Sums of sentence scores scale with the number of 200-line cycles; corpus scores of whole"
-    echo "cycles are equal."
+    echo "$rows segments of WMT23 he-en (GPT4-5shot against refA, 200 lines repeated, each ending in"
+    echo "its repetition's number, ~22 words a line) as a Parquet table of two text columns;"
+    echo "pairmetrics $(git rev-parse --short HEAD) through \`pairmetrics sql\`, sacrebleu 2.6.0's Python API on"
+    echo "a prefix (it is slow); 2 cores. Pairs/s is per CPU second (per core). On each prefix"
+    echo "sacrebleu ran on, pairmetrics prints the same corpus score and the same sum of sentence"
+    echo "scores to 1e-12 (checked by the script)."
     echo
     echo "| job | segments | wall | CPU | pairs/s per core | peak RSS | result |"
     echo "|---|---|---|---|---|---|---|"
