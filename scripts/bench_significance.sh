@@ -3,8 +3,10 @@
 # LeD-like scores (ratios of small integers: few distinct values, the usual case) and continuous
 # scores (every row distinct, the worst case for the state); and corpus BLEU's paired tests over
 # rows of BLEU statistics: two systems (STAT_ROWS, default 1M), and SYSTEMS systems (default 20)
-# of SEGMENTS segments each (default 10M) against a baseline in one GROUP BY. Rewrites the
-# "Significance" section of BENCHMARKS.md.
+# of SEGMENTS segments each (default 10M) against a baseline in one GROUP BY; sacrebleu 2.6.0's
+# own paired bootstrap beside pairmetrics' copy of its draws on the same statistics, whose
+# p-value, mean and interval the script checks are sacrebleu's. Needs python3 with venv (sacrebleu
+# is installed into $BENCH_DIR). Rewrites the "Significance" section of BENCHMARKS.md.
 #
 #   scripts/bench_significance.sh [ROWS]
 set -euo pipefail
@@ -49,8 +51,43 @@ stat_rows=${STAT_ROWS:-1000000}
                  (8 + value * 7919 % 40) * ((value * 31 + 1) % 10) / 10 AS m2
           FROM range($stat_rows))" > /dev/null
 time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bootstrap(segment, a, b, 1000, 1)\`, $stat_rows rows of BLEU statistics" "SELECT bleu_paired_bootstrap(segment, a, b, 1000, 1) FROM t"
-time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bs(segment, a, b, 1000, 1)\` (sacrebleu's draws), the first 100,000 of them" \
-    "SELECT bleu_paired_bs(segment, a, b, 1000, 1) FROM t WHERE segment < 100000"
+sacre_rows=$(( stat_rows < 100000 ? stat_rows : 100000 ))
+sacre_query="SELECT r['p_value'], r['b_mean'], r['b_ci'] FROM (SELECT bleu_paired_bs(segment, a, b, 1000, 1) AS r FROM t WHERE segment < $sacre_rows)"
+time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bs(segment, a, b, 1000, 1)\` (sacrebleu's draws), the first $sacre_rows of them" "$sacre_query"
+ours=$("$BIN" sql --format csv --table t="$DIR/bleu_stats.parquet" "$sacre_query" | tail -1)
+# sacrebleu's paired bootstrap (its _paired_bs_test, with the statistics given instead of
+# extracted from text) on the same rows as the SQL above makes them.
+venv=${BENCH_DIR:-/tmp/pm-bench}/sacrebleu/venv
+[ -x "$venv/bin/python" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet sacrebleu==2.6.0; }
+cat > "$DIR/peer.py" <<'PY'
+import sys
+import numpy as np
+from sacrebleu.metrics import BLEU
+from sacrebleu.significance import _compute_p_value, estimate_ci
+rows, resamples, seed = map(int, sys.argv[1:])
+v = np.arange(rows, dtype=np.int64)
+n, r = 8 + v * 7919 % 40, 8 + v * 104729 % 40
+m1, m2 = n * (v * 31 % 10) // 10, n * ((v * 31 + 1) % 10) // 10
+def stats(m):
+    return np.stack([n, r, m, m * 3 // 4, m // 2, m // 3, n, n - 1, n - 2, n - 3], axis=1)
+metric = BLEU()
+bl_score = metric._compute_score_from_stats(stats(m1).sum(0).tolist()).score
+sys_score = metric._compute_score_from_stats(stats(m2).sum(0).tolist()).score
+rng = np.random.default_rng(seed)
+idxs = rng.choice(rows, size=(resamples, rows), replace=True)
+bl, sy = stats(m1).astype("float32"), stats(m2).astype("float32")
+scores_bl = np.array([metric._compute_score_from_stats(s.sum(0)).score for s in bl[idxs]])
+scores_sys = np.array([metric._compute_score_from_stats(s.sum(0)).score for s in sy[idxs]])
+mean, ci = estimate_ci(scores_sys)
+diffs = np.abs(scores_sys - scores_bl)
+print(f"{_compute_p_value(diffs - diffs.mean(), abs(bl_score - sys_score))!r},{mean!r},{ci!r}")
+PY
+/usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$venv/bin/python" "$DIR/peer.py" "$sacre_rows" 1000 1 > "$DIR/peer.out"
+read -r wall kb user sys < "$DIR/time"
+rows_table+=("| sacrebleu 2.6.0's paired bootstrap on the same $sacre_rows rows (its \`_paired_bs_test\`, statistics given) | $wall s | $(echo "$user + $sys" | bc) s | $((kb / 1024)) MB |")
+echo "sacrebleu's paired bootstrap: $wall s" >&2
+python3 -c "import sys; a, b = ([float(x) for x in s.split(',')] for s in sys.argv[1:]); sys.exit(a != b)" "$ours" "$(cat "$DIR/peer.out")" ||
+    { echo "bleu_paired_bs gives $ours, sacrebleu $(cat "$DIR/peer.out")" >&2; exit 1; }
 
 # SYSTEMS systems against a baseline, one GROUP BY over SYSTEMS x SEGMENTS rows, each row a
 # system's statistics of a segment beside the baseline's (the table a join of the systems with

@@ -511,6 +511,10 @@ impl Scratch {
 /// Words to ids 0, 1, 2 ... in order of appearance: an open-addressing table at most half
 /// full. A word's first 16 bytes and its length are its key; the bytes past 16 of long words are
 /// kept apart and compared too.
+///
+/// Each segment starts over in the first [`FIRST_SLOTS`] slots (the table is used 2^(64 -
+/// shift) slots at a time), so a long segment that grew the table once does not spread the
+/// next short ones over memory that is not in the cache.
 #[derive(Debug, Default)]
 struct SegmentVocabulary {
     slots: Vec<WordSlot>,
@@ -518,6 +522,9 @@ struct SegmentVocabulary {
     tails: Vec<u8>,
     shift: u32,
 }
+
+/// Slots a segment's vocabulary starts with: 128 words.
+const FIRST_SLOTS: usize = 256;
 
 #[derive(Debug, Clone, Copy)]
 struct WordSlot {
@@ -543,21 +550,29 @@ impl SegmentVocabulary {
         }
         self.filled.clear();
         self.tails.clear();
-        // The first segment's table, or a long segment's given back.
-        if self.slots.is_empty() || self.slots.len() > 1 << 16 {
-            self.grow(256);
+        if self.slots.len() > 1 << 16 {
+            // A long segment's table is given back.
+            self.slots = Vec::new();
         }
+        self.slots.resize(self.slots.len().max(FIRST_SLOTS), EMPTY);
+        self.shift = 64 - FIRST_SLOTS.trailing_zeros();
     }
 
     fn len(&self) -> usize {
         self.filled.len()
     }
 
-    fn grow(&mut self, slots: usize) {
-        let old = std::mem::replace(&mut self.slots, vec![EMPTY; slots]);
-        self.shift = 64 - slots.trailing_zeros();
-        for slot in &mut self.filled {
-            let word = old[*slot as usize];
+    /// Use twice as many slots, moving the words to their new places.
+    fn grow(&mut self) {
+        let slots = 2 << (64 - self.shift);
+        let words: Vec<WordSlot> = self
+            .filled
+            .iter()
+            .map(|&at| std::mem::replace(&mut self.slots[at as usize], EMPTY))
+            .collect();
+        self.slots.resize(self.slots.len().max(slots), EMPTY);
+        self.shift -= 1;
+        for (word, slot) in words.into_iter().zip(&mut self.filled) {
             let mut at = first_slot(word.head, word.len, self.shift);
             while self.slots[at].id != EMPTY.id {
                 at = (at + 1) & (slots - 1);
@@ -571,7 +586,7 @@ impl SegmentVocabulary {
         let head = word_head(word);
         let len = word.len() as u32;
         let tail = word.get(16..).unwrap_or_default();
-        let mask = self.slots.len() - 1;
+        let mask = (1 << (64 - self.shift)) - 1;
         let mut at = first_slot(head, len, self.shift);
         loop {
             let slot = &self.slots[at];
@@ -595,8 +610,8 @@ impl SegmentVocabulary {
         };
         self.tails.extend_from_slice(tail);
         self.filled.push(at as u32);
-        if 2 * self.filled.len() > self.slots.len() {
-            self.grow(2 * self.slots.len());
+        if 2 * self.filled.len() > 1 << (64 - self.shift) {
+            self.grow();
         }
         id
     }
@@ -629,7 +644,8 @@ fn first_slot(head: u128, len: u32, shift: u32) -> usize {
 }
 
 /// The n-grams of a segment's references, packed ([`packed_ngrams`]), with how often each
-/// occurs in the reference that has it most: an open-addressing table, sized for the segment,
+/// occurs in the reference that has it most: an open-addressing table of which each segment
+/// uses the first 2^(64 - shift) slots, as many as it needs (so that they stay in the cache),
 /// emptied slot by slot.
 #[derive(Debug, Default)]
 struct ReferenceNgrams {
@@ -644,8 +660,8 @@ struct ReferenceNgrams {
 }
 
 impl ReferenceNgrams {
-    /// Empty, with room for `ngrams` n-grams at most half full (and no more than 4 times that
-    /// room, so a long segment's table is given back).
+    /// Empty, with room for `ngrams` n-grams at most half full (a long segment's table given
+    /// back).
     fn reset(&mut self, ngrams: usize) {
         for &slot in &self.filled {
             self.keys[slot as usize] = 0;
@@ -656,12 +672,12 @@ impl ReferenceNgrams {
             self.keys = vec![0; slots];
             self.most = vec![0; slots];
             self.here = vec![(0, 0); slots];
-            self.shift = 64 - slots.trailing_zeros();
         }
+        self.shift = 64 - slots.trailing_zeros();
     }
 
     fn slot(&self, ngram: u64) -> Result<usize, usize> {
-        let mask = self.keys.len() - 1;
+        let mask = (1 << (64 - self.shift)) - 1;
         let mut slot = (ngram.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
         loop {
             match self.keys[slot] {
@@ -696,15 +712,13 @@ impl ReferenceNgrams {
         self.most[slot] = self.most[slot].max(here.0);
     }
 
-    /// Whether one of the references' occurrences of `ngram` is left, taking it.
-    fn take(&mut self, ngram: u64) -> bool {
-        match self.slot(ngram) {
-            Ok(slot) if self.most[slot] > 0 => {
-                self.most[slot] -= 1;
-                true
-            }
-            _ => false,
-        }
+    /// Take one of the references' occurrences of `ngram`: `None` when no reference has it,
+    /// else whether one was left.
+    fn take(&mut self, ngram: u64) -> Option<bool> {
+        let slot = self.slot(ngram).ok()?;
+        let left = self.most[slot] > 0;
+        self.most[slot] -= u32::from(left);
+        Some(left)
     }
 }
 
@@ -713,13 +727,16 @@ impl ReferenceNgrams {
 const PACKED_ORDER: usize = 4;
 
 /// Every n-gram of order 1..=`max_order` (at most [`PACKED_ORDER`]) of `words`, each word's id
-/// plus one in 16 bits, the first word highest, unused places 0, with its order less one.
-fn packed_ngrams(words: &[u32], max_order: usize, mut each: impl FnMut(usize, u64)) {
+/// plus one in 16 bits, the first word highest, unused places 0, with its order less one; from
+/// each start, shortest first, while `each` returns true.
+fn packed_ngrams(words: &[u32], max_order: usize, mut each: impl FnMut(usize, u64) -> bool) {
     for start in 0..words.len() {
         let mut ngram = 0u64;
         for (n, &word) in words[start..].iter().take(max_order).enumerate() {
             ngram |= u64::from(word + 1) << (16 * (PACKED_ORDER - 1 - n));
-            each(n, ngram);
+            if !each(n, ngram) {
+                break;
+            }
         }
     }
 }
@@ -772,15 +789,19 @@ pub fn segment_stats(
     let mut start = 0;
     for (reference, &end) in ref_ends.iter().enumerate() {
         packed_ngrams(&refs[start..end], order, |_, ngram| {
-            ngrams.add(ngram, reference as u32)
+            ngrams.add(ngram, reference as u32);
+            true
         });
         start = end;
     }
     // Each hypothesis n-gram takes one of the references' occurrences while any is left: so
     // each distinct n-gram matches min(its count, the references' count) times, the clip.
-    packed_ngrams(hyp, order, |n, ngram| {
-        if ngrams.take(ngram) {
-            correct[n] += 1;
+    // No reference has an n-gram that extends one none has.
+    packed_ngrams(hyp, order, |n, ngram| match ngrams.take(ngram) {
+        None => false,
+        Some(taken) => {
+            correct[n] += u64::from(taken);
+            true
         }
     });
     Ok(())
@@ -960,6 +981,39 @@ mod tests {
         }
     }
 
+    /// Statistics of the packed path and matches counted as slices, for one segment.
+    fn packed_and_as_slices(
+        hyp: &str,
+        refs: &[&str],
+        scratch: &mut Scratch,
+    ) -> (Vec<u64>, Vec<u64>) {
+        let options = BleuOptions::default();
+        let mut packed = vec![0; options.stats_len()];
+        segment_stats(hyp, refs, &options, scratch, &mut packed).unwrap();
+        let mut as_slices = vec![0; options.max_order];
+        count_matches_unpacked(scratch, options.max_order, &mut as_slices);
+        (packed[2..2 + options.max_order].to_vec(), as_slices)
+    }
+
+    #[test]
+    fn long_segments_grow_the_tables_and_short_ones_after_them_count_the_same() {
+        let words = |n: usize, step: usize| -> String {
+            (0..n).map(|i| format!("w{} ", i * step % n)).collect()
+        };
+        let mut scratch = Scratch::default();
+        for (hyp, reference) in [
+            (words(3000, 1), words(3000, 7)),
+            ("w1 w2 w3 w4".to_string(), "w1 w2 w3 w5".to_string()),
+            (words(70_000, 1), words(70_001, 7)),
+            ("a b c a b".to_string(), "a b a b c".to_string()),
+        ] {
+            let (packed, as_slices) = packed_and_as_slices(&hyp, &[&reference], &mut scratch);
+            assert_eq!(packed, as_slices);
+        }
+        let (packed, _) = packed_and_as_slices("w1 w2 w3 w4", &["w1 w2 w3 w5"], &mut scratch);
+        assert_eq!(packed, [3, 2, 1, 0]);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         #[test]
@@ -990,13 +1044,8 @@ mod tests {
                 .collect();
             let refs: Vec<&str> = texts[1..].iter().map(String::as_str).collect();
             let refs = if refs.is_empty() { vec![texts[0].as_str()] } else { refs };
-            let options = BleuOptions::default();
-            let mut scratch = Scratch::default();
-            let mut packed = vec![0; options.stats_len()];
-            segment_stats(&texts[0], &refs, &options, &mut scratch, &mut packed).unwrap();
-            let mut as_slices = vec![0; options.max_order];
-            count_matches_unpacked(&scratch, options.max_order, &mut as_slices);
-            prop_assert_eq!(&packed[2..2 + options.max_order], &as_slices[..]);
+            let (packed, as_slices) = packed_and_as_slices(&texts[0], &refs, &mut Scratch::default());
+            prop_assert_eq!(packed, as_slices);
         }
     }
 

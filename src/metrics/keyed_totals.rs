@@ -298,9 +298,13 @@ impl RowKey {
 
     /// The row's weight in resample `draw + 1`: a Poisson(1) count.
     fn weight(self, draw: u32) -> u64 {
-        let u = self.uniforms(draw / 8)[draw as usize % 8];
-        THRESHOLDS.iter().take_while(|&&t| t <= u).count() as u64
+        poisson(self.uniforms(draw / 8)[draw as usize % 8])
     }
+}
+
+/// The Poisson(1) count of a 16-bit uniform.
+fn poisson(uniform: u16) -> u64 {
+    THRESHOLDS.iter().take_while(|&&t| t <= uniform).count() as u64
 }
 
 /// Four words as an AES block: little-endian, in order (as they lie in memory on x86).
@@ -393,10 +397,14 @@ fn add_weighted(keys: &[RowKey], values: &[u64], stride: usize, totals: &mut [u6
 
 fn add_weighted_scalar(keys: &[RowKey], values: &[u64], stride: usize, totals: &mut [u64]) {
     for (key, row) in keys.iter().zip(values.chunks_exact(stride)) {
-        for (draw, total) in totals.chunks_exact_mut(stride).enumerate() {
-            let weight = key.weight(draw as u32);
-            if weight > 0 {
-                add_scaled(total, row, weight);
+        // One block of uniforms for 8 draws.
+        for (counter, totals) in totals.chunks_mut(8 * stride).enumerate() {
+            let uniforms = key.uniforms(counter as u32);
+            for (total, &uniform) in totals.chunks_exact_mut(stride).zip(&uniforms) {
+                let weight = poisson(uniform);
+                if weight > 0 {
+                    add_scaled(total, row, weight);
+                }
             }
         }
     }
