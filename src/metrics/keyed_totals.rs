@@ -297,6 +297,7 @@ impl RowKey {
     }
 
     /// The row's weight in resample `draw + 1`: a Poisson(1) count.
+    #[cfg(test)]
     fn weight(self, draw: u32) -> u64 {
         poisson(self.uniforms(draw / 8)[draw as usize % 8])
     }
