@@ -5,8 +5,9 @@
 # are the same; ~22 words a line), as a Parquet table of two text columns, and corpus BLEU again
 # over 10 times as many. sacrebleu runs on a prefix (it is slow) and its rate is per CPU second;
 # pairmetrics computes the same prefix again and the script checks that both print the same
-# corpus scores, and sums of sentence scores equal to 1e-12 (they are summed in another order). Needs python3 with venv (sacrebleu is
-# installed into $BENCH_DIR). Rewrites the "sacrebleu's metrics" section of BENCHMARKS.md.
+# corpus scores, and sums of sentence scores equal to 1e-12 (they are summed in another order).
+# Needs python3 with venv (sacrebleu is installed into $BENCH_DIR). Rewrites the "sacrebleu's
+# metrics" section of BENCHMARKS.md.
 #
 #   scripts/bench_sacrebleu.sh [ROWS]
 set -euo pipefail
@@ -59,11 +60,13 @@ else:
     print(repr(metric.corpus_score(hyps, [refs]).score))
 PY
 PEER=("$PY" "$DIR/peer.py")
-same_as_peer() { # pairmetrics' query over the peer's LINES lines, after the peer's measure
-    local lines=$1 query=$2 ours theirs
+same_as_peer() { # corpus|sum LINES QUERY: pairmetrics' QUERY over the peer's lines, after the
+    # peer's measure: a corpus score equal, a sum of sentence scores equal to 1e-12
+    local kind=$1 lines=$2 query=$3 ours theirs
     theirs=$(tail -1 "$DIR/out")
     ours=$("${SQL[@]}" "$query WHERE pair_id < $lines" | tail -1)
-    python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(a - b) > 1e-12 * abs(b))" "$ours" "$theirs" ||
+    python3 -c "import sys; a, b = float(sys.argv[2]), float(sys.argv[3]); sys.exit(a != b if sys.argv[1] == 'corpus' else abs(a - b) > 1e-12 * abs(b))" \
+        "$kind" "$ours" "$theirs" ||
         { echo "pairmetrics gives $ours, sacrebleu $theirs: $query over $lines lines" >&2; exit 1; }
 }
 measure "pairmetrics: the scan (the floor)" "$rows" "${SQL[@]}" "SELECT sum(length($H) + length($R)) FROM p"
@@ -76,15 +79,15 @@ measure "pairmetrics: \`sum(sentence_ter)\`" "$rows" "${SQL[@]}" "SELECT sum(sen
 measure "pairmetrics: \`corpus_ter\`" "$rows" "${SQL[@]}" "SELECT corpus_ter($H, $R) FROM p"
 small=$(( rows < 20000 ? rows : 20000 )) tiny=$(( rows < 2000 ? rows : 2000 ))
 measure "sacrebleu: corpus BLEU" "$rows" "${PEER[@]}" bleu "$rows" corpus
-same_as_peer "$rows" "SELECT corpus_bleu($H, $R) FROM p"
+same_as_peer corpus "$rows" "SELECT corpus_bleu($H, $R) FROM p"
 measure "sacrebleu: sum of sentence chrF2" "$small" "${PEER[@]}" chrf "$small" sentence
-same_as_peer "$small" "SELECT sum(chrf($H, $R)) FROM p"
+same_as_peer sum "$small" "SELECT sum(chrf($H, $R)) FROM p"
 measure "sacrebleu: corpus chrF++" "$small" "${PEER[@]}" chrf++ "$small" corpus
-same_as_peer "$small" "SELECT corpus_chrf($H, $R, 'nw:2') FROM p"
+same_as_peer corpus "$small" "SELECT corpus_chrf($H, $R, 'nw:2') FROM p"
 measure "sacrebleu: sum of sentence TER" "$tiny" "${PEER[@]}" ter "$tiny" sentence
-same_as_peer "$tiny" "SELECT sum(sentence_ter($H, $R)) FROM p"
+same_as_peer sum "$tiny" "SELECT sum(sentence_ter($H, $R)) FROM p"
 measure "sacrebleu: corpus TER" "$tiny" "${PEER[@]}" ter "$tiny" corpus
-same_as_peer "$tiny" "SELECT corpus_ter($H, $R) FROM p"
+same_as_peer corpus "$tiny" "SELECT corpus_ter($H, $R) FROM p"
 
 section=$DIR/section.md
 {
