@@ -23,10 +23,11 @@ BIN=$PWD/target/release/pairmetrics
     CAST(value * 2654435761 % 1000003 AS DOUBLE) / 1000003.0 AS c
     FROM range($rows)" > /dev/null
 rows_table=()
-# time_query TABLE JOB QUERY: one run of QUERY over TABLE (as t), appended to rows_table.
+# time_query TABLE JOB QUERY: one run of QUERY over TABLE (as t), appended to rows_table; its
+# result as CSV in $DIR/out.
 time_query() {
     local table=$1 job=$2 query=$3
-    /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$BIN" sql --table t="$table" "$query" > "$DIR/out" 2> "$DIR/err" \
+    /usr/bin/time -f "%e %M %U %S" -o "$DIR/time" "$BIN" sql --format csv --table t="$table" "$query" > "$DIR/out" 2> "$DIR/err" \
         || { cat "$DIR/err" >&2; exit 1; }
     read -r wall kb user sys < "$DIR/time"
     rows_table+=("| $job | $wall s | $(echo "$user + $sys" | bc) s | $((kb / 1024)) MB |")
@@ -54,7 +55,7 @@ time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bootstrap(segment, a, b, 100
 sacre_rows=$(( stat_rows < 100000 ? stat_rows : 100000 ))
 sacre_query="SELECT r['p_value'], r['b_mean'], r['b_ci'] FROM (SELECT bleu_paired_bs(segment, a, b, 1000, 1) AS r FROM t WHERE segment < $sacre_rows)"
 time_query "$DIR/bleu_stats.parquet" "\`bleu_paired_bs(segment, a, b, 1000, 1)\` (sacrebleu's draws), the first $sacre_rows of them" "$sacre_query"
-ours=$("$BIN" sql --format csv --table t="$DIR/bleu_stats.parquet" "$sacre_query" | tail -1)
+ours=$(tail -1 "$DIR/out")
 # sacrebleu's paired bootstrap (its _paired_bs_test, with the statistics given instead of
 # extracted from text) on the same rows as the SQL above makes them.
 venv=${BENCH_DIR:-/tmp/pm-bench}/sacrebleu/venv

@@ -15,7 +15,7 @@ use std::io::BufRead;
 use std::path::PathBuf;
 
 use super::input::{InputError, LineSource, Lines};
-use super::tokens;
+use crate::metrics::whitespace;
 
 use crate::align;
 use crate::metrics::{Link, Side, span_links};
@@ -74,8 +74,8 @@ impl Block {
     /// The tokens of the block's own sentences.
     pub fn sentence_lengths(&self) -> (usize, usize) {
         (
-            tokens::split(&self.s1).count(),
-            tokens::split(&self.s2).count(),
+            whitespace::split(&self.s1).count(),
+            whitespace::split(&self.s2).count(),
         )
     }
 
@@ -300,7 +300,7 @@ fn parse_match(text: &str) -> Result<Match, String> {
 
 fn parse_any_match(text: &str) -> Result<Match, String> {
     let bad = || format!("expected `start:len  start:len  module  score`, found `{text}`");
-    let mut fields = tokens::split(text);
+    let mut fields = whitespace::split(text);
     let span = |s: Option<&str>| -> Option<(u32, u32)> {
         let s = s?;
         let colon = s.bytes().position(|b| b == b':')?;

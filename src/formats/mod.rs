@@ -13,5 +13,4 @@ pub mod semeval2014t5;
 pub mod syntactic_ngrams;
 pub mod tabulate;
 pub mod terminal;
-pub mod tokens;
 pub mod xml;

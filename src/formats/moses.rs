@@ -101,7 +101,9 @@ pub fn phrase_text(tokens: &[&str]) -> Result<String, String> {
     for (i, token) in tokens.iter().enumerate() {
         let why = match () {
             _ if token.is_empty() => "is empty",
-            _ if token.contains(super::tokens::is_space) => "contains white space or a line end",
+            _ if token.contains(crate::metrics::whitespace::is_space) => {
+                "contains white space or a line end"
+            }
             _ if token.contains("|||") => "contains the field separator `|||`",
             _ => continue,
         };

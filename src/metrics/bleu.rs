@@ -5,7 +5,7 @@
 //!
 //! The decisions that make it equal to sacrebleu to the last bit:
 //! - text is Unicode code points, split where Python's `str.split()` splits
-//!   ([`is_python_whitespace`]); lowercasing is Unicode's, as Python's `str.lower()`;
+//!   ([`whitespace::is_space`]); lowercasing is Unicode's, as Python's `str.lower()`;
 //! - the 13a tokeniser's four regular expressions run one after the other, each left to right
 //!   without overlaps, as `re.sub` runs them, on the line with a space added at each end; over
 //!   UTF-8 bytes, which gives the same text, as every pattern matches ASCII only; the first
@@ -24,7 +24,7 @@ use regex::Regex;
 use std::fmt;
 use std::str::FromStr;
 
-use super::{is_python_whitespace, mteval, python_words};
+use super::{mteval, whitespace};
 
 /// The sacrebleu release whose BLEU this is, as signatures name it.
 pub const SACREBLEU_VERSION: &str = "2.6.0";
@@ -308,10 +308,10 @@ fn preprocess<'a>(text: &'a str, options: &BleuOptions) -> std::borrow::Cow<'a, 
     match options.lowercase {
         true => {
             let mut lowered = text.to_lowercase();
-            lowered.truncate(lowered.trim_end_matches(is_python_whitespace).len());
+            lowered.truncate(lowered.trim_end_matches(whitespace::is_space).len());
             lowered.into()
         }
-        false => text.trim_end_matches(is_python_whitespace).into(),
+        false => text.trim_end_matches(whitespace::is_space).into(),
     }
 }
 
@@ -333,16 +333,16 @@ impl Tokens {
             Tokenizer::Intl => {
                 self.string.clear();
                 mteval_14_international(text, &mut self.string);
-                python_words(&self.string).for_each(each);
+                whitespace::split(&self.string).for_each(each);
             }
             Tokenizer::Zh => self.chinese(text, each),
             Tokenizer::Char => {
                 let mut buffer = [0; 4];
                 text.chars()
-                    .filter(|&c| !is_python_whitespace(c))
+                    .filter(|&c| !whitespace::is_space(c))
                     .for_each(|c| each(c.encode_utf8(&mut buffer)));
             }
-            Tokenizer::None => python_words(text).for_each(each),
+            Tokenizer::None => whitespace::split(text).for_each(each),
         }
     }
 
@@ -375,7 +375,7 @@ impl Tokens {
     /// spaces, then `TokenizerRegexp`.
     fn chinese(&mut self, line: &str, each: impl FnMut(&str)) {
         let mut spaced = String::with_capacity(line.len() * 2);
-        for c in line.trim_matches(is_python_whitespace).chars() {
+        for c in line.trim_matches(whitespace::is_space).chars() {
             match is_chinese_char(c) {
                 true => {
                     spaced.push(' ');
@@ -413,12 +413,11 @@ fn symbol_words(text: &str, mut each: impl FnMut(&str)) {
     const WORD: u8 = 0;
     const SPACE: u8 = 1;
     const SYMBOL: u8 = 2;
-    // Python's ASCII whitespace: \t \n \v \f \r, the separators 0x1c-0x1f and space.
     static CLASS: [u8; 256] = {
         let mut class = [WORD; 256];
         let mut c = 0;
         while c < 256 {
-            if matches!(c as u8, b'\t'..=b'\r' | 0x1c..=0x20) {
+            if whitespace::is_ascii_space(c as u8) {
                 class[c] = SPACE;
             } else if mteval::is_symbol(c as u8) {
                 class[c] = SYMBOL;
@@ -449,7 +448,7 @@ fn symbol_words(text: &str, mut each: impl FnMut(&str)) {
     match text.is_ascii() {
         true => split_ascii(text),
         // Other whitespace is not ASCII: split on all of it first.
-        false => python_words(text).for_each(split_ascii),
+        false => whitespace::split(text).for_each(split_ascii),
     }
 }
 
@@ -943,7 +942,7 @@ mod tests {
         let (mut text, mut work) = (Vec::new(), Vec::new());
         mteval::space_symbols(&[pad, line.as_bytes(), pad], &mut text);
         mteval::split_periods_and_dashes(&mut text, &mut work);
-        python_words(std::str::from_utf8(&text).unwrap())
+        whitespace::split(std::str::from_utf8(&text).unwrap())
             .map(String::from)
             .collect()
     }

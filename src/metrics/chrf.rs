@@ -6,7 +6,7 @@
 //!
 //! The decisions that make it equal to sacrebleu to the last bit:
 //! - a "character" is a Unicode code point (Python `str` indexing), not a grapheme or a byte;
-//! - whitespace is what Python's `str.split()` splits on ([`is_python_whitespace`]); it is
+//! - whitespace is what Python's `str.split()` splits on ([`whitespace::is_space`]); it is
 //!   removed before character n-grams are taken unless `space:yes`;
 //! - words are the whitespace-split words with one ASCII punctuation mark split off the end (or,
 //!   failing that, the start) of each word longer than one character, as sacrebleu's
@@ -21,7 +21,7 @@ use std::fmt;
 
 use super::bleu::SACREBLEU_VERSION;
 use super::intern::Interner;
-use super::{is_python_whitespace, python_words};
+use super::whitespace;
 
 /// sacrebleu's defaults: character order 6, word order 0 (chrF2), β = 2.
 pub const CHAR_ORDER: usize = 6;
@@ -283,13 +283,13 @@ fn read_side(text: &str, options: &ChrfOptions, scratch: &mut Scratch, hyp: bool
     side.chars.symbols.clear();
     let chars = text
         .chars()
-        .filter(|&c| options.whitespace || !is_python_whitespace(c));
+        .filter(|&c| options.whitespace || !whitespace::is_space(c));
     side.chars.symbols.extend(chars.map(u32::from));
     side.chars.pack_keys(options.char_order);
     side.words.symbols.clear();
     if options.word_order > 0 {
         scratch.words.clear();
-        for word in python_words(text) {
+        for word in whitespace::split(text) {
             for piece in split_punctuation(word) {
                 scratch.words.push(scratch.vocabulary.intern(piece));
             }

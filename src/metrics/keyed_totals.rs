@@ -295,12 +295,6 @@ impl RowKey {
         let bytes = aes_round(aes_round(bytes(state), bytes(ROUND_1)), bytes(ROUND_2));
         std::array::from_fn(|i| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]))
     }
-
-    /// The row's weight in resample `draw + 1`: a Poisson(1) count.
-    #[cfg(test)]
-    fn weight(self, draw: u32) -> u64 {
-        poisson(self.uniforms(draw / 8)[draw as usize % 8])
-    }
 }
 
 /// The Poisson(1) count of a 16-bit uniform.
@@ -647,6 +641,11 @@ fn add_scaled(total: &mut [u64], x: &[u64], k: u64) {
 mod tests {
     use super::*;
 
+    /// A row's weight in resample `draw + 1`: a Poisson(1) count.
+    fn weight(key: RowKey, draw: u32) -> u64 {
+        poisson(key.uniforms(draw / 8)[draw as usize % 8])
+    }
+
     /// Rows of (key, a, b) totals: a of width 2, b of width 3 for every fifth (a TER row with
     /// more references, say).
     fn keyed_rows() -> Vec<(u64, Vec<u64>, Vec<u64>)> {
@@ -829,7 +828,7 @@ mod tests {
         let keys: Vec<RowKey> = (0..400u64).map(|k| RowKey::new(mix(mix(3) ^ k))).collect();
         let weights: Vec<Vec<u64>> = keys
             .iter()
-            .map(|k| (0..500).map(|d| k.weight(d)).collect())
+            .map(|&k| (0..500).map(|d| weight(k, d)).collect())
             .collect();
         let n = 200_000.0;
         let share = |c: u64| weights.iter().flatten().filter(|&&w| w == c).count() as f64 / n;

@@ -24,53 +24,10 @@ pub mod significance;
 pub mod synthetic;
 pub mod ter;
 pub mod true_score;
+pub mod whitespace;
 pub mod word_accuracy;
 
 use std::fmt;
-
-/// Whitespace as Python's `str.split()` and `str.strip()` see it: Rust's `char::is_whitespace`
-/// and U+001C..U+001F (Python counts the information separators as whitespace). sacrebleu's
-/// metrics split on it.
-pub fn is_python_whitespace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Words as Python's `str.split()` gives them.
-pub fn python_words(text: &str) -> PythonWords<'_> {
-    PythonWords {
-        rest: text,
-        ascii: text.is_ascii(),
-    }
-}
-
-/// The iterator of [`python_words`]: over bytes when the text is ASCII (most text), over
-/// characters otherwise.
-pub struct PythonWords<'a> {
-    rest: &'a str,
-    ascii: bool,
-}
-
-impl<'a> Iterator for PythonWords<'a> {
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
-        let (start, len) = if self.ascii {
-            // Python's ASCII whitespace: \t \n \v \f \r, the separators 0x1c-0x1f and space.
-            let space = |b: &u8| matches!(b, b'\t'..=b'\r' | 0x1c..=0x20);
-            let bytes = self.rest.as_bytes();
-            let start = bytes.iter().position(|b| !space(b))?;
-            let len = bytes[start..].iter().position(space);
-            (start, len.unwrap_or(bytes.len() - start))
-        } else {
-            let start = self.rest.find(|c| !is_python_whitespace(c))?;
-            let len = self.rest[start..].find(is_python_whitespace);
-            (start, len.unwrap_or(self.rest.len() - start))
-        };
-        let word = &self.rest[start..start + len];
-        self.rest = &self.rest[start + len..];
-        Some(word)
-    }
-}
 
 /// Add a segment's statistics to a running total, element by element: BLEU's and chrF's corpus
 /// statistics are the sums of their segments'.

@@ -25,7 +25,7 @@ use std::fmt;
 
 use super::bleu::SACREBLEU_VERSION;
 use super::intern::Interner;
-use super::{is_python_whitespace, mteval, python_words};
+use super::{mteval, whitespace};
 
 /// Tercom's limits on a shift, as sacrebleu keeps them.
 const MAX_SHIFT_SIZE: usize = 10;
@@ -136,7 +136,7 @@ impl std::error::Error for TerError {}
 /// tokeniser. The words are `out` split on spaces.
 pub fn tokenize(text: &str, options: &TerOptions, out: &mut String) {
     out.clear();
-    let text = text.trim_end_matches(is_python_whitespace);
+    let text = text.trim_end_matches(whitespace::is_space);
     if text.is_empty() {
         return;
     }
@@ -162,7 +162,7 @@ pub fn tokenize(text: &str, options: &TerOptions, out: &mut String) {
             sent.retain(|c| !is_asian_punct(c) && !is_full_width_punct(c));
         }
     }
-    for word in python_words(&sent) {
+    for word in whitespace::split(&sent) {
         if !out.is_empty() {
             out.push(' ');
         }

@@ -18,9 +18,9 @@ use super::parallel::{Chunk, map_ordered_in_chunks};
 use crate::formats::decimal;
 use crate::formats::input::{self, LineSlices, Lines};
 use crate::formats::meteor::{self, Block, Blocks};
-use crate::formats::tokens;
 use crate::metrics::Link;
 use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
+use crate::metrics::whitespace;
 use crate::storage::Output;
 
 #[derive(Debug, Clone)]
@@ -444,7 +444,7 @@ fn score_pairs(
             file1.next_slice()?.expect(gathered),
             file2.next_slice()?.expect(gathered),
         );
-        let (raw1, raw2) = (tokens::strip(line1), tokens::strip(line2));
+        let (raw1, raw2) = (whitespace::strip(line1), whitespace::strip(line2));
         let out = &mut scored.stdout;
         if options.verbose {
             writeln!(out, "    RAW-1\t{raw1}\n    RAW-2\t{raw2}")?;
@@ -454,8 +454,8 @@ fn score_pairs(
             false => (raw1.into(), raw2.into()),
         };
         let [mut toks1, mut toks2] = spare_tokens.each_mut().map(take);
-        toks1.extend(tokens::split(&case1));
-        toks2.extend(tokens::split(&case2));
+        toks1.extend(whitespace::split(&case1));
+        toks2.extend(whitespace::split(&case2));
         if !blocks.read_into(&mut block)? {
             unreachable!("the reader gathered a block per pair");
         }

@@ -20,13 +20,13 @@ use crate::formats::python::{float_repr, json_float, json_string};
 use crate::formats::tabulate::{self, Style};
 use crate::metrics::bleu::{BleuOptions, Smoothing, Tokenizer};
 use crate::metrics::chrf::ChrfOptions;
-use crate::metrics::is_python_whitespace;
 use crate::metrics::sacrebleu::{Py, SacreMetric, Scratch};
 use crate::metrics::sacrebleu_significance::{
     Baseline, Stats, TestResult, bootstrap_indices, estimate_ci, estimate_ci_exact,
     paired_bootstrap, paired_randomization, randomization_flips, resample_scores,
 };
 use crate::metrics::ter::TerOptions;
+use crate::metrics::whitespace;
 
 /// sacrebleu's `-f`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -137,7 +137,7 @@ fn split_lines(bytes: &[u8], name: &str) -> Result<Vec<String>> {
     for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
         let text = std::str::from_utf8(line)
             .map_err(|e| anyhow::anyhow!("{name}, line {}: not UTF-8 ({e})", i + 1))?;
-        lines.push(text.trim_end_matches(is_python_whitespace).to_string());
+        lines.push(text.trim_end_matches(whitespace::is_space).to_string());
     }
     Ok(lines)
 }
@@ -219,7 +219,7 @@ fn read_systems(
                     );
                 }
                 for (system, field) in systems.iter_mut().zip(fields) {
-                    system.push(field.trim_end_matches(is_python_whitespace).to_string());
+                    system.push(field.trim_end_matches(whitespace::is_space).to_string());
                 }
             }
             names = (1..=systems.len()).map(|i| format!("System {i}")).collect();

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::arrow::read::TokenLists;
 use crate::formats::input::{self, Lines};
-use crate::formats::tokens;
+use crate::metrics::whitespace;
 use crate::parquet::ParquetInput;
 
 /// A sentence: its id and tokens.
@@ -55,7 +55,7 @@ pub async fn visit(
         let mut line = String::new();
         let mut i = 0;
         while lines.next_into(&mut line)? {
-            let tokens: Vec<&str> = tokens::split(&line).collect();
+            let tokens: Vec<&str> = whitespace::split(&line).collect();
             each(i, &tokens)?;
             i += 1;
         }

@@ -14,10 +14,10 @@ use datafusion::datasource::MemTable;
 
 use super::args::{literal_integer, literal_string};
 use super::expr;
-use crate::formats::tokens;
 use crate::metrics::mcpg::{Mode, Options, Paraphrase, mcpg};
 use crate::metrics::ngram::NgramModel;
 use crate::metrics::true_score::PhraseIndex;
+use crate::metrics::whitespace;
 use crate::resources::{MissingResource, Resource, Shared};
 use crate::schema::token_list_type;
 
@@ -141,7 +141,7 @@ impl TableFunctionImpl for Mcpg {
         if let Some(seed) = exprs.get(4) {
             options.seed = literal_integer(seed, USAGE, "seed", 0)? as u64;
         }
-        let words: Vec<&str> = tokens::split(sentence).collect();
+        let words: Vec<&str> = whitespace::split(sentence).collect();
         let outcome = mcpg(index, self.lm.get(), &words, &options);
         let mut columns = ParaphraseColumns::default();
         for (rank, p) in (1..).zip(&outcome.paraphrases) {

@@ -17,12 +17,13 @@ use super::args::{IntArg, Problem, Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{LinkLists, Strings, TokenLists};
-use crate::formats::{pharaoh, tokens};
+use crate::formats::pharaoh;
 use crate::metrics::Link;
 use crate::metrics::phrases::{
     Aligned, Direction, ExtractError, Lexicon, MAX_PHRASE_LENGTH, PhraseSpan, alignment_key,
     phrase_alignment,
 };
+use crate::metrics::whitespace;
 use crate::schema::ColumnType;
 
 pub const NAME: &str = expr::EXTRACT_PHRASES;
@@ -95,7 +96,7 @@ pub fn phrase_pair_fields() -> Fields {
 fn check_tokens(side: &'static str, tokens: &[&str]) -> std::result::Result<(), ExtractError> {
     match tokens
         .iter()
-        .position(|t| t.is_empty() || t.contains(tokens::is_space))
+        .position(|t| t.is_empty() || t.contains(whitespace::is_space))
     {
         Some(index) => Err(ExtractError::BadToken { side, index }),
         None => Ok(()),

@@ -13,9 +13,9 @@ use datafusion::datasource::MemTable;
 
 use super::args::{literal_integer, literal_string};
 use super::expr;
-use crate::formats::tokens;
 use crate::metrics::synthetic::{Candidate, Limits, MAX_TOKENS, synthetic_phrases};
 use crate::metrics::true_score::PhraseIndex;
+use crate::metrics::whitespace;
 use crate::resources::Shared;
 use crate::resources::{MissingResource, Resource};
 use crate::schema::token_list_type;
@@ -73,7 +73,7 @@ impl TableFunctionImpl for SyntheticPhrases {
             other => return plan_err!("{USAGE}: takes 1 to 3 arguments, got {}", other.len()),
         };
         let phrase = literal_string(phrase, USAGE, "the phrase")?;
-        let words: Vec<&str> = tokens::split(phrase).collect();
+        let words: Vec<&str> = whitespace::split(phrase).collect();
         if words.len() > MAX_TOKENS {
             return plan_err!(
                 "{NAME}: the phrase has {} tokens; at most {MAX_TOKENS} are split",

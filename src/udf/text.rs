@@ -14,7 +14,8 @@ use super::args::{Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{Strings, TokenLists};
-use crate::formats::{pharaoh, tokens};
+use crate::formats::pharaoh;
+use crate::metrics::whitespace;
 use crate::schema::{ColumnType, link_fields, link_list_type, token_list_type};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,7 +126,7 @@ fn tokenize(text: &Strings, rows: usize) -> ArrayRef {
     for row in 0..rows {
         match text.get(row) {
             Some(line) => {
-                for token in tokens::split(line) {
+                for token in whitespace::split(line) {
                     out.values().append_value(token);
                 }
                 out.append(true);

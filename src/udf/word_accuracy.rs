@@ -13,7 +13,7 @@ use super::args::{Shapes, checked_arguments};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{Strings, TokenListLists, TokenLists};
-use crate::formats::tokens;
+use crate::metrics::whitespace;
 use crate::metrics::word_accuracy::{Scratch, word_accuracy};
 use crate::schema::{ColumnType, is_string};
 
@@ -118,13 +118,13 @@ fn from_text(arrays: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
     for row in 0..rows {
         let score = (|| {
             out.clear();
-            out.extend(tokens::split(outs.get(row)?));
+            out.extend(whitespace::split(outs.get(row)?));
             refs.row(row, &mut texts).ok()?;
             words.clear();
             lists.clear();
             for text in &texts {
                 let start = words.len();
-                words.extend(tokens::split(text));
+                words.extend(whitespace::split(text));
                 lists.push(start..words.len());
             }
             word_accuracy(&out, lists.iter().map(|r| &words[r.clone()]), &mut scratch)

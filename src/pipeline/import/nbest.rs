@@ -13,7 +13,8 @@ use datafusion::arrow::datatypes::SchemaRef;
 use super::Chunk;
 use crate::arrow::{append_tokens, token_list_builder};
 use crate::formats::input::InputError;
-use crate::formats::{moses, tokens};
+use crate::formats::moses;
+use crate::metrics::whitespace;
 
 /// The next rank of each n-best id (lists are usually contiguous; interleaved ones work too).
 #[derive(Default)]
@@ -45,7 +46,7 @@ pub(super) fn build(
         rank.push(*next);
         *next += 1;
         hyp.append_value(entry.hyp);
-        append_tokens(&mut tokens, tokens::split(entry.hyp), false);
+        append_tokens(&mut tokens, whitespace::split(entry.hyp), false);
         features.append_value(entry.features);
         scores.values().append_slice(&entry.scores);
         scores.append(true);

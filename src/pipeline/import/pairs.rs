@@ -8,7 +8,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 
 use super::Chunk;
 use crate::arrow::{append_tokens, pair_ids, token_list_builder};
-use crate::formats::tokens;
+use crate::metrics::whitespace;
 
 pub(super) fn build(
     schema: &SchemaRef,
@@ -18,8 +18,8 @@ pub(super) fn build(
     let n = chunk.rows.len();
     let (mut src, mut tgt) = (token_list_builder(n), token_list_builder(n));
     for (a, b) in &chunk.rows {
-        append_tokens(&mut src, tokens::split(a), lowercase);
-        append_tokens(&mut tgt, tokens::split(b), lowercase);
+        append_tokens(&mut src, whitespace::split(a), lowercase);
+        append_tokens(&mut tgt, whitespace::split(b), lowercase);
     }
     let columns: Vec<ArrayRef> = vec![
         pair_ids(chunk.first, n),

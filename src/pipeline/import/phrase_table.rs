@@ -12,7 +12,8 @@ use datafusion::arrow::datatypes::SchemaRef;
 use super::Chunk;
 use crate::arrow::{append_tokens, links_array, token_list_builder};
 use crate::formats::input::InputError;
-use crate::formats::{moses, tokens};
+use crate::formats::moses;
+use crate::metrics::whitespace;
 
 /// Parse a chunk of phrase-table lines (with their line numbers) into `phrase_table` rows.
 pub(super) fn build(
@@ -38,14 +39,14 @@ pub(super) fn build(
             (entry.tgt, &mut tgt, &mut tgt_tokens),
         ] {
             joined.clear();
-            for (i, token) in tokens::split(phrase).enumerate() {
+            for (i, token) in whitespace::split(phrase).enumerate() {
                 if i > 0 {
                     joined.push(' ');
                 }
                 joined.push_str(token);
             }
             text.append_value(&joined);
-            append_tokens(tokens, tokens::split(phrase), false);
+            append_tokens(tokens, whitespace::split(phrase), false);
         }
         for (column, value) in scores.iter_mut().zip(&entry.scores) {
             column.push(*value);

@@ -1,13 +1,13 @@
 //! Whitespace as Python's `str.split()` and `str.strip()` see it, so that our tokens equal
-//! those of the Python tools (lepod-score.py) byte for byte. Rust's `split_whitespace` differs
-//! on U+001C..U+001F, which Python also treats as separators.
+//! those of the Python tools (lepod-score.py, sacrebleu) byte for byte: Rust's `char::is_whitespace`
+//! and U+001C..U+001F, the information separators, which Python also splits on.
 
 pub fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
-/// [`is_space`] of an ASCII byte.
-pub fn is_ascii_space(b: u8) -> bool {
+/// [`is_space`] of an ASCII byte: \t \n \v \f \r, the separators 0x1c-0x1f and space.
+pub const fn is_ascii_space(b: u8) -> bool {
     matches!(b, b'\t'..=b'\r' | 0x1c..=0x20)
 }
 
