@@ -507,19 +507,101 @@ impl Scratch {
     }
 }
 
-/// Words to ids 0, 1, 2 ... in order of appearance: an open-addressing table at most half
-/// full. A word's first 16 bytes and its length are its key; the bytes past 16 of long words are
-/// kept apart and compared too.
-///
-/// Each segment starts over in the first [`FIRST_SLOTS`] slots (the table is used 2^(64 -
-/// shift) slots at a time), so a long segment that grew the table once does not spread the
-/// next short ones over memory that is not in the cache.
+/// An open-addressing table of which each segment uses the first 2^(64 - `shift`) slots, as
+/// many as it needs: a long segment that grew the table once does not spread the next short
+/// ones over memory that is not in the cache. Emptied slot by slot (the filled ones are listed),
+/// probed linearly; the caller hashes, and says which slot holds its key.
+#[derive(Debug)]
+struct SegmentTable<S> {
+    slots: Vec<S>,
+    /// The filled slots, in the order they were filled.
+    filled: Vec<u32>,
+    shift: u32,
+}
+
+impl<S> Default for SegmentTable<S> {
+    fn default() -> Self {
+        SegmentTable {
+            slots: Vec::new(),
+            filled: Vec::new(),
+            shift: 64,
+        }
+    }
+}
+
+/// What a [`SegmentTable`] holds.
+trait Slot: Copy {
+    const EMPTY: Self;
+    fn is_empty(&self) -> bool;
+}
+
+impl<S: Slot> SegmentTable<S> {
+    /// Empty, with `wanted` slots (a power of two) in use. A table grown past four times that
+    /// and past 2^16 slots by a long segment is given back.
+    fn reset(&mut self, wanted: usize) {
+        for &at in &self.filled {
+            self.slots[at as usize] = S::EMPTY;
+        }
+        self.filled.clear();
+        if self.slots.len() > (4 * wanted).max(1 << 16) {
+            self.slots = Vec::new();
+        }
+        self.slots.resize(self.slots.len().max(wanted), S::EMPTY);
+        self.shift = 64 - wanted.trailing_zeros();
+    }
+
+    fn len(&self) -> usize {
+        self.filled.len()
+    }
+
+    /// The slot holding the key `is_key` looks for, or the empty slot where it would go.
+    #[inline(always)]
+    fn find(&self, hash: u64, is_key: impl Fn(&S) -> bool) -> Result<usize, usize> {
+        let mask = (1 << (64 - self.shift)) - 1;
+        let mut at = (hash >> self.shift) as usize;
+        loop {
+            let slot = &self.slots[at];
+            if slot.is_empty() {
+                return Err(at);
+            }
+            if is_key(slot) {
+                return Ok(at);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    fn fill(&mut self, at: usize, slot: S) {
+        self.slots[at] = slot;
+        self.filled.push(at as u32);
+    }
+
+    /// Use twice as many slots, moving the filled ones to their new places (the filled list
+    /// keeps its order).
+    fn double(&mut self, hash: impl Fn(&S) -> u64) {
+        let moved: Vec<S> = self
+            .filled
+            .iter()
+            .map(|&at| std::mem::replace(&mut self.slots[at as usize], S::EMPTY))
+            .collect();
+        self.shift -= 1;
+        let slots = 1 << (64 - self.shift);
+        self.slots.resize(self.slots.len().max(slots), S::EMPTY);
+        for (i, slot) in moved.into_iter().enumerate() {
+            let free = self.find(hash(&slot), |_| false).unwrap_err();
+            self.slots[free] = slot;
+            self.filled[i] = free as u32;
+        }
+    }
+}
+
+/// Words to ids 0, 1, 2 ... in order of appearance, in a [`SegmentTable`] at most half full.
+/// A word's first 16 bytes and its length are its key; the bytes past 16 of long words are kept
+/// apart and compared too.
 #[derive(Debug, Default)]
 struct SegmentVocabulary {
-    slots: Vec<WordSlot>,
-    filled: Vec<u32>,
+    table: SegmentTable<WordSlot>,
     tails: Vec<u8>,
-    shift: u32,
 }
 
 /// Slots a segment's vocabulary starts with: 128 words.
@@ -529,88 +611,58 @@ const FIRST_SLOTS: usize = 256;
 struct WordSlot {
     head: u128,
     len: u32,
-    /// [`EMPTY`] in an empty slot.
+    /// `u32::MAX` in an empty slot.
     id: u32,
     /// Where the bytes past 16 start in `tails`.
     tail: u32,
 }
 
-const EMPTY: WordSlot = WordSlot {
-    head: 0,
-    len: 0,
-    id: u32::MAX,
-    tail: 0,
-};
+impl Slot for WordSlot {
+    const EMPTY: Self = WordSlot {
+        head: 0,
+        len: 0,
+        id: u32::MAX,
+        tail: 0,
+    };
+    fn is_empty(&self) -> bool {
+        self.id == u32::MAX
+    }
+}
 
 impl SegmentVocabulary {
     fn clear(&mut self) {
-        for &slot in &self.filled {
-            self.slots[slot as usize] = EMPTY;
-        }
-        self.filled.clear();
+        self.table.reset(FIRST_SLOTS);
         self.tails.clear();
-        if self.slots.len() > 1 << 16 {
-            // A long segment's table is given back.
-            self.slots = Vec::new();
-        }
-        self.slots.resize(self.slots.len().max(FIRST_SLOTS), EMPTY);
-        self.shift = 64 - FIRST_SLOTS.trailing_zeros();
     }
 
     fn len(&self) -> usize {
-        self.filled.len()
-    }
-
-    /// Use twice as many slots, moving the words to their new places.
-    fn grow(&mut self) {
-        let slots = 2 << (64 - self.shift);
-        let words: Vec<WordSlot> = self
-            .filled
-            .iter()
-            .map(|&at| std::mem::replace(&mut self.slots[at as usize], EMPTY))
-            .collect();
-        self.slots.resize(self.slots.len().max(slots), EMPTY);
-        self.shift -= 1;
-        for (word, slot) in words.into_iter().zip(&mut self.filled) {
-            let mut at = first_slot(word.head, word.len, self.shift);
-            while self.slots[at].id != EMPTY.id {
-                at = (at + 1) & (slots - 1);
-            }
-            self.slots[at] = word;
-            *slot = at as u32;
-        }
+        self.table.len()
     }
 
     fn intern(&mut self, word: &[u8]) -> u32 {
         let head = word_head(word);
         let len = word.len() as u32;
         let tail = word.get(16..).unwrap_or_default();
-        let mask = (1 << (64 - self.shift)) - 1;
-        let mut at = first_slot(head, len, self.shift);
-        loop {
-            let slot = &self.slots[at];
-            if slot.id == EMPTY.id {
-                break;
-            }
-            if slot.head == head
+        let found = self.table.find(word_hash(head, len), |slot| {
+            slot.head == head
                 && slot.len == len
                 && (tail.is_empty() || &self.tails[slot.tail as usize..][..tail.len()] == tail)
-            {
-                return slot.id;
-            }
-            at = (at + 1) & mask;
-        }
-        let id = self.filled.len() as u32;
-        self.slots[at] = WordSlot {
+        });
+        let at = match found {
+            Ok(at) => return self.table.slots[at].id,
+            Err(at) => at,
+        };
+        let id = self.table.len() as u32;
+        let slot = WordSlot {
             head,
             len,
             id,
             tail: self.tails.len() as u32,
         };
+        self.table.fill(at, slot);
         self.tails.extend_from_slice(tail);
-        self.filled.push(at as u32);
-        if 2 * self.filled.len() > 1 << (64 - self.shift) {
-            self.grow();
+        if 2 * self.table.len() > 1 << (64 - self.table.shift) {
+            self.table.double(|slot| word_hash(slot.head, slot.len));
         }
         id
     }
@@ -635,88 +687,88 @@ fn word_head(word: &[u8]) -> u128 {
     u128::from(low) | u128::from(high) << 64
 }
 
-/// Where a word's probe starts: its head and length mixed, the top bits of the product.
-fn first_slot(head: u128, len: u32, shift: u32) -> usize {
+/// A word's hash: its head and length mixed, the two halves of the product folded.
+fn word_hash(head: u128, len: u32) -> u64 {
     let mixed = (head as u64) ^ ((head >> 64) as u64).rotate_left(29) ^ u64::from(len) << 58;
     let product = u128::from(mixed) * 0x9e37_79b9_7f4a_7c15_u128;
-    ((product as u64 ^ (product >> 64) as u64) >> shift) as usize
+    product as u64 ^ (product >> 64) as u64
 }
 
 /// The n-grams of a segment's references, packed ([`packed_ngrams`]), with how often each
-/// occurs in the reference that has it most: an open-addressing table of which each segment
-/// uses the first 2^(64 - shift) slots, as many as it needs (so that they stay in the cache),
-/// emptied slot by slot.
+/// occurs in the reference that has it most, in a [`SegmentTable`] at most half full.
 #[derive(Debug, Default)]
 struct ReferenceNgrams {
-    /// 0 marks an empty slot (a packed n-gram is never 0).
-    keys: Vec<u64>,
+    table: SegmentTable<NgramSlot>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct NgramSlot {
+    /// 0 in an empty slot (a packed n-gram is never 0).
+    ngram: u64,
     /// The most occurrences in one reference, then taken one by one by the hypothesis.
-    most: Vec<u32>,
-    /// Occurrences in the reference counted now, and which reference that is.
-    here: Vec<(u32, u32)>,
-    filled: Vec<u32>,
-    shift: u32,
+    most: u32,
+    /// Occurrences in `reference`, the reference counted now.
+    here: u32,
+    reference: u32,
+}
+
+impl Slot for NgramSlot {
+    const EMPTY: Self = NgramSlot {
+        ngram: 0,
+        most: 0,
+        here: 0,
+        reference: 0,
+    };
+    fn is_empty(&self) -> bool {
+        self.ngram == 0
+    }
 }
 
 impl ReferenceNgrams {
-    /// Empty, with room for `ngrams` n-grams at most half full (a long segment's table given
-    /// back).
+    /// Empty, with room for `ngrams` n-grams.
     fn reset(&mut self, ngrams: usize) {
-        for &slot in &self.filled {
-            self.keys[slot as usize] = 0;
-        }
-        self.filled.clear();
         let slots = (2 * ngrams).next_power_of_two().max(64);
-        if slots > self.keys.len() || slots.max(1 << 16) < self.keys.len() / 4 {
-            self.keys = vec![0; slots];
-            self.most = vec![0; slots];
-            self.here = vec![(0, 0); slots];
-        }
-        self.shift = 64 - slots.trailing_zeros();
+        self.table.reset(slots);
     }
 
     fn slot(&self, ngram: u64) -> Result<usize, usize> {
-        let mask = (1 << (64 - self.shift)) - 1;
-        let mut slot = (ngram.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
-        loop {
-            match self.keys[slot] {
-                0 => return Err(slot),
-                key if key == ngram => return Ok(slot),
-                _ => slot = (slot + 1) & mask,
-            }
-        }
+        let hash = ngram.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.table.find(hash, |slot| slot.ngram == ngram)
     }
 
     fn add(&mut self, ngram: u64, reference: u32) {
-        let slot = match self.slot(ngram) {
-            Ok(slot) => slot,
-            Err(slot) => {
-                self.keys[slot] = ngram;
-                self.most[slot] = 0;
-                self.here[slot] = (0, reference);
-                self.filled.push(slot as u32);
-                slot
+        let at = match self.slot(ngram) {
+            Ok(at) => at,
+            Err(at) => {
+                let slot = NgramSlot {
+                    ngram,
+                    reference,
+                    ..NgramSlot::EMPTY
+                };
+                self.table.fill(at, slot);
+                at
             }
         };
+        let slot = &mut self.table.slots[at];
         if reference == 0 {
             // The first reference's count is its most so far.
-            self.most[slot] += 1;
+            slot.most += 1;
             return;
         }
-        let here = &mut self.here[slot];
-        if here.1 != reference {
-            *here = (0, reference);
+        if slot.reference != reference {
+            (slot.here, slot.reference) = (0, reference);
         }
-        here.0 += 1;
-        self.most[slot] = self.most[slot].max(here.0);
+        slot.here += 1;
+        slot.most = slot.most.max(slot.here);
     }
 
     /// Take one of the references' occurrences of `ngram`: `None` when no reference has it,
     /// else whether one was left.
     fn take(&mut self, ngram: u64) -> Option<bool> {
-        let slot = self.slot(ngram).ok()?;
-        let left = self.most[slot] > 0;
-        self.most[slot] -= u32::from(left);
+        let at = self.slot(ngram).ok()?;
+        let most = &mut self.table.slots[at].most;
+        let left = *most > 0;
+        *most -= u32::from(left);
         Some(left)
     }
 }
