@@ -554,10 +554,15 @@ impl<S: Slot> SegmentTable<S> {
         self.filled.len()
     }
 
+    /// The slots this segment uses.
+    fn in_use(&self) -> usize {
+        1 << (64 - self.shift)
+    }
+
     /// The slot holding the key `is_key` looks for, or the empty slot where it would go.
     #[inline(always)]
     fn find(&self, hash: u64, is_key: impl Fn(&S) -> bool) -> Result<usize, usize> {
-        let mask = (1 << (64 - self.shift)) - 1;
+        let mask = self.in_use() - 1;
         let mut at = (hash >> self.shift) as usize;
         loop {
             let slot = &self.slots[at];
@@ -585,8 +590,8 @@ impl<S: Slot> SegmentTable<S> {
             .map(|&at| std::mem::replace(&mut self.slots[at as usize], S::EMPTY))
             .collect();
         self.shift -= 1;
-        let slots = 1 << (64 - self.shift);
-        self.slots.resize(self.slots.len().max(slots), S::EMPTY);
+        self.slots
+            .resize(self.slots.len().max(self.in_use()), S::EMPTY);
         for (i, slot) in moved.into_iter().enumerate() {
             let free = self.find(hash(&slot), |_| false).unwrap_err();
             self.slots[free] = slot;
@@ -661,7 +666,7 @@ impl SegmentVocabulary {
         };
         self.table.fill(at, slot);
         self.tails.extend_from_slice(tail);
-        if 2 * self.table.len() > 1 << (64 - self.table.shift) {
+        if 2 * self.table.len() > self.table.in_use() {
             self.table.double(|slot| word_hash(slot.head, slot.len));
         }
         id

@@ -2,6 +2,7 @@
 //! those of the Python tools (lepod-score.py, sacrebleu) byte for byte: Rust's `char::is_whitespace`
 //! and U+001C..U+001F, the information separators, which Python also splits on.
 
+/// Whether Python's `str.split()` splits at `c`.
 pub fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
