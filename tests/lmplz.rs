@@ -67,6 +67,73 @@ fn writes_what_lmplz_writes() {
 }
 
 #[test]
+fn any_memory_limit_gives_the_same_model() {
+    // -S 1b puts every word in a share of its own, so every n-gram's context, suffix and
+    // back-off come from other shares through spilled lists; 300K mixes shares of many words.
+    for limit in ["1b", "300K"] {
+        for (name, input, flags) in cases() {
+            let input = root().join(input);
+            let mut args = vec!["lmplz", "-S", limit, "--text", path_str(&input)];
+            args.extend(flags.split_whitespace());
+            check(&name, &ok(&args));
+        }
+    }
+    // The Parquet form under its --memory-limit (MiB), spilling where --temp-dir says.
+    let dir = TempDir::new().unwrap();
+    let pairs = dir.path().join("pairs.parquet");
+    let text = root().join("tests/data/wmt23/he-en.ref.refA.en");
+    import_text(&text, &text, &pairs);
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    let out = crate::common::pairmetrics(&[
+        "lm",
+        "estimate",
+        "--input",
+        path_str(&pairs),
+        "--column",
+        "tgt",
+        "-o",
+        "5",
+        "--discount-fallback",
+        "--memory-limit",
+        "1",
+        "--temp-dir",
+        path_str(&scratch),
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    check("he-en-5-fallback", &crate::common::stdout(&out));
+    assert!(said.contains("Estimated within 1.0 MiB in "), "{said}");
+    // The scratch directory goes with the estimate.
+    assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
+}
+
+#[test]
+fn reads_memory_sizes_as_lmplz_does() {
+    let toy = data().join("toy.txt");
+    for size in ["1G", "512M", "2048", "0.5G", "10%", "100b"] {
+        let printed = ok(&[
+            "lmplz",
+            "-o",
+            "3",
+            "--discount_fallback",
+            "-S",
+            size,
+            "--text",
+            path_str(&toy),
+        ]);
+        check("toy", &printed);
+    }
+    for (size, says) in [
+        ("12Q", "the suffixes are"),
+        ("G", "not a memory size"),
+        ("0b", "at least one byte"),
+    ] {
+        let said = err(&["lmplz", "-o", "3", "-S", size, "--text", path_str(&toy)]);
+        assert!(said.contains(says), "{size}: {said}");
+    }
+}
+
+#[test]
 fn reads_stdin_and_writes_arpa_files() {
     let dir = TempDir::new().unwrap();
     let arpa = dir.path().join("toy.arpa");

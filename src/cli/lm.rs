@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use pairmetrics::pipeline::lm_estimate;
+use pairmetrics::pipeline::lm_estimate::{self, Memory};
 
 use super::Stdout;
-use super::lmplz::estimator_options;
+use super::lmplz::{estimator_options, parse_size};
 
 /// Language models.
 #[derive(clap::Args)]
@@ -23,8 +23,8 @@ enum Command {
     ///
     /// The sentences are a Parquet file or directory's column (tokens, or text split on
     /// whitespace), rows in file order, or a text file of one tokenised sentence per line. Each
-    /// is padded with <s> and closed by </s>; a NULL sentence is an empty one. The corpus and
-    /// its n-grams are held in memory.
+    /// is padded with <s> and closed by </s>; a NULL sentence is an empty one. The n-grams are
+    /// estimated within --memory-limit, spilling the rest to a scratch directory.
     Estimate {
         /// The sentences: a Parquet file or directory, or a text file.
         #[arg(long)]
@@ -49,6 +49,13 @@ enum Command {
         /// Read <s>, </s> and <unk> in the sentences as absent instead of refusing them.
         #[arg(long)]
         skip_symbols: bool,
+        /// Memory for the corpus and its n-grams in MiB (default: 80% of physical memory, as
+        /// lmplz's -S); beyond it they spill to --temp-dir. The vocabulary is held besides.
+        #[arg(long, value_name = "MIB", value_parser = super::args::at_least_one)]
+        memory_limit: Option<usize>,
+        /// Where the scratch directory is made (default: the system's temporary directory).
+        #[arg(long, value_name = "DIR")]
+        temp_dir: Option<PathBuf>,
     },
 }
 
@@ -63,6 +70,8 @@ impl Args {
                 discount_fallback,
                 no_interpolate_unigrams,
                 skip_symbols,
+                memory_limit,
+                temp_dir,
             } => {
                 let options = estimator_options(
                     order,
@@ -70,10 +79,18 @@ impl Args {
                     !no_interpolate_unigrams,
                     skip_symbols,
                 )?;
+                let memory = Memory {
+                    limit: Some(match memory_limit {
+                        Some(mib) => mib << 20,
+                        None => parse_size("80%")?,
+                    }),
+                    temp_dir,
+                };
                 let corpus =
-                    lm_estimate::read_sentences(&input, &column, options.special_words).await?;
+                    lm_estimate::read_sentences(&input, &column, options.special_words, &memory)
+                        .await?;
                 let log = &mut std::io::stderr().lock();
-                let model = lm_estimate::estimate(&corpus, &options, log)?;
+                let model = lm_estimate::estimate(corpus, &options, log)?;
                 lm_estimate::write(&model, out.as_deref(), stdout)
             }
         }

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use pairmetrics::formats::input;
 use pairmetrics::metrics::kneser_ney::{Options, SpecialWords};
-use pairmetrics::pipeline::lm_estimate;
+use pairmetrics::pipeline::lm_estimate::{self, Memory};
 
 use super::Stdout;
 
@@ -14,9 +14,10 @@ use super::Stdout;
 /// `pairmetrics lmplz -o N < TEXT > ARPA` estimates an interpolated modified Kneser-Ney model
 /// of order N exactly as lmplz (unpruned, without --renumber) does: the same n-grams in the
 /// same order, the same single-precision values printed the same way. The text is one sentence
-/// per line, words separated by spaces or tabs (plain, gzip or zstd with --text). lmplz's
-/// memory and sort flags (-S, -T, --minimum_block, ...) are accepted and have no effect: this
-/// estimator holds the corpus and its n-grams in memory (`lm estimate` is the Parquet form).
+/// per line, words separated by spaces or tabs (plain, gzip or zstd with --text). As lmplz's,
+/// the estimate stays within -S (80% of physical memory by default), spilling the rest to a
+/// scratch directory where -T says; lmplz's block flags (--minimum_block, ...) are accepted and
+/// have no effect (`lm estimate` is the Parquet form).
 /// Not here yet: --prune, --limit_vocab_file, --collapse_values, --intermediate, --renumber,
 /// --verbose_header. See docs/guide/language-models.md.
 #[derive(clap::Args)]
@@ -46,10 +47,14 @@ pub struct Args {
     /// Write the ARPA to this file (atomically) instead of stdout.
     #[arg(long = "arpa", value_name = "FILE")]
     arpa: Option<PathBuf>,
-    /// Accepted for lmplz's scripts; no effect.
-    #[arg(short = 'S', long = "memory", value_name = "SIZE")]
-    memory: Option<String>,
-    /// Accepted for lmplz's scripts; no effect.
+    /// Memory for the corpus and its n-grams, as lmplz reads it: a number with a suffix b, K,
+    /// M, G or T (K without one), or a percentage of physical memory. The vocabulary is held
+    /// besides.
+    #[arg(short = 'S', long = "memory", value_name = "SIZE", default_value = "80%",
+          value_parser = parse_size)]
+    memory: usize,
+    /// Where spilled data goes: the scratch directory is made in PREFIX if it is a directory
+    /// or ends in /, else next to it (default: the system's temporary directory).
     #[arg(short = 'T', long = "temp_prefix", value_name = "PREFIX")]
     temp_prefix: Option<String>,
     /// Accepted for lmplz's scripts; no effect.
@@ -90,6 +95,71 @@ fn boolean(value: &str) -> Result<bool, String> {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" => Ok(false),
         _ => Err(format!("`{value}` is not a boolean (1 or 0)")),
+    }
+}
+
+/// A memory size as lmplz's -S reads it (KenLM's `util::ParseSize`): a number, then nothing
+/// (KiB), b, K, M, G, T, P or E (powers of 1024), or % of physical memory.
+pub fn parse_size(text: &str) -> Result<usize> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| {
+        anyhow!("`{text}` is not a memory size: a number, then a suffix b, K, M, G, T or %")
+    })?;
+    let bytes = match suffix.trim() {
+        "%" => {
+            let physical = physical_memory().ok_or_else(|| {
+                anyhow!("`{text}`: the physical memory size is unknown here; give a size")
+            })?;
+            value * physical as f64 / 100.0
+        }
+        "" => value * 1024.0,
+        unit => {
+            let power = match unit {
+                "b" => 0,
+                "k" | "K" => 1,
+                "M" => 2,
+                "G" => 3,
+                "T" => 4,
+                "P" => 5,
+                "E" => 6,
+                _ => bail!(
+                    "`{text}` is not a memory size: the suffixes are b, K, M, G, T, P, E and %"
+                ),
+            };
+            value * 1024f64.powi(power)
+        }
+    };
+    if bytes < 1.0 {
+        bail!("`{text}`: the memory size must be at least one byte");
+    }
+    Ok(bytes.min(usize::MAX as f64) as usize)
+}
+
+/// Bytes of physical memory.
+fn physical_memory() -> Option<u64> {
+    // SAFETY: sysconf reads system constants and has no preconditions.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    (pages > 0 && size > 0).then(|| pages as u64 * size as u64)
+}
+
+/// The scratch directory's parent from lmplz's -T, a prefix of its temporary files' names.
+fn temp_dir(prefix: &str) -> PathBuf {
+    let path = PathBuf::from(prefix);
+    if prefix.ends_with('/') || path.is_dir() {
+        return path;
+    }
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }
 
@@ -160,18 +230,22 @@ impl Args {
                 self.skip_symbols,
             )?
         };
+        let memory = Memory {
+            limit: Some(self.memory),
+            temp_dir: self.temp_prefix.as_deref().map(temp_dir),
+        };
+        let special = options.special_words;
         let corpus = match &self.text {
             Some(path) => lm_estimate::read_text(
                 input::open(path)?,
                 &path.display().to_string(),
-                options.special_words,
+                special,
+                &memory,
             )?,
-            None => {
-                lm_estimate::read_text(std::io::stdin().lock(), "stdin", options.special_words)?
-            }
+            None => lm_estimate::read_text(std::io::stdin().lock(), "stdin", special, &memory)?,
         };
         let log = &mut std::io::stderr().lock();
-        let model = lm_estimate::estimate(&corpus, &options, log)?;
+        let model = lm_estimate::estimate(corpus, &options, log)?;
         lm_estimate::write(&model, self.arpa.as_deref(), stdout)
     }
 }

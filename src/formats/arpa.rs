@@ -15,14 +15,13 @@
 //! \end\
 //! ```
 //!
-//! Fields are separated by tabs or spaces. Every error names the file and the line. [`write`]
+//! Fields are separated by tabs or spaces. Every error names the file and the line. [`Writer`]
 //! writes an estimated model as lmplz does.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
 
 use super::input::{self, InputError, Lines};
-use crate::metrics::kneser_ney::Model;
 use crate::metrics::ngram::{NgramModel, NgramModelBuilder};
 
 /// Read an ARPA file (plain, gzip or zstd).
@@ -190,37 +189,59 @@ fn check_count(counts: &[u64], order: usize, seen: u64) -> Result<(), String> {
     }
 }
 
-/// Write `model` as lmplz writes ARPA: the counts, then each order's n-grams in the model's
-/// order, `log10 p<TAB>words[<TAB>back-off]`, numbers as lmplz prints floats ([`shortest`]).
-pub fn write(model: &Model, out: &mut dyn Write) -> std::io::Result<()> {
-    let mut text = String::with_capacity(1 << 16);
-    text.push_str("\\data\\\n");
-    for (n, grams) in model.orders.iter().enumerate() {
-        text.push_str(&format!("ngram {}={}\n", n + 1, grams.len()));
-    }
-    for (n, grams) in (1..).zip(&model.orders) {
-        text.push_str(&format!("\n\\{n}-grams:\n"));
-        for i in 0..grams.len() {
-            shortest(grams.log10_prob[i], &mut text);
-            let mut separator = '\t';
-            for word in model.words(n, i) {
-                text.push(separator);
-                text.push_str(model.vocabulary.word(word));
-                separator = ' ';
-            }
-            if n < model.order() {
-                text.push('\t');
-                shortest(grams.log10_backoff[i], &mut text);
-            }
-            text.push('\n');
-            if text.len() > 1 << 16 {
-                out.write_all(text.as_bytes())?;
-                text.clear();
-            }
+/// Writes a model as lmplz writes ARPA: the counts, then each order's n-grams,
+/// `log10 p<TAB>words[<TAB>back-off]`, numbers as lmplz prints floats ([`shortest`]).
+pub struct Writer<'a> {
+    out: &'a mut dyn Write,
+    text: String,
+}
+
+impl<'a> Writer<'a> {
+    /// Start with the header: `counts[n - 1]` n-grams of each order n.
+    pub fn new(out: &'a mut dyn Write, counts: &[u64]) -> Writer<'a> {
+        let mut text = String::with_capacity(1 << 17);
+        text.push_str("\\data\\\n");
+        for (n, count) in (1..).zip(counts) {
+            text.push_str(&format!("ngram {n}={count}\n"));
         }
+        Writer { out, text }
     }
-    text.push_str("\n\\end\\\n");
-    out.write_all(text.as_bytes())
+
+    /// Start the n-grams of order `n`.
+    pub fn section(&mut self, n: usize) {
+        self.text.push_str(&format!("\n\\{n}-grams:\n"));
+    }
+
+    pub fn gram<'w>(
+        &mut self,
+        log10_prob: f32,
+        words: impl Iterator<Item = &'w str>,
+        log10_backoff: Option<f32>,
+    ) -> std::io::Result<()> {
+        let text = &mut self.text;
+        shortest(log10_prob, text);
+        let mut separator = '\t';
+        for word in words {
+            text.push(separator);
+            text.push_str(word);
+            separator = ' ';
+        }
+        if let Some(backoff) = log10_backoff {
+            text.push('\t');
+            shortest(backoff, text);
+        }
+        text.push('\n');
+        if text.len() > 1 << 16 {
+            self.out.write_all(text.as_bytes())?;
+            text.clear();
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.text.push_str("\n\\end\\\n");
+        self.out.write_all(self.text.as_bytes())
+    }
 }
 
 /// `x` as KenLM prints a float (double-conversion's shortest single-precision digits): plain
@@ -234,23 +255,37 @@ pub fn shortest(x: f32, to: &mut String) {
         });
         return;
     }
-    let scientific = format!("{x:e}");
-    let (mantissa, exponent) = scientific.split_once('e').expect("{:e} writes an exponent");
+    // Rust's shortest digits, `d.ddde-N`, written on the stack (this runs for every number of
+    // a model of millions of n-grams).
+    let mut scientific = StackText::default();
+    std::fmt::Write::write_fmt(&mut scientific, format_args!("{:e}", x.abs()))
+        .expect("an f32 fits 32 bytes");
+    let (mantissa, exponent) = scientific
+        .as_str()
+        .split_once('e')
+        .expect("{:e} writes an exponent");
     let exponent: i32 = exponent.parse().expect("an integer exponent");
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|&c| c != '.').collect();
-    let digits = even_on_tie(x, digits, exponent);
-    to.push_str(sign);
+    let mut digits = StackText::default();
+    for &b in mantissa.as_bytes().iter().filter(|&&b| b != b'.') {
+        digits.push(b);
+    }
+    if is_tie(x, digits.as_str(), exponent) && digits.last() % 2 == 1 {
+        // Two shortest decimals equally near x: double-conversion takes the even one, Rust
+        // the upper one.
+        digits.decrement_last();
+    }
+    let digits = digits.as_str();
+    if x.is_sign_negative() {
+        to.push('-');
+    }
     if !(-6..21).contains(&exponent) {
         to.push_str(&digits[..1]);
         if digits.len() > 1 {
             to.push('.');
             to.push_str(&digits[1..]);
         }
-        to.push_str(&format!("e{exponent}"));
+        to.push('e');
+        to.push_str(itoa::Buffer::new().format(exponent));
         return;
     }
     // Where the decimal point falls in the digits.
@@ -258,9 +293,9 @@ pub fn shortest(x: f32, to: &mut String) {
     if point <= 0 {
         to.push_str("0.");
         to.extend(std::iter::repeat_n('0', (-point) as usize));
-        to.push_str(&digits);
+        to.push_str(digits);
     } else if point as usize >= digits.len() {
-        to.push_str(&digits);
+        to.push_str(digits);
         to.extend(std::iter::repeat_n('0', point as usize - digits.len()));
     } else {
         to.push_str(&digits[..point as usize]);
@@ -269,51 +304,171 @@ pub fn shortest(x: f32, to: &mut String) {
     }
 }
 
-/// The shortest digits with a tie broken as double-conversion breaks it. When `x` lies exactly
-/// halfway between the two shortest decimals that read back as it (1.89453125 between 1.8945312
-/// and 1.8945313), double-conversion takes the one with an even last digit; Rust's shortest form
-/// takes the upper one.
-fn even_on_tie(x: f32, digits: String, exponent: i32) -> String {
-    // A tie needs the decimal one below in the last digit to read back as `x` too: checked
-    // first, as the exact expansion below costs a hundred times more.
+/// Whether |x| lies exactly halfway between `digits` × 10^q (q = `exponent` − the number of
+/// digits + 1) and the decimal one below it in the last digit, and that one reads back as `x`
+/// too.
+fn is_tie(x: f32, digits: &str, exponent: i32) -> bool {
     let k = digits.len();
-    let last = digits.as_bytes()[k - 1];
-    if last == b'0' {
-        return digits;
+    let d: u64 = digits.parse().expect("digits");
+    // The one below must have as many digits (its last is not a 0 borrowing from the rest).
+    if d % 10 == 0 || (k == 1 && d == 1) {
+        return false;
     }
-    let below = format!(
-        "0.{}{}e{}",
-        &digits[..k - 1],
-        (last - 1) as char,
-        exponent + 1
-    );
-    if below.parse::<f32>() != Ok(x.abs()) {
-        return digits;
+    // |x| = m 2^e exactly, and the midpoint is (2d - 1) 10^q / 2: equal when m 2^(e+1) =
+    // (2d - 1) 2^q 5^q, that is when their powers of 2 and their odd parts are equal.
+    let bits = x.abs().to_bits();
+    let (m, e) = match bits >> 23 {
+        0 => (bits & 0x7f_ffff, -149),
+        biased => (bits & 0x7f_ffff | 1 << 23, biased as i32 - 150),
+    };
+    if m == 0 {
+        return false;
     }
-    // An f32 is exact in an f64, and its decimal expansion ends within 150 digits.
-    let exact = format!("{:.150e}", (x as f64).abs());
-    let (mantissa, exact_exponent) = exact.split_once('e').expect("{:e} writes an exponent");
-    if exact_exponent.parse::<i32>() != Ok(exponent) {
-        return digits;
+    let q = exponent - (k as i32 - 1);
+    if m.trailing_zeros() as i32 + e + 1 != q {
+        return false;
     }
-    let exact: String = mantissa.chars().filter(|&c| c != '.').collect();
-    let exact = exact.trim_end_matches('0');
-    if exact.len() != k + 1 || !exact.ends_with('5') {
-        return digits;
+    let odd = (m >> m.trailing_zeros()) as u128;
+    let five = |power: i32| 5u128.checked_pow(power.unsigned_abs());
+    let equal = match q {
+        0.. => five(q).and_then(|p| p.checked_mul(2 * d as u128 - 1)) == Some(odd),
+        _ => five(q).and_then(|p| p.checked_mul(odd)) == Some(2 * d as u128 - 1),
+    };
+    // Rare: read the one below back only then.
+    equal && {
+        let below = format!("{}e{q}", d - 1);
+        below.parse::<f32>() == Ok(x.abs())
     }
-    let mut below = exact.as_bytes()[..k].to_vec();
-    match below[k - 1] - b'0' {
-        even if even % 2 == 0 => {}
-        9 => return digits,
-        _ => below[k - 1] += 1,
+}
+
+/// A few ASCII bytes on the stack.
+#[derive(Default)]
+struct StackText {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl StackText {
+    fn push(&mut self, b: u8) {
+        self.bytes[self.len] = b;
+        self.len += 1;
     }
-    String::from_utf8(below).expect("digits")
+
+    fn last(&self) -> u8 {
+        self.bytes[self.len - 1] - b'0'
+    }
+
+    fn decrement_last(&mut self) {
+        self.bytes[self.len - 1] -= 1;
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).expect("ASCII")
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.bytes.len() {
+            return Err(std::fmt::Error);
+        }
+        self.bytes[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::formats::input::from_str;
+
+    /// [`shortest`] as first written: ties found by the exact decimal expansion of `x`.
+    fn shortest_by_expansion(x: f32, to: &mut String) {
+        if !x.is_finite() {
+            to.push_str(match x {
+                f32::INFINITY => "inf",
+                f32::NEG_INFINITY => "-inf",
+                _ => "NaN",
+            });
+            return;
+        }
+        let scientific = format!("{x:e}");
+        let (mantissa, exponent) = scientific.split_once('e').expect("{:e} writes an exponent");
+        let exponent: i32 = exponent.parse().expect("an integer exponent");
+        let (sign, mantissa) = match mantissa.strip_prefix('-') {
+            Some(m) => ("-", m),
+            None => ("", mantissa),
+        };
+        let digits: String = mantissa.chars().filter(|&c| c != '.').collect();
+        let digits = even_on_tie(x, digits, exponent);
+        to.push_str(sign);
+        if !(-6..21).contains(&exponent) {
+            to.push_str(&digits[..1]);
+            if digits.len() > 1 {
+                to.push('.');
+                to.push_str(&digits[1..]);
+            }
+            to.push_str(&format!("e{exponent}"));
+            return;
+        }
+        // Where the decimal point falls in the digits.
+        let point = exponent + 1;
+        if point <= 0 {
+            to.push_str("0.");
+            to.extend(std::iter::repeat_n('0', (-point) as usize));
+            to.push_str(&digits);
+        } else if point as usize >= digits.len() {
+            to.push_str(&digits);
+            to.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+        } else {
+            to.push_str(&digits[..point as usize]);
+            to.push('.');
+            to.push_str(&digits[point as usize..]);
+        }
+    }
+
+    /// The shortest digits with a tie broken as double-conversion breaks it. When `x` lies exactly
+    /// halfway between the two shortest decimals that read back as it (1.89453125 between 1.8945312
+    /// and 1.8945313), double-conversion takes the one with an even last digit; Rust's shortest form
+    /// takes the upper one.
+    fn even_on_tie(x: f32, digits: String, exponent: i32) -> String {
+        // A tie needs the decimal one below in the last digit to read back as `x` too: checked
+        // first, as the exact expansion below costs a hundred times more.
+        let k = digits.len();
+        let last = digits.as_bytes()[k - 1];
+        if last == b'0' {
+            return digits;
+        }
+        let below = format!(
+            "0.{}{}e{}",
+            &digits[..k - 1],
+            (last - 1) as char,
+            exponent + 1
+        );
+        if below.parse::<f32>() != Ok(x.abs()) {
+            return digits;
+        }
+        // An f32 is exact in an f64, and its decimal expansion ends within 150 digits.
+        let exact = format!("{:.150e}", (x as f64).abs());
+        let (mantissa, exact_exponent) = exact.split_once('e').expect("{:e} writes an exponent");
+        if exact_exponent.parse::<i32>() != Ok(exponent) {
+            return digits;
+        }
+        let exact: String = mantissa.chars().filter(|&c| c != '.').collect();
+        let exact = exact.trim_end_matches('0');
+        if exact.len() != k + 1 || !exact.ends_with('5') {
+            return digits;
+        }
+        let mut below = exact.as_bytes()[..k].to_vec();
+        match below[k - 1] - b'0' {
+            even if even % 2 == 0 => {}
+            9 => return digits,
+            _ => below[k - 1] += 1,
+        }
+        String::from_utf8(below).expect("digits")
+    }
 
     const MODEL: &str = "\\data\\\nngram 1=4\nngram 2=2\n\n\\1-grams:\n-99\t<s>\t-0.5\n-1.0\t</s>\n-0.6\ta\t-0.3\n-0.8 b -0.2\n\n\\2-grams:\n-0.1\t<s> a\n-0.2\ta b\n\n\\end\\\n";
 
@@ -342,6 +497,34 @@ mod tests {
             shortest(x, &mut text);
             assert_eq!(text, printed, "{x:e}");
         }
+    }
+
+    #[test]
+    fn ties_found_without_the_decimal_expansion() {
+        // Random floats, and dyadic ones (few bits, exact decimals: where ties are), printed by
+        // the exact expansion and by the integer test.
+        let mut random = crate::metrics::random::SplitMix64::new(11);
+        let mut ties = 0;
+        let mut check = |x: f32| {
+            let (mut fast, mut slow) = (String::new(), String::new());
+            shortest(x, &mut fast);
+            shortest_by_expansion(x, &mut slow);
+            assert_eq!(fast, slow, "{x:e}");
+            let mut plain = String::new();
+            std::fmt::Write::write_fmt(&mut plain, format_args!("{x}")).unwrap();
+            ties += (fast != plain && x.abs() < 1e7 && x.abs() > 1e-5) as usize;
+        };
+        for _ in 0..200_000 {
+            check(f32::from_bits(random.next_u64() as u32));
+        }
+        for j in 0..40 {
+            for _ in 0..5_000 {
+                let i = random.below(1 << 24) as f32;
+                check(-i / (1u64 << j) as f32);
+                check(i * (1u64 << j) as f32);
+            }
+        }
+        assert!(ties > 100, "{ties} ties");
     }
 
     #[test]

@@ -19,7 +19,11 @@
 //! Words are ids in order of first appearance after `<unk>`, `<s>` and `</s>` (lmplz without
 //! `--renumber`); an n-gram is packed in one `u128`, its last word in the highest bits, so that
 //! sorting keys sorts n-grams as lmplz writes them (by last word, then the one before, ...).
-//! The whole corpus and its n-grams are held in memory.
+//!
+//! The functions here work on the n-grams that end in some words (all of them, or a share of
+//! them: the windows that end in a range of last words hold every n-gram that ends in those
+//! words, with all it needs but its context's statistics, which [`contexts`] computes where
+//! the contexts are). `pipeline::lm_estimate` runs them over shares that fit its memory.
 
 use hashbrown::HashMap;
 
@@ -48,7 +52,7 @@ impl Default for Vocabulary {
 }
 
 impl Vocabulary {
-    fn id(&mut self, word: &str) -> u32 {
+    pub fn id(&mut self, word: &str) -> u32 {
         if let Some(&id) = self.ids.get(word) {
             return id;
         }
@@ -129,80 +133,23 @@ pub enum EstimateError {
     Discount { order: usize, reason: String },
 }
 
-/// A corpus being read: its words as ids, each sentence ended by `</s>` unless said otherwise.
-#[derive(Debug, Clone)]
-pub struct Corpus {
-    vocabulary: Vocabulary,
-    text: Vec<u32>,
-    /// Where each sentence starts in `text`, and `text.len()` last.
-    starts: Vec<usize>,
-    tokens: u64,
-    special_words: SpecialWords,
-    /// The special words met and skipped.
-    pub skipped: u64,
-}
-
-impl Corpus {
-    pub fn new(special_words: SpecialWords) -> Corpus {
-        Corpus {
-            vocabulary: Vocabulary::default(),
-            text: Vec::new(),
-            starts: vec![0],
-            tokens: 0,
-            special_words,
-            skipped: 0,
-        }
-    }
-
-    /// Add a sentence; `closed` is false only for a last line without its line end, which
-    /// lmplz counts without `</s>`.
-    pub fn push<'a>(
-        &mut self,
-        words: impl IntoIterator<Item = &'a str>,
-        closed: bool,
-    ) -> Result<(), EstimateError> {
-        for word in words {
-            let id = self.vocabulary.id(word);
-            if id <= EOS {
-                match self.special_words {
-                    SpecialWords::Refuse => return Err(EstimateError::SpecialWord(word.into())),
-                    SpecialWords::Skip => {
-                        self.skipped += 1;
-                        continue;
-                    }
-                }
-            }
-            self.text.push(id);
-            self.tokens += 1;
-        }
-        if closed {
-            self.text.push(EOS);
-        }
-        self.starts.push(self.text.len());
-        Ok(())
-    }
-
-    /// Words read (without `</s>`), as lmplz's "Unigram tokens".
-    pub fn tokens(&self) -> u64 {
-        self.tokens
-    }
-
-    pub fn vocabulary(&self) -> &Vocabulary {
-        &self.vocabulary
-    }
-
-    fn sentences(&self) -> impl Iterator<Item = &[u32]> {
-        self.starts.windows(2).map(|w| &self.text[w[0]..w[1]])
-    }
-}
-
-/// N-grams of one order packed as keys: word i (0-based) in bits `i*bits..(i+1)*bits`.
-#[derive(Debug, Clone, Copy)]
-struct Packing {
+/// N-grams packed as keys: word i (0-based) of an n-gram in bits `i*bits..(i+1)*bits`, so that
+/// the last word is in the highest bits of the highest order's keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packing {
     bits: u32,
 }
 
 impl Packing {
+    /// The packing of n-grams up to `order` over `words` word ids, or why they do not fit.
+    pub fn new(order: usize, words: usize) -> Result<Packing, EstimateError> {
+        let bits = (32 - (words as u32 - 1).leading_zeros()).max(1);
+        if bits as usize * order > 128 {
+            return Err(EstimateError::TooWide { order, words, bits });
+        }
+        Ok(Packing { bits })
+    }
+
     fn mask(self, words: usize) -> u128 {
         match self.bits as usize * words {
             128 => u128::MAX,
@@ -210,7 +157,8 @@ impl Packing {
         }
     }
 
-    fn word(self, key: u128, i: usize) -> u32 {
+    /// Word `i` (0-based) of an n-gram.
+    pub fn word(self, key: u128, i: usize) -> u32 {
         ((key >> (self.bits as usize * i)) & self.mask(1)) as u32
     }
 
@@ -218,6 +166,59 @@ impl Packing {
     fn suffix(self, key: u128, order: usize, n: usize) -> u128 {
         key >> (self.bits as usize * (order - n))
     }
+
+    /// The context of an `n`-gram: its first n − 1 words, packed as an (n − 1)-gram.
+    pub fn context(self, key: u128, n: usize) -> u128 {
+        key & self.mask(n - 1)
+    }
+}
+
+/// Every word of a text with the N − 1 before it (`<s>` before a sentence's first word), as
+/// the key of an N-gram: the windows lmplz counts.
+#[derive(Debug, Clone)]
+pub struct Windows {
+    packing: Packing,
+    /// Where a new word goes: the highest of the N words.
+    top: usize,
+    /// N − 1 `<s>` and room for a word, the state at the start of a sentence.
+    padding: u128,
+    key: u128,
+}
+
+impl Windows {
+    pub fn new(order: usize, packing: Packing) -> Windows {
+        let bits = packing.bits as usize;
+        // <s> in words 1..order - 1: the first shift moves them to 0..order - 2, before the first word.
+        let padding = (1..order).fold(0, |key, i| key | (BOS as u128) << (bits * i));
+        Windows {
+            packing,
+            top: bits * (order - 1),
+            padding,
+            key: padding,
+        }
+    }
+
+    /// The window that ends in `word`; `</s>` ends the sentence.
+    pub fn next(&mut self, word: u32) -> u128 {
+        // Shift the oldest word out of the low bits and the new one into the top (with order
+        // 1, the top is the low bits, and the shift empties them).
+        let key = (self.key >> self.packing.bits) | ((word as u128) << self.top);
+        self.key = if word == EOS { self.padding } else { key };
+        key
+    }
+}
+
+/// Windows sorted, each with its count.
+pub fn count(mut keys: Vec<u128>) -> Vec<(u128, u64)> {
+    keys.sort_unstable();
+    let mut counted: Vec<(u128, u64)> = Vec::new();
+    for key in keys {
+        match counted.last_mut() {
+            Some((last, count)) if *last == key => *count += 1,
+            _ => counted.push((key, 1)),
+        }
+    }
+    counted
 }
 
 /// The discounts of one order: D0 = 0, D1, D2, D3+.
@@ -234,117 +235,14 @@ impl Discount {
     }
 }
 
-/// The n-grams of one order, in lmplz's output order, with log10 probabilities and back-offs.
-#[derive(Debug, Clone, Default)]
-pub struct Order {
-    keys: Vec<u128>,
-    pub log10_prob: Vec<f32>,
-    /// log10 of the back-off (0 where the n-gram is not a context; none at the highest order,
-    /// whose n-grams are no contexts).
-    pub log10_backoff: Vec<f32>,
-}
+/// Per order (1 first), n-grams with their adjusted counts, sorted by key.
+pub type Grams = Vec<Vec<(u128, u64)>>;
 
-impl Order {
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-}
-
-/// An estimated model.
-#[derive(Debug, Clone)]
-pub struct Model {
-    pub vocabulary: Vocabulary,
-    packing: Packing,
-    pub orders: Vec<Order>,
-    /// Per order, the discounts used and whether they are the fallback ones.
-    pub discounts: Vec<(Discount, bool)>,
-}
-
-impl Model {
-    pub fn order(&self) -> usize {
-        self.orders.len()
-    }
-
-    /// The word ids of the `i`-th n-gram of order `n`, first word first.
-    pub fn words(&self, n: usize, i: usize) -> impl Iterator<Item = u32> + '_ {
-        let key = self.orders[n - 1].keys[i];
-        (0..n).map(move |k| self.packing.word(key, k))
-    }
-}
-
-/// Estimate the model of `options.order` from `corpus`.
-pub fn estimate(corpus: &Corpus, options: &Options) -> Result<Model, EstimateError> {
-    let order = options.order;
-    assert!(order >= 1, "the order is at least 1");
-    if corpus.text.is_empty() {
-        return Err(EstimateError::Empty);
-    }
-    let words = corpus.vocabulary.len();
-    let bits = (32 - (words as u32 - 1).leading_zeros()).max(1);
-    if bits as usize * order > 128 {
-        return Err(EstimateError::TooWide { order, words, bits });
-    }
-    let packing = Packing { bits };
-    let windows = count_windows(corpus, order, packing);
-    let adjusted = adjust(&windows, order, packing);
-    let discounts = adjusted
-        .iter()
-        .enumerate()
-        .map(|(i, order)| discount(i + 1, &order.counts_of_counts, options.discount_fallback))
-        .collect::<Result<Vec<_>, _>>()?;
-    let orders = probabilities(&adjusted, &discounts, options, packing, words);
-    Ok(Model {
-        vocabulary: corpus.vocabulary.clone(),
-        packing,
-        orders,
-        discounts,
-    })
-}
-
-/// Every window of `order` words (sentences padded with `<s>`), with its count, sorted.
-fn count_windows(corpus: &Corpus, order: usize, packing: Packing) -> Vec<(u128, u64)> {
-    let bits = packing.bits as usize;
-    let top = bits * (order - 1);
-    let mut keys = Vec::with_capacity(corpus.text.len());
-    // <s> in words 1..order - 1: the first shift moves them to 0..order - 2, before the first word.
-    let padding: u128 = (1..order).fold(0, |key, i| key | (BOS as u128) << (bits * i));
-    for sentence in corpus.sentences() {
-        let mut key = padding;
-        for &word in sentence {
-            // Shift the oldest word out of the low bits and the new one into the top (with
-            // order 1, the top is the low bits, and the shift empties them).
-            key = (key >> bits) | ((word as u128) << top);
-            keys.push(key);
-        }
-    }
-    keys.sort_unstable();
-    let mut counted: Vec<(u128, u64)> = Vec::new();
-    for key in keys {
-        match counted.last_mut() {
-            Some((last, count)) if *last == key => *count += 1,
-            _ => counted.push((key, 1)),
-        }
-    }
-    counted
-}
-
-/// The n-grams of one order with their adjusted counts, sorted by key, and the counts of
-/// those counts (1 to 4) the discounts come from.
-#[derive(Debug, Clone)]
-struct Adjusted {
-    grams: Vec<(u128, u64)>,
-    counts_of_counts: [u64; 5],
-}
-
-/// Per order (1 first), the n-grams and their adjusted counts.
-fn adjust(windows: &[(u128, u64)], order: usize, packing: Packing) -> Vec<Adjusted> {
+/// The n-grams that end in the last words of sorted `windows` (all the windows that end in
+/// those words), per order, with their adjusted counts. `first` adds `<unk>` and `<s>`, the
+/// unigrams no window ends in, with no count.
+pub fn adjust(windows: &[(u128, u64)], order: usize, packing: Packing, first: bool) -> Grams {
     let starts_with_bos = |key: u128| packing.word(key, 0) == BOS;
-    // An n-gram may hold <s> only as its first word.
-    let valid = |key: u128, n: usize| n == 1 || packing.word(key, 1) != BOS;
     let mut orders = Vec::with_capacity(order);
     for n in 1..order {
         let mut grams: Vec<(u128, u64)> = Vec::new();
@@ -352,7 +250,7 @@ fn adjust(windows: &[(u128, u64)], order: usize, packing: Packing) -> Vec<Adjust
         for &(key, count) in windows {
             let gram = packing.suffix(key, order, n);
             let longer = packing.suffix(key, order, n + 1);
-            if !valid(gram, n) {
+            if !valid(packing, gram, n) {
                 continue;
             }
             let same = grams.last().is_some_and(|&(last, _)| last == gram);
@@ -374,51 +272,79 @@ fn adjust(windows: &[(u128, u64)], order: usize, packing: Packing) -> Vec<Adjust
         windows
             .iter()
             .copied()
-            .filter(|&(key, _)| valid(key, order))
+            .filter(|&(key, _)| valid(packing, key, order))
             .collect(),
     );
-    // <unk> and <s> are unigrams with no count, first in key order (no window ends in either).
-    orders[0].splice(0..0, [(UNK as u128, 0), (BOS as u128, 0)]);
-    let mut adjusted: Vec<Adjusted> = orders
-        .into_iter()
-        .map(|grams| {
-            let mut counts_of_counts = [0u64; 5];
-            for &(_, count) in &grams {
+    if first {
+        // First in key order: no window ends in either.
+        orders[0].splice(0..0, [(UNK as u128, 0), (BOS as u128, 0)]);
+    }
+    orders
+}
+
+/// An n-gram holds `<s>` only as its first word.
+fn valid(packing: Packing, key: u128, n: usize) -> bool {
+    n == 1 || packing.word(key, 1) != BOS
+}
+
+/// Per order, how many n-grams have adjusted count 1, 2, 3 and 4: what the discounts come from.
+#[derive(Debug, Clone)]
+pub struct CountsOfCounts(Vec<[u64; 5]>);
+
+impl CountsOfCounts {
+    pub fn new(order: usize) -> CountsOfCounts {
+        CountsOfCounts(vec![[0; 5]; order])
+    }
+
+    pub fn add(&mut self, grams: &Grams) {
+        for (counts, grams) in self.0.iter_mut().zip(grams) {
+            for &(_, count) in grams {
                 if count < 5 {
-                    counts_of_counts[count as usize] += 1;
+                    counts[count as usize] += 1;
                 }
             }
-            Adjusted {
-                grams,
-                counts_of_counts,
-            }
-        })
-        .collect();
-    // lmplz's AdjustCounts counts the n-grams still open when its stream ends (the shorter
-    // n-grams of the last window) by their plain counts instead of their adjusted ones; its
-    // discounts come from those counts, so these do too.
-    let last = windows.last().expect("a corpus has a window").0;
-    for n in 1..order {
-        let gram = packing.suffix(last, order, n);
-        if !valid(gram, n) {
-            continue;
-        }
-        let plain: u64 = windows
-            .iter()
-            .rev()
-            .take_while(|&&(key, _)| packing.suffix(key, order, n) == gram)
-            .map(|&(_, count)| count)
-            .sum();
-        let counted = adjusted[n - 1].grams.last().expect("the last window's").1;
-        let counts = &mut adjusted[n - 1].counts_of_counts;
-        if counted < 5 {
-            counts[counted as usize] -= 1;
-        }
-        if plain < 5 {
-            counts[plain as usize] += 1;
         }
     }
-    adjusted
+
+    /// lmplz's AdjustCounts counts the n-grams still open when its stream ends (the shorter
+    /// n-grams of the last window) by their plain counts instead of their adjusted ones; its
+    /// discounts come from those counts, so these do too. `windows` and `grams` are the last
+    /// ones [`adjust`] saw, with the last window of the text.
+    pub fn end_of_stream(&mut self, windows: &[(u128, u64)], grams: &Grams, packing: Packing) {
+        let order = grams.len();
+        let last = windows.last().expect("the text's last window").0;
+        for n in 1..order {
+            let gram = packing.suffix(last, order, n);
+            if !valid(packing, gram, n) {
+                continue;
+            }
+            let plain: u64 = windows
+                .iter()
+                .rev()
+                .take_while(|&&(key, _)| packing.suffix(key, order, n) == gram)
+                .map(|&(_, count)| count)
+                .sum();
+            let counted = grams[n - 1].last().expect("the last window's").1;
+            let counts = &mut self.0[n - 1];
+            if counted < 5 {
+                counts[counted as usize] -= 1;
+            }
+            if plain < 5 {
+                counts[plain as usize] += 1;
+            }
+        }
+    }
+
+    /// The discounts per order (1 first) and whether they are the fallback ones.
+    pub fn discounts(
+        &self,
+        fallback: Option<[f32; 3]>,
+    ) -> Result<Vec<(Discount, bool)>, EstimateError> {
+        (1..)
+            .zip(&self.0)
+            .map(|(n, counts)| discount(n, counts, fallback))
+            .collect()
+    }
 }
 
 /// The discounts of `n`-grams from the counts of their adjusted counts (lmplz's
@@ -461,16 +387,17 @@ fn discount(
     }
 }
 
-/// What one context's n-grams share: the sum of their adjusted counts and γ.
+/// What one context's n-grams share: the sum of their adjusted counts and γ, the mass the
+/// discounts leave.
 #[derive(Debug, Clone, Copy, Default)]
-struct Context {
-    denominator: u64,
+pub struct Context {
+    pub denominator: u64,
     counts: [u64; 4],
-    gamma: f32,
+    pub gamma: f32,
 }
 
 impl Context {
-    fn add(&mut self, count: u64) {
+    pub fn add(&mut self, count: u64) {
         self.denominator += count;
         if count > 0 {
             self.counts[count.min(3) as usize] += 1;
@@ -478,7 +405,7 @@ impl Context {
     }
 
     /// γ as lmplz's `AddRight` computes it (the discounted mass over the denominator).
-    fn finish(&mut self, discount: &Discount) {
+    pub fn finish(&mut self, discount: &Discount) {
         let mut gamma = 0f32;
         for i in 1..4 {
             gamma += discount.get(i as u64) * self.counts[i] as f32;
@@ -487,52 +414,74 @@ impl Context {
     }
 }
 
-/// Discounted, then interpolated, probabilities and back-offs of every order.
-fn probabilities(
-    adjusted: &[Adjusted],
-    discounts: &[(Discount, bool)],
-    options: &Options,
-    packing: Packing,
-    words: usize,
-) -> Vec<Order> {
-    let order = adjusted.len();
-    // Contexts are found by binary search in the order below (no second copy of them).
-    let find = |n: usize, key: u128| -> usize {
-        adjusted[n - 1]
-            .grams
-            .binary_search_by_key(&key, |&(k, _)| k)
-            .expect("every context and suffix is an n-gram of the order below")
-    };
-    // contexts[n - 1][i]: the n-gram i of order n as the context of order n + 1; unigrams share
-    // the empty context.
-    let mut contexts: Vec<Vec<Context>> = adjusted
-        .iter()
-        .map(|order| vec![Context::default(); order.grams.len()])
-        .collect();
-    let mut empty = Context::default();
-    for &(_, count) in &adjusted[0].grams {
-        empty.add(count);
-    }
-    empty.finish(&discounts[0].0);
-    for n in 2..=order {
-        let (lower, _) = contexts.split_at_mut(n - 1);
-        let lower = &mut lower[n - 2];
-        for &(key, count) in &adjusted[n - 1].grams {
-            lower[find(n - 1, key & packing.mask(n - 1))].add(count);
-        }
-        for context in lower.iter_mut().filter(|c| c.denominator > 0) {
-            context.finish(&discounts[n - 1].0);
-        }
-    }
+/// An n-gram of order 2 or more with its adjusted count, as its context sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Continuation {
+    pub key: u128,
+    pub count: u64,
+    pub order: u8,
+}
 
+/// The continuations of some contexts grouped by context (by order, then in key order), each
+/// group with its context's statistics.
+pub fn contexts<E>(
+    continuations: &mut [Continuation],
+    discounts: &[(Discount, bool)],
+    packing: Packing,
+    mut visit: impl FnMut(&[Continuation], &Context) -> Result<(), E>,
+) -> Result<(), E> {
+    let context = |c: &Continuation| (c.order, packing.context(c.key, c.order as usize));
+    continuations.sort_unstable_by_key(context);
+    for group in continuations.chunk_by(|a, b| context(a) == context(b)) {
+        let mut statistics = Context::default();
+        for continuation in group {
+            statistics.add(continuation.count);
+        }
+        statistics.finish(&discounts[group[0].order as usize - 1].0);
+        visit(group, &statistics)?;
+    }
+    Ok(())
+}
+
+/// Whether lmplz hands an n-gram of an order below the highest a back-off: every n-gram but
+/// those that end in `<unk>` or `</s>`.
+pub fn takes_backoff(key: u128, n: usize, packing: Packing) -> bool {
+    !matches!(packing.word(key, n - 1), UNK | EOS)
+}
+
+/// What the probabilities of some n-grams depend on beyond their counts.
+pub struct Interpolation<'a> {
+    pub discounts: &'a [(Discount, bool)],
+    /// The empty context: the unigrams' statistics.
+    pub empty: &'a Context,
+    pub options: &'a Options,
+    pub packing: Packing,
+    /// The vocabulary's size, `<unk>`, `<s>` and `</s>` included.
+    pub words: usize,
+}
+
+/// The interpolated probabilities of `grams` (all the n-grams that end in some words, per
+/// order), given each n-gram's context's denominator and γ (`contexts[n - 1][i]` for the
+/// `i`-th n-gram of order n ≥ 2; `contexts[0]` is not read).
+pub fn probabilities(
+    grams: &Grams,
+    contexts: &[Vec<(u64, f32)>],
+    how: &Interpolation,
+) -> Vec<Vec<f32>> {
+    let Interpolation {
+        discounts,
+        empty,
+        options,
+        packing,
+        words,
+    } = *how;
     let uniform = (1.0 / options.vocab_pad.max(words as u64 - 1) as f32 as f64) as f32;
-    let mut complete: Vec<Vec<f32>> = Vec::with_capacity(order);
-    let mut orders = Vec::with_capacity(order);
-    for n in 1..=order {
+    let mut complete: Vec<Vec<f32>> = Vec::with_capacity(grams.len());
+    for (n, order) in (1..).zip(grams) {
         let discount = &discounts[n - 1].0;
-        let mut probs = Vec::with_capacity(adjusted[n - 1].grams.len());
+        let mut probs = Vec::with_capacity(order.len());
         let mut suffix = 0;
-        for &(key, count) in &adjusted[n - 1].grams {
+        for (i, &(key, count)) in order.iter().enumerate() {
             let p = if n == 1 {
                 let gamma = if options.interpolate_unigrams {
                     empty.gamma
@@ -548,183 +497,58 @@ fn probabilities(
             } else {
                 // The n-grams are sorted by their last words first, so their suffixes come in
                 // the order of the n-grams below: one walk finds them all.
-                let below = &adjusted[n - 2].grams;
+                let below = &grams[n - 2];
                 while below[suffix].0 != key >> packing.bits {
                     suffix += 1;
                 }
-                let context = &contexts[n - 2][find(n - 1, key & packing.mask(n - 1))];
-                discount.apply(count) / context.denominator as f32
-                    + context.gamma * complete[n - 2][suffix]
+                let (denominator, gamma) = contexts[n - 1][i];
+                discount.apply(count) / denominator as f32 + gamma * complete[n - 2][suffix]
             };
             probs.push(p);
         }
-        let keys: Vec<u128> = adjusted[n - 1].grams.iter().map(|&(k, _)| k).collect();
-        // lmplz hands the contexts' γ out in order to every n-gram that does not end in <unk>
-        // or </s>. Every such n-gram is a context, save the last words of a last line without
-        // its line end: there the back-offs that follow shift by one, as lmplz writes them.
-        let log10_backoff = if n < order {
-            let mut gammas = contexts[n - 1]
-                .iter()
-                .filter(|c| c.denominator > 0)
-                .map(|c| c.gamma);
-            keys.iter()
-                .map(|&key| match packing.word(key, n - 1) {
-                    UNK | EOS => 0.0,
-                    _ => gammas.next().map_or(0.0, f32::log10),
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        orders.push(Order {
-            keys,
-            log10_prob: probs.iter().map(|p| p.log10().min(0.0)).collect(),
-            log10_backoff,
-        });
         complete.push(probs);
     }
-    orders
+    complete
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn corpus(lines: &[&str]) -> Corpus {
-        let mut corpus = Corpus::new(SpecialWords::Refuse);
-        for line in lines {
-            corpus.push(line.split_whitespace(), true).unwrap();
-        }
-        corpus
-    }
-
-    /// Every word's log10 probability and back-off, by its words.
-    fn table(model: &Model) -> HashMap<Vec<u32>, (f64, f64)> {
-        let mut table = HashMap::new();
-        for n in 1..=model.order() {
-            let order = &model.orders[n - 1];
-            for i in 0..order.len() {
-                let backoff = order.log10_backoff.get(i).copied().unwrap_or(0.0);
-                let words = model.words(n, i).collect();
-                table.insert(words, (order.log10_prob[i] as f64, backoff as f64));
-            }
-        }
-        table
-    }
-
-    /// log10 p(word | context) by back-off, as a reader of the ARPA computes it.
-    fn log10_p(table: &HashMap<Vec<u32>, (f64, f64)>, context: &[u32], word: u32) -> f64 {
-        let mut gram = context.to_vec();
-        gram.push(word);
-        match table.get(&gram) {
-            Some(&(p, _)) => p,
-            None => {
-                let backoff = table.get(context).map_or(0.0, |&(_, b)| b);
-                backoff + log10_p(table, &context[1..], word)
-            }
-        }
-    }
-
-    #[test]
-    fn unigrams_by_hand() {
-        // Adjusted counts: a 3 (after <s>, a, b), b 2, </s> 2; with the fallback discounts
-        // (0.5, 1, 1.5), gamma = (1 x 2 + 1.5 x 1) / 7 = 0.5 and the uniform weight is 1/4.
-        let mut options = Options::new(3);
-        options.discount_fallback = Some([0.5, 1.0, 1.5]);
-        let model = estimate(&corpus(&["a a b a", "b a a b"]), &options).unwrap();
-        let unigrams = &model.orders[0].log10_prob;
-        let by_hand = [
-            0.5 * 0.25,
-            1.0,
-            1.0 / 7.0 + 0.125,
-            1.5 / 7.0 + 0.125,
-            1.0 / 7.0 + 0.125,
-        ];
-        for (id, p) in by_hand.iter().enumerate() {
-            assert!(
-                (unigrams[id] as f64 - f64::log10(*p)).abs() < 1e-6,
-                "word {id}"
-            );
-        }
-        assert_eq!(
-            model
-                .discounts
-                .iter()
-                .filter(|(_, fallback)| *fallback)
-                .count(),
-            3
-        );
-    }
-
-    #[test]
-    fn every_context_sums_to_one() {
-        let mut random = crate::metrics::random::SplitMix64::new(7);
-        let lines: Vec<String> = (0..400)
-            .map(|_| {
-                let length = 1 + random.below(12);
-                (0..length)
-                    .map(|_| format!("w{}", random.below(300).min(random.below(300))))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-        for order in 1..=4 {
-            let options = Options {
-                // Where the text is too small to estimate an order's discounts.
-                discount_fallback: Some([0.5, 1.0, 1.5]),
-                ..Options::new(order)
-            };
-            let model = estimate(&corpus(&lines), &options).unwrap();
-            let table = table(&model);
-            let words: Vec<u32> = (0..model.vocabulary.len() as u32)
-                .filter(|&w| w != BOS)
-                .collect();
-            // Each context of the model, and the empty one.
-            let mut contexts: Vec<Vec<u32>> = vec![Vec::new()];
-            for n in 1..order {
-                for i in 0..model.orders[n - 1].len() {
-                    let context: Vec<u32> = model.words(n, i).collect();
-                    if !matches!(context.last(), Some(&EOS) | Some(&UNK)) {
-                        contexts.push(context);
-                    }
-                }
-            }
-            for context in &contexts {
-                let total: f64 = words
-                    .iter()
-                    .map(|&w| 10f64.powf(log10_p(&table, context, w)))
-                    .sum();
-                assert!(
-                    (total - 1.0).abs() < 1e-4,
-                    "order {order}, {context:?}: {total}"
-                );
-            }
-        }
-    }
-
     #[test]
     fn adjusted_counts_count_continuations() {
-        let corpus = corpus(&["a a b a", "b a a b"]);
-        let packing = Packing { bits: 3 };
-        let windows = count_windows(&corpus, 3, packing);
-        let adjusted = adjust(&windows, 3, packing);
-        let a = 3;
-        let b = 4;
-        let unigram = |w: u32| {
-            adjusted[0]
-                .grams
-                .iter()
-                .find(|g| g.0 == w as u128)
-                .unwrap()
-                .1
-        };
+        let mut vocabulary = Vocabulary::default();
+        let packing = Packing::new(3, 8).unwrap();
+        let mut windows = Windows::new(3, packing);
+        let mut keys = Vec::new();
+        for line in ["a a b a", "b a a b"] {
+            for word in line.split(' ') {
+                keys.push(windows.next(vocabulary.id(word)));
+            }
+            keys.push(windows.next(EOS));
+        }
+        let windows = count(keys);
+        let adjusted = adjust(&windows, 3, packing, true);
+        let (a, b) = (3, 4);
+        let unigram = |w: u32| adjusted[0].iter().find(|g| g.0 == w as u128).unwrap().1;
         // a follows <s>, a and b.
         assert_eq!(unigram(a), 3);
         assert_eq!(unigram(b), 2);
         assert_eq!(unigram(EOS), 2);
         assert_eq!(unigram(BOS), 0);
-        assert_eq!(adjusted[1].grams.len(), 7);
-        assert_eq!(adjusted[2].grams.len(), 7);
+        assert_eq!(adjusted[1].len(), 7);
+        assert_eq!(adjusted[2].len(), 7);
+    }
+
+    #[test]
+    fn windows_restart_after_the_end_of_a_sentence() {
+        let packing = Packing::new(2, 5).unwrap();
+        let mut windows = Windows::new(2, packing);
+        let keys: Vec<u128> = [3, EOS, 4, EOS].iter().map(|&w| windows.next(w)).collect();
+        let pair = |a: u32, b: u32| a as u128 | (b as u128) << 3;
+        assert_eq!(
+            keys,
+            [pair(BOS, 3), pair(3, EOS), pair(BOS, 4), pair(4, EOS)]
+        );
     }
 }

@@ -10,6 +10,7 @@
 pub mod delta;
 mod inputs;
 mod read;
+pub mod spill;
 mod write;
 
 use std::future::Future;
