@@ -218,6 +218,22 @@ fn says_what_it_cannot_do() {
     let unk = root().join("tests/data/wmt23/he-en.hyp.UvA-LTL.en");
     let said = err(&["lmplz", "-o", "3", "--text", path_str(&unk)]);
     assert!(said.contains(":83: the special word <unk>"), "{said}");
+    let en = data().join("europarl.en.gz");
+    let said = err(&[
+        "lmplz",
+        "-o",
+        "3",
+        "-S",
+        "1b",
+        "-T",
+        "/no/such/dir/",
+        "--text",
+        path_str(&en),
+    ]);
+    assert!(
+        said.starts_with("error: spilling to the scratch directory /no/such/dir/"),
+        "{said}"
+    );
     let toy = data().join("toy.txt");
     let said = err(&[
         "lmplz",

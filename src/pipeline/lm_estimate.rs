@@ -134,6 +134,14 @@ fn spill_error(scratch: &Scratch, error: io::Error) -> anyhow::Error {
     )
 }
 
+/// An error of the text (a special word) said with where it is; one of the disk as it is.
+fn at_sentence(error: anyhow::Error, place: &str) -> anyhow::Error {
+    match error.downcast::<EstimateError>() {
+        Ok(error) => anyhow!("{place}: {error}"),
+        Err(error) => error,
+    }
+}
+
 /// lmplz's input: lines of words separated by spaces, tabs, carriage returns or NULs. A last
 /// line without its line end is counted without `</s>`, as lmplz counts it.
 pub fn read_text(
@@ -161,7 +169,7 @@ pub fn read_text(
             .filter(|w| !w.is_empty());
         corpus
             .push(words, closed)
-            .map_err(|e| anyhow!("{name}:{number}: {e:#}"))?;
+            .map_err(|e| at_sentence(e, &format!("{name}:{number}")))?;
     }
     Ok(corpus)
 }
@@ -179,7 +187,7 @@ pub async fn read_sentences(
         row += 1;
         corpus
             .push(tokens.iter().copied(), true)
-            .map_err(|e| anyhow!("{}: sentence {}: {e:#}", input.display(), row - 1))
+            .map_err(|e| at_sentence(e, &format!("{}: sentence {}", input.display(), row - 1)))
     })
     .await?;
     Ok(corpus)
