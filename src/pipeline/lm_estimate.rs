@@ -463,12 +463,10 @@ impl Part {
     }
 
     fn grams(&self) -> io::Result<Grams> {
-        let all = self.grams.to_vec()?;
-        Ok(self
-            .gram_starts
+        self.gram_starts
             .windows(2)
-            .map(|w| all[w[0]..w[1]].to_vec())
-            .collect())
+            .map(|w| self.grams.iter(w[0]..w[1])?.collect())
+            .collect()
     }
 
     /// The γ of the next context of order `n` (contexts come by order, then by key).
