@@ -5,6 +5,7 @@
 # against these; CI never builds KenLM.
 #
 #   scripts/make_lmplz_vectors.sh [KENLM_CHECKOUT]
+#   OUT=DIR scripts/make_lmplz_vectors.sh KENLM_CHECKOUT   # write them to DIR instead
 #
 # KENLM_CHECKOUT is a kpu/kenlm source tree (default: /work/.mirror/kpu+kenlm/repo, a bare
 # mirror, whose HEAD is exported). Building needs g++, cmake, zlib and Boost
@@ -25,15 +26,17 @@ mkdir -p "$work/build"
 (cd "$work/build" && cmake .. -DCMAKE_BUILD_TYPE=Release > /dev/null && make -j2 lmplz > /dev/null)
 lmplz=$work/build/bin/lmplz
 data=$root/tests/data/lmplz
-rm -f "$data"/*.arpa.gz "$data"/*.sha256
+out=${OUT:-$data}
+mkdir -p "$out"
+rm -f "$out"/*.arpa.gz "$out"/*.sha256
 grep -v '^#' "$data/cases.tsv" | while IFS=$'\t' read -r name input flags; do
     # shellcheck disable=SC2086 # the flags are words
     if [[ $input == *.gz ]]; then gunzip -c "$root/$input"; else cat "$root/$input"; fi |
         "$lmplz" $flags > "$work/$name.arpa" 2> "$work/$name.log"
     if [ "$(stat -c %s "$work/$name.arpa")" -lt 200000 ]; then
-        gzip -9nc "$work/$name.arpa" > "$data/$name.arpa.gz"
+        gzip -9nc "$work/$name.arpa" > "$out/$name.arpa.gz"
     else
-        echo "$(sha256sum < "$work/$name.arpa" | cut -d' ' -f1) $(stat -c %s "$work/$name.arpa")" > "$data/$name.sha256"
+        echo "$(sha256sum < "$work/$name.arpa" | cut -d' ' -f1) $(stat -c %s "$work/$name.arpa")" > "$out/$name.sha256"
     fi
     echo "$name" >&2
 done

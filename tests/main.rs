@@ -25,6 +25,7 @@ mod pivot;
 mod properties;
 mod rank;
 mod raw_text;
+mod reference_tools;
 mod reliability;
 mod report;
 mod rerank;
