@@ -7,10 +7,13 @@ use anyhow::{Result, bail};
 use datafusion::arrow::array::AsArray;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type};
+use datafusion::common::Column;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::functions_aggregate::count::count_all;
+use datafusion::logical_expr::{Expr, ident, lit};
+use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 
 use crate::Resources;
 use crate::parquet::{KeyOrder, ParquetInput};
@@ -181,11 +184,13 @@ pub async fn register_keyed(
         ctx.deregister_table(table.name())?;
         input.register(ctx, may_declare_sorted(ctx)).await?;
     } else {
-        let repeated = format!(
-            "SELECT pair_id FROM {} GROUP BY pair_id HAVING count(*) > 1 LIMIT 1",
-            table.name()
-        );
-        if count(ctx, &format!("SELECT count(*) FROM ({repeated})")).await? > 0 {
+        let repeated = ctx
+            .table(table.name())
+            .await?
+            .aggregate(vec![ident("pair_id")], vec![count_all().alias("rows")])?
+            .filter(ident("rows").gt(lit(1)))?
+            .limit(0, Some(1))?;
+        if repeated.count().await? > 0 {
             bail!(
                 "{} table {}: pair_id values repeat; pair_id must be unique",
                 table.name(),
@@ -196,15 +201,15 @@ pub async fn register_keyed(
     Ok((input, order))
 }
 
-/// The single integer a query such as `SELECT count(*) ...` returns.
-pub async fn count(ctx: &SessionContext, sql: &str) -> Result<u64> {
-    Ok(integers(ctx, sql).await?[0] as u64)
+/// Column `name` of `table` as it is spelled: no SQL parsing, so case, dots and spaces survive.
+pub fn column_of(table: &str, name: &str) -> Expr {
+    Expr::Column(Column::new(Some(table), name))
 }
 
-/// The integers of the one row a query such as `SELECT count(*), max(pair_id) ...` returns, so
-/// several figures of a table take one scan.
-pub async fn integers(ctx: &SessionContext, sql: &str) -> Result<Vec<i64>> {
-    let batches = ctx.sql(sql).await?.collect().await?;
+/// The integers of the one row `frame` gives, such as `count(*)` and `max(pair_id)`, so several
+/// figures of a table take one scan.
+pub async fn integers(frame: DataFrame) -> Result<Vec<i64>> {
+    let batches = frame.collect().await?;
     batches[0]
         .columns()
         .iter()

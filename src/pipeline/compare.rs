@@ -10,7 +10,12 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch, StructArray};
 use datafusion::arrow::datatypes::{Float64Type, UInt64Type};
-use datafusion::prelude::SessionContext;
+use datafusion::common::JoinType;
+use datafusion::execution::FunctionRegistry;
+use datafusion::functions_aggregate::count::count_all;
+use datafusion::functions_aggregate::expr_fn::{count, count_distinct};
+use datafusion::logical_expr::{ident, lit};
+use datafusion::prelude::{DataFrame, SessionContext};
 use serde_json::{Value, json};
 
 use super::score::{Role, all_columns};
@@ -19,7 +24,8 @@ use crate::Resources;
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::parquet::keys;
-use crate::session::{Tuning, count, identifier, integers};
+use crate::session::{Tuning, column_of, integers};
+use crate::udf::expr;
 use crate::udf::significance::{DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS};
 
 #[derive(Debug, Clone)]
@@ -133,12 +139,22 @@ pub async fn compare(
             systems: Vec::with_capacity(files.len()),
         })
         .collect();
+    let f: &dyn FunctionRegistry = &ctx;
+    let (level, draws, trials, seed) = (lit(l), lit(r), lit(t), lit(s));
     // The baseline alone, then each system joined to it.
-    let select: Vec<String> = metrics
+    let aggregates = metrics
         .iter()
-        .map(|m| format!("bootstrap_ci({}, {l}, {r}, {s})", identifier(m)))
-        .collect();
-    let batch = one_row(&ctx, &format!("SELECT {} FROM system0", select.join(", "))).await?;
+        .map(|m| {
+            expr::bootstrap_ci(
+                f,
+                column_of("system0", m),
+                level.clone(),
+                draws.clone(),
+                seed.clone(),
+            )
+        })
+        .collect::<datafusion::common::Result<Vec<_>>>()?;
+    let batch = one_row(ctx.table("system0").await?.aggregate(vec![], aggregates)?).await?;
     for (k, result) in results.iter_mut().enumerate() {
         let (n, mean) = interval(batch.column(k).as_struct(), "mean");
         result.systems.push(SystemResult {
@@ -150,22 +166,31 @@ pub async fn compare(
         });
     }
     for (i, file) in files.iter().enumerate().skip(1) {
-        let select: Vec<String> = metrics
-            .iter()
-            .flat_map(|m| {
-                let m = identifier(m);
-                [
-                    format!("bootstrap_ci(s.{m}, {l}, {r}, {s})"),
-                    format!("paired_bootstrap(b.{m}, s.{m}, {r}, {s}, {l})"),
-                    format!("approx_randomization(b.{m}, s.{m}, {t}, {s})"),
-                ]
-            })
-            .collect();
-        let query = format!(
-            "SELECT {} FROM system0 b JOIN system{i} s USING (pair_id)",
-            select.join(", ")
-        );
-        let batch = one_row(&ctx, &query).await?;
+        let system = format!("system{i}");
+        let mut aggregates = Vec::new();
+        for m in &metrics {
+            let (b, s) = (column_of("system0", m), column_of(&system, m));
+            aggregates.extend([
+                expr::bootstrap_ci(f, s.clone(), level.clone(), draws.clone(), seed.clone())?,
+                expr::paired_bootstrap(
+                    f,
+                    b.clone(),
+                    s.clone(),
+                    draws.clone(),
+                    seed.clone(),
+                    level.clone(),
+                )?,
+                expr::approx_randomization(f, b, s, trials.clone(), seed.clone())?,
+            ]);
+        }
+        let both = ctx.table("system0").await?.join(
+            ctx.table(system.as_str()).await?,
+            JoinType::Inner,
+            &["pair_id"],
+            &["pair_id"],
+            None,
+        )?;
+        let batch = one_row(both.aggregate(vec![], aggregates)?).await?;
         for (k, result) in results.iter_mut().enumerate() {
             let (n, mean) = interval(batch.column(3 * k).as_struct(), "mean");
             let paired = batch.column(3 * k + 1).as_struct();
@@ -289,10 +314,11 @@ async fn check_pairs(ctx: &SessionContext, files: &[PathBuf]) -> Result<u64> {
                 file.display()
             );
         }
-        let figures = integers(
-            ctx,
-            &format!("SELECT count(*), count(DISTINCT pair_id), count(pair_id) FROM {table}"),
-        )
+        let pair_id = ident("pair_id");
+        let figures = integers(ctx.table(table.as_str()).await?.aggregate(
+            vec![],
+            vec![count_all(), count_distinct(pair_id.clone()), count(pair_id)],
+        )?)
         .await?;
         let [all, distinct, set] = [0, 1, 2].map(|i| figures[i] as u64);
         if set != all {
@@ -307,11 +333,18 @@ async fn check_pairs(ctx: &SessionContext, files: &[PathBuf]) -> Result<u64> {
         rows.push(all);
     }
     for (i, file) in files.iter().enumerate().skip(1) {
-        let common = count(
-            ctx,
-            &format!("SELECT count(*) FROM system0 JOIN system{i} USING (pair_id)"),
-        )
-        .await?;
+        let common = ctx
+            .table("system0")
+            .await?
+            .join(
+                ctx.table(format!("system{i}").as_str()).await?,
+                JoinType::Inner,
+                &["pair_id"],
+                &["pair_id"],
+                None,
+            )?
+            .count()
+            .await? as u64;
         if common != rows[0] || common != rows[i] {
             bail!(
                 "{} and the baseline {} do not hold the same pairs: {} and {} rows, {common} pair_ids in common",
@@ -325,11 +358,14 @@ async fn check_pairs(ctx: &SessionContext, files: &[PathBuf]) -> Result<u64> {
     Ok(rows[0])
 }
 
-async fn one_row(ctx: &SessionContext, query: &str) -> Result<RecordBatch> {
-    let batches = ctx.sql(query).await?.collect().await?;
+async fn one_row(frame: DataFrame) -> Result<RecordBatch> {
+    let batches = frame.collect().await?;
     let batch = datafusion::arrow::compute::concat_batches(&batches[0].schema(), &batches)?;
     if batch.num_rows() != 1 {
-        bail!("internal: `{query}` gave {} rows, not 1", batch.num_rows());
+        bail!(
+            "internal: an aggregate gave {} rows, not 1",
+            batch.num_rows()
+        );
     }
     Ok(batch)
 }

@@ -16,6 +16,10 @@ use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type};
+use datafusion::common::JoinType;
+use datafusion::functions_aggregate::count::count_all;
+use datafusion::functions_aggregate::expr_fn::{count, count_distinct, min};
+use datafusion::logical_expr::ident;
 use datafusion::prelude::SessionContext;
 
 use crate::metrics::true_score::ModelWeights;
@@ -341,11 +345,20 @@ pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<Strin
     .build()?;
     session::register_checked(&ctx, Table::Nbest, &options.nbest).await?;
     session::register_keyed(&ctx, Table::Pairs, &options.sources).await?;
-    let missing = session::integers(
-        &ctx,
-        "SELECT count(*), min(id) FROM (SELECT DISTINCT id FROM nbest) WHERE id NOT IN (SELECT pair_id FROM pairs)",
-    )
-    .await?;
+    let ids = ctx
+        .table(Table::Nbest.name())
+        .await?
+        .select(vec![ident("id")])?
+        .distinct()?;
+    let orphans = ids.join(
+        ctx.table(Table::Pairs.name()).await?,
+        JoinType::LeftAnti,
+        &["id"],
+        &["pair_id"],
+        None,
+    )?;
+    let missing =
+        session::integers(orphans.aggregate(vec![], vec![count_all(), min(ident("id"))])?).await?;
     if missing[0] > 0 {
         bail!(
             "{}: {} n-best ids have no source sentence in {} (no pair_id equal to id), the first {}",
@@ -361,11 +374,8 @@ pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<Strin
         for name in names {
             DecoderFeatures::check_name(name)?;
             let value = feature_value(name);
-            let missing = session::integers(
-                &ctx,
-                &format!("SELECT count(*), min(id) FROM nbest n WHERE {value} IS NULL"),
-            )
-            .await?;
+            let unset = format!("SELECT count(*), min(id) FROM nbest n WHERE {value} IS NULL");
+            let missing = session::integers(ctx.sql(&unset).await?).await?;
             if missing[0] > 0 {
                 bail!(
                     "{}: {} n-best lines have no number after feature `{name}` (the first of list {})",
@@ -417,11 +427,10 @@ async fn write_study(
         Default::default(),
     )
     .await?;
-    let counts = session::integers(
-        ctx,
-        "SELECT count(DISTINCT id), count(*) - count(model_score) FROM hypotheses",
-    )
-    .await?;
+    let unscored = count_all() - count(ident("model_score"));
+    let figures = vec![count_distinct(ident("id")), unscored];
+    let counts =
+        session::integers(ctx.table("hypotheses").await?.aggregate(vec![], figures)?).await?;
 
     let query = options.sizes_query();
     super::write_query(ctx, &query, &dir.join("sizes.parquet"), &signature).await?;

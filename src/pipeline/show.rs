@@ -10,11 +10,14 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use datafusion::arrow::compute::{cast, concat_batches};
 use datafusion::arrow::datatypes::{DataType, Field, Int32Type};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use datafusion::common::JoinType;
+use datafusion::functions_aggregate::expr_fn::{max, min};
+use datafusion::logical_expr::{Expr, ident, lit};
 
 use super::sql::context_with_tables;
 use crate::formats::terminal::terminal_safe;
 use crate::schema::{is_link_list, is_token_list};
-use crate::session::integers;
+use crate::session::{column_of, integers};
 
 /// The pair `pair_id` of `table`, with the links of `alignments` when given, as text.
 pub async fn show(table: &PathBuf, pair_id: i64, alignments: Option<&PathBuf>) -> Result<String> {
@@ -23,16 +26,29 @@ pub async fn show(table: &PathBuf, pair_id: i64, alignments: Option<&PathBuf>) -
         tables.push(("alignments".to_string(), path.clone()));
     }
     let ctx = context_with_tables(&tables).await?;
-    let query = match alignments {
-        Some(_) => format!(
-            "SELECT s.*, a.links AS alignment FROM scored s LEFT JOIN alignments a USING (pair_id) WHERE s.pair_id = {pair_id}"
-        ),
-        None => format!("SELECT * FROM scored WHERE pair_id = {pair_id}"),
-    };
-    let batches = ctx.sql(&query).await?.collect().await?;
+    let key = ident("pair_id");
+    let mut frame = ctx
+        .table("scored")
+        .await?
+        .filter(key.clone().eq(lit(pair_id)))?;
+    if alignments.is_some() {
+        let mut columns: Vec<Expr> = frame
+            .schema()
+            .columns()
+            .into_iter()
+            .map(Expr::Column)
+            .collect();
+        columns.push(column_of("alignments", "links").alias("alignment"));
+        let links = ctx.table("alignments").await?;
+        frame = frame
+            .join(links, JoinType::Left, &["pair_id"], &["pair_id"], None)?
+            .select(columns)?;
+    }
+    let batches = frame.collect().await?;
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     if rows == 0 {
-        let range = integers(&ctx, "SELECT min(pair_id), max(pair_id) FROM scored").await?;
+        let scored = ctx.table("scored").await?;
+        let range = integers(scored.aggregate(vec![], vec![min(key.clone()), max(key)])?).await?;
         let (first, last) = (range[0], range[1]);
         bail!(
             "{}: no pair_id {pair_id} (its pair_ids run from {first} to {last})",

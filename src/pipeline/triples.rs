@@ -8,13 +8,20 @@ use std::time::Instant;
 use anyhow::Result;
 use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::Int64Type;
+use datafusion::common::{JoinType, UnnestOptions};
+use datafusion::functions::core::expr_fn::get_field;
+use datafusion::functions_aggregate::count::count_all;
+use datafusion::functions_nested::expr_fn::cardinality;
+use datafusion::logical_expr::{Expr, ident, lit};
+use datafusion::prelude::{DataFrame, SessionContext};
 use futures::TryStreamExt;
 
 use crate::arrow::read::Strings;
 use crate::parquet::AtomicParquetWriter;
 use crate::parquet::keys;
 use crate::schema::Table;
-use crate::session::{self, Session, Tuning};
+use crate::session::{self, Session, Tuning, column_of};
+use crate::udf::expr;
 
 /// Which sentence of each pair to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -98,42 +105,88 @@ impl fmt::Display for TriplesSummary {
     }
 }
 
-/// The query, for a side and whether the upos level is counted.
-pub fn query(options: &TriplesOptions, upos: bool) -> String {
+/// The triples table: every level's (head, dep, deprel) counts, one level after the other,
+/// sorted. The form level reads pairs joined to arcs; the upos level reads the arcs alone.
+async fn triples_frame(
+    ctx: &SessionContext,
+    options: &TriplesOptions,
+    upos: bool,
+) -> Result<DataFrame> {
     let side = options.side.name();
-    let forms = if options.lowercase {
-        format!("lowercase_tokens(p.{side})")
-    } else {
-        format!("p.{side}")
+    let (head, deprel) = (format!("{side}_head"), format!("{side}_deprel"));
+    let arc = |c: &str| column_of(Table::Arcs.name(), c);
+    let forms = column_of(Table::Pairs.name(), side);
+    let compared = match options.lowercase {
+        true => expr::lowercase_tokens(ctx, forms.clone())?,
+        false => forms.clone(),
     };
-    let level = |name: &str, triples: String, from: &str, length: &str| {
-        let filter = match options.max_length {
-            Some(max) => format!(" WHERE cardinality({length}) <= {max}"),
-            None => String::new(),
-        };
-        format!(
-            "SELECT '{name}' AS level, t['head'] AS head, t['dep'] AS dep, t['deprel'] AS deprel, \
-             count(*) AS count FROM (SELECT unnest({triples}) AS t FROM {from}{filter}) GROUP BY 2, 3, 4"
-        )
-    };
-    let mut levels = vec![level(
+    let forms_triples = expr::dep_triples(ctx, compared, arc(&head), arc(&deprel))?;
+    let mut frame = level(
+        pairs_with_arcs(ctx).await?,
         "form",
-        format!("dep_triples({forms}, r.{side}_head, r.{side}_deprel)"),
-        "pairs p JOIN arcs r ON p.pair_id = r.pair_id",
-        &format!("p.{side}"),
-    )];
+        forms_triples,
+        forms,
+        options.max_length,
+    )?;
     if upos {
-        levels.push(level(
+        let upos_triples = expr::dep_triples(
+            ctx,
+            ident(format!("{side}_upos")),
+            ident(&head),
+            ident(&deprel),
+        )?;
+        let arcs = ctx.table(Table::Arcs.name()).await?;
+        frame = frame.union(level(
+            arcs,
             "upos",
-            format!("dep_triples(r.{side}_upos, r.{side}_head, r.{side}_deprel)"),
-            "arcs r",
-            &format!("r.{side}_head"),
-        ));
+            upos_triples,
+            ident(&head),
+            options.max_length,
+        )?)?;
     }
-    format!(
-        "{} ORDER BY level, head, dep, deprel",
-        levels.join(" UNION ALL ")
-    )
+    let order = ["level", "head", "dep", "deprel"].map(|c| ident(c).sort(true, false));
+    Ok(frame.sort(order.to_vec())?)
+}
+
+/// One level's counts: the `triples` of each row of `from` whose `length` (a list) is within
+/// the limit, unnested and counted.
+fn level(
+    from: DataFrame,
+    name: &str,
+    triples: Expr,
+    length: Expr,
+    max_length: Option<usize>,
+) -> Result<DataFrame> {
+    let from = match max_length {
+        Some(max) => from.filter(cardinality(length).lt_eq(lit(max as i64)))?,
+        None => from,
+    };
+    let field = |f: &str| get_field(ident("t"), f).alias(f);
+    let counted = from
+        .select(vec![triples.alias("t")])?
+        // A NULL list (a sentence whose parse does not fit) gives no arc, as SQL's unnest.
+        .unnest_columns_with_options(&["t"], UnnestOptions::new().with_preserve_nulls(false))?
+        .aggregate(
+            vec![field("head"), field("dep"), field("deprel")],
+            vec![count_all().alias("count")],
+        )?;
+    let columns = ["head", "dep", "deprel", "count"].map(ident);
+    Ok(counted.select(
+        std::iter::once(lit(name).alias("level"))
+            .chain(columns)
+            .collect::<Vec<_>>(),
+    )?)
+}
+
+async fn pairs_with_arcs(ctx: &SessionContext) -> Result<DataFrame> {
+    let (pairs, arcs) = (Table::Pairs.name(), Table::Arcs.name());
+    Ok(ctx.table(pairs).await?.join(
+        ctx.table(arcs).await?,
+        JoinType::Inner,
+        &["pair_id"],
+        &["pair_id"],
+        None,
+    )?)
 }
 
 pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
@@ -157,24 +210,26 @@ pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
         ..Default::default()
     };
 
-    let skipped = format!(
-        "SELECT count(*) FROM pairs p JOIN arcs r ON p.pair_id = r.pair_id \
-         WHERE dep_triples(p.{side}, r.{side}_head, r.{side}_deprel) IS NULL"
-    );
-    summary.skipped = session::count(&ctx, &skipped).await?;
+    let arc = |c: &str| column_of(Table::Arcs.name(), c);
+    let forms = column_of(Table::Pairs.name(), side);
+    let triples = expr::dep_triples(
+        &ctx,
+        forms,
+        arc(&format!("{side}_head")),
+        arc(&format!("{side}_deprel")),
+    )?;
+    let skipped = pairs_with_arcs(&ctx).await?.filter(triples.is_null())?;
+    summary.skipped = skipped.count().await? as u64;
     if let Some(max) = options.max_length {
-        summary.too_long = session::count(
-            &ctx,
-            &format!("SELECT count(*) FROM pairs WHERE cardinality({side}) > {max}"),
-        )
-        .await?;
+        let pairs = ctx.table(Table::Pairs.name()).await?;
+        let too_long = pairs.filter(cardinality(ident(side)).gt(lit(max as i64)))?;
+        summary.too_long = too_long.count().await? as u64;
     }
 
-    let query = query(options, upos);
-    let frame = ctx.sql(&query).await?;
+    let frame = triples_frame(&ctx, options, upos).await?;
     let metadata = vec![
         (keys::VERSION.to_string(), crate::VERSION.to_string()),
-        (keys::QUERY.to_string(), query.clone()),
+        (keys::QUERY.to_string(), super::query_text(&frame)),
     ];
     let mut writer =
         AtomicParquetWriter::create(&options.out, frame.schema().inner().clone(), metadata)?;

@@ -20,12 +20,13 @@ macro_rules! names {
     };
 }
 
-/// `fn builder(arguments) = NAME;`: a call of the scalar function NAME with these arguments.
+/// `fn builder(arguments) = NAME;`: a call of the function NAME with these arguments; `udf` for
+/// scalar functions, `udaf` for aggregates.
 macro_rules! builders {
-    ($($(#[$doc:meta])* fn $builder:ident($($arg:ident),*) = $konst:ident;)*) => {$(
+    ($kind:ident: $($(#[$doc:meta])* fn $builder:ident($($arg:ident),*) = $konst:ident;)*) => {$(
         $(#[$doc])*
         pub fn $builder(registry: &dyn FunctionRegistry, $($arg: Expr),*) -> Result<Expr> {
-            Ok(registry.udf($konst)?.call(vec![$($arg),*]))
+            Ok(registry.$kind($konst)?.call(vec![$($arg),*]))
         }
     )*};
 }
@@ -92,6 +93,7 @@ names! {
 }
 
 builders! {
+    udf:
     /// The multiset LeD of two token lists (no alignment).
     fn led(src, tgt) = LED;
     /// LeD, PoD and the reason they are NULL, as one struct {led, pod, problem}.
@@ -99,8 +101,12 @@ builders! {
     /// Why the multiset LeD of two token lists is NULL.
     fn lepod_problem(src, tgt) = LEPOD_PROBLEM;
     fn derp(src_head, src_deprel, tgt_head, tgt_deprel, links) = DERP;
+    /// DERP's score with the side it was computed on and its spanning tree, as a struct.
+    fn derp_detail(src_head, src_deprel, tgt_head, tgt_deprel, links) = DERP_DETAIL;
     fn derp_problem(src_head, src_deprel, tgt_head, tgt_deprel, links) = DERP_PROBLEM;
     fn lowercase_tokens(tokens) = LOWERCASE_TOKENS;
+    /// The (head, dep, deprel) arcs of a parsed sentence, as a list of structs.
+    fn dep_triples(tokens, heads, deprels) = DEP_TRIPLES;
     /// METEOR 1.5's alignment of two token lists, with the session's aligner options.
     fn meteor_align(src, tgt) = METEOR_ALIGN;
     fn true_score(src, tgt) = TRUE_SCORE;
@@ -113,6 +119,15 @@ builders! {
     fn sentence_bleu(hypothesis, reference, options) = SENTENCE_BLEU;
     fn chrf(hypothesis, reference, options) = CHRF;
     fn sentence_ter(hypothesis, reference, options) = SENTENCE_TER;
+}
+
+builders! {
+    udaf:
+    /// The mean of x with its bootstrap interval, as a struct {mean, low, high, n}.
+    fn bootstrap_ci(x, level, resamples, seed) = BOOTSTRAP_CI;
+    /// b's mean minus a's with its interval and p-value, on the rows both scored.
+    fn paired_bootstrap(a, b, resamples, seed, level) = PAIRED_BOOTSTRAP;
+    fn approx_randomization(a, b, trials, seed) = APPROX_RANDOMIZATION;
 }
 
 /// A builder of three arguments (sacrebleu's sentence scores: hypothesis, reference, options).

@@ -21,7 +21,15 @@ use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::compute::{cast, concat_batches};
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type, Int64Type};
-use datafusion::prelude::SessionContext;
+use datafusion::common::{JoinType, ScalarValue};
+use datafusion::execution::FunctionRegistry;
+use datafusion::functions::core::expr_fn::{greatest, least};
+use datafusion::functions::math::expr_fn::{abs, floor};
+use datafusion::functions_aggregate::count::count_all;
+use datafusion::functions_aggregate::expr_fn::{count, max, min};
+use datafusion::logical_expr::cast as cast_expr;
+use datafusion::logical_expr::{Expr, ident, lit};
+use datafusion::prelude::{DataFrame, SessionContext};
 
 use super::compare::{self, CompareOptions, Comparison, MetricResult};
 use super::score::{Role, ScoredFrom, all_columns};
@@ -33,8 +41,9 @@ use crate::metrics::lepod::{self, Explanation, Punctuation};
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::parquet::keys;
-use crate::session::{Tuning, count, identifier};
+use crate::session::{Tuning, column_of};
 use crate::storage::{Output, write_whole};
+use crate::udf::expr;
 
 #[derive(Debug, Clone)]
 pub struct ReportOptions {
@@ -181,7 +190,7 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     let mut systems = Vec::new();
     let mut tables = Vec::new();
     for (i, path) in options.tables.iter().enumerate() {
-        let input = ParquetInput::open(&format!("system{i}"), path)?;
+        let input = ParquetInput::open(&system_table(i), path)?;
         // A table `score` did not write records nothing: draw with what is given, no punctuation.
         let mut inputs = input
             .key_value(keys::INPUTS)
@@ -209,7 +218,7 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
                 *slot = None;
             }
         }
-        tables.push((format!("system{i}"), path.clone()));
+        tables.push((system_table(i), path.clone()));
         if let Some(p) = &inputs.alignments {
             tables.push((format!("alignments{i}"), p.clone()));
         }
@@ -228,7 +237,7 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
     let ctx = context_with_tables_and(&tables, &[], &Resources::default(), tuning).await?;
     let (metrics, problem_columns) = columns(&ctx, &options.tables).await?;
     for (i, system) in systems.iter_mut().enumerate() {
-        system.rows = count(&ctx, &format!("SELECT count(*) FROM system{i}")).await?;
+        system.rows = ctx.table(system_table(i).as_str()).await?.count().await? as u64;
         for column in &problem_columns {
             let reasons = reasons(&ctx, i, column).await?;
             system.problems.push((column.clone(), reasons));
@@ -288,8 +297,14 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
 }
 
 /// The finite values of a column (NaN and the infinities have no bin).
-fn finite(column: &str) -> String {
-    format!("{column} > -1.0e308 AND {column} < 1.0e308")
+fn finite(column: &Expr) -> Expr {
+    let (low, high) = (lit(-1.0e308), lit(1.0e308));
+    column.clone().gt(low).and(column.clone().lt(high))
+}
+
+/// The name table `i` (the baseline is 0) is registered under.
+fn system_table(i: usize) -> String {
+    format!("system{i}")
 }
 
 /// The metrics every table has (score columns, or else every Float64 column but pair_id) and
@@ -297,11 +312,7 @@ fn finite(column: &str) -> String {
 async fn columns(ctx: &SessionContext, files: &[PathBuf]) -> Result<(Vec<String>, Vec<String>)> {
     let mut schemas = Vec::new();
     for i in 0..files.len() {
-        schemas.push(
-            ctx.table_provider(format!("system{i}").as_str())
-                .await?
-                .schema(),
-        );
+        schemas.push(ctx.table_provider(system_table(i).as_str()).await?.schema());
     }
     let all_have = |name: &str, numeric: bool| {
         schemas.iter().all(|s| {
@@ -339,8 +350,7 @@ async fn columns(ctx: &SessionContext, files: &[PathBuf]) -> Result<(Vec<String>
     Ok((metrics, problems))
 }
 
-async fn collect(ctx: &SessionContext, query: &str) -> Result<RecordBatch> {
-    let frame = ctx.sql(query).await?;
+async fn collect(frame: DataFrame) -> Result<RecordBatch> {
     let schema = frame.schema().inner().clone();
     let batches = frame.collect().await?;
     Ok(concat_batches(&schema, &batches)?)
@@ -357,12 +367,15 @@ fn values<T: datafusion::arrow::datatypes::ArrowPrimitiveType>(
 
 /// Why rows of table `i` have no score, by `column`: (reason, rows), most frequent first.
 async fn reasons(ctx: &SessionContext, i: usize, column: &str) -> Result<Vec<(String, u64)>> {
-    let c = identifier(column);
-    let batch = collect(
-        ctx,
-        &format!("SELECT {c}, count(*) AS n FROM system{i} WHERE {c} IS NOT NULL GROUP BY {c} ORDER BY n DESC, {c} LIMIT 20"),
-    )
-    .await?;
+    let c = ident(column);
+    let frame = ctx
+        .table(system_table(i).as_str())
+        .await?
+        .filter(c.clone().is_not_null())?
+        .aggregate(vec![c.clone()], vec![count_all().alias("rows")])?
+        .sort(vec![ident("rows").sort(false, true), c.sort(true, false)])?
+        .limit(0, Some(20))?;
+    let batch = collect(frame).await?;
     let (reasons, rows) = (
         batch.column(0).as_string::<i32>(),
         values::<Int64Type>(&batch, 1)?,
@@ -384,7 +397,8 @@ async fn metric_view(
     options: &CompareOptions,
     compared: Option<&MetricResult>,
 ) -> Result<MetricView> {
-    let m = identifier(metric);
+    let m = ident(metric);
+    let f: &dyn FunctionRegistry = ctx;
     let CompareOptions {
         resamples,
         seed,
@@ -393,18 +407,13 @@ async fn metric_view(
     } = options;
     let mut per_system = Vec::new();
     for i in 0..systems {
-        let bootstrap = match compared {
-            Some(_) => String::new(),
-            None => format!(", bootstrap_ci({m}, {level}, {resamples}, {seed})"),
-        };
-        let batch = collect(
-            ctx,
-            &format!(
-                "SELECT count({m}), min({m}), max({m}){bootstrap} FROM system{i} WHERE {}",
-                finite(&m)
-            ),
-        )
-        .await?;
+        let mut aggregates = vec![count(m.clone()), min(m.clone()), max(m.clone())];
+        if compared.is_none() {
+            let (level, resamples, seed) = (lit(*level), lit(*resamples), lit(*seed));
+            aggregates.push(expr::bootstrap_ci(f, m.clone(), level, resamples, seed)?);
+        }
+        let table = ctx.table(system_table(i).as_str()).await?;
+        let batch = collect(table.filter(finite(&m))?.aggregate(vec![], aggregates)?).await?;
         let (n, mean) = match compared {
             Some(result) => (result.systems[i].n, result.systems[i].mean),
             None => compare::interval(batch.column(3).as_struct(), "mean"),
@@ -436,13 +445,12 @@ async fn metric_view(
         range => range,
     };
     for (i, stats) in per_system.iter_mut().enumerate() {
-        let bin = bin_expr(&m, low, high, BINS);
+        let bin = bin_expr(m.clone(), low, high, BINS);
+        let table = ctx.table(system_table(i).as_str()).await?;
         let batch = collect(
-            ctx,
-            &format!(
-                "SELECT {bin} AS b, count(*) FROM system{i} WHERE {} GROUP BY b",
-                finite(&m)
-            ),
+            table
+                .filter(finite(&m))?
+                .aggregate(vec![bin], vec![count_all()])?,
         )
         .await?;
         for (b, c) in values::<Int64Type>(&batch, 0)?
@@ -461,11 +469,13 @@ async fn metric_view(
 }
 
 /// The bin (0 to bins - 1) of `column` over [low, high]; `high` itself is in the last bin.
-fn bin_expr(column: &str, low: f64, high: f64, bins: usize) -> String {
+fn bin_expr(column: Expr, low: f64, high: f64, bins: usize) -> Expr {
     let width = (high - low) / bins as f64;
-    format!(
-        "CAST(LEAST(GREATEST(floor(({column} - ({low:e})) / {width:e}), 0), {}) AS BIGINT)",
-        bins - 1
+    let bin = floor((column - lit(low)) / lit(width));
+    let last = lit((bins - 1) as f64);
+    cast_expr(
+        least(vec![greatest(vec![bin, lit(0.0)]), last]),
+        DataType::Int64,
     )
 }
 
@@ -475,16 +485,16 @@ async fn density(
     x: &MetricView,
     y: &MetricView,
 ) -> Result<Density> {
-    let (cx, cy) = (identifier(&x.name), identifier(&y.name));
+    let (cx, cy) = (ident(&x.name), ident(&y.name));
     let (bx, by) = (
-        bin_expr(&cx, x.low, x.high, DENSITY_BINS),
-        bin_expr(&cy, y.low, y.high, DENSITY_BINS),
+        bin_expr(cx.clone(), x.low, x.high, DENSITY_BINS).alias("bx"),
+        bin_expr(cy.clone(), y.low, y.high, DENSITY_BINS).alias("by"),
     );
-    let batch = collect(
-        ctx,
-        &format!("SELECT {bx} AS bx, {by} AS by, count(*) FROM system{i} WHERE {} AND {} GROUP BY bx, by", finite(&cx), finite(&cy)),
-    )
-    .await?;
+    let table = ctx.table(system_table(i).as_str()).await?;
+    let cells = table
+        .filter(finite(&cx).and(finite(&cy)))?
+        .aggregate(vec![bx, by], vec![count_all()])?;
+    let batch = collect(cells).await?;
     let mut counts = vec![0; DENSITY_BINS * DENSITY_BINS];
     let [xs, ys, cells] = [0, 1, 2].map(|c| values::<Int64Type>(&batch, c));
     for ((bx, by), c) in xs?.into_iter().zip(ys?).zip(cells?) {
@@ -524,21 +534,20 @@ async fn pair_lists(
         .iter()
         .filter(|(m, _, _)| metrics.iter().any(|x| x == m))
     {
-        let m = identifier(metric);
         if systems.len() == 1 {
-            let order = if worst == Worst::Highest {
-                "DESC"
-            } else {
-                "ASC"
-            };
-            let batch = collect(
-                ctx,
-                &format!(
-                    "SELECT pair_id FROM system0 WHERE {} ORDER BY {m} {order}, pair_id LIMIT {k}",
-                    finite(&m)
-                ),
-            )
-            .await?;
+            let m = ident(metric);
+            let ascending = worst != Worst::Highest;
+            let frame = ctx
+                .table(system_table(0).as_str())
+                .await?
+                .filter(finite(&m))?
+                .sort(vec![
+                    m.sort(ascending, !ascending),
+                    ident("pair_id").sort(true, false),
+                ])?
+                .limit(0, Some(k))?
+                .select(vec![ident("pair_id")])?;
+            let batch = collect(frame).await?;
             let ids = values::<Int64Type>(&batch, 0)?
                 .into_iter()
                 .flatten()
@@ -548,16 +557,25 @@ async fn pair_lists(
             continue;
         }
         for (i, system) in systems.iter().enumerate().skip(1) {
-            let batch = collect(
-                ctx,
-                &format!(
-                    "SELECT b.pair_id FROM system0 b JOIN system{i} s ON b.pair_id = s.pair_id WHERE {} AND {} \
-                     AND s.{m} <> b.{m} ORDER BY abs(s.{m} - b.{m}) DESC, b.pair_id LIMIT {k}",
-                    finite(&format!("b.{m}")),
-                    finite(&format!("s.{m}"))
-                ),
-            )
-            .await?;
+            let (baseline, other) = (system_table(0), system_table(i));
+            let (b, s) = (column_of(&baseline, metric), column_of(&other, metric));
+            let pair_id = column_of(&baseline, "pair_id");
+            let both = ctx.table(baseline.as_str()).await?.join(
+                ctx.table(other.as_str()).await?,
+                JoinType::Inner,
+                &["pair_id"],
+                &["pair_id"],
+                None,
+            )?;
+            let frame = both
+                .filter(finite(&b).and(finite(&s)).and(s.clone().not_eq(b.clone())))?
+                .sort(vec![
+                    abs(s - b).sort(false, true),
+                    pair_id.clone().sort(true, false),
+                ])?
+                .limit(0, Some(k))?
+                .select(vec![pair_id])?;
+            let batch = collect(frame).await?;
             let ids = values::<Int64Type>(&batch, 0)?
                 .into_iter()
                 .flatten()
@@ -620,56 +638,46 @@ async fn pair_views(
     metrics: &[String],
     ids: &[i64],
 ) -> Result<Vec<PairView>> {
-    let list = ids
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
-    let schema = ctx
-        .table_provider(format!("system{i}").as_str())
-        .await?
-        .schema();
+    let f: &dyn FunctionRegistry = ctx;
+    let wanted = |key: Expr| key.in_list(ids.iter().map(|&id| lit(id)).collect(), false);
+    let table = ctx.table(system_table(i).as_str()).await?;
+    let schema = table.schema().inner().clone();
     let tokens = ["src", "tgt"].iter().all(|c| {
         schema
             .field_with_name(c)
             .is_ok_and(|f| crate::schema::is_token_list(f.data_type()))
     });
     // LeD compares the tokens as `score` did: lowercased by the same function when it was asked.
-    let compared = |c: &str| {
-        if inputs.lowercase {
-            format!("lowercase_tokens({c})")
-        } else {
-            c.to_string()
-        }
+    let compared = |c: &str| match inputs.lowercase {
+        true => expr::lowercase_tokens(f, ident(c)),
+        false => Ok(ident(c)),
     };
-    let token_columns = match tokens {
-        true => format!(
-            "src, tgt, {} AS src_compared, {} AS tgt_compared",
-            compared("src"),
-            compared("tgt")
+    let mut selected = vec![ident("pair_id")];
+    match tokens {
+        true => selected.extend([
+            ident("src"),
+            ident("tgt"),
+            compared("src")?.alias("src_compared"),
+            compared("tgt")?.alias("tgt_compared"),
+        ]),
+        false => selected.extend(
+            ["src", "tgt", "src_compared", "tgt_compared"].map(|c| lit(ScalarValue::Null).alias(c)),
         ),
-        false => "NULL, NULL, NULL, NULL".to_string(),
-    };
-    let selected: Vec<String> = metrics
-        .iter()
-        .enumerate()
-        .map(|(k, m)| format!("CAST({} AS DOUBLE) AS value{k}", identifier(m)))
-        .collect();
-    let batch = collect(
-        ctx,
-        &format!(
-            "SELECT pair_id, {token_columns}, {} FROM system{i} WHERE pair_id IN ({list})",
-            selected.join(", ")
-        ),
-    )
-    .await?;
+    }
+    selected.extend(
+        metrics
+            .iter()
+            .enumerate()
+            .map(|(k, m)| cast_expr(ident(m), DataType::Float64).alias(format!("value{k}"))),
+    );
+    let batch = collect(table.filter(wanted(ident("pair_id")))?.select(selected)?).await?;
     let links = match &inputs.alignments {
         Some(_) => {
-            let batch = collect(
-                ctx,
-                &format!("SELECT pair_id, links FROM alignments{i} WHERE pair_id IN ({list})"),
-            )
-            .await?;
+            let alignments = ctx.table(format!("alignments{i}").as_str()).await?;
+            let frame = alignments
+                .filter(wanted(ident("pair_id")))?
+                .select(vec![ident("pair_id"), ident("links")])?;
+            let batch = collect(frame).await?;
             let lists = LinkLists::new(batch.column(1))?;
             let mut by_id = HashMap::new();
             for (r, id) in values::<Int64Type>(&batch, 0)?.into_iter().enumerate() {
@@ -683,7 +691,7 @@ async fn pair_views(
         None => HashMap::new(),
     };
     let trees = match (&inputs.alignments, &inputs.arcs) {
-        (Some(_), Some(_)) => derp_trees(ctx, i, &list).await?,
+        (Some(_), Some(_)) => derp_trees(ctx, i, wanted).await?,
         _ => HashMap::new(),
     };
     let punct = Punctuation::new(&inputs.punct);
@@ -743,16 +751,36 @@ async fn pair_views(
     Ok(views)
 }
 
-/// `derp_detail`'s spanning tree of the pairs in `list` (SQL) of table `i`, by pair_id.
-async fn derp_trees(ctx: &SessionContext, i: usize, list: &str) -> Result<HashMap<i64, DerpTree>> {
-    let batch = collect(
+/// `derp_detail`'s spanning tree of the `wanted` pairs of table `i`, by pair_id.
+async fn derp_trees(
+    ctx: &SessionContext,
+    i: usize,
+    wanted: impl Fn(Expr) -> Expr,
+) -> Result<HashMap<i64, DerpTree>> {
+    let (arcs, alignments) = (format!("arcs{i}"), format!("alignments{i}"));
+    let r = |c: &str| column_of(&arcs, c);
+    let detail = expr::derp_detail(
         ctx,
-        &format!(
-            "SELECT a.pair_id, derp_detail(r.src_head, r.src_deprel, r.tgt_head, r.tgt_deprel, a.links) \
-             FROM arcs{i} r JOIN alignments{i} a ON r.pair_id = a.pair_id WHERE a.pair_id IN ({list})"
-        ),
-    )
-    .await?;
+        r("src_head"),
+        r("src_deprel"),
+        r("tgt_head"),
+        r("tgt_deprel"),
+        column_of(&alignments, "links"),
+    )?;
+    let pair_id = column_of(&alignments, "pair_id");
+    let frame = ctx
+        .table(arcs.as_str())
+        .await?
+        .join(
+            ctx.table(alignments.as_str()).await?,
+            JoinType::Inner,
+            &["pair_id"],
+            &["pair_id"],
+            None,
+        )?
+        .filter(wanted(pair_id.clone()))?
+        .select(vec![pair_id, detail])?;
+    let batch = collect(frame).await?;
     let detail = batch.column(1).as_struct();
     let side = detail
         .column_by_name("side")

@@ -261,17 +261,19 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             }
             if *table != Table::Pairs {
                 let name = table.name();
-                let orphans = format!(
-                    "SELECT count(*) FROM {name} x LEFT ANTI JOIN pairs p ON x.pair_id = p.pair_id"
-                );
-                summary
-                    .orphans
-                    .insert(name, session::count(&ctx, &orphans).await?);
+                let orphans = ctx.table(name).await?.join(
+                    ctx.table(Table::Pairs.name()).await?,
+                    JoinType::LeftAnti,
+                    &["pair_id"],
+                    &["pair_id"],
+                    None,
+                )?;
+                summary.orphans.insert(name, orphans.count().await? as u64);
             }
         }
     }
     let frame = score_frame(&ctx, options, &metrics, &inputs, lockstep.is_some()).await?;
-    let query = query_text(&frame);
+    let query = super::query_text(&frame);
     Ok(Prepared {
         ctx,
         frame,
@@ -619,15 +621,6 @@ async fn score_frame(
     // NULLS FIRST matches the declared order of sorted inputs, so no sort is planned.
     let order = SortExpr::new(builder.pairs("pair_id"), true, true);
     Ok(frame.select(select)?.sort(vec![order])?)
-}
-
-/// The query as SQL, for `--explain` and the output's metadata (the logical plan where a part
-/// of it has no SQL form).
-fn query_text(frame: &DataFrame) -> String {
-    match datafusion::sql::unparser::plan_to_sql(frame.logical_plan()) {
-        Ok(statement) => statement.to_string(),
-        Err(_) => frame.logical_plan().display_indent().to_string(),
-    }
 }
 
 fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
