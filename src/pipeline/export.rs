@@ -7,6 +7,9 @@ use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, AsArray, Float64Array, ListArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::cast as cast_expr;
+use datafusion::logical_expr::{ident, lit};
 use futures::TryStreamExt;
 
 use crate::arrow::read::{LinkLists, RowProblem, Strings, TokenListLists, TokenLists};
@@ -34,22 +37,16 @@ pub async fn moses_phrase_table(table: &Path, out: &Path) -> Result<ExportSummar
         .table_provider(Table::PhraseTable.name())
         .await?
         .schema();
-    let optional = |name: &str| {
-        if schema.field_with_name(name).is_ok() {
-            name.to_string()
-        } else {
-            format!("NULL AS {name}")
-        }
+    let optional = |name: &str| match schema.field_with_name(name) {
+        Ok(_) => ident(name),
+        Err(_) => lit(ScalarValue::Null).alias(name),
     };
-    let query = format!(
-        "SELECT src_tokens, tgt_tokens, \
-         CAST(p_f_e AS DOUBLE), CAST(lex_f_e AS DOUBLE), CAST(p_e_f AS DOUBLE), CAST(lex_e_f AS DOUBLE), \
-         {}, {}, {} FROM phrase_table",
-        optional("extra_scores"),
-        optional("alignment"),
-        optional("counts")
-    );
-    let mut stream = ctx.sql(&query).await?.execute_stream().await?;
+    let number = |name: &str| cast_expr(ident(name), DataType::Float64);
+    let mut selected = vec![ident("src_tokens"), ident("tgt_tokens")];
+    selected.extend(["p_f_e", "lex_f_e", "p_e_f", "lex_e_f"].map(number));
+    selected.extend(["extra_scores", "alignment", "counts"].map(optional));
+    let rules = ctx.table(Table::PhraseTable.name()).await?;
+    let mut stream = rules.select(selected)?.execute_stream().await?;
     let mut output = Output::create(out)?;
     let mut summary = ExportSummary::default();
     let floats = ColumnType::Floats.canonical();
@@ -181,18 +178,24 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
     Output::check(out)?;
     let ctx = Session::default().build()?;
     session::register_checked(&ctx, Table::Fragments, table).await?;
-    let alternatives = columns
-        .alternatives
-        .as_deref()
-        .map_or(String::new(), |c| format!(", {}", session::identifier(c)));
-    let query = format!(
-        "SELECT sentence_id, fragment_id, l1, l2, input, fragment_start, fragment_end, {}{alternatives} \
-         FROM fragments ORDER BY pair_id",
-        session::identifier(&columns.answer)
-    );
+    let mut selected = [
+        "sentence_id",
+        "fragment_id",
+        "l1",
+        "l2",
+        "input",
+        "fragment_start",
+        "fragment_end",
+    ]
+    .map(ident)
+    .to_vec();
+    selected.push(ident(&columns.answer));
+    selected.extend(columns.alternatives.as_deref().map(ident));
     let frame = ctx
-        .sql(&query)
-        .await
+        .table(Table::Fragments.name())
+        .await?
+        .sort(vec![ident("pair_id").sort(true, false)])
+        .and_then(|sorted| sorted.select(selected))
         .with_context(|| format!("{}: reading the answers", table.display()))?;
     let mut stream = frame.execute_stream().await?;
     let mut answers = Vec::new();

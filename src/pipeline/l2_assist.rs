@@ -16,6 +16,9 @@ use datafusion::arrow::array::{
     StringArray, StringBuilder,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema};
+use datafusion::common::ScalarValue;
+use datafusion::functions::core::expr_fn::coalesce;
+use datafusion::logical_expr::{Expr, cast, ident, lit};
 use futures::TryStreamExt;
 
 use crate::arrow::read::TokenLists;
@@ -36,8 +39,9 @@ use crate::parquet::keys;
 use crate::pipeline::export::write_run;
 use crate::pipeline::semeval_eval::fragment_score;
 use crate::resources::{self, ResourceOptions};
-use crate::schema::{head_list_type, is_string, is_token_list, token_list_type};
+use crate::schema::{head_list_type, token_list_type};
 use crate::session;
+use crate::udf::expr;
 
 /// What candidates are made and scored with.
 #[derive(Debug, Clone)]
@@ -534,27 +538,27 @@ pub async fn tune_table(table: &Path, metric: &str, options: &TuneOptions) -> Re
     let ctx = session::context()?;
     let input = crate::parquet::ParquetInput::open("candidates", table)?;
     input.register(&ctx, false).await?;
-    let features: Vec<String> = chosen
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| {
-            format!(
-                "coalesce(CAST({} AS DOUBLE), 0) AS f{k}",
-                session::identifier(FEATURE_NAMES[i])
-            )
-        })
-        .collect();
-    let query = format!(
-        "SELECT CAST(pair_id AS BIGINT) AS list, CAST({} AS DOUBLE) AS metric, {} FROM candidates ORDER BY pair_id",
-        session::identifier(metric),
-        features.join(", ")
+    let number = |name: &str| cast(ident(name), DataType::Float64);
+    let mut selected = vec![
+        cast(ident("pair_id"), DataType::Int64).alias("list"),
+        number(metric).alias("metric"),
+    ];
+    selected.extend(
+        chosen.iter().enumerate().map(|(k, &i)| {
+            coalesce(vec![number(FEATURE_NAMES[i]), lit(0.0)]).alias(format!("f{k}"))
+        }),
     );
-    let frame = ctx.sql(&query).await.with_context(|| {
-        format!(
-            "{}: reading pair_id, {metric} and the features",
-            table.display()
-        )
-    })?;
+    let frame = ctx
+        .table("candidates")
+        .await?
+        .sort(vec![ident("pair_id").sort(true, false)])
+        .and_then(|sorted| sorted.select(selected))
+        .with_context(|| {
+            format!(
+                "{}: reading pair_id, {metric} and the features",
+                table.display()
+            )
+        })?;
     let mut stream = frame.execute_stream().await?;
     let (mut lists, mut skipped): (Vec<CandidateList>, usize) = (Vec::new(), 0);
     let mut current: Option<i64> = None;
@@ -662,34 +666,29 @@ async fn load_dictionary(path: &Path) -> Result<Dictionary> {
     input.register(&ctx, false).await?;
     let schema = ctx.table_provider("dictionary").await?.schema();
     // Text is split into tokens as `tokenize` splits it.
-    let tokens = |column: &str| -> Result<String> {
+    let tokens = |column: &str| -> Result<Expr> {
         let Ok(field) = schema.field_with_name(column) else {
             bail!(
                 "dictionary {}: no column {column} (expected src, tgt and optionally p)",
                 path.display()
             );
         };
-        let name = session::identifier(column);
-        match field.data_type() {
-            t if is_string(t) => Ok(format!("tokenize({name})")),
-            t if is_token_list(t) => Ok(name),
-            t => bail!(
-                "dictionary {}: column {column} is {t}; expected text (Utf8) or tokens (List<Utf8>)",
-                path.display()
+        match expr::as_tokens(&ctx, column, field.data_type())? {
+            Some(tokens) => Ok(tokens),
+            None => bail!(
+                "dictionary {}: column {column} is {}; expected text (Utf8) or tokens (List<Utf8>)",
+                path.display(),
+                field.data_type()
             ),
         }
     };
-    let p = if schema.field_with_name("p").is_ok() {
-        "CAST(p AS DOUBLE)"
-    } else {
-        "CAST(NULL AS DOUBLE)"
+    let p = match schema.field_with_name("p") {
+        Ok(_) => cast(ident("p"), DataType::Float64),
+        Err(_) => lit(ScalarValue::Float64(None)),
     };
-    let query = format!(
-        "SELECT {}, {}, {p} FROM dictionary",
-        tokens("src")?,
-        tokens("tgt")?
-    );
-    let mut stream = ctx.sql(&query).await?.execute_stream().await?;
+    let dictionary = ctx.table("dictionary").await?;
+    let selected = dictionary.select(vec![tokens("src")?, tokens("tgt")?, p])?;
+    let mut stream = selected.execute_stream().await?;
     let mut dictionary = Dictionary::default();
     let mut row_number = 0;
     while let Some(batch) = stream.try_next().await? {

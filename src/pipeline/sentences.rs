@@ -5,6 +5,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, Int64Array};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::{cast, ident, lit};
 use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -12,6 +15,7 @@ use crate::arrow::read::TokenLists;
 use crate::formats::input::{self, Lines};
 use crate::metrics::whitespace;
 use crate::parquet::ParquetInput;
+use crate::udf::expr;
 
 /// A sentence: its id and tokens.
 pub type Sentence = (i64, Vec<String>);
@@ -88,29 +92,26 @@ pub async fn visit_columns(
                 names.join(", ")
             );
         };
-        let quoted = crate::session::identifier(column);
-        selected.push(match field.data_type() {
-            t if crate::schema::is_string(t) => format!("tokenize({quoted})"),
-            t if crate::schema::is_token_list(t) => quoted,
-            t => bail!(
-                "{}: column {column:?} is {t}; expected tokens (List<Utf8>) or text (Utf8)",
-                input.display()
-            ),
-        });
+        let Some(tokens) = expr::as_tokens(&ctx, column, field.data_type())? else {
+            bail!(
+                "{}: column {column:?} is {}; expected tokens (List<Utf8>) or text (Utf8)",
+                input.display(),
+                field.data_type()
+            );
+        };
+        selected.push(tokens);
     }
     // Without pair_id, the 0-based row in file order.
-    let id = if schema.field_with_name("pair_id").is_ok() {
-        "CAST(pair_id AS BIGINT)"
-    } else {
-        "CAST(NULL AS BIGINT)"
+    let id = match schema.field_with_name("pair_id") {
+        Ok(_) => cast(ident("pair_id"), DataType::Int64),
+        Err(_) => lit(ScalarValue::Int64(None)),
     };
+    selected.insert(0, id);
     // Partition after partition, each a run of the files' rows in order: file order.
     let partitions = ctx
-        .sql(&format!(
-            "SELECT {id}, {} FROM sentences",
-            selected.join(", ")
-        ))
+        .table("sentences")
         .await?
+        .select(selected)?
         .execute_stream_partitioned()
         .await?;
     let mut batches = futures::stream::iter(partitions).flatten();

@@ -7,9 +7,12 @@
 //! constants. The builders take the session's registry: functions bound to resources (a phrase
 //! table, an LM, triples) are the session's own.
 
+use datafusion::arrow::datatypes::DataType;
 use datafusion::common::Result;
 use datafusion::execution::FunctionRegistry;
-use datafusion::logical_expr::Expr;
+use datafusion::logical_expr::{Expr, ident};
+
+use crate::schema::{is_string, is_token_list};
 
 /// `NAME = "sql_name"` for each function.
 macro_rules! names {
@@ -105,6 +108,8 @@ builders! {
     fn derp_detail(src_head, src_deprel, tgt_head, tgt_deprel, links) = DERP_DETAIL;
     fn derp_problem(src_head, src_deprel, tgt_head, tgt_deprel, links) = DERP_PROBLEM;
     fn lowercase_tokens(tokens) = LOWERCASE_TOKENS;
+    /// Text split into tokens at whitespace.
+    fn tokenize(text) = TOKENIZE;
     /// The (head, dep, deprel) arcs of a parsed sentence, as a list of structs.
     fn dep_triples(tokens, heads, deprels) = DEP_TRIPLES;
     /// METEOR 1.5's alignment of two token lists, with the session's aligner options.
@@ -128,6 +133,21 @@ builders! {
     /// b's mean minus a's with its interval and p-value, on the rows both scored.
     fn paired_bootstrap(a, b, resamples, seed, level) = PAIRED_BOOTSTRAP;
     fn approx_randomization(a, b, trials, seed) = APPROX_RANDOMIZATION;
+}
+
+/// Column `name` of type `data_type` as a token list: text split as `tokenize` splits it, a
+/// token list as it is; None for any other type.
+pub fn as_tokens(
+    registry: &dyn FunctionRegistry,
+    name: &str,
+    data_type: &DataType,
+) -> Result<Option<Expr>> {
+    let column = ident(name);
+    Ok(match data_type {
+        t if is_string(t) => Some(tokenize(registry, column)?),
+        t if is_token_list(t) => Some(column),
+        _ => None,
+    })
 }
 
 /// A builder of three arguments (sacrebleu's sentence scores: hypothesis, reference, options).
