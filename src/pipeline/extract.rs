@@ -23,6 +23,7 @@ use crate::arrow::read::{LinkLists, TokenLists};
 use crate::metrics::phrases::{Direction, Lexicon};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
+use crate::udf::expr::{PHARAOH, TOKENIZE};
 use crate::udf::phrases::{NAME as EXTRACT, PairScratch, PhraseScoreUdf, ScoreKind, read_pair};
 
 #[derive(Debug, Clone)]
@@ -101,15 +102,16 @@ impl ExtractOptions {
     /// c(e) as GROUP BYs joined back (window functions would hold the whole table in one
     /// batch), the four scores, sorted.
     pub fn table_query(&self) -> String {
-        "WITH c_f AS (SELECT src, sum(c_fe) AS c_f FROM phrase_pairs GROUP BY src), \
+        format!(
+            "WITH c_f AS (SELECT src, sum(c_fe) AS c_f FROM phrase_pairs GROUP BY src), \
               c_e AS (SELECT tgt, sum(c_fe) AS c_e FROM phrase_pairs GROUP BY tgt) \
-         SELECT p.src, p.tgt, tokenize(p.src) AS src_tokens, tokenize(p.tgt) AS tgt_tokens, \
+         SELECT p.src, p.tgt, {TOKENIZE}(p.src) AS src_tokens, {TOKENIZE}(p.tgt) AS tgt_tokens, \
                 p.c_fe / c_e.c_e AS p_f_e, lexical_weight_src_given_tgt(p.src, p.tgt, p.inverse_alignment) AS lex_f_e, \
                 p.c_fe / c_f.c_f AS p_e_f, lexical_weight_tgt_given_src(p.src, p.tgt, p.direct_alignment) AS lex_e_f, \
-                pharaoh(p.direct_alignment) AS alignment, make_array(c_e.c_e, c_f.c_f, p.c_fe) AS counts \
+                {PHARAOH}(p.direct_alignment) AS alignment, make_array(c_e.c_e, c_f.c_f, p.c_fe) AS counts \
          FROM phrase_pairs p JOIN c_f ON p.src = c_f.src JOIN c_e ON p.tgt = c_e.tgt \
          ORDER BY p.src, p.tgt"
-            .to_string()
+        )
     }
 }
 

@@ -26,6 +26,7 @@ use crate::metrics::true_score::ModelWeights;
 use crate::resources::{self, PhraseTableOptions, ResourceOptions};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};
+use crate::udf::expr::{KENDALL_TAU_A, MODEL_SCORE, TRUE_SCORE};
 
 /// The paper's sizes: 5, 10, ..., 100.
 pub fn default_sizes() -> Vec<usize> {
@@ -234,14 +235,14 @@ impl RerankOptions {
     pub fn hypotheses_query(&self) -> String {
         let ModelWeights { phrase, lm } = self.weights;
         let model = if self.lm.is_some() {
-            format!("model_score(s.src, n.hyp_tokens, {phrase:?}, {lm:?})")
+            format!("{MODEL_SCORE}(s.src, n.hyp_tokens, {phrase:?}, {lm:?})")
         } else {
-            format!("{phrase:?} * true_score(s.src, n.hyp_tokens)")
+            format!("{phrase:?} * {TRUE_SCORE}(s.src, n.hyp_tokens)")
         };
         let decoder = self.decoder_score(self.lm.is_some());
         format!(
             "WITH scored AS ( \
-               SELECT n.id, n.rank, n.hyp, n.total, true_score(s.src, n.hyp_tokens) AS true_score, {model} AS model_score, \
+               SELECT n.id, n.rank, n.hyp, n.total, {TRUE_SCORE}(s.src, n.hyp_tokens) AS true_score, {model} AS model_score, \
                       {decoder} AS decoder_score \
                FROM nbest n JOIN pairs s ON n.id = s.pair_id) \
              SELECT id, rank, hyp, total, true_score, model_score, \
@@ -296,7 +297,7 @@ impl RerankOptions {
                FROM hypotheses h JOIN lengths l ON h.id = l.id CROSS JOIN (VALUES {sizes}) AS k(n) \
                WHERE l.length >= {long_enough} AND h.rank < k.n), \
              lists AS ( \
-               SELECT n, id, kendall_tau_a(rank, -model_score) AS tau_a, \
+               SELECT n, id, {KENDALL_TAU_A}(rank, -model_score) AS tau_a, \
                       count(model_score) AS scored, sum(CAST(score_changed AS BIGINT)) AS changed, \
                       CASE WHEN max(old_top_score) IS NOT NULL THEN \
                         1 + count(*) FILTER (WHERE model_score > old_top_score) END AS old_top_new_rank, \
