@@ -15,6 +15,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::Int64Type;
+use datafusion::common::JoinType;
 use datafusion::logical_expr::ScalarUDF;
 use datafusion::prelude::SessionContext;
 use futures::TryStreamExt;
@@ -22,7 +23,7 @@ use futures::TryStreamExt;
 use crate::arrow::read::{LinkLists, TokenLists};
 use crate::metrics::phrases::{Direction, Lexicon};
 use crate::schema::Table;
-use crate::session::{self, Session, Tuning};
+use crate::session::{self, Session, Tuning, column_of};
 use crate::udf::expr::{PHARAOH, TOKENIZE};
 use crate::udf::phrases::{NAME as EXTRACT, PairScratch, PhraseScoreUdf, ScoreKind, read_pair};
 
@@ -117,9 +118,23 @@ impl ExtractOptions {
 
 /// The first pass: the word translation table, and the pairs that cannot be read.
 async fn count_words(ctx: &SessionContext, summary: &mut ExtractSummary) -> Result<Lexicon> {
+    let (pairs, alignments) = (Table::Pairs.name(), Table::Alignments.name());
     let frame = ctx
-        .sql("SELECT p.pair_id, p.src, p.tgt, a.links FROM pairs p LEFT JOIN alignments a ON p.pair_id = a.pair_id")
-        .await?;
+        .table(pairs)
+        .await?
+        .join(
+            ctx.table(alignments).await?,
+            JoinType::Left,
+            &["pair_id"],
+            &["pair_id"],
+            None,
+        )?
+        .select(vec![
+            column_of(pairs, "pair_id"),
+            column_of(pairs, "src"),
+            column_of(pairs, "tgt"),
+            column_of(alignments, "links"),
+        ])?;
     let mut stream = frame.execute_stream().await?;
     let mut lexicon = Lexicon::new();
     while let Some(batch) = stream.try_next().await? {

@@ -443,9 +443,9 @@ async fn write_study(
         Default::default(),
     )
     .await?;
-    let batches = ctx
-        .sql("SELECT * FROM sizes ORDER BY n")
-        .await?
+    let sizes = ctx.table("sizes").await?;
+    let batches = sizes
+        .sort(vec![ident("n").sort(true, false)])?
         .collect()
         .await?;
     let sizes = batches
