@@ -38,22 +38,10 @@ from . import _native
 
 __version__: str = _native.__version__
 
-#: The keywords that bind resources, with what each is.
-RESOURCE_KEYWORDS = {
-    "phrase_table": "a phrase_table Parquet file (true_score, true_score_detail, model_score, synthetic_phrases)",
-    "prob_column": "the phrase table's probability column: p_f_e (default), p_e_f, lex_f_e or lex_e_f",
-    "free_identity": "keep unchanged words for free even when the phrase table has a w -> w rule",
-    "triples": "a triples Parquet file (dep_fit and its variants)",
-    "lm": "an ARPA language model, plain, .gz or .zst (lm_logprob, lm_full_scores, lm_perplexity, lm_oov_count, model_score)",
-    "lang": "meteor_align's language (default en)",
-    "modules": "meteor_align's default modules, e.g. 'exact stem synonym'",
-    "beam": "meteor_align's beam size (default 40)",
-    "alignment_type": "meteor_align's objective: maxcov (default) or maxacc",
-    "stem_table": "meteor_align: a stem lookup table instead of the Snowball stemmer",
-    "syn_dir": "meteor_align: a directory with LANGUAGE.synsets and LANGUAGE.exceptions",
-    "para": "meteor_align: a paraphrase table in METEOR's format",
-}
-_PATHS = ("phrase_table", "triples", "lm", "stem_table", "syn_dir", "para")
+#: The keywords that bind resources, with what each is (the library's resource options, which
+#: the command line's flags share).
+RESOURCE_KEYWORDS = {key: help for key, help, _ in _native.RESOURCE_OPTIONS}
+_PATHS = tuple(key for key, _, is_location in _native.RESOURCE_OPTIONS if is_location)
 
 
 def _resource_key(resources: dict[str, Any]) -> tuple:

@@ -18,7 +18,7 @@ use pairmetrics::metrics::true_score::Identity;
 use pairmetrics::parquet::Codec;
 use pairmetrics::pipeline::score::{self as scoring, ScoreOptions};
 use pairmetrics::resources::{
-    self, MissingResource, PhraseTableOptions, ResourceOptions, Resources,
+    self, MissingResource, PhraseTableOptions, ResourceOptions, Resources, options,
 };
 use pairmetrics::session::{Session, Tuning};
 use pairmetrics::udf;
@@ -52,15 +52,13 @@ fn python_error(context: &str, err: &(dyn std::error::Error + 'static)) -> PyErr
     let mut source = Some(err);
     while let Some(e) = source {
         if let Some(missing) = e.downcast_ref::<MissingResource>() {
-            let keyword = match missing.resource {
-                resources::Resource::PhraseTable => "phrase_table='phrase_table.parquet'",
-                resources::Resource::Triples => "triples='triples.parquet'",
-                resources::Resource::Lm => "lm='model.arpa'",
-            };
+            let option = missing.resource.option();
             return PyValueError::new_err(format!(
-                "{} needs {}: pass {keyword}",
+                "{} needs {}: pass {}=... {}",
                 missing.function,
-                missing.resource.what()
+                missing.resource.what(),
+                option.key,
+                option.help
             ));
         }
         source = e.source();
@@ -74,29 +72,18 @@ fn anyhow_error(context: &str, err: anyhow::Error) -> PyErr {
 
 /// What pairmetrics' functions need beyond their arguments, from the keywords the Python
 /// layer checked (the CLI's flags: phrase_table, lm, beam, ...); absent keys take defaults.
-/// The keywords [`resource_options`] reads; the Python layer documents each one.
-const RESOURCE_KEYWORDS: [&str; 12] = [
-    "phrase_table",
-    "prob_column",
-    "free_identity",
-    "triples",
-    "lm",
-    "lang",
-    "modules",
-    "beam",
-    "alignment_type",
-    "stem_table",
-    "syn_dir",
-    "para",
-];
+/// The keywords [`resource_options`] reads: the library's resource options.
+fn resource_keywords() -> Vec<&'static str> {
+    options::ALL.iter().map(|o| o.key).collect()
+}
 
 fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOptions> {
     for key in keywords.iter().flat_map(|k| k.keys()) {
         let key: String = key.extract()?;
-        if !RESOURCE_KEYWORDS.contains(&key.as_str()) {
+        if !resource_keywords().contains(&key.as_str()) {
             return Err(PyTypeError::new_err(format!(
                 "unknown resource keyword {key:?}; they are: {}",
-                RESOURCE_KEYWORDS.join(", ")
+                resource_keywords().join(", ")
             )));
         }
     }
@@ -117,41 +104,42 @@ fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOp
     }
     let defaults = AlignerOptions::default();
     let invalid = |e: pairmetrics::align::AlignError| PyValueError::new_err(e.to_string());
-    let modules: Option<String> = get(keywords, "modules")?;
-    let objective: Option<String> = get(keywords, "alignment_type")?;
+    let modules: Option<String> = get(keywords, options::MODULES.key)?;
+    let objective: Option<String> = get(keywords, options::ALIGNMENT_TYPE.key)?;
     let aligner = AlignerOptions {
-        language: get(keywords, "lang")?.unwrap_or(defaults.language),
+        language: get(keywords, options::LANG.key)?.unwrap_or(defaults.language),
         modules: modules
             .as_deref()
             .map(Module::parse_list)
             .transpose()
             .map_err(invalid)?,
-        beam: get(keywords, "beam")?.unwrap_or(defaults.beam),
+        beam: get(keywords, options::BEAM.key)?.unwrap_or(defaults.beam),
         objective: objective
             .as_deref()
             .map(Objective::parse)
             .transpose()
             .map_err(invalid)?
             .unwrap_or(defaults.objective),
-        stem_file: get(keywords, "stem_table")?,
-        synonym_dir: get(keywords, "syn_dir")?,
-        paraphrase_file: get(keywords, "para")?,
+        stem_file: get(keywords, options::STEM_TABLE.key)?,
+        synonym_dir: get(keywords, options::SYN_DIR.key)?,
+        paraphrase_file: get(keywords, options::PARA.key)?,
     };
-    let identity = match get(keywords, "free_identity")?.unwrap_or(false) {
+    let identity = match get(keywords, options::FREE_IDENTITY.key)?.unwrap_or(false) {
         true => Identity::Always,
         false => Identity::UnlessInTable,
     };
-    let prob_column =
-        get(keywords, "prob_column")?.unwrap_or_else(|| resources::DEFAULT_PROB_COLUMN.to_string());
-    let phrase_table = get::<PathBuf>(keywords, "phrase_table")?.map(|path| PhraseTableOptions {
-        path,
-        prob_column,
-        identity,
-    });
+    let prob_column = get(keywords, options::PROB_COLUMN.key)?
+        .unwrap_or_else(|| resources::DEFAULT_PROB_COLUMN.to_string());
+    let phrase_table =
+        get::<PathBuf>(keywords, options::PHRASE_TABLE.key)?.map(|path| PhraseTableOptions {
+            path,
+            prob_column,
+            identity,
+        });
     Ok(ResourceOptions {
         phrase_table,
-        triples: get(keywords, "triples")?,
-        lm: get(keywords, "lm")?,
+        triples: get(keywords, options::TRIPLES.key)?,
+        lm: get(keywords, options::LM.key)?,
         aligner,
     })
 }
@@ -406,7 +394,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", pairmetrics::VERSION)?;
     // The DataFusion major these functions are built for: datafusion-python must match it.
     m.add("DATAFUSION_MAJOR", datafusion_ffi::version())?;
-    m.add("RESOURCE_KEYWORDS", RESOURCE_KEYWORDS.to_vec())?;
+    m.add("RESOURCE_KEYWORDS", resource_keywords())?;
+    let described: Vec<(&str, &str, bool)> = options::ALL
+        .iter()
+        .map(|o| (o.key, o.help, o.value.is_location()))
+        .collect();
+    m.add("RESOURCE_OPTIONS", described)?;
     m.add_class::<Functions>()?;
     m.add_class::<ExportedArray>()?;
     m.add_class::<ScalarFunction>()?;

@@ -7,6 +7,10 @@ use pairmetrics::align::{AlignerOptions, Module, Objective};
 use pairmetrics::metrics::true_score::{Identity, ModelWeights};
 use pairmetrics::pipeline::compare;
 use pairmetrics::resources;
+use pairmetrics::resources::options::{
+    ALIGNMENT_TYPE, BEAM, FREE_IDENTITY, LANG, LM, MODULES, PARA, PHRASE_TABLE, PROB_COLUMN,
+    STEM_TABLE, SYN_DIR, TRIPLES,
+};
 use pairmetrics::session::Tuning;
 
 /// How --out is laid out as files.
@@ -85,28 +89,21 @@ impl SignificanceArgs {
 #[derive(clap::Args, Clone)]
 #[command(next_help_heading = "METEOR aligner (align, meteor_align, score --align)")]
 pub struct AlignerArgs {
-    /// Language (Matcher's -l): en da de es fi fr hu it nl no pt ro ru se tr. English synonyms
-    /// are built in; other languages need --syn-dir for the synonym module.
-    #[arg(short = 'l', long = "lang", default_value = "en")]
+    // Flags and help come from the resource options' table, which Python's keywords share
+    // (their help says the defaults).
+    #[arg(short = 'l', long = LANG.flag, help = LANG.help, default_value = "en", hide_default_value = true)]
     lang: String,
-    /// Modules, in order (Matcher's -m), e.g. 'exact stem synonym paraphrase'. Default: exact
-    /// stem synonym, then paraphrase when --para is given.
-    #[arg(short = 'm', long = "modules", value_name = "MODULES")]
+    #[arg(short = 'm', long = MODULES.flag, help = MODULES.help, value_name = "MODULES")]
     modules: Option<String>,
-    /// Beam size of the alignment search (Matcher's -x).
-    #[arg(short = 'x', long = "beam", default_value_t = 40)]
+    #[arg(short = 'x', long = BEAM.flag, help = BEAM.help, default_value_t = 40, hide_default_value = true)]
     beam: usize,
-    /// Alignment type (Matcher's -t): maxcov or maxacc.
-    #[arg(short = 't', long = "type", default_value = "maxcov")]
+    #[arg(short = 't', long = ALIGNMENT_TYPE.flag, help = ALIGNMENT_TYPE.help, default_value = "maxcov", hide_default_value = true)]
     objective: String,
-    /// Stem lookup table instead of the Snowball stemmer (Matcher's -e): lines `word count stem`.
-    #[arg(short = 'e', long = "stem-table", value_name = "PATH")]
+    #[arg(short = 'e', long = STEM_TABLE.flag, help = STEM_TABLE.help, value_name = "PATH")]
     stem_table: Option<PathBuf>,
-    /// Directory with LANGUAGE.synsets and LANGUAGE.exceptions in METEOR's format (Matcher's -d).
-    #[arg(short = 'd', long = "syn-dir", value_name = "DIR")]
+    #[arg(short = 'd', long = SYN_DIR.flag, help = SYN_DIR.help, value_name = "DIR")]
     syn_dir: Option<PathBuf>,
-    /// Paraphrase table in METEOR's format, gzip or plain (Matcher's -a).
-    #[arg(short = 'a', long = "para", value_name = "PATH")]
+    #[arg(short = 'a', long = PARA.flag, help = PARA.help, value_name = "PATH")]
     para: Option<PathBuf>,
 }
 
@@ -163,24 +160,18 @@ impl From<TuningArgs> for Tuning {
 /// What functions beyond their arguments need: a phrase table, triple counts, a language model.
 #[derive(clap::Args)]
 pub struct ResourceArgs {
-    /// A phrase_table (Parquet file or directory, see schemas/phrase_table.md; make one with
-    /// `import moses-phrase-table`) for true_score, true_score_detail and synthetic_phrases.
-    #[arg(long, value_name = "PATH")]
+    // Flags and help come from the resource options' table, which Python's keywords share
+    // (their help says the defaults).
+    #[arg(long = PHRASE_TABLE.flag, help = PHRASE_TABLE.help, value_name = "PATH")]
     phrase_table: Option<PathBuf>,
-    /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
-    #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN, requires = "phrase_table")]
+    #[arg(long = PROB_COLUMN.flag, help = PROB_COLUMN.help,
+          default_value = resources::DEFAULT_PROB_COLUMN, hide_default_value = true, requires = "phrase_table")]
     prob_column: String,
-    /// Keep unchanged words for free even when the table has a `w -> w` rule (by default such a
-    /// rule's probability applies).
-    #[arg(long, requires = "phrase_table")]
+    #[arg(long = FREE_IDENTITY.flag, help = FREE_IDENTITY.help, requires = "phrase_table")]
     free_identity: bool,
-    /// A triples table (see schemas/triples.md; make one with `pairmetrics triples` or `import
-    /// syntactic-ngrams`) for dep_fit, dep_fit_pos and their _iucl variants.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long = TRIPLES.flag, help = TRIPLES.help, value_name = "PATH")]
     triples: Option<PathBuf>,
-    /// An ARPA back-off language model (plain, .gz or .zst) for lm_logprob, lm_full_scores,
-    /// lm_perplexity and lm_oov_count.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long = LM.flag, help = LM.help, value_name = "PATH")]
     lm: Option<PathBuf>,
     #[command(flatten)]
     aligner: AlignerArgs,
@@ -238,13 +229,12 @@ pub fn cores() -> usize {
 #[derive(clap::Args)]
 pub struct ModelArgs {
     /// The paraphrase table (a phrase_table, e.g. from `pivot` or `import moses-phrase-table`).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long = PHRASE_TABLE.flag, value_name = "PATH")]
     phrase_table: PathBuf,
-    /// Which column is the rule probability: p_f_e (P(src|tgt)), p_e_f, lex_f_e or lex_e_f.
-    #[arg(long, default_value = resources::DEFAULT_PROB_COLUMN)]
+    #[arg(long = PROB_COLUMN.flag, help = PROB_COLUMN.help,
+          default_value = resources::DEFAULT_PROB_COLUMN, hide_default_value = true)]
     prob_column: String,
-    /// Keep unchanged words for free even when the table has a `w -> w` rule.
-    #[arg(long)]
+    #[arg(long = FREE_IDENTITY.flag, help = FREE_IDENTITY.help)]
     free_identity: bool,
     /// A language model (ARPA, plain, .gz or .zst); without it the model score is
     /// alpha_phi * the phrase-table score alone.

@@ -34,7 +34,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use pairmetrics::resources::{MissingResource, Resource};
+use pairmetrics::resources::MissingResource;
 
 /// Where commands print their results.
 type Stdout = std::io::StdoutLock<'static>;
@@ -181,16 +181,13 @@ fn memory_hint(err: &anyhow::Error) -> String {
 
 /// A function used without its resource, said in the command line's terms.
 fn resource_hint(missing: &MissingResource) -> String {
-    let flag = match missing.resource {
-        Resource::PhraseTable => "--phrase-table PATH",
-        Resource::Triples => {
-            "--triples PATH (make them with `pairmetrics triples` or `import syntactic-ngrams`)"
-        }
-        Resource::Lm => "--lm PATH (an ARPA file, plain, .gz or .zst)",
-    };
+    let option = missing.resource.option();
+    let value = option.value.placeholder().unwrap_or_default();
     format!(
-        "{} needs {}: pass {flag} to pairmetrics sql or score",
+        "{} needs {}: pass --{} {value} to pairmetrics sql or score. {}",
         missing.function,
-        missing.resource.what()
+        missing.resource.what(),
+        option.flag,
+        option.help
     )
 }

@@ -34,6 +34,17 @@ pub struct ResourceOptions {
     pub aligner: AlignerOptions,
 }
 
+impl ResourceOptions {
+    /// Whether these options give `resource`.
+    pub fn gives(&self, resource: super::Resource) -> bool {
+        match resource {
+            super::Resource::PhraseTable => self.phrase_table.is_some(),
+            super::Resource::Triples => self.triples.is_some(),
+            super::Resource::Lm => self.lm.is_some(),
+        }
+    }
+}
+
 /// Which phrase table the true score uses, and how.
 #[derive(Debug, Clone)]
 pub struct PhraseTableOptions {

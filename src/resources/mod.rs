@@ -3,6 +3,7 @@
 //! once per session and shared by every partition. Pass to [`crate::register_all_with`].
 
 mod load;
+pub mod options;
 
 pub use load::{
     DEFAULT_PROB_COLUMN, PhraseTableOptions, ResourceOptions, load, load_lm, load_phrase_index,

@@ -15,6 +15,7 @@ use datafusion::logical_expr::{Expr, lit, when};
 
 use super::ScoreOptions;
 use crate::parquet::lockstep;
+use crate::resources::Resource;
 use crate::schema::Table;
 use crate::udf::expr;
 
@@ -23,9 +24,7 @@ use crate::udf::expr;
 pub enum Input {
     Alignments,
     Arcs,
-    PhraseTable,
-    Triples,
-    Lm,
+    Resource(Resource),
 }
 
 impl Input {
@@ -33,9 +32,7 @@ impl Input {
         match self {
             Input::Alignments => options.alignments.is_some() || options.align.is_some(),
             Input::Arcs => options.arcs.is_some(),
-            Input::PhraseTable => options.resources.phrase_table.is_some(),
-            Input::Triples => options.resources.triples.is_some(),
-            Input::Lm => options.resources.lm.is_some(),
+            Input::Resource(resource) => options.resources.gives(resource),
         }
     }
 
@@ -43,9 +40,7 @@ impl Input {
         match self {
             Input::Alignments => "an alignments table",
             Input::Arcs => "an arcs table (dependency parses)",
-            Input::PhraseTable => "a phrase table",
-            Input::Triples => "triple counts",
-            Input::Lm => "a language model",
+            Input::Resource(resource) => resource.what(),
         }
     }
 }
@@ -136,7 +131,7 @@ pub static METRICS: &[Metric] = &[
         name: "true_score",
         about: "true_score, tgt as a paraphrase of src under the phrase table",
         columns: &[score("true_score")],
-        needs: &[Input::PhraseTable],
+        needs: &[Input::Resource(Resource::PhraseTable)],
         uses: &[],
         by_default: true,
         signature: |o| {
@@ -157,7 +152,7 @@ pub static METRICS: &[Metric] = &[
         name: "dep_fit",
         about: "tgt_dep_fit and tgt_dep_fit_problem, the whole tgt sentence's dependency fitness",
         columns: &[score("tgt_dep_fit"), problem("tgt_dep_fit_problem")],
-        needs: &[Input::Arcs, Input::Triples],
+        needs: &[Input::Arcs, Input::Resource(Resource::Triples)],
         uses: &[],
         by_default: true,
         signature: |_| "dep_fit:paper,form,sentence".into(),
@@ -167,7 +162,7 @@ pub static METRICS: &[Metric] = &[
         name: "lm",
         about: "src_lm_logprob and tgt_lm_logprob, log10 probabilities under the language model",
         columns: &[score("src_lm_logprob"), score("tgt_lm_logprob")],
-        needs: &[Input::Lm],
+        needs: &[Input::Resource(Resource::Lm)],
         uses: &[],
         by_default: true,
         signature: |_| "lm:log10,bos,eos".into(),
@@ -184,7 +179,10 @@ pub static METRICS: &[Metric] = &[
         about: "model_score, the paper's full model score: true_score + ln P(tgt) (the LM's log10 \
                 times ln 10; weights 1 and 1, other weights through SQL)",
         columns: &[score("model_score")],
-        needs: &[Input::PhraseTable, Input::Lm],
+        needs: &[
+            Input::Resource(Resource::PhraseTable),
+            Input::Resource(Resource::Lm),
+        ],
         uses: &[],
         by_default: true,
         signature: |_| "model_score:alpha_phi=1,alpha_lm=1,lm:ln".into(),
