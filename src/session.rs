@@ -4,10 +4,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use datafusion::arrow::array::AsArray;
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Int64Type};
+use datafusion::arrow::datatypes::{DataType, Int64Type, SchemaRef};
 use datafusion::common::Column;
+use datafusion::datasource::MemTable;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
@@ -184,21 +185,68 @@ pub async fn register_keyed(
         ctx.deregister_table(table.name())?;
         input.register(ctx, may_declare_sorted(ctx)).await?;
     } else {
-        let repeated = ctx
-            .table(table.name())
-            .await?
-            .aggregate(vec![ident("pair_id")], vec![count_all().alias("rows")])?
-            .filter(ident("rows").gt(lit(1)))?
-            .limit(0, Some(1))?;
-        if repeated.count().await? > 0 {
-            bail!(
-                "{} table {}: pair_id values repeat; pair_id must be unique",
-                table.name(),
-                path.display()
-            );
-        }
+        check_unique_keys(ctx, table, &path.display().to_string()).await?;
     }
     Ok((input, order))
+}
+
+/// Register Arrow `batches` as table `table` after checking their schema and keys, as
+/// [`register_keyed`] registers a file: declared sorted when the keys ascend.
+pub async fn register_batches(
+    ctx: &SessionContext,
+    table: Table,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+) -> Result<KeyOrder> {
+    let what = "the Arrow data given";
+    table.check(what, &schema)?;
+    let (mut rows, mut ascending, mut last) = (0u64, true, None);
+    for batch in &batches {
+        let ids = cast(batch.column(schema.index_of("pair_id")?), &DataType::Int64)?;
+        let ids = ids.as_primitive::<Int64Type>();
+        if let Some(row) = (0..ids.len()).find(|&r| ids.is_null(r)) {
+            bail!(
+                "{} table ({what}): row {}: pair_id is NULL; every row needs one",
+                table.name(),
+                rows + row as u64
+            );
+        }
+        for &id in ids.values() {
+            ascending &= last.is_none_or(|last| id > last);
+            last = Some(id);
+        }
+        rows += batch.num_rows() as u64;
+    }
+    let mut provider = MemTable::try_new(schema, vec![batches])?;
+    if ascending {
+        provider = provider.with_sort_order(vec![vec![ident("pair_id").sort(true, false)]]);
+    }
+    ctx.register_table(table.name(), Arc::new(provider))?;
+    if !ascending {
+        check_unique_keys(ctx, table, what).await?;
+    }
+    Ok(KeyOrder {
+        rows,
+        ascending,
+        fingerprint: 0,
+    })
+}
+
+/// Fail when a pair_id of registered `table` (from `what`) repeats.
+async fn check_unique_keys(ctx: &SessionContext, table: Table, what: &str) -> Result<()> {
+    let repeated = ctx
+        .table(table.name())
+        .await?
+        .aggregate(vec![ident("pair_id")], vec![count_all().alias("rows")])?
+        .filter(ident("rows").gt(lit(1)))?
+        .limit(0, Some(1))?;
+    if repeated.count().await? > 0 {
+        bail!(
+            "{} table {what}: pair_id values repeat; pair_id must be unique",
+            table.name()
+        );
+    }
+    Ok(())
 }
 
 /// Column `name` of `table` as it is spelled: no SQL parsing, so case, dots and spaces survive.

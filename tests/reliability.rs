@@ -709,3 +709,85 @@ fn parquet_sorting_columns_record_a_pair_id_order() {
         );
     }
 }
+
+/// All of a Parquet file's rows as Arrow batches in memory, and its schema.
+fn in_memory(path: &Path) -> (datafusion::arrow::datatypes::SchemaRef, Vec<RecordBatch>) {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let schema = datafusion::arrow::array::RecordBatchReader::schema(&reader);
+    (schema, reader.map(Result::unwrap).collect())
+}
+
+/// `score` of Arrow data in memory equals `score` of the files it came from, row for row, with
+/// the same metadata but the inputs' paths; in any row order; bad keys are errors that say so.
+#[tokio::test]
+async fn score_takes_arrow_data_in_memory() {
+    use pairmetrics::pipeline::score::{ScoreOptions, Source, score, score_in_memory};
+    let dir = TempDir::new().unwrap();
+    let (pairs, alignments) = (
+        sample().join("pairs.parquet"),
+        sample().join("alignments.parquet"),
+    );
+    let options = |pairs: Source, alignments: Source| ScoreOptions {
+        pairs,
+        alignments: Some(alignments),
+        align: None,
+        arcs: None,
+        out: dir.path().join("scored.parquet"),
+        layout: Default::default(),
+        lowercase: false,
+        punct: ",".into(),
+        metrics: None,
+        resources: Default::default(),
+        tuning: Default::default(),
+        compression: Codec::Zstd,
+        strict: false,
+        progress: false,
+        cluster: None,
+    };
+    let from_files = options(pairs.clone().into(), alignments.clone().into());
+    let summary = score(&from_files).await.unwrap();
+    let want = read(&from_files.out);
+
+    let (schema, batches) = in_memory(&pairs);
+    let arrow_pairs = Source::Arrow { schema, batches };
+    // The alignments backwards, one row per batch: sorted on the way.
+    let (schema, batches) = in_memory(&alignments);
+    let all = concat_batches(&schema, &batches).unwrap();
+    let reversed: Vec<RecordBatch> = (0..all.num_rows()).rev().map(|r| all.slice(r, 1)).collect();
+    let arrow_alignments = Source::Arrow {
+        schema: schema.clone(),
+        batches: reversed.clone(),
+    };
+    let scored = score_in_memory(&options(arrow_pairs.clone(), arrow_alignments))
+        .await
+        .unwrap();
+    let got = concat_batches(&scored.schema, &scored.batches).unwrap();
+    assert_eq!(got.columns(), want.columns());
+    assert_eq!(scored.summary.rows, summary.rows);
+    assert_eq!(scored.summary.signature, summary.signature);
+    assert_eq!(
+        scored.schema.metadata()["pairmetrics.signature"],
+        summary.signature
+    );
+    assert!(!dir.path().join("scored.parquet.partial").exists());
+
+    // A pair_id twice, or none: the error says what and where.
+    let mut twice = reversed.clone();
+    twice.push(reversed[0].clone());
+    let repeated = Source::Arrow {
+        schema: schema.clone(),
+        batches: twice,
+    };
+    let error = score_in_memory(&options(arrow_pairs.clone(), repeated))
+        .await
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.contains("alignments table the Arrow data given: pair_id values repeat"),
+        "{error}"
+    );
+}

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import tempfile
 from functools import lru_cache
 from typing import Any
 
@@ -225,21 +224,14 @@ def register(ctx: Any, **resources: Any) -> None:
         ctx.register_udtf(datafusion.udtf(f, f.name))
 
 
-def _as_parquet(value: Any, name: str, directory: str) -> str | None:
-    """A path as given, or an Arrow table written to a Parquet file in `directory`."""
-    if value is None:
-        return None
-    if isinstance(value, (str, os.PathLike)):
-        return os.fspath(value)
-    import pyarrow.parquet as pq
-
+def _table(value: Any, name: str) -> Any:
+    """A path as given, or Arrow data as a pyarrow Table (in memory: nothing is written)."""
+    if value is None or isinstance(value, (str, os.PathLike)):
+        return value
     try:
-        table = pa.table(value)
+        return pa.table(value)
     except (TypeError, ValueError, pa.ArrowInvalid) as err:
         raise TypeError(f"score: {name}: expected a path or an Arrow table (pyarrow, Polars, DuckDB, pandas), got {type(value).__name__} ({err})") from None
-    path = os.path.join(directory, f"{name}.parquet")
-    pq.write_table(table, path, compression="none")
-    return path
 
 
 def score(
@@ -261,8 +253,8 @@ def score(
     with the CLI's columns, NULL reasons and signature.
 
     ``pairs``, ``alignments`` and ``arcs`` are Parquet paths (read as they are, streaming) or
-    Arrow tables (pyarrow, Polars, pandas, DuckDB relations' ``.arrow()``; written to a
-    temporary Parquet file first). ``metrics`` picks columns by name (default: every metric
+    Arrow tables (pyarrow, Polars, pandas, DuckDB relations' ``.arrow()``; used in memory,
+    never written to disk). ``metrics`` picks columns by name (default: every metric
     the inputs allow); ``lowercase`` and ``punct`` are LePoD's ``-l`` and ``-p``; ``align``
     aligns with METEOR's aligner when no alignments are given; ``strict`` raises at the first
     row that cannot be scored.
@@ -271,19 +263,15 @@ def score(
     ``pairmetrics.signature``). With ``out``, writes that Parquet file atomically and returns
     the summary: rows, means, NULL counts by reason, signature, notes.
     """
-    with tempfile.TemporaryDirectory(prefix="pairmetrics-") as tmp:
-        paths = {name: _as_parquet(value, name, tmp) for name, value in (("pairs", pairs), ("alignments", alignments), ("arcs", arcs))}
-        target = os.fspath(out) if out is not None else os.path.join(tmp, "scored.parquet")
-        options = {k: v for k, v in resources.items() if v is not None}
-        _resource_key(options)  # checks the keywords and that the files exist
-        summary = _native.score(
-            paths["pairs"], target, paths["alignments"], paths["arcs"], metrics, lowercase, punct, align, strict, compression, options
-        )
-        if out is not None:
-            return summary
-        import pyarrow.parquet as pq
-
-        # The signature and query are in the file's footer, which pyarrow does not put into
-        # the schema it reads back.
-        footer = pq.read_metadata(target).metadata or {}
-        return pq.read_table(target).replace_schema_metadata({k: v for k, v in footer.items() if k != b"ARROW:schema"})
+    tables = {name: _table(value, name) for name, value in (("pairs", pairs), ("alignments", alignments), ("arcs", arcs))}
+    options = {k: v for k, v in resources.items() if v is not None}
+    _resource_key(options)  # checks the keywords and that the files exist
+    target = os.fspath(out) if out is not None else None
+    result = _native.score(
+        tables["pairs"], target, tables["alignments"], tables["arcs"], metrics, lowercase, punct, align, strict, compression, options
+    )
+    if out is not None:
+        return result
+    _summary, metadata, chunks = result
+    batches = [pa.RecordBatch.from_struct_array(pa.array(chunk)) for chunk in chunks]
+    return pa.Table.from_batches(batches).replace_schema_metadata(metadata)

@@ -7,16 +7,18 @@ mod call;
 mod ffi;
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use clap::ValueEnum;
+use datafusion::arrow::array::{Array, AsArray, RecordBatch, StructArray, new_empty_array};
+use datafusion::arrow::datatypes::{DataType, Schema};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::Documentation;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use pairmetrics::align::{AlignerOptions, Module, Objective};
 use pairmetrics::metrics::true_score::Identity;
 use pairmetrics::parquet::Codec;
-use pairmetrics::pipeline::score::{self as scoring, ScoreOptions};
+use pairmetrics::pipeline::score::{self as scoring, ScoreOptions, Source};
 use pairmetrics::resources::{
     self, MissingResource, PhraseTableOptions, ResourceOptions, Resources, options,
 };
@@ -25,7 +27,7 @@ use pairmetrics::udf;
 use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use crate::arrow::ExportedArray;
 use crate::call::Arg;
@@ -308,16 +310,48 @@ fn catalogue(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     Ok(entries)
 }
 
-/// `pairmetrics score` on Parquet files: writes `out` atomically and returns the summary.
+/// A table argument of `score`: a path (Parquet, read as stored) or Arrow data (a table, or
+/// any stream of record batches), used in memory.
+fn table_source(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Source> {
+    if let Ok(path) = value.extract::<PathBuf>() {
+        return Ok(Source::Parquet(path));
+    }
+    let what = format!("score: {name}");
+    let chunks = arrow::import(value, &what)?;
+    let DataType::Struct(fields) = chunks[0].data_type() else {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: expected a path or an Arrow table, got an array of {}",
+            chunks[0].data_type()
+        )));
+    };
+    let schema = Arc::new(Schema::new(fields.clone()));
+    let mut batches = Vec::new();
+    for chunk in &chunks {
+        let rows = chunk.as_struct();
+        if rows.null_count() > 0 {
+            return Err(PyValueError::new_err(format!(
+                "{what}: a row of the table is NULL as a whole"
+            )));
+        }
+        if !rows.is_empty() {
+            batches.push(RecordBatch::from(rows.clone()));
+        }
+    }
+    Ok(Source::Arrow { schema, batches })
+}
+
+/// `pairmetrics score`. The tables are paths or Arrow data (see [`table_source`]). With `out`,
+/// writes it atomically and returns the summary; without, returns the summary, the metadata
+/// the file would hold, and the scored rows as struct arrays (at least one, maybe empty).
 #[pyfunction]
-#[pyo3(signature = (pairs, out, alignments = None, arcs = None, metrics = None, lowercase = false, punct = String::new(), align = false, strict = false, compression = "zstd", resources = None))]
+#[pyo3(signature = (pairs, out = None, alignments = None, arcs = None, metrics = None, lowercase = false, punct = String::new(), align = false, strict = false, compression = "zstd", resources = None))]
 #[allow(clippy::too_many_arguments)]
 fn score<'py>(
     py: Python<'py>,
-    pairs: PathBuf,
-    out: PathBuf,
-    alignments: Option<PathBuf>,
-    arcs: Option<PathBuf>,
+    pairs: Bound<'py, PyAny>,
+    out: Option<PathBuf>,
+    alignments: Option<Bound<'py, PyAny>>,
+    arcs: Option<Bound<'py, PyAny>>,
     metrics: Option<Vec<String>>,
     lowercase: bool,
     punct: String,
@@ -325,7 +359,7 @@ fn score<'py>(
     strict: bool,
     compression: &str,
     resources: Option<Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Bound<'py, PyAny>> {
     // The CLI's --compression values, from the same enum.
     let compression = Codec::from_str(compression, false).map_err(|_| {
         let names: Vec<String> = Codec::value_variants()
@@ -338,12 +372,16 @@ fn score<'py>(
         ))
     })?;
     let resources = resource_options(resources.as_ref())?;
+    let alignments = alignments
+        .map(|a| table_source(&a, "alignments"))
+        .transpose()?;
+    let arcs = arcs.map(|a| table_source(&a, "arcs")).transpose()?;
     let options = ScoreOptions {
-        pairs,
+        pairs: table_source(&pairs, "pairs")?,
         alignments,
         align: align.then(|| resources.aligner.clone()),
         arcs,
-        out,
+        out: out.clone().unwrap_or_default(),
         layout: Default::default(),
         lowercase,
         punct,
@@ -355,9 +393,20 @@ fn score<'py>(
         progress: false,
         cluster: None,
     };
-    let summary = py
-        .detach(|| runtime().block_on(scoring::score(&options)))
-        .map_err(|e| anyhow_error("score", e))?;
+    let (summary, in_memory) = match out {
+        Some(_) => {
+            let summary = py
+                .detach(|| runtime().block_on(scoring::score(&options)))
+                .map_err(|e| anyhow_error("score", e))?;
+            (summary, None)
+        }
+        None => {
+            let scored = py
+                .detach(|| runtime().block_on(scoring::score_in_memory(&options)))
+                .map_err(|e| anyhow_error("score", e))?;
+            (scored.summary, Some((scored.schema, scored.batches)))
+        }
+    };
     let result = PyDict::new(py);
     result.set_item("rows", summary.rows)?;
     let means = PyDict::new(py);
@@ -386,7 +435,27 @@ fn score<'py>(
     )?;
     result.set_item("signature", &summary.signature)?;
     result.set_item("notes", &summary.notes)?;
-    Ok(result)
+    let Some((schema, batches)) = in_memory else {
+        return Ok(result.into_any());
+    };
+    let mut chunks: Vec<ExportedArray> = batches
+        .into_iter()
+        .map(|b| ExportedArray(Arc::new(StructArray::from(b))))
+        .collect();
+    if chunks.is_empty() {
+        let empty = new_empty_array(&DataType::Struct(schema.fields().clone()));
+        chunks.push(ExportedArray(empty));
+    }
+    let metadata = schema.metadata().clone();
+    Ok(PyTuple::new(
+        py,
+        [
+            result.into_any(),
+            metadata.into_pyobject(py)?.into_any(),
+            chunks.into_pyobject(py)?.into_any(),
+        ],
+    )?
+    .into_any())
 }
 
 #[pymodule]

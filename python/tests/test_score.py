@@ -59,3 +59,20 @@ def test_score_errors_name_what_is_wrong(tmp_path):
         pairmetrics.score(42)
     with pytest.raises(ValueError, match="compression"):
         pairmetrics.score(SAMPLE / "pairs.parquet", compression="gzip9")
+
+
+def test_score_of_arrow_tables_writes_no_file(tmp_path, monkeypatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(scratch))
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    pairs = pq.read_table(SAMPLE / "pairs.parquet")
+    # Shuffled: in memory too, the rows come out in pair_id order.
+    alignments = pq.read_table(SAMPLE / "alignments.parquet").to_pandas().sample(frac=1, random_state=7)
+    got = pairmetrics.score(pairs, alignments, punct=",")
+    want = pairmetrics.score(SAMPLE / "pairs.parquet", SAMPLE / "alignments.parquet", punct=",")
+    assert got.equals(want.cast(got.schema))
+    assert got.schema.metadata[b"pairmetrics.signature"] == want.schema.metadata[b"pairmetrics.signature"]
+    assert list(scratch.iterdir()) == []
+    empty = pairmetrics.score(pairs.slice(0, 0), pq.read_table(SAMPLE / "alignments.parquet").slice(0, 0))
+    assert empty.num_rows == 0 and empty.column_names == got.column_names

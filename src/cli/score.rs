@@ -111,10 +111,10 @@ impl Args {
             .map(|spec| score_aligner(&spec, &resources.aligner))
             .transpose()?;
         let options = score::ScoreOptions {
-            pairs,
-            alignments,
+            pairs: pairs.into(),
+            alignments: alignments.map(Into::into),
             align,
-            arcs,
+            arcs: arcs.map(Into::into),
             out,
             layout: layout.into(),
             lowercase,

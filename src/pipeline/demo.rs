@@ -106,10 +106,10 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         data.display()
     )?;
     let options = ScoreOptions {
-        pairs,
-        alignments: Some(alignments.clone()),
+        pairs: pairs.into(),
+        alignments: Some(alignments.clone().into()),
         align: None,
-        arcs: Some(arcs.clone()),
+        arcs: Some(arcs.clone().into()),
         out: out.to_path_buf(),
         layout: Default::default(),
         lowercase: true,

@@ -30,14 +30,52 @@ use crate::session::{self, Session, Tuning};
 pub use columns::{METRICS, Metric, Role, all_columns};
 pub use summary::{MetricSummary, Summary};
 
+/// Where an input table comes from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A Parquet file or directory (or a store's URL): read as stored, streaming.
+    Parquet(PathBuf),
+    /// Arrow record batches in memory (from Python, say), used as they are: nothing is written
+    /// to disk. They are joined on pair_id, never read in lockstep.
+    Arrow {
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+    },
+}
+
+impl Source {
+    fn path(&self) -> Option<&PathBuf> {
+        match self {
+            Source::Parquet(path) => Some(path),
+            Source::Arrow { .. } => None,
+        }
+    }
+
+    /// How errors and notes name it.
+    fn describe(&self) -> String {
+        match self {
+            Source::Parquet(path) => path.display().to_string(),
+            Source::Arrow { .. } => "the Arrow data given".to_string(),
+        }
+    }
+}
+
+impl From<PathBuf> for Source {
+    fn from(path: PathBuf) -> Self {
+        Source::Parquet(path)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ScoreOptions {
-    pub pairs: PathBuf,
-    pub alignments: Option<PathBuf>,
+    pub pairs: Source,
+    pub alignments: Option<Source>,
     /// Align src and tgt with METEOR 1.5's aligner (`meteor_align`) when no alignments table is
     /// given.
     pub align: Option<AlignerOptions>,
-    pub arcs: Option<PathBuf>,
+    pub arcs: Option<Source>,
+    /// Where [`score`] writes (a file, or a dataset directory as `layout` says);
+    /// [`score_in_memory`] leaves it unused.
     pub out: PathBuf,
     /// One file, or a (partitioned) dataset.
     pub layout: Layout,
@@ -87,11 +125,14 @@ pub struct ScoredFrom {
 impl ScoredFrom {
     fn of(options: &ScoreOptions) -> Self {
         // A URL stays a URL (made absolute, `s3://b/k` became `<cwd>/s3:/b/k`).
-        let path = |p: &PathBuf| crate::storage::absolute(p).unwrap_or_else(|_| p.clone());
+        let path = |source: &Source| {
+            let p = source.path()?;
+            Some(crate::storage::absolute(p).unwrap_or_else(|_| p.clone()))
+        };
         ScoredFrom {
-            pairs: Some(path(&options.pairs)),
-            alignments: options.alignments.as_ref().map(path),
-            arcs: options.arcs.as_ref().map(path),
+            pairs: path(&options.pairs),
+            alignments: options.alignments.as_ref().and_then(path),
+            arcs: options.arcs.as_ref().and_then(path),
             lowercase: options.lowercase,
             punct: options.punct.clone(),
         }
@@ -174,33 +215,50 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         ..Default::default()
     };
     summary.notes.extend(loaded);
-    let mut paths = vec![(Table::Pairs, &options.pairs)];
-    paths.extend(
+    let mut sources = vec![(Table::Pairs, &options.pairs)];
+    sources.extend(
         options
             .alignments
             .as_ref()
             .filter(|_| reads(columns::Input::Alignments))
-            .map(|path| (Table::Alignments, path)),
+            .map(|source| (Table::Alignments, source)),
     );
-    paths.extend(
+    sources.extend(
         options
             .arcs
             .as_ref()
             .filter(|_| reads(columns::Input::Arcs))
-            .map(|path| (Table::Arcs, path)),
+            .map(|source| (Table::Arcs, source)),
     );
     let mut inputs = Vec::new();
-    for (table, path) in paths {
-        let (input, order) =
-            session::register_keyed(&ctx, table, &shared_path(options, path)?).await?;
+    for (table, source) in sources {
+        let (input, order) = match source {
+            Source::Parquet(path) => {
+                let path = shared_path(options, path)?;
+                let (input, order) = session::register_keyed(&ctx, table, &path).await?;
+                (Some(input), order)
+            }
+            Source::Arrow { schema, batches } => {
+                if options.cluster.is_some() {
+                    bail!(
+                        "{}: a cluster reads Parquet files, not Arrow data in this process; write it to Parquet first",
+                        table.name()
+                    );
+                }
+                let order =
+                    session::register_batches(&ctx, table, schema.clone(), batches.clone()).await?;
+                (None, order)
+            }
+        };
         inputs.push(Keyed {
             table,
+            source: source.describe(),
             input,
             order,
         });
     }
     let rows = inputs[0].order.rows;
-    for (table, path, input) in [
+    for (table, source, input) in [
         (
             Table::Alignments,
             &options.alignments,
@@ -208,8 +266,13 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         ),
         (Table::Arcs, &options.arcs, columns::Input::Arcs),
     ] {
-        if let (Some(path), false) = (path, reads(input)) {
-            session::register_checked(&ctx, table, &shared_path(options, path)?).await?;
+        if let (Some(source), false) = (source, reads(input)) {
+            match source {
+                Source::Parquet(path) => {
+                    session::register_checked(&ctx, table, &shared_path(options, path)?).await?;
+                }
+                Source::Arrow { schema, .. } => table.check(&source.describe(), schema)?,
+            }
             let why = columns::unused(options, input);
             summary
                 .notes
@@ -218,7 +281,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     }
     let same_order = inputs
         .iter()
-        .all(|k| k.order.ascending && k.order.same_sequence(&inputs[0].order));
+        .all(|k| k.input.is_some() && k.order.ascending && k.order.same_sequence(&inputs[0].order));
     let lockstep = match same_order {
         true => lockstep_sources(&ctx, &inputs).await?,
         false => None,
@@ -248,15 +311,15 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     } else {
         for Keyed {
             table,
-            input,
+            source,
             order,
+            ..
         } in &inputs
         {
             if !order.ascending {
                 summary.notes.push(format!(
-                    "{} is not sorted by pair_id, so it was sorted (spilling to disk if needed); \
-                     sort it once to stream",
-                    input.path().display()
+                    "{source} is not sorted by pair_id, so it was sorted (spilling to disk if \
+                     needed); sort it once to stream",
                 ));
             }
             if *table != Table::Pairs {
@@ -295,7 +358,10 @@ fn shared_path(options: &ScoreOptions, path: &PathBuf) -> Result<PathBuf> {
 /// An input table of `score`: opened, registered, its pair_id order known.
 struct Keyed {
     table: Table,
-    input: ParquetInput,
+    /// Where it comes from, for notes.
+    source: String,
+    /// The file, when it is one.
+    input: Option<ParquetInput>,
     order: KeyOrder,
 }
 
@@ -308,7 +374,7 @@ async fn lockstep_sources(
     let pairs_schema = ctx.table_provider("pairs").await?.schema();
     let mut sources = Vec::new();
     for Keyed { table, input, .. } in inputs {
-        let table = *table;
+        let (table, input) = (*table, input.as_ref().expect("lockstep reads files only"));
         let alias = (table != Table::Pairs).then(|| columns::alias(table).to_string());
         let columns: Vec<String> = match &alias {
             None => pairs_schema
@@ -383,61 +449,26 @@ pub async fn explain(options: &ScoreOptions) -> Result<String> {
 
 /// Run the whole job: check inputs, plan, stream, write atomically, summarise.
 pub async fn score(options: &ScoreOptions) -> Result<Summary> {
-    let Prepared {
-        ctx,
-        frame,
-        query,
-        rows,
-        lockstep,
-        mut summary,
-    } = prepare(options).await?;
-    let metadata = vec![
-        (keys::SIGNATURE.to_string(), summary.signature.clone()),
-        (
-            keys::COLUMN_SIGNATURES.to_string(),
-            serde_json::to_string(&summary.column_signatures)?,
-        ),
-        (keys::QUERY.to_string(), query.clone()),
-        (keys::INPUTS.to_string(), ScoredFrom::of(options).to_json()),
-    ];
+    let prepared = prepare(options).await?;
+    let metadata = metadata(options, &prepared)?;
     if options.cluster.is_some() {
+        let Prepared {
+            frame,
+            rows,
+            lockstep,
+            summary,
+            ..
+        } = prepared;
         return score_on_cluster(options, frame, metadata, rows, lockstep.is_some(), summary).await;
     }
-    let mut copy = None;
-    let (schema, mut stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep
-    {
-        Some(sources) => {
-            // Rows come in the pairs file's order, so its columns can be copied as stored.
-            let columns = sources[0]
-                .columns
-                .iter()
-                .filter(|c| !columns::is_computed(c))
-                .cloned()
-                .collect::<Vec<_>>();
-            copy = Some((sources[0].input.clone(), columns));
-            let plan = frame.create_physical_plan().await?;
-            let zipped = ctx.table_provider(LOCKSTEP).await?.schema();
-            let projection = Arc::new(lockstep::Projection::from_plan(&plan, &zipped)?);
-            let config = ctx.copied_config();
-            let zip = lockstep::Zip::open(sources, zipped, config.batch_size())?;
-            let parallel = 2 * config.target_partitions();
-            (
-                projection.schema(),
-                lockstep::evaluate(zip, projection, parallel).boxed(),
-            )
-        }
-        None => {
-            let schema = frame.schema().inner().clone();
-            (
-                schema,
-                frame
-                    .execute_stream()
-                    .await?
-                    .map_err(anyhow::Error::from)
-                    .boxed(),
-            )
-        }
-    };
+    let Scoring {
+        ctx,
+        schema,
+        mut stream,
+        copy,
+        rows,
+        mut summary,
+    } = Scoring::start(prepared).await?;
     let mut writer = TableWriter::create(
         &ctx,
         &options.out,
@@ -458,27 +489,165 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         summary.notes.push(format!(
             "{} copied from {} as stored (its encoding and compression; --compression applies to the computed columns)",
             copied.join(", "),
-            options.pairs.display()
+            options.pairs.describe()
         ));
     }
     let bar = progress_bar(options.progress, rows);
     while let Some(batch) = stream.try_next().await? {
-        if options.strict {
-            check_strict(&batch)?;
-        }
-        summary.add(&batch);
+        take(options, &mut summary, &batch)?;
         bar.inc(batch.num_rows() as u64);
         writer.write(&batch).await?;
     }
     bar.finish_and_clear();
+    check_rows(rows, &summary)?;
+    writer.finish().await?;
+    Ok(summary)
+}
+
+/// The scored table in memory, as [`score`] would write it.
+pub struct Scored {
+    pub summary: Summary,
+    /// With the metadata [`score`] writes into the file's footer.
+    pub schema: SchemaRef,
+    pub batches: Vec<RecordBatch>,
+}
+
+/// [`score`] without a file: the scored rows are returned (`out`, `layout` and `compression`
+/// are not used).
+pub async fn score_in_memory(options: &ScoreOptions) -> Result<Scored> {
+    if options.cluster.is_some() {
+        bail!("a cluster writes its output as files: score to a directory instead");
+    }
+    let prepared = prepare(options).await?;
+    let metadata = metadata(options, &prepared)?;
+    let Scoring {
+        schema,
+        mut stream,
+        rows,
+        mut summary,
+        ..
+    } = Scoring::start(prepared).await?;
+    let mut batches = Vec::new();
+    while let Some(batch) = stream.try_next().await? {
+        take(options, &mut summary, &batch)?;
+        batches.push(batch);
+    }
+    check_rows(rows, &summary)?;
+    let schema = Arc::new(
+        schema
+            .as_ref()
+            .clone()
+            .with_metadata(metadata.into_iter().collect()),
+    );
+    let batches = batches
+        .into_iter()
+        .map(|b| b.with_schema(schema.clone()))
+        .collect::<Result<_, _>>()?;
+    Ok(Scored {
+        summary,
+        schema,
+        batches,
+    })
+}
+
+/// What the output records of how it was made.
+fn metadata(options: &ScoreOptions, prepared: &Prepared) -> Result<Vec<(String, String)>> {
+    let summary = &prepared.summary;
+    Ok(vec![
+        (keys::SIGNATURE.to_string(), summary.signature.clone()),
+        (
+            keys::COLUMN_SIGNATURES.to_string(),
+            serde_json::to_string(&summary.column_signatures)?,
+        ),
+        (keys::QUERY.to_string(), prepared.query.clone()),
+        (keys::INPUTS.to_string(), ScoredFrom::of(options).to_json()),
+    ])
+}
+
+/// A planned job, running: its batches in pair_id order.
+struct Scoring {
+    ctx: SessionContext,
+    schema: SchemaRef,
+    stream: BoxStream<'static, Result<RecordBatch>>,
+    /// In lockstep, the pairs file and its columns, which a file writer may copy as stored.
+    copy: Option<(ParquetInput, Vec<String>)>,
+    rows: u64,
+    summary: Summary,
+}
+
+impl Scoring {
+    async fn start(prepared: Prepared) -> Result<Scoring> {
+        let Prepared {
+            ctx,
+            frame,
+            rows,
+            lockstep,
+            summary,
+            ..
+        } = prepared;
+        let mut copy = None;
+        let (schema, stream): (SchemaRef, BoxStream<'static, Result<RecordBatch>>) = match lockstep
+        {
+            Some(sources) => {
+                // Rows come in the pairs file's order, so its columns can be copied as stored.
+                let columns = sources[0]
+                    .columns
+                    .iter()
+                    .filter(|c| !columns::is_computed(c))
+                    .cloned()
+                    .collect::<Vec<_>>();
+                copy = Some((sources[0].input.clone(), columns));
+                let plan = frame.create_physical_plan().await?;
+                let zipped = ctx.table_provider(LOCKSTEP).await?.schema();
+                let projection = Arc::new(lockstep::Projection::from_plan(&plan, &zipped)?);
+                let config = ctx.copied_config();
+                let zip = lockstep::Zip::open(sources, zipped, config.batch_size())?;
+                let parallel = 2 * config.target_partitions();
+                (
+                    projection.schema(),
+                    lockstep::evaluate(zip, projection, parallel).boxed(),
+                )
+            }
+            None => {
+                let schema = frame.schema().inner().clone();
+                (
+                    schema,
+                    frame
+                        .execute_stream()
+                        .await?
+                        .map_err(anyhow::Error::from)
+                        .boxed(),
+                )
+            }
+        };
+        Ok(Scoring {
+            ctx,
+            schema,
+            stream,
+            copy,
+            rows,
+            summary,
+        })
+    }
+}
+
+/// A scored batch into the summary (under --strict, its first problem is the error).
+fn take(options: &ScoreOptions, summary: &mut Summary, batch: &RecordBatch) -> Result<()> {
+    if options.strict {
+        check_strict(batch)?;
+    }
+    summary.add(batch);
+    Ok(())
+}
+
+fn check_rows(rows: u64, summary: &Summary) -> Result<()> {
     if summary.rows != rows {
         bail!(
             "internal error: {rows} input pairs but {} output rows; nothing was written",
             summary.rows
         );
     }
-    writer.finish().await?;
-    Ok(summary)
+    Ok(())
 }
 
 /// On a cluster the executors write the output; the summary (and --strict's check) then reads
@@ -532,10 +701,7 @@ async fn score_on_cluster(
         }
     };
     while let Some(batch) = stream.try_next().await? {
-        if options.strict {
-            check_strict(&batch)?;
-        }
-        summary.add(&batch);
+        take(options, &mut summary, &batch)?;
     }
     if summary.rows != rows || written != rows {
         bail!("internal error: {rows} input pairs but {written} output rows; nothing was written");
