@@ -158,33 +158,37 @@ pub fn may_declare_sorted(ctx: &SessionContext) -> bool {
     !on_cluster(ctx)
 }
 
-/// Open `path` as table `table`, register it and check its schema, failing before any work.
+/// Open `path` as table `table`, check its schema and register it, failing before any work.
 pub async fn register_checked(
     ctx: &SessionContext,
     table: Table,
     path: &Path,
 ) -> Result<ParquetInput> {
-    let input = ParquetInput::open(table.name(), path)?;
+    let input = open_checked(table, path)?;
     input.register(ctx, false).await?;
-    let schema = ctx.table_provider(table.name()).await?.schema();
-    table.check(&path.display().to_string(), &schema)?;
+    Ok(input)
+}
+
+fn open_checked(table: Table, path: &Path) -> Result<ParquetInput> {
+    let input = ParquetInput::open(table.name(), path)?;
+    table.check(&path.display().to_string(), input.schema()?.as_ref())?;
     Ok(input)
 }
 
 /// Register a table keyed by `pair_id` after checking its schema and its keys (present, and
-/// unique): when they ascend in file order it is declared sorted, so joins on `pair_id` merge
-/// two scans instead of sorting or hashing a whole table.
+/// unique), once: when they ascend in file order it is declared sorted, so joins on `pair_id`
+/// merge two scans instead of sorting or hashing a whole table.
 pub async fn register_keyed(
     ctx: &SessionContext,
     table: Table,
     path: &Path,
 ) -> Result<(ParquetInput, KeyOrder)> {
-    let input = register_checked(ctx, table, path).await?;
+    let input = open_checked(table, path)?;
     let order = input.key_order().await?;
-    if order.ascending {
-        ctx.deregister_table(table.name())?;
-        input.register(ctx, may_declare_sorted(ctx)).await?;
-    } else {
+    input
+        .register(ctx, order.ascending && may_declare_sorted(ctx))
+        .await?;
+    if !order.ascending {
         check_unique_keys(ctx, table, &path.display().to_string()).await?;
     }
     Ok((input, order))
@@ -205,10 +209,10 @@ pub async fn register_batches(
         let ids = cast(batch.column(schema.index_of("pair_id")?), &DataType::Int64)?;
         let ids = ids.as_primitive::<Int64Type>();
         if let Some(row) = (0..ids.len()).find(|&r| ids.is_null(r)) {
+            let row = rows + row as u64;
             bail!(
-                "{} table ({what}): row {}: pair_id is NULL; every row needs one",
-                table.name(),
-                rows + row as u64
+                "{} table {what}: pair_id is NULL at row {row}",
+                table.name()
             );
         }
         for &id in ids.values() {
