@@ -983,8 +983,8 @@ def score(pairs: Any, alignments: Any = None, arcs: Any = None, *, out: str | os
     with the CLI's columns, NULL reasons and signature.
 
     ``pairs``, ``alignments`` and ``arcs`` are Parquet paths (read as they are, streaming) or
-    Arrow tables (pyarrow, Polars, pandas, DuckDB relations' ``.arrow()``; written to a
-    temporary Parquet file first). ``metrics`` picks columns by name (default: every metric
+    Arrow tables (pyarrow, Polars, pandas, DuckDB relations' ``.arrow()``; used in memory,
+    never written to disk). ``metrics`` picks columns by name (default: every metric
     the inputs allow); ``lowercase`` and ``punct`` are LePoD's ``-l`` and ``-p``; ``align``
     aligns with METEOR's aligner when no alignments are given; ``strict`` raises at the first
     row that cannot be scored.
