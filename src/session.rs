@@ -20,11 +20,6 @@ use crate::Resources;
 use crate::parquet::{KeyOrder, ParquetInput};
 use crate::schema::Table;
 
-/// A column name as an SQL identifier: always quoted, so case, spaces and keywords survive.
-pub fn identifier(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
 /// A session with every function of pairmetrics and DataFusion's defaults (see [`Session`]).
 pub fn context() -> Result<SessionContext> {
     Session::default().build()
@@ -194,15 +189,15 @@ pub async fn register_keyed(
     Ok((input, order))
 }
 
-/// Register Arrow `batches` as table `table` after checking their schema and keys, as
-/// [`register_keyed`] registers a file: declared sorted when the keys ascend.
+/// Register Arrow `batches` (named `what` in errors) as table `table` after checking their
+/// schema and keys, as [`register_keyed`] registers a file: declared sorted when the keys ascend.
 pub async fn register_batches(
     ctx: &SessionContext,
     table: Table,
+    what: &str,
     schema: SchemaRef,
     batches: Vec<RecordBatch>,
 ) -> Result<KeyOrder> {
-    let what = "the Arrow data given";
     table.check(what, &schema)?;
     let (mut rows, mut ascending, mut last) = (0u64, true, None);
     for batch in &batches {

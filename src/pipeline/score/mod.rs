@@ -245,8 +245,9 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
                         table.name()
                     );
                 }
+                let (what, schema) = (source.describe(), schema.clone());
                 let order =
-                    session::register_batches(&ctx, table, schema.clone(), batches.clone()).await?;
+                    session::register_batches(&ctx, table, &what, schema, batches.clone()).await?;
                 (None, order)
             }
         };
