@@ -192,7 +192,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let aligner = match &options.align {
         Some(_) if options.alignments.is_some() => {
             bail!(
-                "--align computes the alignment when no --alignments table is given: give one or the other"
+                "aligning (METEOR's aligner) computes the alignment when no alignments table is given: ask for one or give the other"
             )
         }
         Some(align) => Some(Aligner::new(align.clone())?),
@@ -488,7 +488,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     };
     if !copied.is_empty() {
         summary.notes.push(format!(
-            "{} copied from {} as stored (its encoding and compression; --compression applies to the computed columns)",
+            "{} copied from {} as stored (its encoding and compression; the compression asked for applies to the computed columns)",
             copied.join(", "),
             options.pairs.describe()
         ));
