@@ -790,4 +790,30 @@ async fn score_takes_arrow_data_in_memory() {
         error.contains("alignments table the Arrow data given: pair_id values repeat"),
         "{error}"
     );
+    // A NULL pair_id: the row is named.
+    let without_id = {
+        let (schema, batches) = in_memory(&pairs);
+        let first = &batches[0];
+        let column = schema.index_of("pair_id").unwrap();
+        let ids = first.column(column).as_primitive::<Int64Type>();
+        let holed: datafusion::arrow::array::Int64Array = (0..ids.len())
+            .map(|r| (r != 5).then(|| ids.value(r)))
+            .collect();
+        let mut columns = first.columns().to_vec();
+        columns[column] = Arc::new(holed);
+        let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+        Source::Arrow {
+            schema,
+            batches: vec![batch],
+        }
+    };
+    let error = score_in_memory(&options(without_id, alignments.clone().into()))
+        .await
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.contains("pairs table the Arrow data given: pair_id is NULL at row 5"),
+        "{error}"
+    );
 }

@@ -72,13 +72,13 @@ fn anyhow_error(context: &str, err: anyhow::Error) -> PyErr {
     python_error(context, err.as_ref())
 }
 
-/// What pairmetrics' functions need beyond their arguments, from the keywords the Python
-/// layer checked (the CLI's flags: phrase_table, lm, beam, ...); absent keys take defaults.
 /// The keywords [`resource_options`] reads: the library's resource options.
 fn resource_keywords() -> Vec<&'static str> {
     options::ALL.iter().map(|o| o.key).collect()
 }
 
+/// What pairmetrics' functions need beyond their arguments, from the keywords the Python
+/// layer checked (phrase_table, lm, beam, ...); absent keys take defaults.
 fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOptions> {
     for key in keywords.iter().flat_map(|k| k.keys()) {
         let key: String = key.extract()?;
