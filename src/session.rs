@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::array::{AsArray, RecordBatch};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type, SchemaRef};
 use datafusion::common::Column;
@@ -17,6 +17,7 @@ use datafusion::logical_expr::{Expr, ident, lit};
 use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 
 use crate::Resources;
+use crate::parquet::input::KeyOrderReader;
 use crate::parquet::{KeyOrder, ParquetInput};
 use crate::schema::Table;
 
@@ -199,36 +200,22 @@ pub async fn register_batches(
     batches: Vec<RecordBatch>,
 ) -> Result<KeyOrder> {
     table.check(what, &schema)?;
-    let (mut rows, mut ascending, mut last) = (0u64, true, None);
+    let named = format!("{} table {what}", table.name());
+    let mut reader = KeyOrderReader::default();
     for batch in &batches {
         let ids = cast(batch.column(schema.index_of("pair_id")?), &DataType::Int64)?;
-        let ids = ids.as_primitive::<Int64Type>();
-        if let Some(row) = (0..ids.len()).find(|&r| ids.is_null(r)) {
-            let row = rows + row as u64;
-            bail!(
-                "{} table {what}: pair_id is NULL at row {row}",
-                table.name()
-            );
-        }
-        for &id in ids.values() {
-            ascending &= last.is_none_or(|last| id > last);
-            last = Some(id);
-        }
-        rows += batch.num_rows() as u64;
+        reader.add(ids.as_primitive::<Int64Type>(), &named)?;
     }
+    let order = reader.finish();
     let mut provider = MemTable::try_new(schema, vec![batches])?;
-    if ascending {
+    if order.ascending {
         provider = provider.with_sort_order(vec![vec![ident("pair_id").sort(true, false)]]);
     }
     ctx.register_table(table.name(), Arc::new(provider))?;
-    if !ascending {
+    if !order.ascending {
         check_unique_keys(ctx, table, what).await?;
     }
-    Ok(KeyOrder {
-        rows,
-        ascending,
-        fingerprint: 0,
-    })
+    Ok(order)
 }
 
 /// Fail when a pair_id of registered `table` (from `what`) repeats.

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
 use bytes::Bytes;
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch, StringArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type, Schema, SchemaRef};
 use datafusion::datasource::{ViewTable, provider_as_source};
@@ -437,35 +437,12 @@ impl ParquetInput {
     pub async fn key_order(&self) -> Result<KeyOrder> {
         let schema = self.arrow_schema()?;
         let mut stream = self.scan(&["pair_id"], &schema, 8192)?;
-        let (mut rows, mut ascending, mut last, mut fingerprint) = (0u64, true, None::<i64>, 0u64);
-        let (name, path) = (&self.name, self.path.display());
+        let what = format!("{} table {}", self.name, self.path.display());
+        let mut order = KeyOrderReader::default();
         while let Some(batch) = stream.try_next().await? {
-            let ids = batch.column(0).as_primitive::<Int64Type>();
-            if ids.null_count() > 0 {
-                let row = rows + (0..ids.len()).find(|&i| ids.is_null(i)).unwrap_or(0) as u64;
-                bail!("{name} table {path}: pair_id is NULL at row {row}");
-            }
-            for &id in ids.values() {
-                if let Some(prev) = last {
-                    if id == prev && ascending {
-                        bail!(
-                            "{name} table {path}: pair_id {id} appears twice (rows {} and {rows}); pair_id must be unique",
-                            rows - 1
-                        );
-                    }
-                    ascending &= id > prev;
-                }
-                last = Some(id);
-                rows += 1;
-                fingerprint =
-                    (fingerprint.rotate_left(5) ^ id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            }
+            order.add(batch.column(0).as_primitive::<Int64Type>(), &what)?;
         }
-        Ok(KeyOrder {
-            rows,
-            ascending,
-            fingerprint,
-        })
+        Ok(order.finish())
     }
 
     /// The table's schema as its readers see it: the first file's columns, then the Hive
@@ -554,6 +531,50 @@ pub struct KeyOrder {
     /// A hash of the whole id sequence in file order: two tables with the same rows and
     /// fingerprint list the same pairs in the same order (and the lockstep reader checks that).
     pub fingerprint: u64,
+}
+
+/// A table's [`KeyOrder`], read from its pair_id column batch after batch.
+#[derive(Debug, Default)]
+pub struct KeyOrderReader {
+    rows: u64,
+    descends_somewhere: bool,
+    last: Option<i64>,
+    fingerprint: u64,
+}
+
+impl KeyOrderReader {
+    /// The next ids; a NULL or (in sorted data) a repeated id is an error that names the row,
+    /// `what` the table ("pairs table pairs.parquet").
+    pub fn add(&mut self, ids: &Int64Array, what: &str) -> Result<()> {
+        if let Some(row) = (0..ids.len()).find(|&i| ids.is_null(i)) {
+            bail!("{what}: pair_id is NULL at row {}", self.rows + row as u64);
+        }
+        for &id in ids.values() {
+            if let Some(prev) = self.last {
+                if id == prev && !self.descends_somewhere {
+                    bail!(
+                        "{what}: pair_id {id} appears twice (rows {} and {}); pair_id must be unique",
+                        self.rows - 1,
+                        self.rows
+                    );
+                }
+                self.descends_somewhere |= id <= prev;
+            }
+            self.last = Some(id);
+            self.rows += 1;
+            self.fingerprint =
+                (self.fingerprint.rotate_left(5) ^ id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> KeyOrder {
+        KeyOrder {
+            rows: self.rows,
+            ascending: !self.descends_somewhere,
+            fingerprint: self.fingerprint,
+        }
+    }
 }
 
 impl KeyOrder {
