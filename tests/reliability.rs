@@ -710,16 +710,6 @@ fn parquet_sorting_columns_record_a_pair_id_order() {
     }
 }
 
-/// All of a Parquet file's rows as Arrow batches in memory, and its schema.
-fn in_memory(path: &Path) -> (datafusion::arrow::datatypes::SchemaRef, Vec<RecordBatch>) {
-    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
-        .unwrap()
-        .build()
-        .unwrap();
-    let schema = datafusion::arrow::array::RecordBatchReader::schema(&reader);
-    (schema, reader.map(Result::unwrap).collect())
-}
-
 /// `score` of Arrow data in memory equals `score` of the files it came from, row for row, with
 /// the same metadata but the inputs' paths; in any row order; bad keys are errors that say so.
 #[tokio::test]
@@ -751,11 +741,14 @@ async fn score_takes_arrow_data_in_memory() {
     let summary = score(&from_files).await.unwrap();
     let want = read(&from_files.out);
 
-    let (schema, batches) = in_memory(&pairs);
-    let arrow_pairs = Source::Arrow { schema, batches };
+    let in_memory = |batch: RecordBatch| Source::Arrow {
+        schema: batch.schema(),
+        batches: vec![batch],
+    };
+    let arrow_pairs = in_memory(read(&pairs));
     // The alignments backwards, one row per batch: sorted on the way.
-    let (schema, batches) = in_memory(&alignments);
-    let all = concat_batches(&schema, &batches).unwrap();
+    let all = read(&alignments);
+    let schema = all.schema();
     let reversed: Vec<RecordBatch> = (0..all.num_rows()).rev().map(|r| all.slice(r, 1)).collect();
     let arrow_alignments = Source::Arrow {
         schema: schema.clone(),
@@ -781,37 +774,25 @@ async fn score_takes_arrow_data_in_memory() {
         schema: schema.clone(),
         batches: twice,
     };
-    let error = score_in_memory(&options(arrow_pairs.clone(), repeated))
-        .await
-        .err()
-        .unwrap()
-        .to_string();
+    let error_of = async |options| score_in_memory(&options).await.err().unwrap().to_string();
+    let error = error_of(options(arrow_pairs.clone(), repeated)).await;
     assert!(
         error.contains("alignments table the Arrow data given: pair_id values repeat"),
         "{error}"
     );
     // A NULL pair_id: the row is named.
     let without_id = {
-        let (schema, batches) = in_memory(&pairs);
-        let first = &batches[0];
-        let column = schema.index_of("pair_id").unwrap();
+        let first = read(&pairs);
+        let column = first.schema().index_of("pair_id").unwrap();
         let ids = first.column(column).as_primitive::<Int64Type>();
         let holed: datafusion::arrow::array::Int64Array = (0..ids.len())
             .map(|r| (r != 5).then(|| ids.value(r)))
             .collect();
         let mut columns = first.columns().to_vec();
         columns[column] = Arc::new(holed);
-        let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
-        Source::Arrow {
-            schema,
-            batches: vec![batch],
-        }
+        in_memory(RecordBatch::try_new(first.schema(), columns).unwrap())
     };
-    let error = score_in_memory(&options(without_id, alignments.clone().into()))
-        .await
-        .err()
-        .unwrap()
-        .to_string();
+    let error = error_of(options(without_id, alignments.clone().into())).await;
     assert!(
         error.contains("pairs table the Arrow data given: pair_id is NULL at row 5"),
         "{error}"
