@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use datafusion::arrow::array::{AsArray, RecordBatch};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type, SchemaRef};
-use datafusion::common::Column;
+use datafusion::common::{Column, JoinType};
 use datafusion::datasource::MemTable;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::memory_pool::FairSpillPool;
@@ -238,6 +238,21 @@ async fn check_unique_keys(ctx: &SessionContext, table: Table, what: &str) -> Re
 /// Column `name` of `table` as it is spelled: no SQL parsing, so case, dots and spaces survive.
 pub fn column_of(table: &str, name: &str) -> Expr {
     Expr::Column(Column::new(Some(table), name))
+}
+
+/// Registered tables `left` and `right` joined on their pair_id; each column keeps its table's
+/// name as qualifier (`column_of(left, "pair_id")`).
+pub async fn join_on_pair_id(
+    ctx: &SessionContext,
+    left: &str,
+    right: &str,
+    how: JoinType,
+) -> Result<DataFrame> {
+    let right = ctx.table(right).await?;
+    Ok(ctx
+        .table(left)
+        .await?
+        .join(right, how, &["pair_id"], &["pair_id"], None)?)
 }
 
 /// The integers of the one row `frame` gives, such as `count(*)` and `max(pair_id)`, so several

@@ -24,7 +24,7 @@ use crate::Resources;
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::parquet::keys;
-use crate::session::{Tuning, column_of, integers};
+use crate::session::{Tuning, column_of, integers, join_on_pair_id};
 use crate::udf::expr;
 use crate::udf::significance::{DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS};
 
@@ -183,13 +183,7 @@ pub async fn compare(
                 expr::approx_randomization(f, b, s, trials.clone(), seed.clone())?,
             ]);
         }
-        let both = ctx.table("system0").await?.join(
-            ctx.table(system.as_str()).await?,
-            JoinType::Inner,
-            &["pair_id"],
-            &["pair_id"],
-            None,
-        )?;
+        let both = join_on_pair_id(&ctx, "system0", &system, JoinType::Inner).await?;
         let batch = one_row(both.aggregate(vec![], aggregates)?).await?;
         for (k, result) in results.iter_mut().enumerate() {
             let (n, mean) = interval(batch.column(3 * k).as_struct(), "mean");
@@ -333,18 +327,8 @@ async fn check_pairs(ctx: &SessionContext, files: &[PathBuf]) -> Result<u64> {
         rows.push(all);
     }
     for (i, file) in files.iter().enumerate().skip(1) {
-        let common = ctx
-            .table("system0")
-            .await?
-            .join(
-                ctx.table(format!("system{i}").as_str()).await?,
-                JoinType::Inner,
-                &["pair_id"],
-                &["pair_id"],
-                None,
-            )?
-            .count()
-            .await? as u64;
+        let both = join_on_pair_id(ctx, "system0", &format!("system{i}"), JoinType::Inner).await?;
+        let common = both.count().await? as u64;
         if common != rows[0] || common != rows[i] {
             bail!(
                 "{} and the baseline {} do not hold the same pairs: {} and {} rows, {common} pair_ids in common",

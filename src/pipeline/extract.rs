@@ -119,16 +119,8 @@ impl ExtractOptions {
 /// The first pass: the word translation table, and the pairs that cannot be read.
 async fn count_words(ctx: &SessionContext, summary: &mut ExtractSummary) -> Result<Lexicon> {
     let (pairs, alignments) = (Table::Pairs.name(), Table::Alignments.name());
-    let frame = ctx
-        .table(pairs)
+    let frame = session::join_on_pair_id(ctx, pairs, alignments, JoinType::Left)
         .await?
-        .join(
-            ctx.table(alignments).await?,
-            JoinType::Left,
-            &["pair_id"],
-            &["pair_id"],
-            None,
-        )?
         .select(vec![
             column_of(pairs, "pair_id"),
             column_of(pairs, "src"),

@@ -180,13 +180,7 @@ fn level(
 
 async fn pairs_with_arcs(ctx: &SessionContext) -> Result<DataFrame> {
     let (pairs, arcs) = (Table::Pairs.name(), Table::Arcs.name());
-    Ok(ctx.table(pairs).await?.join(
-        ctx.table(arcs).await?,
-        JoinType::Inner,
-        &["pair_id"],
-        &["pair_id"],
-        None,
-    )?)
+    session::join_on_pair_id(ctx, pairs, arcs, JoinType::Inner).await
 }
 
 pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {

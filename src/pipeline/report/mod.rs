@@ -41,7 +41,7 @@ use crate::metrics::lepod::{self, Explanation, Punctuation};
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::parquet::keys;
-use crate::session::{Tuning, column_of};
+use crate::session::{Tuning, column_of, join_on_pair_id};
 use crate::storage::{Output, write_whole};
 use crate::udf::expr;
 
@@ -560,13 +560,7 @@ async fn pair_lists(
             let (baseline, other) = (system_table(0), system_table(i));
             let (b, s) = (column_of(&baseline, metric), column_of(&other, metric));
             let pair_id = column_of(&baseline, "pair_id");
-            let both = ctx.table(baseline.as_str()).await?.join(
-                ctx.table(other.as_str()).await?,
-                JoinType::Inner,
-                &["pair_id"],
-                &["pair_id"],
-                None,
-            )?;
+            let both = join_on_pair_id(ctx, &baseline, &other, JoinType::Inner).await?;
             let frame = both
                 .filter(finite(&b).and(finite(&s)).and(s.clone().not_eq(b.clone())))?
                 .sort(vec![
@@ -768,16 +762,8 @@ async fn derp_trees(
         column_of(&alignments, "links"),
     )?;
     let pair_id = column_of(&alignments, "pair_id");
-    let frame = ctx
-        .table(arcs.as_str())
+    let frame = join_on_pair_id(ctx, &arcs, &alignments, JoinType::Inner)
         .await?
-        .join(
-            ctx.table(alignments.as_str()).await?,
-            JoinType::Inner,
-            &["pair_id"],
-            &["pair_id"],
-            None,
-        )?
         .filter(wanted(pair_id.clone()))?
         .select(vec![pair_id, detail])?;
     let batch = collect(frame).await?;

@@ -325,13 +325,9 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             }
             if *table != Table::Pairs {
                 let name = table.name();
-                let orphans = ctx.table(name).await?.join(
-                    ctx.table(Table::Pairs.name()).await?,
-                    JoinType::LeftAnti,
-                    &["pair_id"],
-                    &["pair_id"],
-                    None,
-                )?;
+                let pairs = Table::Pairs.name();
+                let orphans =
+                    session::join_on_pair_id(&ctx, name, pairs, JoinType::LeftAnti).await?;
                 summary.orphans.insert(name, orphans.count().await? as u64);
             }
         }
