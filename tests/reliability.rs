@@ -29,7 +29,7 @@ use datafusion::parquet::file::properties::WriterProperties;
 use pairmetrics::parquet::Codec;
 use pairmetrics::parquet::ParquetInput;
 use pairmetrics::parquet::lockstep::{Source, Zip, zipped_schema};
-use pairmetrics::parquet::lockstep_table::{LockstepExec, LockstepTable};
+use pairmetrics::parquet::lockstep_table::{LockstepExec, LockstepTable, RowSplit, in_dealt_order};
 use pairmetrics::parquet::shares::SharesSink;
 
 use crate::common::{ids, sample, write_parquet};
@@ -351,7 +351,7 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
             "y",
         ),
     ];
-    let table = LockstepTable::new(sources, rows.len() as u64).unwrap();
+    let table = LockstepTable::new(sources, rows.len() as u64, RowSplit::Shares).unwrap();
     let ctx = SessionContext::new_with_config(
         SessionConfig::new()
             .with_target_partitions(2)
@@ -448,6 +448,66 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
             .to_vec(),
         y
     );
+}
+
+/// A dealt lockstep scan (what `score` runs in one process): a query over it, taken back with
+/// `in_dealt_order`, gives every row in the tables' order whatever the batch size; a table that
+/// no longer matches is an error naming the row, as the zip's own; a dealt scan is not shipped.
+#[tokio::test]
+async fn a_dealt_lockstep_scan_gives_the_rows_back_in_order() {
+    let dir = TempDir::new().unwrap();
+    let rows: Vec<i64> = (0..50_000).collect();
+    let [a, b, c] = ["a", "b", "c"].map(|n| dir.path().join(format!("{n}.parquet")));
+    let x: Vec<i64> = rows.iter().map(|i| i * 7).collect();
+    write_parquet(&a, vec![("pair_id", ids(&rows)), ("x", ids(&x))]);
+    write_parquet(&b, vec![("pair_id", ids(&rows)), ("y", ids(&rows))]);
+    let mut changed = rows.clone();
+    changed[30_001] = -1;
+    write_parquet(&c, vec![("pair_id", ids(&changed)), ("y", ids(&rows))]);
+    let source = |name: &'static str, path: &Path, alias: Option<&str>, column: &str| Source {
+        input: ParquetInput::open(name, path).unwrap(),
+        schema: read(path).schema(),
+        alias: alias.map(str::to_string),
+        columns: vec!["pair_id".to_string(), column.to_string()],
+    };
+    for batch_size in [1_000, 7_001, 65_536] {
+        let ctx = SessionContext::new_with_config(
+            SessionConfig::new()
+                .with_target_partitions(2)
+                .with_batch_size(batch_size),
+        );
+        for (name, other) in [("same", &b), ("changed", &c)] {
+            let sources = vec![
+                source("pairs", &a, None, "x"),
+                source("alignments", other, Some("a"), "y"),
+            ];
+            let table = LockstepTable::new(sources, rows.len() as u64, RowSplit::Dealt).unwrap();
+            assert!(table.to_bytes().is_err());
+            ctx.register_table(name, Arc::new(table)).unwrap();
+            let frame = ctx
+                .sql(&format!("SELECT pair_id, x + \"__a_y\" AS s FROM {name}"))
+                .await
+                .unwrap();
+            let plan = frame.create_physical_plan().await.unwrap();
+            assert_eq!(plan.output_partitioning().partition_count(), 4);
+            let batches: Result<Vec<RecordBatch>, _> = in_dealt_order(plan, ctx.task_ctx())
+                .unwrap()
+                .try_collect()
+                .await;
+            if name == "changed" {
+                assert_eq!(
+                    batches.unwrap_err().to_string(),
+                    "row 30001: pair_id 30001 in pairs but -1 in alignments; did a file change during the run?"
+                );
+                continue;
+            }
+            let batches = batches.unwrap();
+            let all = concat_batches(&batches[0].schema(), &batches).unwrap();
+            let column = |i: usize| all.column(i).as_primitive::<Int64Type>().values().to_vec();
+            assert_eq!(column(0), rows, "batch size {batch_size}");
+            assert_eq!(column(1), rows.iter().map(|i| i * 8).collect::<Vec<_>>());
+        }
+    }
 }
 
 /// A pairs table big enough that scoring it takes a while: the sample's lines, many times.

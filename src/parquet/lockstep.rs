@@ -2,8 +2,9 @@
 //!
 //! Every `import` writes pairs, alignments and arcs with one row per pair in one pair_id order,
 //! so row i of each table is the same pair. A join would repartition, merge and copy every token
-//! list three times; here each table is decoded on its own task, the rows are zipped into one
-//! batch, the metric expressions run on every core, and batches come out in input order.
+//! list three times; here each table is decoded on its own task and the rows are zipped into one
+//! batch. [`LockstepTable`](super::lockstep_table::LockstepTable) makes the zip a table that
+//! queries run over.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -11,12 +12,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Field, Int64Type, Schema, SchemaRef};
-use datafusion::common::runtime::SpawnedTask;
 use datafusion::execution::SendableRecordBatchStream;
-use datafusion::physical_expr::projection::Projector;
-use datafusion::physical_plan::ExecutionPlan;
-use datafusion::physical_plan::coop::CooperativeExec;
-use datafusion::physical_plan::projection::ProjectionExec;
 use futures::{Stream, TryStreamExt};
 
 use super::ParquetInput;
@@ -244,87 +240,4 @@ impl Zip {
             Ok(zip.next().await?.map(|batch| (batch, zip)))
         })
     }
-}
-
-/// The projections of a planned `SELECT ... FROM <zipped batches>`, applied to batches directly,
-/// so each batch can be evaluated on any core and the batches kept in order.
-#[derive(Debug)]
-pub struct Projection {
-    /// The zipped batch's columns the scan at the bottom of the plan reads, in its order.
-    scan: Vec<usize>,
-    /// Bottom first.
-    steps: Vec<Projector>,
-    schema: SchemaRef,
-}
-
-/// Whether a plan node passes batches through unchanged.
-fn passes_through(node: &dyn ExecutionPlan) -> bool {
-    node.downcast_ref::<CooperativeExec>().is_some()
-}
-
-impl Projection {
-    /// Take the projections out of `plan`, which must be projections over a scan of `zipped`.
-    pub fn from_plan(plan: &Arc<dyn ExecutionPlan>, zipped: &Schema) -> Result<Projection> {
-        let mut steps = Vec::new();
-        let mut node = plan;
-        loop {
-            let children = node.children();
-            if let Some(projection) = node.downcast_ref::<ProjectionExec>() {
-                let input = projection.input();
-                steps.push(
-                    projection
-                        .projection_expr()
-                        .make_projector(&input.schema())?,
-                );
-                node = input;
-            } else if children.is_empty() {
-                let scan = node
-                    .schema()
-                    .fields()
-                    .iter()
-                    .map(|f| zipped.index_of(f.name()))
-                    .collect::<Result<_, _>>()?;
-                steps.reverse();
-                return Ok(Projection {
-                    scan,
-                    steps,
-                    schema: plan.schema(),
-                });
-            } else if children.len() == 1 && passes_through(node.as_ref()) {
-                node = children[0];
-            } else {
-                bail!(
-                    "internal error: lockstep scoring cannot run plan node {}",
-                    node.name()
-                );
-            }
-        }
-    }
-
-    pub fn schema(&self) -> SchemaRef {
-        self.schema.clone()
-    }
-
-    pub fn apply(&self, zipped: &RecordBatch) -> Result<RecordBatch> {
-        let mut batch = zipped.project(&self.scan)?;
-        for step in &self.steps {
-            batch = step.project_batch(&batch)?;
-        }
-        Ok(batch.with_schema(self.schema.clone())?)
-    }
-}
-
-/// The projected batches, in order, evaluated `parallel` at a time on the runtime's threads.
-pub fn evaluate(
-    zip: Zip,
-    projection: Arc<Projection>,
-    parallel: usize,
-) -> impl Stream<Item = Result<RecordBatch>> + Send {
-    zip.into_stream()
-        .map_ok(move |batch| {
-            let projection = projection.clone();
-            let task = SpawnedTask::spawn(async move { projection.apply(&batch) });
-            async move { task.join().await.context("a scoring task panicked")? }
-        })
-        .try_buffered(parallel.max(1))
 }

@@ -1,20 +1,26 @@
-//! Tables read in lockstep as one DataFusion table, for plans that run elsewhere.
+//! Tables read in lockstep ([`lockstep::Zip`]) as one DataFusion table: `score` plans its
+//! metrics over it as over any table, and they run where the rows are read, with no join and no
+//! shuffle before them. The rows reach the partitions of a scan in one of two ways
+//! ([`RowSplit`]):
 //!
-//! In one process `score` zips the tables itself ([`lockstep::Zip`]). On a cluster the plan is
-//! shipped to executors, so the zip must be a plan node: [`LockstepExec`] gives each partition
-//! one contiguous share of the rows of every table, read side by side. The metrics then run
-//! where the rows are read, with no join and no shuffle before them. Both types encode to bytes
-//! so that a cluster's codec can ship them.
+//! - on a cluster, each partition reads one contiguous share of the rows of every table, so the
+//!   partitions can run on different machines (the types encode to bytes for the cluster's
+//!   codec);
+//! - in one process, one reading of all the rows deals its batches to the partitions in turn,
+//!   and [`in_dealt_order`] takes them back in turn: every core computes, and the rows come out
+//!   in the tables' order, for a writer that copies the pairs file's columns as stored.
 
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 use async_trait::async_trait;
-use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::array::{AsArray, RecordBatch};
+use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
 use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::runtime::SpawnedTask;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::TableType;
@@ -23,19 +29,32 @@ use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{
     EquivalenceProperties, LexOrdering, PhysicalExpr, PhysicalSortExpr,
 };
+use datafusion::physical_plan::common::spawn_buffered;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::expressions::Column;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+    DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning,
+    PlanProperties,
 };
-use futures::StreamExt;
+use futures::{Stream, StreamExt, TryStreamExt};
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 
 use super::ParquetInput;
 use super::encoded::{decode, encode, external, schema_from_json, schema_to_json};
 use super::lockstep::{self, Source, Zip};
 use super::split::row_shares;
+
+/// How a scan of a [`LockstepTable`] gives the rows to its partitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowSplit {
+    /// Partition k reads the k-th contiguous share of the rows of every table, on its own.
+    Shares,
+    /// One reading of all the rows in this process; its batches are dealt to the partitions in
+    /// turn (batch i to partition i mod n). Read them back with [`in_dealt_order`].
+    Dealt,
+}
 
 /// Tables that list the same pair_ids in the same order, as one table of their zipped columns
 /// (see [`lockstep::zipped_schema`]), in pair_id order.
@@ -44,20 +63,31 @@ pub struct LockstepTable {
     sources: Vec<Source>,
     schema: SchemaRef,
     rows: u64,
+    split: RowSplit,
 }
 
 impl LockstepTable {
     /// `sources` hold `rows` rows each, in the same pair_id order.
-    pub fn new(sources: Vec<Source>, rows: u64) -> anyhow::Result<LockstepTable> {
+    pub fn new(sources: Vec<Source>, rows: u64, split: RowSplit) -> anyhow::Result<LockstepTable> {
         let schema = lockstep::zipped_schema(&sources)?;
         Ok(LockstepTable {
             sources,
             schema,
             rows,
+            split,
         })
     }
 
+    /// The sources, in the order their columns are zipped.
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    /// Only a table split in shares can be shipped: a dealt one reads in this process.
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
+        if self.split == RowSplit::Dealt {
+            bail!("internal error: a lockstep table dealt in one process cannot be shipped");
+        }
         encode(
             "lockstep_table",
             json!({ "sources": sources_to_json(&self.sources)?, "rows": self.rows }),
@@ -74,7 +104,7 @@ impl LockstepTable {
         let rows = table["rows"]
             .as_u64()
             .context("lockstep table: no row count")?;
-        Ok(Some(LockstepTable::new(sources, rows)?))
+        Ok(Some(LockstepTable::new(sources, rows, RowSplit::Shares)?))
     }
 }
 
@@ -96,10 +126,17 @@ impl TableProvider for LockstepTable {
         _limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let config = state.config();
-        let shares = row_shares(self.rows, config.target_partitions());
+        let partitions = match self.split {
+            RowSplit::Shares => {
+                Partitions::Shares(row_shares(self.rows, config.target_partitions()))
+            }
+            // Twice as many partitions as threads, so a thread that finishes a batch finds the
+            // next one dealt while the writer takes the batches in turn.
+            RowSplit::Dealt => Partitions::dealt(2 * config.target_partitions()),
+        };
         let exec = LockstepExec::new(
             self.sources.clone(),
-            shares,
+            partitions,
             config.batch_size(),
             projection.cloned(),
         );
@@ -107,11 +144,65 @@ impl TableProvider for LockstepTable {
     }
 }
 
-/// A scan of a [`LockstepTable`]: partition k reads share k of the rows of every table.
+/// The partitions of a [`LockstepExec`].
+#[derive(Debug)]
+enum Partitions {
+    /// Partition k reads rows `[k]` of every table.
+    Shares(Vec<Range<u64>>),
+    /// This many partitions, dealt the batches of one reading; its receiving ends once the
+    /// first partition is executed.
+    Dealt(usize, Mutex<Option<Dealer>>),
+}
+
+impl Partitions {
+    fn dealt(partitions: usize) -> Partitions {
+        Partitions::Dealt(partitions.max(1), Mutex::new(None))
+    }
+
+    fn count(&self) -> usize {
+        match self {
+            Partitions::Shares(shares) => shares.len(),
+            Partitions::Dealt(partitions, _) => *partitions,
+        }
+    }
+}
+
+/// One reading of every row, dealing batch i to partition i mod n through channels of one batch,
+/// so it runs at most a batch ahead of the slowest partition.
+#[derive(Debug)]
+struct Dealer {
+    receivers: Vec<Option<mpsc::Receiver<Result<RecordBatch>>>>,
+    /// Stopped when the last partition's stream is dropped.
+    task: Arc<SpawnedTask<()>>,
+}
+
+impl Dealer {
+    fn start(mut zip: Zip, partitions: usize) -> Dealer {
+        let (senders, receivers): (Vec<_>, Vec<_>) =
+            (0..partitions).map(|_| mpsc::channel(1)).unzip();
+        let task = SpawnedTask::spawn(async move {
+            for batch in 0.. {
+                let next = zip.next().await.map_err(external).transpose();
+                let Some(next) = next else { break };
+                let failed = next.is_err();
+                // An error goes to the partition whose turn it is, so it arrives in order.
+                if senders[batch % partitions].send(next).await.is_err() || failed {
+                    break;
+                }
+            }
+        });
+        Dealer {
+            receivers: receivers.into_iter().map(Some).collect(),
+            task: Arc::new(task),
+        }
+    }
+}
+
+/// A scan of a [`LockstepTable`] (see [`RowSplit`]).
 #[derive(Debug)]
 pub struct LockstepExec {
     sources: Vec<Source>,
-    shares: Vec<Range<u64>>,
+    partitions: Partitions,
     batch_size: usize,
     /// The zipped columns given, in this order; None = all of them.
     projection: Option<Vec<usize>>,
@@ -122,7 +213,7 @@ pub struct LockstepExec {
 impl LockstepExec {
     fn new(
         sources: Vec<Source>,
-        shares: Vec<Range<u64>>,
+        partitions: Partitions,
         batch_size: usize,
         projection: Option<Vec<usize>>,
     ) -> anyhow::Result<LockstepExec> {
@@ -131,8 +222,8 @@ impl LockstepExec {
             Some(columns) => Arc::new(zipped.project(columns)?),
             None => zipped.clone(),
         };
-        // Each share is in pair_id order (ASC NULLS FIRST, as `score` sorts): the tables are, and
-        // a share is a run of their rows.
+        // Each partition is in pair_id order (ASC NULLS FIRST, as `score` sorts): the tables
+        // are, and a partition gets their rows in order.
         let mut equivalences = EquivalenceProperties::new(schema.clone());
         if let Ok(index) = schema.index_of("pair_id") {
             let key = PhysicalSortExpr::new_default(Arc::new(Column::new("pair_id", index)))
@@ -140,16 +231,15 @@ impl LockstepExec {
                 .nulls_first();
             equivalences.add_orderings(LexOrdering::new([key]));
         }
-        let partitioning = Partitioning::UnknownPartitioning(shares.len());
         let properties = PlanProperties::new(
             equivalences,
-            partitioning,
+            Partitioning::UnknownPartitioning(partitions.count()),
             EmissionType::Incremental,
             Boundedness::Bounded,
         );
         Ok(LockstepExec {
             sources,
-            shares,
+            partitions,
             batch_size,
             projection,
             zipped,
@@ -158,8 +248,11 @@ impl LockstepExec {
     }
 
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
+        let Partitions::Shares(shares) = &self.partitions else {
+            bail!("internal error: a lockstep scan dealt in one process cannot be shipped");
+        };
         let sources = sources_to_json(&self.sources)?;
-        let shares: Vec<[u64; 2]> = self.shares.iter().map(|s| [s.start, s.end]).collect();
+        let shares: Vec<[u64; 2]> = shares.iter().map(|s| [s.start, s.end]).collect();
         let exec = json!({ "sources": sources, "shares": shares, "batch_size": self.batch_size, "projection": self.projection });
         encode("lockstep_exec", exec)
     }
@@ -180,20 +273,70 @@ impl LockstepExec {
             .context("lockstep scan: projection")?;
         let shares = shares.into_iter().map(|[start, end]| start..end).collect();
         Ok(Some(LockstepExec::new(
-            sources, shares, batch_size, projection,
+            sources,
+            Partitions::Shares(shares),
+            batch_size,
+            projection,
         )?))
+    }
+
+    fn zip(&self, share: Range<u64>) -> Result<Zip> {
+        Zip::open_rows(
+            self.sources.clone(),
+            self.zipped.clone(),
+            self.batch_size,
+            share,
+        )
+        .map_err(external)
+    }
+
+    /// The batches partition `partition` reads, before projection.
+    fn zipped_batches(
+        &self,
+        partition: usize,
+    ) -> Result<std::pin::Pin<Box<dyn Stream<Item = Result<RecordBatch>> + Send>>> {
+        let missing = || {
+            DataFusionError::Internal(format!(
+                "LockstepExec: no partition {partition} of {}",
+                self.partitions.count()
+            ))
+        };
+        match &self.partitions {
+            Partitions::Shares(shares) => {
+                let share = shares.get(partition).cloned().ok_or_else(missing)?;
+                Ok(self.zip(share)?.into_stream().map_err(external).boxed())
+            }
+            Partitions::Dealt(partitions, dealer) => {
+                let mut dealer = dealer.lock().expect("no panic while dealing");
+                if dealer.is_none() {
+                    *dealer = Some(Dealer::start(self.zip(0..u64::MAX)?, *partitions));
+                }
+                let dealer = dealer.as_mut().expect("started");
+                let receiver = dealer.receivers.get_mut(partition).ok_or_else(missing)?;
+                let receiver = receiver.take().ok_or_else(|| {
+                    DataFusionError::Internal(format!(
+                        "LockstepExec: partition {partition} of a dealt scan executed twice"
+                    ))
+                })?;
+                let task = dealer.task.clone();
+                let batches =
+                    futures::stream::unfold((receiver, task), |(mut receiver, task)| async move {
+                        Some((receiver.recv().await?, (receiver, task)))
+                    });
+                Ok(batches.boxed())
+            }
+        }
     }
 }
 
 impl DisplayAs for LockstepExec {
     fn fmt_as(&self, _: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         let tables: Vec<&str> = self.sources.iter().map(|s| s.input.name()).collect();
-        write!(
-            f,
-            "LockstepExec: tables=[{}], shares={}",
-            tables.join(", "),
-            self.shares.len()
-        )
+        let split = match &self.partitions {
+            Partitions::Shares(shares) => format!("shares={}", shares.len()),
+            Partitions::Dealt(partitions, _) => format!("batches dealt to {partitions} partitions"),
+        };
+        write!(f, "LockstepExec: tables=[{}], {split}", tables.join(", "))
     }
 }
 
@@ -225,22 +368,9 @@ impl ExecutionPlan for LockstepExec {
     }
 
     fn execute(&self, partition: usize, _: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
-        let share = self.shares.get(partition).cloned().ok_or_else(|| {
-            DataFusionError::Internal(format!(
-                "LockstepExec: no partition {partition} of {}",
-                self.shares.len()
-            ))
-        })?;
-        let zip = Zip::open_rows(
-            self.sources.clone(),
-            self.zipped.clone(),
-            self.batch_size,
-            share,
-        )
-        .map_err(external)?;
         let projection = self.projection.clone();
-        let batches = zip.into_stream().map(move |batch| {
-            let batch = batch.map_err(external)?;
+        let batches = self.zipped_batches(partition)?.map(move |batch| {
+            let batch = batch?;
             Ok(match &projection {
                 Some(columns) => batch.project(columns)?,
                 None => batch,
@@ -250,6 +380,51 @@ impl ExecutionPlan for LockstepExec {
             self.schema(),
             batches,
         )))
+    }
+}
+
+/// The batches of `plan`, a plan over a [`RowSplit::Dealt`] scan that keeps each partition's
+/// batches one for one (projections), taken from its partitions in turn: the rows in the
+/// tables' order. Each partition runs on a task of its own, a batch ahead. The pair_ids are
+/// checked to go on ascending from batch to batch, so a plan that moved rows between partitions
+/// is an error, never rows out of order.
+pub fn in_dealt_order(
+    plan: Arc<dyn ExecutionPlan>,
+    task: Arc<TaskContext>,
+) -> anyhow::Result<impl Stream<Item = anyhow::Result<RecordBatch>> + Send> {
+    let partitions = (0..plan.output_partitioning().partition_count())
+        .map(|k| Ok(spawn_buffered(plan.execute(k, task.clone())?, 1)))
+        .collect::<Result<Vec<_>>>()?;
+    let pair_id = plan.schema().index_of("pair_id").ok();
+    let state = (partitions, 0usize, None::<i64>);
+    Ok(futures::stream::try_unfold(
+        state,
+        move |(mut partitions, turn, last)| async move {
+            let count = partitions.len();
+            let Some(partition) = partitions.get_mut(turn % count.max(1)) else {
+                return Ok(None);
+            };
+            let Some(batch) = partition.try_next().await.map_err(anyhow_error)? else {
+                return Ok(None);
+            };
+            let ids = pair_id.map(|i| batch.column(i).as_primitive::<Int64Type>().clone());
+            let mut next_last = last;
+            if let Some(ids) = ids.filter(|ids| !ids.is_empty()) {
+                if last.is_some_and(|last| ids.value(0) <= last) {
+                    bail!("internal error: lockstep batches out of pair_id order at batch {turn}");
+                }
+                next_last = Some(ids.value(ids.len() - 1));
+            }
+            Ok(Some((batch, (partitions, turn + 1, next_last))))
+        },
+    ))
+}
+
+/// A DataFusion error as the error it carries, when it carries ours.
+fn anyhow_error(error: DataFusionError) -> anyhow::Error {
+    match error {
+        DataFusionError::External(inner) => anyhow::anyhow!(inner),
+        other => other.into(),
     }
 }
 

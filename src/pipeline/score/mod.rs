@@ -10,9 +10,7 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
-use datafusion::catalog::TableProvider;
 use datafusion::common::JoinType;
-use datafusion::datasource::MemTable;
 use datafusion::logical_expr::{Expr, SortExpr};
 use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 use futures::stream::BoxStream;
@@ -22,7 +20,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::align::{Aligner, AlignerOptions};
 use crate::parquet::dataset::ExecutorDataset;
 use crate::parquet::keys;
-use crate::parquet::lockstep_table::LockstepTable;
+use crate::parquet::lockstep_table::{LockstepTable, RowSplit, in_dealt_order};
 use crate::parquet::{Codec, KeyOrder, Layout, ParquetInput, TableWriter, lockstep};
 use crate::resources::{self, ResourceOptions};
 use crate::schema::{Table, with_dictionary_lists};
@@ -291,15 +289,13 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         for keyed in &inputs[1..] {
             summary.orphans.insert(keyed.table.name(), 0);
         }
-        // Here the table only gives the projections a schema to plan over: `score` zips the
-        // batches itself. A cluster's executors read them through LockstepTable's scan.
-        let table: Arc<dyn TableProvider> = match &options.cluster {
-            None => Arc::new(MemTable::try_new(
-                lockstep::zipped_schema(sources)?,
-                vec![vec![]],
-            )?),
-            Some(_) => Arc::new(LockstepTable::new(sources.clone(), rows)?),
+        // In one process the batches are dealt to every core and taken back in order, so the
+        // pairs file's columns can be copied as stored; a cluster's tasks read shares.
+        let split = match &options.cluster {
+            None => RowSplit::Dealt,
+            Some(_) => RowSplit::Shares,
         };
+        let table = Arc::new(LockstepTable::new(sources.clone(), rows, split)?);
         ctx.register_table(LOCKSTEP, table)?;
         if options.cluster.is_some() && sources.len() > 1 {
             summary.notes.push(
@@ -431,7 +427,7 @@ pub async fn explain(options: &ScoreOptions) -> Result<String> {
                          computes the projections below and writes its share to a file of its own"
                 }
                 false => {
-                    "they are read side by side (no join) and the projections below run per batch on every core"
+                    "they are read side by side (no join), their batches dealt to every core for the projections below and taken back in order"
                 }
             };
             format!(
@@ -595,15 +591,7 @@ impl Scoring {
                     .collect::<Vec<_>>();
                 copy = Some((sources[0].input.clone(), columns));
                 let plan = frame.create_physical_plan().await?;
-                let zipped = ctx.table_provider(LOCKSTEP).await?.schema();
-                let projection = Arc::new(lockstep::Projection::from_plan(&plan, &zipped)?);
-                let config = ctx.copied_config();
-                let zip = lockstep::Zip::open(sources, zipped, config.batch_size())?;
-                let parallel = 2 * config.target_partitions();
-                (
-                    projection.schema(),
-                    lockstep::evaluate(zip, projection, parallel).boxed(),
-                )
+                (plan.schema(), in_dealt_order(plan, ctx.task_ctx())?.boxed())
             }
             None => {
                 let schema = frame.schema().inner().clone();
