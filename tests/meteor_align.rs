@@ -213,7 +213,11 @@ fn align_cli_errors_name_the_files_and_lines() {
     assert!(stderr.contains("bad.txt:2: invalid UTF-8"), "{stderr}");
 
     let out = pairmetrics(&["align", &two, &two, "-m", "exact fuzzy"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown module `fuzzy`"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--modules exact fuzzy: unknown module `fuzzy`"),
+        "{stderr}"
+    );
     let out = pairmetrics(&["align", &two, &two, "-m", "paraphrase"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs a paraphrase table"));
     let out = pairmetrics(&["align", &two, &two, "-l", "fr"]);

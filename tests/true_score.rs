@@ -211,6 +211,21 @@ fn example_2_through_moses_import_and_sql() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("5 rules indexed"));
+    // A wrong option value is named as the command line spells the option (Python says
+    // prob_column=).
+    let bad = pairmetrics(&[
+        "sql",
+        "--phrase-table",
+        table.to_str().unwrap(),
+        "--prob-column",
+        "p_x",
+        "SELECT 1",
+    ]);
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("--prob-column p_x: expected one of p_f_e, p_e_f, lex_f_e, lex_e_f"),
+        "{stderr}"
+    );
     let rows: Vec<String> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()

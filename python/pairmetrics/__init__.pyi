@@ -202,7 +202,7 @@ def true_score_detail(src: Any, tgt: Any, **resources: Any) -> pa.Array | pa.Chu
 def dep_fit(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_fit(tokens, head, deprel, start, len) or dep_fit(tokens, head, deprel, positions)
 
-    Dependency fitness of a phrase in its sentence (IUCL, SemEval-2014 Task 5) from the session's word-form triple counts: SIM(h,d,l) = 2 c(h,d,l) / (c(h,*,l) + c(*,d,l)); FIT(token) = mean SIM over the token's arcs (its head arc unless it is a root, and its dependents' arcs); FIT(phrase) = mean FIT over the phrase's tokens that have an arc. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs --triples.
+    Dependency fitness of a phrase in its sentence (IUCL, SemEval-2014 Task 5) from the session's word-form triple counts: SIM(h,d,l) = 2 c(h,d,l) / (c(h,*,l) + c(*,d,l)); FIT(token) = mean SIM over the token's arcs (its head arc unless it is a root, and its dependents' arcs); FIT(phrase) = mean FIT over the phrase's tokens that have an arc. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs the session's triples table.
 
     Arguments:
         tokens: Word forms of the sentence: a list of strings.
@@ -220,7 +220,7 @@ def dep_fit(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, len: A
 def dep_fit_pos(upos: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_fit_pos(upos, head, deprel, start, len) or dep_fit_pos(upos, head, deprel, positions)
 
-    As dep_fit over the UPOS-level counts (the paper's back-off): SIM(h,d,l) = 2 c(h,d,l) / (c(h,*,l) + c(*,d,l)); FIT(token) = mean SIM over the token's arcs (its head arc unless it is a root, and its dependents' arcs); FIT(phrase) = mean FIT over the phrase's tokens that have an arc. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs --triples.
+    As dep_fit over the UPOS-level counts (the paper's back-off): SIM(h,d,l) = 2 c(h,d,l) / (c(h,*,l) + c(*,d,l)); FIT(token) = mean SIM over the token's arcs (its head arc unless it is a root, and its dependents' arcs); FIT(phrase) = mean FIT over the phrase's tokens that have an arc. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs the session's triples table.
 
     Arguments:
         upos: UPOS tags of the sentence: a list of strings.
@@ -238,7 +238,7 @@ def dep_fit_pos(upos: Any, head: Any, deprel: Any, start_or_positions: Any, len:
 def dep_fit_iucl(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_fit_iucl(tokens, head, deprel, start, len) or dep_fit_iucl(tokens, head, deprel, positions)
 
-    dep_fit As the IUCL system's code computes it: no factor 2 in SIM, and the mean SIM over the distinct (head, dep, deprel) arcs touching the phrase. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs --triples.
+    dep_fit As the IUCL system's code computes it: no factor 2 in SIM, and the mean SIM over the distinct (head, dep, deprel) arcs touching the phrase. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs the session's triples table.
 
     Arguments:
         tokens: Word forms of the sentence: a list of strings.
@@ -256,7 +256,7 @@ def dep_fit_iucl(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, l
 def dep_fit_pos_iucl(upos: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """dep_fit_pos_iucl(upos, head, deprel, start, len) or dep_fit_pos_iucl(upos, head, deprel, positions)
 
-    dep_fit_pos As the IUCL system's code computes it: no factor 2 in SIM, and the mean SIM over the distinct (head, dep, deprel) arcs touching the phrase. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs --triples.
+    dep_fit_pos As the IUCL system's code computes it: no factor 2 in SIM, and the mean SIM over the distinct (head, dep, deprel) arcs touching the phrase. The phrase is tokens[start, start + len) (0-based) or the given positions, which need not be contiguous. NULL for a malformed parse or phrase (dep_fit_problem says why). Needs the session's triples table.
 
     Arguments:
         upos: UPOS tags of the sentence: a list of strings.

@@ -18,9 +18,10 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use pairmetrics::align::{AlignerOptions, Module, Objective};
 use pairmetrics::metrics::true_score::Identity;
 use pairmetrics::parquet::Codec;
-use pairmetrics::pipeline::score::{self as scoring, ScoreOptions, Source};
+use pairmetrics::pipeline::score::{self as scoring, ScoreOptions, Source, StrictStop};
 use pairmetrics::resources::{
     self, MissingResource, PhraseTableOptions, ResourceOptions, Resources, options,
+    options::BadValue,
 };
 use pairmetrics::session::{Session, Tuning};
 use pairmetrics::udf;
@@ -53,6 +54,15 @@ fn cores() -> usize {
 fn python_error(context: &str, err: &(dyn std::error::Error + 'static)) -> PyErr {
     let mut source = Some(err);
     while let Some(e) = source {
+        if let Some(bad) = e.downcast_ref::<BadValue>() {
+            return PyValueError::new_err(format!(
+                "{}={:?}: {}",
+                bad.option.key, bad.value, bad.expected
+            ));
+        }
+        if let Some(stop) = e.downcast_ref::<StrictStop>() {
+            return PyValueError::new_err(stop.explain("strict=True"));
+        }
         if let Some(missing) = e.downcast_ref::<MissingResource>() {
             let option = missing.resource.option();
             return PyValueError::new_err(format!(
@@ -105,20 +115,20 @@ fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOp
             .map_err(|e| PyValueError::new_err(format!("{key}: {}", Into::<PyErr>::into(e))))
     }
     let defaults = AlignerOptions::default();
-    let invalid = |e: pairmetrics::align::AlignError| PyValueError::new_err(e.to_string());
+    let invalid = |e: BadValue| python_error("", &e);
     let modules: Option<String> = get(keywords, options::MODULES.key)?;
     let objective: Option<String> = get(keywords, options::ALIGNMENT_TYPE.key)?;
     let aligner = AlignerOptions {
         language: get(keywords, options::LANG.key)?.unwrap_or(defaults.language),
         modules: modules
             .as_deref()
-            .map(Module::parse_list)
+            .map(|m| BadValue::parse(options::MODULES, m, Module::parse_list))
             .transpose()
             .map_err(invalid)?,
         beam: get(keywords, options::BEAM.key)?.unwrap_or(defaults.beam),
         objective: objective
             .as_deref()
-            .map(Objective::parse)
+            .map(|o| BadValue::parse(options::ALIGNMENT_TYPE, o, Objective::parse))
             .transpose()
             .map_err(invalid)?
             .unwrap_or(defaults.objective),

@@ -53,6 +53,10 @@ def test_score_errors_name_what_is_wrong(tmp_path):
     with pytest.raises(ValueError, match="unknown metric `meteor`"):
         pairmetrics.score(SAMPLE / "pairs.parquet", metrics=["meteor"], out=tmp_path / "x.parquet")
     assert not (tmp_path / "x.parquet").exists()
+    # Six sample pairs have no LeD; strict scoring stops at the first, named as Python spells it.
+    with pytest.raises(ValueError, match=r"\(column lepod_problem\); strict=True stops at the first row"):
+        pairmetrics.score(SAMPLE / "pairs.parquet", SAMPLE / "alignments.parquet", strict=True, out=tmp_path / "x.parquet")
+    assert not (tmp_path / "x.parquet").exists()
     with pytest.raises(ValueError, match="pairs"):
         pairmetrics.score(tmp_path / "missing.parquet")
     with pytest.raises(TypeError, match="pairs: expected a path or an Arrow table"):

@@ -182,6 +182,11 @@ def test_true_score_example_2(tmp_path):
             assert d["derivations"] == 1 + len(target.get("other_derivations", [])), target
     with pytest.raises(ValueError, match="true_score needs a phrase table: pass phrase_table="):
         pairmetrics.true_score(src, tgt)
+    # A wrong option value is named as Python spells the option (the CLI says --prob-column).
+    with pytest.raises(ValueError, match=r'prob_column="p_x": expected one of p_f_e, p_e_f, lex_f_e, lex_e_f'):
+        pairmetrics.true_score(src, tgt, phrase_table=tmp_path / "pt.parquet", prob_column="p_x")
+    with pytest.raises(ValueError, match=r'alignment_type="best": unknown alignment type `best`'):
+        pairmetrics.meteor_align(src, tgt, alignment_type="best")
 
 
 def test_dep_fit_eat_with_chopsticks(tmp_path):

@@ -8,8 +8,8 @@ use pairmetrics::metrics::true_score::{Identity, ModelWeights};
 use pairmetrics::pipeline::compare;
 use pairmetrics::resources;
 use pairmetrics::resources::options::{
-    ALIGNMENT_TYPE, BEAM, FREE_IDENTITY, LANG, LM, MODULES, PARA, PHRASE_TABLE, PROB_COLUMN,
-    STEM_TABLE, SYN_DIR, TRIPLES,
+    ALIGNMENT_TYPE, BEAM, BadValue, FREE_IDENTITY, LANG, LM, MODULES, PARA, PHRASE_TABLE,
+    PROB_COLUMN, STEM_TABLE, SYN_DIR, TRIPLES,
 };
 use pairmetrics::session::Tuning;
 
@@ -114,10 +114,10 @@ impl AlignerArgs {
             modules: self
                 .modules
                 .as_deref()
-                .map(Module::parse_list)
+                .map(|m| BadValue::parse(MODULES, m, Module::parse_list))
                 .transpose()?,
             beam: self.beam,
-            objective: Objective::parse(&self.objective)?,
+            objective: BadValue::parse(ALIGNMENT_TYPE, &self.objective, Objective::parse)?,
             stem_file: self.stem_table,
             synonym_dir: self.syn_dir,
             paraphrase_file: self.para,

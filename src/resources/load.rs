@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, Schema};
 use datafusion::execution::SendableRecordBatchStream;
 use futures::TryStreamExt;
 
+use super::options::{self, BadValue};
 use crate::Resources;
 use crate::align::AlignerOptions;
 use crate::arrow::read::{Strings, TokenLists};
@@ -221,10 +222,12 @@ pub async fn load_phrase_index(
     let started = Instant::now();
     let column = options.prob_column.as_str();
     if !PROB_COLUMNS.contains(&column) {
-        bail!(
-            "--prob-column {column}: expected one of {}",
-            PROB_COLUMNS.join(", ")
-        );
+        return Err(BadValue {
+            option: options::PROB_COLUMN,
+            value: column.to_string(),
+            expected: format!("expected one of {}", PROB_COLUMNS.join(", ")),
+        }
+        .into());
     }
     // The probability column may be one of the directions: each column is read once.
     let mut columns = vec!["src_tokens", "tgt_tokens", "p_e_f", "p_f_e"];

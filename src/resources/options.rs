@@ -1,6 +1,9 @@
 //! Every option that gives or tunes a resource, declared once. The command line's flags and
 //! their help, Python's keywords and their documentation, and what each front end says when a
-//! function lacks its resource all derive from [`ALL`].
+//! function lacks its resource or an option's value is wrong ([`BadValue`]) all derive from
+//! [`ALL`].
+
+use std::fmt;
 
 use super::Resource;
 
@@ -157,6 +160,45 @@ impl Resource {
         }
     }
 }
+
+/// A value an option cannot take. It carries the option, so each front end names it as its
+/// users write it: `--prob-column x: expected ...` on the command line (its `Display`),
+/// `prob_column='x': expected ...` in Python.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadValue {
+    pub option: ResourceOption,
+    pub value: String,
+    /// What the value should be.
+    pub expected: String,
+}
+
+impl BadValue {
+    /// `text` parsed by `parse`, whose error says what was expected.
+    pub fn parse<T, E: fmt::Display>(
+        option: ResourceOption,
+        text: &str,
+        parse: impl FnOnce(&str) -> Result<T, E>,
+    ) -> Result<T, BadValue> {
+        parse(text).map_err(|e| BadValue {
+            option,
+            value: text.to_string(),
+            expected: e.to_string(),
+        })
+    }
+}
+
+impl fmt::Display for BadValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let BadValue {
+            option,
+            value,
+            expected,
+        } = self;
+        write!(f, "--{} {value}: {expected}", option.flag)
+    }
+}
+
+impl std::error::Error for BadValue {}
 
 #[cfg(test)]
 mod tests {

@@ -128,7 +128,7 @@ fn fit_doc(name: &str, description: String, level: &str) -> Documentation {
 }
 
 static DOCS: LazyLock<[Documentation; 6]> = LazyLock::new(|| {
-    let null = "NULL for a malformed parse or phrase (dep_fit_problem says why). Needs --triples.";
+    let null = "NULL for a malformed parse or phrase (dep_fit_problem says why). Needs the session's triples table.";
     [
         fit_doc(
             "dep_fit",

@@ -259,7 +259,7 @@ impl ScalarUDFImpl for LmUdf {
 
 fn too_many_words() -> DataFusionError {
     DataFusionError::Execution(
-        "lm_full_scores: more than 2^31 words in one batch; use a smaller --batch-size".into(),
+        "lm_full_scores: more than 2^31 words in one batch; score it in smaller batches".into(),
     )
 }
 

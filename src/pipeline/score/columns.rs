@@ -99,7 +99,7 @@ pub struct Metric {
 pub static METRICS: &[Metric] = &[
     Metric {
         name: "lepod",
-        about: "led, pod and lepod_problem (LeD over the alignment's units with --alignments, as \
+        about: "led, pod and lepod_problem (LeD over the alignment's units with an alignments table, as \
                 lepod-score.py; without, the multiset LeD and no pod)",
         columns: &[score("led"), score("pod"), problem("lepod_problem")],
         needs: &[],

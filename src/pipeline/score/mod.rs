@@ -702,7 +702,41 @@ fn writes_shares(options: &ScoreOptions, lockstep: bool) -> bool {
     options.cluster.is_some() && lockstep && options.layout.partition_by.is_empty()
 }
 
-/// Under --strict, the first row with a problem is an error (and the output is never written).
+/// The first row a strict job could not score: the job stops there and writes nothing. Each
+/// front end names the option its own way ([`StrictStop::explain`]); `Display` is the command
+/// line's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StrictStop {
+    pub pair_id: i64,
+    pub reason: String,
+    /// The problem column that gives the reason.
+    pub column: String,
+}
+
+impl StrictStop {
+    /// The message, with the option as `option` (`--strict`, `strict=True`).
+    pub fn explain(&self, option: &str) -> String {
+        let StrictStop {
+            pair_id,
+            reason,
+            column,
+        } = self;
+        format!(
+            "pair_id {pair_id}: {reason} (column {column}); {option} stops at the first row that \
+             cannot be scored, nothing was written"
+        )
+    }
+}
+
+impl std::fmt::Display for StrictStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.explain("--strict"))
+    }
+}
+
+impl std::error::Error for StrictStop {}
+
+/// When strict, the first row with a problem is an error (and the output is never written).
 fn check_strict(batch: &RecordBatch) -> Result<()> {
     for name in summary::columns(columns::Role::Problem) {
         let Some(column) = batch.column_by_name(name) else {
@@ -713,12 +747,12 @@ fn check_strict(batch: &RecordBatch) -> Result<()> {
             let ids = batch
                 .column_by_name("pair_id")
                 .expect("score keeps pair_id");
-            let id = ids.as_primitive::<Int64Type>().value(row);
-            bail!(
-                "pair_id {id}: {} (column {name}); --strict stops at the first row that cannot \
-                 be scored, nothing was written",
-                reasons.value(row)
-            );
+            return Err(StrictStop {
+                pair_id: ids.as_primitive::<Int64Type>().value(row),
+                reason: reasons.value(row).to_string(),
+                column: name.to_string(),
+            }
+            .into());
         }
     }
     Ok(())
