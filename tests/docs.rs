@@ -116,3 +116,49 @@ fn functions_md_is_generated_from_the_registry() {
         "docs/functions.md is stale: run `PAIRMETRICS_BLESS=1 cargo test --test main docs::`"
     );
 }
+
+/// Every function's syntax line gives its parameters (what Python's signatures are built
+/// from), and each parameter is one its documentation describes.
+#[test]
+fn every_syntax_line_gives_documented_parameters() {
+    use pairmetrics::udf::docs::Parameters;
+    let scalar = pairmetrics::udf::all_scalar_udfs()
+        .into_iter()
+        .map(|f| (f.name().to_string(), f.documentation().cloned()));
+    let aggregate = pairmetrics::udf::all_aggregate_udfs()
+        .into_iter()
+        .map(|f| (f.name().to_string(), f.documentation().cloned()));
+    let mut problems = Vec::new();
+    for (name, doc) in scalar.chain(aggregate) {
+        let doc = doc.unwrap_or_else(|| panic!("{name} has no documentation"));
+        let parameters = match Parameters::of_syntax(&doc.syntax_example) {
+            Ok(parameters) => parameters,
+            Err(e) => {
+                problems.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        // One description may cover several (`start, len`, `start, len | positions`).
+        let described: Vec<&str> = doc
+            .arguments
+            .iter()
+            .flatten()
+            .flat_map(|(a, _)| a.split([',', '|']).map(str::trim))
+            .collect();
+        // A variadic function's last parameter is its first repeat (`feature2` of `feature1`).
+        let repeats = parameters.variadic as usize;
+        let named = parameters.optional.len() - repeats;
+        for parameter in parameters
+            .required
+            .iter()
+            .chain(&parameters.optional[..named])
+        {
+            for part in parameter.split("_or_") {
+                if !described.contains(&part) {
+                    problems.push(format!("{name}: `{part}` is not among {described:?}"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}

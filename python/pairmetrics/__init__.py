@@ -88,40 +88,6 @@ def _argument(function: str, name: str, value: Any) -> Any:
         raise TypeError(f"{function}: argument `{name}`: expected an Arrow array or a list, got {type(value).__name__} ({err})") from None
 
 
-def _parse_syntax(syntax: str) -> tuple[list[str], list[str], bool]:
-    """The required and optional arguments a syntax line gives, and whether more may follow:
-    `led(src, tgt [, links])` -> (["src", "tgt"], ["links"], False);
-    `loglinear(weights, feature1 [, feature2, ...])` -> (["weights", "feature1"], ["feature2"],
-    True). Alternatives (`f(a, start, len) or f(a, positions)`) merge: arguments past the
-    shortest form are optional, and a place named differently by the forms takes both names
-    (`start_or_positions`)."""
-    variadic = syntax.rstrip().endswith("...)") or syntax.rstrip().endswith("...])")
-    syntax = syntax.replace(", ...", "")
-    forms = []
-    for form in syntax.split(" or "):
-        inner = form[form.index("(") + 1 : form.rindex(")")]
-        names, depth, word = [], 0, ""
-        for ch in inner + ",":
-            if ch in "[],":
-                if word.strip():
-                    names.append((word.strip(), depth > 0))
-                word = ""
-                depth += {"[": 1, "]": -1}.get(ch, 0)
-            else:
-                word += ch
-        forms.append(names)
-    shortest = min(sum(not optional for _, optional in f) for f in forms)
-    required, optional = [], []
-    for i in range(max(len(f) for f in forms)):
-        names = list(dict.fromkeys(f[i][0] for f in forms if i < len(f)))
-        name = "_or_".join(names)
-        if not name.isidentifier():
-            raise ValueError(f"cannot read the arguments of {syntax!r}")
-        is_optional = i >= shortest or any(i < len(f) and f[i][1] for f in forms)
-        (optional if is_optional else required).append(name)
-    return required, optional, variadic
-
-
 def _docstring(entry: dict[str, Any]) -> str:
     lines = [entry["syntax"], "", entry["description"], ""]
     if entry["arguments"]:
@@ -140,7 +106,8 @@ def _docstring(entry: dict[str, Any]) -> str:
 
 def _make(entry: dict[str, Any]):
     name, aggregate = entry["name"], entry["kind"] == "aggregate"
-    required, optional, variadic = _parse_syntax(entry["syntax"])
+    parameters = entry["parameters"]
+    required, optional, variadic = parameters["required"], parameters["optional"], parameters["variadic"]
     P = inspect.Parameter
     params = [P(a, P.POSITIONAL_OR_KEYWORD) for a in required]
     params += [P(a, P.POSITIONAL_OR_KEYWORD, default=None) for a in optional]

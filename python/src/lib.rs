@@ -25,6 +25,7 @@ use pairmetrics::resources::{
 };
 use pairmetrics::session::{Session, Tuning};
 use pairmetrics::udf;
+use pairmetrics::udf::docs::Parameters;
 use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -290,7 +291,8 @@ fn argument(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Arg> {
 }
 
 /// Every function's name, kind ("scalar", "aggregate", "table") and documentation: its
-/// syntax (`led(src, tgt [, links])`), description, arguments and SQL example.
+/// parameters (required, optional, variadic), syntax (`led(src, tgt [, links])`),
+/// description, arguments and SQL example.
 #[pyfunction]
 fn catalogue(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     let resources = Resources::default();
@@ -300,6 +302,13 @@ fn catalogue(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
         entry.set_item("name", name)?;
         entry.set_item("kind", kind)?;
         if let Some(doc) = doc {
+            let parameters = Parameters::of_syntax(&doc.syntax_example)
+                .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
+            let given = PyDict::new(py);
+            given.set_item("required", parameters.required)?;
+            given.set_item("optional", parameters.optional)?;
+            given.set_item("variadic", parameters.variadic)?;
+            entry.set_item("parameters", given)?;
             entry.set_item("syntax", &doc.syntax_example)?;
             entry.set_item("description", &doc.description)?;
             entry.set_item("arguments", doc.arguments.clone().unwrap_or_default())?;
