@@ -15,18 +15,13 @@ use datafusion::arrow::datatypes::{DataType, Schema};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::Documentation;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use pairmetrics::align::{AlignerOptions, Module, Objective};
-use pairmetrics::metrics::true_score::Identity;
 use pairmetrics::parquet::Codec;
 use pairmetrics::pipeline::score::{self as scoring, ScoreOptions, Source, StrictStop};
-use pairmetrics::resources::{
-    self, MissingResource, PhraseTableOptions, ResourceOptions, Resources, options,
-    options::BadValue,
-};
+use pairmetrics::resources::options::{self, BadValue, Value};
+use pairmetrics::resources::{self, Given, MissingResource, ResourceOptions, Resources};
 use pairmetrics::session::{Session, Tuning};
 use pairmetrics::udf;
 use pairmetrics::udf::docs::Parameters;
-use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
@@ -89,72 +84,32 @@ fn resource_keywords() -> Vec<&'static str> {
 }
 
 /// What pairmetrics' functions need beyond their arguments, from the keywords the Python
-/// layer checked (phrase_table, lm, beam, ...); absent keys take defaults.
+/// layer checked (phrase_table, lm, beam, ...): each read as its option's kind of value says,
+/// then assembled by the library as the command line's flags are; absent keys (or None) take
+/// defaults.
 fn resource_options(keywords: Option<&Bound<'_, PyDict>>) -> PyResult<ResourceOptions> {
-    for key in keywords.iter().flat_map(|k| k.keys()) {
+    let mut given = Vec::new();
+    for (key, value) in keywords.iter().flat_map(|k| k.iter()) {
         let key: String = key.extract()?;
-        if !resource_keywords().contains(&key.as_str()) {
+        let Some(&option) = options::ALL.iter().find(|o| o.key == key) else {
             return Err(PyTypeError::new_err(format!(
                 "unknown resource keyword {key:?}; they are: {}",
                 resource_keywords().join(", ")
             )));
-        }
-    }
-    fn get<'py, T: FromPyObjectOwned<'py>>(
-        keywords: Option<&Bound<'py, PyDict>>,
-        key: &str,
-    ) -> PyResult<Option<T>> {
-        let Some(value) = keywords.map(|k| k.get_item(key)).transpose()?.flatten() else {
-            return Ok(None);
         };
         if value.is_none() {
-            return Ok(None);
+            continue;
         }
-        value
-            .extract()
-            .map(Some)
-            .map_err(|e| PyValueError::new_err(format!("{key}: {}", Into::<PyErr>::into(e))))
+        let wrong = |e: PyErr| PyValueError::new_err(format!("{key}: {e}"));
+        let value = match option.value {
+            Value::Path | Value::Dir => Given::Location(value.extract().map_err(wrong)?),
+            Value::Text => Given::Text(value.extract().map_err(wrong)?),
+            Value::Count => Given::Count(value.extract().map_err(wrong)?),
+            Value::Flag => Given::Flag(value.extract().map_err(wrong)?),
+        };
+        given.push((option, value));
     }
-    let defaults = AlignerOptions::default();
-    let invalid = |e: BadValue| python_error("", &e);
-    let modules: Option<String> = get(keywords, options::MODULES.key)?;
-    let objective: Option<String> = get(keywords, options::ALIGNMENT_TYPE.key)?;
-    let aligner = AlignerOptions {
-        language: get(keywords, options::LANG.key)?.unwrap_or(defaults.language),
-        modules: modules
-            .as_deref()
-            .map(|m| BadValue::parse(options::MODULES, m, Module::parse_list))
-            .transpose()
-            .map_err(invalid)?,
-        beam: get(keywords, options::BEAM.key)?.unwrap_or(defaults.beam),
-        objective: objective
-            .as_deref()
-            .map(|o| BadValue::parse(options::ALIGNMENT_TYPE, o, Objective::parse))
-            .transpose()
-            .map_err(invalid)?
-            .unwrap_or(defaults.objective),
-        stem_file: get(keywords, options::STEM_TABLE.key)?,
-        synonym_dir: get(keywords, options::SYN_DIR.key)?,
-        paraphrase_file: get(keywords, options::PARA.key)?,
-    };
-    let identity = match get(keywords, options::FREE_IDENTITY.key)?.unwrap_or(false) {
-        true => Identity::Always,
-        false => Identity::UnlessInTable,
-    };
-    let prob_column = get(keywords, options::PROB_COLUMN.key)?
-        .unwrap_or_else(|| resources::DEFAULT_PROB_COLUMN.to_string());
-    let phrase_table =
-        get::<PathBuf>(keywords, options::PHRASE_TABLE.key)?.map(|path| PhraseTableOptions {
-            path,
-            prob_column,
-            identity,
-        });
-    Ok(ResourceOptions {
-        phrase_table,
-        triples: get(keywords, options::TRIPLES.key)?,
-        lm: get(keywords, options::LM.key)?,
-        aligner,
-    })
+    ResourceOptions::from_given(given).map_err(|e| python_error("", &e))
 }
 
 /// pairmetrics' functions bound to resources (a phrase table, triples, a language model, the

@@ -3,14 +3,14 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use pairmetrics::align::{AlignerOptions, Module, Objective};
-use pairmetrics::metrics::true_score::{Identity, ModelWeights};
+use pairmetrics::align::AlignerOptions;
+use pairmetrics::metrics::true_score::ModelWeights;
 use pairmetrics::pipeline::compare;
-use pairmetrics::resources;
 use pairmetrics::resources::options::{
-    ALIGNMENT_TYPE, BEAM, BadValue, FREE_IDENTITY, LANG, LM, MODULES, PARA, PHRASE_TABLE,
-    PROB_COLUMN, STEM_TABLE, SYN_DIR, TRIPLES,
+    ALIGNMENT_TYPE, BEAM, FREE_IDENTITY, LANG, LM, MODULES, PARA, PHRASE_TABLE, PROB_COLUMN,
+    ResourceOption, STEM_TABLE, SYN_DIR, TRIPLES,
 };
+use pairmetrics::resources::{self, Given, ResourceOptions};
 use pairmetrics::session::Tuning;
 
 /// How --out is laid out as files.
@@ -108,20 +108,22 @@ pub struct AlignerArgs {
 }
 
 impl AlignerArgs {
+    /// The values given, for [`ResourceOptions::from_given`].
+    fn given(self) -> Vec<(ResourceOption, Given)> {
+        let mut given = vec![
+            (LANG, Given::Text(self.lang)),
+            (BEAM, Given::Count(self.beam)),
+            (ALIGNMENT_TYPE, Given::Text(self.objective)),
+        ];
+        given.extend(self.modules.map(|m| (MODULES, Given::Text(m))));
+        given.extend(self.stem_table.map(|p| (STEM_TABLE, Given::Location(p))));
+        given.extend(self.syn_dir.map(|p| (SYN_DIR, Given::Location(p))));
+        given.extend(self.para.map(|p| (PARA, Given::Location(p))));
+        given
+    }
+
     pub fn options(self) -> Result<AlignerOptions> {
-        Ok(AlignerOptions {
-            language: self.lang,
-            modules: self
-                .modules
-                .as_deref()
-                .map(|m| BadValue::parse(MODULES, m, Module::parse_list))
-                .transpose()?,
-            beam: self.beam,
-            objective: BadValue::parse(ALIGNMENT_TYPE, &self.objective, Objective::parse)?,
-            stem_file: self.stem_table,
-            synonym_dir: self.syn_dir,
-            paraphrase_file: self.para,
-        })
+        Ok(ResourceOptions::from_given(self.given())?.aligner)
     }
 }
 
@@ -178,34 +180,17 @@ pub struct ResourceArgs {
 }
 
 impl ResourceArgs {
-    pub fn options(self) -> Result<resources::ResourceOptions> {
-        let phrase_table = self
-            .phrase_table
-            .map(|path| phrase_table_options(path, self.prob_column, self.free_identity));
-        Ok(resources::ResourceOptions {
-            phrase_table,
-            triples: self.triples,
-            lm: self.lm,
-            aligner: self.aligner.options()?,
-        })
-    }
-}
-
-/// How true_score reads a phrase table, from the flags `sql`, `score` and `rerank` share.
-pub fn phrase_table_options(
-    path: PathBuf,
-    prob_column: String,
-    free_identity: bool,
-) -> resources::PhraseTableOptions {
-    let identity = if free_identity {
-        Identity::Always
-    } else {
-        Identity::UnlessInTable
-    };
-    resources::PhraseTableOptions {
-        path,
-        prob_column,
-        identity,
+    pub fn options(self) -> Result<ResourceOptions> {
+        let mut given = self.aligner.given();
+        given.extend(
+            self.phrase_table
+                .map(|p| (PHRASE_TABLE, Given::Location(p))),
+        );
+        given.push((PROB_COLUMN, Given::Text(self.prob_column)));
+        given.push((FREE_IDENTITY, Given::Flag(self.free_identity)));
+        given.extend(self.triples.map(|p| (TRIPLES, Given::Location(p))));
+        given.extend(self.lm.map(|p| (LM, Given::Location(p))));
+        Ok(ResourceOptions::from_given(given)?)
     }
 }
 
@@ -250,7 +235,7 @@ pub struct ModelArgs {
 
 impl ModelArgs {
     pub fn phrase_table(&self) -> resources::PhraseTableOptions {
-        phrase_table_options(
+        resources::PhraseTableOptions::new(
             self.phrase_table.clone(),
             self.prob_column.clone(),
             self.free_identity,

@@ -9,7 +9,7 @@ use pairmetrics::pipeline::decode::{DecodeOptions, decode};
 use pairmetrics::resources;
 
 use super::Stdout;
-use super::args::{at_least_one, cores, phrase_table_options};
+use super::args::{at_least_one, cores};
 
 /// Translate (or paraphrase) with a phrase table and a language model: a phrase-based
 /// decoder in the Moses mould, as Chevelu et al. (Coling 2010) ran Moses.
@@ -94,7 +94,11 @@ impl Args {
         let options = DecodeOptions {
             input: self.input,
             column: self.column,
-            phrase_table: phrase_table_options(self.phrase_table, self.prob_column, false),
+            phrase_table: resources::PhraseTableOptions::new(
+                self.phrase_table,
+                self.prob_column,
+                false,
+            ),
             lm: self.lm,
             decode: decode::Options {
                 weights: Weights {

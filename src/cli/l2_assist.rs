@@ -10,7 +10,6 @@ use pairmetrics::pipeline::l2_assist;
 use pairmetrics::resources;
 
 use super::Stdout;
-use super::args::phrase_table_options;
 
 /// The IUCL L2 writing assistant (SemEval-2014 Task 5): translate each L1 fragment of a task
 /// file in its L2 sentence and write a run file for the official scorer.
@@ -111,9 +110,9 @@ pub struct AssistArgs {
 
 impl AssistArgs {
     pub fn options(self, input: PathBuf) -> l2_assist::AssistOptions {
-        let phrase_table = self
-            .phrase_table
-            .map(|path| phrase_table_options(path, resources::DEFAULT_PROB_COLUMN.into(), false));
+        let phrase_table = self.phrase_table.map(|path| {
+            resources::PhraseTableOptions::new(path, resources::DEFAULT_PROB_COLUMN.into(), false)
+        });
         l2_assist::AssistOptions {
             input,
             resources: resources::ResourceOptions {

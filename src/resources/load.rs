@@ -12,9 +12,9 @@ use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, Schema};
 use datafusion::execution::SendableRecordBatchStream;
 use futures::TryStreamExt;
 
-use super::options::{self, BadValue};
+use super::options::{self, BadValue, ResourceOption};
 use crate::Resources;
-use crate::align::AlignerOptions;
+use crate::align::{AlignerOptions, Module, Objective};
 use crate::arrow::read::{Strings, TokenLists};
 use crate::formats::arpa;
 use crate::metrics::dep_fit::TripleIndex;
@@ -35,7 +35,85 @@ pub struct ResourceOptions {
     pub aligner: AlignerOptions,
 }
 
+/// An option's value as a front end was given it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Given {
+    /// A file or directory.
+    Location(PathBuf),
+    Text(String),
+    Count(usize),
+    Flag(bool),
+}
+
+impl std::fmt::Display for Given {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Given::Location(path) => path.display().fmt(f),
+            Given::Text(text) => f.write_str(text),
+            Given::Count(n) => n.fmt(f),
+            Given::Flag(on) => on.fmt(f),
+        }
+    }
+}
+
 impl ResourceOptions {
+    /// The options from the values given, by option; defaults for the rest. Both front ends
+    /// come here, so each option is read, checked and combined in one place: the command line
+    /// with its flags' values, Python with its keywords'.
+    pub fn from_given(
+        values: impl IntoIterator<Item = (ResourceOption, Given)>,
+    ) -> Result<ResourceOptions, BadValue> {
+        let mut options = ResourceOptions::default();
+        let aligner = &mut options.aligner;
+        let (mut phrase_table, mut prob_column, mut free_identity) = (None, None, false);
+        for (option, value) in values {
+            let wrong = |expected: &str| BadValue {
+                option,
+                value: value.to_string(),
+                expected: expected.to_string(),
+            };
+            let location = || match &value {
+                Given::Location(path) => Ok(path.clone()),
+                _ => Err(wrong("expected a path")),
+            };
+            let text = || match &value {
+                Given::Text(text) => Ok(text.as_str()),
+                _ => Err(wrong("expected text")),
+            };
+            match option {
+                options::PHRASE_TABLE => phrase_table = Some(location()?),
+                options::PROB_COLUMN => prob_column = Some(text()?.to_string()),
+                options::FREE_IDENTITY => match value {
+                    Given::Flag(on) => free_identity = on,
+                    _ => return Err(wrong("expected true or false")),
+                },
+                options::TRIPLES => options.triples = Some(location()?),
+                options::LM => options.lm = Some(location()?),
+                options::LANG => aligner.language = text()?.to_string(),
+                options::MODULES => {
+                    let modules = BadValue::parse(option, text()?, Module::parse_list)?;
+                    aligner.modules = Some(modules);
+                }
+                options::BEAM => match value {
+                    Given::Count(beam) => aligner.beam = beam,
+                    _ => return Err(wrong("expected a count")),
+                },
+                options::ALIGNMENT_TYPE => {
+                    aligner.objective = BadValue::parse(option, text()?, Objective::parse)?
+                }
+                options::STEM_TABLE => aligner.stem_file = Some(location()?),
+                options::SYN_DIR => aligner.synonym_dir = Some(location()?),
+                options::PARA => aligner.paraphrase_file = Some(location()?),
+                _ => return Err(wrong("not a resource option")),
+            }
+        }
+        options.phrase_table = phrase_table.map(|path| {
+            let prob_column = prob_column.unwrap_or_else(|| DEFAULT_PROB_COLUMN.to_string());
+            PhraseTableOptions::new(path, prob_column, free_identity)
+        });
+        Ok(options)
+    }
+
     /// Whether these options give `resource`.
     pub fn gives(&self, resource: super::Resource) -> bool {
         match resource {
@@ -56,6 +134,19 @@ pub struct PhraseTableOptions {
 }
 
 impl PhraseTableOptions {
+    /// `free_identity`: keep unchanged words for free even when the table has a `w -> w` rule.
+    pub fn new(path: PathBuf, prob_column: String, free_identity: bool) -> PhraseTableOptions {
+        let identity = match free_identity {
+            true => Identity::Always,
+            false => Identity::UnlessInTable,
+        };
+        PhraseTableOptions {
+            path,
+            prob_column,
+            identity,
+        }
+    }
+
     /// The part of an output's signature that says how true_score was computed.
     pub fn signature(&self) -> String {
         let identity = match self.identity {
@@ -294,4 +385,52 @@ fn describe(path: &Path, index: &PhraseIndex, seconds: f64) -> String {
         index.len(),
         index.memory() >> 20
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::{Given, ResourceOptions, options};
+    use crate::align::{Module, Objective};
+    use crate::metrics::true_score::Identity;
+
+    #[test]
+    fn options_are_assembled_from_the_values_given() {
+        let none = ResourceOptions::from_given([]).unwrap();
+        assert!(none.phrase_table.is_none() && none.lm.is_none() && none.triples.is_none());
+        assert_eq!(none.aligner.beam, 40);
+
+        let table = PathBuf::from("pt.parquet");
+        let given = ResourceOptions::from_given([
+            (options::FREE_IDENTITY, Given::Flag(true)),
+            (options::PHRASE_TABLE, Given::Location(table.clone())),
+            (options::MODULES, Given::Text("exact stem".into())),
+            (options::ALIGNMENT_TYPE, Given::Text("maxacc".into())),
+            (options::BEAM, Given::Count(7)),
+        ])
+        .unwrap();
+        let phrase_table = given.phrase_table.unwrap();
+        assert_eq!(phrase_table.path, table);
+        assert_eq!(phrase_table.prob_column, "p_f_e");
+        assert_eq!(phrase_table.identity, Identity::Always);
+        let aligner = given.aligner;
+        assert_eq!(aligner.modules, Some(vec![Module::Exact, Module::Stem]));
+        assert_eq!(aligner.objective, Objective::MaxAccuracy);
+        assert_eq!(aligner.beam, 7);
+
+        let wrong = |option, value| {
+            ResourceOptions::from_given([(option, value)])
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            wrong(options::BEAM, Given::Text("wide".into())),
+            "--beam wide: expected a count"
+        );
+        assert_eq!(
+            wrong(options::ALIGNMENT_TYPE, Given::Text("best".into())),
+            "--type best: unknown alignment type `best`: expected maxcov or maxacc"
+        );
+    }
 }

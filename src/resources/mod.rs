@@ -6,8 +6,8 @@ mod load;
 pub mod options;
 
 pub use load::{
-    DEFAULT_PROB_COLUMN, PhraseTableOptions, ResourceOptions, load, load_lm, load_phrase_index,
-    load_triples,
+    DEFAULT_PROB_COLUMN, Given, PhraseTableOptions, ResourceOptions, load, load_lm,
+    load_phrase_index, load_triples,
 };
 
 use std::hash::{Hash, Hasher};
