@@ -7,9 +7,9 @@ pub mod read;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, Int32Builder, Int64Array, ListBuilder, StringBuilder, StructBuilder,
+    ArrayBuilder, ArrayRef, Int32Builder, Int64Array, ListBuilder, StringBuilder, StructBuilder,
 };
-use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::arrow::datatypes::{DataType, Field, Fields};
 
 use crate::metrics::Link;
 use crate::schema::{link_fields, module_link_fields};
@@ -43,34 +43,10 @@ pub fn append_tokens<'a>(
 
 /// A links column; `valid[i] == false` makes row i NULL.
 pub fn links_array(rows: &[Vec<Link>], valid: Option<Vec<bool>>) -> ArrayRef {
-    let n = rows.len();
-    let fields = link_fields();
-    let total: usize = rows.iter().map(Vec::len).sum();
-    let values = StructBuilder::new(
-        fields.clone(),
-        vec![
-            Box::new(Int32Builder::with_capacity(total)),
-            Box::new(Int32Builder::with_capacity(total)),
-        ],
-    );
-    let mut b = ListBuilder::with_capacity(values, n).with_field(Arc::new(Field::new_list_field(
-        DataType::Struct(fields),
-        true,
-    )));
-    for (i, links) in rows.iter().enumerate() {
-        let v = b.values();
-        for &(s, t) in links {
-            v.field_builder::<Int32Builder>(0)
-                .expect("src")
-                .append_value(s as i32);
-            v.field_builder::<Int32Builder>(1)
-                .expect("tgt")
-                .append_value(t as i32);
-            v.append(true);
-        }
-        b.append(valid.as_ref().is_none_or(|v| v[i]));
-    }
-    Arc::new(b.finish())
+    let rows = rows
+        .iter()
+        .map(|links| links.iter().map(|&link| (link, None)));
+    build_links(link_fields(), rows, valid)
 }
 
 /// A links column whose links name the module that found them (`schema::module_link_fields`);
@@ -79,30 +55,40 @@ pub fn module_links_array<'a, M: Into<Option<&'a str>> + Copy + 'a>(
     rows: impl ExactSizeIterator<Item = &'a [(Link, M)]>,
     valid: Option<Vec<bool>>,
 ) -> ArrayRef {
-    let fields = module_link_fields();
-    let values = StructBuilder::new(
-        fields.clone(),
-        vec![
-            Box::new(Int32Builder::new()),
-            Box::new(Int32Builder::new()),
-            Box::new(StringBuilder::new()),
-        ],
-    );
+    let rows = rows.map(|links| links.iter().map(|&(link, module)| (link, module.into())));
+    build_links(module_link_fields(), rows, valid)
+}
+
+/// A list of links of `fields` (src, tgt, and module when there is a third field).
+fn build_links<'a, L: Iterator<Item = (Link, Option<&'a str>)>>(
+    fields: Fields,
+    rows: impl ExactSizeIterator<Item = L>,
+    valid: Option<Vec<bool>>,
+) -> ArrayRef {
+    let with_module = fields.len() == 3;
+    let mut children: Vec<Box<dyn ArrayBuilder>> =
+        vec![Box::new(Int32Builder::new()), Box::new(Int32Builder::new())];
+    if with_module {
+        children.push(Box::new(StringBuilder::new()));
+    }
+    let values = StructBuilder::new(fields.clone(), children);
     let mut b = ListBuilder::with_capacity(values, rows.len()).with_field(Arc::new(
         Field::new_list_field(DataType::Struct(fields), true),
     ));
     for (i, links) in rows.enumerate() {
         let v = b.values();
-        for &((s, t), module) in links {
+        for ((s, t), module) in links {
             v.field_builder::<Int32Builder>(0)
                 .expect("src")
                 .append_value(s as i32);
             v.field_builder::<Int32Builder>(1)
                 .expect("tgt")
                 .append_value(t as i32);
-            v.field_builder::<StringBuilder>(2)
-                .expect("module")
-                .append_option(module.into());
+            if with_module {
+                v.field_builder::<StringBuilder>(2)
+                    .expect("module")
+                    .append_option(module);
+            }
             v.append(true);
         }
         b.append(valid.as_ref().is_none_or(|v| v[i]));

@@ -664,18 +664,13 @@ mod tests {
     use super::*;
     use crate::metrics::ngram::{NgramModelBuilder, Scratch as LmScratch};
     use crate::metrics::random::SplitMix64;
-    use crate::metrics::true_score::{Identity, PhraseIndexBuilder};
 
     fn words(s: &str) -> Vec<&str> {
         s.split_whitespace().collect()
     }
 
     fn index(rules: &[(&str, &str, f64)]) -> PhraseIndex {
-        let mut b = PhraseIndexBuilder::new(Identity::UnlessInTable);
-        for (s, t, p) in rules {
-            b.add(&words(s), &words(t), *p);
-        }
-        b.build()
+        PhraseIndex::of_rules(rules)
     }
 
     fn nbest(n: usize) -> Options {

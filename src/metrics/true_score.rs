@@ -456,6 +456,20 @@ pub fn model_score(true_score: f64, lm_log10: f64, weights: ModelWeights) -> f64
 }
 
 #[cfg(test)]
+impl PhraseIndex {
+    /// A table of `(src, tgt, p)` rules, each side's words split on whitespace.
+    pub(crate) fn of_rules(rules: &[(&str, &str, f64)]) -> PhraseIndex {
+        let mut b = PhraseIndexBuilder::new(Identity::UnlessInTable);
+        for (s, t, p) in rules {
+            let s: Vec<&str> = s.split_whitespace().collect();
+            let t: Vec<&str> = t.split_whitespace().collect();
+            b.add(&s, &t, *p);
+        }
+        b.build()
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
