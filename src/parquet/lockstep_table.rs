@@ -407,7 +407,7 @@ pub fn in_dealt_order(
             let Some(batch) = partition.try_next().await.map_err(anyhow_error)? else {
                 return Ok(None);
             };
-            let ids = pair_id.map(|i| batch.column(i).as_primitive::<Int64Type>().clone());
+            let ids = pair_id.and_then(|i| batch.column(i).as_primitive_opt::<Int64Type>());
             let mut next_last = last;
             if let Some(ids) = ids.filter(|ids| !ids.is_empty()) {
                 if last.is_some_and(|last| ids.value(0) <= last) {
