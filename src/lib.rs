@@ -5,7 +5,10 @@
 //! - [`schema`]: our tables' Arrow schemas and the checks on inputs;
 //! - [`formats`]: parsers of external formats;
 //! - [`parquet`]: Parquet inputs opened once, the atomic writer, column copying, lockstep reading;
-//! - [`session`]: the DataFusion session every command runs in;
+//! - [`session`]: the DataFusion session every command runs in, tables registered, results
+//!   written;
+//! - [`parallel`], [`sentences`]: what several jobs share (records mapped on every core in
+//!   order; the sentences a job reads);
 //! - [`pipeline`]: the jobs behind the command line (`score`, `sql`, `demo`);
 //! - `cluster` (the `cluster` feature): a Ballista scheduler and executors with our functions.
 
@@ -15,10 +18,12 @@ pub mod arrow;
 pub mod cluster;
 pub mod formats;
 pub mod metrics;
+pub mod parallel;
 pub mod parquet;
 pub mod pipeline;
 pub mod resources;
 pub mod schema;
+pub mod sentences;
 pub mod session;
 pub mod storage;
 pub mod udf;

@@ -1,9 +1,10 @@
-//! The DataFusion session every command runs in, and our tables registered in it.
+//! The DataFusion session every command runs in, our tables registered in it, and query
+//! results written from it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{AsArray, RecordBatch};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type, SchemaRef};
@@ -15,15 +16,113 @@ use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::functions_aggregate::count::count_all;
 use datafusion::logical_expr::{Expr, ident, lit};
 use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
+use futures::TryStreamExt;
 
 use crate::Resources;
 use crate::parquet::input::KeyOrderReader;
-use crate::parquet::{KeyOrder, ParquetInput};
+use crate::parquet::{AtomicParquetWriter, KeyOrder, ParquetInput, keys};
 use crate::schema::Table;
 
 /// A session with every function of pairmetrics and DataFusion's defaults (see [`Session`]).
 pub fn context() -> Result<SessionContext> {
     Session::default().build()
+}
+
+/// A session with `tables` (name, Parquet file or directory) registered.
+pub async fn context_with_tables(tables: &[(String, PathBuf)]) -> Result<SessionContext> {
+    context_with_tables_and(tables, &[], &Resources::default(), &Tuning::default()).await
+}
+
+/// The same, with functions bound to `resources`, run as `tuning` says. Tables named in
+/// `sorted`, and files that record it (every file pairmetrics writes in pair_id order), are
+/// declared sorted by `pair_id`; then joins are planned as merge joins, which stream: a join of
+/// two sorted tables on pair_id holds a few batches, not a hash table of a whole side.
+pub async fn context_with_tables_and(
+    tables: &[(String, PathBuf)],
+    sorted: &[String],
+    resources: &Resources,
+    tuning: &Tuning,
+) -> Result<SessionContext> {
+    context_on(tables, sorted, resources, tuning, None).await
+}
+
+/// The same, planning on the Ballista scheduler at `cluster` (`df://HOST:PORT`) when given.
+/// There the tables are plain Parquet listings under absolute paths, which every executor must
+/// be able to read at the same path.
+pub async fn context_on(
+    tables: &[(String, PathBuf)],
+    sorted: &[String],
+    resources: &Resources,
+    tuning: &Tuning,
+    cluster: Option<&str>,
+) -> Result<SessionContext> {
+    if let Some(unknown) = sorted
+        .iter()
+        .find(|s| !tables.iter().any(|(name, _)| name == *s))
+    {
+        bail!("--sorted {unknown}: no table of that name (give it with --table {unknown}=PATH)");
+    }
+    for (i, (name, path)) in tables.iter().enumerate() {
+        if let Some((_, first)) = tables[..i]
+            .iter()
+            .find(|(other, _)| other.eq_ignore_ascii_case(name))
+        {
+            bail!(
+                "table {name} is given twice ({} and {}); SQL names are not case-sensitive, so give each table its own name",
+                first.display(),
+                path.display()
+            );
+        }
+    }
+    // Each table's footer is read once: to check it, and for the order it records.
+    let mut inputs = Vec::new();
+    let mut delta_tables = Vec::new();
+    for (name, path) in tables {
+        if cluster.is_some() && path.to_str().is_some_and(|s| s.starts_with("delta:")) {
+            bail!(
+                "table {name}: Delta tables are read by this process; not supported with --cluster"
+            );
+        }
+        if let Some(spec) = path.to_str().and_then(|s| s.strip_prefix("delta:")) {
+            delta_tables.push((name, spec));
+            continue;
+        }
+        let path = match cluster {
+            Some(_) => crate::storage::absolute(path)?,
+            None => path.clone(),
+        };
+        let input = ParquetInput::open(name, &path)?;
+        let declared = input.records_sorted_by_pair_id() || sorted.contains(name);
+        inputs.push((input, declared));
+    }
+    let mut config = SessionConfig::new();
+    if inputs.iter().any(|&(_, declared)| declared) {
+        // A hash join would build a table of a whole side however the inputs are ordered.
+        config.options_mut().optimizer.prefer_hash_join = false;
+    }
+    let ctx = Session {
+        config,
+        resources: resources.clone(),
+        tuning: *tuning,
+        cluster: cluster.map(str::to_string),
+    }
+    .build()?;
+    for (input, declared) in &inputs {
+        input
+            .register(&ctx, *declared && may_declare_sorted(&ctx))
+            .await?;
+        // Ballista ships only the plain listing; on a cluster, files are shared among tasks.
+        if cluster.is_none() {
+            input.share_rows_among_threads(&ctx).await?;
+        }
+    }
+    for (name, spec) in delta_tables {
+        #[cfg(feature = "delta")]
+        crate::storage::delta::register(&ctx, name, spec).await?;
+        #[cfg(not(feature = "delta"))]
+        bail!("table {name}: delta:{spec}: this pairmetrics was built without the `delta` feature");
+    }
+    Ok(ctx)
 }
 
 /// How a job runs: parallelism, batch size and memory. None = DataFusion's default.
@@ -268,4 +367,40 @@ pub async fn integers(frame: DataFrame) -> Result<Vec<i64>> {
                 .value(0))
         })
         .collect()
+}
+
+/// Run the SQL program `query` and write its result to `out` atomically, with the job's
+/// signature and the program, as it is written, in the file's metadata; the rows written.
+pub async fn write_query(
+    ctx: &SessionContext,
+    query: &str,
+    out: &Path,
+    signature: &str,
+) -> Result<u64> {
+    let frame = ctx.sql(query).await?;
+    let metadata = vec![
+        (keys::SIGNATURE.to_string(), signature.to_string()),
+        (keys::QUERY.to_string(), query.to_string()),
+    ];
+    let mut writer = AtomicParquetWriter::create(out, frame.schema().inner().clone(), metadata)?;
+    let mut stream = frame
+        .execute_stream()
+        .await
+        .with_context(|| format!("planning {}", out.display()))?;
+    let mut rows = 0;
+    while let Some(batch) = stream.try_next().await? {
+        rows += batch.num_rows() as u64;
+        writer.write(&batch)?;
+    }
+    writer.finish()?;
+    Ok(rows)
+}
+
+/// The query as SQL, for `--explain` and the output's metadata (the logical plan where a part
+/// of it has no SQL form).
+pub fn query_text(frame: &DataFrame) -> String {
+    match datafusion::sql::unparser::plan_to_sql(frame.logical_plan()) {
+        Ok(statement) => statement.to_string(),
+        Err(_) => frame.logical_plan().display_indent().to_string(),
+    }
 }

@@ -6,14 +6,15 @@ use std::fmt;
 
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, GenericListArray, Int32Array, Int64Array, LargeStringArray,
-    OffsetSizeTrait, StringArray, StringViewArray, UInt64Array,
+    OffsetSizeTrait, StringArray, StringViewArray, StructArray, UInt64Array,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Int32Type};
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type, UInt64Type};
 use datafusion::common::{Result, exec_err};
 
 use crate::metrics::Link;
+use crate::metrics::significance::Interval;
 use crate::schema::{head_list_type, is_string};
 
 /// Why one row's arguments cannot be scored.
@@ -775,4 +776,28 @@ mod tests {
             "links[0] has position 1099511627776, past any sentence (at most 4294967295)"
         );
     }
+}
+
+/// The first row of a struct's Float64 field `name`; None when NULL or missing.
+pub fn first_float(s: &StructArray, name: &str) -> Option<f64> {
+    let column = s.column_by_name(name)?.as_primitive::<Float64Type>();
+    column.is_valid(0).then(|| column.value(0))
+}
+
+/// (n, the estimate named `name` with low and high) of a one-row bootstrap struct
+/// (`bootstrap_ci`'s value); no interval when any of the three is NULL.
+pub fn interval(s: &StructArray, name: &str) -> (u64, Option<Interval>) {
+    let float = |name| first_float(s, name);
+    let n = s
+        .column_by_name("n")
+        .map_or(0, |c| c.as_primitive::<UInt64Type>().value(0));
+    let estimate = match (float(name), float("low"), float("high")) {
+        (Some(estimate), Some(low), Some(high)) => Some(Interval {
+            estimate,
+            low,
+            high,
+        }),
+        _ => None,
+    };
+    (n, estimate)
 }

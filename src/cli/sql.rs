@@ -67,7 +67,7 @@ impl Args {
         for line in loaded {
             eprintln!("{line}");
         }
-        let ctx = sql::context_on(
+        let ctx = pairmetrics::session::context_on(
             &tables,
             &sorted,
             &resources,

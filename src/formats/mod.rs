@@ -10,6 +10,7 @@ pub mod moses;
 pub mod pharaoh;
 pub mod python;
 pub mod semeval2014t5;
+pub mod svg;
 pub mod syntactic_ngrams;
 pub mod tabulate;
 pub mod terminal;

@@ -19,7 +19,11 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use rust_stemmers::Stemmer;
+
 use super::xml::escape;
+use crate::metrics::word_accuracy::{Rules, normalize, pair_score};
+use crate::storage::Output;
 
 /// An id attribute; `None` when absent (the reader's numeric default, equal only to itself).
 pub type Id = Option<String>;
@@ -374,6 +378,57 @@ pub fn items_around(
         }
     }
     items
+}
+
+/// The best score of the answer (and, out of five, its first four alternatives) against the
+/// reference and every alternative of it.
+pub fn fragment_score(
+    answer: &Fragment,
+    gold: &Fragment,
+    out_of_five: bool,
+    rules: Rules,
+    stemmer: Option<&Stemmer>,
+) -> f64 {
+    let answers = std::iter::once(answer.value.as_deref().unwrap_or_default()).chain(
+        answer
+            .alternatives
+            .iter()
+            .take(if out_of_five { 4 } else { 0 })
+            .map(Vec::as_slice),
+    );
+    let golds: Vec<&[String]> = std::iter::once(gold.value.as_deref().unwrap_or_default())
+        .chain(gold.alternatives.iter().map(Vec::as_slice))
+        .collect();
+    let prepare = |tokens: &[String]| -> Vec<String> {
+        let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        let kept = normalize(&tokens, rules);
+        match stemmer {
+            // NLTK's Snowball stemmers lowercase the word first.
+            Some(s) => kept
+                .iter()
+                .map(|t| s.stem(&t.to_lowercase()).into_owned())
+                .collect(),
+            None => kept.iter().map(|t| t.to_string()).collect(),
+        }
+    };
+    let golds: Vec<Vec<String>> = golds.into_iter().map(prepare).collect();
+    let mut best = f64::NEG_INFINITY;
+    for answer in answers {
+        let answer = prepare(answer);
+        let a: Vec<&str> = answer.iter().map(String::as_str).collect();
+        for gold in &golds {
+            let g: Vec<&str> = gold.iter().map(String::as_str).collect();
+            best = best.max(pair_score(&a, &g, rules.ignore_case));
+        }
+    }
+    best
+}
+
+/// Write a task file to `out` (a path or URL), atomically: it appears whole or not at all.
+pub fn write_file(file: &TaskFile, out: &Path) -> Result<()> {
+    let mut output = Output::create(out)?;
+    write(file, &mut output).with_context(|| format!("writing {}", out.display()))?;
+    output.commit()
 }
 
 /// Write `file` as the task's XML (what the official scorer reads as a run: `<input>` and

@@ -160,6 +160,18 @@ pub struct Interval {
     pub high: f64,
 }
 
+impl Interval {
+    /// An estimate with its interval as `0.1234 [0.1200, 0.1300]` (signed: `+0.0100 [...]`);
+    /// `-` for none.
+    pub fn text(interval: Option<&Interval>, signed: bool) -> String {
+        match interval {
+            Some(e) if signed => format!("{:+.4} [{:+.4}, {:+.4}]", e.estimate, e.low, e.high),
+            Some(e) => format!("{:.4} [{:.4}, {:.4}]", e.estimate, e.low, e.high),
+            None => "-".into(),
+        }
+    }
+}
+
 /// The paired bootstrap's answer: A's and B's statistics, B's minus A's with its interval, and
 /// the p-value.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -11,13 +11,13 @@ use anyhow::Result;
 use datafusion::arrow::array::RecordBatch;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::parallel::{Chunk, map_ordered};
 use crate::align::module_links;
 use crate::align::{self, Aligner, Scratch};
 use crate::arrow::{module_links_array, pair_ids};
 use crate::formats::input::{self, Lines, Paired};
 use crate::formats::meteor;
 use crate::metrics::Link;
+use crate::parallel::{Chunk, map_ordered};
 use crate::parquet::AtomicParquetWriter;
 use crate::parquet::keys;
 use crate::schema::module_alignments_schema;

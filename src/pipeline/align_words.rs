@@ -83,7 +83,7 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
     let mut corpus = Corpus::new();
     // Each pair's id and its line in `corpus` (None: a side is empty).
     let mut rows: Vec<(i64, Option<usize>)> = Vec::new();
-    crate::pipeline::sentences::visit_columns(
+    crate::sentences::visit_columns(
         &options.pairs,
         &[&options.src, &options.tgt],
         "--src-column and --tgt-column",

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use datafusion::arrow::array::{Array, AsArray, RecordBatch, StructArray};
-use datafusion::arrow::datatypes::{Float64Type, UInt64Type};
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::Float64Type;
 use datafusion::common::JoinType;
 use datafusion::execution::FunctionRegistry;
 use datafusion::functions_aggregate::count::count_all;
@@ -19,11 +19,12 @@ use datafusion::prelude::{DataFrame, SessionContext};
 use serde_json::{Value, json};
 
 use super::score::{Role, all_columns};
-use super::sql::context_with_tables_and;
 use crate::Resources;
+use crate::arrow::read::{first_float, interval};
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::parquet::keys;
+use crate::session::context_with_tables_and;
 use crate::session::{Tuning, column_of, integers, join_on_pair_id};
 use crate::udf::expr;
 use crate::udf::significance::{DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS};
@@ -189,7 +190,7 @@ pub async fn compare(
             let (n, mean) = interval(batch.column(3 * k).as_struct(), "mean");
             let paired = batch.column(3 * k + 1).as_struct();
             let (n_both, delta) = interval(paired, "delta");
-            let p_bootstrap = float(paired, "p_value");
+            let p_bootstrap = first_float(paired, "p_value");
             let p_randomization = batch.column(3 * k + 2).as_primitive::<Float64Type>();
             let versus = match (delta, p_bootstrap, p_randomization.is_valid(0)) {
                 (Some(delta), Some(p_bootstrap), true) => Some(Versus {
@@ -354,36 +355,6 @@ async fn one_row(frame: DataFrame) -> Result<RecordBatch> {
     Ok(batch)
 }
 
-fn float(s: &StructArray, name: &str) -> Option<f64> {
-    let column = s.column_by_name(name)?.as_primitive::<Float64Type>();
-    column.is_valid(0).then(|| column.value(0))
-}
-
-/// (n, the estimate named `name` with low and high) of a bootstrap struct.
-pub(super) fn interval(s: &StructArray, name: &str) -> (u64, Option<Interval>) {
-    let n = s
-        .column_by_name("n")
-        .map_or(0, |c| c.as_primitive::<UInt64Type>().value(0));
-    let estimate = match (float(s, name), float(s, "low"), float(s, "high")) {
-        (Some(estimate), Some(low), Some(high)) => Some(Interval {
-            estimate,
-            low,
-            high,
-        }),
-        _ => None,
-    };
-    (n, estimate)
-}
-
-/// An estimate with its interval as `0.1234 [0.1200, 0.1300]` (signed: `+0.0100 [...]`).
-pub fn interval_text(e: &Option<Interval>, signed: bool) -> String {
-    match e {
-        Some(e) if signed => format!("{:+.4} [{:+.4}, {:+.4}]", e.estimate, e.low, e.high),
-        Some(e) => format!("{:.4} [{:.4}, {:.4}]", e.estimate, e.low, e.high),
-        None => "-".into(),
-    }
-}
-
 impl Comparison {
     /// A table like sacrebleu's `--paired-bs`: a row per metric and system.
     pub fn text(&self) -> String {
@@ -458,13 +429,16 @@ impl Comparison {
             for system in &metric.systems {
                 let (delta, p_bs, p_ar) = match &system.versus {
                     Some(v) => (
-                        interval_text(&Some(v.delta), true),
+                        Interval::text(Some(&v.delta), true),
                         p(v.p_bootstrap),
                         p(v.p_randomization),
                     ),
                     None => (String::new(), String::new(), String::new()),
                 };
-                let (n, mean) = (system.n.to_string(), interval_text(&system.mean, false));
+                let (n, mean) = (
+                    system.n.to_string(),
+                    Interval::text(system.mean.as_ref(), false),
+                );
                 let _ = writeln!(
                     out,
                     "{}",

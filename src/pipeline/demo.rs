@@ -135,7 +135,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         ("alignments", &alignments),
     ]
     .map(|(name, path)| (name.to_string(), path.to_path_buf()));
-    let ctx = sql::context_with_tables(&tables).await?;
+    let ctx = crate::session::context_with_tables(&tables).await?;
     for (title, query) in TOUR.iter().chain([&(
         "The pooled DERP: 1 - sum(L) / sum(Lmax) over all pairs",
         POOLED,

@@ -272,13 +272,6 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
         }
     }
     let run = TaskFile::run(&answers).map_err(|e| anyhow::anyhow!("{}: {e}", table.display()))?;
-    write_run(&run, out)?;
+    task::write_file(&run, out)?;
     Ok(answers.len() as u64)
-}
-
-/// Write a task file to `out` (a path or URL), atomically.
-pub fn write_run(run: &TaskFile, out: &Path) -> Result<()> {
-    let mut output = Output::create(out)?;
-    task::write(run, &mut output).with_context(|| format!("writing {}", out.display()))?;
-    output.commit()
 }

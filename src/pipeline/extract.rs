@@ -186,7 +186,7 @@ pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
     // the phrase pairs are computed once and never held whole in memory.
     let staged = staging_path()?;
     let result = async {
-        super::write_query(
+        crate::session::write_query(
             &ctx,
             &options.phrase_pairs_query(),
             &staged,
@@ -203,7 +203,7 @@ pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
             partial,
         )
         .await?;
-        super::write_query(
+        crate::session::write_query(
             &ctx,
             &options.table_query(),
             &options.out,

@@ -24,7 +24,9 @@ use futures::TryStreamExt;
 use crate::arrow::read::TokenLists;
 use crate::formats::conllu::Sentences;
 use crate::formats::input::{self, Lines};
-use crate::formats::semeval2014t5::{self as task, Answer, Fragment, FragmentRow, TaskFile};
+use crate::formats::semeval2014t5::{
+    self as task, Answer, Fragment, FragmentRow, TaskFile, fragment_score,
+};
 use crate::metrics::dep_fit::Formula;
 use crate::metrics::l2_assist::{
     Arcs, Candidate, Dictionary, FEATURE_NAMES, Features, Origin, Scorers, candidates, features,
@@ -36,8 +38,6 @@ use crate::metrics::synthetic::Limits;
 use crate::metrics::word_accuracy::Rules;
 use crate::parquet::AtomicParquetWriter;
 use crate::parquet::keys;
-use crate::pipeline::export::write_run;
-use crate::pipeline::semeval_eval::fragment_score;
 use crate::resources::{self, ResourceOptions};
 use crate::schema::{head_list_type, token_list_type};
 use crate::session;
@@ -334,7 +334,7 @@ pub fn assist(
     if let Some(table) = table {
         write_candidates(generated, weights, table)?;
     }
-    write_run(&run, out)
+    task::write_file(&run, out)
 }
 
 /// Every candidate as a row (schema in docs/l2-assist.md), with its rank and score under

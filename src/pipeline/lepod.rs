@@ -14,13 +14,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use crossbeam_channel::{Receiver, bounded};
 
-use super::parallel::{Chunk, map_ordered_in_chunks};
 use crate::formats::decimal;
 use crate::formats::input::{self, LineSlices, Lines};
 use crate::formats::meteor::{self, Block, Blocks};
 use crate::metrics::Link;
 use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
 use crate::metrics::whitespace;
+use crate::parallel::{Chunk, map_ordered_in_chunks};
 use crate::storage::Output;
 
 #[derive(Debug, Clone)]

@@ -183,7 +183,7 @@ pub async fn read_sentences(
 ) -> Result<Corpus> {
     let mut corpus = Corpus::new(special, memory);
     let mut row = 0u64;
-    super::sentences::visit(input, column, |_, tokens| {
+    crate::sentences::visit(input, column, |_, tokens| {
         row += 1;
         corpus
             .push(tokens.iter().copied(), true)

@@ -119,7 +119,8 @@ pub async fn pivot(options: &PivotOptions) -> Result<PivotSummary> {
         }
     }
     let rows =
-        super::write_query(&ctx, &options.query(), &options.out, &options.signature()).await?;
+        crate::session::write_query(&ctx, &options.query(), &options.out, &options.signature())
+            .await?;
     Ok(PivotSummary {
         rows,
         signature: options.signature(),

@@ -421,7 +421,7 @@ async fn write_study(
     let signature = options.signature();
     let hypotheses = dir.join("hypotheses.parquet");
     let query = options.hypotheses_query();
-    let rows = super::write_query(ctx, &query, &hypotheses, &signature).await?;
+    let rows = crate::session::write_query(ctx, &query, &hypotheses, &signature).await?;
     ctx.register_parquet(
         "hypotheses",
         hypotheses.to_str().context("a non-UTF-8 path")?,
@@ -434,7 +434,7 @@ async fn write_study(
         session::integers(ctx.table("hypotheses").await?.aggregate(vec![], figures)?).await?;
 
     let query = options.sizes_query();
-    super::write_query(ctx, &query, &dir.join("sizes.parquet"), &signature).await?;
+    crate::session::write_query(ctx, &query, &dir.join("sizes.parquet"), &signature).await?;
     ctx.register_parquet(
         "sizes",
         dir.join("sizes.parquet")
@@ -469,7 +469,7 @@ async fn write_study(
 
 /// Every statistic of §3.3 against n, as (file, SVG): Figure 1 (tau_A) and the others.
 fn plots(sizes: &[SizeStats]) -> [(&'static str, String); 4] {
-    use super::report::{SizeLine, by_size_svg};
+    use crate::formats::svg::{SizeLine, by_size as by_size_svg};
     let line = |name, stat: fn(&SizeStats) -> (Option<f64>, Option<f64>)| SizeLine {
         name,
         points: (sizes.iter())

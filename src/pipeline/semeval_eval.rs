@@ -12,8 +12,8 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use rust_stemmers::Stemmer;
 
 use crate::align::stem::snowball;
-use crate::formats::semeval2014t5::{self, Fragment, Sentence, ShowId};
-use crate::metrics::word_accuracy::{Rules, normalize, pair_score};
+use crate::formats::semeval2014t5::{self, Sentence, ShowId, fragment_score};
+use crate::metrics::word_accuracy::Rules;
 use crate::parquet::AtomicParquetWriter;
 
 #[derive(Debug, Clone, Default)]
@@ -217,50 +217,6 @@ pub fn evaluate(reference: &Path, out: &Path, options: &EvalOptions) -> Result<E
         recall: mean(|l| l.recall),
         warnings,
     })
-}
-
-/// The best score of the answer (and, out of five, its first four alternatives) against the
-/// reference and every alternative of it.
-pub(crate) fn fragment_score(
-    answer: &Fragment,
-    gold: &Fragment,
-    out_of_five: bool,
-    rules: Rules,
-    stemmer: Option<&Stemmer>,
-) -> f64 {
-    let answers = std::iter::once(answer.value.as_deref().unwrap_or_default()).chain(
-        answer
-            .alternatives
-            .iter()
-            .take(if out_of_five { 4 } else { 0 })
-            .map(Vec::as_slice),
-    );
-    let golds: Vec<&[String]> = std::iter::once(gold.value.as_deref().unwrap_or_default())
-        .chain(gold.alternatives.iter().map(Vec::as_slice))
-        .collect();
-    let prepare = |tokens: &[String]| -> Vec<String> {
-        let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
-        let kept = normalize(&tokens, rules);
-        match stemmer {
-            // NLTK's Snowball stemmers lowercase the word first.
-            Some(s) => kept
-                .iter()
-                .map(|t| s.stem(&t.to_lowercase()).into_owned())
-                .collect(),
-            None => kept.iter().map(|t| t.to_string()).collect(),
-        }
-    };
-    let golds: Vec<Vec<String>> = golds.into_iter().map(prepare).collect();
-    let mut best = f64::NEG_INFINITY;
-    for answer in answers {
-        let answer = prepare(answer);
-        let a: Vec<&str> = answer.iter().map(String::as_str).collect();
-        for gold in &golds {
-            let g: Vec<&str> = gold.iter().map(String::as_str).collect();
-            best = best.max(pair_score(&a, &g, rules.ignore_case));
-        }
-    }
-    best
 }
 
 fn write_lines(path: &Path, lines: &[Line]) -> Result<()> {

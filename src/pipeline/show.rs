@@ -14,9 +14,9 @@ use datafusion::common::JoinType;
 use datafusion::functions_aggregate::expr_fn::{max, min};
 use datafusion::logical_expr::{Expr, ident, lit};
 
-use super::sql::context_with_tables;
 use crate::formats::terminal::terminal_safe;
 use crate::schema::{is_link_list, is_token_list};
+use crate::session::context_with_tables;
 use crate::session::{column_of, integers};
 
 /// The pair `pair_id` of `table`, with the links of `alignments` when given, as text.

@@ -223,7 +223,7 @@ pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
     let frame = triples_frame(&ctx, options, upos).await?;
     let metadata = vec![
         (keys::VERSION.to_string(), crate::VERSION.to_string()),
-        (keys::QUERY.to_string(), super::query_text(&frame)),
+        (keys::QUERY.to_string(), crate::session::query_text(&frame)),
     ];
     let mut writer =
         AtomicParquetWriter::create(&options.out, frame.schema().inner().clone(), metadata)?;

@@ -3,9 +3,11 @@
 
 use std::fmt::Write as _;
 
-use super::svg::{self, PALETTE, escape, number};
+use super::svg;
 use super::{PairView, Report};
-use crate::pipeline::compare::interval_text as interval;
+use crate::formats::svg::{PALETTE, number};
+use crate::formats::xml::escape;
+use crate::metrics::significance::Interval;
 
 const STYLE: &str = "
 body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #222; }
@@ -53,7 +55,7 @@ pub fn page(report: &Report) -> String {
             for system in &metric.systems {
                 let (delta, p_bs, p_ar) = match &system.versus {
                     Some(v) => (
-                        interval(&Some(v.delta), true),
+                        Interval::text(Some(&v.delta), true),
                         p_value(v.p_bootstrap),
                         p_value(v.p_randomization),
                     ),
@@ -65,7 +67,7 @@ pub fn page(report: &Report) -> String {
                     escape(&metric.metric),
                     escape(&system.file),
                     system.n,
-                    interval(&system.mean, false)
+                    Interval::text(system.mean.as_ref(), false)
                 );
             }
         }
@@ -149,7 +151,7 @@ fn metrics(out: &mut String, report: &Report) {
                 escape(&report.systems[i].file),
                 s.n,
                 report.systems[i].rows.saturating_sub(s.n),
-                interval(&s.mean, false),
+                Interval::text(s.mean.as_ref(), false),
                 opt(s.min),
                 opt(s.max)
             );

@@ -12,8 +12,6 @@
 mod html;
 mod svg;
 
-pub use svg::{SizeLine, by_size as by_size_svg};
-
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -33,7 +31,6 @@ use datafusion::prelude::{DataFrame, SessionContext};
 
 use super::compare::{self, CompareOptions, Comparison, MetricResult};
 use super::score::{Role, ScoredFrom, all_columns};
-use super::sql::context_with_tables_and;
 use crate::Resources;
 use crate::arrow::read::{LinkLists, TokenLists};
 use crate::metrics::Link;
@@ -41,6 +38,7 @@ use crate::metrics::lepod::{self, Explanation, Punctuation};
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::parquet::keys;
+use crate::session::context_with_tables_and;
 use crate::session::{Tuning, column_of, join_on_pair_id};
 use crate::storage::{Output, write_whole};
 use crate::udf::expr;
@@ -416,7 +414,7 @@ async fn metric_view(
         let batch = collect(table.filter(finite(&m))?.aggregate(vec![], aggregates)?).await?;
         let (n, mean) = match compared {
             Some(result) => (result.systems[i].n, result.systems[i].mean),
-            None => compare::interval(batch.column(3).as_struct(), "mean"),
+            None => crate::arrow::read::interval(batch.column(3).as_struct(), "mean"),
         };
         let (min, max) = (
             values::<Float64Type>(&batch, 1)?[0],

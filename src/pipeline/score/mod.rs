@@ -329,7 +329,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         }
     }
     let frame = score_frame(&ctx, options, &metrics, &inputs, lockstep.is_some()).await?;
-    let query = super::query_text(&frame);
+    let query = crate::session::query_text(&frame);
     Ok(Prepared {
         ctx,
         frame,

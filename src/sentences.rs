@@ -1,5 +1,6 @@
-//! The sentences a generator reads (`paraphrase`, `decode`), and the bar counting them: a text
-//! file of tokenised lines or a Parquet column of tokens or text, each with its id.
+//! The sentences a job reads (`paraphrase`, `decode`, `lm estimate`, `align-words`), and the
+//! bar counting them: a text file of tokenised lines or a Parquet column of tokens or text,
+//! each with its id.
 
 use std::path::Path;
 
