@@ -303,7 +303,7 @@ def dep_triples(tokens: Any, head: Any, deprel: Any, **resources: Any) -> pa.Arr
 def lm_logprob(tokens: Any, bos: Any = None, eos: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """lm_logprob(tokens [, bos [, eos]])
 
-    log10 probability of a sentence under the session's ARPA back-off n-gram model, with <s> before and </s> after unless told otherwise, backing off as SRILM and KenLM do (KenLM's Model.score(sentence, bos, eos)). Words the model does not know score as <unk> (-100 when the model has no <unk>). NULL for a NULL list, a NULL token or a NULL flag. Needs --lm.
+    log10 probability of a sentence under the session's ARPA back-off n-gram model, with <s> before and </s> after unless told otherwise, backing off as SRILM and KenLM do (KenLM's Model.score(sentence, bos, eos)). Words the model does not know score as <unk> (-100 when the model has no <unk>). NULL for a NULL list, a NULL token or a NULL flag. Needs the session's language model.
 
     Arguments:
         tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
@@ -319,7 +319,7 @@ def lm_logprob(tokens: Any, bos: Any = None, eos: Any = None, **resources: Any) 
 def lm_full_scores(tokens: Any, bos: Any = None, eos: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """lm_full_scores(tokens [, bos [, eos]])
 
-    Each word's score, then </s>'s (unless eos is false), as KenLM's Model.full_scores: List<Struct{log10, ngram_length (words of the longest n-gram of the model used, 1 for a unigram or an unknown word), oov (the word is not in the model; never for </s>)}>. The log10s sum to lm_logprob with the same flags. NULL as lm_logprob. Needs --lm.
+    Each word's score, then </s>'s (unless eos is false), as KenLM's Model.full_scores: List<Struct{log10, ngram_length (words of the longest n-gram of the model used, 1 for a unigram or an unknown word), oov (the word is not in the model; never for </s>)}>. The log10s sum to lm_logprob with the same flags. NULL as lm_logprob. Needs the session's language model.
 
     Arguments:
         tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
@@ -335,7 +335,7 @@ def lm_full_scores(tokens: Any, bos: Any = None, eos: Any = None, **resources: A
 def lm_perplexity(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """lm_perplexity(tokens)
 
-    The sentence's perplexity as KenLM's Model.perplexity: 10^(-lm_logprob(tokens) / (n + 1)) for n tokens (the +1 is </s>). NULL as lm_logprob. Needs --lm.
+    The sentence's perplexity as KenLM's Model.perplexity: 10^(-lm_logprob(tokens) / (n + 1)) for n tokens (the +1 is </s>). NULL as lm_logprob. Needs the session's language model.
 
     Arguments:
         tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
@@ -349,7 +349,7 @@ def lm_perplexity(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
 def lm_oov_count(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """lm_oov_count(tokens)
 
-    How many of the tokens the model does not know (each scores as <unk>). NULL for a NULL list or a NULL token. Needs --lm.
+    How many of the tokens the model does not know (each scores as <unk>). NULL for a NULL list or a NULL token. Needs the session's language model.
 
     Arguments:
         tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
@@ -525,7 +525,7 @@ def extract_phrases(src: Any, tgt: Any, links: Any, max_length: Any = None, **re
 def meteor_align(src: Any, tgt: Any, modules: Any = None, lang: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """meteor_align(src, tgt [, modules [, lang]])
 
-    The METEOR 1.5 aligner's links between src (METEOR's test sentence) and tgt (its reference): the matches its Matcher prints, each expanded to the links between its words, with the module that found it. Exact, stem (Snowball), synonym (WordNet, English built in) and paraphrase (needs a table: --para) stages, then METEOR's beam search (--beam, --type). Tokens are compared as given: lowercase first for case-insensitive matching. NULL when an argument or a token is NULL. See docs/meteor-aligner.md.
+    The METEOR 1.5 aligner's links between src (METEOR's test sentence) and tgt (its reference): the matches its Matcher prints, each expanded to the links between its words, with the module that found it. Exact, stem (Snowball), synonym (WordNet, English built in) and paraphrase (needs the session's paraphrase table) stages, then METEOR's beam search (the session's beam and objective). Tokens are compared as given: lowercase first for case-insensitive matching. NULL when an argument or a token is NULL. See docs/meteor-aligner.md.
 
     Arguments:
         src: First sentence: a token list.

@@ -86,7 +86,8 @@ static LOGPROB_DOC: LazyLock<Documentation> = LazyLock::new(|| {
         "log10 probability of a sentence under the session's ARPA back-off n-gram model, with <s> \
          before and </s> after unless told otherwise, backing off as SRILM and KenLM do (KenLM's \
          Model.score(sentence, bos, eos)). Words the model does not know score as <unk> (-100 \
-         when the model has no <unk>). NULL for a NULL list, a NULL token or a NULL flag. Needs --lm.",
+         when the model has no <unk>). NULL for a NULL list, a NULL token or a NULL flag. Needs the \
+         session's language model.",
         "lm_logprob(tokens [, bos [, eos]])",
     )
     .with_argument("tokens", TOKENS_DOC)
@@ -104,7 +105,8 @@ static FULL_SCORES_DOC: LazyLock<Documentation> = LazyLock::new(|| {
         "Each word's score, then </s>'s (unless eos is false), as KenLM's Model.full_scores: \
          List<Struct{log10, ngram_length (words of the longest n-gram of the model used, 1 for a \
          unigram or an unknown word), oov (the word is not in the model; never for </s>)}>. The \
-         log10s sum to lm_logprob with the same flags. NULL as lm_logprob. Needs --lm.",
+         log10s sum to lm_logprob with the same flags. NULL as lm_logprob. Needs the session's \
+         language model.",
         "lm_full_scores(tokens [, bos [, eos]])",
     )
     .with_argument("tokens", TOKENS_DOC)
@@ -121,7 +123,8 @@ static PERPLEXITY_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
         DOC_SECTION,
         "The sentence's perplexity as KenLM's Model.perplexity: 10^(-lm_logprob(tokens) / (n + 1)) \
-         for n tokens (the +1 is </s>). NULL as lm_logprob. Needs --lm.",
+         for n tokens (the +1 is </s>). NULL as lm_logprob. Needs the session's \
+         language model.",
         "lm_perplexity(tokens)",
     )
     .with_argument("tokens", TOKENS_DOC)
@@ -136,7 +139,7 @@ static OOV_COUNT_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
         DOC_SECTION,
         "How many of the tokens the model does not know (each scores as <unk>). NULL for a NULL \
-         list or a NULL token. Needs --lm.",
+         list or a NULL token. Needs the session's language model.",
         "lm_oov_count(tokens)",
     )
     .with_argument("tokens", TOKENS_DOC)

@@ -124,9 +124,9 @@ static DOC: LazyLock<Documentation> = LazyLock::new(|| {
         "The METEOR 1.5 aligner's links between src (METEOR's test sentence) and tgt (its \
          reference): the matches its Matcher prints, each expanded to the links between its \
          words, with the module that found it. Exact, stem (Snowball), synonym (WordNet, \
-         English built in) and paraphrase (needs a table: --para) stages, then METEOR's beam \
-         search (--beam, --type). Tokens are compared as given: lowercase first for \
-         case-insensitive matching. NULL when an argument or a token is NULL. See \
+         English built in) and paraphrase (needs the session's paraphrase table) stages, then \
+         METEOR's beam search (the session's beam and objective). Tokens are compared as given: \
+         lowercase first for case-insensitive matching. NULL when an argument or a token is NULL. See \
          docs/meteor-aligner.md.",
         "meteor_align(src, tgt [, modules [, lang]])",
     )
