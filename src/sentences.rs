@@ -34,6 +34,12 @@ pub fn progress_bar(sentences: usize, show: bool) -> ProgressBar {
     }
 }
 
+/// How long `sentences` took, as a job's summary ends: `12.34 s (56.78 sentences/s)`.
+pub fn timing(sentences: u64, seconds: f64) -> String {
+    let rate = sentences as f64 / seconds.max(1e-9);
+    format!("{seconds:.2} s ({rate:.2} sentences/s)")
+}
+
 /// Every sentence of `input`: a text file (one tokenised sentence per line; plain, gzip or
 /// zstd), id = its 0-based line; or a Parquet file or directory's `column` (tokens, or text
 /// split on whitespace), id = `pair_id`, else its 0-based row. A NULL sentence is empty.

@@ -200,6 +200,14 @@ pub struct Session {
 }
 
 impl Session {
+    /// A session with no resources, in this process: what jobs that only read tables run on.
+    pub fn tuned(tuning: Tuning) -> Session {
+        Session {
+            tuning,
+            ..Default::default()
+        }
+    }
+
     pub fn build(self) -> Result<SessionContext> {
         let mut config = self.tuning.apply(self.config.with_information_schema(true));
         if self.cluster.is_some() {

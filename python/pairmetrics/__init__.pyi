@@ -445,8 +445,8 @@ def sentence_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> 
     Sentence-level BLEU (0-100), equal to sacrebleu 2.6's sentence_bleu: by default its options (13a tokens, exp smoothing, effective order: 'eff:yes'). Several references as a list of strings: n-gram counts clipped by the reference that has the n-gram most, the reference length closest to the hypothesis'. NULL when hyp is NULL or there is no reference (NULL references in a list are left out, as sacrebleu leaves out None).
 
     Arguments:
-        hyp: The hypothesis: a string (or a token list, joined with spaces).
-        ref: The reference: a string, or a list of strings for several (a token list when hyp is one).
+        hyp: The hypothesis: a string, or a token list (joined with spaces).
+        ref: The reference: a string, or a list of strings for several; a token list when hyp is one.
         options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
@@ -461,8 +461,8 @@ def bleu_stats(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.
     BLEU's sufficient statistics of a segment, as sacrebleu computes them: [hyp_len, ref_len, matched n-grams of orders 1..N, hypothesis n-grams of orders 1..N] (N = 4 unless 'order:N'). Summed over a corpus they give its BLEU (corpus_bleu sums them).
 
     Arguments:
-        hyp: The hypothesis: a string (or a token list, joined with spaces).
-        ref: The reference: a string, or a list of strings for several (a token list when hyp is one).
+        hyp: The hypothesis: a string, or a token list (joined with spaces).
+        ref: The reference: a string, or a list of strings for several; a token list when hyp is one.
         options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
@@ -565,8 +565,8 @@ def corpus_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> An
     Corpus BLEU (0-100), equal to sacrebleu 2.6's corpus_score: the BLEU of the summed statistics of the rows (not a mean of sentence scores), by default with sacrebleu's corpus options (13a, exp smoothing, 'eff:no'). Rows whose hyp is NULL or that have no reference are left out; NULL when none is left. One score per group: GROUP BY system compares systems.
 
     Arguments:
-        hyp: The hypothesis: a string (or a token list, joined with spaces).
-        ref: The reference: a string, or a list of strings for several (a token list when hyp is one).
+        hyp: The hypothesis: a string, or a token list (joined with spaces).
+        ref: The reference: a string, or a list of strings for several; a token list when hyp is one.
         options: A constant: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     An aggregate: returns one Python value for all rows.

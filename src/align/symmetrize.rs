@@ -30,25 +30,22 @@ impl Command {
         "grow-diag-final-and",
     ];
 
+    /// The command atools calls `name`. `NAMES` are in the order of the variants.
     pub fn parse(name: &str) -> Option<Command> {
-        use Command::*;
-        let all = [
-            Convert,
-            Invert,
-            Intersect,
-            Union,
-            GrowDiag,
-            GrowDiagFinal,
-            GrowDiagFinalAnd,
-        ];
-        Self::NAMES.iter().position(|&n| n == name).map(|i| all[i])
+        let index = Self::NAMES.iter().position(|&n| n == name)?;
+        Some(match index {
+            0 => Command::Convert,
+            1 => Command::Invert,
+            2 => Command::Intersect,
+            3 => Command::Union,
+            4 => Command::GrowDiag,
+            5 => Command::GrowDiagFinal,
+            _ => Command::GrowDiagFinalAnd,
+        })
     }
 
     pub fn name(self) -> &'static str {
-        let all = Self::NAMES.iter();
-        all.copied()
-            .find(|&n| Self::parse(n) == Some(self))
-            .expect("every command has a name")
+        Self::NAMES[self as usize]
     }
 
     pub fn operands(self) -> usize {
@@ -315,6 +312,14 @@ mod tests {
         let (a, b) = ("0-0 3-3", "0-0");
         assert_eq!(run("grow-diag", a, b), "0-0");
         assert_eq!(run("grow-diag-final-and", a, b), "0-0 3-3");
+    }
+
+    #[test]
+    fn every_command_reads_back_from_its_name() {
+        for name in Command::NAMES {
+            assert_eq!(Command::parse(name).map(Command::name), Some(name));
+        }
+        assert_eq!(Command::parse("grow"), None);
     }
 
     #[test]

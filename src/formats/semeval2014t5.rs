@@ -208,16 +208,23 @@ pub fn parse(text: &str) -> Result<TaskFile> {
     })
 }
 
-/// One fragment of a sentence's input, with the reference's and the output's fragment of the
-/// same id when the file has them (what `import semeval2014t5` writes as a row).
-#[derive(Debug, Clone)]
-pub struct FragmentRow {
+/// Where a fragment is: its sentence, its id, the languages, the input's words (the L1
+/// fragment's in place) and the fragment's (start, end) word span in them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Place {
     pub sentence_id: String,
     pub fragment_id: String,
     pub l1: Option<String>,
     pub l2: Option<String>,
     pub input: Vec<String>,
     pub span: (usize, usize),
+}
+
+/// One fragment of a sentence's input, with the reference's and the output's fragment of the
+/// same id when the file has them (what `import semeval2014t5` writes as a row).
+#[derive(Debug, Clone)]
+pub struct FragmentRow {
+    pub place: Place,
     pub fragment: Option<Vec<String>>,
     pub reference: Option<Vec<String>>,
     pub reference_fragment: Option<Fragment>,
@@ -254,12 +261,14 @@ pub fn fragment_rows(file: &TaskFile) -> Vec<FragmentRow> {
                 .rposition(|g| g.id == f.id)
                 .expect("a fragment of this input");
             rows.push(FragmentRow {
-                sentence_id: ShowId(&s.id).to_string(),
-                fragment_id: ShowId(&f.id).to_string(),
-                l1: file.l1.clone(),
-                l2: file.l2.clone(),
-                input: input_words.clone(),
-                span: spans[k],
+                place: Place {
+                    sentence_id: ShowId(&s.id).to_string(),
+                    fragment_id: ShowId(&f.id).to_string(),
+                    l1: file.l1.clone(),
+                    l2: file.l2.clone(),
+                    input: input_words.clone(),
+                    span: spans[k],
+                },
                 fragment: f.value.clone(),
                 reference: s.reference.as_ref().map(|r| words(r).0),
                 reference_fragment: find(&references, &f.id),
@@ -273,14 +282,7 @@ pub fn fragment_rows(file: &TaskFile) -> Vec<FragmentRow> {
 /// One fragment of a run: where it is, and what the system answers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
-    pub sentence_id: String,
-    pub fragment_id: String,
-    pub l1: Option<String>,
-    pub l2: Option<String>,
-    /// The input's words, the L1 fragment's in place.
-    pub input: Vec<String>,
-    /// The fragment's (start, end) word span in `input`.
-    pub span: (usize, usize),
+    pub place: Place,
     /// The answer's words; None leaves the fragment unanswered.
     pub answer: Option<Vec<String>>,
     /// Out-of-five alternatives (the scorer's `-a` reads the first four).
@@ -299,41 +301,44 @@ impl TaskFile {
             let end = start
                 + answers[start..]
                     .iter()
-                    .take_while(|a| a.sentence_id == first.sentence_id && a.input == first.input)
+                    .take_while(|a| {
+                        a.place.sentence_id == first.place.sentence_id
+                            && a.place.input == first.place.input
+                    })
                     .count();
             let mut fragments: Vec<(usize, &Answer)> =
                 (start..end).map(|i| (i, &answers[i])).collect();
-            fragments.sort_by_key(|(_, a)| a.span);
+            fragments.sort_by_key(|(_, a)| a.place.span);
             let mut reached = 0;
             for &(i, a) in &fragments {
-                let (s, e) = a.span;
-                if s > e || e > a.input.len() {
+                let (s, e) = a.place.span;
+                if s > e || e > a.place.input.len() {
                     return Err(format!(
                         "row {}: fragment span {s}..{e} is outside its input of {} words",
                         i + 1,
-                        a.input.len()
+                        a.place.input.len()
                     ));
                 }
                 if s < reached {
                     return Err(format!(
                         "row {}: fragment span {s}..{e} overlaps another fragment of sentence {}",
                         i + 1,
-                        a.sentence_id
+                        a.place.sentence_id
                     ));
                 }
                 reached = e;
             }
-            let spans: Vec<(usize, usize)> = fragments.iter().map(|(_, a)| a.span).collect();
-            let id = |a: &Answer| Some(a.fragment_id.clone());
-            let input = items_around(&first.input, &spans, |k| {
+            let spans: Vec<(usize, usize)> = fragments.iter().map(|(_, a)| a.place.span).collect();
+            let id = |a: &Answer| Some(a.place.fragment_id.clone());
+            let input = items_around(&first.place.input, &spans, |k| {
                 let a = fragments[k].1;
                 Fragment {
                     id: id(a),
-                    value: Some(a.input[a.span.0..a.span.1].to_vec()),
+                    value: Some(a.place.input[a.place.span.0..a.place.span.1].to_vec()),
                     alternatives: Vec::new(),
                 }
             });
-            let output = items_around(&first.input, &spans, |k| {
+            let output = items_around(&first.place.input, &spans, |k| {
                 let a = fragments[k].1;
                 Fragment {
                     id: id(a),
@@ -342,7 +347,7 @@ impl TaskFile {
                 }
             });
             sentences.push(Sentence {
-                id: Some(first.sentence_id.clone()),
+                id: Some(first.place.sentence_id.clone()),
                 line: 0,
                 input: Some(input),
                 reference: None,
@@ -353,8 +358,8 @@ impl TaskFile {
         let language =
             |pick: fn(&Answer) -> &Option<String>| answers.first().and_then(|a| pick(a).clone());
         Ok(TaskFile {
-            l1: language(|a| &a.l1),
-            l2: language(|a| &a.l2),
+            l1: language(|a| &a.place.l1),
+            l2: language(|a| &a.place.l2),
             sentences,
         })
     }

@@ -669,10 +669,6 @@ mod tests {
         s.split_whitespace().collect()
     }
 
-    fn index(rules: &[(&str, &str, f64)]) -> PhraseIndex {
-        PhraseIndex::of_rules(rules)
-    }
-
     fn nbest(n: usize) -> Options {
         Options {
             nbest: n,
@@ -749,7 +745,7 @@ mod tests {
     fn a_hand_worked_sentence() {
         // "a b": x y by two rules (ln 0.2), z by one (ln 0.3), or y x with the phrases swapped:
         // jumps of 1 (to b) and 2 (back to a), a distortion of -3, weighed 10.
-        let index = index(&[("a", "x", 0.5), ("b", "y", 0.4), ("a b", "z", 0.3)]);
+        let index = PhraseIndex::of_rules(&[("a", "x", 0.5), ("b", "y", 0.4), ("a b", "z", 0.3)]);
         let got = decode(&index, None, &words("a b"), &nbest(5));
         let expected = [
             ("z", 0.3f64.ln()),
@@ -804,7 +800,7 @@ mod tests {
         b.add(&["<s>", "a"], -0.1, 0.0).unwrap();
         b.add(&["a", "b"], -0.2, 0.0).unwrap();
         let lm = b.build();
-        let index = index(&[
+        let index = PhraseIndex::of_rules(&[
             ("p", "a", 0.5),
             ("p", "b", 0.5),
             ("q", "a", 0.5),
@@ -849,7 +845,7 @@ mod tests {
                 b.add(&[first, second], weight() / 3.0, 0.0).unwrap();
             }
         }
-        (index(&rules), b.build(), source)
+        (PhraseIndex::of_rules(&rules), b.build(), source)
     }
 
     /// With nothing pruned the search is exact: its n-best list is the model's n best

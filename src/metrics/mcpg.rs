@@ -974,10 +974,6 @@ mod tests {
         s.split_whitespace().collect()
     }
 
-    fn index(rules: &[(&str, &str, f64)]) -> PhraseIndex {
-        PhraseIndex::of_rules(rules)
-    }
-
     fn options(mode: Mode, episodes: u64) -> Options {
         Options {
             mode,
@@ -989,7 +985,7 @@ mod tests {
 
     #[test]
     fn finds_the_best_rule_and_never_returns_the_source() {
-        let index = index(&[
+        let index = PhraseIndex::of_rules(&[
             ("a", "x", 0.5),
             ("a", "y", 0.25),
             ("b c", "z", 0.9),
@@ -1034,7 +1030,7 @@ mod tests {
         // "a b" -> "x y" by one rule (0.1) or by two (0.5 * 0.5): a decoder finding the first
         // scores it ln 0.1 where its true score is ln 0.25. Every word has a rule, so every
         // word must be covered: "x b" and "a y" are no translations.
-        let index = index(&[("a b", "x y", 0.1), ("a", "x", 0.5), ("b", "y", 0.5)]);
+        let index = PhraseIndex::of_rules(&[("a b", "x y", 0.1), ("a", "x", 0.5), ("b", "y", 0.5)]);
         let play = |episodes| {
             let outcome = mcpg(
                 &index,
@@ -1052,7 +1048,7 @@ mod tests {
         assert_eq!(play(200), [("x y".into(), 2.0 * half, 2.0 * half)]);
 
         // c has no rule of one word: it may stay as it is; a and d have one and may not.
-        let index = self::index(&[("a", "x", 0.5), ("c d", "z", 0.2), ("d", "w", 0.4)]);
+        let index = PhraseIndex::of_rules(&[("a", "x", 0.5), ("c d", "z", 0.2), ("d", "w", 0.4)]);
         let outcome = mcpg(
             &index,
             None,
@@ -1067,7 +1063,7 @@ mod tests {
 
     #[test]
     fn seeded_and_anytime() {
-        let index = index(&[
+        let index = PhraseIndex::of_rules(&[
             ("a", "x", 0.5),
             ("a", "y", 0.4),
             ("b", "z", 0.3),
@@ -1117,7 +1113,7 @@ mod tests {
                 rules_per_phrase,
                 ..options(mode, 40)
             };
-            mcpg(&index(rules), None, &source, &options)
+            mcpg(&PhraseIndex::of_rules(rules), None, &source, &options)
         };
         for mode in [Mode::TrueScore, Mode::Translator] {
             for limit in [0, 1] {
@@ -1139,7 +1135,7 @@ mod tests {
     /// their stop leaves) one record of statistics; translator mode gives each its own.
     #[test]
     fn true_score_mode_pools_a_sentence_however_it_was_reached() {
-        let index = index(&[
+        let index = PhraseIndex::of_rules(&[
             ("a", "x", 0.5),
             ("b", "y", 0.5),
             ("a", "a", 0.1),
@@ -1195,7 +1191,7 @@ mod tests {
 
     #[test]
     fn nothing_to_do() {
-        let index = index(&[("a", "a", 0.5)]);
+        let index = PhraseIndex::of_rules(&[("a", "a", 0.5)]);
         for mode in [Mode::TrueScore, Mode::Translator] {
             let outcome = mcpg(&index, None, &words("a b"), &options(mode, 100));
             assert!(outcome.paraphrases.is_empty(), "{mode:?}: {outcome:?}");

@@ -29,9 +29,12 @@ pub mod word_accuracy;
 
 use std::fmt;
 
-/// Add a segment's statistics to a running total, element by element: BLEU's and chrF's corpus
-/// statistics are the sums of their segments'.
-pub fn add_stats(total: &mut [u64], stats: &[u64]) {
+/// Add a segment's statistics to a running total, element by element, the total growing to fit:
+/// BLEU's and chrF's corpus statistics are the sums of their segments'.
+pub fn add_stats(total: &mut Vec<u64>, stats: &[u64]) {
+    if total.len() < stats.len() {
+        total.resize(stats.len(), 0);
+    }
     for (total, &x) in total.iter_mut().zip(stats) {
         *total += x;
     }

@@ -29,7 +29,7 @@ pub struct Scratch {
     bleu: bleu::Scratch,
     chrf: chrf::Scratch,
     ter: ter::Scratch,
-    stats: Vec<u64>,
+    counts: Vec<u64>,
 }
 
 /// A score as Python holds it: a Python float, or a numpy float32 (chrF and TER of float32
@@ -136,7 +136,85 @@ impl SacreMetric {
             .join("|")
     }
 
-    /// How many numbers a segment's statistics are.
+    /// Options written in the words of sacrebleu's signature (`tok:char|smooth:floor[0.1]`, say),
+    /// over these.
+    pub fn parse_over(&self, text: &str) -> Result<SacreMetric, String> {
+        Ok(match self {
+            SacreMetric::Bleu(options) => {
+                SacreMetric::Bleu(options.parse(text).map_err(|e| e.to_string())?)
+            }
+            SacreMetric::Chrf(options) => {
+                SacreMetric::Chrf(options.parse(text).map_err(|e| e.to_string())?)
+            }
+            SacreMetric::Ter(options) => {
+                SacreMetric::Ter(options.parse(text).map_err(|e| e.to_string())?)
+            }
+        })
+    }
+
+    /// How many integers a segment's counts are (what the `*_stats` functions give: TER's
+    /// are `[edits, reference words, references]`).
+    pub fn counts_len(&self) -> usize {
+        match self {
+            SacreMetric::Bleu(options) => options.stats_len(),
+            SacreMetric::Chrf(options) => options.stats_len(),
+            SacreMetric::Ter(_) => 3,
+        }
+    }
+
+    /// A segment's counts into `counts` (resized to fit).
+    pub fn counts(
+        &self,
+        hyp: &str,
+        refs: &[&str],
+        scratch: &mut Scratch,
+        counts: &mut Vec<u64>,
+    ) -> Result<(), String> {
+        counts.resize(self.counts_len(), 0);
+        match self {
+            SacreMetric::Bleu(options) => {
+                bleu::segment_stats(hyp, refs, options, &mut scratch.bleu, counts)
+                    .map_err(|e| e.to_string())
+            }
+            SacreMetric::Chrf(options) => {
+                chrf::segment_stats(hyp, refs, options, &mut scratch.chrf, counts)
+                    .map_err(|e| e.to_string())
+            }
+            SacreMetric::Ter(options) => {
+                ter::segment_stats(hyp, refs, options, &mut scratch.ter, counts)
+                    .map_err(|e| e.to_string())
+            }
+        }
+    }
+
+    /// The sentence score of one segment's counts.
+    pub fn sentence_score(&self, counts: &[u64]) -> f64 {
+        match self {
+            SacreMetric::Bleu(options) => bleu::bleu(counts, options).score,
+            SacreMetric::Chrf(options) => chrf::f_score(counts, options),
+            SacreMetric::Ter(_) => ter::sentence_score(counts),
+        }
+    }
+
+    /// Add a segment's counts to a corpus total, which starts empty (element-wise but for TER,
+    /// whose total keeps reference words apart by number of references). Totals always merge
+    /// element-wise.
+    pub fn add_counts(&self, total: &mut Vec<u64>, counts: &[u64]) {
+        match self {
+            SacreMetric::Ter(_) => ter::add_stats(total, counts),
+            _ => super::add_stats(total, counts),
+        }
+    }
+
+    /// The corpus score of a total of counts.
+    pub fn corpus_score(&self, total: &[u64]) -> f64 {
+        match self {
+            SacreMetric::Ter(_) => ter::corpus_score(total),
+            _ => self.sentence_score(total),
+        }
+    }
+
+    /// How many numbers a segment's statistics are as sacrebleu holds them.
     pub fn stats_len(&self) -> usize {
         match self {
             SacreMetric::Bleu(options) => options.stats_len(),
@@ -153,26 +231,14 @@ impl SacreMetric {
         scratch: &mut Scratch,
         out: &mut Vec<f64>,
     ) -> Result<(), String> {
-        let stats = &mut scratch.stats;
-        match self {
-            SacreMetric::Bleu(options) => {
-                stats.resize(options.stats_len(), 0);
-                bleu::segment_stats(hyp, refs, options, &mut scratch.bleu, stats)
-                    .map_err(|e| e.to_string())?;
-            }
-            SacreMetric::Chrf(options) => {
-                stats.resize(options.stats_len(), 0);
-                chrf::segment_stats(hyp, refs, options, &mut scratch.chrf, stats)
-                    .map_err(|e| e.to_string())?;
-            }
-            SacreMetric::Ter(options) => {
-                stats.resize(3, 0);
-                ter::segment_stats(hyp, refs, options, &mut scratch.ter, stats)
-                    .map_err(|e| e.to_string())?;
-            }
+        // The counts' buffer is lent out of the scratch that `counts` borrows whole.
+        let mut counts = std::mem::take(&mut scratch.counts);
+        let counted = self.counts(hyp, refs, scratch, &mut counts);
+        if counted.is_ok() {
+            self.row_of_stats(&counts, out);
         }
-        self.row_of_stats(stats, out);
-        Ok(())
+        scratch.counts = counts;
+        counted
     }
 
     /// A segment's statistics as the `*_stats` functions give them (TER's as `[edits, reference

@@ -24,8 +24,7 @@ use crate::arrow::read::{first_float, interval};
 use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::parquet::keys;
-use crate::session::context_with_tables_and;
-use crate::session::{Tuning, column_of, integers, join_on_pair_id};
+use crate::session::{Tuning, column_of, context_with_tables_and, integers, join_on_pair_id};
 use crate::udf::expr;
 use crate::udf::significance::{DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS};
 

@@ -70,14 +70,13 @@ pub struct DecodeSummary {
 
 impl fmt::Display for DecodeSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rate = self.sentences as f64 / self.seconds.max(1e-9);
         writeln!(
             f,
             "sentences: {} ({} words passed through unchanged: no rule covers them alone)",
             self.sentences, self.unknown_words
         )?;
         writeln!(f, "signature: {}", self.signature)?;
-        write!(f, "{:.2} s ({rate:.2} sentences/s)", self.seconds)
+        write!(f, "{}", sentences::timing(self.sentences, self.seconds))
     }
 }
 
@@ -91,11 +90,10 @@ pub async fn decode(
     if options.decode.nbest == 0 {
         bail!("--nbest must be at least 1");
     }
-    let (resources, loaded) = resources::load(&ResourceOptions {
-        phrase_table: Some(options.phrase_table.clone()),
-        lm: options.lm.clone(),
-        ..Default::default()
-    })
+    let (resources, loaded) = resources::load(&ResourceOptions::decoder(
+        &options.phrase_table,
+        &options.lm,
+    ))
     .await?;
     let index = resources.phrase_index.get().expect("loaded");
     let lm = resources.lm.get();

@@ -14,7 +14,7 @@ use futures::TryStreamExt;
 
 use crate::arrow::read::{LinkLists, RowProblem, Strings, TokenListLists, TokenLists};
 use crate::formats::moses::{self, PhraseEntry, write_phrase_line};
-use crate::formats::semeval2014t5::{self as task, Answer, TaskFile};
+use crate::formats::semeval2014t5::{self as task, Answer, Place, TaskFile};
 use crate::schema::{ColumnType, Table};
 use crate::session::{self, Session};
 use crate::storage::Output;
@@ -260,12 +260,14 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
                 }
             }
             answers.push(Answer {
-                sentence_id: sentence_id.to_string(),
-                fragment_id: fragment_id.to_string(),
-                l1: texts[2].get(row).map(str::to_string),
-                l2: texts[3].get(row).map(str::to_string),
-                input: input_words,
-                span: (starts.value(row) as usize, ends.value(row) as usize),
+                place: Place {
+                    sentence_id: sentence_id.to_string(),
+                    fragment_id: fragment_id.to_string(),
+                    l1: texts[2].get(row).map(str::to_string),
+                    l2: texts[3].get(row).map(str::to_string),
+                    input: input_words,
+                    span: (starts.value(row) as usize, ends.value(row) as usize),
+                },
                 answer: answer_words,
                 alternatives: alternative_words,
             });

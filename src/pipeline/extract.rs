@@ -158,11 +158,7 @@ async fn count_words(ctx: &SessionContext, summary: &mut ExtractSummary) -> Resu
 /// Extract and score the phrase table, and write it atomically.
 pub async fn extract(options: &ExtractOptions) -> Result<ExtractSummary> {
     let started = Instant::now();
-    let ctx = Session {
-        tuning: options.tuning,
-        ..Default::default()
-    }
-    .build()?;
+    let ctx = Session::tuned(options.tuning).build()?;
     session::register_keyed(&ctx, Table::Pairs, &options.pairs).await?;
     session::register_keyed(&ctx, Table::Alignments, &options.alignments).await?;
     let mut summary = ExtractSummary {

@@ -146,9 +146,9 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
     let mut origins: HashMap<&'static str, usize> = HashMap::new();
     let mut scratch = ngram::Scratch::default();
     for row in task::fragment_rows(&file) {
-        let input: Vec<&str> = row.input.iter().map(String::as_str).collect();
-        let fragment = &input[row.span.0..row.span.1];
-        let context = parses.get(&row.input);
+        let input: Vec<&str> = row.place.input.iter().map(String::as_str).collect();
+        let fragment = &input[row.place.span.0..row.place.span.1];
+        let context = parses.get(&row.place.input);
         let mut scored = Vec::new();
         for candidate in candidates(
             fragment,
@@ -157,15 +157,15 @@ pub async fn generate(options: &AssistOptions) -> Result<Generated> {
             options.limits,
         ) {
             let words: Vec<&str> = candidate.tokens.iter().map(String::as_str).collect();
-            let sentence: Vec<String> = splice(&input, row.span, &words)
+            let sentence: Vec<String> = splice(&input, row.place.span, &words)
                 .into_iter()
                 .map(str::to_string)
                 .collect();
-            let span = (row.span.0, row.span.0 + words.len());
+            let span = (row.place.span.0, row.place.span.0 + words.len());
             let parse = match parses.get(&sentence) {
                 Some(arcs) => Some((ParseSource::Parsed, arcs.clone())),
                 None => context
-                    .and_then(|c| project(c, row.span, words.len()))
+                    .and_then(|c| project(c, row.place.span, words.len()))
                     .map(|arcs| (ParseSource::Projected, arcs)),
             };
             let sentence_words: Vec<&str> = sentence.iter().map(String::as_str).collect();
@@ -303,12 +303,7 @@ pub fn run(generated: &Generated, weights: &Weights, alternatives: usize) -> Res
         .map(|f| {
             let ranked = ranked(f, weights);
             Answer {
-                sentence_id: f.row.sentence_id.clone(),
-                fragment_id: f.row.fragment_id.clone(),
-                l1: f.row.l1.clone(),
-                l2: f.row.l2.clone(),
-                input: f.row.input.clone(),
-                span: f.row.span,
+                place: f.row.place.clone(),
                 answer: ranked.first().map(|c| c.candidate.tokens.clone()),
                 alternatives: ranked
                     .iter()
@@ -383,8 +378,8 @@ fn write_candidates(generated: &Generated, weights: &Weights, path: &Path) -> Re
     for (pair_id, fragment) in generated.fragments.iter().enumerate() {
         for (rank, c) in ranked(fragment, weights).into_iter().enumerate() {
             ids.push(pair_id as i64);
-            sentence_ids.push(fragment.row.sentence_id.clone());
-            fragment_ids.push(fragment.row.fragment_id.clone());
+            sentence_ids.push(fragment.row.place.sentence_id.clone());
+            fragment_ids.push(fragment.row.place.fragment_id.clone());
             ranks.push(rank as i64 + 1);
             origins.push(c.candidate.origin.name());
             for (builder, words) in [

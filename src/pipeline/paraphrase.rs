@@ -87,7 +87,6 @@ pub struct ParaphraseSummary {
 
 impl fmt::Display for ParaphraseSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rate = self.sentences as f64 / self.seconds.max(1e-9);
         writeln!(
             f,
             "sentences: {} ({} without a paraphrase: no rule of the table changes them)",
@@ -95,7 +94,7 @@ impl fmt::Display for ParaphraseSummary {
         )?;
         writeln!(f, "episodes: {}", self.episodes)?;
         writeln!(f, "signature: {}", self.signature)?;
-        write!(f, "{:.2} s ({rate:.2} sentences/s)", self.seconds)
+        write!(f, "{}", sentences::timing(self.sentences, self.seconds))
     }
 }
 
@@ -133,11 +132,10 @@ pub async fn paraphrase(
             out.display()
         );
     }
-    let (resources, loaded) = resources::load(&ResourceOptions {
-        phrase_table: Some(options.phrase_table.clone()),
-        lm: options.lm.clone(),
-        ..Default::default()
-    })
+    let (resources, loaded) = resources::load(&ResourceOptions::decoder(
+        &options.phrase_table,
+        &options.lm,
+    ))
     .await?;
     let index = resources.phrase_index.get().expect("loaded");
     let lm = resources.lm.get();
@@ -168,49 +166,45 @@ pub async fn paraphrase(
             .collect::<Result<_>>()?)
     };
     let records = sentences.into_iter().map(Ok::<_, anyhow::Error>);
-    // One sentence per chunk: each takes long enough to keep a worker busy.
-    match &options.out {
+    // The finished sentences go to the table, or to stdout as n-best lines.
+    let mut table = match &options.out {
         Some(path) => {
             let schema = Arc::new(schema());
             let metadata = vec![
                 (keys::VERSION.to_string(), crate::VERSION.to_string()),
                 (keys::SIGNATURE.to_string(), summary.signature.clone()),
             ];
-            let mut writer = AtomicParquetWriter::create(path, schema.clone(), metadata)?;
-            map_ordered_in_chunks(
-                1,
-                records,
-                options.threads,
-                || (),
-                generate,
-                |done| {
-                    let batch = rows(&schema, &done, &mut summary)?;
-                    bar.inc(done.len() as u64);
-                    writer.write(&batch)
-                },
-            )?;
-            writer.finish()?;
+            let writer = AtomicParquetWriter::create(path, schema.clone(), metadata)?;
+            Some((schema, writer))
         }
-        None => {
-            map_ordered_in_chunks(
-                1,
-                records,
-                options.threads,
-                || (),
-                generate,
-                |done| {
+        None => None,
+    };
+    // One sentence per chunk: each takes long enough to keep a worker busy.
+    map_ordered_in_chunks(
+        1,
+        records,
+        options.threads,
+        || (),
+        generate,
+        |done| {
+            match &mut table {
+                Some((schema, writer)) => writer.write(&rows(schema, &done, &mut summary)?)?,
+                None => {
                     for ((id, _), outcome) in &done {
                         count(&mut summary, outcome);
                         for p in &outcome.paraphrases {
                             write_nbest_line(stdout, *id, p)?;
                         }
                     }
-                    bar.inc(done.len() as u64);
-                    Ok(())
-                },
-            )?;
-            stdout.flush()?;
-        }
+                }
+            }
+            bar.inc(done.len() as u64);
+            Ok(())
+        },
+    )?;
+    match table {
+        Some((_, writer)) => writer.finish()?,
+        None => stdout.flush()?,
     }
     bar.finish_and_clear();
     summary.seconds = started.elapsed().as_secs_f64();

@@ -100,11 +100,7 @@ fn rounded_to_one(sum: &str) -> String {
 
 /// Build the paraphrase table and write it atomically.
 pub async fn pivot(options: &PivotOptions) -> Result<PivotSummary> {
-    let ctx = Session {
-        tuning: options.tuning,
-        ..Default::default()
-    }
-    .build()?;
+    let ctx = Session::tuned(options.tuning).build()?;
     session::register_checked(&ctx, Table::PhraseTable, &options.table).await?;
     let schema = ctx
         .table_provider(Table::PhraseTable.name())

@@ -185,11 +185,7 @@ async fn pairs_with_arcs(ctx: &SessionContext) -> Result<DataFrame> {
 
 pub async fn triples(options: &TriplesOptions) -> Result<TriplesSummary> {
     let started = Instant::now();
-    let ctx = Session {
-        tuning: options.tuning,
-        ..Default::default()
-    }
-    .build()?;
+    let ctx = Session::tuned(options.tuning).build()?;
     session::register_keyed(&ctx, Table::Pairs, &options.pairs).await?;
     session::register_keyed(&ctx, Table::Arcs, &options.arcs).await?;
     let side = options.side.name();

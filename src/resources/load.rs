@@ -57,6 +57,16 @@ impl std::fmt::Display for Given {
 }
 
 impl ResourceOptions {
+    /// What a decoder loads (`decode`, `paraphrase`): a phrase table, and a language model
+    /// when one is given.
+    pub fn decoder(phrase_table: &PhraseTableOptions, lm: &Option<PathBuf>) -> ResourceOptions {
+        ResourceOptions {
+            phrase_table: Some(phrase_table.clone()),
+            lm: lm.clone(),
+            ..Default::default()
+        }
+    }
+
     /// The options from the values given, by option; defaults for the rest. Both front ends
     /// come here, so each option is read, checked and combined in one place: the command line
     /// with its flags' values, Python with its keywords'.

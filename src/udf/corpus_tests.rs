@@ -277,7 +277,7 @@ static DOCS: LazyLock<Vec<(&'static str, Documentation)>> = LazyLock::new(|| {
             .iter()
             .map(|udf| {
                 let name = udf.name_str();
-                let score = M::sacre(&M::corpus_options()).name();
+                let score = M::corpus_options().name();
                 let doc =
                     documentation(name, &score, M::NAMES[1], M::NAMES[2], udf.test, udf.draws);
                 (name, doc)
@@ -320,14 +320,13 @@ impl<M: Metric> AggregateUDFImpl for CorpusTestUdf<M> {
             false => 0.95,
         };
         let options_at = if streaming_bootstrap { 3 } else { 2 };
-        let options = match constants.text(options_at, "options")? {
+        let metric = match constants.text(options_at, "options")? {
             None => M::corpus_options(),
-            Some(text) => match M::parse(&M::corpus_options(), &text) {
+            Some(text) => match M::corpus_options().parse_over(&text) {
                 Ok(options) => options,
                 Err(e) => return plan_err!("{name}: {e}"),
             },
         };
-        let metric = M::sacre(&options);
         let rows = match self.draws {
             Draws::Streaming => Rows::Streaming(KeyedTotals::new(self.test, draws, seed)),
             Draws::Sacrebleu => Rows::Sacrebleu {
@@ -336,15 +335,15 @@ impl<M: Metric> AggregateUDFImpl for CorpusTestUdf<M> {
                 values: Vec::new(),
             },
         };
-        Ok(Box::new(TestAccumulator::<M> {
+        Ok(Box::new(TestAccumulator {
             name,
+            stats_function: M::NAMES[1],
             streaming_twin: match self.test {
                 Test::Bootstrap => M::TEST_NAMES[0],
                 Test::Randomization => M::TEST_NAMES[1],
             },
             test: self.test,
             fields: fields(self.test, self.draws),
-            options,
             metric,
             params: (draws, seed, level),
             rows,
@@ -437,13 +436,14 @@ impl Rows {
 }
 
 #[derive(Debug)]
-struct TestAccumulator<M: Metric> {
+struct TestAccumulator {
     name: &'static str,
+    /// The function that makes the statistics the test reads.
+    stats_function: &'static str,
     /// The streaming test that answers the same question.
     streaming_twin: &'static str,
     test: Test,
     fields: Fields,
-    options: M::Options,
     metric: SacreMetric,
     /// Resamples or trials, the seed, the bootstrap's level.
     params: (u64, u64, f64),
@@ -456,7 +456,7 @@ struct TestAccumulator<M: Metric> {
     batch: KeyedRows,
 }
 
-impl<M: Metric> TestAccumulator<M> {
+impl TestAccumulator {
     /// Row `row` of a statistics column into `self.counts`; false when it is NULL or holds a
     /// NULL.
     fn read(
@@ -472,13 +472,13 @@ impl<M: Metric> TestAccumulator<M> {
             return Ok(false);
         }
         let counts = &items.values()[range];
-        let expected = M::stats_len(&self.options);
+        let expected = self.metric.counts_len();
         if counts.len() != expected || counts.iter().any(|&x| x < 0) {
             return exec_err!(
                 "{}: {column} is {counts:?}, where {} with these options gives {expected} counts, \
                  none negative (were the statistics made with other options than the test's?)",
                 self.name,
-                M::NAMES[1]
+                self.stats_function
             );
         }
         self.counts.clear();
@@ -492,7 +492,7 @@ impl<M: Metric> TestAccumulator<M> {
         match self.rows {
             Rows::Streaming(_) => {
                 self.sides[side].clear();
-                M::add(&mut self.sides[side], &self.counts);
+                self.metric.add_counts(&mut self.sides[side], &self.counts);
             }
             Rows::Sacrebleu { .. } => self.metric.row_of_stats(&self.counts, &mut self.values),
         }
@@ -563,7 +563,7 @@ impl<M: Metric> TestAccumulator<M> {
 
     fn evaluate_streaming(&self, totals: &KeyedTotals) -> Vec<Option<f64>> {
         let (_, _, level) = self.params;
-        let score = |total: &[u64]| M::corpus_score(total, &self.options);
+        let score = |total: &[u64]| self.metric.corpus_score(total);
         match self.test {
             Test::Bootstrap => {
                 let p = totals.paired_bootstrap(level, score);
@@ -584,7 +584,7 @@ impl<M: Metric> TestAccumulator<M> {
     }
 }
 
-impl<M: Metric> Accumulator for TestAccumulator<M> {
+impl Accumulator for TestAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
         let segments = cast(&values[0], &DataType::Int64)?;
         let segments = segments.as_primitive::<Int64Type>();

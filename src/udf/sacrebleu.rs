@@ -24,15 +24,14 @@ use datafusion::logical_expr::{
 };
 
 use super::args::{Shapes, TextArg, checked_arguments, constant, scalar_text};
+use super::docs::DOC_SECTION;
 use crate::arrow::read::{Strings, TokenLists};
-use crate::metrics::sacrebleu::SacreMetric;
+use crate::metrics::sacrebleu::{SacreMetric, Scratch};
 use crate::schema::{ColumnType, is_string};
 
-/// One of sacrebleu's metrics, as its SQL functions need it.
+/// One of sacrebleu's metrics, as its SQL functions need it: their names, the options they take
+/// when none are given, and their documentation. The computing is [`SacreMetric`]'s.
 pub trait Metric: fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 'static {
-    type Options: Clone + fmt::Debug + Send + Sync + 'static;
-    type Scratch: Default + fmt::Debug + Send + Sync + 'static;
-
     /// The names of the sentence, statistics and corpus functions.
     const NAMES: [&'static str; 3];
 
@@ -40,51 +39,49 @@ pub trait Metric: fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 
     /// bootstrap and randomization, then sacrebleu's own (`--paired-bs`, `--paired-ar`).
     const TEST_NAMES: [&'static str; 4];
 
-    /// The metric as sacrebleu's paired tests score it.
-    fn sacre(options: &Self::Options) -> SacreMetric;
-
     /// The options of the sentence and statistics functions, and of the corpus aggregate, when
     /// none are given (sacrebleu's `sentence_*` and `corpus_*` defaults).
-    fn sentence_options() -> Self::Options;
-    fn corpus_options() -> Self::Options;
+    fn sentence_options() -> SacreMetric;
+    fn corpus_options() -> SacreMetric;
 
-    /// `text` (in the signature's words) over `defaults`.
-    fn parse(defaults: &Self::Options, text: &str) -> Result<Self::Options, String>;
+    /// The metric's options in the words of its signature, as the `options` argument takes them.
+    const OPTIONS_DOC: &'static str;
 
-    /// How many numbers a segment's statistics are.
-    fn stats_len(options: &Self::Options) -> usize;
+    /// The description and an SQL example of the sentence, statistics and corpus functions.
+    const DESCRIPTIONS: [(&'static str, &'static str); 3];
 
-    /// A segment's statistics into `stats`; false when there are none (no reference).
-    fn segment_stats(
-        hyp: &str,
-        refs: &[&str],
-        options: &Self::Options,
-        scratch: &mut Self::Scratch,
-        stats: &mut [u64],
-    ) -> bool;
-
-    /// The score of one segment's statistics.
-    fn sentence_score(stats: &[u64], options: &Self::Options) -> f64;
-
-    /// Add a segment's statistics to a corpus total, which starts empty. By default the total is
-    /// the element-wise sum; totals always merge element-wise.
-    fn add(total: &mut Vec<u64>, stats: &[u64]) {
-        add_into(total, stats);
-    }
-
-    /// The score of a corpus total.
-    fn corpus_score(total: &[u64], options: &Self::Options) -> f64;
-
-    /// The documentation of the sentence, statistics and corpus functions.
+    /// The documentation of the sentence, statistics and corpus functions: the metric's
+    /// [`documentation`] kept in a static of its own.
     fn documentation(kind: Kind) -> &'static Documentation;
 }
 
-/// Element-wise `total += stats`, `total` growing to fit.
-fn add_into(total: &mut Vec<u64>, stats: &[u64]) {
-    if total.len() < stats.len() {
-        total.resize(stats.len(), 0);
-    }
-    crate::metrics::add_stats(total, stats);
+/// The documentation of `M`'s sentence, statistics and corpus functions, from its
+/// `DESCRIPTIONS` and `OPTIONS_DOC`: their arguments are the same for all.
+pub fn documentation<M: Metric>() -> [Documentation; 3] {
+    [Kind::Sentence, Kind::Stats, Kind::Corpus].map(|kind| {
+        let (description, example) = M::DESCRIPTIONS[kind as usize];
+        let options = match kind {
+            Kind::Corpus => format!("A constant: {}", M::OPTIONS_DOC),
+            _ => M::OPTIONS_DOC.to_string(),
+        };
+        Documentation::builder(
+            DOC_SECTION,
+            description,
+            format!("{}(hyp, ref [, options])", M::NAMES[kind as usize]),
+        )
+        .with_argument(
+            "hyp",
+            "The hypothesis: a string, or a token list (joined with spaces).",
+        )
+        .with_argument(
+            "ref",
+            "The reference: a string, or a list of strings for several; a token list when hyp \
+             is one.",
+        )
+        .with_argument("options", options)
+        .with_sql_example(example)
+        .build()
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -173,12 +170,12 @@ impl<'a> Input<'a> {
 
     /// The row's statistics into `stats`; false when it has none (a NULL hypothesis or token,
     /// no reference).
-    fn stats<M: Metric>(
+    fn stats(
         &mut self,
         row: usize,
-        options: &M::Options,
-        scratch: &mut M::Scratch,
-        stats: &mut [u64],
+        metric: &SacreMetric,
+        scratch: &mut Scratch,
+        stats: &mut Vec<u64>,
     ) -> bool {
         let Input {
             hyps,
@@ -200,8 +197,7 @@ impl<'a> Input<'a> {
             (Hyps::Tokens(hyp), Refs::Tokens(reference)) => {
                 let readable = join(hyp, tokens, &mut joined.0).is_some()
                     && join(reference, tokens, &mut joined.1).is_some();
-                readable
-                    && M::segment_stats(&joined.0, &[joined.1.as_str()], options, scratch, stats)
+                readable && (metric.counts(&joined.0, &[joined.1.as_str()], scratch, stats)).is_ok()
             }
             (Hyps::Text(hyps), refs) => {
                 let Some(hyp) = hyps.get(row) else {
@@ -214,7 +210,7 @@ impl<'a> Input<'a> {
                         row_refs.extend(lists.items(row).into_iter().flatten().flatten())
                     }
                 }
-                M::segment_stats(hyp, row_refs, options, scratch, stats)
+                metric.counts(hyp, row_refs, scratch, stats).is_ok()
             }
             (Hyps::Tokens(_), _) => {
                 unreachable!("coerce() pairs token-list hypotheses with token-list references")
@@ -249,23 +245,32 @@ impl<M: Metric> SegmentUdf<M> {
             metric: PhantomData,
         }
     }
+
+    fn name_of(kind: Kind) -> &'static str {
+        match kind {
+            Kind::Sentence => M::NAMES[0],
+            _ => M::NAMES[1],
+        }
+    }
 }
 
 /// Options parsed once per distinct text over `defaults`.
-struct Options<M: Metric> {
-    defaults: M::Options,
-    last: Option<(String, M::Options)>,
+struct Options {
+    /// The function's name, for errors.
+    name: &'static str,
+    defaults: SacreMetric,
+    last: Option<(String, SacreMetric)>,
 }
 
-impl<M: Metric> Options<M> {
-    fn get(&mut self, text: Option<&str>) -> Result<&M::Options> {
+impl Options {
+    fn get(&mut self, text: Option<&str>) -> Result<&SacreMetric> {
         let Some(text) = text else {
             return Ok(&self.defaults);
         };
         if self.last.as_ref().is_none_or(|(last, _)| last != text) {
-            match M::parse(&self.defaults, text) {
+            match self.defaults.parse_over(text) {
                 Ok(options) => self.last = Some((text.to_string(), options)),
-                Err(e) => return exec_err!("{}: {e}", M::NAMES[0]),
+                Err(e) => return exec_err!("{}: {e}", self.name),
             }
         }
         Ok(&self.last.as_ref().expect("parsed").1)
@@ -274,10 +279,7 @@ impl<M: Metric> Options<M> {
 
 impl<M: Metric> ScalarUDFImpl for SegmentUdf<M> {
     fn name(&self) -> &str {
-        match self.kind {
-            Kind::Sentence => M::NAMES[0],
-            _ => M::NAMES[1],
-        }
+        Self::name_of(self.kind)
     }
 
     checked_arguments!(|_| SHAPES);
@@ -297,20 +299,20 @@ impl<M: Metric> ScalarUDFImpl for SegmentUdf<M> {
             Some(value) => Some(TextArg::new(value, &arrays[2])?),
             None => None,
         };
-        let mut options = Options::<M> {
+        let mut options = Options {
+            name: Self::name_of(self.kind),
             defaults: M::sentence_options(),
             last: None,
         };
-        let (mut scratch, mut stats) = (M::Scratch::default(), Vec::new());
+        let (mut scratch, mut stats) = (Scratch::default(), Vec::new());
         let mut scores = Float64Builder::with_capacity(rows);
         let mut lists = ListBuilder::new(Int64Builder::new())
             .with_field(Field::new_list_field(DataType::Int64, false));
         for row in 0..rows {
             let options = options.get(text.as_ref().and_then(|t| t.get(row)))?;
-            stats.resize(M::stats_len(options), 0);
-            let ok = input.stats::<M>(row, options, &mut scratch, &mut stats);
+            let ok = input.stats(row, options, &mut scratch, &mut stats);
             match (self.kind, ok) {
-                (Kind::Sentence, true) => scores.append_value(M::sentence_score(&stats, options)),
+                (Kind::Sentence, true) => scores.append_value(options.sentence_score(&stats)),
                 (Kind::Sentence, false) => scores.append_null(),
                 (_, true) => lists.append_value(stats.iter().map(|&x| Some(x as i64))),
                 (_, false) => lists.append_null(),
@@ -361,7 +363,7 @@ impl<M: Metric> AggregateUDFImpl for CorpusUdf<M> {
             None => M::corpus_options(),
             Some(expr) => {
                 match constant(expr.as_ref()).and_then(|value| scalar_text(&value).ok().flatten()) {
-                    Some(text) => match M::parse(&M::corpus_options(), &text) {
+                    Some(text) => match M::corpus_options().parse_over(&text) {
                         Ok(options) => options,
                         Err(e) => return plan_err!("{name}: {e}"),
                     },
@@ -373,8 +375,8 @@ impl<M: Metric> AggregateUDFImpl for CorpusUdf<M> {
                 }
             }
         };
-        Ok(Box::new(CorpusAccumulator::<M> {
-            options,
+        Ok(Box::new(CorpusAccumulator {
+            metric: options,
             rows: 0,
             total: Vec::new(),
             scratch: Default::default(),
@@ -403,22 +405,22 @@ impl<M: Metric> AggregateUDFImpl for CorpusUdf<M> {
 }
 
 #[derive(Debug)]
-struct CorpusAccumulator<M: Metric> {
-    options: M::Options,
+struct CorpusAccumulator {
+    metric: SacreMetric,
     /// The rows with statistics so far, and their total.
     rows: u64,
     total: Vec<u64>,
-    scratch: M::Scratch,
+    scratch: Scratch,
 }
 
-impl<M: Metric> Accumulator for CorpusAccumulator<M> {
+impl Accumulator for CorpusAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
         let mut input = Input::new(values)?;
-        let mut stats = vec![0; M::stats_len(&self.options)];
+        let mut stats = Vec::new();
         for row in 0..values[0].len() {
-            if input.stats::<M>(row, &self.options, &mut self.scratch, &mut stats) {
+            if input.stats(row, &self.metric, &mut self.scratch, &mut stats) {
                 self.rows += 1;
-                M::add(&mut self.total, &stats);
+                self.metric.add_counts(&mut self.total, &stats);
             }
         }
         Ok(())
@@ -437,7 +439,7 @@ impl<M: Metric> Accumulator for CorpusAccumulator<M> {
                 .iter()
                 .map(|&x| x as u64)
                 .collect();
-            add_into(&mut self.total, &partial);
+            crate::metrics::add_stats(&mut self.total, &partial);
         }
         Ok(())
     }
@@ -453,7 +455,7 @@ impl<M: Metric> Accumulator for CorpusAccumulator<M> {
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        let score = (self.rows > 0).then(|| M::corpus_score(&self.total, &self.options));
+        let score = (self.rows > 0).then(|| self.metric.corpus_score(&self.total));
         Ok(ScalarValue::Float64(score))
     }
 

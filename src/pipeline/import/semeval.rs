@@ -39,13 +39,13 @@ pub(super) fn build(schema: &SchemaRef, chunk: Chunk<Row>) -> Result<RecordBatch
     };
     let (mut starts, mut ends) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for row in &chunk.rows {
-        sentence.append_value(&row.sentence_id);
-        fragment_id.append_value(&row.fragment_id);
-        l1.append_option(row.l1.as_deref());
-        l2.append_option(row.l2.as_deref());
-        tokens(&mut input, Some(&row.input));
-        starts.push(row.span.0 as i64);
-        ends.push(row.span.1 as i64);
+        sentence.append_value(&row.place.sentence_id);
+        fragment_id.append_value(&row.place.fragment_id);
+        l1.append_option(row.place.l1.as_deref());
+        l2.append_option(row.place.l2.as_deref());
+        tokens(&mut input, Some(&row.place.input));
+        starts.push(row.place.span.0 as i64);
+        ends.push(row.place.span.1 as i64);
         tokens(&mut fragment, row.fragment.as_ref());
         tokens(&mut reference, row.reference.as_ref());
         tokens(
