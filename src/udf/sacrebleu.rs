@@ -1,7 +1,7 @@
 //! The SQL face shared by sacrebleu's metrics (BLEU, chrF, TER): for each, a sentence score, the
 //! sufficient statistics of a segment, and a corpus aggregate over summed statistics. A metric
-//! says how to read its options, compute a segment's statistics and score a total
-//! ([`Metric`]); everything Arrow is here, once.
+//! gives its names, default options and documentation ([`Metric`]); [`SacreMetric`] computes;
+//! everything Arrow is here, once.
 //!
 //! Arguments: `(hyp, ref [, options])`, where hyp is a string and ref a string or a list of
 //! strings (several references); or hyp and ref are token lists, each joined with spaces into
