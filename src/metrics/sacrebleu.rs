@@ -214,12 +214,12 @@ impl SacreMetric {
         }
     }
 
-    /// How many numbers a segment's statistics are as sacrebleu holds them.
+    /// How many numbers a segment's statistics are as sacrebleu holds them: its counts, but TER's
+    /// three are two (edits, mean reference length).
     pub fn stats_len(&self) -> usize {
         match self {
-            SacreMetric::Bleu(options) => options.stats_len(),
-            SacreMetric::Chrf(options) => options.stats_len(),
             SacreMetric::Ter(_) => 2,
+            _ => self.counts_len(),
         }
     }
 
