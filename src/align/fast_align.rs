@@ -18,7 +18,7 @@
 //!
 //! No Arrow here: `pipeline::fast_align` reads and writes files.
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 
 /// fast_align's options (its flags in brackets), with its defaults.
 #[derive(Debug, Clone)]
@@ -375,67 +375,144 @@ fn digamma(mut x: f64) -> f64 {
 /// The translation table t(f | e): a slot per co-occurring (e, f), each row's slots in the
 /// order fast_align's hash map iterates the row.
 struct Table {
-    slots: HashMap<u64, u32>,
     /// Row e's slots are rows[e]..rows[e + 1].
     rows: Vec<u32>,
+    /// Each slot's target word f.
+    targets: Vec<u32>,
     probs: Vec<f64>,
     initialized: bool,
 }
 
-fn key(e: u32, f: u32) -> u64 {
-    (e as u64) << 32 | f as u64
+/// Each line's cells: per target word, the table slot of (NULL, f) (unless -N), then one per
+/// source word (e, f). Looked up once, so no iteration hashes a word pair.
+struct Cells {
+    slots: Vec<u32>,
+    /// Line n's cells are slots[starts[n]..starts[n + 1]].
+    starts: Vec<usize>,
+    /// How many cells hold a slot of each row.
+    per_row: Vec<usize>,
+}
+
+impl Cells {
+    fn of(&self, n: usize) -> &[u32] {
+        &self.slots[self.starts[n]..self.starts[n + 1]]
+    }
 }
 
 impl Table {
     /// Every (e, f) that co-occurs (NULL with every target word), rows laid out in the hash
-    /// map's order of their first insertion.
-    fn new(corpus: &Corpus, options: &Options) -> Table {
+    /// map's order of their first insertion; and every line's cells. Each of `workers` threads
+    /// finds the rows of its share of the source words, as fast_align fills its rows.
+    fn new(corpus: &Corpus, options: &Options, workers: usize) -> (Table, Cells) {
         let use_null = !options.no_null_word;
-        let mut inserted: Vec<Vec<u32>> = Vec::new();
-        let mut seen = HashSet::new();
-        let mut insert = |e: u32, f: u32, inserted: &mut Vec<Vec<u32>>| {
-            if seen.insert(key(e, f)) {
-                if e as usize >= inserted.len() {
-                    inserted.resize(e as usize + 1, Vec::new());
-                }
-                inserted[e as usize].push(f);
-            }
+        let owners: Vec<u8> = (0..=corpus.words.len())
+            .map(|e| (e % workers) as u8)
+            .collect();
+        let owners = &owners;
+        let owner = |e: u32| owners[e as usize] as usize;
+        // Each worker's rows (each row's targets in order of insertion), and where each of its
+        // cells' pairs was inserted in its row, line by line, and in a line by source word
+        // (NULL first) and then by target word. A row has its own map, as in fast_align: the
+        // rows of frequent words stay in cache.
+        let found: Vec<(Vec<Vec<u32>>, Vec<u32>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let owner = &owner;
+                    scope.spawn(move || {
+                        let mut rows: Vec<(HashMap<u32, u32>, Vec<u32>)> =
+                            vec![Default::default(); owners.len()];
+                        let mut cells = Vec::new();
+                        let null = use_null && owner(NULL) == w;
+                        for n in 0..corpus.len() {
+                            let (source, target) = corpus.pair(n, options.reverse);
+                            let words = null.then_some(NULL).into_iter();
+                            let mine = source.iter().copied().filter(|&e| owner(e) == w);
+                            for e in words.chain(mine) {
+                                let (places, row) = &mut rows[e as usize];
+                                cells.extend(target.iter().map(|&f| {
+                                    *places.entry(f).or_insert_with(|| {
+                                        row.push(f);
+                                        row.len() as u32 - 1
+                                    })
+                                }));
+                            }
+                        }
+                        let rows = rows.into_iter().map(|(_, row)| row).collect();
+                        (rows, cells)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a table worker panicked"))
+                .collect()
+        });
+        // Rows in the hash map's order: (e, f) inserted at `place` is slot
+        // rows[e] + rank[rows[e] + place].
+        let words = owners.len();
+        let row = |e: usize| {
+            let rows = &found[owner(e as u32)].0;
+            rows.get(e).map_or(&[][..], Vec::as_slice)
         };
+        let size: usize = (0..words).map(|e| row(e).len()).sum();
+        assert!(
+            size < u32::MAX as usize,
+            "more than 2^32 co-occurring word pairs"
+        );
+        let mut rows = Vec::with_capacity(words + 1);
+        let mut targets = Vec::with_capacity(size);
+        let mut rank = vec![0u32; size];
+        rows.push(0);
+        for e in 0..words {
+            let row = row(e);
+            let start = targets.len();
+            let hashes: Vec<u64> = row.iter().map(|&f| f as u64).collect();
+            for (r, position) in std_unordered_order(&hashes).into_iter().enumerate() {
+                rank[start + position as usize] = r as u32;
+                targets.push(row[position as usize]);
+            }
+            rows.push(targets.len() as u32);
+        }
+        // Places to slots, line by line.
+        let places: Vec<&[u32]> = found.iter().map(|(_, cells)| &cells[..]).collect();
+        let mut next = vec![0; workers];
+        let mut per_row = vec![0; words];
+        let mut slots = vec![0; found.iter().map(|(_, c)| c.len()).sum()];
+        let mut starts = Vec::with_capacity(corpus.len() + 1);
+        starts.push(0);
         for n in 0..corpus.len() {
             let (source, target) = corpus.pair(n, options.reverse);
-            if use_null {
-                for &f in target {
-                    insert(NULL, f, &mut inserted);
+            let start = *starts.last().expect("a start");
+            let width = source.len() + use_null as usize;
+            let line = &mut slots[start..start + width * target.len()];
+            let words = use_null.then_some(NULL).into_iter();
+            for (k, e) in words.chain(source.iter().copied()).enumerate() {
+                per_row[e as usize] += target.len();
+                let w = owner(e);
+                let row = rows[e as usize];
+                let mine = &places[w][next[w]..next[w] + target.len()];
+                next[w] += target.len();
+                for (cell, &place) in line[k..].iter_mut().step_by(width).zip(mine) {
+                    *cell = row + rank[(row + place) as usize];
                 }
             }
-            for &e in source {
-                for &f in target {
-                    insert(e, f, &mut inserted);
-                }
-            }
+            starts.push(start + line.len());
         }
-        let mut slots = HashMap::with_capacity(seen.len());
-        let mut rows = Vec::with_capacity(inserted.len() + 1);
-        rows.push(0);
-        let mut next = 0u32;
-        for (e, row) in inserted.iter().enumerate() {
-            let hashes: Vec<u64> = row.iter().map(|&f| f as u64).collect();
-            for position in std_unordered_order(&hashes) {
-                slots.insert(key(e as u32, row[position as usize]), next);
-                next += 1;
-            }
-            rows.push(next);
-        }
-        Table {
-            slots,
+        drop(found);
+        let table = Table {
             rows,
-            probs: vec![0.0; next as usize],
+            targets,
+            probs: vec![0.0; size],
             initialized: false,
-        }
-    }
-
-    fn slot(&self, e: u32, f: u32) -> u32 {
-        self.slots[&key(e, f)]
+        };
+        (
+            table,
+            Cells {
+                slots,
+                starts,
+                per_row,
+            },
+        )
     }
 
     fn prob(&self, slot: u32) -> f64 {
@@ -444,6 +521,24 @@ impl Table {
         } else {
             1e-9
         }
+    }
+
+    /// Slot boundaries, at rows, that split the additions of `hits[e]` posteriors to each row e
+    /// into `parts` shares of about equal work.
+    fn partition(&self, hits: &[usize], parts: usize) -> Vec<u32> {
+        let share = hits.iter().sum::<usize>().div_ceil(parts).max(1);
+        let mut bounds = vec![0];
+        let mut seen = 0;
+        for (e, &h) in hits.iter().enumerate() {
+            seen += h;
+            if seen >= share * bounds.len() && bounds.len() < parts {
+                bounds.push(self.rows[e + 1]);
+            }
+        }
+        let size = self.probs.len() as u32;
+        bounds.resize(parts + 1, size);
+        bounds[parts] = size;
+        bounds
     }
 
     /// The probabilities from the expected counts (which are then zeroed).
@@ -500,10 +595,6 @@ impl Aligned {
         for (word, &id) in &corpus.words {
             words[id as usize] = word;
         }
-        let mut by_slot = vec![0u32; self.table.probs.len()];
-        for (&key, &slot) in &self.table.slots {
-            by_slot[slot as usize] = key as u32;
-        }
         for (e, row) in self.table.rows.windows(2).enumerate() {
             let slots = row[0] as usize..row[1] as usize;
             let best = self.table.probs[slots.clone()]
@@ -517,7 +608,7 @@ impl Aligned {
                         out,
                         "{}\t{}\t{}",
                         words[e],
-                        words[by_slot[slot] as usize],
+                        words[self.table.targets[slot] as usize],
                         crate::formats::cpp::double(c)
                     )?;
                 }
@@ -552,7 +643,8 @@ pub fn align(
     mut report: impl FnMut(usize, &Iteration),
 ) -> Aligned {
     let use_null = !options.no_null_word;
-    let mut table = Table::new(corpus, options);
+    let threads = options.threads.max(1);
+    let (mut table, cells) = Table::new(corpus, options, threads);
     let mut target_tokens = 0.0;
     let mut lengths: Vec<u64> = Vec::new();
     let mut length_counts: HashMap<u64, u32> = HashMap::new();
@@ -583,8 +675,7 @@ pub fn align(
     let prob_align_not_null = 1.0 - options.prob_align_null;
     let mut tension = options.diagonal_tension;
     let mut alignments = vec![Vec::new(); corpus.len()];
-    let chunk_lines = options.chunk_lines.max(1);
-    let threads = options.threads.max(1);
+    let bounds = table.partition(&cells.per_row, threads);
     let mut counts = vec![0.0; table.probs.len()];
     let mut scratches: Vec<Scratch> = (0..threads).map(|_| Scratch::default()).collect();
     for iteration in 0..options.iterations {
@@ -593,6 +684,7 @@ pub fn align(
         scratches.iter_mut().for_each(|s| s.priors.clear());
         let model = Model {
             corpus,
+            cells: &cells,
             table: &table,
             options,
             use_null,
@@ -600,50 +692,14 @@ pub fn align(
                 tension,
                 prob_align_not_null,
             }),
+            bounds: &bounds,
+            last,
         };
-        let mut likelihood = 0.0;
-        let mut posterior_null = 0.0;
-        let mut feature_sum = 0.0;
-        let (mut chunk_feature, mut chunk_null, mut chunk_likelihood) = (0.0, 0.0, 0.0);
-        // Lines are scored in parallel, BATCH at a time; their posteriors are added to the
-        // counts and sums in line order, so the floating-point sums are fast_align's.
-        const BATCH: usize = 2048;
-        for batch in (0..corpus.len()).step_by(BATCH) {
-            let lines = batch..(batch + BATCH).min(corpus.len());
-            let scored = score_in_parallel(&model, lines.clone(), &mut scratches, last);
-            for (n, line) in lines.zip(scored) {
-                if n > 0 && n % chunk_lines == 0 {
-                    feature_sum += chunk_feature;
-                    posterior_null += chunk_null;
-                    likelihood += chunk_likelihood;
-                    (chunk_feature, chunk_null, chunk_likelihood) = (0.0, 0.0, 0.0);
-                }
-                chunk_likelihood += line.likelihood;
-                if last {
-                    alignments[n] = line.links;
-                    continue;
-                }
-                let (source, target) = corpus.pair(n, options.reverse);
-                let (m, s) = (target.len(), source.len());
-                let mut posteriors = line.posteriors.iter();
-                for j in 0..m {
-                    if use_null {
-                        let &(slot, count) = posteriors.next().expect("a NULL posterior");
-                        chunk_null += count;
-                        counts[slot as usize] += count;
-                    }
-                    for i in 1..=s {
-                        let &(slot, p) = posteriors.next().expect("a posterior per word");
-                        counts[slot as usize] += p;
-                        chunk_feature += diagonal::feature(j, i, m, s) * p;
-                    }
-                }
-            }
+        let (sums, links) = model.pass(&mut scratches, &mut counts);
+        for (n, line) in links {
+            alignments[n] = line;
         }
-        feature_sum += chunk_feature;
-        posterior_null += chunk_null;
-        likelihood += chunk_likelihood;
-        let posterior_feature = feature_sum / target_tokens;
+        let posterior_feature = sums.feature / target_tokens;
         if !last {
             if options.favor_diagonal && options.optimize_tension && iteration > 0 {
                 for _ in 0..8 {
@@ -667,9 +723,9 @@ pub fn align(
         report(
             iteration,
             &Iteration {
-                log_likelihood: likelihood,
+                log_likelihood: sums.likelihood,
                 target_tokens,
-                posterior_null: posterior_null / target_tokens,
+                posterior_null: sums.null / target_tokens,
                 posterior_feature,
                 tension,
             },
@@ -681,14 +737,19 @@ pub fn align(
     }
 }
 
-/// What scoring a line needs: the model of one iteration, read only.
+/// What one pass over the corpus needs: the model of one iteration, read only.
 struct Model<'a> {
     corpus: &'a Corpus,
+    cells: &'a Cells,
     table: &'a Table,
     options: &'a Options,
     use_null: bool,
     /// The diagonal prior's parameters, with -d.
     priors: Option<Priors>,
+    /// Worker w adds the posteriors of slots bounds[w]..bounds[w + 1] to the counts.
+    bounds: &'a [u32],
+    /// The last iteration only aligns.
+    last: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -697,119 +758,253 @@ struct Priors {
     prob_align_not_null: f64,
 }
 
-/// One line under the model: its posteriors (slot, probability) per target word (NULL first,
-/// then each source word), or in the last iteration its Viterbi links; and its log-likelihood.
+/// The sums of one pass that fast_align prints (and the tension's optimisation reads).
 #[derive(Default)]
-struct ScoredLine {
-    posteriors: Vec<(u32, f64)>,
-    links: Vec<(u32, u32)>,
+struct Sums {
     likelihood: f64,
+    null: f64,
+    feature: f64,
 }
 
-/// Per worker: the diagonal prior of each (target, source) length pair it has met.
+/// Per worker: the diagonal prior of each (target, source) length pair it has met, and what it
+/// scored of the current batch.
 #[derive(Default)]
 struct Scratch {
     priors: HashMap<(usize, usize), Vec<f64>>,
     probs: Vec<f64>,
-    slots: Vec<u32>,
+    scored: Scored,
 }
 
-/// Score `lines` on as many threads as there are scratches, each a contiguous share.
-fn score_in_parallel(
-    model: &Model,
-    lines: std::ops::Range<usize>,
-    scratches: &mut [Scratch],
-    last: bool,
-) -> Vec<ScoredLine> {
-    let share = lines.len().div_ceil(scratches.len()).max(1);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = lines
-            .clone()
-            .step_by(share)
-            .zip(scratches.iter_mut())
-            .map(|(start, scratch)| {
-                let end = (start + share).min(lines.end);
-                scope.spawn(move || {
-                    (start..end)
-                        .map(|n| score_line(model, n, last, scratch))
-                        .collect::<Vec<_>>()
-                })
-            })
+/// A worker's share of a batch, scored: its first line, each line's log-likelihood, each cell's
+/// posterior in line order, and (slot, posterior) per worker that adds them to the counts.
+#[derive(Default)]
+struct Scored {
+    first: usize,
+    likelihoods: Vec<f64>,
+    posteriors: Vec<f64>,
+    for_worker: Vec<Vec<(u32, f64)>>,
+}
+
+/// Lines per batch: each worker scores its share of a batch, then, once all have, adds its
+/// slots' posteriors from every share in line order.
+const BATCH: usize = 4096;
+
+impl Model<'_> {
+    /// One pass over the corpus on as many threads as there are scratches: the sums, and in the
+    /// last iteration each line's links. Every floating-point sum is taken in fast_align's order
+    /// (line order): a slot's count by the one worker that owns the slot, the pass's sums by the
+    /// first worker.
+    fn pass(
+        &self,
+        scratches: &mut [Scratch],
+        counts: &mut [f64],
+    ) -> (Sums, Vec<(usize, Vec<(u32, u32)>)>) {
+        let workers = scratches.len();
+        let shares: Vec<std::sync::RwLock<Scored>> = scratches
+            .iter_mut()
+            .map(|s| std::sync::RwLock::new(std::mem::take(&mut s.scored)))
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a scoring thread panicked"))
-            .collect()
-    })
-}
+        let barrier = std::sync::Barrier::new(workers);
+        let mut parts = Vec::with_capacity(workers);
+        let mut rest = counts;
+        for w in 0..workers {
+            let (part, after) = rest.split_at_mut((self.bounds[w + 1] - self.bounds[w]) as usize);
+            parts.push(part);
+            rest = after;
+        }
+        let results: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = scratches
+                .iter_mut()
+                .zip(parts)
+                .enumerate()
+                .map(|(w, (scratch, part))| {
+                    let (shares, barrier) = (&shares, &barrier);
+                    scope.spawn(move || self.work(w, scratch, part, shares, barrier))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("an alignment worker panicked"))
+                .collect()
+        });
+        for (scratch, share) in scratches.iter_mut().zip(shares) {
+            scratch.scored = share.into_inner().expect("a worker panicked");
+        }
+        let mut sums = Sums::default();
+        let mut links = Vec::new();
+        for (w, (s, l)) in results.into_iter().enumerate() {
+            if w == 0 {
+                sums = s;
+            }
+            links.extend(l);
+        }
+        (sums, links)
+    }
 
-fn score_line(model: &Model, n: usize, last: bool, scratch: &mut Scratch) -> ScoredLine {
-    let options = model.options;
-    let (source, target) = model.corpus.pair(n, options.reverse);
-    let (m, s) = (target.len(), source.len());
-    let Scratch {
-        priors,
-        probs,
-        slots,
-    } = scratch;
-    let prior = model.priors.map(|p| {
-        &**priors
-            .entry((m, s))
-            .or_insert_with(|| diagonal::priors(m, s, p.tension, p.prob_align_not_null))
-    });
-    probs.clear();
-    probs.resize(s + 1, 0.0);
-    slots.clear();
-    slots.resize(s + 1, 0);
-    let mut line = ScoredLine::default();
-    let table = model.table;
-    for (j, &f) in target.iter().enumerate() {
-        let mut sum = 0.0;
-        let mut prob_a_i = 1.0 / (s + model.use_null as usize) as f64;
-        if model.use_null {
-            if prior.is_some() {
-                prob_a_i = options.prob_align_null;
-            }
-            slots[0] = table.slot(NULL, f);
-            probs[0] = table.prob(slots[0]) * prob_a_i;
-            sum += probs[0];
-        }
-        for i in 1..=s {
-            if let Some(prior) = prior {
-                prob_a_i = prior[j * s + i - 1];
-            }
-            slots[i] = table.slot(source[i - 1], f);
-            probs[i] = table.prob(slots[i]) * prob_a_i;
-            sum += probs[i];
-        }
-        if last {
-            let (mut best, mut best_p) = (None, -1.0);
-            if model.use_null {
-                best = Some(0);
-                best_p = probs[0];
-            }
-            for (i, &p) in probs.iter().enumerate().skip(1) {
-                if p > best_p {
-                    best = Some(i);
-                    best_p = p;
+    /// Worker `w`'s part of a pass.
+    fn work(
+        &self,
+        w: usize,
+        scratch: &mut Scratch,
+        counts: &mut [f64],
+        shares: &[std::sync::RwLock<Scored>],
+        barrier: &std::sync::Barrier,
+    ) -> (Sums, Vec<(usize, Vec<(u32, u32)>)>) {
+        let workers = shares.len();
+        let lines = self.corpus.len();
+        let chunk_lines = self.options.chunk_lines.max(1);
+        let mut sums = Sums::default();
+        let mut chunk = Sums::default();
+        let mut links = Vec::new();
+        let owned = self.bounds[w];
+        for batch in (0..lines).step_by(BATCH) {
+            let end = (batch + BATCH).min(lines);
+            let share = (end - batch).div_ceil(workers);
+            let mine = (batch + w * share).min(end)..(batch + (w + 1) * share).min(end);
+            {
+                let mut scored = shares[w].write().expect("a worker panicked");
+                scored.first = mine.start;
+                scored.likelihoods.clear();
+                scored.posteriors.clear();
+                scored.for_worker.resize_with(workers, Vec::new);
+                scored.for_worker.iter_mut().for_each(Vec::clear);
+                for n in mine {
+                    let line =
+                        self.score_line(n, &mut scratch.priors, &mut scratch.probs, &mut scored);
+                    if let Some(line) = line {
+                        links.push((n, line));
+                    }
                 }
             }
-            if let Some(i) = best.filter(|&i| i > 0) {
-                line.links.push(if options.reverse {
-                    (j as u32, i as u32 - 1)
-                } else {
-                    (i as u32 - 1, j as u32)
-                });
+            barrier.wait();
+            {
+                let all: Vec<_> = shares
+                    .iter()
+                    .map(|s| s.read().expect("a worker panicked"))
+                    .collect();
+                if !self.last {
+                    for scored in &all {
+                        for &(slot, p) in &scored.for_worker[w] {
+                            counts[(slot - owned) as usize] += p;
+                        }
+                    }
+                }
+                if w == 0 {
+                    for scored in &all {
+                        self.add_sums(scored, chunk_lines, &mut sums, &mut chunk);
+                    }
+                }
             }
-        } else {
-            let first = if model.use_null { 0 } else { 1 };
-            for i in first..=s {
-                line.posteriors.push((slots[i], probs[i] / sum));
+            barrier.wait();
+        }
+        sums.feature += chunk.feature;
+        sums.null += chunk.null;
+        sums.likelihood += chunk.likelihood;
+        (sums, links)
+    }
+
+    /// Add a share's likelihoods and posteriors to the pass's sums, by chunks of `chunk_lines`
+    /// lines as fast_align reduces them.
+    fn add_sums(&self, scored: &Scored, chunk_lines: usize, sums: &mut Sums, chunk: &mut Sums) {
+        let mut posteriors = scored.posteriors.iter();
+        for (n, &likelihood) in (scored.first..).zip(&scored.likelihoods) {
+            if n > 0 && n % chunk_lines == 0 {
+                sums.feature += chunk.feature;
+                sums.null += chunk.null;
+                sums.likelihood += chunk.likelihood;
+                *chunk = Sums::default();
+            }
+            chunk.likelihood += likelihood;
+            if self.last {
+                continue;
+            }
+            let (source, target) = self.corpus.pair(n, self.options.reverse);
+            let (m, s) = (target.len(), source.len());
+            for j in 0..m {
+                if self.use_null {
+                    chunk.null += posteriors.next().expect("a NULL posterior");
+                }
+                for i in 1..=s {
+                    let p = posteriors.next().expect("a posterior per word");
+                    chunk.feature += diagonal::feature(j, i, m, s) * p;
+                }
             }
         }
-        line.likelihood += sum.ln();
     }
-    line
+
+    /// Score line `n`: its likelihood and posteriors into `scored`, or in the last iteration
+    /// its Viterbi links.
+    fn score_line(
+        &self,
+        n: usize,
+        priors: &mut HashMap<(usize, usize), Vec<f64>>,
+        probs: &mut Vec<f64>,
+        scored: &mut Scored,
+    ) -> Option<Vec<(u32, u32)>> {
+        let options = self.options;
+        let (source, target) = self.corpus.pair(n, options.reverse);
+        let (m, s) = (target.len(), source.len());
+        let prior = self.priors.map(|p| {
+            &**priors
+                .entry((m, s))
+                .or_insert_with(|| diagonal::priors(m, s, p.tension, p.prob_align_not_null))
+        });
+        let null = self.use_null as usize;
+        probs.clear();
+        probs.resize(s + null, 0.0);
+        let table = self.table;
+        let cells = self.cells.of(n);
+        let mut links = Vec::new();
+        let mut likelihood = 0.0;
+        for (j, row) in cells.chunks_exact(s + null).enumerate() {
+            let mut sum = 0.0;
+            let mut prob_a_i = 1.0 / (s + null) as f64;
+            if self.use_null {
+                if prior.is_some() {
+                    prob_a_i = options.prob_align_null;
+                }
+                probs[0] = table.prob(row[0]) * prob_a_i;
+                sum += probs[0];
+            }
+            for i in 1..=s {
+                if let Some(prior) = prior {
+                    prob_a_i = prior[j * s + i - 1];
+                }
+                probs[i - 1 + null] = table.prob(row[i - 1 + null]) * prob_a_i;
+                sum += probs[i - 1 + null];
+            }
+            if self.last {
+                let (mut best, mut best_p) = (None, -1.0);
+                if self.use_null {
+                    best = Some(0);
+                    best_p = probs[0];
+                }
+                for (i, &p) in probs[null..].iter().enumerate() {
+                    if p > best_p {
+                        best = Some(i + 1);
+                        best_p = p;
+                    }
+                }
+                if let Some(i) = best.filter(|&i| i > 0) {
+                    links.push(if options.reverse {
+                        (j as u32, i as u32 - 1)
+                    } else {
+                        (i as u32 - 1, j as u32)
+                    });
+                }
+            } else {
+                for (&slot, &p) in row.iter().zip(probs.iter()) {
+                    let p = p / sum;
+                    scored.posteriors.push(p);
+                    let worker = self.bounds[1..].partition_point(|&b| b <= slot);
+                    scored.for_worker[worker].push((slot, p));
+                }
+            }
+            likelihood += sum.ln();
+        }
+        scored.likelihoods.push(likelihood);
+        self.last.then_some(links)
+    }
 }
 
 #[cfg(test)]
