@@ -18,7 +18,8 @@ use super::args::{at_least_one, cores};
 /// written as `src ||| tgt` lines, combined by `atools -c grow-diag-final-and`: the same code.
 /// Every pair with words on both sides is trained on, in the table's order; a pair with an
 /// empty or NULL side is written with no links and counted. The corpus is held in memory as word
-/// numbers, and the translation table grows with the distinct co-occurring word pairs. See
+/// numbers with each line's table slots (4 bytes per source word or NULL and target word), and
+/// the translation table grows with the distinct co-occurring word pairs. See
 /// docs/guide/align-and-import.md.
 #[derive(clap::Args)]
 pub struct Args {
