@@ -71,6 +71,39 @@ fn any_number_of_threads_prints_the_same() {
     }
 }
 
+/// The corpus and each line's table slots go to the scratch directory (3,000 lines' slots are
+/// more than the few megabytes kept in memory), which is removed afterwards.
+#[test]
+fn the_corpus_spills_to_the_temp_dir_and_is_removed() {
+    let corpus = data().join("europarl.fr-en.gz");
+    let expected = gunzip(&data().join("dov.align.gz"));
+    let dir = TempDir::new().unwrap();
+    let temp = path_str(dir.path());
+    let printed = ok(&[
+        "fast-align",
+        "-i",
+        path_str(&corpus),
+        "-dov",
+        "--temp-dir",
+        temp,
+    ]);
+    assert!(printed == expected, "spilled, the links differ");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let missing = dir.path().join("missing");
+    let said = err(&[
+        "fast-align",
+        "-i",
+        path_str(&corpus),
+        "-dov",
+        "--temp-dir",
+        path_str(&missing),
+    ]);
+    assert!(
+        said.contains("scratch directory") && said.contains(path_str(&missing)),
+        "{said}"
+    );
+}
+
 #[test]
 fn bad_input_is_named() {
     let dir = TempDir::new().unwrap();

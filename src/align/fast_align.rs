@@ -18,7 +18,12 @@
 //!
 //! No Arrow here: `pipeline::fast_align` reads and writes files.
 
+use std::io;
+use std::sync::Arc;
+
 use hashbrown::HashMap;
+
+use crate::storage::spill::{Scratch, Spill};
 
 /// fast_align's options (its flags in brackets), with its defaults.
 #[derive(Debug, Clone)]
@@ -68,18 +73,33 @@ impl Default for Options {
 const NULL: u32 = 1;
 const SEPARATOR: u32 = 2;
 
-/// A parallel corpus as numbered words, read as fast_align reads its lines.
-#[derive(Default)]
+/// Words kept in memory by each list that spills to the scratch directory (the corpus, the
+/// cells, the links): past that, written to a file and read back a block at a time.
+const SPILL_WORDS: usize = 1 << 20;
+
+/// A parallel corpus as numbered words, read as fast_align reads its lines. Only the vocabulary
+/// is held: the lines spill to the scratch directory, as fast_align reads its file again.
 pub struct Corpus {
     words: HashMap<String, u32>,
-    tokens: Vec<u32>,
-    /// Per line: where its source side starts, where its target starts, where it ends.
-    lines: Vec<[usize; 3]>,
+    /// Per line: its source length, its target length, its source words, its target words.
+    lines: Spill<u32>,
+    count: usize,
+    /// The last line's (source, target) lengths.
+    last: (usize, usize),
+    /// A line's words as read, separators included.
+    read: Vec<u32>,
 }
 
 impl Corpus {
-    pub fn new() -> Corpus {
-        let mut corpus = Corpus::default();
+    /// An empty corpus whose lines spill to `scratch`.
+    pub fn new(scratch: &Arc<Scratch>) -> Corpus {
+        let mut corpus = Corpus {
+            words: HashMap::new(),
+            lines: Spill::new(scratch, SPILL_WORDS * 4),
+            count: 0,
+            last: (0, 0),
+            read: Vec::new(),
+        };
         corpus.number("<eps>");
         corpus.number("|||");
         corpus
@@ -96,66 +116,132 @@ impl Corpus {
 
     /// One `source ||| target` line: words split on spaces and tabs; a tab also separates the
     /// sides; the source ends at the first separator, and the target is everything after it.
-    pub fn push_line(&mut self, line: &str) {
-        let start = self.tokens.len();
+    pub fn push_line(&mut self, line: &str) -> io::Result<()> {
+        let mut read = std::mem::take(&mut self.read);
+        read.clear();
         for (i, field) in line.split('\t').enumerate() {
             if i > 0 {
-                self.tokens.push(SEPARATOR);
+                read.push(SEPARATOR);
             }
             for word in field.split(' ').filter(|w| !w.is_empty()) {
-                let id = self.number(word);
-                self.tokens.push(id);
+                read.push(self.number(word));
             }
         }
-        let end = self.tokens.len();
-        let separator = self.tokens[start..]
-            .iter()
-            .position(|&t| t == SEPARATOR)
-            .map_or(end, |p| start + p);
-        self.lines.push([start, separator, end]);
+        let result = match read.iter().position(|&t| t == SEPARATOR) {
+            Some(p) => self.push(&read[..p], &read[p + 1..]),
+            None => self.push(&read, &[]),
+        };
+        self.read = read;
+        result
     }
 
     /// One pair given as tokens: what `push_line` reads from `source ||| target` when no token
     /// holds a space, a tab or is `|||`.
-    pub fn push_pair(&mut self, source: &[&str], target: &[&str]) {
-        let start = self.tokens.len();
-        for &word in source {
-            let id = self.number(word);
-            self.tokens.push(id);
+    pub fn push_pair(&mut self, source: &[&str], target: &[&str]) -> io::Result<()> {
+        let mut read = std::mem::take(&mut self.read);
+        read.clear();
+        read.extend(source.iter().chain(target).map(|word| self.number(word)));
+        let result = self.push(&read[..source.len()], &read[source.len()..]);
+        self.read = read;
+        result
+    }
+
+    fn push(&mut self, source: &[u32], target: &[u32]) -> io::Result<()> {
+        self.lines.push(source.len() as u32)?;
+        self.lines.push(target.len() as u32)?;
+        for &word in source.iter().chain(target) {
+            self.lines.push(word)?;
         }
-        let separator = self.tokens.len();
-        self.tokens.push(SEPARATOR);
-        for &word in target {
-            let id = self.number(word);
-            self.tokens.push(id);
-        }
-        self.lines.push([start, separator, self.tokens.len()]);
+        self.count += 1;
+        self.last = (source.len(), target.len());
+        Ok(())
     }
 
     pub fn len(&self) -> usize {
-        self.lines.len()
+        self.count
     }
 
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
+        self.count == 0
     }
 
     /// The source and target lengths of the last line read.
     pub fn last_pair(&self) -> (usize, usize) {
-        let (source, target) = self.pair(self.lines.len() - 1, false);
-        (source.len(), target.len())
+        self.last
     }
 
-    /// Line `n`'s (source, target), swapped when `reverse`.
-    fn pair(&self, n: usize, reverse: bool) -> (&[u32], &[u32]) {
-        let [start, separator, end] = self.lines[n];
-        let source = &self.tokens[start..separator];
-        let target = &self.tokens[(separator + 1).min(end)..end];
-        if reverse {
+    /// The lines in order, read back a block at a time.
+    fn pairs(&self, reverse: bool) -> Pairs<'_> {
+        Pairs {
+            words: Words::new(&self.lines),
+            reverse,
+        }
+    }
+}
+
+/// A corpus's lines in order: each (source, target), swapped when `reverse`.
+struct Pairs<'a> {
+    words: Words<'a>,
+    reverse: bool,
+}
+
+impl Pairs<'_> {
+    fn next(&mut self) -> io::Result<Option<(&[u32], &[u32])>> {
+        let (s, t) = match self.words.take(2)? {
+            [] => return Ok(None),
+            &[s, t] => (s as usize, t as usize),
+            _ => return Err(truncated()),
+        };
+        let words = self.words.take(s + t)?;
+        if words.len() < s + t {
+            return Err(truncated());
+        }
+        let (source, target) = words.split_at(s);
+        Ok(Some(if self.reverse {
             (target, source)
         } else {
             (source, target)
+        }))
+    }
+}
+
+fn truncated() -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, "a scratch file ends early")
+}
+
+/// A spilled list of words read in order, a block at a time.
+struct Words<'a> {
+    spill: &'a Spill<u32>,
+    /// The next word of the list to read into the buffer.
+    next: usize,
+    buffer: Vec<u32>,
+    /// The next word of the buffer to take.
+    at: usize,
+}
+
+impl<'a> Words<'a> {
+    fn new(spill: &'a Spill<u32>) -> Words<'a> {
+        Words {
+            spill,
+            next: 0,
+            buffer: Vec::new(),
+            at: 0,
         }
+    }
+
+    /// The next `n` words (fewer only at the end of the list).
+    fn take(&mut self, n: usize) -> io::Result<&[u32]> {
+        if self.buffer.len() - self.at < n {
+            self.buffer.drain(..self.at);
+            self.at = 0;
+            let want = (n - self.buffer.len()).max(SPILL_WORDS);
+            let end = (self.next + want).min(self.spill.len());
+            self.spill.read_into(self.next..end, &mut self.buffer)?;
+            self.next = end;
+        }
+        let taken = &self.buffer[self.at..(self.at + n).min(self.buffer.len())];
+        self.at += taken.len();
+        Ok(taken)
     }
 }
 
@@ -384,27 +470,85 @@ struct Table {
 }
 
 /// Each line's cells: per target word, the table slot of (NULL, f) (unless -N), then one per
-/// source word (e, f). Looked up once, so no iteration hashes a word pair.
+/// source word (e, f). Looked up once, so no iteration hashes a word pair; they spill to the
+/// scratch directory, and each iteration reads them back.
 struct Cells {
-    slots: Vec<u32>,
-    /// Line n's cells are slots[starts[n]..starts[n + 1]].
+    /// Per line: its target length m, its width (source length, plus one with the NULL word),
+    /// then its m * width cells.
+    lines: Spill<u32>,
+    /// The first line of each share of each batch ([`shares`]),
+    firsts: Vec<usize>,
+    /// and where its cells start in `lines`, and the end.
     starts: Vec<usize>,
     /// How many cells hold a slot of each row.
     per_row: Vec<usize>,
 }
 
-impl Cells {
-    fn of(&self, n: usize) -> &[u32] {
-        &self.slots[self.starts[n]..self.starts[n + 1]]
+/// Lines per batch: each worker scores its share of a batch, then, once all have, adds its
+/// slots' posteriors from every share in line order.
+const BATCH: usize = 4096;
+
+/// The first line of each worker's share of each batch (batch b, worker w at `b * workers + w`).
+fn shares(lines: usize, workers: usize) -> Vec<usize> {
+    let mut firsts = Vec::new();
+    for batch in (0..lines).step_by(BATCH) {
+        let end = (batch + BATCH).min(lines);
+        let share = (end - batch).div_ceil(workers);
+        firsts.extend((0..workers).map(|w| (batch + w * share).min(end)));
+    }
+    firsts
+}
+
+/// The corpus's (target, source) length pairs, with their counts, as fast_align counts them for
+/// the tension's gradient; and its target words.
+#[derive(Default)]
+struct Lengths {
+    /// fast_align keys its length counts by (short, short) and hashes them as
+    /// (unsigned short) m << 16 | (unsigned) n: the hashes in order of first sight.
+    hashes: Vec<u64>,
+    counts: HashMap<u64, u32>,
+    target_tokens: f64,
+}
+
+impl Lengths {
+    fn add(&mut self, m: usize, s: usize) {
+        self.target_tokens += m as f64;
+        let hash = ((m as i16 as u16 as u64) << 16) | (s as i16 as i32 as u32 as u64);
+        let count = self.counts.entry(hash).or_insert(0);
+        if *count == 0 {
+            self.hashes.push(hash);
+        }
+        *count += 1;
+    }
+
+    /// (m, s, count) in the order fast_align's map iterates them.
+    fn in_order(&self) -> Vec<(i16, i16, u32)> {
+        std_unordered_order(&self.hashes)
+            .into_iter()
+            .map(|p| {
+                let hash = self.hashes[p as usize];
+                (
+                    (hash >> 16) as u16 as i16,
+                    hash as u16 as i16,
+                    self.counts[&hash],
+                )
+            })
+            .collect()
     }
 }
 
 impl Table {
     /// Every (e, f) that co-occurs (NULL with every target word), rows laid out in the hash
-    /// map's order of their first insertion; and every line's cells. Each of `workers` threads
-    /// finds the rows of its share of the source words, as fast_align fills its rows.
-    fn new(corpus: &Corpus, options: &Options, workers: usize) -> (Table, Cells) {
+    /// map's order of their first insertion; every line's cells; the corpus's lengths. Each of
+    /// `workers` threads finds the rows of its share of the source words, as fast_align fills
+    /// its rows.
+    fn new(
+        corpus: &Corpus,
+        options: &Options,
+        workers: usize,
+    ) -> io::Result<(Table, Cells, Lengths)> {
         let use_null = !options.no_null_word;
+        let scratch = corpus.lines.scratch();
         let owners: Vec<u8> = (0..=corpus.words.len())
             .map(|e| (e % workers) as u8)
             .collect();
@@ -414,39 +558,40 @@ impl Table {
         // cells' pairs was inserted in its row, line by line, and in a line by source word
         // (NULL first) and then by target word. A row has its own map, as in fast_align: the
         // rows of frequent words stay in cache.
-        let found: Vec<(Vec<Vec<u32>>, Vec<u32>)> = std::thread::scope(|scope| {
+        type Found = (Vec<Vec<u32>>, Spill<u32>);
+        let found: Vec<Found> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..workers)
                 .map(|w| {
                     let owner = &owner;
-                    scope.spawn(move || {
+                    scope.spawn(move || -> io::Result<Found> {
                         let mut rows: Vec<(HashMap<u32, u32>, Vec<u32>)> =
                             vec![Default::default(); owners.len()];
-                        let mut cells = Vec::new();
+                        let mut places = Spill::new(scratch, SPILL_WORDS * 4);
                         let null = use_null && owner(NULL) == w;
-                        for n in 0..corpus.len() {
-                            let (source, target) = corpus.pair(n, options.reverse);
+                        let mut pairs = corpus.pairs(options.reverse);
+                        while let Some((source, target)) = pairs.next()? {
                             let words = null.then_some(NULL).into_iter();
                             let mine = source.iter().copied().filter(|&e| owner(e) == w);
                             for e in words.chain(mine) {
-                                let (places, row) = &mut rows[e as usize];
-                                cells.extend(target.iter().map(|&f| {
-                                    *places.entry(f).or_insert_with(|| {
+                                let (found, row) = &mut rows[e as usize];
+                                for &f in target {
+                                    places.push(*found.entry(f).or_insert_with(|| {
                                         row.push(f);
                                         row.len() as u32 - 1
-                                    })
-                                }));
+                                    }))?;
+                                }
                             }
                         }
                         let rows = rows.into_iter().map(|(_, row)| row).collect();
-                        (rows, cells)
+                        Ok((rows, places))
                     })
                 })
                 .collect();
             handles
                 .into_iter()
                 .map(|h| h.join().expect("a table worker panicked"))
-                .collect()
-        });
+                .collect::<io::Result<_>>()
+        })?;
         // Rows in the hash map's order: (e, f) inserted at `place` is slot
         // rows[e] + rank[rows[e] + place].
         let words = owners.len();
@@ -474,30 +619,44 @@ impl Table {
             rows.push(targets.len() as u32);
         }
         // Places to slots, line by line.
-        let places: Vec<&[u32]> = found.iter().map(|(_, cells)| &cells[..]).collect();
-        let mut next = vec![0; workers];
+        let mut places: Vec<Words> = found.iter().map(|(_, places)| Words::new(places)).collect();
         let mut per_row = vec![0; words];
-        let mut slots = vec![0; found.iter().map(|(_, c)| c.len()).sum()];
-        let mut starts = Vec::with_capacity(corpus.len() + 1);
-        starts.push(0);
-        for n in 0..corpus.len() {
-            let (source, target) = corpus.pair(n, options.reverse);
-            let start = *starts.last().expect("a start");
+        let mut lines = Spill::new(scratch, SPILL_WORDS * 4);
+        let firsts = shares(corpus.len(), workers);
+        let mut starts = Vec::with_capacity(firsts.len() + 1);
+        let mut lengths = Lengths::default();
+        let mut line = Vec::new();
+        let mut pairs = corpus.pairs(options.reverse);
+        let mut n = 0;
+        while let Some((source, target)) = pairs.next()? {
+            while starts.len() < firsts.len() && firsts[starts.len()] == n {
+                starts.push(lines.len());
+            }
+            lengths.add(target.len(), source.len());
             let width = source.len() + use_null as usize;
-            let line = &mut slots[start..start + width * target.len()];
+            line.clear();
+            line.resize(width * target.len(), 0);
             let words = use_null.then_some(NULL).into_iter();
             for (k, e) in words.chain(source.iter().copied()).enumerate() {
                 per_row[e as usize] += target.len();
-                let w = owner(e);
                 let row = rows[e as usize];
-                let mine = &places[w][next[w]..next[w] + target.len()];
-                next[w] += target.len();
+                let mine = places[owner(e)].take(target.len())?;
+                if mine.len() < target.len() {
+                    return Err(truncated());
+                }
                 for (cell, &place) in line[k..].iter_mut().step_by(width).zip(mine) {
                     *cell = row + rank[(row + place) as usize];
                 }
             }
-            starts.push(start + line.len());
+            lines.push(target.len() as u32)?;
+            lines.push(width as u32)?;
+            for &cell in &line {
+                lines.push(cell)?;
+            }
+            n += 1;
         }
+        starts.resize(firsts.len() + 1, lines.len());
+        drop(places);
         drop(found);
         let table = Table {
             rows,
@@ -505,14 +664,13 @@ impl Table {
             probs: vec![0.0; size],
             initialized: false,
         };
-        (
-            table,
-            Cells {
-                slots,
-                starts,
-                per_row,
-            },
-        )
+        let cells = Cells {
+            lines,
+            firsts,
+            starts,
+            per_row,
+        };
+        Ok((table, cells, lengths))
     }
 
     fn prob(&self, slot: u32) -> f64 {
@@ -629,11 +787,47 @@ pub struct Iteration {
     pub tension: f64,
 }
 
-/// What training gives: each line's Viterbi links `(source, target)`, 0-based, in fast_align's
-/// order (by target position), and the translation table, both of the last iteration's model.
+/// What training gives: each line's Viterbi links and the translation table, both of the last
+/// iteration's model.
 pub struct Aligned {
-    pub links: Vec<Vec<(u32, u32)>>,
+    /// Per line: its number of links, then each link's source and target positions.
+    links: Spill<u32>,
     table: Table,
+}
+
+impl Aligned {
+    /// Each line's links `(source, target)`, 0-based, in fast_align's order (by target
+    /// position); none without iterations (fast_align then never aligns).
+    pub fn links(&self) -> Links<'_> {
+        Links {
+            words: Words::new(&self.links),
+        }
+    }
+}
+
+/// The lines' links, read back in order.
+pub struct Links<'a> {
+    words: Words<'a>,
+}
+
+impl Iterator for Links<'_> {
+    type Item = io::Result<Vec<(u32, u32)>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let count = match self.words.take(1) {
+            Ok([]) => return None,
+            Ok(&[count]) => count as usize,
+            Ok(_) => unreachable!("one word taken"),
+            Err(e) => return Some(Err(e)),
+        };
+        Some(match self.words.take(2 * count) {
+            Ok(links) if links.len() == 2 * count => {
+                Ok(links.chunks_exact(2).map(|l| (l[0], l[1])).collect())
+            }
+            Ok(_) => Err(truncated()),
+            Err(e) => Err(e),
+        })
+    }
 }
 
 /// Train on `corpus` and align it.
@@ -641,49 +835,23 @@ pub fn align(
     corpus: &Corpus,
     options: &Options,
     mut report: impl FnMut(usize, &Iteration),
-) -> Aligned {
+) -> io::Result<Aligned> {
     let use_null = !options.no_null_word;
     let threads = options.threads.max(1);
-    let (mut table, cells) = Table::new(corpus, options, threads);
-    let mut target_tokens = 0.0;
-    let mut lengths: Vec<u64> = Vec::new();
-    let mut length_counts: HashMap<u64, u32> = HashMap::new();
-    for n in 0..corpus.len() {
-        let (source, target) = corpus.pair(n, options.reverse);
-        target_tokens += target.len() as f64;
-        // fast_align keys its length counts by (short, short) and hashes them as
-        // (unsigned short) m << 16 | (unsigned) n.
-        let (m, s) = (target.len() as i16, source.len() as i16);
-        let hash = ((m as u16 as u64) << 16) | (s as i32 as u32 as u64);
-        let count = length_counts.entry(hash).or_insert(0);
-        if *count == 0 {
-            lengths.push(hash);
-        }
-        *count += 1;
-    }
-    let length_order: Vec<(i16, i16, u32)> = std_unordered_order(&lengths)
-        .into_iter()
-        .map(|p| {
-            let hash = lengths[p as usize];
-            (
-                (hash >> 16) as u16 as i16,
-                hash as u16 as i16,
-                length_counts[&hash],
-            )
-        })
-        .collect();
+    let (mut table, cells, lengths) = Table::new(corpus, options, threads)?;
+    let length_order = lengths.in_order();
+    let target_tokens = lengths.target_tokens;
     let prob_align_not_null = 1.0 - options.prob_align_null;
     let mut tension = options.diagonal_tension;
-    let mut alignments = vec![Vec::new(); corpus.len()];
+    let mut links = Spill::new(corpus.lines.scratch(), SPILL_WORDS * 4);
     let bounds = table.partition(&cells.per_row, threads);
     let mut counts = vec![0.0; table.probs.len()];
-    let mut scratches: Vec<Scratch> = (0..threads).map(|_| Scratch::default()).collect();
+    let mut workspaces: Vec<Workspace> = (0..threads).map(|_| Workspace::default()).collect();
     for iteration in 0..options.iterations {
         let last = iteration + 1 == options.iterations;
         // The priors are the tension's, which moves between iterations.
-        scratches.iter_mut().for_each(|s| s.priors.clear());
+        workspaces.iter_mut().for_each(|s| s.priors.clear());
         let model = Model {
-            corpus,
             cells: &cells,
             table: &table,
             options,
@@ -695,10 +863,7 @@ pub fn align(
             bounds: &bounds,
             last,
         };
-        let (sums, links) = model.pass(&mut scratches, &mut counts);
-        for (n, line) in links {
-            alignments[n] = line;
-        }
+        let sums = model.pass(&mut workspaces, &mut counts, &mut links)?;
         let posterior_feature = sums.feature / target_tokens;
         if !last {
             if options.favor_diagonal && options.optimize_tension && iteration > 0 {
@@ -731,15 +896,11 @@ pub fn align(
             },
         );
     }
-    Aligned {
-        links: alignments,
-        table,
-    }
+    Ok(Aligned { links, table })
 }
 
 /// What one pass over the corpus needs: the model of one iteration, read only.
 struct Model<'a> {
-    corpus: &'a Corpus,
     cells: &'a Cells,
     table: &'a Table,
     options: &'a Options,
@@ -766,45 +927,66 @@ struct Sums {
     feature: f64,
 }
 
-/// Per worker: the diagonal prior of each (target, source) length pair it has met, and what it
-/// scored of the current batch.
+impl Sums {
+    fn add(&mut self, other: &Sums) {
+        self.feature += other.feature;
+        self.null += other.null;
+        self.likelihood += other.likelihood;
+    }
+}
+
+/// Per worker: the diagonal prior of each (target, source) length pair it has met, its share of
+/// the current batch's cells, and what it scored of them.
 #[derive(Default)]
-struct Scratch {
+struct Workspace {
     priors: HashMap<(usize, usize), Vec<f64>>,
     probs: Vec<f64>,
+    cells: Vec<u32>,
     scored: Scored,
 }
 
-/// A worker's share of a batch, scored: its first line, each line's log-likelihood, each cell's
-/// posterior in line order, and (slot, posterior) per worker that adds them to the counts.
+/// A worker's share of a batch, scored: its first line, each line's (target length, width) and
+/// log-likelihood, each cell's posterior in line order, (slot, posterior) per worker that adds
+/// them to the counts; in the last iteration each line's links as [`Aligned::links`] holds them.
 #[derive(Default)]
 struct Scored {
     first: usize,
+    lengths: Vec<(usize, usize)>,
     likelihoods: Vec<f64>,
     posteriors: Vec<f64>,
     for_worker: Vec<Vec<(u32, f64)>>,
+    links: Vec<u32>,
 }
 
-/// Lines per batch: each worker scores its share of a batch, then, once all have, adds its
-/// slots' posteriors from every share in line order.
-const BATCH: usize = 4096;
+impl Scored {
+    fn clear(&mut self, first: usize, workers: usize) {
+        self.first = first;
+        self.lengths.clear();
+        self.likelihoods.clear();
+        self.posteriors.clear();
+        self.for_worker.resize_with(workers, Vec::new);
+        self.for_worker.iter_mut().for_each(Vec::clear);
+        self.links.clear();
+    }
+}
 
 impl Model<'_> {
-    /// One pass over the corpus on as many threads as there are scratches: the sums, and in the
-    /// last iteration each line's links. Every floating-point sum is taken in fast_align's order
-    /// (line order): a slot's count by the one worker that owns the slot, the pass's sums by the
-    /// first worker.
+    /// One pass over the corpus on as many threads as there are workspaces: the sums, and in the
+    /// last iteration each line's links appended to `links`. Every floating-point sum is taken
+    /// in fast_align's order (line order): a slot's count by the one worker that owns the slot,
+    /// the pass's sums (and the links) by the first worker.
     fn pass(
         &self,
-        scratches: &mut [Scratch],
+        workspaces: &mut [Workspace],
         counts: &mut [f64],
-    ) -> (Sums, Vec<(usize, Vec<(u32, u32)>)>) {
-        let workers = scratches.len();
-        let shares: Vec<std::sync::RwLock<Scored>> = scratches
+        links: &mut Spill<u32>,
+    ) -> io::Result<Sums> {
+        let workers = workspaces.len();
+        let shares: Vec<std::sync::RwLock<Scored>> = workspaces
             .iter_mut()
             .map(|s| std::sync::RwLock::new(std::mem::take(&mut s.scored)))
             .collect();
-        let barrier = std::sync::Barrier::new(workers);
+        let barrier = Barrier::new(workers);
         let mut parts = Vec::with_capacity(workers);
         let mut rest = counts;
         for w in 0..workers {
@@ -812,14 +994,16 @@ impl Model<'_> {
             parts.push(part);
             rest = after;
         }
-        let results: Vec<_> = std::thread::scope(|scope| {
-            let handles: Vec<_> = scratches
+        let mut links = Some(links);
+        let results: Vec<io::Result<Sums>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = workspaces
                 .iter_mut()
                 .zip(parts)
                 .enumerate()
-                .map(|(w, (scratch, part))| {
+                .map(|(w, (workspace, part))| {
                     let (shares, barrier) = (&shares, &barrier);
-                    scope.spawn(move || self.work(w, scratch, part, shares, barrier))
+                    let links = links.take().filter(|_| w == 0);
+                    scope.spawn(move || self.work(w, workspace, part, shares, barrier, links))
                 })
                 .collect();
             handles
@@ -827,53 +1011,65 @@ impl Model<'_> {
                 .map(|h| h.join().expect("an alignment worker panicked"))
                 .collect()
         });
-        for (scratch, share) in scratches.iter_mut().zip(shares) {
-            scratch.scored = share.into_inner().expect("a worker panicked");
+        for (workspace, share) in workspaces.iter_mut().zip(shares) {
+            workspace.scored = share.into_inner().expect("a worker panicked");
         }
         let mut sums = Sums::default();
-        let mut links = Vec::new();
-        for (w, (s, l)) in results.into_iter().enumerate() {
+        for (w, result) in results.into_iter().enumerate() {
+            let result = result?;
             if w == 0 {
-                sums = s;
+                sums = result;
             }
-            links.extend(l);
         }
-        (sums, links)
+        Ok(sums)
     }
 
-    /// Worker `w`'s part of a pass.
+    /// Worker `w`'s part of a pass; the first worker also takes the sums and writes the links.
+    /// A worker that fails to read goes on with an empty share, so that no other waits for it
+    /// in vain, and reports the failure at the end.
     fn work(
         &self,
         w: usize,
-        scratch: &mut Scratch,
+        workspace: &mut Workspace,
         counts: &mut [f64],
         shares: &[std::sync::RwLock<Scored>],
-        barrier: &std::sync::Barrier,
-    ) -> (Sums, Vec<(usize, Vec<(u32, u32)>)>) {
+        barrier: &Barrier,
+        mut links: Option<&mut Spill<u32>>,
+    ) -> io::Result<Sums> {
         let workers = shares.len();
-        let lines = self.corpus.len();
         let chunk_lines = self.options.chunk_lines.max(1);
         let mut sums = Sums::default();
         let mut chunk = Sums::default();
-        let mut links = Vec::new();
+        let mut failure = None;
         let owned = self.bounds[w];
-        for batch in (0..lines).step_by(BATCH) {
-            let end = (batch + BATCH).min(lines);
-            let share = (end - batch).div_ceil(workers);
-            let mine = (batch + w * share).min(end)..(batch + (w + 1) * share).min(end);
+        let _broken_if_panicking = barrier.broken_on_panic();
+        let firsts = self.cells.firsts.iter();
+        for (share, &first) in firsts.enumerate().skip(w).step_by(workers) {
             {
                 let mut scored = shares[w].write().expect("a worker panicked");
-                scored.first = mine.start;
-                scored.likelihoods.clear();
-                scored.posteriors.clear();
-                scored.for_worker.resize_with(workers, Vec::new);
-                scored.for_worker.iter_mut().for_each(Vec::clear);
-                for n in mine {
-                    let line =
-                        self.score_line(n, &mut scratch.priors, &mut scratch.probs, &mut scored);
-                    if let Some(line) = line {
-                        links.push((n, line));
-                    }
+                scored.clear(first, workers);
+                let cells = self.cells.starts[share]..self.cells.starts[share + 1];
+                workspace.cells.clear();
+                if let Err(e) = self.cells.lines.read_into(cells, &mut workspace.cells) {
+                    failure.get_or_insert(e);
+                    workspace.cells.clear();
+                }
+                let mut at = 0;
+                while at < workspace.cells.len() {
+                    let (m, width) = (
+                        workspace.cells[at] as usize,
+                        workspace.cells[at + 1] as usize,
+                    );
+                    let line = &workspace.cells[at + 2..at + 2 + m * width];
+                    self.score_line(
+                        m,
+                        width,
+                        line,
+                        &mut workspace.priors,
+                        &mut workspace.probs,
+                        &mut scored,
+                    );
+                    at += 2 + m * width;
                 }
             }
             barrier.wait();
@@ -892,34 +1088,41 @@ impl Model<'_> {
                 if w == 0 {
                     for scored in &all {
                         self.add_sums(scored, chunk_lines, &mut sums, &mut chunk);
+                        if let Some(links) = links.as_deref_mut() {
+                            for &word in &scored.links {
+                                if let Err(e) = links.push(word) {
+                                    failure.get_or_insert(e);
+                                    break;
+                                }
+                            }
+                        }
                     }
                 }
             }
             barrier.wait();
         }
-        sums.feature += chunk.feature;
-        sums.null += chunk.null;
-        sums.likelihood += chunk.likelihood;
-        (sums, links)
+        sums.add(&chunk);
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(sums),
+        }
     }
 
     /// Add a share's likelihoods and posteriors to the pass's sums, by chunks of `chunk_lines`
     /// lines as fast_align reduces them.
     fn add_sums(&self, scored: &Scored, chunk_lines: usize, sums: &mut Sums, chunk: &mut Sums) {
         let mut posteriors = scored.posteriors.iter();
-        for (n, &likelihood) in (scored.first..).zip(&scored.likelihoods) {
+        let lines = scored.lengths.iter().zip(&scored.likelihoods);
+        for (n, (&(m, width), &likelihood)) in (scored.first..).zip(lines) {
             if n > 0 && n % chunk_lines == 0 {
-                sums.feature += chunk.feature;
-                sums.null += chunk.null;
-                sums.likelihood += chunk.likelihood;
+                sums.add(chunk);
                 *chunk = Sums::default();
             }
             chunk.likelihood += likelihood;
             if self.last {
                 continue;
             }
-            let (source, target) = self.corpus.pair(n, self.options.reverse);
-            let (m, s) = (target.len(), source.len());
+            let s = width - self.use_null as usize;
             for j in 0..m {
                 if self.use_null {
                     chunk.null += posteriors.next().expect("a NULL posterior");
@@ -932,33 +1135,36 @@ impl Model<'_> {
         }
     }
 
-    /// Score line `n`: its likelihood and posteriors into `scored`, or in the last iteration
-    /// its Viterbi links.
+    /// Score a line of `m` target words whose rows of cells are `width` wide: its likelihood and
+    /// posteriors into `scored`, or in the last iteration its Viterbi links.
     fn score_line(
         &self,
-        n: usize,
+        m: usize,
+        width: usize,
+        cells: &[u32],
         priors: &mut HashMap<(usize, usize), Vec<f64>>,
         probs: &mut Vec<f64>,
         scored: &mut Scored,
-    ) -> Option<Vec<(u32, u32)>> {
+    ) {
         let options = self.options;
-        let (source, target) = self.corpus.pair(n, options.reverse);
-        let (m, s) = (target.len(), source.len());
+        let null = self.use_null as usize;
+        let s = width - null;
         let prior = self.priors.map(|p| {
             &**priors
                 .entry((m, s))
                 .or_insert_with(|| diagonal::priors(m, s, p.tension, p.prob_align_not_null))
         });
-        let null = self.use_null as usize;
         probs.clear();
-        probs.resize(s + null, 0.0);
+        probs.resize(width, 0.0);
         let table = self.table;
-        let cells = self.cells.of(n);
-        let mut links = Vec::new();
+        let links_at = scored.links.len();
+        if self.last {
+            scored.links.push(0);
+        }
         let mut likelihood = 0.0;
-        for (j, row) in cells.chunks_exact(s + null).enumerate() {
+        for (j, row) in cells.chunks_exact(width).enumerate() {
             let mut sum = 0.0;
-            let mut prob_a_i = 1.0 / (s + null) as f64;
+            let mut prob_a_i = 1.0 / width as f64;
             if self.use_null {
                 if prior.is_some() {
                     prob_a_i = options.prob_align_null;
@@ -986,11 +1192,13 @@ impl Model<'_> {
                     }
                 }
                 if let Some(i) = best.filter(|&i| i > 0) {
-                    links.push(if options.reverse {
-                        (j as u32, i as u32 - 1)
+                    let (source, target) = (i as u32 - 1, j as u32);
+                    scored.links[links_at] += 1;
+                    if options.reverse {
+                        scored.links.extend([target, source]);
                     } else {
-                        (i as u32 - 1, j as u32)
-                    });
+                        scored.links.extend([source, target]);
+                    }
                 }
             } else {
                 for (&slot, &p) in row.iter().zip(probs.iter()) {
@@ -1002,8 +1210,58 @@ impl Model<'_> {
             }
             likelihood += sum.ln();
         }
+        scored.lengths.push((m, width));
         scored.likelihoods.push(likelihood);
-        self.last.then_some(links)
+    }
+}
+
+/// A barrier that a panicking worker breaks: the others then panic too, where they wait, instead
+/// of waiting for it forever (std's `Barrier` would hang the pass).
+struct Barrier {
+    workers: usize,
+    /// (workers waiting, barriers passed, broken).
+    state: std::sync::Mutex<(usize, u64, bool)>,
+    passed: std::sync::Condvar,
+}
+
+impl Barrier {
+    fn new(workers: usize) -> Barrier {
+        Barrier {
+            workers,
+            state: std::sync::Mutex::new((0, 0, false)),
+            passed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn wait(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = state.1;
+        state.0 += 1;
+        if state.0 == self.workers {
+            *state = (0, generation + 1, state.2);
+            self.passed.notify_all();
+        }
+        while state.1 == generation && !state.2 {
+            state = self.passed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        assert!(!state.2, "another alignment worker panicked");
+    }
+
+    /// A guard that breaks the barrier if dropped while its thread panics.
+    fn broken_on_panic(&self) -> BreakOnPanic<'_> {
+        BreakOnPanic(self)
+    }
+}
+
+struct BreakOnPanic<'a>(&'a Barrier);
+
+impl Drop for BreakOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut state = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.2 = true;
+            self.0.passed.notify_all();
+        }
     }
 }
 
@@ -1047,21 +1305,31 @@ mod tests {
         assert_eq!(std_order(&keys), expected);
     }
 
+    /// Every line's (source, target) words, read back.
+    fn pairs(corpus: &Corpus) -> Vec<(Vec<u32>, Vec<u32>)> {
+        let mut pairs = corpus.pairs(false);
+        let mut all = Vec::new();
+        while let Some((s, t)) = pairs.next().unwrap() {
+            all.push((s.to_vec(), t.to_vec()));
+        }
+        all
+    }
+
     #[test]
     fn lines_split_as_fast_align_splits_them() {
-        let mut corpus = Corpus::new();
-        corpus.push_line("a  b ||| c");
-        corpus.push_line("a b\tc d");
-        corpus.push_line("a ||| b ||| c");
-        let words = |ids: &[u32]| ids.len();
-        let (s, t) = corpus.pair(0, false);
-        assert_eq!((words(s), words(t)), (2, 1));
-        let (s, t) = corpus.pair(1, false);
-        assert_eq!((words(s), words(t)), (2, 2));
+        let mut corpus = Corpus::new(&Scratch::new(None));
+        corpus.push_line("a  b ||| c").unwrap();
+        corpus.push_line("a b\tc d").unwrap();
+        corpus.push_line("a ||| b ||| c").unwrap();
+        let lengths: Vec<_> = pairs(&corpus)
+            .iter()
+            .map(|(s, t)| (s.len(), t.len()))
+            .collect();
+        assert_eq!(lengths[..2], [(2, 1), (2, 2)]);
         // Every separator after the first is a target word, as in fast_align.
-        let (s, t) = corpus.pair(2, false);
+        let (s, t) = &pairs(&corpus)[2];
         assert_eq!(
-            (s.len(), t),
+            (s.len(), &t[..]),
             (1, &[corpus.words["b"], SEPARATOR, corpus.words["c"]][..])
         );
         assert_eq!(corpus.words["<eps>"], NULL);
@@ -1071,14 +1339,60 @@ mod tests {
     #[test]
     fn two_lines_align_as_worked_by_hand() {
         // Model 1, no NULL word: after EM "la" goes with "the" and "maison" with "house".
-        let mut corpus = Corpus::new();
-        corpus.push_line("la maison ||| the house");
-        corpus.push_line("la ||| the");
+        let mut corpus = Corpus::new(&Scratch::new(None));
+        corpus.push_line("la maison ||| the house").unwrap();
+        corpus.push_line("la ||| the").unwrap();
         let options = Options {
             no_null_word: true,
             ..Options::default()
         };
-        let links = align(&corpus, &options, |_, _| {}).links;
+        let aligned = align(&corpus, &options, |_, _| {}).unwrap();
+        let links: Vec<_> = aligned.links().map(Result::unwrap).collect();
         assert_eq!(links, vec![vec![(0, 0), (1, 1)], vec![(0, 0)]]);
+    }
+
+    #[test]
+    fn a_panicking_worker_breaks_the_barrier() {
+        let barrier = Barrier::new(3);
+        let outcomes: Vec<bool> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..3)
+                .map(|w| {
+                    let barrier = &barrier;
+                    scope.spawn(move || {
+                        let _guard = barrier.broken_on_panic();
+                        barrier.wait();
+                        if w == 1 {
+                            panic!("worker 1 fails between barriers");
+                        }
+                        barrier.wait();
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().is_ok()).collect()
+        });
+        assert_eq!(outcomes, [false, false, false]);
+    }
+
+    #[test]
+    fn lines_spilled_to_disk_read_back_whole() {
+        // Lines longer than a block and a corpus many blocks long, on disk past the first block.
+        let mut corpus = Corpus::new(&Scratch::new(None));
+        let long: Vec<String> = (0..SPILL_WORDS + 7)
+            .map(|i| format!("w{}", i % 1000))
+            .collect();
+        let long: Vec<&str> = long.iter().map(String::as_str).collect();
+        corpus.push_pair(&long, &["x", "y"]).unwrap();
+        for n in 0..SPILL_WORDS / 4 {
+            corpus.push_pair(&["a", "b"][..1 + n % 2], &["c"]).unwrap();
+        }
+        assert!(corpus.lines.len() > 2 * SPILL_WORDS);
+        let read = pairs(&corpus);
+        assert_eq!(read.len(), 1 + SPILL_WORDS / 4);
+        assert_eq!(read[0].0.len(), SPILL_WORDS + 7);
+        assert_eq!(read[0].0[1001], corpus.words["w1"]);
+        assert_eq!(read[0].1, [corpus.words["x"], corpus.words["y"]]);
+        let last = &read[SPILL_WORDS / 4];
+        assert_eq!(last.0.len(), 1 + (SPILL_WORDS / 4 - 1) % 2);
+        assert_eq!(last.1, [corpus.words["c"]]);
     }
 }

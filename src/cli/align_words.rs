@@ -17,10 +17,12 @@ use super::args::{at_least_one, cores};
 /// The links are what `fast-align -d -o -v` and `fast-align -d -o -v -r` print for the pairs
 /// written as `src ||| tgt` lines, combined by `atools -c grow-diag-final-and`: the same code.
 /// Every pair with words on both sides is trained on, in the table's order; a pair with an
-/// empty or NULL side is written with no links and counted. The corpus is held in memory as word
-/// numbers with each line's table slots (4 bytes per source word or NULL and target word), and
-/// the translation table grows with the distinct co-occurring word pairs. See
-/// docs/guide/align-and-import.md.
+/// empty or NULL side is written with no links and counted.
+///
+/// Memory: the vocabulary and the translation table (about 20 bytes per distinct co-occurring
+/// word pair, and twice that while it is built); the corpus, each line's table slots (4 bytes
+/// per source word or NULL and target word) and the links go to --temp-dir and are read back.
+/// See docs/guide/align-and-import.md.
 #[derive(clap::Args)]
 pub struct Args {
     /// The pairs table (Parquet file, directory or URL).
@@ -69,6 +71,9 @@ pub struct Args {
     /// Worker threads (default: the number of cores; the links are the same for any number).
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     threads: Option<usize>,
+    /// Where the scratch directory is made (default: the system's temporary directory).
+    #[arg(long, value_name = "DIR")]
+    temp_dir: Option<PathBuf>,
 }
 
 fn links(name: &str) -> Result<Links, String> {
@@ -111,6 +116,7 @@ impl Args {
                 ..Options::default()
             },
             links: self.links,
+            temp_dir: self.temp_dir,
         };
         let summary = align_words::run(&options, &mut std::io::stderr().lock()).await?;
         writeln!(

@@ -18,7 +18,12 @@ use super::args::{at_least_one, cores};
 /// Smith 2013) after -I iterations of EM, exactly as fast_align run on one thread prints them.
 /// Its figures per iteration go to stderr. A line with an empty side is an error (fast_align
 /// goes on with an undefined length ratio). -p writes the translation table too. Not here
-/// yet: -f (force alignment), -s (scores). See docs/guide/align-and-import.md.
+/// yet: -f (force alignment), -s (scores).
+///
+/// Memory: the vocabulary and the translation table (about 20 bytes per distinct co-occurring
+/// word pair, and twice that while it is built), as fast_align holds only its table; the
+/// corpus and each line's table slots (4 bytes per source word or NULL and target word) go to
+/// --temp-dir and are read back each iteration. See docs/guide/align-and-import.md.
 #[derive(clap::Args)]
 pub struct Args {
     /// The parallel corpus: `source ||| target` per line.
@@ -57,6 +62,10 @@ pub struct Args {
     /// Worker threads (default: the number of cores; the output is the same for any number).
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     threads: Option<usize>,
+    /// Where the scratch directory is made (default: the system's temporary directory): the
+    /// corpus and each line's table slots are written there and read back each iteration.
+    #[arg(long, value_name = "DIR")]
+    temp_dir: Option<PathBuf>,
     /// Also write the translation table: `e<TAB>f<TAB>ln t(f|e)` lines, as fast_align writes them
     /// (written under a temporary name, renamed when complete).
     #[arg(short = 'p', long = "conditional_probabilities", value_name = "FILE")]
@@ -98,6 +107,7 @@ impl Args {
             },
             table: self.conditional_probabilities,
             beam_threshold: self.beam_threshold,
+            temp_dir: self.temp_dir,
         };
         let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut *stdout);
         fast_align::run(&options, &mut out, &mut std::io::stderr().lock())?;

@@ -3,16 +3,16 @@
 //! (`align::symmetrize`), written as an alignments table: what `fast-align` and `atools` print
 //! for the same pairs, without the text files between them.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use datafusion::arrow::array::{Int64Array, RecordBatch};
 use datafusion::arrow::datatypes::SchemaRef;
 
-use crate::align::fast_align::{self, Corpus, Iteration};
+use crate::align::fast_align::{self, Aligned, Corpus, Iteration};
 use crate::align::symmetrize::{self, Grid};
 use crate::arrow::links_array;
 use crate::formats::pharaoh;
@@ -20,6 +20,7 @@ use crate::metrics::Link;
 use crate::parquet::{AtomicParquetWriter, keys};
 use crate::schema::Table;
 use crate::storage::Output;
+use crate::storage::spill::{Scratch, Spill};
 
 /// Which links are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +67,8 @@ pub struct AlignWordsOptions {
     /// The model's options (`reverse` is set for each direction).
     pub model: fast_align::Options,
     pub links: Links,
+    /// Where the scratch directory is made (default: the system's temporary directory).
+    pub temp_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -80,22 +83,23 @@ pub struct AlignWordsSummary {
 /// Read the pairs, train the direction(s) `options.links` needs, write the links.
 pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<AlignWordsSummary> {
     let started = Instant::now();
-    let mut corpus = Corpus::new();
-    // Each pair's id and its line in `corpus` (None: a side is empty).
-    let mut rows: Vec<(i64, Option<usize>)> = Vec::new();
+    let scratch = Scratch::new(options.temp_dir.clone());
+    let spilled = |e: io::Error| scratch.error(e);
+    let mut corpus = Corpus::new(&scratch);
+    // Each pair's id in the table's order, and the rows (0-based) with an empty side.
+    let mut ids: Spill<u64> = Spill::new(&scratch, 1 << 22);
+    let mut empty = Vec::new();
     crate::sentences::visit_columns(
         &options.pairs,
         &[&options.src, &options.tgt],
         "--src-column and --tgt-column",
         |id, sides| {
-            let line = match sides[0].is_empty() || sides[1].is_empty() {
-                true => None,
-                false => {
-                    corpus.push_pair(&sides[0], &sides[1]);
-                    Some(corpus.len() - 1)
-                }
-            };
-            rows.push((id, line));
+            if sides[0].is_empty() || sides[1].is_empty() {
+                empty.push(ids.len());
+            } else {
+                corpus.push_pair(&sides[0], &sides[1]).map_err(spilled)?;
+            }
+            ids.push(id as u64).map_err(spilled)?;
             Ok(())
         },
     )
@@ -108,7 +112,7 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
     // The outputs are opened before the training: one that would replace the input is refused
     // before the work, not after it.
     let schema = Arc::new(Table::Alignments.schema());
-    let table = open_table(options, schema.clone())?;
+    let mut table = open_table(options, schema.clone())?;
     let mut pharaoh_file = options.pharaoh.as_deref().map(Output::create).transpose()?;
     let mut train = |reverse: bool| {
         let direction = if reverse { "reverse" } else { "forward" };
@@ -126,53 +130,86 @@ pub async fn run(options: &AlignWordsOptions, log: &mut dyn Write) -> Result<Ali
                 it.tension
             );
         })
-        .links
+        .map_err(spilled)
     };
-    let trained: Vec<Vec<Link>> = match options.links {
-        Links::Forward => train(false),
-        Links::Reverse => train(true),
-        Links::Symmetrized(command) => {
-            let (forward, reverse) = (train(false), train(true));
-            let grid = |links: &[Link]| {
-                Grid::from_links(links.iter().map(|&(i, j)| (i as usize, j as usize)))
-            };
-            forward
-                .iter()
-                .zip(&reverse)
-                .map(|(f, r)| {
-                    symmetrize::apply(command, &grid(f), &grid(r))
-                        .links()
-                        .map(|(i, j)| (i as u32, j as u32))
-                        .collect()
-                })
-                .collect()
-        }
+    let forward = (options.links != Links::Reverse)
+        .then(|| train(false))
+        .transpose()?;
+    let reverse = (options.links != Links::Forward)
+        .then(|| train(true))
+        .transpose()?;
+    // Each trained line's links, in order (none without iterations: fast_align never aligns).
+    let mut forward = forward.as_ref().map(Aligned::links);
+    let mut reverse = reverse.as_ref().map(Aligned::links);
+    let next = |side: &mut Option<fast_align::Links>| -> Result<Vec<Link>> {
+        let links = side.as_mut().and_then(Iterator::next).transpose();
+        Ok(links.map_err(spilled)?.unwrap_or_default())
     };
-    // Without iterations fast_align never aligns: every pair has no links.
-    let no_links = Vec::new();
-    let links_of = |line: Option<usize>| line.and_then(|l| trained.get(l)).unwrap_or(&no_links);
+    let mut trained = || -> Result<Vec<Link>> {
+        Ok(match options.links {
+            Links::Forward => next(&mut forward)?,
+            Links::Reverse => next(&mut reverse)?,
+            Links::Symmetrized(command) => {
+                let grid = |links: &[Link]| {
+                    Grid::from_links(links.iter().map(|&(i, j)| (i as usize, j as usize)))
+                };
+                let (f, r) = (next(&mut forward)?, next(&mut reverse)?);
+                symmetrize::apply(command, &grid(&f), &grid(&r))
+                    .links()
+                    .map(|(i, j)| (i as u32, j as u32))
+                    .collect()
+            }
+        })
+    };
     // Both outputs are written whole before either is committed.
-    if let (Some(path), Some(file)) = (&options.pharaoh, &mut pharaoh_file) {
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
-        let mut text = String::new();
-        for &(_, line) in &rows {
-            text.clear();
-            pharaoh::write_line(&mut text, links_of(line));
-            text.push('\n');
-            out.write_all(text.as_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
+    let mut pharaoh = pharaoh_file
+        .as_mut()
+        .map(|file| std::io::BufWriter::with_capacity(1 << 16, file));
+    let pharaoh_failed = |e: io::Error| {
+        let path = options.pharaoh.as_deref().expect("a Pharaoh file");
+        anyhow::Error::from(e).context(format!("writing {}", path.display()))
+    };
+    const ROWS: usize = 8192;
+    let (mut links_written, mut empty_rows) = (0, empty.iter().peekable());
+    let (mut ids_read, mut text) = (Vec::with_capacity(ROWS), String::new());
+    for first in (0..ids.len()).step_by(ROWS) {
+        ids_read.clear();
+        ids.read_into(first..(first + ROWS).min(ids.len()), &mut ids_read)
+            .map_err(spilled)?;
+        let mut batch = Vec::with_capacity(ids_read.len());
+        for row in first..first + ids_read.len() {
+            let links = match empty_rows.next_if_eq(&&row) {
+                Some(_) => Vec::new(),
+                None => trained()?,
+            };
+            if let Some(out) = &mut pharaoh {
+                text.clear();
+                pharaoh::write_line(&mut text, &links);
+                text.push('\n');
+                out.write_all(text.as_bytes()).map_err(pharaoh_failed)?;
+            }
+            links_written += links.len() as u64;
+            batch.push(links);
         }
-        out.flush()
-            .with_context(|| format!("writing {}", path.display()))?;
+        let ids = Int64Array::from_iter_values(ids_read.iter().map(|&id| id as i64));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(ids), links_array(&batch, None)],
+        )?;
+        table.write(&batch)?;
     }
-    write_table(table, schema, &rows, links_of)?;
+    if let Some(out) = &mut pharaoh {
+        out.flush().map_err(pharaoh_failed)?;
+    }
+    drop(pharaoh);
+    table.finish()?;
     if let Some(file) = pharaoh_file {
         file.commit()?;
     }
     Ok(AlignWordsSummary {
-        pairs: rows.len() as u64,
-        empty: rows.iter().filter(|(_, line)| line.is_none()).count() as u64,
-        links: trained.iter().map(|l| l.len() as u64).sum(),
+        pairs: ids.len() as u64,
+        empty: empty.len() as u64,
+        links: links_written,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
@@ -197,24 +234,4 @@ fn open_table(options: &AlignWordsOptions, schema: SchemaRef) -> Result<AtomicPa
         (keys::ALIGN.to_string(), describe),
     ];
     AtomicParquetWriter::create(&options.out, schema, metadata)
-}
-
-/// The alignments table: each pair's id and links, in the pairs table's order.
-fn write_table<'a>(
-    mut writer: AtomicParquetWriter,
-    schema: SchemaRef,
-    rows: &[(i64, Option<usize>)],
-    links_of: impl Fn(Option<usize>) -> &'a Vec<Link>,
-) -> Result<()> {
-    const BATCH: usize = 8192;
-    for chunk in rows.chunks(BATCH) {
-        let ids = Int64Array::from_iter_values(chunk.iter().map(|&(id, _)| id));
-        let links: Vec<Vec<Link>> = chunk.iter().map(|&(_, l)| links_of(l).clone()).collect();
-        let batch = RecordBatch::try_new(
-            schema.clone(),
-            vec![Arc::new(ids), links_array(&links, None)],
-        )?;
-        writer.write(&batch)?;
-    }
-    writer.finish()
 }

@@ -10,6 +10,7 @@ use crate::align::fast_align::{self, Corpus, Iteration};
 use crate::formats::input::{self, Lines};
 use crate::formats::pharaoh;
 use crate::storage::Output;
+use crate::storage::spill::Scratch;
 
 #[derive(Debug, Clone)]
 pub struct FastAlignOptions {
@@ -19,16 +20,19 @@ pub struct FastAlignOptions {
     pub table: Option<PathBuf>,
     /// Which translations the table keeps (fast_align's `-t`, -4).
     pub beam_threshold: f64,
+    /// Where the scratch directory is made (default: the system's temporary directory).
+    pub temp_dir: Option<PathBuf>,
 }
 
 /// Read the corpus, train, print each line's links (`i-j ...`) to `out` and fast_align's
 /// figures per iteration to `log`.
 pub fn run(options: &FastAlignOptions, out: &mut dyn Write, log: &mut dyn Write) -> Result<()> {
     let mut lines = Lines::new(input::open(&options.input)?, &options.input);
-    let mut corpus = Corpus::new();
+    let scratch = Scratch::new(options.temp_dir.clone());
+    let mut corpus = Corpus::new(&scratch);
     let mut line = String::new();
     while lines.next_into(&mut line)? {
-        corpus.push_line(&line);
+        corpus.push_line(&line).map_err(|e| scratch.error(e))?;
         let (source, target) = corpus.last_pair();
         if source == 0 || target == 0 {
             bail!(
@@ -57,17 +61,13 @@ pub fn run(options: &FastAlignOptions, out: &mut dyn Write, log: &mut dyn Write)
             it.posterior_feature,
             it.tension,
         );
-    });
-    // Without iterations fast_align never reaches its final, aligning, pass.
-    let printed = if options.model.iterations == 0 {
-        &[][..]
-    } else {
-        &aligned.links[..]
-    };
+    })
+    .map_err(|e| scratch.error(e))?;
     let mut text = String::new();
-    for links in printed {
+    for links in aligned.links() {
+        let links = links.map_err(|e| scratch.error(e))?;
         text.clear();
-        pharaoh::write_line(&mut text, links);
+        pharaoh::write_line(&mut text, &links);
         text.push('\n');
         out.write_all(text.as_bytes())?;
     }

@@ -107,9 +107,7 @@ impl Corpus {
     }
 
     fn add(&mut self, id: u32) -> Result<()> {
-        self.text
-            .push(id)
-            .map_err(|e| spill_error(&self.scratch, e))?;
+        self.text.push(id).map_err(|e| self.scratch.error(e))?;
         if self.ends.len() <= id as usize {
             self.ends.resize(id as usize + 1, 0);
         }
@@ -125,13 +123,6 @@ impl Corpus {
     pub fn vocabulary(&self) -> &Vocabulary {
         &self.vocabulary
     }
-}
-
-fn spill_error(scratch: &Scratch, error: io::Error) -> anyhow::Error {
-    anyhow!(
-        "spilling to the scratch directory {}: {error}",
-        scratch.location().display()
-    )
 }
 
 /// An error of the text (a special word) said with where it is; one of the disk as it is.
@@ -312,7 +303,7 @@ fn estimate_in_shares(corpus: Corpus, options: &Options) -> Result<Model> {
     let shares = Shares::plan(&corpus.ends, order, corpus.limit);
     let scratch = corpus.scratch.clone();
     let limit = corpus.limit;
-    let spilled = |e: io::Error| spill_error(&scratch, e);
+    let spilled = |e: io::Error| scratch.error(e);
 
     // 1. Each window to the share of its last word.
     let mut windows: Vec<Spill<u128>> = shares.lists(&scratch);
@@ -559,9 +550,7 @@ pub fn write(model: &Model, target: Option<&Path>, stdout: &mut dyn Write) -> Re
     let failed = |e: io::Error| -> anyhow::Error {
         match e.kind() {
             // Reading back what was spilled.
-            io::ErrorKind::UnexpectedEof | io::ErrorKind::NotFound => {
-                spill_error(&model.scratch, e)
-            }
+            io::ErrorKind::UnexpectedEof | io::ErrorKind::NotFound => model.scratch.error(e).into(),
             _ => e.into(),
         }
     };

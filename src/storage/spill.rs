@@ -5,6 +5,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -60,6 +61,18 @@ impl Scratch {
         }
     }
 
+    /// `error`, met writing or reading back this directory's files, saying where they are.
+    pub fn error(&self, error: io::Error) -> io::Error {
+        let location = self.location();
+        io::Error::new(
+            error.kind(),
+            format!(
+                "spilling to the scratch directory {}: {error}",
+                location.display()
+            ),
+        )
+    }
+
     fn new_file(&self) -> io::Result<PathBuf> {
         let mut dir = self.dir.lock().expect("not poisoned");
         if dir.is_none() {
@@ -101,6 +114,11 @@ impl<T: Record> Spill<T> {
             file: None,
             on_disk: 0,
         }
+    }
+
+    /// The scratch directory the list spills to.
+    pub fn scratch(&self) -> &Arc<Scratch> {
+        &self.scratch
     }
 
     pub fn len(&self) -> usize {
@@ -163,6 +181,22 @@ impl<T: Record> Spill<T> {
             memory: self.memory[in_memory].iter(),
             bytes: vec![0; T::SIZE],
         })
+    }
+
+    /// The records of `range` appended to `out`, read in one go. Lists are read from several
+    /// threads at once: the file is read at an offset, with no position shared.
+    pub fn read_into(&self, range: Range<usize>, out: &mut Vec<T>) -> io::Result<()> {
+        assert!(range.start <= range.end && range.end <= self.len());
+        let from_file = range.start.min(self.on_disk)..range.end.min(self.on_disk);
+        if let Some(path) = self.file.as_ref().filter(|_| !from_file.is_empty()) {
+            let mut bytes = vec![0; from_file.len() * T::SIZE];
+            File::open(path)?.read_exact_at(&mut bytes, (from_file.start * T::SIZE) as u64)?;
+            out.extend(bytes.chunks_exact(T::SIZE).map(T::get));
+        }
+        let end = range.end.saturating_sub(self.on_disk);
+        let start = range.start.saturating_sub(self.on_disk).min(end);
+        out.extend_from_slice(&self.memory[start..end]);
+        Ok(())
     }
 
     /// Every record, in memory.
@@ -228,7 +262,10 @@ mod tests {
                 .unwrap()
                 .map(Result::unwrap)
                 .collect();
-            assert_eq!(part, all[range]);
+            assert_eq!(part, all[range.clone()]);
+            let mut read = vec![1];
+            spill.read_into(range.clone(), &mut read).unwrap();
+            assert_eq!(read[1..], all[range]);
         }
         let path = spill.file.clone().unwrap();
         drop(spill);
