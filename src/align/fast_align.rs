@@ -18,10 +18,11 @@
 //!
 //! No Arrow here: `pipeline::fast_align` reads and writes files.
 
+use std::hash::BuildHasher;
 use std::io;
 use std::sync::Arc;
 
-use hashbrown::HashMap;
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 
 use crate::storage::spill::{Scratch, Spill};
 
@@ -564,8 +565,10 @@ impl Table {
                 .map(|w| {
                     let owner = &owner;
                     scope.spawn(move || -> io::Result<Found> {
-                        let mut rows: Vec<(HashMap<u32, u32>, Vec<u32>)> =
+                        // A row's map holds places in the row, keyed by the target word there.
+                        let mut rows: Vec<(HashTable<u32>, Vec<u32>)> =
                             vec![Default::default(); owners.len()];
+                        let hasher = DefaultHashBuilder::default();
                         let mut places = Spill::new(scratch, SPILL_WORDS * 4);
                         let null = use_null && owner(NULL) == w;
                         let mut pairs = corpus.pairs(options.reverse);
@@ -575,10 +578,19 @@ impl Table {
                             for e in words.chain(mine) {
                                 let (found, row) = &mut rows[e as usize];
                                 for &f in target {
-                                    places.push(*found.entry(f).or_insert_with(|| {
-                                        row.push(f);
-                                        row.len() as u32 - 1
-                                    }))?;
+                                    let hash = hasher.hash_one(f);
+                                    let place = match found.find(hash, |&p| row[p as usize] == f) {
+                                        Some(&place) => place,
+                                        None => {
+                                            row.push(f);
+                                            let place = row.len() as u32 - 1;
+                                            found.insert_unique(hash, place, |&p| {
+                                                hasher.hash_one(row[p as usize])
+                                            });
+                                            place
+                                        }
+                                    };
+                                    places.push(place)?;
                                 }
                             }
                         }
@@ -839,6 +851,7 @@ pub fn align(
     let use_null = !options.no_null_word;
     let threads = options.threads.max(1);
     let (mut table, cells, lengths) = Table::new(corpus, options, threads)?;
+    release_freed_memory();
     let length_order = lengths.in_order();
     let target_tokens = lengths.target_tokens;
     let prob_align_not_null = 1.0 - options.prob_align_null;
@@ -897,6 +910,17 @@ pub fn align(
         );
     }
     Ok(Aligned { links, table })
+}
+
+/// Give the memory the table's build freed back to the system. Its maps were allocated by
+/// worker threads, in glibc's per-thread arenas, which keep freed memory: without this the
+/// process would hold the build's peak and the training's arrays at once.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system; it takes no pointer.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// What one pass over the corpus needs: the model of one iteration, read only.
