@@ -20,9 +20,8 @@ use super::args::{at_least_one, cores};
 /// empty or NULL side is written with no links and counted.
 ///
 /// Memory: the vocabulary and the translation table (about 20 bytes per distinct co-occurring
-/// word pair, and twice that while it is built); the corpus, each line's table slots (4 bytes
-/// per source word or NULL and target word) and the links go to --temp-dir and are read back.
-/// See docs/guide/align-and-import.md.
+/// word pair); the corpus, each line's table slots (4 bytes per source word or NULL and target
+/// word) and the links go to --temp-dir and are read back. See docs/guide/align-and-import.md.
 #[derive(clap::Args)]
 pub struct Args {
     /// The pairs table (Parquet file, directory or URL).

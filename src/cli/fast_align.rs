@@ -21,9 +21,9 @@ use super::args::{at_least_one, cores};
 /// yet: -f (force alignment), -s (scores).
 ///
 /// Memory: the vocabulary and the translation table (about 20 bytes per distinct co-occurring
-/// word pair, and twice that while it is built), as fast_align holds only its table; the
-/// corpus and each line's table slots (4 bytes per source word or NULL and target word) go to
-/// --temp-dir and are read back each iteration. See docs/guide/align-and-import.md.
+/// word pair), as fast_align holds only its table; the corpus and each line's table slots (4
+/// bytes per source word or NULL and target word) go to --temp-dir and are read back each
+/// iteration. See docs/guide/align-and-import.md.
 #[derive(clap::Args)]
 pub struct Args {
     /// The parallel corpus: `source ||| target` per line.
