@@ -26,11 +26,11 @@ use datafusion::arrow::compute::take;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::properties::WriterProperties;
-use pairmetrics::parquet::Codec;
 use pairmetrics::parquet::ParquetInput;
 use pairmetrics::parquet::lockstep::{Source, Zip, zipped_schema};
 use pairmetrics::parquet::lockstep_table::{LockstepExec, LockstepTable, RowSplit, in_dealt_order};
 use pairmetrics::parquet::shares::SharesSink;
+use pairmetrics::parquet::{Codec, Encoding};
 
 use crate::common::{ids, sample, write_parquet};
 
@@ -399,8 +399,7 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
         out.to_str().unwrap(),
         schema,
         vec![("k".into(), "v".into())],
-        Codec::Zstd,
-        false,
+        Encoding::fast(Codec::Zstd),
     );
     let sink = SharesSink::from_bytes(&sink.to_bytes().unwrap())
         .unwrap()

@@ -27,7 +27,7 @@ use futures::StreamExt;
 use object_store::ObjectStoreExt;
 
 use super::shares::SharesSink;
-use super::write::{AtomicParquetWriter, Codec};
+use super::write::{AtomicParquetWriter, Encoding};
 use super::{NULL_PARTITION, ParquetInput, keys};
 use crate::storage::{self, Location, Mode, Remote};
 use datafusion::prelude::SessionContext;
@@ -66,16 +66,15 @@ pub enum TableWriter {
 }
 
 impl TableWriter {
-    /// Start writing `out` as `layout` says, each file encoded with `codec` (and dictionary
-    /// pages when `dictionary`), `metadata` in every footer (a Delta table's commit info).
+    /// Start writing `out` as `layout` says, each file written as `encoding` says, `metadata` in
+    /// every footer (a Delta table's commit info).
     pub async fn create(
         ctx: &SessionContext,
         out: &Path,
         layout: &Layout,
         schema: SchemaRef,
         metadata: Vec<(String, String)>,
-        codec: Codec,
-        dictionary: bool,
+        encoding: Encoding,
     ) -> Result<TableWriter> {
         if let Some(target) = out.to_str().and_then(|s| s.strip_prefix("delta:")) {
             if !layout.partition_by.is_empty() || layout.max_rows_per_file.is_some() {
@@ -99,10 +98,10 @@ impl TableWriter {
         }
         Ok(match layout.is_dataset(out) {
             false => TableWriter::File(AtomicParquetWriter::with_encoding(
-                out, schema, metadata, codec, dictionary,
+                out, schema, metadata, encoding,
             )?),
             true => TableWriter::Dataset(DatasetWriter::create(
-                out, layout, schema, metadata, codec, dictionary,
+                out, layout, schema, metadata, encoding,
             )?),
         })
     }
@@ -135,8 +134,7 @@ pub struct DatasetWriter {
     /// The files' schema: the result's without the partition columns.
     file_schema: SchemaRef,
     metadata: Vec<(String, String)>,
-    codec: Codec,
-    dictionary: bool,
+    encoding: Encoding,
     max_rows_per_file: u64,
     /// Open files, the most recently written last: partition directory, writer, rows.
     open: Vec<(String, AtomicParquetWriter, u64)>,
@@ -153,8 +151,7 @@ impl DatasetWriter {
         layout: &Layout,
         schema: SchemaRef,
         metadata: Vec<(String, String)>,
-        codec: Codec,
-        dictionary: bool,
+        encoding: Encoding,
     ) -> Result<DatasetWriter> {
         let mut partition_columns = Vec::new();
         for name in &layout.partition_by {
@@ -211,8 +208,7 @@ impl DatasetWriter {
             partition_columns,
             file_schema,
             metadata: with_marker_key(metadata),
-            codec,
-            dictionary,
+            encoding,
             max_rows_per_file: layout.max_rows_per_file.unwrap_or(u64::MAX).max(1),
             open: Vec::new(),
             parts: HashMap::new(),
@@ -329,8 +325,7 @@ impl DatasetWriter {
             &path,
             self.file_schema.clone(),
             self.metadata.clone(),
-            self.codec,
-            self.dictionary,
+            self.encoding,
         )?;
         self.open.push((directory.to_string(), writer, 0));
         self.written.push(name);
@@ -496,19 +491,18 @@ impl ExecutorDataset {
     }
 
     /// Run `frame` on the cluster into the dataset, `metadata` in every footer, encoded as
-    /// [`TableWriter::create`] encodes (`codec`, dictionary pages or not); returns the rows
+    /// [`TableWriter::create`] writes them; returns the rows
     /// written.
     pub async fn write(
         &self,
         frame: DataFrame,
         layout: &Layout,
         metadata: Vec<(String, String)>,
-        codec: Codec,
-        dictionary: bool,
+        encoding: Encoding,
     ) -> Result<u64> {
         let mut options = TableParquetOptions::default();
-        options.global.compression = Some(codec.name().to_string());
-        options.global.dictionary_enabled = Some(dictionary);
+        options.global.compression = Some(encoding.codec.name().to_string());
+        options.global.dictionary_enabled = Some(encoding.dictionary);
         options.global.max_row_group_size = super::write::ROW_GROUP_ROWS;
         options.key_value_metadata = with_marker_key(metadata)
             .into_iter()
@@ -533,17 +527,10 @@ impl ExecutorDataset {
         &self,
         frame: DataFrame,
         metadata: Vec<(String, String)>,
-        codec: Codec,
-        dictionary: bool,
+        encoding: Encoding,
     ) -> Result<u64> {
         let schema = frame.schema().inner().clone();
-        let sink = SharesSink::new(
-            &self.url(),
-            schema,
-            with_marker_key(metadata),
-            codec,
-            dictionary,
-        );
+        let sink = SharesSink::new(&self.url(), schema, with_marker_key(metadata), encoding);
         let (state, plan) = frame.into_parts();
         let insert = LogicalPlanBuilder::insert_into(
             plan,

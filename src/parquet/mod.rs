@@ -18,4 +18,4 @@ pub use input::{KeyOrder, ParquetInput};
 /// read it back: as NULL).
 pub const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
 pub use dataset::{Layout, TableWriter};
-pub use write::{AtomicParquetWriter, Codec};
+pub use write::{AtomicParquetWriter, Codec, Encoding};

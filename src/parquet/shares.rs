@@ -33,7 +33,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::encoded::{decode, encode, external, schema_from_json, schema_to_json};
-use super::{AtomicParquetWriter, Codec};
+use super::{AtomicParquetWriter, Codec, Encoding};
 
 /// Where and how the shares are written.
 #[derive(Debug, Clone)]
@@ -43,14 +43,12 @@ struct Target {
     /// The rows' schema.
     schema: SchemaRef,
     metadata: Vec<(String, String)>,
-    codec: Codec,
-    dictionary: bool,
+    encoding: Encoding,
 }
 
 impl Target {
     fn to_json(&self) -> anyhow::Result<Value> {
-        let codec = self
-            .codec
+        let codec = (self.encoding.codec)
             .to_possible_value()
             .expect("every codec has a name");
         Ok(json!({
@@ -58,7 +56,7 @@ impl Target {
             "schema": schema_to_json(&self.schema)?,
             "metadata": self.metadata,
             "codec": codec.get_name(),
-            "dictionary": self.dictionary,
+            "dictionary": self.encoding.dictionary,
         }))
     }
 
@@ -78,8 +76,7 @@ impl Target {
             directory,
             schema,
             metadata,
-            codec,
-            dictionary,
+            encoding: Encoding { codec, dictionary },
         })
     }
 }
@@ -99,8 +96,7 @@ impl SharesSink {
         directory: &str,
         schema: SchemaRef,
         metadata: Vec<(String, String)>,
-        codec: Codec,
-        dictionary: bool,
+        encoding: Encoding,
     ) -> SharesSink {
         let directory = format!("{}/", directory.trim_end_matches('/'));
         SharesSink {
@@ -108,8 +104,7 @@ impl SharesSink {
                 directory,
                 schema,
                 metadata,
-                codec,
-                dictionary,
+                encoding,
             },
         }
     }
@@ -259,8 +254,7 @@ impl ExecutionPlan for WriteSharesExec {
                 Path::new(&path),
                 target.schema.clone(),
                 target.metadata.clone(),
-                target.codec,
-                target.dictionary,
+                target.encoding,
             )
             .map_err(external)?;
             let mut rows = 0u64;

@@ -66,6 +66,31 @@ impl Codec {
     }
 }
 
+/// How a file's pages are written: compressed with `codec`, with dictionary pages or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Encoding {
+    pub codec: Codec,
+    pub dictionary: bool,
+}
+
+impl Encoding {
+    /// For a table read many times (an import, a corpus, a query's result): zstd and dictionary
+    /// pages, the smallest files and the fastest to read.
+    pub const COMPACT: Encoding = Encoding {
+        codec: Codec::Zstd,
+        dictionary: true,
+    };
+
+    /// As fast as it can be written: compressed with `codec`, without dictionary pages (hashing
+    /// every token as it is written cost a third of `score`'s CPU; files are ~1.4x larger).
+    pub fn fast(codec: Codec) -> Encoding {
+        Encoding {
+            codec,
+            dictionary: false,
+        }
+    }
+}
+
 pub struct AtomicParquetWriter {
     /// The target, for messages.
     target: String,
@@ -292,27 +317,14 @@ impl Open {
 }
 
 impl AtomicParquetWriter {
-    /// Start writing a table that will be read many times (an import, a corpus, a query's
-    /// result) to `target`, with `metadata` as key-value pairs: zstd and dictionary pages, the
-    /// smallest files and the fastest to read.
+    /// Start writing a table that will be read many times to `target`, with `metadata` as
+    /// key-value pairs, [`Encoding::COMPACT`].
     pub fn create(
         target: &Path,
         schema: SchemaRef,
         metadata: Vec<(String, String)>,
     ) -> Result<Self> {
-        Self::with_encoding(target, schema, metadata, Codec::Zstd, true)
-    }
-
-    /// Start writing `target` as fast as it can be written: compressed with `codec`, and without
-    /// dictionary pages (hashing every token as it is written cost a third of `score`'s CPU;
-    /// files are ~1.4x larger).
-    pub fn create_fast(
-        target: &Path,
-        schema: SchemaRef,
-        metadata: Vec<(String, String)>,
-        codec: Codec,
-    ) -> Result<Self> {
-        Self::with_encoding(target, schema, metadata, codec, false)
+        Self::with_encoding(target, schema, metadata, Encoding::COMPACT)
     }
 
     /// Before the first write: take `columns` of `input` as they are stored there (encoding and
@@ -357,17 +369,16 @@ impl AtomicParquetWriter {
             .collect())
     }
 
-    /// Start writing `target` compressed with `codec`, with dictionary pages or not.
+    /// Start writing `target` as `encoding` says.
     pub fn with_encoding(
         target: &Path,
         schema: SchemaRef,
         metadata: Vec<(String, String)>,
-        codec: Codec,
-        dictionary: bool,
+        encoding: Encoding,
     ) -> Result<Self> {
         let mut props = WriterProperties::builder()
-            .set_compression(codec.parquet()?)
-            .set_dictionary_enabled(dictionary)
+            .set_compression(encoding.codec.parquet()?)
+            .set_dictionary_enabled(encoding.dictionary)
             .set_statistics_enabled(EnabledStatistics::Page);
         // Statistics of values inside lists (the smallest and largest token of a page) prune
         // nothing, and comparing every token cost a tenth of `score`'s writing.

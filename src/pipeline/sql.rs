@@ -19,7 +19,7 @@ use futures::TryStreamExt;
 use crate::formats::terminal::terminal_safe;
 use crate::parquet::dataset::ExecutorDataset;
 use crate::parquet::keys;
-use crate::parquet::{Codec, Layout, TableWriter};
+use crate::parquet::{Encoding, Layout, TableWriter};
 use crate::session;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -52,12 +52,12 @@ pub async fn run(
         if session::on_cluster(ctx) {
             let dataset = ExecutorDataset::create(path, layout)?;
             dataset
-                .write(frame, layout, metadata, Codec::Zstd, true)
+                .write(frame, layout, metadata, Encoding::COMPACT)
                 .await?;
             return dataset.publish();
         }
         let mut writer =
-            TableWriter::create(ctx, path, layout, schema, metadata, Codec::Zstd, true).await?;
+            TableWriter::create(ctx, path, layout, schema, metadata, Encoding::COMPACT).await?;
         let mut stream = frame.execute_stream().await?;
         while let Some(batch) = stream.try_next().await? {
             writer.write(&batch).await?;

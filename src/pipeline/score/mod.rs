@@ -21,7 +21,7 @@ use crate::align::{Aligner, AlignerOptions};
 use crate::parquet::dataset::ExecutorDataset;
 use crate::parquet::keys;
 use crate::parquet::lockstep_table::{LockstepTable, RowSplit, in_dealt_order};
-use crate::parquet::{Codec, KeyOrder, Layout, ParquetInput, TableWriter, lockstep};
+use crate::parquet::{Codec, Encoding, KeyOrder, Layout, ParquetInput, TableWriter, lockstep};
 use crate::resources::{self, ResourceOptions};
 use crate::schema::{Table, with_dictionary_lists};
 use crate::session::{self, Session, Tuning};
@@ -468,8 +468,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
         &options.layout,
         schema,
         metadata,
-        options.compression,
-        false,
+        Encoding::fast(options.compression),
     )
     .await?;
     let copied = match (&copy, &mut writer) {
@@ -650,12 +649,17 @@ async fn score_on_cluster(
     let written = match shares {
         true => {
             dataset
-                .write_shares(frame, metadata, options.compression, false)
+                .write_shares(frame, metadata, Encoding::fast(options.compression))
                 .await?
         }
         false => {
             dataset
-                .write(frame, &options.layout, metadata, options.compression, false)
+                .write(
+                    frame,
+                    &options.layout,
+                    metadata,
+                    Encoding::fast(options.compression),
+                )
                 .await?
         }
     };
