@@ -16,6 +16,10 @@
 //!   lengths are swapped, a tab separates the sides as `|||` does, and every `|||` after the
 //!   first belongs to the target side.
 //!
+//! Memory: only the vocabulary and the translation table are held. What grows with the corpus
+//! (its lines, each line's table slots, the links) spills to a scratch directory and is read
+//! back a block at a time, as fast_align reads its file again each iteration.
+//!
 //! No Arrow here: `pipeline::fast_align` reads and writes files.
 
 use std::hash::BuildHasher;
@@ -1026,7 +1030,7 @@ impl Model<'_> {
                 .enumerate()
                 .map(|(w, (workspace, part))| {
                     let (shares, barrier) = (&shares, &barrier);
-                    let links = links.take().filter(|_| w == 0);
+                    let links = if w == 0 { links.take() } else { None };
                     scope.spawn(move || self.work(w, workspace, part, shares, barrier, links))
                 })
                 .collect();
@@ -1038,13 +1042,10 @@ impl Model<'_> {
         for (workspace, share) in workspaces.iter_mut().zip(shares) {
             workspace.scored = share.into_inner().expect("a worker panicked");
         }
-        let mut sums = Sums::default();
-        for (w, result) in results.into_iter().enumerate() {
-            let result = result?;
-            if w == 0 {
-                sums = result;
-            }
-        }
+        // The first worker's sums are the pass's; the others' are empty, but may hold a failure.
+        let mut results = results.into_iter();
+        let sums = results.next().expect("a first worker")?;
+        results.try_for_each(|result| result.map(drop))?;
         Ok(sums)
     }
 
