@@ -197,11 +197,7 @@ impl Pairs<'_> {
             &[s, t] => (s as usize, t as usize),
             _ => return Err(truncated()),
         };
-        let words = self.words.take(s + t)?;
-        if words.len() < s + t {
-            return Err(truncated());
-        }
-        let (source, target) = words.split_at(s);
+        let (source, target) = self.words.take_exact(s + t)?.split_at(s);
         Ok(Some(if self.reverse {
             (target, source)
         } else {
@@ -246,6 +242,15 @@ impl<'a> Words<'a> {
         }
         let taken = &self.buffer[self.at..(self.at + n).min(self.buffer.len())];
         self.at += taken.len();
+        Ok(taken)
+    }
+
+    /// The next `n` words; an error if the list ends before them.
+    fn take_exact(&mut self, n: usize) -> io::Result<&[u32]> {
+        let taken = self.take(n)?;
+        if taken.len() < n {
+            return Err(truncated());
+        }
         Ok(taken)
     }
 }
@@ -656,10 +661,7 @@ impl Table {
             for (k, e) in words.chain(source.iter().copied()).enumerate() {
                 per_row[e as usize] += target.len();
                 let row = rows[e as usize];
-                let mine = places[owner(e)].take(target.len())?;
-                if mine.len() < target.len() {
-                    return Err(truncated());
-                }
+                let mine = places[owner(e)].take_exact(target.len())?;
                 for (cell, &place) in line[k..].iter_mut().step_by(width).zip(mine) {
                     *cell = row + rank[(row + place) as usize];
                 }
@@ -836,13 +838,8 @@ impl Iterator for Links<'_> {
             Ok(_) => unreachable!("one word taken"),
             Err(e) => return Some(Err(e)),
         };
-        Some(match self.words.take(2 * count) {
-            Ok(links) if links.len() == 2 * count => {
-                Ok(links.chunks_exact(2).map(|l| (l[0], l[1])).collect())
-            }
-            Ok(_) => Err(truncated()),
-            Err(e) => Err(e),
-        })
+        let links = self.words.take_exact(2 * count);
+        Some(links.map(|links| links.chunks_exact(2).map(|l| (l[0], l[1])).collect()))
     }
 }
 

@@ -490,9 +490,8 @@ impl ExecutorDataset {
         }
     }
 
-    /// Run `frame` on the cluster into the dataset, `metadata` in every footer, encoded as
-    /// [`TableWriter::create`] writes them; returns the rows
-    /// written.
+    /// Run `frame` on the cluster into the dataset, `metadata` in every footer, its files
+    /// written as `encoding` says; returns the rows written.
     pub async fn write(
         &self,
         frame: DataFrame,
