@@ -173,11 +173,11 @@ impl Labels {
             return self.names.intern(label);
         }
         // The bytes little-endian in two words, the length in the last byte.
-        let mut packed = [0u8; 16];
-        packed[..bytes.len()].copy_from_slice(bytes);
-        packed[15] = bytes.len() as u8;
-        let (low, high) = packed.split_at(8);
-        let key = [low, high].map(|half| u64::from_le_bytes(half.try_into().expect("8 bytes")));
+        let (low, high) = bytes.split_at(bytes.len().min(8));
+        let key = [
+            little_endian(low),
+            little_endian(high) | (bytes.len() as u64) << 56,
+        ];
         let mixed = (key[0] ^ key[1]).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let slot = &mut self.recent[(mixed >> (64 - RECENT_BITS)) as usize];
         if slot.0 != key {
@@ -196,6 +196,23 @@ impl Labels {
 
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
+    }
+}
+
+/// Up to 8 bytes as a little-endian integer, read in at most three loads: copied byte by byte
+/// into a buffer and read back as one word, they would wait for the copy (no store forwarding).
+fn little_endian(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let word = |at: usize| u64::from(u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")));
+    match n {
+        8 => u64::from_le_bytes(bytes.try_into().expect("8 bytes")),
+        // Two words that overlap: the bytes they share are the same bytes in the same places.
+        4..=7 => word(0) | word(n - 4) << (8 * (n - 4)),
+        1..=3 => {
+            let byte = |at: usize| u64::from(bytes[at]) << (8 * at);
+            byte(0) | byte(n / 2) | byte(n - 1)
+        }
+        _ => 0,
     }
 }
 
@@ -607,20 +624,28 @@ pub struct Scratch {
 }
 
 /// What the edges' weights are made of, for k meta-graph nodes.
+///
+/// The nodes are taken in the preorder of the meta-graph's tree (the kernel's order, `p` and
+/// `q` below), so that a node's common ancestors with the others come from a running minimum
+/// over contiguous gaps as its row of halves is written; the edges' ranks still name the nodes
+/// by their places in sentence order, which SPEC's order needs.
 #[derive(Debug, Default)]
 struct Weights {
     /// The nodes' common ancestors in the meta-graph's tree, and their counterparts' in the
-    /// other; `rows` holds one node's depths of them, for each tree.
+    /// other; `row` holds one node's depths of the latter.
     ancestors: [Ancestors; 2],
-    rows: [Vec<u32>; 2],
+    row: Vec<u32>,
     climbs: [Vec<u32>; 2],
     table: PrefixDistances,
     tokens: Vec<u32>,
+    /// In the kernel's order: each node's place in sentence order and its counterpart.
+    kernel: Vec<(u32, u32)>,
 }
 
 impl Weights {
-    /// Every node's [`Rank::half`] of each of its edges into the k x k matrix `halves` (row i
-    /// is node i's), from two trees and the nodes' (token, counterpart) in sentence order.
+    /// Every node's [`Rank::half`] of each of its edges into the k x k matrix `halves` (row p
+    /// is the kernel's node p), from two trees and the nodes' (token, counterpart) in sentence
+    /// order; [`Weights::kernel`] and [`Weights::kernel_place`] then map the two orders.
     ///
     /// Edge (i, j)'s L (eq. 5.5) is the distance of node i's path up to the common ancestor
     /// against its counterpart's, the same for j, and 1 when their orders differ; its Lmax the
@@ -629,36 +654,70 @@ impl Weights {
     /// its own row from its own table, and [`edge_rank`] adds the two halves of an edge.
     fn halves<R: Rank>(&mut self, trees: [&Tree; 2], nodes: &[(u32, u32)], halves: &mut Vec<R>) {
         let k = nodes.len();
-        for (side, tree) in trees.into_iter().enumerate() {
-            let token = |&(n, c): &(u32, u32)| if side == 0 { n } else { c };
-            self.tokens.clear();
-            self.tokens.extend(nodes.iter().map(token));
-            self.ancestors[side].prepare(tree, &self.tokens);
-        }
+        self.tokens.clear();
+        self.tokens.extend(nodes.iter().map(|&(n, _)| n));
+        self.ancestors[0].prepare(trees[0], &self.tokens);
+        self.kernel.clear();
+        self.kernel.extend(
+            self.ancestors[0]
+                .order
+                .iter()
+                .map(|&i| (i, nodes[i as usize].1)),
+        );
+        self.tokens.clear();
+        self.tokens.extend(self.kernel.iter().map(|&(_, c)| c));
+        self.ancestors[1].prepare(trees[1], &self.tokens);
         grow(halves, k * k, R::ZERO);
         let Weights {
             ancestors: [ancestors0, ancestors1],
-            rows: [lca0, lca1],
+            row: lca1,
             climbs: [climb0, climb1],
             table,
+            kernel,
             ..
         } = self;
-        grow(lca0, k, 0);
         grow(lca1, k, 0);
-        let (lca0, lca1) = (&mut lca0[..k], &mut lca1[..k]);
-        for (i, (&(n, c), row)) in nodes.iter().zip(halves.chunks_exact_mut(k)).enumerate() {
-            ancestors0.row(i, lca0);
-            ancestors1.row(i, lca1);
+        let lca1 = &mut lca1[..k];
+        // gap[q]: one below the depth of the common ancestor of kernel nodes q - 1 and q
+        // (their tokens are distinct); a range's common ancestor is one above its smallest gap.
+        let gap = &ancestors0.gap[..k];
+        for (p, (&(i, c), row)) in kernel.iter().zip(halves.chunks_exact_mut(k)).enumerate() {
+            ancestors1.row(p, lca1);
+            let n = nodes[i as usize].0;
             let (climb0, climb1) = (trees[0].climb(n, climb0), trees[1].climb(c, climb1));
             let (d0, d1) = (climb0.len() as u32, climb1.len() as u32);
             // The table's cells as a local slice: read through `self`, they would be reloaded
             // for every cell (the compiler cannot tell the writes below leave them alone).
             let (table, width) = table.fill(climb0, climb1);
-            for (half, (&x, &y)) in row.iter_mut().zip(lca0.iter().zip(&*lca1)) {
-                let (up0, up1) = (d0 - x, d1 - y);
-                *half = R::half(table[up0 as usize * width + up1 as usize], up0.max(up1));
+            let half = |shallowest: u32, y: u32| {
+                let (up0, up1) = (d0 + 1 - shallowest, d1 - y);
+                R::half(table[up0 as usize * width + up1 as usize], up0.max(up1))
+            };
+            let mut shallowest = u32::MAX;
+            for ((half_pq, &gap), &y) in row[p + 1..]
+                .iter_mut()
+                .zip(&gap[p + 1..])
+                .zip(&lca1[p + 1..])
+            {
+                shallowest = shallowest.min(gap);
+                *half_pq = half(shallowest, y);
+            }
+            shallowest = u32::MAX;
+            for ((half_pq, &gap), &y) in row[..p]
+                .iter_mut()
+                .rev()
+                .zip(gap[1..=p].iter().rev())
+                .zip(lca1[..p].iter().rev())
+            {
+                shallowest = shallowest.min(gap);
+                *half_pq = half(shallowest, y);
             }
         }
+    }
+
+    /// Where node i of sentence order is in the kernel's order.
+    fn kernel_place(&self, i: usize) -> usize {
+        self.ancestors[0].place[i] as usize
     }
 }
 
@@ -666,9 +725,13 @@ impl Scratch {
     /// Every meta-graph edge of the last pair scored, by (a, b): for explaining and testing.
     pub fn edges(&self) -> Vec<Edge> {
         let k = self.nodes.len();
-        let edge = |(i, j)| match self.last_wide {
-            false => self.narrow.edge(&self.nodes, i, j).edge(&self.nodes),
-            true => self.wide.edge(&self.nodes, i, j).edge(&self.nodes),
+        let w = &self.weights;
+        let edge = |(i, j)| {
+            let (p, q) = (w.kernel_place(i), w.kernel_place(j));
+            match self.last_wide {
+                false => edge_rank(&self.narrow.halves, &w.kernel, p, q).edge(&self.nodes),
+                true => edge_rank(&self.wide.halves, &w.kernel, p, q).edge(&self.nodes),
+            }
         };
         (0..k)
             .flat_map(|i| (i + 1..k).map(move |j| (i, j)))
@@ -774,12 +837,13 @@ impl Scratch {
 /// The halves of one pair's edges and its spanning tree, in one integer width.
 #[derive(Debug, Default)]
 struct Ranks<R> {
-    /// k x k: `halves[i * k + j]` is node i's half of edge (i, j) ([`Weights::halves`]).
+    /// k x k: `halves[p * k + q]` is node p's half of edge (p, q), in the kernel's order
+    /// ([`Weights::halves`]).
     halves: Vec<R>,
     /// Prim's state (see [`prim`]).
     best: Vec<R>,
     rest: Vec<u32>,
-    place: Vec<u32>,
+    slot: Vec<u32>,
     /// The spanning tree's edges, in SPEC's order.
     tree: Vec<R>,
 }
@@ -798,23 +862,18 @@ impl<R: Rank> Ranks<R> {
             halves,
             best,
             rest,
-            place,
+            slot,
             tree,
         } = self;
         prim(
             &halves[..nodes.len() * nodes.len()],
-            nodes,
+            weights,
             best,
-            [rest, place],
+            [rest, slot],
             tree,
         );
         mst.clear();
         mst.extend(tree.iter().map(|rank| rank.edge(nodes)));
-    }
-
-    /// Edge (i, j)'s rank.
-    fn edge(&self, nodes: &[(u32, u32)], i: usize, j: usize) -> R {
-        edge_rank(&self.halves, nodes, i, j)
     }
 }
 
@@ -889,22 +948,26 @@ macro_rules! rank {
 rank!(u32, 8);
 rank!(u64, 16);
 
-/// The rank of edge (i, j), `i != j`, from its two [`Rank::half`]s: L is their shares and 1
-/// when the counterparts' order is the reverse of the nodes', Lmax their reaches and 1; or
-/// L = Lmax = 0 when the two share a counterpart (eq. 5.6).
+/// The rank of edge (p, q), `p != q` in the kernel's order ([`Weights::kernel`]: each node's
+/// place in sentence order and its counterpart), from its two [`Rank::half`]s: L is their
+/// shares and 1 when the counterparts' order is the reverse of the nodes', Lmax their reaches
+/// and 1; or L = Lmax = 0 when the two share a counterpart (eq. 5.6).
 #[inline(always)]
-fn edge_rank<R: Rank>(halves: &[R], nodes: &[(u32, u32)], i: usize, j: usize) -> R {
-    let k = nodes.len();
-    let (first, second) = (i.min(j), i.max(j));
-    let ends = R::from(first as u32) << R::FIELD | R::from(second as u32);
-    let (c_first, c_second) = (nodes[first].1, nodes[second].1);
-    if c_first == c_second {
+fn edge_rank<R: Rank>(halves: &[R], kernel: &[(u32, u32)], p: usize, q: usize) -> R {
+    let k = kernel.len();
+    let (first, second) = if kernel[p].0 < kernel[q].0 {
+        (kernel[p], kernel[q])
+    } else {
+        (kernel[q], kernel[p])
+    };
+    let ends = R::from(first.0) << R::FIELD | R::from(second.0);
+    if first.1 == second.1 {
         return R::from(R::MASK) << (2 * R::FIELD) | ends;
     }
-    let reversed = R::from(u32::from(c_first > c_second)) << (3 * R::FIELD);
+    let reversed = R::from(u32::from(first.1 > second.1)) << (3 * R::FIELD);
     let lmax_one = R::from(R::MASK - 1) << (2 * R::FIELD);
-    halves[i * k + j]
-        .wrapping_add(halves[j * k + i])
+    halves[p * k + q]
+        .wrapping_add(halves[q * k + p])
         .wrapping_add(reversed)
         .wrapping_add(lmax_one)
         .wrapping_add(ends)
@@ -912,41 +975,44 @@ fn edge_rank<R: Rank>(halves: &[R], nodes: &[(u32, u32)], i: usize, j: usize) ->
 
 /// Prim's algorithm on the complete meta-graph, O(k^2), under SPEC's total edge order: the same
 /// unique tree Kruskal's algorithm finds, left in `tree` in the order Kruskal takes its edges.
-/// Each edge is ranked once, when its first end joins the tree: `rest` holds the nodes not yet
-/// joined, `best[at]` the rank of the cheapest edge from the tree to `rest[at]`, and `place`
-/// where each node is in `rest`. The cheapest of them is the next edge; its rank names its ends.
+/// Each edge is ranked once, when its first end joins the tree: `rest` holds the nodes (in the
+/// kernel's order) not yet joined, `best[at]` the rank of the cheapest edge from the tree to
+/// `rest[at]`, and `slot` where each node is in `rest`. The cheapest of them is the next edge;
+/// its rank names its ends.
 fn prim<R: Rank>(
     halves: &[R],
-    nodes: &[(u32, u32)],
+    weights: &Weights,
     best: &mut Vec<R>,
-    [rest, place]: [&mut Vec<u32>; 2],
+    [rest, slot]: [&mut Vec<u32>; 2],
     tree: &mut Vec<R>,
 ) {
-    let k = nodes.len();
+    let kernel = &weights.kernel[..];
+    let k = kernel.len();
     best.clear();
     best.resize(k - 1, R::MAX);
     rest.clear();
     rest.extend(1..k as u32);
-    place.clear();
-    place.extend((0..k as u32).map(|node| node.wrapping_sub(1)));
+    slot.clear();
+    slot.extend((0..k as u32).map(|node| node.wrapping_sub(1)));
     tree.clear();
     let mut joined = 0;
     while !rest.is_empty() {
         let mut cheapest = R::MAX;
         for (best, &node) in best.iter_mut().zip(&*rest) {
-            *best = (*best).min(edge_rank(halves, nodes, joined, node as usize));
+            *best = (*best).min(edge_rank(halves, kernel, joined, node as usize));
             cheapest = cheapest.min(*best);
         }
         tree.push(cheapest);
         let (i, j) = cheapest.ends();
-        // The end still in `rest` joins: it leaves `rest`, whose last node takes its place.
-        joined = if place[i] == u32::MAX { j } else { i };
-        let at = place[joined] as usize;
-        place[joined] = u32::MAX;
+        let (p, q) = (weights.kernel_place(i), weights.kernel_place(j));
+        // The end still in `rest` joins: it leaves `rest`, whose last node takes its slot.
+        joined = if slot[p] == u32::MAX { q } else { p };
+        let at = slot[joined] as usize;
+        slot[joined] = u32::MAX;
         best.swap_remove(at);
         rest.swap_remove(at);
         if let Some(&moved) = rest.get(at) {
-            place[moved as usize] = at as u32;
+            slot[moved as usize] = at as u32;
         }
     }
     tree.sort_unstable();
@@ -1080,6 +1146,20 @@ mod tests {
         }
         let distinct: std::collections::HashSet<u32> = ids.iter().copied().collect();
         assert_eq!((distinct.len(), labels.len()), (names.len(), names.len()));
+    }
+
+    #[test]
+    fn little_endian_reads_as_a_padded_word_does() {
+        let bytes: Vec<u8> = (1..=8).map(|b| b * 29).collect();
+        for n in 0..=8 {
+            let mut padded = [0u8; 8];
+            padded[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(
+                little_endian(&bytes[..n]),
+                u64::from_le_bytes(padded),
+                "{n} bytes"
+            );
+        }
     }
 
     #[test]
