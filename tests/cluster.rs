@@ -574,7 +574,9 @@ fn a_killed_executor_never_gives_a_short_result() {
     let victim = &mut cluster.executors[1];
     victim.kill().unwrap(); // SIGKILL
     victim.wait().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(240);
+    // A hang is a query that never ends: on a loaded 2-core machine (the suite 2.2 times slower
+    // beside a release build) the query was still running 240 s after the kill once.
+    let deadline = Instant::now() + Duration::from_secs(600);
     while client.try_wait().unwrap().is_none() {
         assert!(
             Instant::now() < deadline,
