@@ -678,8 +678,8 @@ impl Weights {
         } = self;
         grow(lca1, k, 0);
         let lca1 = &mut lca1[..k];
-        // gap[q]: one below the depth of the common ancestor of kernel nodes q - 1 and q
-        // (their tokens are distinct); a range's common ancestor is one above its smallest gap.
+        // gap[q]: one deeper than the common ancestor of kernel nodes q - 1 and q (their tokens
+        // are distinct); a range's common ancestor is one above its smallest gap.
         let gap = &ancestors0.gap[..k];
         for (p, (&(i, c), row)) in kernel.iter().zip(halves.chunks_exact_mut(k)).enumerate() {
             ancestors1.row(p, lca1);
