@@ -264,17 +264,21 @@ const QUERIES: &[&str] = &[
      cardinality(src), cardinality(tgt)) FROM p ORDER BY pair_id",
     "SELECT pair_id, extract_phrases(src, tgt, links, 3) FROM p JOIN a USING (pair_id) ORDER BY pair_id \
      LIMIT 300",
-    // Resources: the phrase table, the triples, the language model.
+    // Aggregates whose partial states cross the network: ranks and significance tests.
+    "SELECT pair_id % 7 AS g, kendall_tau_a(cardinality(src), cardinality(tgt)) FROM p GROUP BY g ORDER BY g",
+    "SELECT bootstrap_ci(led(src, tgt, links)), paired_bootstrap(led(src, tgt), led(src, tgt, links)), \
+     approx_randomization(led(src, tgt), led(src, tgt, links), 1000) FROM p JOIN a USING (pair_id)",
+];
+
+/// Queries of the functions that resources bring: the phrase table, the triples, the language
+/// model (loading them takes each process seconds in a debug build, so only these pass them).
+const RESOURCE_QUERIES: &[&str] = &[
     "SELECT pair_id, true_score(src, tgt), true_score_detail(src, tgt), model_score(src, tgt) FROM p \
      ORDER BY pair_id LIMIT 300",
     "SELECT pair_id, dep_fit(tgt, tgt_head, tgt_deprel, 0, 2), dep_fit_problem(tgt, tgt_head, tgt_deprel, 0, 2), \
      dep_triples(tgt, tgt_head, tgt_deprel) FROM p JOIN r USING (pair_id) ORDER BY pair_id",
     "SELECT pair_id, lm_logprob(tgt), lm_full_scores(tgt), lm_perplexity(tgt), lm_oov_count(tgt) FROM p \
      ORDER BY pair_id",
-    // Aggregates whose partial states cross the network: ranks and significance tests.
-    "SELECT pair_id % 7 AS g, kendall_tau_a(cardinality(src), cardinality(tgt)) FROM p GROUP BY g ORDER BY g",
-    "SELECT bootstrap_ci(led(src, tgt, links)), paired_bootstrap(led(src, tgt), led(src, tgt, links)), \
-     approx_randomization(led(src, tgt), led(src, tgt, links), 1000) FROM p JOIN a USING (pair_id)",
 ];
 
 #[test]
@@ -289,11 +293,14 @@ fn a_cluster_computes_what_one_process_does() {
             .collect::<Vec<_>>(),
     );
     let tables = tables();
-    for query in QUERIES {
+    let queries = QUERIES.iter().map(|q| (q, false));
+    for (query, needs_resources) in queries.chain(RESOURCE_QUERIES.iter().map(|q| (q, true))) {
         // JSON: lists and structs too, floats to the last digit.
         let mut args: Vec<&str> = vec!["sql", "--format", "json"];
         args.extend(tables.iter().map(String::as_str));
-        args.extend(resources.flags.iter().map(String::as_str));
+        if needs_resources {
+            args.extend(resources.flags.iter().map(String::as_str));
+        }
         args.push(query);
         let local = ok(&args);
         let remote = cluster.ok(&args);
@@ -548,19 +555,30 @@ fn a_killed_executor_never_gives_a_short_result() {
     let cluster = Cluster::start(2, &[]);
     let tables = tables();
     // METEOR alignment of every pair 300 times over (900,000 alignments): seconds even on a fast
-    // machine, long enough to kill an executor mid-way (ten times over took under 1.5 s).
-    let query = "SELECT count(*), sum(pod(src, tgt, meteor_align(src, tgt))) FROM p, \
-                 (SELECT unnest(range(300)) AS copy) c";
-    let mut args: Vec<String> = vec![
-        "sql".into(),
-        "--format".into(),
-        "csv".into(),
-        "--partitions".into(),
-        "8".into(),
-    ];
-    args.extend(tables.iter().cloned());
-    args.push(query.into());
-    let local = ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    // machine, long enough to kill an executor mid-way (ten times over took under 1.5 s). Its
+    // figures are integers, so the whole result is 300 times one pass's, which a local run
+    // gives without aligning the 900,000 pairs again (a minute of a debug build).
+    let query = |copies: u32| {
+        let scale = 300 / copies;
+        format!(
+            "SELECT count(*) * {scale} AS pairs, sum(cardinality(meteor_align(src, tgt))) * {scale} \
+             AS links FROM p, (SELECT unnest(range({copies})) AS copy) c"
+        )
+    };
+    let sql = |query: String| {
+        let mut args: Vec<String> = vec![
+            "sql".into(),
+            "--format".into(),
+            "csv".into(),
+            "--partitions".into(),
+            "8".into(),
+        ];
+        args.extend(tables.iter().cloned());
+        args.push(query);
+        args
+    };
+    let local = ok(&sql(query(1)).iter().map(String::as_str).collect::<Vec<_>>());
+    let args = sql(query(300));
     let mut with = vec![args[0].clone(), "--cluster".into(), cluster.url.clone()];
     with.extend(args[1..].iter().cloned());
     let with: Vec<&str> = with.iter().map(String::as_str).collect();
