@@ -360,6 +360,7 @@ impl Tree {
         self.depth_in_preorder.clear();
         let stack = next; // the DFS stack now
         stack.clear();
+        stack.reserve(len);
         stack.extend_from_slice(&self.children[first[len] as usize..first[len + 1] as usize]);
         while let Some(token) = stack.pop() {
             let t = token as usize;
@@ -371,17 +372,20 @@ impl Tree {
             self.depth[t] = depth;
             self.preorder[t] = self.depth_in_preorder.len() as u32;
             self.depth_in_preorder.push(depth);
-            stack.extend_from_slice(&self.children[first[t] as usize..first[t + 1] as usize]);
+            // Pushed one by one: the usual 0 to 3 children are not worth a call to memcpy.
+            for &child in &self.children[first[t] as usize..first[t + 1] as usize] {
+                stack.push(child);
+            }
         }
         self.depth_in_preorder.len() == len
     }
 
-    /// The labels from `token` up to the root, its root chain's edges nearest first, written
-    /// into `out` (grown to the token's depth: its length is known, so no push checks room).
-    fn climb<'o>(&self, token: u32, out: &'o mut Vec<u32>) -> &'o [u32] {
-        let depth = self.depth(token) as usize;
-        grow(out, depth, 0);
-        let climb = &mut out[..depth];
+    /// The labels of the first `steps` edges from `token` towards the root, nearest first,
+    /// written into `out` (grown to `steps`: its length is known, so no push checks room).
+    fn climb<'o>(&self, token: u32, steps: u32, out: &'o mut Vec<u32>) -> &'o [u32] {
+        let steps = steps as usize;
+        grow(out, steps, 0);
+        let climb = &mut out[..steps];
         let mut node = token as usize;
         for label in climb.iter_mut() {
             *label = self.label[node];
@@ -681,11 +685,17 @@ impl Weights {
         // gap[q]: one deeper than the common ancestor of kernel nodes q - 1 and q (their tokens
         // are distinct); a range's common ancestor is one above its smallest gap.
         let gap = &ancestors0.gap[..k];
+        // The depth of the common ancestor of all the nodes, in each tree: no path climbs above
+        // it, so no climb or table goes further (a one-rooted tree's root label is on no path).
+        let top = [gap, &ancestors1.gap[..k]].map(|gap| gap[1..].iter().min().map_or(0, |g| g - 1));
         for (p, (&(i, c), row)) in kernel.iter().zip(halves.chunks_exact_mut(k)).enumerate() {
             ancestors1.row(p, lca1);
             let n = nodes[i as usize].0;
-            let (climb0, climb1) = (trees[0].climb(n, climb0), trees[1].climb(c, climb1));
-            let (d0, d1) = (climb0.len() as u32, climb1.len() as u32);
+            let (d0, d1) = (trees[0].depth(n), trees[1].depth(c));
+            let (climb0, climb1) = (
+                trees[0].climb(n, d0 - top[0], climb0),
+                trees[1].climb(c, d1 - top[1], climb1),
+            );
             // The table's cells as a local slice: read through `self`, they would be reloaded
             // for every cell (the compiler cannot tell the writes below leave them alone).
             let (table, width) = table.fill(climb0, climb1);
