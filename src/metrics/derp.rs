@@ -230,12 +230,11 @@ pub struct Tree {
     /// the lowest common ancestor of two tokens is one above the shallowest token between them.
     preorder: Vec<u32>,
     depth_in_preorder: Vec<u32>,
-    /// Each parent's count of children, read with the heads (the virtual root is parent `len`,
-    /// parent p's count at `p + 1`); [`Tree::walk`] makes it where each parent's children start
-    /// in `children`.
+    /// Each parent's first child (the virtual root is parent `len`) and each token's next
+    /// sibling, `NONE` for none: the links [`Tree::walk`] follows.
     first_child: Vec<u32>,
-    children: Vec<u32>,
-    /// Work space: the DFS stack of `walk`, the climbs of `cycle`.
+    next_sibling: Vec<u32>,
+    /// Work space: the climbs of `cycle`.
     stack: Vec<u32>,
 }
 
@@ -264,9 +263,6 @@ impl Tree {
             });
         }
         self.parent.clear();
-        let children = &mut self.first_child;
-        children.clear();
-        children.resize(n + 2, 0);
         for (token, &head) in head.iter().enumerate() {
             if head < 0 || head as usize > n {
                 return Err(TreeError::HeadOutOfRange {
@@ -275,10 +271,8 @@ impl Tree {
                     len: n,
                 });
             }
-            // head - 1, or NONE for a root (0 - 1 wraps to it); the root's children under n.
-            let parent = (head as u32).wrapping_sub(1);
-            self.parent.push(parent);
-            children[(parent as usize).min(n) + 1] += 1;
+            // head - 1, or NONE for a root (0 - 1 wraps to it).
+            self.parent.push((head as u32).wrapping_sub(1));
         }
         if self.walk() {
             Ok(())
@@ -333,48 +327,53 @@ impl Tree {
         unreachable!("walk reaches every token of a forest")
     }
 
-    /// Each token's depth and place in a depth-first preorder of the forest (children in any
-    /// order), by an explicit stack over the children grouped per parent (the virtual root is
-    /// parent `len`; `first_child` holds the counts on entry). False when some token is not
-    /// reached from a root: a cycle of heads.
+    /// Each token's depth and place in a depth-first preorder of the forest, children in
+    /// sentence order. False when some token is not reached from a root: a cycle of heads.
     fn walk(&mut self) -> bool {
         let len = self.len();
-        let first = &mut self.first_child;
-        for i in 1..first.len() {
-            first[i] += first[i - 1];
-        }
-        self.children.clear();
-        self.children.resize(len, 0);
-        let next = &mut self.stack;
+        // Linked from the last token back, so that siblings come in sentence order.
+        let (first, next) = (&mut self.first_child, &mut self.next_sibling);
+        first.clear();
+        first.resize(len + 1, NONE);
         next.clear();
-        next.extend_from_slice(&first[..=len]);
-        for (token, &p) in self.parent.iter().enumerate() {
-            let p = (p as usize).min(len);
-            self.children[next[p] as usize] = token as u32;
-            next[p] += 1;
+        next.resize(len, NONE);
+        for (token, &parent) in self.parent.iter().enumerate().rev() {
+            let p = (parent as usize).min(len);
+            next[token] = first[p];
+            first[p] = token as u32;
         }
         self.depth.clear();
         self.depth.resize(len, 0);
         self.preorder.clear();
         self.preorder.resize(len, 0);
         self.depth_in_preorder.clear();
-        let stack = next; // the DFS stack now
-        stack.clear();
-        stack.reserve(len);
-        stack.extend_from_slice(&self.children[first[len] as usize..first[len + 1] as usize]);
-        while let Some(token) = stack.pop() {
-            let t = token as usize;
-            // A parent is numbered before its children, so its depth is known.
-            let depth = match self.parent[t] {
-                NONE => 1,
-                p => self.depth[p as usize] + 1,
-            };
+        // Down to a token's first child, or else on to the next sibling of the nearest token
+        // (itself or an ancestor) that has one: no stack, and the depth counted on the way
+        // (where a stack of tokens made each token look its parent's depth up).
+        let (mut node, mut depth) = (first[len], 1);
+        while node != NONE {
+            let t = node as usize;
             self.depth[t] = depth;
             self.preorder[t] = self.depth_in_preorder.len() as u32;
             self.depth_in_preorder.push(depth);
-            // Pushed one by one: the usual 0 to 3 children are not worth a call to memcpy.
-            for &child in &self.children[first[t] as usize..first[t + 1] as usize] {
-                stack.push(child);
+            node = first[t];
+            if node != NONE {
+                depth += 1;
+                continue;
+            }
+            let mut up = t;
+            loop {
+                node = next[up];
+                if node != NONE {
+                    break;
+                }
+                match self.parent[up] {
+                    NONE => break,
+                    p => {
+                        up = p as usize;
+                        depth -= 1;
+                    }
+                }
             }
         }
         self.depth_in_preorder.len() == len
