@@ -348,8 +348,7 @@ impl Tree {
         self.preorder.resize(len, 0);
         self.depth_in_preorder.clear();
         // Down to a token's first child, or else on to the next sibling of the nearest token
-        // (itself or an ancestor) that has one: no stack, and the depth counted on the way
-        // (where a stack of tokens made each token look its parent's depth up).
+        // (itself or an ancestor) that has one: no stack, and the depth counted on the way.
         let (mut node, mut depth) = (first[len], 1);
         while node != NONE {
             let t = node as usize;
