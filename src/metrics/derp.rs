@@ -638,6 +638,7 @@ pub struct Scratch {
     wide: Ranks<u64>,
     #[cfg(target_arch = "x86_64")]
     avx512: avx512::Avx512,
+    /// Take the scalar path whatever the CPU: for the test that holds the two paths equal.
     scalar: bool,
     last: Path,
     mst: Vec<Edge>,
@@ -1142,9 +1143,7 @@ fn score_trees(links: &[Link], max_nodes: usize, scratch: &mut Scratch) -> Resul
     }
     scratch.last = match u32::holds(nodes, deepest) {
         false => Path::Wide,
-        true if !scratch.scalar && cfg!(target_arch = "x86_64") && avx512_available() => {
-            Path::Avx512
-        }
+        true if !scratch.scalar && avx512_available() => Path::Avx512,
         true => Path::Narrow,
     };
     let (weights, mst) = (&mut scratch.weights, &mut scratch.mst);
@@ -1370,13 +1369,8 @@ mod tests {
             eprintln!("this CPU has no AVX-512: only the scalar path runs here");
             return;
         }
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut rng = |bound: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % bound
-        };
+        let mut random = crate::metrics::random::SplitMix64::new(46);
+        let mut rng = |bound: u64| random.below(bound as usize) as u64;
         let mut scalar = Scratch {
             scalar: true,
             ..Scratch::default()

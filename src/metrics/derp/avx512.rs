@@ -11,7 +11,8 @@
 //! - The halves are also written as columns, so Prim's rounds read both halves of each edge of
 //!   the joined node in two rows, with the edge's ends and order bits made in the same lanes.
 //!
-//! Kernels stay plain Rust over slices; only the two loops here are vectorised by hand.
+//! Kernels stay plain Rust over slices: only [`halves_of`] and [`transpose`] are written in
+//! intrinsics; [`prim_round`] is plain lanes the compiler vectorises.
 
 use std::arch::x86_64::*;
 
@@ -39,8 +40,8 @@ pub struct Avx512 {
     climbs: [Vec<u32>; 2],
     ancestors: [Vec<(u32, u32)>; 2],
     table: PrefixDistances,
-    /// k x padded: `halves[p * padded + q]` is node p's half of edge (p, q); `columns` the same
-    /// transposed, q's half of it.
+    /// padded x padded (rows past k unused): `halves[p * padded + q]` is node p's half of edge
+    /// (p, q); `columns` the same transposed, q's half of it.
     halves: Vec<u32>,
     columns: Vec<u32>,
     /// Prim's state: the best rank from the tree to each node, and all ones for a node joined
@@ -277,7 +278,8 @@ unsafe fn halves_of(
 }
 
 /// `to` = `from` transposed, both `n` x `n`, n a multiple of 16: tile by tile, each tile's
-/// 16 rows interleaved in registers (32-bit, 64-bit, then 128-bit and 256-bit lanes).
+/// 16 rows interleaved in registers: by 32-bit, then 64-bit elements, then twice by 128-bit
+/// lanes.
 ///
 /// # Safety
 /// The CPU has AVX-512 F; `from` and `to` have `n * n` cells.
