@@ -1159,7 +1159,6 @@ fn score_trees(links: &[Link], max_nodes: usize, scratch: &mut Scratch) -> Resul
             let tree = &mut scratch.narrow.tree;
             // SAFETY: the CPU has AVX-512 F (`avx512_available`).
             unsafe { scratch.avx512.spanning_tree(trees, &scratch.nodes, tree) };
-            tree.sort_unstable();
             mst.clear();
             mst.extend(tree.iter().map(|rank| rank.edge(&scratch.nodes)));
         }

@@ -52,8 +52,9 @@ pub struct Avx512 {
 }
 
 impl Avx512 {
-    /// The minimum spanning tree's ranks, unsorted, of `nodes` ((token, counterpart) in
-    /// sentence order; at most 256) in `trees` (the meta-graph's side first).
+    /// The minimum spanning tree's ranks, in SPEC's order as [`super::prim`] leaves them, of
+    /// `nodes` ((token, counterpart) in sentence order; at most 256) in `trees` (the
+    /// meta-graph's side first).
     ///
     /// # Safety
     /// The CPU has AVX-512 F ([`available`]).
@@ -163,6 +164,7 @@ impl Avx512 {
             let (i, j) = cheapest.ends();
             node = if joined[i] == u32::MAX { j } else { i };
         }
+        tree.sort_unstable();
     }
 
     /// The rank of edge (i, j) of the last pair, i != j in sentence order.
@@ -251,7 +253,7 @@ unsafe fn halves_of(
         let high =
             _mm512_maskz_loadu_epi32(cells_from(LANES), cells.as_ptr().wrapping_add(LANES).cast());
         for at in (0..row.len()).step_by(LANES) {
-            let mut up = [one; 2];
+            let mut up = [_mm512_setzero_si512(); 2];
             for side in 0..2 {
                 let other = _mm512_loadu_si512(place[side].as_ptr().add(at).cast());
                 let mut depth = splat(top[side]);
