@@ -271,18 +271,23 @@ impl Tree {
                 deprels: self.label.len(),
             });
         }
-        self.parent.clear();
-        for (token, &head) in head.iter().enumerate() {
-            if head < 0 || head as usize > n {
-                return Err(TreeError::HeadOutOfRange {
-                    token,
-                    head,
-                    len: n,
-                });
-            }
-            // head - 1, or NONE for a root (0 - 1 wraps to it).
-            self.parent.push((head as u32).wrapping_sub(1));
+        // Checked in one pass with no early exit, which the compiler vectorises; a negative
+        // head is out of range as a u32 too.
+        let out_of_range = |&head: &i32| head as u32 > n as u32;
+        if head.iter().fold(false, |any, h| any | out_of_range(h)) {
+            let token = head
+                .iter()
+                .position(out_of_range)
+                .expect("one is out of range");
+            return Err(TreeError::HeadOutOfRange {
+                token,
+                head: head[token],
+                len: n,
+            });
         }
+        self.parent.clear();
+        // head - 1, or NONE for a root (0 - 1 wraps to it).
+        (self.parent).extend(head.iter().map(|&head| (head as u32).wrapping_sub(1)));
         if self.walk() {
             Ok(())
         } else {
@@ -340,56 +345,73 @@ impl Tree {
     /// order) and subtree size. False when some token is not reached from a root: a cycle of heads.
     fn walk(&mut self) -> bool {
         let len = self.len();
+        // Local slices, written by index: through `self`, and with pushes, each field's pointer
+        // would be reloaded for every token.
+        let Tree {
+            parent,
+            depth,
+            preorder,
+            depth_in_preorder,
+            subtree,
+            first_child: first,
+            next_sibling: next,
+            ..
+        } = self;
         // Linked from the last token back, so that siblings come in sentence order.
-        let (first, next) = (&mut self.first_child, &mut self.next_sibling);
         first.clear();
         first.resize(len + 1, NONE);
         next.clear();
         next.resize(len, NONE);
-        for (token, &parent) in self.parent.iter().enumerate().rev() {
+        for (token, &parent) in parent.iter().enumerate().rev() {
             let p = (parent as usize).min(len);
             next[token] = first[p];
             first[p] = token as u32;
         }
-        self.depth.clear();
-        self.depth.resize(len, 0);
-        self.preorder.clear();
-        self.preorder.resize(len, 0);
-        self.subtree.clear();
-        self.subtree.resize(len, 0);
-        self.depth_in_preorder.clear();
+        for v in [
+            &mut *depth,
+            &mut *preorder,
+            &mut *subtree,
+            &mut *depth_in_preorder,
+        ] {
+            v.clear();
+            v.resize(len, 0);
+        }
+        let (parent, depth, preorder) = (&parent[..len], &mut depth[..len], &mut preorder[..len]);
+        let (subtree, depth_in_preorder) = (&mut subtree[..len], &mut depth_in_preorder[..len]);
+        let (first, next) = (&first[..=len], &next[..len]);
         // Down to a token's first child, or else on to the next sibling of the nearest token
         // (itself or an ancestor) that has one: no stack, and the depth counted on the way.
-        let (mut node, mut depth) = (first[len], 1);
+        // Each token is some one parent's child, so at most `len` are visited.
+        let (mut node, mut d, mut visited) = (first[len], 1, 0);
         while node != NONE {
             let t = node as usize;
-            self.depth[t] = depth;
-            self.preorder[t] = self.depth_in_preorder.len() as u32;
-            self.depth_in_preorder.push(depth);
+            depth[t] = d;
+            preorder[t] = visited as u32;
+            depth_in_preorder[visited] = d;
+            visited += 1;
             node = first[t];
             if node != NONE {
-                depth += 1;
+                d += 1;
                 continue;
             }
             // Each token left behind has its whole subtree in preorder.
-            let visited = self.depth_in_preorder.len() as u32;
             let mut up = t;
             loop {
-                self.subtree[up] = visited - self.preorder[up];
+                subtree[up] = visited as u32 - preorder[up];
                 node = next[up];
                 if node != NONE {
                     break;
                 }
-                match self.parent[up] {
+                match parent[up] {
                     NONE => break,
                     p => {
                         up = p as usize;
-                        depth -= 1;
+                        d -= 1;
                     }
                 }
             }
         }
-        self.depth_in_preorder.len() == len
+        visited == len
     }
 
     /// The labels of the first `steps` edges from `token` towards the root, nearest first,
