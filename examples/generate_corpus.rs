@@ -20,11 +20,11 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use pairmetrics::arrow::links_array;
 use pairmetrics::arrow::read::{HeadLists, LinkLists, TokenLists};
-use pairmetrics::metrics::Link;
-use pairmetrics::metrics::random::SplitMix64;
+use pairmetrics::kernels::Link;
 use pairmetrics::parquet::AtomicParquetWriter;
 use pairmetrics::schema::Table;
 use pairmetrics::schema::token_list_type;
+use pairmetrics::stats::random::SplitMix64;
 
 const VOCABULARY: usize = 100_000;
 const BATCH: usize = 8192;

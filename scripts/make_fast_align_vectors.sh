@@ -55,8 +55,8 @@ for command in convert invert; do
         | gzip -9n > "$OUT/atools-$command.align.gz"
     echo "atools-$command: atools -i dov -c $command"
 done
-# The growth table of std::unordered_map, as src/align/fast_align.rs records it.
+# The growth table of std::unordered_map, as crates/kernels/src/align/fast_align.rs records it.
 g++ -O2 -std=c++11 -o "$WORK/growth" scripts/fast_align/std_unordered_growth.cc
 "$WORK/growth" > "$WORK/growth.txt"
-echo "std::unordered_map growth (compare with GROWTH in src/align/fast_align.rs):"
+echo "std::unordered_map growth (compare with GROWTH in crates/kernels/src/align/fast_align.rs):"
 tr '\n' ' ' < "$WORK/growth.txt"; echo

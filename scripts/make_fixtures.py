@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Write tests/data/pyarrow_edge.parquet: the LePoD edge vectors as pyarrow writes Parquet
 (list items named `element`, src/tgt/links in one table), so the tests read a file that
-pairmetrics did not write. Needs only pyarrow; the tests never run this script.
+pairmetrics did not write; and tests/data/pyarrow_nan.parquet: a NaN among equal values in
+Float64 and Float32 columns, whose min/max statistics leave the NaN out. Needs only pyarrow;
+the tests never run this script.
 
     python3 scripts/make_fixtures.py
 """
@@ -52,6 +54,17 @@ def main():
     )
     out = ROOT / "tests/data/pyarrow_edge.parquet"
     pq.write_table(table, out)
+    print(f"wrote {out}: {table.schema}")
+
+    nan = float("nan")
+    table = pa.table(
+        {
+            "m64": pa.array([nan] + [0.5] * 7, pa.float64()),
+            "m32": pa.array([0.5] * 6 + [nan, 0.5], pa.float32()),
+        }
+    )
+    out = ROOT / "tests/data/pyarrow_nan.parquet"
+    pq.write_table(table, out, row_group_size=4)
     print(f"wrote {out}: {table.schema}")
 
 

@@ -2,7 +2,7 @@
 """Write tests/vectors/numpy_rng/draws.json: numpy's default_rng draws that sacrebleu's
 significance tests make (raw 64-bit outputs, choice(n, (R, n)), integers(2, (R, n), dtype=bool),
 and the two in sequence, as approximate randomisation with confidence draws them), for
-src/metrics/numpy_random.rs to equal. Needs numpy (the sacrebleu 2.6.0 environment's)."""
+crates/kernels/src/stats/numpy_random.rs to equal. Needs numpy (the sacrebleu 2.6.0 environment's)."""
 import json
 import sys
 from pathlib import Path

@@ -1,6 +1,8 @@
 //! pairmetrics: sentence-pair metrics (LePoD, ...) as DataFusion UDFs over Parquet tables.
 //!
-//! - [`metrics`]: the kernels, plain Rust over token slices;
+//! - the kernels, plain Rust over tokens with no Arrow, are the crate `pairmetrics-kernels`
+//!   ([`kernels`]), its families re-exported here: [`pair`], [`sacrebleu`], [`stats`], [`lm`],
+//!   [`smt`], [`align`], [`text`];
 //! - [`udf`]: DataFusion adapters, all registered by [`register_all`];
 //! - [`schema`]: our tables' Arrow schemas and the checks on inputs;
 //! - [`formats`]: parsers of external formats;
@@ -12,12 +14,10 @@
 //! - [`pipeline`]: the jobs behind the command line (`score`, `sql`, `demo`);
 //! - `cluster` (the `cluster` feature): a Ballista scheduler and executors with our functions.
 
-pub mod align;
 pub mod arrow;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod formats;
-pub mod metrics;
 pub mod parallel;
 pub mod parquet;
 pub mod pipeline;
@@ -28,6 +28,7 @@ pub mod session;
 pub mod storage;
 pub mod udf;
 
+pub use pairmetrics_kernels::{self as kernels, align, lm, pair, sacrebleu, smt, stats, text};
 pub use resources::Resources;
 pub use udf::{register_all, register_all_with, register_table_functions};
 

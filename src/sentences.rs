@@ -14,8 +14,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::arrow::read::TokenLists;
 use crate::formats::input::{self, Lines};
-use crate::metrics::whitespace;
 use crate::parquet::ParquetInput;
+use crate::text::whitespace;
 use crate::udf::expr;
 
 /// A sentence: its id and tokens.

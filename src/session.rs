@@ -137,7 +137,7 @@ pub struct Tuning {
     pub memory_limit: Option<usize>,
     /// DERP's per-pair size limit in aligned nodes and in their depth
     /// (`pairmetrics.derp_max_nodes`); default
-    /// [`crate::metrics::derp::MAX_NODES`].
+    /// [`crate::pair::derp::MAX_NODES`].
     pub derp_max_nodes: Option<usize>,
 }
 
@@ -150,6 +150,12 @@ impl Tuning {
             .execution
             .parquet
             .schema_force_view_types = false;
+        // No file statistics: Parquet's min/max leave NaN out, and DataFusion 55.2 reads a
+        // column whose min equals its max (no nulls) as that constant, so a NaN among equal
+        // values read back as the other value (apache/datafusion#19089 made such columns
+        // constants; #24804, open, makes float bounds NaN-safe). Without file statistics there
+        // are no constant columns. Row groups are still pruned by their statistics.
+        config.options_mut().execution.collect_statistics = false;
         // Inputs declared sorted by pair_id stay sorted through repartitioning (an order-
         // preserving merge), so a merge join on pair_id streams instead of sorting whole tables.
         config.options_mut().optimizer.prefer_existing_sort = true;

@@ -2,7 +2,7 @@
 //! hand-made cases, and corpus and sentence scores of WMT23 systems (one and two references),
 //! expected values from `scripts/make_bleu_vectors.py`. Every number must be equal, not close.
 
-use pairmetrics::metrics::bleu::{self, BleuOptions, Scratch, Smoothing, Tokenizer};
+use pairmetrics::sacrebleu::bleu::{self, BleuOptions, Scratch, Smoothing, Tokenizer};
 use serde_json::Value;
 
 use crate::common::*;

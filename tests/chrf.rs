@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, StringArray};
-use pairmetrics::metrics::chrf::{self, ChrfOptions, Scratch};
+use pairmetrics::sacrebleu::chrf::{self, ChrfOptions, Scratch};
 use serde_json::Value;
 
 use crate::common::*;

@@ -338,6 +338,25 @@ fn a_cluster_computes_what_one_process_does() {
     args.push(&ordered);
     assert_eq!(back, ok(&args));
 
+    // A NaN among equal values stays NaN on the executors too (no file statistics make the
+    // column a constant; tests/edges.rs has the local case).
+    let nan_table = format!(
+        "--table=n={}",
+        crate::common::root()
+            .join("tests/data/pyarrow_nan.parquet")
+            .display()
+    );
+    assert_eq!(
+        cluster.ok(&[
+            "sql",
+            "--format",
+            "csv",
+            &nan_table,
+            "SELECT count(*) FILTER (WHERE isnan(m64)) AS a, count(*) FILTER (WHERE isnan(m32)) AS b FROM n",
+        ]),
+        "a,b\n1,1\n"
+    );
+
     // `score`: the same rows and values as a local run, and the same signature.
     let s = sample();
     let inputs = [

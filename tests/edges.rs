@@ -991,3 +991,57 @@ fn running_out_of_the_memory_limit_names_the_flag() {
     );
     assert!(!out.exists());
 }
+
+/// A NaN among equal values reads back as NaN, for Float64 and Float32, in files pairmetrics
+/// writes and files pyarrow writes: Parquet's min/max leave NaN out, and DataFusion 55.2 read a
+/// column whose min equals its max as a constant (0.5 three times, `isnan` false, NaN lost).
+#[test]
+fn nan_among_equal_values_reads_back_as_nan() {
+    let dir = TempDir::new().unwrap();
+    for float in ["double", "float"] {
+        let out = dir.path().join(format!("nan_{float}.parquet"));
+        ok(&[
+            "sql",
+            "--out",
+            path_str(&out),
+            &format!(
+                "SELECT CAST(column1 AS {float}) AS m FROM (VALUES ('NaN'), ('0.5'), ('0.5'), ('0.5'))"
+            ),
+        ]);
+        let table = format!("t={}", path_str(&out));
+        let counts = |query: &str| ok(&["sql", "--format", "csv", "--table", &table, query]);
+        assert_eq!(
+            counts(
+                "SELECT count(*) FILTER (WHERE isnan(m)) AS nan, count(*) FILTER (WHERE m = 0.5) AS half FROM t"
+            ),
+            "nan,half\n1,3\n",
+            "{float}"
+        );
+        assert_eq!(
+            counts("SELECT count(*) AS n FROM t WHERE isnan(m)"),
+            "n\n1\n",
+            "{float}"
+        );
+        assert_eq!(
+            counts("SELECT isnan(max(m)) AS nan FROM t"),
+            "nan\ntrue\n",
+            "{float}: the maximum is NaN, as DataFusion orders floats"
+        );
+    }
+    // pyarrow's file (scripts/make_fixtures.py): two row groups of four rows, all 0.5 but one
+    // NaN, in the first row group of the Float64 column and in the second of the Float32 one.
+    let fixture = crate::common::root().join("tests/data/pyarrow_nan.parquet");
+    let table = format!("t={}", fixture.display());
+    assert_eq!(
+        ok(&[
+            "sql",
+            "--format",
+            "csv",
+            "--table",
+            &table,
+            "SELECT count(*) FILTER (WHERE isnan(m64)) AS a, count(*) FILTER (WHERE isnan(m32)) AS b, \
+             count(*) FILTER (WHERE m64 = 0.5) AS c FROM t"
+        ]),
+        "a,b,c\n1,1,7\n"
+    );
+}

@@ -8,7 +8,7 @@ use std::path::Path;
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::prelude::SessionContext;
 use pairmetrics::Resources;
-use pairmetrics::metrics::dep_fit::{Formula, Parse, TripleIndex, dep_fit};
+use pairmetrics::pair::dep_fit::{Formula, Parse, TripleIndex, dep_fit};
 use pairmetrics::pipeline::triples::{Side, TriplesOptions, triples};
 use pairmetrics::resources::{load_lm, load_triples};
 use pairmetrics::session::{Session, Tuning};
@@ -881,9 +881,9 @@ fn score_adds_fitness_and_lm_columns() {
 mod properties {
     use std::collections::HashMap;
 
-    use pairmetrics::metrics::dep_fit::{Formula, Parse, TripleCounts, dep_fit};
-    use pairmetrics::metrics::ngram::{NgramModel, NgramModelBuilder};
-    use pairmetrics::metrics::word_accuracy::{Scratch, word_accuracy};
+    use pairmetrics::lm::ngram::{NgramModel, NgramModelBuilder};
+    use pairmetrics::pair::dep_fit::{Formula, Parse, TripleCounts, dep_fit};
+    use pairmetrics::pair::word_accuracy::{Scratch, word_accuracy};
     use proptest::prelude::*;
 
     /// A random tree over n tokens (each token's head is an earlier token or the root).

@@ -17,6 +17,7 @@ mod fast_align;
 mod fitness;
 mod import;
 mod l2_assist;
+mod layers;
 mod lepod_vectors;
 mod lmplz;
 mod mcpg;

@@ -15,7 +15,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn matcher_output(case: &str, options: AlignerOptions) -> String {
-    let aligner = Aligner::new(options).unwrap();
+    let aligner = Aligner::new(options, &pairmetrics::formats::input::open_resource).unwrap();
     let (test, reference) = (
         data(&format!("{case}.test.gz")),
         data(&format!("{case}.ref.gz")),

@@ -1,7 +1,7 @@
 //! Properties of the LePoD kernels over generated sentences and alignments.
 
-use pairmetrics::metrics::Link;
-use pairmetrics::metrics::lepod::{Punctuation, Scratch, led_aligned, led_unaligned, pod};
+use pairmetrics::kernels::Link;
+use pairmetrics::pair::lepod::{Punctuation, Scratch, led_aligned, led_unaligned, pod};
 use proptest::prelude::*;
 
 const VOCAB: &[&str] = &["a", "b", "c", "d", ",", "."];

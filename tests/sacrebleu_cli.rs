@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use pairmetrics::metrics::numpy_random::NumpyRng;
+use pairmetrics::stats::numpy_random::NumpyRng;
 use serde_json::Value;
 
 use crate::common::*;

@@ -10,8 +10,8 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionConfig;
-use pairmetrics::metrics::random::SplitMix64;
-use pairmetrics::metrics::significance::{
+use pairmetrics::stats::random::SplitMix64;
+use pairmetrics::stats::significance::{
     Sample, approx_randomization, bootstrap_ci, paired_bootstrap,
 };
 use serde_json::Value;

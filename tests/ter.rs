@@ -4,7 +4,7 @@
 //! systems (one and two references), and the SQL functions. Expected values from
 //! `scripts/make_ter_vectors.py`; every number must be equal, not close.
 
-use pairmetrics::metrics::ter::{self, Scratch, TerOptions};
+use pairmetrics::sacrebleu::ter::{self, Scratch, TerOptions};
 use serde_json::Value;
 
 use crate::common::*;

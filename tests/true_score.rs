@@ -1,7 +1,7 @@
 //! The true score: `tests/vectors/true_score/example_2.json` (Chevelu et al. 2010, errata
 //! corrected) and a differential test of the DP against brute-force enumeration.
 
-use pairmetrics::metrics::true_score::{Identity, PhraseIndex, PhraseIndexBuilder, Scratch};
+use pairmetrics::pair::true_score::{Identity, PhraseIndex, PhraseIndexBuilder, Scratch};
 use proptest::prelude::*;
 use serde_json::Value;
 

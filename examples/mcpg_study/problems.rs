@@ -1,10 +1,10 @@
 //! Small random paraphrase problems whose every reachable paraphrase can be enumerated: MCPG's
 //! yardstick, shared by `examples/mcpg_study.rs` and the integration tests.
 
-use pairmetrics::metrics::mcpg::{Mode, Options, exhaustive, mcpg};
-use pairmetrics::metrics::ngram::{NgramModel, NgramModelBuilder};
-use pairmetrics::metrics::random::SplitMix64;
-use pairmetrics::metrics::true_score::{Identity, PhraseIndex, PhraseIndexBuilder};
+use pairmetrics::lm::ngram::{NgramModel, NgramModelBuilder};
+use pairmetrics::pair::true_score::{Identity, PhraseIndex, PhraseIndexBuilder};
+use pairmetrics::smt::mcpg::{Mode, Options, exhaustive, mcpg};
+use pairmetrics::stats::random::SplitMix64;
 
 pub struct Problems {
     pub index: PhraseIndex,

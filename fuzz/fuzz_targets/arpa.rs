@@ -2,10 +2,10 @@
 //! that loads scores any sentence to a number.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use pairmetrics::formats::{arpa, input::Lines};
+use pairmetrics_kernels::formats::{arpa, lines::Lines};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(model) = arpa::parse(&mut Lines::new(data, std::path::Path::new("fuzz"))) {
-        let _ = model.sentence_log10(&["a", "b", "<s>", "</s>", "<unk>"], &mut Vec::new());
+        let _ = model.sentence_log10(&["a", "b", "<s>", "</s>", "<unk>"], &mut Default::default());
     }
 });

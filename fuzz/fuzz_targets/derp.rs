@@ -2,7 +2,7 @@
 //! the end, duplicates): a score in [0, 1] or an error, never a panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use pairmetrics::metrics::derp::{Parse, Scratch, derp};
+use pairmetrics_kernels::pair::derp::{Parse, Scratch, derp};
 
 const LABELS: [&str; 4] = ["nsubj", "obj", "root", "punct"];
 

@@ -1,7 +1,7 @@
 //! LeD and PoD on arbitrary sentences and links: values in [0, 1] or errors, never a panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use pairmetrics::metrics::lepod::{Punctuation, Scratch, led_aligned, led_unaligned, pod};
+use pairmetrics_kernels::pair::lepod::{Punctuation, Scratch, led_aligned, led_unaligned, pod};
 
 fuzz_target!(|input: (&str, &str, Vec<(u8, u8)>)| {
     let (a, b, links) = input;

@@ -1,8 +1,8 @@
 //! METEOR Matcher output: any bytes give blocks or errors naming a line, never a panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use pairmetrics::formats::input::Lines;
-use pairmetrics::formats::meteor::Blocks;
+use pairmetrics_kernels::formats::lines::Lines;
+use pairmetrics_kernels::formats::meteor::Blocks;
 
 fuzz_target!(|data: &[u8]| {
     for block in Blocks::new(Lines::new(data, std::path::Path::new("fuzz"))) {

@@ -1,6 +1,6 @@
 // Prints where libstdc++'s std::unordered_map<unsigned, double> rehashes as it grows by single
 // inserts: "SIZE BUCKETS" each time bucket_count() changes. The table GROWTH in
-// src/align/fast_align.rs is this program's output (g++ 12, Debian 12).
+// crates/kernels/src/align/fast_align.rs is this program's output (g++ 12, Debian 12).
 #include <cstdlib>
 #include <iostream>
 #include <unordered_map>

@@ -11,7 +11,7 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 
-use crate::metrics::Link;
+use crate::kernels::Link;
 use crate::schema::{link_fields, module_link_fields};
 
 /// The pair_id column of a chunk: ids count from 0 in input order.

@@ -13,9 +13,9 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type, UInt64Type};
 use datafusion::common::{Result, exec_err};
 
-use crate::metrics::Link;
-use crate::metrics::significance::Interval;
+use crate::kernels::Link;
 use crate::schema::{head_list_type, is_string};
+use crate::stats::significance::Interval;
 
 /// Why one row's arguments cannot be scored.
 #[derive(Debug, Clone, PartialEq, Eq)]

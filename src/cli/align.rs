@@ -44,7 +44,10 @@ impl Args {
             out,
             threads,
         } = self;
-        let aligner = Aligner::new(aligner.options()?)?;
+        let aligner = Aligner::new(
+            aligner.options()?,
+            &pairmetrics::formats::input::open_resource,
+        )?;
         let progress = std::io::stderr().is_terminal();
         let threads = threads.unwrap_or_else(cores);
         match out {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use pairmetrics::align::AlignerOptions;
-use pairmetrics::metrics::true_score::ModelWeights;
+use pairmetrics::pair::true_score::ModelWeights;
 use pairmetrics::pipeline::compare;
 use pairmetrics::resources::options::{
     ALIGNMENT_TYPE, BEAM, FREE_IDENTITY, LANG, LM, MODULES, PARA, PHRASE_TABLE, PROB_COLUMN,

@@ -4,9 +4,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use pairmetrics::metrics::decode::{self, Weights};
 use pairmetrics::pipeline::decode::{DecodeOptions, decode};
 use pairmetrics::resources;
+use pairmetrics::smt::decode::{self, Weights};
 
 use super::Stdout;
 use super::args::{at_least_one, cores};

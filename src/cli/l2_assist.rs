@@ -4,10 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use pairmetrics::metrics::dep_fit::Formula;
-use pairmetrics::metrics::synthetic;
+use pairmetrics::pair::dep_fit::Formula;
 use pairmetrics::pipeline::l2_assist;
 use pairmetrics::resources;
+use pairmetrics::smt::synthetic;
 
 use super::Stdout;
 

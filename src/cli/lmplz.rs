@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, anyhow, bail};
 use pairmetrics::formats::input;
-use pairmetrics::metrics::kneser_ney::{Options, SpecialWords};
+use pairmetrics::lm::kneser_ney::{Options, SpecialWords};
 use pairmetrics::pipeline::lm_estimate::{self, Memory};
 
 use super::Stdout;

@@ -4,8 +4,8 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::Result;
-use pairmetrics::metrics::mcpg::{self, Mode};
 use pairmetrics::pipeline::paraphrase;
+use pairmetrics::smt::mcpg::{self, Mode};
 
 use super::Stdout;
 use super::args::{ModelArgs, at_least_one, cores};

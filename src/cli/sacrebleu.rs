@@ -196,7 +196,7 @@ impl Args {
                 tokenize,
                 lowercase,
             },
-            chrf: pairmetrics::metrics::chrf::ChrfOptions {
+            chrf: pairmetrics::sacrebleu::chrf::ChrfOptions {
                 char_order: chrf_char_order,
                 word_order: chrf_word_order,
                 beta: chrf_beta,
@@ -204,7 +204,7 @@ impl Args {
                 whitespace: chrf_whitespace,
                 eps_smoothing: chrf_eps_smoothing,
             },
-            ter: pairmetrics::metrics::ter::TerOptions {
+            ter: pairmetrics::sacrebleu::ter::TerOptions {
                 normalized: ter_normalized,
                 no_punct: ter_no_punct,
                 asian_support: ter_asian_support,

@@ -4,9 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use pairmetrics::metrics::l2_assist::FEATURE_NAMES;
-use pairmetrics::metrics::mert;
 use pairmetrics::pipeline::l2_assist;
+use pairmetrics::smt::l2_assist::FEATURE_NAMES;
+use pairmetrics::smt::mert;
 
 use super::Stdout;
 use super::l2_assist::{AssistArgs, report_generated};

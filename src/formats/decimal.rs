@@ -107,7 +107,7 @@ mod tests {
             }
         }
         // LeD and PoD are means of ratios of small counts; and random bit patterns below 2^52.
-        let mut rng = crate::metrics::random::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::stats::random::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
         let mut next = || rng.next_u64();
         for _ in 0..200_000 {
             let (a, b, c, d) = (next() % 60, next() % 60 + 1, next() % 60, next() % 60 + 1);

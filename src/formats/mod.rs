@@ -1,17 +1,15 @@
-//! Readers of external formats: streaming, with errors that name the file and line.
+//! Readers of external formats: streaming, with errors that name the file and line. The parsers
+//! that need only a reader are the kernels' (`pairmetrics_kernels::formats`), re-exported here;
+//! this module adds what opens files (local, remote, compressed) and the formats of the jobs.
 
 pub mod arpa;
-pub mod conllu;
-pub mod cpp;
 pub mod decimal;
 pub mod input;
-pub mod meteor;
-pub mod moses;
-pub mod pharaoh;
 pub mod python;
 pub mod semeval2014t5;
 pub mod svg;
-pub mod syntactic_ngrams;
 pub mod tabulate;
 pub mod terminal;
 pub mod xml;
+
+pub use pairmetrics_kernels::formats::{conllu, meteor, moses, pharaoh, syntactic_ngrams};

@@ -22,7 +22,7 @@ use anyhow::{Context, Result, bail};
 use rust_stemmers::Stemmer;
 
 use super::xml::escape;
-use crate::metrics::word_accuracy::{Rules, normalize, pair_score};
+use crate::pair::word_accuracy::{Rules, normalize, pair_score};
 use crate::storage::Output;
 
 /// An id attribute; `None` when absent (the reader's numeric default, equal only to itself).

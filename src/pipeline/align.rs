@@ -16,7 +16,7 @@ use crate::align::{self, Aligner, Scratch};
 use crate::arrow::{module_links_array, pair_ids};
 use crate::formats::input::{self, Lines, Paired};
 use crate::formats::meteor;
-use crate::metrics::Link;
+use crate::kernels::Link;
 use crate::parallel::{Chunk, map_ordered};
 use crate::parquet::AtomicParquetWriter;
 use crate::parquet::keys;

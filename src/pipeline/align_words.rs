@@ -16,7 +16,7 @@ use crate::align::fast_align::{self, Aligned, Corpus, Iteration};
 use crate::align::symmetrize::{self, Grid};
 use crate::arrow::links_array;
 use crate::formats::pharaoh;
-use crate::metrics::Link;
+use crate::kernels::Link;
 use crate::parquet::{AtomicParquetWriter, keys};
 use crate::schema::Table;
 use crate::storage::Output;

@@ -21,10 +21,10 @@ use serde_json::{Value, json};
 use super::score::{Role, all_columns};
 use crate::Resources;
 use crate::arrow::read::{first_float, interval};
-use crate::metrics::significance::Interval;
 use crate::parquet::ParquetInput;
 use crate::parquet::keys;
 use crate::session::{Tuning, column_of, context_with_tables_and, integers, join_on_pair_id};
+use crate::stats::significance::Interval;
 use crate::udf::expr;
 use crate::udf::significance::{DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS};
 

@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 
-use crate::metrics::decode::{self, Translation};
 use crate::parallel::{Chunk, map_ordered_in_chunks};
 use crate::resources::{self, PhraseTableOptions, ResourceOptions};
 use crate::sentences::{self, Sentence};
+use crate::smt::decode::{self, Translation};
 
 #[derive(Debug, Clone)]
 pub struct DecodeOptions {

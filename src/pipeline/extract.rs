@@ -21,9 +21,9 @@ use datafusion::prelude::SessionContext;
 use futures::TryStreamExt;
 
 use crate::arrow::read::{LinkLists, TokenLists};
-use crate::metrics::phrases::{Direction, Lexicon};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning, column_of};
+use crate::smt::phrases::{Direction, Lexicon};
 use crate::udf::expr::{PHARAOH, TOKENIZE};
 use crate::udf::phrases::{NAME as EXTRACT, PairScratch, PhraseScoreUdf, ScoreKind, read_pair};
 

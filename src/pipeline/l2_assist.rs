@@ -27,20 +27,20 @@ use crate::formats::input::{self, Lines};
 use crate::formats::semeval2014t5::{
     self as task, Answer, Fragment, FragmentRow, TaskFile, fragment_score,
 };
-use crate::metrics::dep_fit::Formula;
-use crate::metrics::l2_assist::{
-    Arcs, Candidate, Dictionary, FEATURE_NAMES, Features, Origin, Scorers, candidates, features,
-    project, splice,
-};
-use crate::metrics::mert::{self, CandidateList, MertOptions};
-use crate::metrics::ngram;
-use crate::metrics::synthetic::Limits;
-use crate::metrics::word_accuracy::Rules;
+use crate::lm::ngram;
+use crate::pair::dep_fit::Formula;
+use crate::pair::word_accuracy::Rules;
 use crate::parquet::AtomicParquetWriter;
 use crate::parquet::keys;
 use crate::resources::{self, ResourceOptions};
 use crate::schema::{head_list_type, token_list_type};
 use crate::session;
+use crate::smt::l2_assist::{
+    Arcs, Candidate, Dictionary, FEATURE_NAMES, Features, Origin, Scorers, candidates, features,
+    project, splice,
+};
+use crate::smt::mert::{self, CandidateList, MertOptions};
+use crate::smt::synthetic::Limits;
 use crate::udf::expr;
 
 /// What candidates are made and scored with.

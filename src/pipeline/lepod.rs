@@ -17,11 +17,11 @@ use crossbeam_channel::{Receiver, bounded};
 use crate::formats::decimal;
 use crate::formats::input::{self, LineSlices, Lines};
 use crate::formats::meteor::{self, Block, Blocks};
-use crate::metrics::Link;
-use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
-use crate::metrics::whitespace;
+use crate::kernels::Link;
+use crate::pair::lepod::{self, LepodError, Punctuation, Scratch};
 use crate::parallel::{Chunk, map_ordered_in_chunks};
 use crate::storage::Output;
+use crate::text::whitespace;
 
 #[derive(Debug, Clone)]
 pub struct LepodOptions {
@@ -561,7 +561,7 @@ impl Place<'_> {
         let [path1, path2] = &self.options.files;
         match e {
             LepodError::EmptySentence(side) => {
-                let path = if side == crate::metrics::Side::Src {
+                let path = if side == crate::kernels::Side::Src {
                     path1
                 } else {
                     path2

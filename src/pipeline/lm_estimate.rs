@@ -26,7 +26,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, anyhow};
 
 use crate::formats::arpa;
-use crate::metrics::kneser_ney::{
+use crate::lm::kneser_ney::{
     self, Context, Continuation, CountsOfCounts, Discount, EOS, EstimateError, Grams,
     Interpolation, Options, Packing, SpecialWords, Vocabulary, Windows,
 };
@@ -587,33 +587,6 @@ fn write_arpa(model: &Model, out: &mut dyn Write) -> io::Result<()> {
     writer.finish()
 }
 
-impl Record for (u128, u64) {
-    const SIZE: usize = 24;
-    fn put(self, to: &mut Vec<u8>) {
-        to.extend_from_slice(&self.0.to_le_bytes());
-        to.extend_from_slice(&self.1.to_le_bytes());
-    }
-    fn get(from: &[u8]) -> Self {
-        (u128::get(&from[..16]), u64::get(&from[16..]))
-    }
-}
-
-impl Record for Continuation {
-    const SIZE: usize = 25;
-    fn put(self, to: &mut Vec<u8>) {
-        (self.key, self.count).put(to);
-        to.push(self.order);
-    }
-    fn get(from: &[u8]) -> Self {
-        let (key, count) = <(u128, u64)>::get(&from[..24]);
-        Continuation {
-            key,
-            count,
-            order: from[24],
-        }
-    }
-}
-
 impl Record for ContextOf {
     const SIZE: usize = 29;
     fn put(self, to: &mut Vec<u8>) {
@@ -638,7 +611,7 @@ mod tests {
 
     use hashbrown::HashMap;
 
-    use crate::metrics::kneser_ney::{BOS, UNK};
+    use crate::lm::kneser_ney::{BOS, UNK};
 
     fn corpus(lines: &[&str]) -> Corpus {
         let mut corpus = Corpus::new(SpecialWords::Refuse, &Memory::default());
@@ -719,7 +692,7 @@ mod tests {
 
     #[test]
     fn every_context_sums_to_one() {
-        let mut random = crate::metrics::random::SplitMix64::new(7);
+        let mut random = crate::stats::random::SplitMix64::new(7);
         let lines: Vec<String> = (0..400)
             .map(|_| {
                 let length = 1 + random.below(12);

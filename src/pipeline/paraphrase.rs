@@ -20,7 +20,6 @@ use datafusion::logical_expr::cast;
 use datafusion::physical_expr::PhysicalExpr;
 
 use crate::arrow::{append_tokens, token_list_builder};
-use crate::metrics::mcpg::{self, Outcome, TaskReward};
 use crate::parallel::{Chunk, map_ordered_in_chunks};
 use crate::parquet::AtomicParquetWriter;
 use crate::parquet::keys;
@@ -28,6 +27,7 @@ use crate::resources::{self, PhraseTableOptions, ResourceOptions};
 use crate::schema::token_list_type;
 use crate::sentences::{self, Sentence};
 use crate::session::Session;
+use crate::smt::mcpg::{self, Outcome, TaskReward};
 use crate::udf::mcpg::{ParaphraseColumns, fields};
 
 #[derive(Debug, Clone)]

@@ -22,7 +22,7 @@ use datafusion::functions_aggregate::expr_fn::{count, count_distinct, min};
 use datafusion::logical_expr::ident;
 use datafusion::prelude::SessionContext;
 
-use crate::metrics::true_score::ModelWeights;
+use crate::pair::true_score::ModelWeights;
 use crate::resources::{self, PhraseTableOptions, ResourceOptions};
 use crate::schema::Table;
 use crate::session::{self, Session, Tuning};

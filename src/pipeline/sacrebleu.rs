@@ -18,15 +18,15 @@ use anyhow::{Context, Result, bail};
 
 use crate::formats::python::{float_repr, json_float, json_string};
 use crate::formats::tabulate::{self, Style};
-use crate::metrics::bleu::{BleuOptions, Smoothing, Tokenizer};
-use crate::metrics::chrf::ChrfOptions;
-use crate::metrics::sacrebleu::{Py, SacreMetric, Scratch};
-use crate::metrics::sacrebleu_significance::{
+use crate::sacrebleu::bleu::{BleuOptions, Smoothing, Tokenizer};
+use crate::sacrebleu::chrf::ChrfOptions;
+use crate::sacrebleu::corpus::{Py, SacreMetric, Scratch};
+use crate::sacrebleu::paired::{
     Baseline, Stats, TestResult, bootstrap_indices, estimate_ci, estimate_ci_exact,
     paired_bootstrap, paired_randomization, randomization_flips, resample_scores,
 };
-use crate::metrics::ter::TerOptions;
-use crate::metrics::whitespace;
+use crate::sacrebleu::ter::TerOptions;
+use crate::text::whitespace;
 
 /// sacrebleu's `-f`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

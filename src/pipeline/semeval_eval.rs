@@ -13,7 +13,7 @@ use rust_stemmers::Stemmer;
 
 use crate::align::stem::snowball;
 use crate::formats::semeval2014t5::{self, Sentence, ShowId, fragment_score};
-use crate::metrics::word_accuracy::Rules;
+use crate::pair::word_accuracy::Rules;
 use crate::parquet::AtomicParquetWriter;
 
 #[derive(Debug, Clone, Default)]

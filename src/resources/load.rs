@@ -17,9 +17,9 @@ use crate::Resources;
 use crate::align::{AlignerOptions, Module, Objective};
 use crate::arrow::read::{Strings, TokenLists};
 use crate::formats::arpa;
-use crate::metrics::dep_fit::TripleIndex;
-use crate::metrics::ngram::NgramModel;
-use crate::metrics::true_score::{Directions, Identity, PhraseIndex, PhraseIndexBuilder};
+use crate::lm::ngram::NgramModel;
+use crate::pair::dep_fit::TripleIndex;
+use crate::pair::true_score::{Directions, Identity, PhraseIndex, PhraseIndexBuilder};
 use crate::parquet::ParquetInput;
 use crate::schema::Table;
 
@@ -403,7 +403,7 @@ mod tests {
 
     use super::{Given, ResourceOptions, options};
     use crate::align::{Module, Objective};
-    use crate::metrics::true_score::Identity;
+    use crate::pair::true_score::Identity;
 
     #[test]
     fn options_are_assembled_from_the_values_given() {

@@ -14,9 +14,9 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::align::{Aligner, AlignerOptions};
-use crate::metrics::dep_fit::TripleIndex;
-use crate::metrics::ngram::NgramModel;
-use crate::metrics::true_score::PhraseIndex;
+use crate::lm::ngram::NgramModel;
+use crate::pair::dep_fit::TripleIndex;
+use crate::pair::true_score::PhraseIndex;
 
 /// A kind of resource a function can need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@
 pub mod delta;
 mod inputs;
 mod read;
-pub mod spill;
+pub use pairmetrics_kernels::spill;
 mod write;
 
 use std::future::Future;

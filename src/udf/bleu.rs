@@ -1,5 +1,5 @@
 //! `sentence_bleu`, `bleu_stats` and the aggregate `corpus_bleu`: sacrebleu's BLEU
-//! ([`crate::metrics::bleu`]) through the shared sacrebleu functions ([`super::sacrebleu`]).
+//! ([`crate::sacrebleu::bleu`]) through the shared sacrebleu functions ([`super::sacrebleu`]).
 
 use std::sync::LazyLock;
 
@@ -7,8 +7,8 @@ use datafusion::logical_expr::Documentation;
 
 use super::expr;
 use super::sacrebleu::{Kind, Metric, documentation};
-use crate::metrics::bleu::BleuOptions;
-use crate::metrics::sacrebleu::SacreMetric;
+use crate::sacrebleu::bleu::BleuOptions;
+use crate::sacrebleu::corpus::SacreMetric;
 
 #[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Bleu;

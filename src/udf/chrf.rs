@@ -1,5 +1,5 @@
 //! `chrf`, `chrf_stats` and the aggregate `corpus_chrf`: sacrebleu's chrF and chrF++
-//! ([`crate::metrics::chrf`]) through the shared sacrebleu functions ([`super::sacrebleu`]).
+//! ([`crate::sacrebleu::chrf`]) through the shared sacrebleu functions ([`super::sacrebleu`]).
 
 use std::sync::LazyLock;
 
@@ -7,8 +7,8 @@ use datafusion::logical_expr::Documentation;
 
 use super::expr;
 use super::sacrebleu::{Kind, Metric, documentation};
-use crate::metrics::chrf::ChrfOptions;
-use crate::metrics::sacrebleu::SacreMetric;
+use crate::sacrebleu::chrf::ChrfOptions;
+use crate::sacrebleu::corpus::SacreMetric;
 
 #[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Chrf;

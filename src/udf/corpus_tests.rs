@@ -7,7 +7,7 @@
 //!   ([`KeyedTotals`]), so any corpus size gives one answer however its rows are partitioned, and
 //!   a resample is scored as the corpus aggregate scores its summed statistics.
 //! - `bleu_paired_bs`, `bleu_paired_ar` are sacrebleu's `--paired-bs` and `--paired-ar` number
-//!   for number ([`crate::metrics::sacrebleu_significance`]): numpy's generator resamples the
+//!   for number ([`crate::sacrebleu::paired`]): numpy's generator resamples the
 //!   segments in their order, so every row is held until the end, and resamples are scored as
 //!   sacrebleu scores them ([`SacreMetric`]).
 
@@ -25,13 +25,13 @@ use super::args::{Shapes, checked_arguments, optional_tail, signature};
 use super::docs::DOC_SECTION;
 use super::sacrebleu::Metric;
 use super::significance::{Constants, DEFAULT_RESAMPLES, DEFAULT_TRIALS, answer, rows_state};
-use crate::metrics::keyed_totals::{KeyedRows, KeyedTotals, PairedTest as Test};
-use crate::metrics::sacrebleu::SacreMetric;
-use crate::metrics::sacrebleu_significance::{
+use crate::sacrebleu::corpus::SacreMetric;
+use crate::sacrebleu::paired::{
     Baseline, Stats, bootstrap_indices, estimate_ci, paired_bootstrap, paired_randomization,
     randomization_flips,
 };
 use crate::schema::ColumnType::{Float, Floats, Int, Text};
+use crate::stats::keyed_totals::{KeyedRows, KeyedTotals, PairedTest as Test};
 
 /// Which generator: the streaming Poisson bootstrap, or numpy's as sacrebleu draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

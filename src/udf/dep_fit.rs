@@ -16,7 +16,7 @@ use super::args::{IntArg, Problem, Shapes, checked_arguments, problem_column, si
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{HeadLists, RowProblem, TokenLists};
-use crate::metrics::dep_fit::{FitProblem, Formula, Parse, TripleCounts, TripleIndex, dep_fit};
+use crate::pair::dep_fit::{FitProblem, Formula, Parse, TripleCounts, TripleIndex, dep_fit};
 use crate::resources::Shared;
 use crate::resources::{MissingResource, Resource};
 use crate::schema::ColumnType;

@@ -21,8 +21,8 @@ use super::args::{Shapes, checked_arguments, problem_column, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{HeadLists, LinkLists, TokenIds};
-use crate::metrics::Link;
-use crate::metrics::derp::{self, Derp, DerpError, LabelledParse, Scratch};
+use crate::kernels::Link;
+use crate::pair::derp::{self, Derp, DerpError, LabelledParse, Scratch};
 use crate::schema::ColumnType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

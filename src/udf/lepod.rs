@@ -14,8 +14,8 @@ use super::args::{Shapes, TextArg, checked_arguments, problem_column, signature}
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{LinkLists, RowProblem, TokenLists};
-use crate::metrics::Link;
-use crate::metrics::lepod::{self, LepodError, Punctuation, Scratch};
+use crate::kernels::Link;
+use crate::pair::lepod::{self, LepodError, Punctuation, Scratch};
 use crate::schema::ColumnType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

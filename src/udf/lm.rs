@@ -20,7 +20,7 @@ use super::args::{BoolArg, Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::TokenLists;
-use crate::metrics::ngram::{Bounds, NgramModel, Scratch, WordScore};
+use crate::lm::ngram::{Bounds, NgramModel, Scratch, WordScore};
 use crate::resources::Shared;
 use crate::resources::{MissingResource, Resource};
 use crate::schema::ColumnType;

@@ -14,8 +14,8 @@ use datafusion::logical_expr::{
 use super::args::array_of;
 use super::docs::DOC_SECTION;
 use super::expr;
-use crate::metrics::mert::loglinear;
 use crate::schema::ColumnType;
+use crate::smt::mert::loglinear;
 
 pub const NAME: &str = expr::LOGLINEAR;
 

@@ -14,12 +14,12 @@ use datafusion::datasource::MemTable;
 
 use super::args::{literal_integer, literal_string};
 use super::expr;
-use crate::metrics::mcpg::{Mode, Options, Paraphrase, mcpg};
-use crate::metrics::ngram::NgramModel;
-use crate::metrics::true_score::PhraseIndex;
-use crate::metrics::whitespace;
+use crate::lm::ngram::NgramModel;
+use crate::pair::true_score::PhraseIndex;
 use crate::resources::{MissingResource, Resource, Shared};
 use crate::schema::token_list_type;
+use crate::smt::mcpg::{Mode, Options, Paraphrase, mcpg};
+use crate::text::whitespace;
 
 pub const NAME: &str = expr::MCPG;
 const USAGE: &str =

@@ -83,7 +83,9 @@ impl MeteorAlignUdf {
             language: language.to_string(),
             ..self.base.clone()
         };
-        let pooled = Pooled::new(Arc::new(Aligner::new(options).map_err(fail)?));
+        let pooled = Pooled::new(Arc::new(
+            Aligner::new(options, &crate::formats::input::open_resource).map_err(fail)?,
+        ));
         aligners.insert(key, pooled.clone());
         Ok(pooled)
     }

@@ -43,7 +43,7 @@ pub fn all_scalar_udfs() -> Vec<Arc<ScalarUDF>> {
 
 /// Every scalar UDF of pairmetrics, bound to `resources`.
 pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
-    use crate::metrics::dep_fit::Formula::{Iucl, Paper};
+    use crate::pair::dep_fit::Formula::{Iucl, Paper};
     use bleu::Bleu;
     use chrf::Chrf;
     use dep_fit::{

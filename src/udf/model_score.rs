@@ -15,8 +15,8 @@ use super::args::{Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::TokenLists;
-use crate::metrics::ngram::{self, NgramModel};
-use crate::metrics::true_score::{ModelWeights, PhraseIndex, Scratch, model_score};
+use crate::lm::ngram::{self, NgramModel};
+use crate::pair::true_score::{ModelWeights, PhraseIndex, Scratch, model_score};
 use crate::resources::{MissingResource, Resource, Shared};
 use crate::schema::ColumnType;
 

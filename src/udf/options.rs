@@ -5,7 +5,7 @@
 use datafusion::common::config::{ConfigExtension, ConfigOptions};
 use datafusion::common::extensions_options;
 
-use crate::metrics::derp;
+use crate::pair::derp;
 
 extensions_options! {
     /// The settings under the `pairmetrics.` prefix.

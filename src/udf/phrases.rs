@@ -18,13 +18,13 @@ use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{LinkLists, Strings, TokenLists};
 use crate::formats::pharaoh;
-use crate::metrics::Link;
-use crate::metrics::phrases::{
+use crate::kernels::Link;
+use crate::schema::ColumnType;
+use crate::smt::phrases::{
     Aligned, Direction, ExtractError, Lexicon, MAX_PHRASE_LENGTH, PhraseSpan, alignment_key,
     phrase_alignment,
 };
-use crate::metrics::whitespace;
-use crate::schema::ColumnType;
+use crate::text::whitespace;
 
 pub const NAME: &str = expr::EXTRACT_PHRASES;
 /// Moses' default maximum phrase length.

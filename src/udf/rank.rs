@@ -18,7 +18,7 @@ use datafusion::logical_expr::{
 
 use super::docs::DOC_SECTION;
 use super::expr;
-use crate::metrics::rank::kendall_tau_a;
+use crate::pair::rank::kendall_tau_a;
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct KendallTauA {

@@ -26,7 +26,7 @@ use datafusion::logical_expr::{
 use super::args::{Shapes, TextArg, checked_arguments, constant, scalar_text};
 use super::docs::DOC_SECTION;
 use crate::arrow::read::{Strings, TokenLists};
-use crate::metrics::sacrebleu::{SacreMetric, Scratch};
+use crate::sacrebleu::corpus::{SacreMetric, Scratch};
 use crate::schema::{ColumnType, is_string};
 
 /// One of sacrebleu's metrics, as its SQL functions need it: their names, the options they take
@@ -439,7 +439,7 @@ impl Accumulator for CorpusAccumulator {
                 .iter()
                 .map(|&x| x as u64)
                 .collect();
-            crate::metrics::add_stats(&mut self.total, &partial);
+            crate::kernels::add_stats(&mut self.total, &partial);
         }
         Ok(())
     }

@@ -17,8 +17,8 @@ use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, Documentation, Sig
 use super::args::{Shapes, checked_arguments, constant, optional_tail, scalar_text, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
-use crate::metrics::significance::{self as kernel, Row, Sample};
 use crate::schema::ColumnType::{Float, Int};
+use crate::stats::significance::{self as kernel, Row, Sample};
 
 /// Which test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

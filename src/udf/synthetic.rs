@@ -13,12 +13,12 @@ use datafusion::datasource::MemTable;
 
 use super::args::{literal_integer, literal_string};
 use super::expr;
-use crate::metrics::synthetic::{Candidate, Limits, MAX_TOKENS, synthetic_phrases};
-use crate::metrics::true_score::PhraseIndex;
-use crate::metrics::whitespace;
+use crate::pair::true_score::PhraseIndex;
 use crate::resources::Shared;
 use crate::resources::{MissingResource, Resource};
 use crate::schema::token_list_type;
+use crate::smt::synthetic::{Candidate, Limits, MAX_TOKENS, synthetic_phrases};
+use crate::text::whitespace;
 
 pub const NAME: &str = expr::SYNTHETIC_PHRASES;
 /// Candidates listed when the call does not say.

@@ -1,5 +1,5 @@
 //! `sentence_ter`, `ter_stats` and the aggregate `corpus_ter`: sacrebleu's TER
-//! ([`crate::metrics::ter`]) through the shared sacrebleu functions ([`super::sacrebleu`]).
+//! ([`crate::sacrebleu::ter`]) through the shared sacrebleu functions ([`super::sacrebleu`]).
 
 use std::sync::LazyLock;
 
@@ -7,8 +7,8 @@ use datafusion::logical_expr::Documentation;
 
 use super::expr;
 use super::sacrebleu::{Kind, Metric, documentation};
-use crate::metrics::sacrebleu::SacreMetric;
-use crate::metrics::ter::TerOptions;
+use crate::sacrebleu::corpus::SacreMetric;
+use crate::sacrebleu::ter::TerOptions;
 
 #[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Ter;

@@ -15,8 +15,8 @@ use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{Strings, TokenLists};
 use crate::formats::pharaoh;
-use crate::metrics::whitespace;
 use crate::schema::{ColumnType, link_fields, link_list_type, token_list_type};
+use crate::text::whitespace;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {

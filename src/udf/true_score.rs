@@ -17,7 +17,7 @@ use super::args::{Shapes, checked_arguments, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::TokenLists;
-use crate::metrics::true_score::{PhraseIndex, Scratch, TrueScore};
+use crate::pair::true_score::{PhraseIndex, Scratch, TrueScore};
 use crate::resources::Shared;
 use crate::resources::{MissingResource, Resource};
 use crate::schema::ColumnType;

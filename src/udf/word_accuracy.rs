@@ -13,9 +13,9 @@ use super::args::{Shapes, checked_arguments};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{Strings, TokenListLists, TokenLists};
-use crate::metrics::whitespace;
-use crate::metrics::word_accuracy::{Scratch, word_accuracy};
+use crate::pair::word_accuracy::{Scratch, word_accuracy};
 use crate::schema::{ColumnType, is_string};
+use crate::text::whitespace;
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct WordAccuracyUdf {

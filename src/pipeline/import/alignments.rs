@@ -7,7 +7,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 use super::Chunk;
 use crate::arrow::{links_array, module_links_array, pair_ids};
 use crate::formats::meteor::Block;
-use crate::metrics::Link;
+use crate::kernels::Link;
 
 pub(super) fn build(schema: &SchemaRef, chunk: Chunk<Vec<Link>>) -> Result<RecordBatch> {
     let n = chunk.rows.len();

@@ -14,7 +14,7 @@ use super::Chunk;
 use crate::arrow::{append_tokens, token_list_builder};
 use crate::formats::input::InputError;
 use crate::formats::moses;
-use crate::metrics::whitespace;
+use crate::text::whitespace;
 
 /// The next rank of each n-best id (lists are usually contiguous; interleaved ones work too).
 #[derive(Default)]

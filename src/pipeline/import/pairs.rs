@@ -8,7 +8,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 
 use super::Chunk;
 use crate::arrow::{append_tokens, pair_ids, token_list_builder};
-use crate::metrics::whitespace;
+use crate::text::whitespace;
 
 pub(super) fn build(
     schema: &SchemaRef,

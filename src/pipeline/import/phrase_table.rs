@@ -13,7 +13,7 @@ use super::Chunk;
 use crate::arrow::{append_tokens, links_array, token_list_builder};
 use crate::formats::input::InputError;
 use crate::formats::moses;
-use crate::metrics::whitespace;
+use crate::text::whitespace;
 
 /// Parse a chunk of phrase-table lines (with their line numbers) into `phrase_table` rows.
 pub(super) fn build(

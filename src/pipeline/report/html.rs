@@ -7,7 +7,7 @@ use super::svg;
 use super::{PairView, Report};
 use crate::formats::svg::{PALETTE, number};
 use crate::formats::xml::escape;
-use crate::metrics::significance::Interval;
+use crate::stats::significance::Interval;
 
 const STYLE: &str = "
 body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #222; }

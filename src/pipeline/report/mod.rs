@@ -33,13 +33,13 @@ use super::compare::{self, CompareOptions, Comparison, MetricResult};
 use super::score::{Role, ScoredFrom, all_columns};
 use crate::Resources;
 use crate::arrow::read::{LinkLists, TokenLists};
-use crate::metrics::Link;
-use crate::metrics::lepod::{self, Explanation, Punctuation};
-use crate::metrics::significance::Interval;
+use crate::kernels::Link;
+use crate::pair::lepod::{self, Explanation, Punctuation};
 use crate::parquet::ParquetInput;
 use crate::parquet::keys;
 use crate::session::context_with_tables_and;
 use crate::session::{Tuning, column_of, join_on_pair_id};
+use crate::stats::significance::Interval;
 use crate::storage::{Output, write_whole};
 use crate::udf::expr;
 

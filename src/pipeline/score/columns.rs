@@ -241,7 +241,7 @@ fn sacrebleu_options(metric: &str, options: &ScoreOptions) -> &'static str {
 /// A sacrebleu metric's part of the signature, as sacrebleu writes it: its name, then its
 /// signature for one reference, e.g. `BLEU|nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0`.
 fn sacrebleu_signature(metric: &str, options: &ScoreOptions) -> String {
-    use crate::metrics::{bleu::BleuOptions, chrf::ChrfOptions, ter::TerOptions};
+    use crate::sacrebleu::{bleu::BleuOptions, chrf::ChrfOptions, ter::TerOptions};
     let words = sacrebleu_options(metric, options);
     let parsed = match metric {
         "bleu" => BleuOptions::sentence()

@@ -193,7 +193,10 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
                 "aligning (METEOR's aligner) computes the alignment when no alignments table is given: ask for one or give the other"
             )
         }
-        Some(align) => Some(Aligner::new(align.clone())?),
+        Some(align) => Some(Aligner::new(
+            align.clone(),
+            &crate::formats::input::open_resource,
+        )?),
         None => None,
     };
     let (mut resources, loaded) = resources::load(&options.resources).await?;
