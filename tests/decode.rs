@@ -127,3 +127,42 @@ fn distinct_lists_and_refusals() {
     ]);
     assert!(e.contains("/nonexistent/pt.parquet"), "{e}");
 }
+
+/// A weight that is not finite, or so large that a total overflows, is refused by its flag's
+/// name before any work (NaN ranked every hypothesis alike: `decode` printed an empty line);
+/// negative weights are weights.
+#[test]
+fn non_finite_weights_are_refused_by_name() {
+    let dir = TempDir::new().unwrap();
+    let table = example_table(&dir);
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "a b\n").unwrap();
+    for (command, flag, value) in [
+        ("decode", "--alpha-phi", "nan"),
+        ("decode", "--alpha-d", "NaN"),
+        ("decode", "--alpha-w", "1e308"),
+        ("decode", "--alpha-lm", "inf"),
+        ("paraphrase", "--alpha-phi", "nan"),
+        ("rerank", "--alpha-phi", "-inf"),
+    ] {
+        let said = err(&[
+            command,
+            "--phrase-table",
+            &table,
+            &format!("{flag}={value}"),
+            path_str(&input),
+        ]);
+        assert!(
+            said.contains(flag) && said.contains("a weight must be a finite number"),
+            "{command} {flag} {value}: {said}"
+        );
+    }
+    ok(&[
+        "decode",
+        path_str(&input),
+        "--phrase-table",
+        &table,
+        "--alpha-w",
+        "-1",
+    ]);
+}

@@ -441,6 +441,27 @@ fn a_replaced_output_keeps_its_permissions() {
     );
 }
 
+/// New content never inherits set-user-ID or set-group-ID; the owner is kept where the process
+/// may give it (as root; another user's process owns what it writes, as any new file).
+#[test]
+fn a_replaced_output_drops_set_id_bits_and_keeps_its_owner() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("scored.parquet");
+    assert!(score_to(&out).status.success());
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        std::os::unix::fs::chown(&out, Some(1234), Some(1234)).unwrap();
+    }
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o6755)).unwrap();
+    assert!(score_to(&out).status.success());
+    let metadata = std::fs::metadata(&out).unwrap();
+    assert_eq!(metadata.permissions().mode() & 0o7777, 0o755);
+    if root {
+        assert_eq!((metadata.uid(), metadata.gid()), (1234, 1234));
+    }
+}
+
 #[test]
 fn partials_of_dead_runs_are_removed_and_a_live_runs_kept() {
     let dir = TempDir::new().unwrap();

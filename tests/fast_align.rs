@@ -169,6 +169,31 @@ fn atools_names_what_is_wrong() {
     assert!(said.contains("requires two alignment files"), "{said}");
     let said = err(&["atools", "-i", a, "-c", "fmeasure"]);
     assert!(said.contains("Don't understand command"), "{said}");
+    let said = err(&["atools", "-i", "-", "-j", "-", "-c", "union"]);
+    assert!(said.contains("both `-`"), "{said}");
+    // A link far past any sentence is an error naming the line, at once (atools sizes its grid
+    // by it: 100 GB for the first, minutes of grow-diag-final-and for the second).
+    let huge = dir.path().join("huge.al");
+    std::fs::write(&huge, "0-0\n0-99999999999\n").unwrap();
+    let said = err(&["atools", "-i", path_str(&huge), "-c", "invert"]);
+    assert!(
+        said.contains("huge.al:2") && said.contains("over the limit"),
+        "{said}"
+    );
+    std::fs::write(&huge, "0-4294967295\n").unwrap();
+    let said = err(&[
+        "atools",
+        "-i",
+        path_str(&huge),
+        "-j",
+        path_str(&huge),
+        "-c",
+        "grow-diag-final-and",
+    ]);
+    assert!(
+        said.contains("huge.al:1") && said.contains("over the limit"),
+        "{said}"
+    );
 }
 
 #[test]

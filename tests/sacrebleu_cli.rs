@@ -171,6 +171,11 @@ fn refuses_what_sacrebleu_refuses() {
     let short = short.to_str().unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["he-en.ref.refA.en", "-i", short], "different lengths"),
+        // Nothing on standard input (a decoder that printed nothing): one system of no lines.
+        (
+            &["he-en.ref.refA.en"],
+            "different lengths: System 1 has 0 lines",
+        ),
         (&["-i", "he-en.hyp.GPT4-5shot.en"], "no references"),
         (
             &[
@@ -337,6 +342,72 @@ fn numpy_generator_draws_what_numpy_draws() {
                 .map(|v| v.as_u64().unwrap())
                 .collect::<Vec<_>>(),
             "seed {seed}"
+        );
+    }
+}
+
+/// NaN and infinite smoothing values: sacrebleu accepts them and prints `nan`/`inf` in text and
+/// `NaN` in JSON (Python's f-strings and json.dumps); the expected bytes are sacrebleu 2.6.0's.
+#[test]
+fn non_finite_scores_print_as_sacrebleu_prints_them() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let (r, h) = (dir.path().join("r.txt"), dir.path().join("h.txt"));
+    std::fs::write(&r, "a b c d\n").unwrap();
+    std::fs::write(&h, "a x y z\n").unwrap();
+    let (r, h) = (r.display().to_string(), h.display().to_string());
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[
+                "-m",
+                "bleu",
+                "--smooth-method",
+                "add-k",
+                "--smooth-value",
+                "nan",
+            ],
+            "{\n \"name\": \"BLEU\",\n \"score\": NaN,\n \"signature\": \"nrefs:1|case:mixed|eff:no|tok:13a|smooth:add-k[nan]|version:2.6.0\",\n \"verbose_score\": \"25.0/nan/nan/nan (BP = 1.000 ratio = 1.000 hyp_len = 4 ref_len = 4)\",\n \"nrefs\": \"1\",\n \"case\": \"mixed\",\n \"eff\": \"no\",\n \"tok\": \"13a\",\n \"smooth\": \"add-k[nan]\",\n \"version\": \"2.6.0\"\n}\n",
+        ),
+        (
+            &[
+                "-m",
+                "bleu",
+                "chrf",
+                "--smooth-method",
+                "add-k",
+                "--smooth-value",
+                "nan",
+                "-f",
+                "text",
+            ],
+            "BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:add-k[nan]|version:2.6.0 = nan 25.0/nan/nan/nan (BP = 1.000 ratio = 1.000 hyp_len = 4 ref_len = 4)\n     chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0 = 6.2\n",
+        ),
+        (
+            &[
+                "-m",
+                "bleu",
+                "--smooth-method",
+                "add-k",
+                "--smooth-value",
+                "inf",
+                "-f",
+                "text",
+            ],
+            "BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:add-k[inf]|version:2.6.0 = nan 25.0/nan/nan/nan (BP = 1.000 ratio = 1.000 hyp_len = 4 ref_len = 4)\n",
+        ),
+    ];
+    for (flags, expected) in cases {
+        let mut args = vec![r.clone(), "-i".to_string(), h.clone()];
+        args.extend(flags.iter().map(|s| s.to_string()));
+        let output = sacrebleu(&args, &[], "");
+        assert!(
+            output.status.success(),
+            "{flags:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(output.stdout).unwrap(),
+            expected,
+            "{flags:?}"
         );
     }
 }

@@ -204,6 +204,22 @@ pub fn at_least_one(text: &str) -> Result<usize, String> {
     }
 }
 
+/// The largest magnitude a model weight may have: past it, a weight times a feature overflows to
+/// an infinite total (`--alpha-w 1e308` made every total -inf).
+pub const MAX_WEIGHT: f64 = 1e6;
+
+/// A model weight (`--alpha-*`): a finite number, at most [`MAX_WEIGHT`] in magnitude; NaN or
+/// an infinity would rank every hypothesis alike.
+pub fn weight(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(w) if w.is_finite() && w.abs() <= MAX_WEIGHT => Ok(w),
+        Ok(_) => Err(format!(
+            "a weight must be a finite number from -{MAX_WEIGHT:e} to {MAX_WEIGHT:e}"
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Worker threads when not told: one per core.
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -226,10 +242,10 @@ pub struct ModelArgs {
     #[arg(long, value_name = "PATH")]
     pub lm: Option<PathBuf>,
     /// Weight of the phrase-table score (the true score).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = weight, allow_negative_numbers = true)]
     alpha_phi: f64,
     /// Weight of ln P(sentence) (the LM's log10 times ln 10).
-    #[arg(long, default_value_t = 1.0, requires = "lm")]
+    #[arg(long, default_value_t = 1.0, requires = "lm", value_parser = weight, allow_negative_numbers = true)]
     alpha_lm: f64,
 }
 

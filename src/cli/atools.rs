@@ -46,6 +46,11 @@ impl Args {
             ),
             _ => {}
         }
+        if self.first.as_os_str() == "-" && self.second.as_deref() == Some("-".as_ref()) {
+            bail!(
+                "-i and -j are both `-`: standard input can be one of them; give the other as a file"
+            );
+        }
         let options = atools::AtoolsOptions {
             command,
             first: self.first,

@@ -9,7 +9,7 @@ use pairmetrics::resources;
 use pairmetrics::smt::decode::{self, Weights};
 
 use super::Stdout;
-use super::args::{at_least_one, cores};
+use super::args::{at_least_one, cores, weight};
 
 /// Translate (or paraphrase) with a phrase table and a language model: a phrase-based
 /// decoder in the Moses mould, as Chevelu et al. (Coling 2010) ran Moses.
@@ -45,16 +45,16 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     lm: Option<PathBuf>,
     /// Weight of the phrase feature.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = weight, allow_negative_numbers = true)]
     alpha_phi: f64,
     /// Weight of the lm feature.
-    #[arg(long, default_value_t = 1.0, requires = "lm")]
+    #[arg(long, default_value_t = 1.0, requires = "lm", value_parser = weight, allow_negative_numbers = true)]
     alpha_lm: f64,
     /// Weight of the distortion feature.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = weight, allow_negative_numbers = true)]
     alpha_d: f64,
     /// Weight of the word feature (the word penalty).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = weight, allow_negative_numbers = true)]
     alpha_w: f64,
     /// The longest jump between consecutive phrases; -1: no limit.
     #[arg(long, default_value_t = decode::DEFAULT_DISTORTION_LIMIT as i64, allow_negative_numbers = true,

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail};
 
-use crate::formats::python::{float_repr, json_float, json_string};
+use crate::formats::python::{json_float, json_string};
 use crate::formats::tabulate::{self, Style};
 use crate::sacrebleu::bleu::{BleuOptions, Smoothing, Tokenizer};
 use crate::sacrebleu::chrf::ChrfOptions;
@@ -26,6 +26,7 @@ use crate::sacrebleu::paired::{
     paired_bootstrap, paired_randomization, randomization_flips, resample_scores,
 };
 use crate::sacrebleu::ter::TerOptions;
+use crate::text::python::fixed;
 use crate::text::whitespace;
 
 /// sacrebleu's `-f`.
@@ -222,6 +223,11 @@ fn read_systems(
                     system.push(field.trim_end_matches(whitespace::is_space).to_string());
                 }
             }
+            if systems.is_empty() {
+                // Empty input is one system of no lines, as sacrebleu reads it, so that
+                // `decoder | sacrebleu REF` fails when the decoder printed nothing.
+                systems.push(Vec::new());
+            }
             names = (1..=systems.len()).map(|i| format!("System {i}")).collect();
             if paired {
                 names = std::iter::once("Baseline".to_string())
@@ -345,30 +351,27 @@ struct ScoreLine<'a> {
 
 impl ScoreLine<'_> {
     fn format(&self, width: usize, score_only: bool, json: bool) -> String {
-        let score = format!("{:.width$}", self.score);
+        let score = fixed(self.score, width);
         let mut shown = score.clone();
         let mut fields: Vec<(String, String)> = vec![
             ("name".into(), json_string(&self.name, false)),
             (
                 "score".into(),
-                float_repr(score.parse().expect("a formatted float")),
+                json_float(score.parse().expect("a formatted float")),
             ),
             ("signature".into(), json_string(self.signature, false)),
         ];
         if let Some((mean, ci)) = self.confidence.filter(|(mean, _)| mean.value() > 0.0) {
-            let (mean, ci) = (
-                format!("{:.width$}", mean.value()),
-                format!("{:.width$}", ci.value()),
-            );
+            let (mean, ci) = (fixed(mean.value(), width), fixed(ci.value(), width));
             let text = format!("μ = {mean} ± {ci}");
             shown.push_str(&format!(" ({text})"));
             fields.push((
                 "confidence_mean".into(),
-                float_repr(mean.parse().expect("a formatted float")),
+                json_float(mean.parse().expect("a formatted float")),
             ));
             fields.push((
                 "confidence_var".into(),
-                float_repr(ci.parse().expect("a formatted float")),
+                json_float(ci.parse().expect("a formatted float")),
             ));
             fields.push(("confidence".into(), json_string(&text, false)));
         }
@@ -424,9 +427,6 @@ pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Wr
         bail!("--confidence is for one system: use --paired-bs or --paired-ar for several");
     }
     for (name, system) in names.iter().zip(&systems) {
-        if system.is_empty() {
-            bail!("{name} has no lines");
-        }
         for (path, stream) in options.refs.iter().cycle().zip(&refs) {
             if stream.len() != system.len() {
                 bail!(
@@ -436,6 +436,9 @@ pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Wr
                     stream.len()
                 );
             }
+        }
+        if system.is_empty() {
+            bail!("{name} has no lines");
         }
     }
     let mut names_seen = Vec::new();
@@ -522,13 +525,7 @@ pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Wr
         for (m, metric) in metrics.iter().enumerate() {
             let cells = stats
                 .iter()
-                .map(|system| {
-                    Cell::Text(format!(
-                        "{:.*}",
-                        options.width,
-                        metric.score(&system[m].sums())
-                    ))
-                })
+                .map(|system| Cell::Text(fixed(metric.score(&system[m].sums()), options.width)))
                 .collect();
             columns.push((metric.name(), cells));
             signatures.push((metric.name(), metric.signature(nrefs, &[], options.short)));
@@ -703,15 +700,19 @@ fn print_results_table(
             texts.push(match cell {
                 Cell::Text(text) => text.clone(),
                 Cell::Result(result) => {
-                    let mut text = format!("{:.width$}", result.score);
+                    let mut text = fixed(result.score, width);
                     if let (Some(mean), Some(ci)) = (result.mean, result.ci) {
                         is_bootstrap = true;
-                        let _ =
-                            write!(text, " ({:.width$} ± {:.width$})", mean.value(), ci.value());
+                        let _ = write!(
+                            text,
+                            " ({} ± {})",
+                            fixed(mean.value(), width),
+                            fixed(ci.value(), width)
+                        );
                     }
                     if let Some(p) = result.p_value {
                         text.push(if multiline { '\n' } else { ' ' });
-                        let _ = write!(text, "(p = {p:.4})");
+                        let _ = write!(text, "(p = {})", fixed(p, 4));
                         if p <= 0.05 {
                             text.push('*');
                         }

@@ -44,8 +44,10 @@ enum Sink {
 
 /// What is at a local output's path now, and so how the output is written there.
 enum Existing {
-    /// Nothing, or a regular file: written beside it and renamed; a file keeps its permissions.
-    Replace(Option<fs::Permissions>),
+    /// Nothing, or a regular file: written beside it and renamed; a file keeps its permissions
+    /// (but set-user-ID and set-group-ID, which new content must not inherit) and, where the
+    /// process may give it, its owner.
+    Replace(Option<fs::Metadata>),
     /// A character device or a FIFO: written through.
     WriteThrough,
 }
@@ -66,7 +68,7 @@ impl Existing {
         };
         let kind = metadata.file_type();
         let what = match () {
-            _ if kind.is_file() => return Ok(Existing::Replace(Some(metadata.permissions()))),
+            _ if kind.is_file() => return Ok(Existing::Replace(Some(metadata))),
             _ if kind.is_char_device() || kind.is_fifo() => return Ok(Existing::WriteThrough),
             _ if kind.is_symlink() => match fs::canonicalize(target) {
                 Ok(to) => format!(
@@ -88,13 +90,27 @@ impl Existing {
     }
 }
 
+/// Give `file` the owner (where this process may: root, or the owner already) and the mode of
+/// the file it replaces, without set-user-ID and set-group-ID.
+fn keep_owner_and_mode(file: &File, old: &fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    // Changing the owner is refused (EPERM) to a process that is not root: it then owns the
+    // new file, as any new file it writes. chown also clears the set-ID bits on its own.
+    match std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid())) {
+        Err(e) if e.kind() != io::ErrorKind::PermissionDenied => return Err(e),
+        _ => {}
+    }
+    let mode = old.permissions().mode() & !(libc::S_ISUID | libc::S_ISGID);
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
 impl Output {
     /// Start writing `target`, a local path or a URL. A local target's directory must exist.
     pub fn create(target: &Path) -> Result<Output> {
         refuse_input(target)?;
         let sink = match Location::parse(target)? {
             Location::Local(target) => match Existing::of(&target)? {
-                Existing::Replace(permissions) => {
+                Existing::Replace(replaced) => {
                     // A partial is a temporary file already (a job's staging): written in place.
                     let temp = match target
                         .file_name()
@@ -105,7 +121,7 @@ impl Output {
                     };
                     let file = File::create(&temp)
                         .with_context(|| format!("cannot create {}", temp.display()))?;
-                    if let Some(Err(e)) = permissions.map(|p| file.set_permissions(p)) {
+                    if let Some(Err(e)) = replaced.map(|old| keep_owner_and_mode(&file, &old)) {
                         let _ = fs::remove_file(&temp);
                         return Err(e).with_context(|| {
                             format!(

@@ -4,7 +4,6 @@
 pub mod args;
 pub mod bleu;
 pub mod chrf;
-pub mod corpus_tests;
 pub mod dep_fit;
 pub mod derp;
 pub mod docs;
@@ -16,6 +15,7 @@ pub mod mcpg;
 pub mod meteor_align;
 pub mod model_score;
 pub mod options;
+pub mod paired_corpus;
 pub mod phrases;
 pub mod rank;
 pub mod sacrebleu;
@@ -132,7 +132,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
 pub fn all_aggregate_udfs() -> Vec<Arc<AggregateUDF>> {
     use bleu::Bleu;
     use chrf::Chrf;
-    use corpus_tests::CorpusTestUdf;
+    use paired_corpus::CorpusTestUdf;
     use sacrebleu::CorpusUdf;
     use significance::{SignificanceUdf as S, Test as T};
     use ter::Ter;

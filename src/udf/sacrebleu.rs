@@ -35,7 +35,7 @@ pub trait Metric: fmt::Debug + PartialEq + Eq + std::hash::Hash + Send + Sync + 
     /// The names of the sentence, statistics and corpus functions.
     const NAMES: [&'static str; 3];
 
-    /// The names of the paired tests of corpus scores (`udf::corpus_tests`): the streaming
+    /// The names of the paired tests of corpus scores (`udf::paired_corpus`): the streaming
     /// bootstrap and randomization, then sacrebleu's own (`--paired-bs`, `--paired-ar`).
     const TEST_NAMES: [&'static str; 4];
 

@@ -56,6 +56,10 @@ impl Command {
     }
 }
 
+/// The most positions (source x target) a parsed line's grid may have: 2^26, a pair of 8,192
+/// words a side, 64 MiB. atools itself sizes its grid by the largest link, whatever it is.
+pub const MAX_CELLS: usize = 1 << 26;
+
 /// An alignment as atools holds it: `width` source positions by `height` target positions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Grid {
@@ -102,7 +106,9 @@ impl Grid {
     }
 
     /// A Pharaoh line (`i-j i-j ...`, the links after the last ` ||| ` if there is one),
-    /// sized by its largest indices (an empty line is a 1 x 1 grid without points).
+    /// sized by its largest indices (an empty line is a 1 x 1 grid without points). A grid
+    /// of more than [`MAX_CELLS`] positions is refused: its links cannot be a real sentence
+    /// pair's, and atools' commands visit every position.
     pub fn parse(line: &str) -> Result<Grid, String> {
         let text = match line.rfind(" ||| ") {
             Some(p) => &line[p + 5..],
@@ -124,6 +130,15 @@ impl Grid {
                 Some(link) => links.push(link),
                 None => return Err(format!("`{link}` is not a link i-j")),
             }
+        }
+        let (width, height) = links.iter().fold((1u128, 1u128), |(w, h), &(i, j)| {
+            (w.max(i as u128 + 1), h.max(j as u128 + 1))
+        });
+        if width * height > MAX_CELLS as u128 {
+            return Err(format!(
+                "its links make a grid of {width} x {height} positions, over the limit of \
+                 {MAX_CELLS} (a sentence pair of 8,192 words a side): is a position wrong?"
+            ));
         }
         Ok(Grid::from_links(links))
     }

@@ -25,6 +25,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::mteval;
+use crate::text::python::fixed;
 use crate::text::whitespace;
 
 /// The sacrebleu release whose BLEU this is, as signatures name it.
@@ -113,8 +114,8 @@ impl Smoothing {
     fn signature(self) -> String {
         match self {
             Smoothing::None => "none".to_string(),
-            Smoothing::Floor(value) => format!("floor[{value:.2}]"),
-            Smoothing::AddK(value) => format!("add-k[{value:.2}]"),
+            Smoothing::Floor(value) => format!("floor[{}]", fixed(value, 2)),
+            Smoothing::AddK(value) => format!("add-k[{}]", fixed(value, 2)),
             Smoothing::Exp => "exp".to_string(),
         }
     }

@@ -11,6 +11,8 @@
 
 use std::ops::{Add, Div, Mul};
 
+use crate::text::python::fixed;
+
 use crate::sacrebleu::bleu::{self, BleuOptions, Smoothing};
 use crate::sacrebleu::chrf::{self, ChrfOptions};
 use crate::sacrebleu::ter::{self, TerOptions};
@@ -267,20 +269,17 @@ impl SacreMetric {
             return None;
         };
         let result = bleu::bleu(&integers(sums), options);
-        let precisions: Vec<String> = result
-            .precisions
-            .iter()
-            .map(|p| format!("{p:.1}"))
-            .collect();
+        let precisions: Vec<String> = result.precisions.iter().map(|&p| fixed(p, 1)).collect();
         let ratio = if result.ref_len > 0 {
             result.sys_len as f64 / result.ref_len as f64
         } else {
             0.0
         };
         Some(format!(
-            "{} (BP = {:.3} ratio = {ratio:.3} hyp_len = {} ref_len = {})",
+            "{} (BP = {} ratio = {} hyp_len = {} ref_len = {})",
             precisions.join("/"),
-            result.bp,
+            fixed(result.bp, 3),
+            fixed(ratio, 3),
             result.sys_len,
             result.ref_len
         ))
