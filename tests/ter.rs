@@ -255,3 +255,51 @@ async fn sql_functions_at_the_edges() {
         "{error}"
     );
 }
+
+/// TER's matrix is stored as its beam's bands, so its memory is linear in the segment: two
+/// 60,000-word segments (whose full matrix is 32 GB; 120,000 words aborted the process asking
+/// for 115 GB) score in a process limited to 4 GB of address space, to sacrebleu's value: two
+/// edits whatever the length (one word deleted at the front, one inserted at the end), as
+/// sacrebleu 2.6.0 gives at 2,000 and 6,000 words a side.
+#[test]
+fn long_segments_score_in_bounded_memory() {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pairmetrics"));
+    command.args([
+        "sql",
+        "--format",
+        "csv",
+        "SELECT sentence_ter(repeat('ab cd ', 30000), repeat('cd ab ', 30000)) AS t",
+    ]);
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 4 << 30,
+                rlim_max: 4 << 30,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // 2 edits over 60,000 reference words, in percent.
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "t\n0.0033333333333333335\n"
+    );
+    let short = ok(&[
+        "sql",
+        "--format",
+        "csv",
+        "SELECT sentence_ter(trim(repeat('ab cd ', 1000)), trim(repeat('cd ab ', 1000))) AS t",
+    ]);
+    // sacrebleu 2.6.0: TER().sentence_score(...).score == 0.1
+    assert_eq!(short, "t\n0.1\n");
+}

@@ -331,10 +331,12 @@ struct Search {
     words: Vec<u32>,
     shifted: Vec<u32>,
     best: Vec<u32>,
-    /// The current words' full matrix: costs and operations, row-major.
+    /// The current words' matrix, row by row, each row its band ([`Band`]): costs and
+    /// operations, and where each row starts in them (`offsets`, one more than the rows).
     costs: Vec<i64>,
     ops: Vec<Op>,
-    /// Two rolling rows for a candidate's cost.
+    offsets: Vec<usize>,
+    /// Two rolling rows (bands) for a candidate's cost.
     rows: [Vec<i64>; 2],
     /// From the current trace: the hypothesis position aligned to each reference position, and
     /// running counts of errors on either side.
@@ -396,35 +398,53 @@ impl Beam {
     }
 }
 
-/// Row `i` of the matrix from row `i - 1` (`previous`), into `row`: costs, and the operation
-/// of each cell when `ops` is given. Cells outside the beam stay infinite.
+/// A row of the matrix as stored: the cells of its band, from column `start`; every cell outside
+/// the band is infinite (sacrebleu fills them so), so a row costs its band's width and the
+/// matrix is linear in the sentence's length (the full matrix of two 120,000-word segments took
+/// 115 GB).
+#[derive(Debug, Clone, Copy)]
+struct Band<'a> {
+    start: usize,
+    cells: &'a [i64],
+}
+
+impl Band<'_> {
+    fn cost(&self, j: usize) -> i64 {
+        match j.checked_sub(self.start) {
+            Some(k) if k < self.cells.len() => self.cells[k],
+            _ => INFINITY,
+        }
+    }
+}
+
+/// Row `i` of the matrix from row `i - 1` (`previous`), into `row`, the cells of
+/// `beam.columns(i)`: costs, and the operation of each cell when `ops` is given.
 fn fill_row(
     beam: &Beam,
     i: usize,
     word: u32,
     reference: &[u32],
-    previous: &[i64],
+    previous: Band,
     row: &mut [i64],
     mut ops: Option<&mut [Op]>,
 ) {
-    row.fill(INFINITY);
-    if let Some(ops) = ops.as_deref_mut() {
-        ops.fill(Op::Undefined);
-    }
-    for j in beam.columns(i) {
+    let columns = beam.columns(i);
+    debug_assert_eq!(row.len(), columns.len());
+    for (k, j) in columns.enumerate() {
         let (cost, op) = if j == 0 {
-            (previous[0] + 1, Op::Delete)
+            (previous.cost(0) + 1, Op::Delete)
         } else {
             let (substitute, op) = match word == reference[j - 1] {
-                true => (previous[j - 1], Op::Match),
-                false => (previous[j - 1] + 1, Op::Substitute),
+                true => (previous.cost(j - 1), Op::Match),
+                false => (previous.cost(j - 1) + 1, Op::Substitute),
             };
+            let left = if k > 0 { row[k - 1] } else { INFINITY };
             // Ties go to the first of substitution, deletion, insertion: sacrebleu's order.
             let mut best = (INFINITY, Op::Undefined);
             for candidate in [
                 (substitute, op),
-                (previous[j] + 1, Op::Delete),
-                (row[j - 1] + 1, Op::Insert),
+                (previous.cost(j) + 1, Op::Delete),
+                (left + 1, Op::Insert),
             ] {
                 if best.0 > candidate.0 {
                     best = candidate;
@@ -432,9 +452,9 @@ fn fill_row(
             }
             best
         };
-        row[j] = cost;
+        row[k] = cost;
         if let Some(ops) = ops.as_deref_mut() {
-            ops[j] = op;
+            ops[k] = op;
         }
     }
 }
@@ -462,31 +482,59 @@ impl Search {
         shifts + self.distance(&beam) as u64
     }
 
-    fn distance(&self, beam: &Beam) -> i64 {
-        self.costs[beam.hyp_len * (beam.ref_len + 1) + beam.ref_len]
+    /// Row `i` of the current matrix.
+    fn band(&self, beam: &Beam, i: usize) -> Band<'_> {
+        Band {
+            start: beam.columns(i).start,
+            cells: &self.costs[self.offsets[i]..self.offsets[i + 1]],
+        }
     }
 
-    /// The full matrix of the current words, with operations.
+    fn distance(&self, beam: &Beam) -> i64 {
+        self.band(beam, beam.hyp_len).cost(beam.ref_len)
+    }
+
+    /// The operation of cell (i, j) of the current matrix (undefined outside its band).
+    fn op(&self, beam: &Beam, i: usize, j: usize) -> Op {
+        let start = beam.columns(i).start;
+        match j.checked_sub(start) {
+            Some(k) if self.offsets[i] + k < self.offsets[i + 1] => self.ops[self.offsets[i] + k],
+            _ => Op::Undefined,
+        }
+    }
+
+    /// The matrix of the current words, with operations: each row's band.
     fn fill_matrix(&mut self, beam: &Beam, reference: &[u32]) {
-        let width = beam.ref_len + 1;
-        self.costs.resize((beam.hyp_len + 1) * width, 0);
-        self.ops.resize((beam.hyp_len + 1) * width, Op::Undefined);
-        for j in 0..width {
+        self.offsets.clear();
+        self.offsets.push(0);
+        // Row 0 is every column (j insertions); `columns` gives the other rows' bands.
+        let mut end = beam.ref_len + 1;
+        self.offsets.push(end);
+        for i in 1..=beam.hyp_len {
+            end += beam.columns(i).len();
+            self.offsets.push(end);
+        }
+        self.costs.resize(end, 0);
+        self.ops.resize(end, Op::Undefined);
+        for j in 0..=beam.ref_len {
             self.costs[j] = j as i64;
             self.ops[j] = Op::Insert;
         }
         for i in 1..=beam.hyp_len {
-            let (done, rest) = self.costs.split_at_mut(i * width);
-            let previous = &done[(i - 1) * width..];
-            let ops = &mut self.ops[i * width..(i + 1) * width];
+            let (start, end) = (self.offsets[i], self.offsets[i + 1]);
+            let (done, rest) = self.costs.split_at_mut(start);
+            let previous = Band {
+                start: if i == 1 { 0 } else { beam.columns(i - 1).start },
+                cells: &done[self.offsets[i - 1]..],
+            };
             fill_row(
                 beam,
                 i,
                 self.words[i - 1],
                 reference,
                 previous,
-                &mut rest[..width],
-                Some(ops),
+                &mut rest[..end - start],
+                Some(&mut self.ops[start..end]),
             );
         }
     }
@@ -494,29 +542,41 @@ impl Search {
     /// The edit distance of `self.shifted`, whose first `same` words are the current words':
     /// rows up to `same` are the current matrix's.
     fn shifted_distance(&mut self, beam: &Beam, reference: &[u32], same: usize) -> i64 {
-        let width = beam.ref_len + 1;
         if same == beam.hyp_len {
             return self.distance(beam);
         }
         let [a, b] = &mut self.rows;
         a.clear();
-        a.extend_from_slice(&self.costs[same * width..(same + 1) * width]);
-        b.resize(width, 0);
+        a.extend_from_slice(&self.costs[self.offsets[same]..self.offsets[same + 1]]);
+        let mut a_start = if same == 0 {
+            0
+        } else {
+            beam.columns(same).start
+        };
         for i in same + 1..=beam.hyp_len {
-            fill_row(beam, i, self.shifted[i - 1], reference, a, b, None);
+            b.resize(beam.columns(i).len(), 0);
+            let previous = Band {
+                start: a_start,
+                cells: a,
+            };
+            fill_row(beam, i, self.shifted[i - 1], reference, previous, b, None);
             std::mem::swap(a, b);
+            a_start = beam.columns(i).start;
         }
-        a[beam.ref_len]
+        Band {
+            start: a_start,
+            cells: a,
+        }
+        .cost(beam.ref_len)
     }
 
     /// The alignment and error positions of the current words' best path, as sacrebleu's
     /// `trace_to_alignment` reads the flipped trace.
     fn read_trace(&mut self, beam: &Beam) {
-        let width = beam.ref_len + 1;
         let mut trace = Vec::with_capacity(beam.hyp_len + beam.ref_len);
         let (mut i, mut j) = (beam.hyp_len, beam.ref_len);
         while i > 0 || j > 0 {
-            let op = self.ops[i * width + j];
+            let op = self.op(beam, i, j);
             trace.push(op);
             match op {
                 Op::Match | Op::Substitute => (i, j) = (i - 1, j - 1),
@@ -569,10 +629,11 @@ impl Search {
         // The ranking: gain, length, -start, -target, compared in that order.
         let mut best: Option<(i64, usize, i64, i64)> = None;
         'search: for start_h in 0..hyp_len {
-            for start_r in 0..ref_len {
-                if start_r.abs_diff(start_h) > MAX_SHIFT_DIST {
-                    continue;
-                }
+            // sacrebleu tries every reference position and skips those farther than
+            // MAX_SHIFT_DIST: the same ones, in the same order, without the quadratic loop.
+            let near =
+                start_h.saturating_sub(MAX_SHIFT_DIST)..(start_h + MAX_SHIFT_DIST + 1).min(ref_len);
+            for start_r in near {
                 let mut length = 0;
                 while length < MAX_SHIFT_SIZE
                     && start_h + length < hyp_len
