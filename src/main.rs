@@ -9,6 +9,7 @@ use anyhow::Context;
 
 fn main() -> ExitCode {
     fix_malloc_thresholds();
+    remove_scratch_on_signals();
     let cli = cli::Cli::from_env();
     pairmetrics::storage::set_options(cli.storage_options());
     let result = tokio::runtime::Builder::new_multi_thread()
@@ -33,5 +34,30 @@ fn fix_malloc_thresholds() {
     // SAFETY: mallopt only sets a parameter of the allocator; it is called before any thread starts.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
+    }
+}
+
+/// On SIGINT or SIGTERM, remove the scratch directories of the jobs that spill (fast-align,
+/// align-words, lm estimate, lmplz), then die of the signal as before (exit status 130, 143).
+/// The signals are blocked here, before any thread starts, so every thread inherits the mask,
+/// and one thread takes them with sigwait, where removing files is allowed.
+fn remove_scratch_on_signals() {
+    // SAFETY: sigset operations on a local set; pthread_sigmask on this (the only) thread;
+    // the thread below only waits, removes files and raises the signal on itself.
+    unsafe {
+        let mut signals: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut signals);
+        libc::sigaddset(&mut signals, libc::SIGINT);
+        libc::sigaddset(&mut signals, libc::SIGTERM);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &signals, std::ptr::null_mut());
+        std::thread::spawn(move || {
+            let mut signal = 0;
+            if libc::sigwait(&signals, &mut signal) == 0 {
+                pairmetrics::storage::spill::remove_scratch_directories();
+                libc::signal(signal, libc::SIG_DFL);
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &signals, std::ptr::null_mut());
+                libc::raise(signal);
+            }
+        });
     }
 }

@@ -232,7 +232,7 @@ fn options(config: &Value) -> ChrfOptions {
     ChrfOptions {
         char_order: number("char_order", 6),
         word_order: number("word_order", 0),
-        beta: number("beta", 2) as u32,
+        beta: number("beta", 2) as i32,
         lowercase: flag("lowercase"),
         whitespace: flag("whitespace"),
         eps_smoothing: flag("eps_smoothing"),

@@ -166,3 +166,34 @@ fn non_finite_weights_are_refused_by_name() {
         "-1",
     ]);
 }
+
+/// An n-best line whose hypothesis holds a token `import moses-nbest` would misread (`|||`,
+/// white space) is refused naming the sentence, as the Moses export refuses such a rule.
+#[test]
+fn nbest_tokens_that_would_be_misread_are_refused() {
+    let dir = TempDir::new().unwrap();
+    let table = dir.path().join("pt.parquet");
+    ok(&[
+        "sql",
+        "--out",
+        path_str(&table),
+        "SELECT column1 AS src_tokens, column2 AS tgt_tokens, 0.5 AS p_f_e, 0.5 AS lex_f_e, \
+         0.5 AS p_e_f, 0.5 AS lex_e_f FROM (VALUES (['x'], ['a|||b']), (['y'], ['c d']))",
+    ]);
+    let input = dir.path().join("in.txt");
+    for (line, token) in [("x", "a|||b"), ("y", "c d")] {
+        std::fs::write(&input, format!("{line}\n")).unwrap();
+        let said = err(&[
+            "decode",
+            path_str(&input),
+            "--phrase-table",
+            path_str(&table),
+            "--nbest",
+            "2",
+        ]);
+        assert!(
+            said.contains("sentence 0") && said.contains(&format!("{token:?}")),
+            "{said}"
+        );
+    }
+}

@@ -917,7 +917,7 @@ fn phrase_table_rules_without_a_probability_are_counted_and_named() {
     let query = "SELECT column1 AS src_tokens, column2 AS tgt_tokens, column3 AS p_f_e, 1.0 AS lex_f_e, 0.5 AS p_e_f, \
                  1.0 AS lex_e_f FROM (VALUES (['a'], ['b'], 0.5), (['a'], ['c'], 1.5), (['b'], ['c'], 0.0), \
                  (['c'], ['d'], CAST('NaN' AS DOUBLE)), (['d'], ['e'], -0.25), (['e'], ['f'], CAST('inf' AS DOUBLE)), \
-                 (['f'], CAST([] AS VARCHAR[]), 0.5), (['g'], ['h'], CAST(NULL AS DOUBLE)))";
+                 (['f'], CAST([] AS VARCHAR[]), 0.5), (['g'], ['h'], CAST(NULL AS DOUBLE)), (['h'], [''], 0.5))";
     ok(&["sql", "--out", path_str(&table), query]);
     let out = pairmetrics(&[
         "sql",
@@ -935,7 +935,7 @@ fn phrase_table_rules_without_a_probability_are_counted_and_named() {
     assert!(
         said.contains("warning: phrase table")
             && said.contains(
-                "2 rules left out: a NULL or empty phrase or p_f_e (the first is rule 7)"
+                "3 rules left out: a NULL or empty phrase (or an empty token) or p_f_e (the first is rule 7)"
             ),
         "{said}"
     );

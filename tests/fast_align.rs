@@ -372,3 +372,112 @@ fn align_words_writes_no_links_for_a_pair_with_an_empty_side() {
         assert!(!none.exists());
     }
 }
+
+/// The names in `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Wait until a scratch directory of `pid` appears in `dir` (at most 120 s).
+fn wait_for_scratch(dir: &Path, pid: u32) -> bool {
+    let prefix = format!("pairmetrics-scratch.{pid}.");
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(120) {
+        if entries(dir).iter().any(|e| e.starts_with(&prefix)) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    false
+}
+
+/// A run stopped by SIGTERM or SIGINT removes its scratch directory before it dies of the
+/// signal; one killed by SIGKILL leaves it, and the next run that makes one in the same place
+/// removes it, but neither another live process's nor a symbolic link named like one.
+#[test]
+fn scratch_directories_go_on_signals_and_after_a_kill() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let dir = TempDir::new().unwrap();
+    // Ten copies of the sample: long enough to be stopped while it spills.
+    let text = gunzip(&data().join("europarl.fr-en.gz"));
+    let corpus = dir.path().join("corpus.txt");
+    std::fs::write(&corpus, text.repeat(10)).unwrap();
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    let start = || {
+        Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
+            .args(["fast-align", "-i", path_str(&corpus), "-dov", "--temp-dir"])
+            .arg(&scratch)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let mut child = start();
+        assert!(wait_for_scratch(&scratch, child.id()), "the run spills");
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal), "dies of the signal");
+        assert_eq!(entries(&scratch), Vec::<String>::new(), "signal {signal}");
+    }
+    let mut child = start();
+    assert!(wait_for_scratch(&scratch, child.id()), "the run spills");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(entries(&scratch).len(), 1, "SIGKILL leaves the directory");
+    // PID 1 always runs; no process has a PID above the kernel's largest (4194304).
+    std::fs::create_dir(scratch.join("pairmetrics-scratch.1.live")).unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("keep.txt"), "x").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, scratch.join("pairmetrics-scratch.4194305.link"))
+        .unwrap();
+    let small = dir.path().join("small.txt");
+    std::fs::write(&small, "a b ||| c d\n").unwrap();
+    ok(&[
+        "fast-align",
+        "-i",
+        path_str(&small),
+        "--temp-dir",
+        path_str(&scratch),
+    ]);
+    assert_eq!(
+        entries(&scratch),
+        [
+            "pairmetrics-scratch.1.live",
+            "pairmetrics-scratch.4194305.link"
+        ]
+    );
+    assert!(
+        elsewhere.join("keep.txt").exists(),
+        "a link is not followed"
+    );
+}
+
+/// An output that is the input is refused before the work, not after it: fast-align's table
+/// (-p), lmplz's --arpa and lm estimate's --out. The corpus would fail the work itself (an
+/// empty side for fast-align; discounts that cannot be estimated for the LMs), so only a check
+/// made first names the output.
+#[test]
+fn an_output_that_is_the_input_is_refused_first() {
+    let dir = TempDir::new().unwrap();
+    let corpus = dir.path().join("corpus.txt");
+    std::fs::write(&corpus, "a b |||\n").unwrap();
+    let c = path_str(&corpus);
+    for args in [
+        vec!["fast-align", "-i", c, "-p", c],
+        vec!["lmplz", "-o", "2", "--text", c, "--arpa", c],
+        vec!["lm", "estimate", "-o", "2", "--input", c, "--out", c],
+    ] {
+        let said = err(&args);
+        assert!(said.contains("is an input of this command"), "{args:?}: {said}");
+        assert_eq!(std::fs::read_to_string(&corpus).unwrap(), "a b |||\n");
+    }
+}

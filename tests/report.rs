@@ -252,6 +252,77 @@ fn report_says_what_is_wrong() {
     );
 }
 
+/// A received file whose footer records its alignments at a URL elsewhere (a planted
+/// `http://` address) makes no request there: the report says what was recorded and draws
+/// without it.
+#[test]
+fn report_follows_no_recorded_input_elsewhere() {
+    use datafusion::parquet::arrow::ArrowWriter;
+    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use datafusion::parquet::file::metadata::KeyValue;
+    use datafusion::parquet::file::properties::WriterProperties;
+    let dir = tempfile::tempdir().unwrap();
+    let table = scored(dir.path(), "scored.parquet", &[]);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let planted = format!(
+        "http://{}/alignments.parquet",
+        listener.local_addr().unwrap()
+    );
+    // The same rows, the footer's recorded alignments replaced by the planted address.
+    let reader =
+        ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&table).unwrap()).unwrap();
+    let metadata: Vec<KeyValue> = reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .unwrap()
+        .iter()
+        .map(|kv| {
+            let value = kv.value.as_ref().map(|v| {
+                v.replace(
+                    &serde_json::to_string(path_str(&sample().join("alignments.parquet"))).unwrap(),
+                    &serde_json::to_string(&planted).unwrap(),
+                )
+            });
+            KeyValue::new(kv.key.clone(), value)
+        })
+        .collect();
+    assert!(
+        metadata
+            .iter()
+            .any(|kv| kv.value.as_deref().is_some_and(|v| v.contains(&planted))),
+        "the footer records the alignments"
+    );
+    let received = dir.path().join("received.parquet");
+    let schema = reader.schema().clone();
+    let properties = WriterProperties::builder()
+        .set_key_value_metadata(Some(metadata))
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        std::fs::File::create(&received).unwrap(),
+        schema,
+        Some(properties),
+    )
+    .unwrap();
+    for batch in reader.build().unwrap() {
+        writer.write(&batch.unwrap()).unwrap();
+    }
+    writer.close().unwrap();
+    let page = dir.path().join("r.html");
+    let out = pairmetrics(&["report", path_str(&received), "--out", path_str(&page)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&planted) && stderr.contains("not where the table is"),
+        "{stderr}"
+    );
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("report connected to the planted address: {other:?}"),
+    }
+}
+
 /// Needs Debian's chromium: scripts/report/headless_chromium.sh installs it when missing.
 #[test]
 fn report_renders_in_headless_chromium() {

@@ -171,6 +171,43 @@ fn refuses_what_sacrebleu_refuses() {
     let short = short.to_str().unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["he-en.ref.refA.en", "-i", short], "different lengths"),
+        // Resamples past what the test can hold: one limit and one message for the drop-in
+        // and the SQL functions (it aborted asking for the memory).
+        (
+            &[
+                "he-en.ref.refA.en",
+                "-i",
+                "he-en.hyp.GPT4-5shot.en",
+                "--confidence",
+                "--confidence-n",
+                "100000000",
+            ],
+            "draws is more than the 2^28",
+        ),
+        (
+            &[
+                "he-en.ref.refA.en",
+                "-i",
+                "he-en.hyp.GPT4-5shot.en",
+                "he-en.hyp.ONLINE-A.en",
+                "--paired-bs",
+                "--paired-bs-n",
+                "1000000000",
+            ],
+            "draws is more than the 2^28",
+        ),
+        (
+            &[
+                "he-en.ref.refA.en",
+                "-i",
+                "he-en.hyp.GPT4-5shot.en",
+                "he-en.hyp.ONLINE-A.en",
+                "--paired-ar",
+                "--paired-ar-n",
+                "4000000000",
+            ],
+            "draws is more than the 2^28",
+        ),
         // Nothing on standard input (a decoder that printed nothing): one system of no lines.
         (
             &["he-en.ref.refA.en"],
@@ -398,6 +435,43 @@ fn non_finite_scores_print_as_sacrebleu_prints_them() {
     for (flags, expected) in cases {
         let mut args = vec![r.clone(), "-i".to_string(), h.clone()];
         args.extend(flags.iter().map(|s| s.to_string()));
+        let output = sacrebleu(&args, &[], "");
+        assert!(
+            output.status.success(),
+            "{flags:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(output.stdout).unwrap(),
+            expected,
+            "{flags:?}"
+        );
+    }
+}
+
+/// Negative values sacrebleu's argparse takes (it reads `-1` as a number) are values here too,
+/// not unknown flags; the expected lines are sacrebleu 2.6.0's.
+#[test]
+fn negative_values_are_read_as_sacrebleu_reads_them() {
+    let base = [
+        "de-en.ref.refA.en",
+        "-i",
+        "de-en.hyp.ONLINE-B.en",
+        "-f",
+        "text",
+    ];
+    for (flags, expected) in [
+        (
+            ["-m", "chrf", "--chrf-beta", "-1"],
+            "chrF-1|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0 = 68.7\n",
+        ),
+        (
+            ["--smooth-method", "floor", "--smooth-value", "-1"],
+            "BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:floor[-1.00]|version:2.6.0 = 43.7 \
+             74.6/51.3/37.8/28.6 (BP = 0.968 ratio = 0.968 hyp_len = 9071 ref_len = 9367)\n",
+        ),
+    ] {
+        let args: Vec<String> = base.iter().chain(&flags).map(|s| s.to_string()).collect();
         let output = sacrebleu(&args, &[], "");
         assert!(
             output.status.success(),

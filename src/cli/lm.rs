@@ -89,6 +89,11 @@ impl Args {
                 let corpus =
                     lm_estimate::read_sentences(&input, &column, options.special_words, &memory)
                         .await?;
+                // Refused before the estimate (an output that is the input, a missing
+                // directory), not after it: the input is known once read.
+                if let Some(out) = &out {
+                    pairmetrics::storage::Output::check(out)?;
+                }
                 let log = &mut std::io::stderr().lock();
                 let model = lm_estimate::estimate(corpus, &options, log)?;
                 lm_estimate::write(&model, out.as_deref(), stdout)

@@ -244,6 +244,11 @@ impl Args {
             )?,
             None => lm_estimate::read_text(std::io::stdin().lock(), "stdin", special, &memory)?,
         };
+        // Refused before the estimate (an output that is the input, a missing directory), not
+        // after it: the input is known once read.
+        if let Some(arpa) = &self.arpa {
+            pairmetrics::storage::Output::check(arpa)?;
+        }
         let log = &mut std::io::stderr().lock();
         let model = lm_estimate::estimate(corpus, &options, log)?;
         lm_estimate::write(&model, self.arpa.as_deref(), stdout)

@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(short = 's', long = "smooth-method", default_value = "exp", value_parser = ["exp", "floor", "add-k", "none"])]
     smooth_method: String,
     /// BLEU smoothing value for floor (0.1) and add-k (1).
-    #[arg(long = "smooth-value")]
+    #[arg(long = "smooth-value", allow_negative_numbers = true)]
     smooth_value: Option<f64>,
     /// BLEU tokenizer: 13a (default), intl, zh, char or none.
     #[arg(long = "tokenize")]
@@ -59,8 +59,8 @@ pub struct Args {
     #[arg(long = "chrf-word-order", default_value_t = 0)]
     chrf_word_order: usize,
     /// chrF: recall weighs beta times precision.
-    #[arg(long = "chrf-beta", default_value_t = 2)]
-    chrf_beta: u32,
+    #[arg(long = "chrf-beta", default_value_t = 2, allow_negative_numbers = true)]
+    chrf_beta: i32,
     /// chrF: keep whitespace in character n-grams.
     #[arg(long = "chrf-whitespace")]
     chrf_whitespace: bool,

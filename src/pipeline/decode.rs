@@ -145,6 +145,22 @@ pub async fn decode(
     Ok((summary, loaded))
 }
 
+/// A hypothesis as the text of an n-best line, which `import moses-nbest` reads back to the same
+/// tokens; a token it would misread (white space, a line end, `|||`, empty) is an error naming
+/// the sentence, as `export moses-phrase-table` refuses such a rule. An empty hypothesis is one.
+pub(crate) fn nbest_text<T: AsRef<str>>(id: i64, tokens: &[T]) -> Result<String> {
+    if tokens.is_empty() {
+        return Ok(String::new());
+    }
+    let tokens: Vec<&str> = tokens.iter().map(AsRef::as_ref).collect();
+    crate::formats::moses::phrase_text(&tokens).map_err(|why| {
+        anyhow::anyhow!(
+            "sentence {id}: a hypothesis cannot be written as a Moses n-best line: its {why} \
+             (the phrase table has such a token)"
+        )
+    })
+}
+
 /// A Moses n-best line, `id ||| translation ||| phrase= P lm= L distortion= D word= W |||
 /// total`, features unweighted (L is ln P, 0 without an LM) and the total weighted, so that
 /// `import moses-nbest` and `rerank` read it.
@@ -153,7 +169,7 @@ fn write_nbest_line(out: &mut dyn Write, id: i64, t: &Translation) -> Result<()>
     writeln!(
         out,
         "{id} ||| {} ||| phrase= {} lm= {} distortion= {} word= {} ||| {}",
-        t.tokens.join(" "),
+        nbest_text(id, &t.tokens)?,
         f.phrase,
         f.lm,
         f.distortion,

@@ -28,6 +28,10 @@ pub struct FastAlignOptions {
 /// figures per iteration to `log`.
 pub fn run(options: &FastAlignOptions, out: &mut dyn Write, log: &mut dyn Write) -> Result<()> {
     let mut lines = Lines::new(input::open(&options.input)?, &options.input);
+    // The table (-p) is refused now (the input itself, a missing directory), not after training.
+    if let Some(path) = &options.table {
+        Output::check(path)?;
+    }
     let scratch = Scratch::new(options.temp_dir.clone());
     let mut corpus = Corpus::new(&scratch);
     let mut line = String::new();

@@ -342,7 +342,7 @@ fn write_nbest_line(out: &mut dyn Write, id: i64, p: &mcpg::Paraphrase) -> Resul
     write!(
         out,
         "{id} ||| {} ||| phrase= {}",
-        p.tokens.join(" "),
+        super::decode::nbest_text(id, &p.tokens)?,
         p.phrase_score
     )?;
     if let Some(log10) = p.lm_log10 {

@@ -10,7 +10,7 @@
 //! code would print if they were serialisable: the float32 value as a Python float.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -22,7 +22,7 @@ use crate::sacrebleu::bleu::{BleuOptions, Smoothing, Tokenizer};
 use crate::sacrebleu::chrf::ChrfOptions;
 use crate::sacrebleu::corpus::{Py, SacreMetric, Scratch};
 use crate::sacrebleu::paired::{
-    Baseline, Stats, TestResult, bootstrap_indices, estimate_ci, estimate_ci_exact,
+    Baseline, Stats, TestResult, bootstrap_indices, check_draws, estimate_ci, estimate_ci_exact,
     paired_bootstrap, paired_randomization, randomization_flips, resample_scores,
 };
 use crate::sacrebleu::ter::TerOptions;
@@ -119,15 +119,11 @@ impl Seed {
 }
 
 /// The lines of a file as sacrebleu reads them: split at `\n` only, each stripped of trailing
-/// whitespace (Python's `str.rstrip()`); `.gz` files are decompressed.
+/// whitespace (Python's `str.rstrip()`). The file is opened as every input is (a local path or
+/// a URL, gzip and zstd decompressed, recorded as an input).
 fn read_lines(path: &Path) -> Result<Vec<String>> {
-    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut bytes = Vec::new();
-    let mut reader: Box<dyn std::io::Read> = match path.extension().is_some_and(|e| e == "gz") {
-        true => Box::new(flate2::read::MultiGzDecoder::new(file)),
-        false => Box::new(file),
-    };
-    reader
+    crate::formats::input::open(path)?
         .read_to_end(&mut bytes)
         .with_context(|| format!("reading {}", path.display()))?;
     split_lines(&bytes, &path.display().to_string())
@@ -498,6 +494,8 @@ pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Wr
             let mut test = Vec::new();
             let mut confidence = None;
             if options.confidence && options.confidence_n > 1 {
+                check_draws(stats.rows(), options.confidence_n as u64)
+                    .map_err(anyhow::Error::msg)?;
                 let indices =
                     bootstrap_indices(seed()?.value(), stats.rows(), options.confidence_n);
                 confidence = Some(estimate_ci_exact(&resample_scores(metric, stats, &indices)));
@@ -538,6 +536,7 @@ pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Wr
             (false, _, n) if n > 0 => n as usize,
             (false, _, _) => 10000,
         };
+        check_draws(rows, samples as u64).map_err(anyhow::Error::msg)?;
         // The systems' tests draw from the seed unless it is 0 or none; the baseline's
         // interval from the seed as given.
         let seed = seed()?;

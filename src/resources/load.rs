@@ -299,7 +299,7 @@ impl LeftOut {
         let (n, first) = self.incomplete;
         if n > 0 {
             lines.push(format!(
-                "warning: phrase table {}: {n} rules left out: a NULL or empty phrase or {column} (the first is rule {first})",
+                "warning: phrase table {}: {n} rules left out: a NULL or empty phrase (or an empty token) or {column} (the first is rule {first})",
                 path.display()
             ));
         }
@@ -352,11 +352,13 @@ pub async fn load_phrase_index(
             [p_at, direct_at, inverse_at].map(|i| batch.column(i).as_primitive::<Float64Type>());
         for row in 0..batch.num_rows() {
             rule += 1;
-            // A rule with a NULL or empty side or probability can be in no derivation.
+            // A rule with a NULL or empty side (no token, or an empty one: `[""]` is no
+            // phrase) or a NULL probability can be in no derivation.
             let complete = sources.row(row, &mut src).is_ok()
                 && targets.row(row, &mut tgt).is_ok()
                 && probabilities.is_valid(row);
-            if !complete || src.is_empty() || tgt.is_empty() {
+            let empty = |side: &[_]| side.is_empty() || side.iter().any(|t: &&str| t.is_empty());
+            if !complete || empty(&src) || empty(&tgt) {
                 let (n, first) = &mut left_out.incomplete;
                 *first = if *n == 0 { rule } else { *first };
                 *n += 1;

@@ -420,7 +420,7 @@ fn remove_stale_partials(dir: &Path, name: &str) {
         }) else {
             continue;
         };
-        if pid == std::process::id() || process_runs(pid) {
+        if pid == std::process::id() || pairmetrics_kernels::spill::process_runs(pid) {
             continue;
         }
         let path = entry.path();
@@ -429,16 +429,6 @@ fn remove_stale_partials(dir: &Path, name: &str) {
             false => fs::remove_file(&path),
         };
     }
-}
-
-/// Whether process `pid` exists on this machine (signal 0 checks without sending anything).
-fn process_runs(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: kill with signal 0 sends nothing; it only reports whether the process exists.
-    let found = unsafe { libc::kill(pid, 0) } == 0;
-    found || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// Write `bytes` to `target` all at once, atomically.

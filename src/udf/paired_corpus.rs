@@ -40,10 +40,6 @@ pub enum Draws {
     Sacrebleu,
 }
 
-/// sacrebleu's tests hold `rows x draws` resample indices or coin flips: past this many, the
-/// streaming tests are the ones to use.
-const MAX_SACREBLEU_DRAWS: u64 = 1 << 28;
-
 /// A paired test of metric `M`'s corpus score.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct CorpusTestUdf<M> {
@@ -506,10 +502,9 @@ impl TestAccumulator {
     ) -> Result<Vec<Option<f64>>> {
         let (draws, seed, _) = self.params;
         let n = segments.len();
-        if n as u64 * draws > MAX_SACREBLEU_DRAWS {
+        if let Err(why) = crate::sacrebleu::paired::check_draws(n, draws) {
             return exec_err!(
-                "{}: {n} segments x {draws} draws is more than the 2^28 sacrebleu's test holds in \
-                 memory; {} streams and takes any size",
+                "{}: {why}; {} streams and takes any size",
                 self.name,
                 self.streaming_twin
             );

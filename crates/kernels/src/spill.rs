@@ -6,7 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -46,9 +46,61 @@ impl Record for (u128, u64) {
     }
 }
 
+/// How every scratch directory's name begins: `pairmetrics-scratch.PID.` and a random suffix, so
+/// that a later run can tell the directory of a process that no longer runs (killed) and
+/// remove it.
+const PREFIX: &str = "pairmetrics-scratch.";
+
+/// The scratch directories this process has made and not yet removed, for
+/// [`remove_scratch_directories`].
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Remove every scratch directory this process has made: what a front end calls when the
+/// process is told to stop (SIGINT, SIGTERM), as dropping the lists would have.
+pub fn remove_scratch_directories() {
+    let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
+    for dir in live {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Whether process `pid` exists on this machine (signal 0 sends nothing, it only asks).
+pub fn process_runs(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: kill with signal 0 sends nothing; it only reports whether the process exists.
+    let found = unsafe { libc::kill(pid, 0) } == 0;
+    found || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Remove the scratch directories in `parent` of processes that no longer run (a run killed
+/// with SIGKILL leaves its own). Only directories named as ours are touched, and a symbolic
+/// link is never followed. Best effort: what cannot be removed stays.
+fn sweep(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|name| {
+            let (pid, _) = name.strip_prefix(PREFIX)?.split_once('.')?;
+            pid.parse::<u32>().ok()
+        }) else {
+            continue;
+        };
+        // The entry's own type: a symbolic link is not a directory here.
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && pid != std::process::id() && !process_runs(pid) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// The directory spilled lists write to: made in `parent` (the system's temporary directory
 /// without one) when the first list spills, and removed with everything in it when the last
-/// list that shares it is dropped.
+/// list that shares it is dropped, or by [`remove_scratch_directories`]. Making one first
+/// removes what killed runs left in `parent`.
 #[derive(Debug)]
 pub struct Scratch {
     parent: Option<PathBuf>,
@@ -58,6 +110,7 @@ pub struct Scratch {
 
 impl Scratch {
     pub fn new(parent: Option<PathBuf>) -> Arc<Scratch> {
+        sweep(&parent.clone().unwrap_or_else(std::env::temp_dir));
         Arc::new(Scratch {
             parent,
             dir: Mutex::new(None),
@@ -88,12 +141,14 @@ impl Scratch {
     fn new_file(&self) -> io::Result<PathBuf> {
         let mut dir = self.dir.lock().expect("not poisoned");
         if dir.is_none() {
-            let made = match &self.parent {
-                Some(parent) => tempfile::Builder::new()
-                    .prefix("pairmetrics-")
-                    .tempdir_in(parent)?,
-                None => tempfile::Builder::new().prefix("pairmetrics-").tempdir()?,
-            };
+            let prefix = format!("{PREFIX}{}.", std::process::id());
+            let parent = self.parent.clone().unwrap_or_else(std::env::temp_dir);
+            let made = tempfile::Builder::new()
+                .prefix(&prefix)
+                .tempdir_in(parent)?;
+            LIVE.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(made.path().to_path_buf());
             *dir = Some(made);
         }
         let number = self.files.fetch_add(1, Ordering::Relaxed);
@@ -102,6 +157,16 @@ impl Scratch {
             .expect("made")
             .path()
             .join(format!("{number}.bin")))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // The directory itself goes with its TempDir.
+        if let Some(dir) = self.dir.get_mut().unwrap_or_else(|e| e.into_inner()) {
+            let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+            live.retain(|d| d != dir.path());
+        }
     }
 }
 

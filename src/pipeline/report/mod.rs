@@ -13,7 +13,7 @@ mod html;
 mod svg;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
@@ -40,7 +40,7 @@ use crate::parquet::keys;
 use crate::session::context_with_tables_and;
 use crate::session::{Tuning, column_of, join_on_pair_id};
 use crate::stats::significance::Interval;
-use crate::storage::{Output, write_whole};
+use crate::storage::{Location, Output, write_whole};
 use crate::udf::expr;
 
 #[derive(Debug, Clone)]
@@ -194,11 +194,27 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
             .key_value(keys::INPUTS)
             .and_then(ScoredFrom::parse)
             .unwrap_or_default();
-        if let Some(a) = options.alignments.get(i) {
-            inputs.alignments = Some(a.clone());
-        }
-        if let Some(a) = options.arcs.get(i) {
-            inputs.arcs = Some(a.clone());
+        // What the file records is followed only where the file itself is (local, or the same
+        // store and bucket): a received file must not make us read, or send requests, elsewhere.
+        for (what, slot, given) in [
+            (
+                "alignments",
+                &mut inputs.alignments,
+                options.alignments.get(i),
+            ),
+            ("arcs", &mut inputs.arcs, options.arcs.get(i)),
+        ] {
+            if let Some(given) = given {
+                *slot = Some(given.clone());
+            } else if let Some(recorded) = slot.clone().filter(|p| !same_place(path, p)) {
+                notes.push(format!(
+                    "{}: its {what} were recorded as {}, which is not where the table is; pass \
+                     --{what} to draw with them",
+                    path.display(),
+                    recorded.display()
+                ));
+                *slot = None;
+            }
         }
         for (what, slot) in [
             ("alignments", &mut inputs.alignments),
@@ -298,6 +314,16 @@ pub async fn report(options: &ReportOptions, tuning: &Tuning) -> Result<Written>
 fn finite(column: &Expr) -> Expr {
     let (low, high) = (lit(-1.0e308), lit(1.0e308));
     column.clone().gt(low).and(column.clone().lt(high))
+}
+
+/// Whether `recorded`, a path a table's footer names, is where `table` is: both local, or both
+/// in the same store and bucket.
+fn same_place(table: &Path, recorded: &Path) -> bool {
+    match (Location::parse(table), Location::parse(recorded)) {
+        (Ok(Location::Local(_)), Ok(Location::Local(_))) => true,
+        (Ok(Location::Remote(a)), Ok(Location::Remote(b))) => a.root == b.root,
+        _ => false,
+    }
 }
 
 /// The name table `i` (the baseline is 0) is registered under.

@@ -25,7 +25,7 @@ use crate::text::whitespace;
 
 /// sacrebleu's defaults: character order 6, word order 0 (chrF2), β = 2.
 pub const CHAR_ORDER: usize = 6;
-pub const BETA: u32 = 2;
+pub const BETA: i32 = 2;
 
 /// The largest order of either kind accepted: sacrebleu has no limit, but nobody uses more.
 pub const MAX_ORDER_LIMIT: usize = 16;
@@ -38,7 +38,9 @@ pub struct ChrfOptions {
     /// Word n-gram orders 1..=word_order: 2 is chrF++.
     pub word_order: usize,
     /// Recall weighs β times as much as precision.
-    pub beta: u32,
+    /// Recall weighs beta times precision; only its square counts, so -1 scores as 1 (and is
+    /// named `chrF-1`, as sacrebleu names it).
+    pub beta: i32,
     pub lowercase: bool,
     /// Keep whitespace in character n-grams.
     pub whitespace: bool,
@@ -87,7 +89,7 @@ impl ChrfOptions {
             match (key.trim(), value.trim()) {
                 ("nc", _) => options.char_order = number()?,
                 ("nw", _) => options.word_order = number()?,
-                ("beta", _) => options.beta = u32::try_from(number()?).map_err(|_| bad(item))?,
+                ("beta", _) => options.beta = value.trim().parse::<i32>().map_err(|_| bad(item))?,
                 ("case", "mixed") => options.lowercase = false,
                 ("case", "lc") => options.lowercase = true,
                 ("eff", "yes") => options.eps_smoothing = false,
@@ -110,7 +112,7 @@ impl ChrfOptions {
         if self.char_order > MAX_ORDER_LIMIT || self.word_order > MAX_ORDER_LIMIT || orders == 0 {
             return Err(ChrfError::Orders(self.char_order, self.word_order));
         }
-        if self.beta == 0 || self.beta > 1000 {
+        if self.beta == 0 || self.beta.unsigned_abs() > 1000 {
             return Err(ChrfError::Beta(self.beta));
         }
         Ok(())
@@ -150,7 +152,7 @@ impl ChrfOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChrfError {
     Orders(usize, usize),
-    Beta(u32),
+    Beta(i32),
     /// An item of an options string that is not one of [`ChrfOptions::parse`]'s.
     Option(String),
     /// A signature of another sacrebleu release.
@@ -166,7 +168,7 @@ impl fmt::Display for ChrfError {
                 f,
                 "chrF's orders nc:{nc} nw:{nw}: each must be at most {MAX_ORDER_LIMIT}, and one of them positive"
             ),
-            ChrfError::Beta(beta) => write!(f, "chrF's beta {beta} is outside 1..=1000"),
+            ChrfError::Beta(beta) => write!(f, "chrF's beta {beta} is 0 or beyond 1000 either way"),
             ChrfError::Option(item) => write!(
                 f,
                 "chrF option '{item}' is not one of nc:N, nw:N, beta:N, case:mixed|lc, eff:yes|no, space:yes|no"

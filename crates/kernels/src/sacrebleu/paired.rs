@@ -45,6 +45,22 @@ pub struct TestResult {
     pub ci: Option<Py>,
 }
 
+/// sacrebleu's tests hold `rows x draws` resample indices or coin flips (as numpy does): the
+/// most this crate holds, 2^28 (1 GiB of indices). The drop-in and the SQL functions refuse more
+/// with [`check_draws`]'s message.
+pub const MAX_DRAWS: u64 = 1 << 28;
+
+/// Whether `rows` segments times `draws` resamples or trials fit in [`MAX_DRAWS`]; if not, what
+/// to say.
+pub fn check_draws(rows: usize, draws: u64) -> Result<(), String> {
+    match (rows as u64).checked_mul(draws) {
+        Some(n) if n <= MAX_DRAWS => Ok(()),
+        _ => Err(format!(
+            "{rows} segments x {draws} draws is more than the 2^28 sacrebleu's test holds in memory"
+        )),
+    }
+}
+
 /// The resample indices of `choice(rows, (resamples, rows))`, one resample after another.
 pub fn bootstrap_indices(seed: u128, rows: usize, resamples: usize) -> Vec<u32> {
     let mut rng = NumpyRng::new(seed);
