@@ -20,7 +20,13 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", cli::error_message(&err));
+            // Paths, SQL and servers' replies echoed in an error may hold control characters,
+            // which a terminal would obey: shown escaped, as `show` and `sql` show data.
+            let message = cli::error_message(&err);
+            eprintln!(
+                "error: {}",
+                pairmetrics::formats::terminal::terminal_safe(&message)
+            );
             ExitCode::FAILURE
         }
     }

@@ -154,3 +154,16 @@ pub async fn visit_columns(
     }
     Ok(())
 }
+
+/// Refuse the first sentence longer than `max` words, naming it: for jobs whose cost grows
+/// faster than a sentence's length (`decode`, `paraphrase`), before any work.
+pub fn check_lengths(sentences: &[Sentence], max: usize, job: &str) -> anyhow::Result<()> {
+    match sentences.iter().find(|(_, tokens)| tokens.len() > max) {
+        Some((id, tokens)) => anyhow::bail!(
+            "sentence {id} (0-based) has {} words, more than the {max} {job} takes (its search \
+             grows faster than the length): split it",
+            tokens.len()
+        ),
+        None => Ok(()),
+    }
+}

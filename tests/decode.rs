@@ -197,3 +197,23 @@ fn nbest_tokens_that_would_be_misread_are_refused() {
         );
     }
 }
+
+/// A sentence longer than the decoder and MCPG take is refused naming it, before any work.
+#[test]
+fn sentences_past_the_length_limit_are_refused() {
+    let dir = TempDir::new().unwrap();
+    let table = example_table(&dir);
+    let input = dir.path().join("in.txt");
+    std::fs::write(
+        &input,
+        format!("the cat\n{}\n", vec!["cat"; 1001].join(" ")),
+    )
+    .unwrap();
+    for command in ["decode", "paraphrase"] {
+        let said = err(&[command, path_str(&input), "--phrase-table", &table]);
+        assert!(
+            said.contains("sentence 1 (0-based) has 1001 words, more than the 1000"),
+            "{command}: {said}"
+        );
+    }
+}

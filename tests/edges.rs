@@ -376,6 +376,14 @@ fn a_symlink_or_a_directory_as_output_is_refused_and_left_alone() {
             .is_symlink()
     );
     assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
+    // A dangling link is named with what it points to.
+    let dangling = dir.path().join("dangling.parquet");
+    std::os::unix::fs::symlink(dir.path().join("nowhere.parquet"), &dangling).unwrap();
+    let said = stderr(&score_to(&dangling));
+    assert!(
+        said.contains("is a symbolic link to") && said.contains("nowhere.parquet"),
+        "{said}"
+    );
     let said = stderr(&score_to(dir.path()));
     assert!(said.contains("is a directory"), "{said}");
 }
@@ -1064,5 +1072,52 @@ fn nan_among_equal_values_reads_back_as_nan() {
              count(*) FILTER (WHERE m64 = 0.5) AS c FROM t"
         ]),
         "a,b,c\n1,1,7\n"
+    );
+}
+
+/// Control characters echoed in an error (a path, SQL) are shown escaped: a terminal would
+/// obey them.
+#[test]
+fn terminal_escapes_in_errors_are_shown_escaped() {
+    let dir = TempDir::new().unwrap();
+    let table = format!(
+        "t={}",
+        dir.path().join("a\u{1b}]0;owned\u{7}.parquet").display()
+    );
+    let out = pairmetrics(&["sql", "--table", &table, "SELECT 1"]);
+    assert!(!out.status.success());
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(said.contains("a\\u{1b}]0;owned\\u{7}.parquet"), "{said}");
+    assert!(
+        !said.contains('\u{1b}') && !said.contains('\u{7}'),
+        "{said}"
+    );
+    let out = pairmetrics(&["sql", "SELECT * FROM \"x\u{1b}[2J\""]);
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        !said.contains('\u{1b}') && said.contains("\\u{1b}[2J"),
+        "{said}"
+    );
+}
+
+/// Errors say each thing once, in words a user can act on.
+#[test]
+fn errors_say_each_cause_once() {
+    let said = err(&["sql", "SELEC 1"]);
+    assert_eq!(
+        said.matches("Expected: an SQL statement, found: SELEC")
+            .count(),
+        1,
+        "{said}"
+    );
+    let said = err(&[
+        "sql",
+        "--table",
+        "t=http://127.0.0.1:9/x.parquet",
+        "SELECT 1",
+    ]);
+    assert!(
+        said.contains("plain HTTP") && said.contains("--storage-option allow_http=true"),
+        "{said}"
     );
 }

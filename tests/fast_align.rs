@@ -477,7 +477,25 @@ fn an_output_that_is_the_input_is_refused_first() {
         vec!["lm", "estimate", "-o", "2", "--input", c, "--out", c],
     ] {
         let said = err(&args);
-        assert!(said.contains("is an input of this command"), "{args:?}: {said}");
+        assert!(
+            said.contains("is an input of this command"),
+            "{args:?}: {said}"
+        );
         assert_eq!(std::fs::read_to_string(&corpus).unwrap(), "a b |||\n");
     }
+}
+
+/// A line whose cost would be pathological (4,097 words a side: the product is past 2^24) is
+/// an error naming it, at once.
+#[test]
+fn a_line_past_the_word_pair_limit_is_named() {
+    let dir = TempDir::new().unwrap();
+    let corpus = dir.path().join("corpus.txt");
+    let side = vec!["w"; 4097].join(" ");
+    std::fs::write(&corpus, format!("a b ||| c d\n{side} ||| {side}\n")).unwrap();
+    let said = err(&["fast-align", "-i", path_str(&corpus)]);
+    assert!(
+        said.contains("corpus.txt:2") && said.contains("4097 source x 4097 target words"),
+        "{said}"
+    );
 }

@@ -158,8 +158,30 @@ pub fn error_message(err: &anyhow::Error) -> String {
     {
         Some(missing) => resource_hint(missing),
         None if format!("{err:#}").contains("Resources exhausted") => memory_hint(err),
-        None => format!("{err:#}"),
+        None => chain_text(err),
     }
+}
+
+/// The error and its causes, each said once: DataFusion's and object_store's errors repeat
+/// their causes' words in their own (an S3 error read three times over), and an SQL parse error
+/// shows the parser's message in Debug form before the parser says it plainly.
+fn chain_text(err: &anyhow::Error) -> String {
+    use datafusion::error::DataFusionError;
+    let mut out = String::new();
+    for cause in err.chain() {
+        if let Some(DataFusionError::SQL(..)) = cause.downcast_ref::<DataFusionError>() {
+            continue;
+        }
+        let text = cause.to_string();
+        if out.contains(text.as_str()) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 /// DataFusion out of the memory pool --memory-limit made (without the flag there is no limit),

@@ -98,6 +98,7 @@ pub async fn decode(
     let index = resources.phrase_index.get().expect("loaded");
     let lm = resources.lm.get();
     let sentences = sentences::read(&options.input, &options.column).await?;
+    sentences::check_lengths(&sentences, crate::smt::decode::MAX_WORDS, "decode")?;
     let bar = sentences::progress_bar(sentences.len(), options.progress);
     let mut summary = DecodeSummary {
         signature: options.signature(),

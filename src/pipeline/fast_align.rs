@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::align::fast_align::{self, Corpus, Iteration};
+use crate::align::fast_align::{self, Corpus, Iteration, MAX_LINE_PAIRS};
 use crate::formats::input::{self, Lines};
 use crate::formats::pharaoh;
 use crate::storage::Output;
@@ -42,6 +42,15 @@ pub fn run(options: &FastAlignOptions, out: &mut dyn Write, log: &mut dyn Write)
             bail!(
                 "{}:{}: a side is empty ({source} source and {target} target words): \
                  fast_align would go on with an undefined length ratio",
+                options.input.display(),
+                lines.line_number()
+            );
+        }
+        if source * target > MAX_LINE_PAIRS {
+            bail!(
+                "{}:{}: {source} source x {target} target words, more than the {MAX_LINE_PAIRS} \
+                 word pairs a line may have (its cost grows with the product; 4,096 words a \
+                 side): is it a whole document on one line?",
                 options.input.display(),
                 lines.line_number()
             );

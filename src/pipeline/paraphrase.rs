@@ -144,6 +144,7 @@ pub async fn paraphrase(
         None => None,
     };
     let sentences = sentences::read(&options.input, &options.column).await?;
+    sentences::check_lengths(&sentences, crate::smt::decode::MAX_WORDS, "paraphrase")?;
     let bar = sentences::progress_bar(sentences.len(), options.progress);
     let mut summary = ParaphraseSummary {
         signature: options.signature(),

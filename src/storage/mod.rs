@@ -273,6 +273,16 @@ mod cloud {
                 Arc::new(builder.build()?)
             }
             "http" | "https" => {
+                // object_store refuses plain HTTP unless allowed, with only "builder error".
+                let allowed = options
+                    .iter()
+                    .any(|(k, v)| key(k) == "allow_http" && v.eq_ignore_ascii_case("true"));
+                if root.scheme() == "http" && !allowed {
+                    bail!(
+                        "{root} is plain HTTP, which sends the data unencrypted: allow it with \
+                         --storage-option allow_http=true, or use https://"
+                    );
+                }
                 let mut client = ClientOptions::new();
                 for (k, v) in options {
                     client = client.with_config(

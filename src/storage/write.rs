@@ -70,12 +70,17 @@ impl Existing {
         let what = match () {
             _ if kind.is_file() => return Ok(Existing::Replace(Some(metadata))),
             _ if kind.is_char_device() || kind.is_fifo() => return Ok(Existing::WriteThrough),
-            _ if kind.is_symlink() => match fs::canonicalize(target) {
-                Ok(to) => format!(
+            _ if kind.is_symlink() => match (fs::canonicalize(target), fs::read_link(target)) {
+                (Ok(to), _) => format!(
                     "a symbolic link to {}; give that path to replace it",
                     to.display()
                 ),
-                Err(_) => "a symbolic link".to_string(),
+                // Dangling (or in a loop): name what it says it points to.
+                (Err(_), Ok(to)) => format!(
+                    "a symbolic link to {}, which does not resolve; give a path to write",
+                    to.display()
+                ),
+                (Err(_), Err(_)) => "a symbolic link".to_string(),
             },
             _ if kind.is_dir() => {
                 "a directory (end the path with / to write a dataset into a new one)".to_string()

@@ -78,6 +78,11 @@ impl Default for Options {
 const NULL: u32 = 1;
 const SEPARATOR: u32 = 2;
 
+/// The most word pairs (source words x target words) a line may have: its cost in every
+/// iteration is their product (fast_align has no limit; a 10,000 x 10,000-word line took over
+/// 100 s and 400 MB of scratch). 2^24 is a pair of 4,096 words a side.
+pub const MAX_LINE_PAIRS: usize = 1 << 24;
+
 /// Words kept in memory by each list that spills to the scratch directory (the corpus, the
 /// cells, the links): past that, written to a file and read back a block at a time.
 const SPILL_WORDS: usize = 1 << 20;

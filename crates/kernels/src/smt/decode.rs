@@ -80,6 +80,9 @@ impl Features {
 
 /// Moses' default stack size and beam threshold.
 pub const DEFAULT_STACK_SIZE: usize = 200;
+/// The longest sentence the decoder and MCPG take: their search grows faster than the length
+/// (a 2,000-word line took 45 s to decode), and no real sentence is longer.
+pub const MAX_WORDS: usize = 1000;
 pub const DEFAULT_BEAM_THRESHOLD: f64 = 1e-5;
 /// The limit Moses' training script writes into moses.ini (Moses alone has none).
 pub const DEFAULT_DISTORTION_LIMIT: u32 = 6;
