@@ -9,6 +9,7 @@
 #[cfg(feature = "delta")]
 pub mod delta;
 mod inputs;
+mod pinned;
 mod read;
 pub use pairmetrics_kernels::spill;
 mod write;
@@ -136,8 +137,18 @@ fn root_of(url: &Url) -> Result<Url> {
 /// An object-store registry that makes the store of any URL it is asked for from the
 /// environment and --storage-option, as [`register`] does: what the scheduler and executors of
 /// a cluster read and write through, since a client's registrations do not travel with a plan.
-#[derive(Debug, Default)]
+/// Local files are read pinned ([`pinned`]): a scan reads the version it began with.
+#[derive(Debug)]
 pub struct StoresFromEnvironment(DefaultObjectStoreRegistry);
+
+impl Default for StoresFromEnvironment {
+    fn default() -> Self {
+        let stores = DefaultObjectStoreRegistry::new();
+        let local = Url::parse("file://").expect("a URL");
+        stores.register_store(&local, Arc::new(pinned::PinnedLocal::default()));
+        StoresFromEnvironment(stores)
+    }
+}
 
 impl ObjectStoreRegistry for StoresFromEnvironment {
     fn register_store(
