@@ -167,7 +167,7 @@ impl ObjectStoreRegistry for StoresFromEnvironment {
         if let Ok(store) = self.0.get_store(url) {
             return Ok(store);
         }
-        let made = root_of(url).and_then(|root| Ok((build_store(&root)?, root)));
+        let made = root_of(url).and_then(|root| Ok((query_store(&root)?, root)));
         let (store, root) = made.map_err(|e| DataFusionError::External(e.into()))?;
         self.0.register_store(&root, store.clone());
         Ok(store)
@@ -212,9 +212,15 @@ fn cached_store(root: &Url) -> Result<Arc<dyn ObjectStore>> {
 pub fn register(ctx: &SessionContext, remote: &Remote) -> Result<()> {
     let root = datafusion::execution::object_store::ObjectStoreUrl::parse(remote.root.as_str())?;
     if ctx.runtime_env().object_store(&root).is_err() {
-        ctx.register_object_store(&remote.root, build_store(&remote.root)?);
+        ctx.register_object_store(&remote.root, query_store(&remote.root)?);
     }
     Ok(())
+}
+
+/// The store DataFusion reads `root` through: ours, its reads pinned to the versions a query
+/// listed ([`pinned::PinnedRemote`]).
+fn query_store(root: &Url) -> Result<Arc<dyn ObjectStore>> {
+    Ok(Arc::new(pinned::PinnedRemote::new(build_store(root)?)))
 }
 
 /// The store at `root`, configured from the environment and then the options.

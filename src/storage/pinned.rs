@@ -249,3 +249,110 @@ impl ObjectStore for PinnedLocal {
         self.inner.copy_opts(from, to, options).await
     }
 }
+
+/// A remote store whose reads are pinned to the version the query listed: every range read
+/// carries `If-Match` with the object's ETag as listed (or headed), so an object replaced during
+/// a scan fails the read, naming it, instead of mixing two versions. Objects listed without an
+/// ETag are read as before.
+#[derive(Debug)]
+pub struct PinnedRemote {
+    inner: Arc<dyn ObjectStore>,
+    versions: Arc<Mutex<HashMap<Path, String>>>,
+}
+
+impl PinnedRemote {
+    pub fn new(inner: Arc<dyn ObjectStore>) -> Self {
+        PinnedRemote {
+            inner,
+            versions: Default::default(),
+        }
+    }
+
+    fn note(versions: &Mutex<HashMap<Path, String>>, meta: &ObjectMeta) {
+        if let Some(e_tag) = &meta.e_tag {
+            let mut versions = versions.lock().unwrap_or_else(|e| e.into_inner());
+            versions.insert(meta.location.clone(), e_tag.clone());
+        }
+    }
+}
+
+impl std::fmt::Display for PinnedRemote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pinned({})", self.inner)
+    }
+}
+
+#[async_trait]
+impl ObjectStore for PinnedRemote {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> Result<PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(&self, location: &Path, mut options: GetOptions) -> Result<GetResult> {
+        if options.head {
+            let result = self.inner.get_opts(location, options).await?;
+            Self::note(&self.versions, &result.meta);
+            return Ok(result);
+        }
+        if options.if_match.is_none() {
+            let versions = self.versions.lock().unwrap_or_else(|e| e.into_inner());
+            options.if_match = versions.get(location).cloned();
+        }
+        let pinned = options.if_match.clone();
+        self.inner
+            .get_opts(location, options)
+            .await
+            .map_err(|e| match (e, pinned) {
+                (object_store::Error::Precondition { path, .. }, Some(e_tag)) => generic(format!(
+                    "{path} changed while it was read (its ETag was {e_tag} when the query \
+                     listed it): run the query again"
+                )),
+                (e, _) => e,
+            })
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, Result<Path>>,
+    ) -> BoxStream<'static, Result<Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
+        let versions = self.versions.clone();
+        self.inner
+            .list(prefix)
+            .map(move |meta| {
+                if let Ok(meta) = &meta {
+                    Self::note(&versions, meta);
+                }
+                meta
+            })
+            .boxed()
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
+        let listed = self.inner.list_with_delimiter(prefix).await?;
+        for meta in &listed.objects {
+            Self::note(&self.versions, meta);
+        }
+        Ok(listed)
+    }
+
+    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+}
