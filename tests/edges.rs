@@ -751,6 +751,33 @@ fn terminal_escapes_in_data_are_shown_escaped() {
             && printed.contains("\\u{1b}[2J"),
         "{printed}"
     );
+    // CSV to a terminal (a pseudo-terminal from util-linux's `script`) is escaped too; to a
+    // pipe it is the data as it is.
+    let csv = format!(
+        "{} sql --format csv --table {table_arg} \"SELECT array_to_string(tgt, ' ') AS tgt FROM t\"",
+        env!("CARGO_BIN_EXE_pairmetrics")
+    );
+    let tty = std::process::Command::new("script")
+        .args(["-qec", &csv, "/dev/null"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&tty.stdout);
+    assert!(
+        tty.status.success() && !shown.contains('\u{1b}') && shown.contains("\\u{1b}[2J"),
+        "{shown}"
+    );
+    let piped = ok(&[
+        "sql",
+        "--format",
+        "csv",
+        "--table",
+        &table_arg,
+        "SELECT array_to_string(tgt, ' ') AS tgt FROM t",
+    ]);
+    assert!(piped.contains('\u{1b}'), "{piped}");
+    // Measured after escaping: every line of the table is as wide as its border.
+    let widths: Vec<usize> = printed.lines().map(|l| l.chars().count()).collect();
+    assert!(widths.iter().all(|&w| w == widths[0]), "{printed}");
 }
 
 #[test]

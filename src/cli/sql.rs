@@ -75,7 +75,16 @@ impl Args {
             cluster.as_deref(),
         )
         .await?;
-        sql::run(&ctx, &query, format, out.as_deref(), &layout.into(), stdout).await?;
+        // Data formats are written as they are for programs; to a terminal, which would obey
+        // their control characters, escaped as the table is.
+        use std::io::IsTerminal;
+        if format != sql::Format::Table && out.is_none() && std::io::stdout().is_terminal() {
+            let mut safe = pairmetrics::formats::terminal::TerminalSafe::new(&mut *stdout);
+            sql::run(&ctx, &query, format, None, &layout.into(), &mut safe).await?;
+            std::io::Write::flush(&mut safe)?;
+        } else {
+            sql::run(&ctx, &query, format, out.as_deref(), &layout.into(), stdout).await?;
+        }
         if let Some(out) = out {
             eprintln!("wrote {}", out.display());
         }

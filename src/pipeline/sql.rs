@@ -70,7 +70,7 @@ pub async fn run(
             writeln!(
                 sink,
                 "{}",
-                terminal_safe(&pretty_format_batches(&batches)?.to_string())
+                pretty_format_batches(&terminal_safe_text(&batches)?)?
             )?;
         }
         Format::Csv => {
@@ -137,4 +137,44 @@ impl Encoder for FloatEncoder<'_> {
             _ => self.finite.encode(i, out),
         }
     }
+}
+
+/// Every column as the text the table shows, control characters escaped (`terminal_safe`)
+/// before the table measures its columns: escaped after, `\u{1b}` widened a cell past its
+/// border.
+fn terminal_safe_text(batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> {
+    use datafusion::arrow::array::{ArrayRef, StringArray};
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+    use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+    let options = FormatOptions::default().with_display_error(true);
+    batches
+        .iter()
+        .map(|batch| {
+            let schema = batch.schema();
+            let fields: Vec<Field> = schema
+                .fields()
+                .iter()
+                .map(|f| Field::new(f.name(), DataType::Utf8, true))
+                .collect();
+            let columns = batch
+                .columns()
+                .iter()
+                .map(|column| {
+                    let formatter = ArrayFormatter::try_new(column.as_ref(), &options)?;
+                    let text: StringArray = (0..column.len())
+                        .map(|row| {
+                            column.is_valid(row).then(|| {
+                                terminal_safe(&formatter.value(row).to_string()).into_owned()
+                            })
+                        })
+                        .collect();
+                    Ok(Arc::new(text) as ArrayRef)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(RecordBatch::try_new(
+                Arc::new(Schema::new(fields)),
+                columns,
+            )?)
+        })
+        .collect()
 }
