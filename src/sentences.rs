@@ -141,7 +141,7 @@ pub async fn visit_columns(
                     // A NULL sentence is an empty one: it gets a row saying so.
                     Err(_) if batch.column(c + 1).is_null(i) => tokens.clear(),
                     Err(e) => bail!(
-                        "{}: row {rows}: column {:?}: {e}",
+                        "{}: row {rows} (0-based): column {:?}: {e}",
                         input.display(),
                         columns[c]
                     ),

@@ -372,7 +372,7 @@ fn l2_assist_and_tune_say_what_is_wrong() {
     ]);
     let error = err(&[&["l2-assist", "--dictionary", path_str(&empty)][..], &input].concat());
     assert!(
-        error.contains("empty.parquet: row 1: src and tgt must be non-empty"),
+        error.contains("empty.parquet: row 1 (1-based): src and tgt must be non-empty"),
         "{error}"
     );
     // A task without references has nothing to tune on.
@@ -517,7 +517,7 @@ fn loglinear_in_sql() {
     assert_eq!(rows, ["11.0,,2.0"]);
     let error = err(&["sql", "SELECT loglinear([1.0, 2.0], 3)"]);
     assert!(
-        error.contains("loglinear: 2 weights for 1 features (row 1)"),
+        error.contains("loglinear: 2 weights for 1 features (row 1, 1-based)"),
         "{error}"
     );
     let error = err(&["sql", "SELECT loglinear([1.0], 'high')"]);

@@ -301,14 +301,14 @@ async fn lockstep_reading_stops_where_the_ids_differ() {
     let error = zip.next().await.unwrap_err().to_string();
     assert_eq!(
         error,
-        "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?"
+        "row 2 (0-based): pair_id 3 in pairs but 5 in alignments; did a file change during the run?"
     );
     // Read from a share of the rows (as a cluster's task reads), the error names the same row.
     let mut zip = Zip::open_rows(sources, zipped, 2, 1..4).unwrap();
     let error = zip.next().await.unwrap_err().to_string();
     assert_eq!(
         error,
-        "row 2: pair_id 3 in pairs but 5 in alignments; did a file change during the run?"
+        "row 2 (0-based): pair_id 3 in pairs but 5 in alignments; did a file change during the run?"
     );
 }
 
@@ -496,7 +496,7 @@ async fn a_dealt_lockstep_scan_gives_the_rows_back_in_order() {
             if name == "changed" {
                 assert_eq!(
                     batches.unwrap_err().to_string(),
-                    "row 30001: pair_id 30001 in pairs but -1 in alignments; did a file change during the run?"
+                    "row 30001 (0-based): pair_id 30001 in pairs but -1 in alignments; did a file change during the run?"
                 );
                 continue;
             }

@@ -314,14 +314,14 @@ impl TaskFile {
                 let (s, e) = a.place.span;
                 if s > e || e > a.place.input.len() {
                     return Err(format!(
-                        "row {}: fragment span {s}..{e} is outside its input of {} words",
+                        "row {} (1-based): fragment span {s}..{e} is outside its input of {} words",
                         i + 1,
                         a.place.input.len()
                     ));
                 }
                 if s < reached {
                     return Err(format!(
-                        "row {}: fragment span {s}..{e} overlaps another fragment of sentence {}",
+                        "row {} (1-based): fragment span {s}..{e} overlaps another fragment of sentence {}",
                         i + 1,
                         a.place.sentence_id
                     ));

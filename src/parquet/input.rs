@@ -547,7 +547,10 @@ impl KeyOrderReader {
     /// `what` the table ("pairs table pairs.parquet").
     pub fn add(&mut self, ids: &Int64Array, what: &str) -> Result<()> {
         if let Some(row) = (0..ids.len()).find(|&i| ids.is_null(i)) {
-            bail!("{what}: pair_id is NULL at row {}", self.rows + row as u64);
+            bail!(
+                "{what}: pair_id is NULL at row {} (0-based)",
+                self.rows + row as u64
+            );
         }
         for &id in ids.values() {
             if let Some(prev) = self.last {

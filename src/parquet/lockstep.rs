@@ -222,7 +222,7 @@ impl Zip {
             let other = ids(part);
             if let Some(row) = (0..first.len()).find(|&i| first[i] != other[i]) {
                 bail!(
-                    "row {}: pair_id {} in {} but {} in {}; did a file change during the run?",
+                    "row {} (0-based): pair_id {} in {} but {} in {}; did a file change during the run?",
                     self.rows + row as u64,
                     first[row],
                     self.name(first_cursor),

@@ -221,11 +221,12 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
             .transpose()?;
         for row in 0..batch.num_rows() {
             let at = answers.len() + 1;
-            let what = |e: RowProblem| anyhow::anyhow!("{}: row {at}: {e}", table.display());
+            let what =
+                |e: RowProblem| anyhow::anyhow!("{}: row {at} (1-based): {e}", table.display());
             let (Some(sentence_id), Some(fragment_id)) = (texts[0].get(row), texts[1].get(row))
             else {
                 bail!(
-                    "{}: row {at} has no sentence_id or fragment_id",
+                    "{}: row {at} (1-based) has no sentence_id or fragment_id",
                     table.display()
                 );
             };
@@ -237,7 +238,7 @@ pub async fn semeval2014t5(table: &Path, out: &Path, columns: &RunColumns) -> Re
                 || ends.value(row) < 0
             {
                 bail!(
-                    "{}: row {at} has no fragment span (fragment_start, fragment_end)",
+                    "{}: row {at} (1-based) has no fragment span (fragment_start, fragment_end)",
                     table.display()
                 );
             }

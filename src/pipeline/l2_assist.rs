@@ -698,13 +698,13 @@ async fn load_dictionary(path: &Path) -> Result<Dictionary> {
             let (Ok(()), Ok(())) = (sources.row(row, &mut source), targets.row(row, &mut target))
             else {
                 bail!(
-                    "dictionary {}: row {row_number}: src and tgt must be non-empty",
+                    "dictionary {}: row {row_number} (1-based): src and tgt must be non-empty",
                     path.display()
                 );
             };
             if source.is_empty() || target.is_empty() {
                 bail!(
-                    "dictionary {}: row {row_number}: src and tgt must be non-empty",
+                    "dictionary {}: row {row_number} (1-based): src and tgt must be non-empty",
                     path.display()
                 );
             }
@@ -713,7 +713,7 @@ async fn load_dictionary(path: &Path) -> Result<Dictionary> {
                 .then(|| probabilities.value(row));
             if let Some(p) = p.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
                 bail!(
-                    "dictionary {}: row {row_number}: p = {p} is not a probability in (0, 1]",
+                    "dictionary {}: row {row_number} (1-based): p = {p} is not a probability in (0, 1]",
                     path.display()
                 );
             }

@@ -122,7 +122,7 @@ impl ScalarUDFImpl for LoglinearUdf {
             let list = list.as_primitive::<Float64Type>();
             if list.len() != features.len() {
                 return exec_err!(
-                    "{NAME}: {} weights for {} features (row {})",
+                    "{NAME}: {} weights for {} features (row {}, 1-based)",
                     list.len(),
                     features.len(),
                     row + 1
