@@ -657,6 +657,35 @@ fn s3_edges_with_a_real_server() {
         "{said}"
     );
     assert!(said.contains("the bucket does not exist"), "{said}");
+
+    // The sacrebleu drop-in reads its files from a store as every command does (it said "No
+    // such file"), and prints what it prints for the local files.
+    let wmt23 = root().join("tests/data/wmt23");
+    let (reference, system) = ("de-en.ref.refA.en", "de-en.hyp.ONLINE-B.en");
+    for name in [reference, system] {
+        upload(
+            &server,
+            &format!("wmt23/{name}"),
+            &std::fs::read(wmt23.join(name)).unwrap(),
+        );
+    }
+    let local = server.ok(&[
+        "sacrebleu",
+        path_str(&wmt23.join(reference)),
+        "-i",
+        path_str(&wmt23.join(system)),
+        "-f",
+        "text",
+    ]);
+    let remote = server.ok(&[
+        "sacrebleu",
+        &s3(&format!("wmt23/{reference}")),
+        "-i",
+        &s3(&format!("wmt23/{system}")),
+        "-f",
+        "text",
+    ]);
+    assert_eq!(remote, local);
 }
 
 /// A Parquet file of 4,000 rows of `value` in row groups of 400, as bytes.
