@@ -2,16 +2,20 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow, bail};
 use pairmetrics::align::AlignerOptions;
+use pairmetrics::lm::kneser_ney::{Options, SpecialWords};
+use pairmetrics::pair::dep_fit::Formula;
 use pairmetrics::pair::true_score::ModelWeights;
 use pairmetrics::pipeline::compare;
+use pairmetrics::pipeline::l2_assist;
 use pairmetrics::resources::options::{
     ALIGNMENT_TYPE, BEAM, FREE_IDENTITY, LANG, LM, MODULES, PARA, PHRASE_TABLE, PROB_COLUMN,
     ResourceOption, STEM_TABLE, SYN_DIR, TRIPLES,
 };
 use pairmetrics::resources::{self, Given, ResourceOptions};
 use pairmetrics::session::Tuning;
+use pairmetrics::smt::synthetic;
 
 /// How --out is laid out as files.
 #[derive(clap::Args)]
@@ -264,4 +268,182 @@ impl ModelArgs {
             lm: self.alpha_lm,
         }
     }
+}
+
+/// A memory size as lmplz's -S reads it (KenLM's `util::ParseSize`): a number, then nothing
+/// (KiB), b, K, M, G, T, P or E (powers of 1024), or % of physical memory.
+pub fn parse_size(text: &str) -> Result<usize> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| {
+        anyhow!("`{text}` is not a memory size: a number, then a suffix b, K, M, G, T or %")
+    })?;
+    let bytes = match suffix.trim() {
+        "%" => {
+            let physical = physical_memory().ok_or_else(|| {
+                anyhow!("`{text}`: the physical memory size is unknown here; give a size")
+            })?;
+            value * physical as f64 / 100.0
+        }
+        "" => value * 1024.0,
+        unit => {
+            let power = match unit {
+                "b" => 0,
+                "k" | "K" => 1,
+                "M" => 2,
+                "G" => 3,
+                "T" => 4,
+                "P" => 5,
+                "E" => 6,
+                _ => bail!(
+                    "`{text}` is not a memory size: the suffixes are b, K, M, G, T, P, E and %"
+                ),
+            };
+            value * 1024f64.powi(power)
+        }
+    };
+    if bytes < 1.0 {
+        bail!("`{text}`: the memory size must be at least one byte");
+    }
+    Ok(bytes.min(usize::MAX as f64) as usize)
+}
+
+/// Bytes of physical memory.
+fn physical_memory() -> Option<u64> {
+    // SAFETY: sysconf reads system constants and has no preconditions.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    (pages > 0 && size > 0).then(|| pages as u64 * size as u64)
+}
+
+/// The estimator's options from the flags `lmplz` and `lm estimate` share: the order, the
+/// fallback discounts, whether unigrams are interpolated and whether <s>, </s> and <unk> in the
+/// text are skipped.
+pub fn estimator_options(
+    order: usize,
+    discount_fallback: Option<&[f32]>,
+    interpolate_unigrams: bool,
+    skip_symbols: bool,
+) -> Result<Options> {
+    if order == 0 {
+        bail!("--order must be at least 1");
+    }
+    Ok(Options {
+        discount_fallback: discount_fallback.map(fallback_discounts).transpose()?,
+        interpolate_unigrams,
+        special_words: match skip_symbols {
+            true => SpecialWords::Skip,
+            false => SpecialWords::Refuse,
+        },
+        ..Options::new(order)
+    })
+}
+
+/// D1, D2 and D3+ from up to three values, the last repeated, each within [0, its count].
+fn fallback_discounts(values: &[f32]) -> Result<[f32; 3]> {
+    if values.is_empty() || values.len() > 3 {
+        bail!("give one to three fallback discounts: for counts 1, 2 and 3+");
+    }
+    let mut discounts = [0f32; 3];
+    for (i, d) in discounts.iter_mut().enumerate() {
+        *d = values[i.min(values.len() - 1)];
+        if !(0.0..=(i + 1) as f32).contains(d) {
+            bail!(
+                "the discount for count {} is {d}, outside [0, {}]",
+                i + 1,
+                i + 1
+            );
+        }
+    }
+    Ok(discounts)
+}
+
+/// What l2-assist and tune make candidates and features with.
+#[derive(clap::Args)]
+pub struct AssistArgs {
+    /// The task file (test data, or trial/gold data: then each candidate's word accuracy
+    /// against the reference is known).
+    #[arg(long, value_name = "FILE.xml", required = false)]
+    pub input: Option<PathBuf>,
+    /// The phrase table translating L1 fragments (src = L1, tgt = L2).
+    #[arg(long, value_name = "PATH")]
+    phrase_table: Option<PathBuf>,
+    /// A bilingual dictionary (Parquet: src, tgt as text or token lists, optional p) for
+    /// fragments the phrase table cannot translate; uniform probabilities where p is absent.
+    #[arg(long, value_name = "PATH")]
+    dictionary: Option<PathBuf>,
+    /// An ARPA language model of the L2 (the lm feature).
+    #[arg(long, value_name = "PATH")]
+    lm: Option<PathBuf>,
+    /// A triples table of the L2 (the pmi_lex and pmi_pos features; needs --parses).
+    #[arg(long, value_name = "PATH")]
+    triples: Option<PathBuf>,
+    /// CoNLL-U parses: of the input sentences (tokens as in the task file, the L1 fragment in
+    /// place), projected onto each candidate's sentence, and/or of spliced candidate sentences
+    /// (used as they are). Matched by tokens.
+    #[arg(long, value_name = "FILE.conllu")]
+    parses: Option<PathBuf>,
+    /// Candidates per fragment, at most.
+    #[arg(long, default_value_t = l2_assist::DEFAULT_MAX_CANDIDATES)]
+    max_candidates: usize,
+    /// Splits of a fragment tried for synthetic phrases, at most (the IUCL system's first 100),
+    /// longer pieces first.
+    #[arg(long, default_value_t = synthetic::DEFAULT_DECOMPOSITIONS)]
+    max_decompositions: usize,
+    /// Fitness as the IUCL code computes it (no factor 2, mean over distinct arcs).
+    #[arg(long)]
+    iucl_formula: bool,
+}
+
+impl AssistArgs {
+    pub fn options(self, input: PathBuf) -> l2_assist::AssistOptions {
+        let phrase_table = self.phrase_table.map(|path| {
+            resources::PhraseTableOptions::new(path, resources::DEFAULT_PROB_COLUMN.into(), false)
+        });
+        l2_assist::AssistOptions {
+            input,
+            resources: resources::ResourceOptions {
+                phrase_table,
+                triples: self.triples,
+                lm: self.lm,
+                ..Default::default()
+            },
+            dictionary: self.dictionary,
+            parses: self.parses,
+            limits: synthetic::Limits {
+                candidates: self.max_candidates,
+                decompositions: self.max_decompositions,
+            },
+            formula: if self.iucl_formula {
+                Formula::Iucl
+            } else {
+                Formula::Paper
+            },
+        }
+    }
+}
+
+/// What l2-assist and tune loaded and made, on stderr.
+pub fn report_generated(generated: &l2_assist::Generated) {
+    for line in &generated.loaded {
+        eprintln!("{line}");
+    }
+    let origins: Vec<String> = generated
+        .origins
+        .iter()
+        .map(|(o, n)| format!("{n} {o}"))
+        .collect();
+    let [parsed, projected, none] = generated.parses;
+    eprintln!(
+        "{} fragments; candidates: {}; parses: {parsed} given, {projected} projected, {none} none",
+        generated.fragments.len(),
+        origins.join(", ")
+    );
 }

@@ -6,7 +6,7 @@ use anyhow::Result;
 use pairmetrics::pipeline::lm_estimate::{self, Memory};
 
 use super::Stdout;
-use super::lmplz::{estimator_options, parse_size};
+use super::args::{estimator_options, parse_size};
 
 /// Language models.
 #[derive(clap::Args)]

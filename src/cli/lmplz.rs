@@ -2,12 +2,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use pairmetrics::formats::input;
-use pairmetrics::lm::kneser_ney::{Options, SpecialWords};
+use pairmetrics::lm::kneser_ney::Options;
 use pairmetrics::pipeline::lm_estimate::{self, Memory};
 
 use super::Stdout;
+use super::args::{estimator_options, parse_size};
 
 /// Drop-in replacement for KenLM's lmplz: the same ARPA, byte for byte, from its flags.
 ///
@@ -98,59 +99,6 @@ fn boolean(value: &str) -> Result<bool, String> {
     }
 }
 
-/// A memory size as lmplz's -S reads it (KenLM's `util::ParseSize`): a number, then nothing
-/// (KiB), b, K, M, G, T, P or E (powers of 1024), or % of physical memory.
-pub fn parse_size(text: &str) -> Result<usize> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, suffix) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| {
-        anyhow!("`{text}` is not a memory size: a number, then a suffix b, K, M, G, T or %")
-    })?;
-    let bytes = match suffix.trim() {
-        "%" => {
-            let physical = physical_memory().ok_or_else(|| {
-                anyhow!("`{text}`: the physical memory size is unknown here; give a size")
-            })?;
-            value * physical as f64 / 100.0
-        }
-        "" => value * 1024.0,
-        unit => {
-            let power = match unit {
-                "b" => 0,
-                "k" | "K" => 1,
-                "M" => 2,
-                "G" => 3,
-                "T" => 4,
-                "P" => 5,
-                "E" => 6,
-                _ => bail!(
-                    "`{text}` is not a memory size: the suffixes are b, K, M, G, T, P, E and %"
-                ),
-            };
-            value * 1024f64.powi(power)
-        }
-    };
-    if bytes < 1.0 {
-        bail!("`{text}`: the memory size must be at least one byte");
-    }
-    Ok(bytes.min(usize::MAX as f64) as usize)
-}
-
-/// Bytes of physical memory.
-fn physical_memory() -> Option<u64> {
-    // SAFETY: sysconf reads system constants and has no preconditions.
-    let (pages, size) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    (pages > 0 && size > 0).then(|| pages as u64 * size as u64)
-}
-
 /// The scratch directory's parent from lmplz's -T, a prefix of its temporary files' names.
 fn temp_dir(prefix: &str) -> PathBuf {
     let path = PathBuf::from(prefix);
@@ -161,48 +109,6 @@ fn temp_dir(prefix: &str) -> PathBuf {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     }
-}
-
-/// The estimator's options from the flags `lmplz` and `lm estimate` share: the order, the
-/// fallback discounts, whether unigrams are interpolated and whether <s>, </s> and <unk> in the
-/// text are skipped.
-pub fn estimator_options(
-    order: usize,
-    discount_fallback: Option<&[f32]>,
-    interpolate_unigrams: bool,
-    skip_symbols: bool,
-) -> Result<Options> {
-    if order == 0 {
-        bail!("--order must be at least 1");
-    }
-    Ok(Options {
-        discount_fallback: discount_fallback.map(fallback_discounts).transpose()?,
-        interpolate_unigrams,
-        special_words: match skip_symbols {
-            true => SpecialWords::Skip,
-            false => SpecialWords::Refuse,
-        },
-        ..Options::new(order)
-    })
-}
-
-/// D1, D2 and D3+ from up to three values, the last repeated, each within [0, its count].
-fn fallback_discounts(values: &[f32]) -> Result<[f32; 3]> {
-    if values.is_empty() || values.len() > 3 {
-        bail!("give one to three fallback discounts: for counts 1, 2 and 3+");
-    }
-    let mut discounts = [0f32; 3];
-    for (i, d) in discounts.iter_mut().enumerate() {
-        *d = values[i.min(values.len() - 1)];
-        if !(0.0..=(i + 1) as f32).contains(d) {
-            bail!(
-                "the discount for count {} is {d}, outside [0, {}]",
-                i + 1,
-                i + 1
-            );
-        }
-    }
-    Ok(discounts)
 }
 
 impl Args {

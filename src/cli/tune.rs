@@ -9,7 +9,7 @@ use pairmetrics::smt::l2_assist::FEATURE_NAMES;
 use pairmetrics::smt::mert;
 
 use super::Stdout;
-use super::l2_assist::{AssistArgs, report_generated};
+use super::args::{AssistArgs, report_generated};
 
 /// Train l2-assist's weights by MERT (Och 2003): the weights whose first-ranked candidates
 /// have the highest mean word accuracy on a dev set (or the highest mean of any metric column
