@@ -367,7 +367,7 @@ async fn lockstep_sources(
     ctx: &SessionContext,
     inputs: &[Keyed],
 ) -> Result<Option<Vec<lockstep::Source>>> {
-    let pairs_schema = ctx.table_provider("pairs").await?.schema();
+    let pairs_schema = ctx.table_provider(Table::Pairs.name()).await?.schema();
     let mut sources = Vec::new();
     for Keyed { table, input, .. } in inputs {
         let (table, input) = (*table, input.as_ref().expect("lockstep reads files only"));
@@ -780,7 +780,7 @@ async fn score_frame(
         functions: ctx,
         lockstep,
     };
-    let pairs_schema = ctx.table_provider("pairs").await?.schema();
+    let pairs_schema = ctx.table_provider(Table::Pairs.name()).await?.schema();
     let mut select: Vec<Expr> = pairs_schema
         .fields()
         .iter()
@@ -798,7 +798,7 @@ async fn score_frame(
             false => frame,
         });
     }
-    let mut frame = ctx.table("pairs").await?.alias("p")?;
+    let mut frame = ctx.table(Table::Pairs.name()).await?.alias("p")?;
     for &Keyed { table, .. } in &inputs[1..] {
         let alias = columns::alias(table);
         let right = ctx.table(table.name()).await?.alias(alias)?;
