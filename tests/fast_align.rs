@@ -499,3 +499,38 @@ fn a_line_past_the_word_pair_limit_is_named() {
         "{said}"
     );
 }
+
+/// `align-words` killed by SIGKILL while it spills leaves its scratch directory; the next run
+/// that spills in the same place removes it, and leaves nothing of its own.
+#[test]
+fn a_killed_align_words_leaves_nothing_after_the_next_run() {
+    use std::process::{Command, Stdio};
+    let dir = TempDir::new().unwrap();
+    let pairs = crate::common::europarl_pairs(dir.path(), None);
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    let out = dir.path().join("links.parquet");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
+        .args(align_words(
+            &pairs,
+            &out,
+            &["--temp-dir", path_str(&scratch)],
+        ))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(wait_for_scratch(&scratch, child.id()), "the run spills");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(entries(&scratch).len(), 1, "SIGKILL leaves the directory");
+    // The next run sweeps when it starts, spilling or not: ten pairs are enough.
+    let few = TempDir::new().unwrap();
+    let few_pairs = crate::common::europarl_pairs(few.path(), Some(10));
+    ok(&align_words(
+        &few_pairs,
+        &out,
+        &["--temp-dir", path_str(&scratch)],
+    ));
+    assert_eq!(entries(&scratch), Vec::<String>::new());
+}
