@@ -145,7 +145,7 @@ impl Default for StoresFromEnvironment {
     fn default() -> Self {
         let stores = DefaultObjectStoreRegistry::new();
         let local = Url::parse("file://").expect("a URL");
-        stores.register_store(&local, Arc::new(pinned::PinnedLocal::default()));
+        stores.register_store(&local, Arc::new(pinned::Pinned::local()));
         StoresFromEnvironment(stores)
     }
 }
@@ -218,9 +218,9 @@ pub fn register(ctx: &SessionContext, remote: &Remote) -> Result<()> {
 }
 
 /// The store DataFusion reads `root` through: ours, its reads pinned to the versions a query
-/// listed ([`pinned::PinnedRemote`]).
+/// listed ([`pinned::Pinned`]).
 fn query_store(root: &Url) -> Result<Arc<dyn ObjectStore>> {
-    Ok(Arc::new(pinned::PinnedRemote::new(build_store(root)?)))
+    Ok(Arc::new(pinned::Pinned::remote(build_store(root)?)))
 }
 
 /// The store at `root`, configured from the environment and then the options.
