@@ -10,8 +10,8 @@ use pairmetrics::pair::true_score::ModelWeights;
 use pairmetrics::pipeline::compare;
 use pairmetrics::pipeline::l2_assist;
 use pairmetrics::resources::options::{
-    ALIGNMENT_TYPE, BEAM, FREE_IDENTITY, LANG, LM, MODULES, PARA, PHRASE_TABLE, PROB_COLUMN,
-    ResourceOption, STEM_TABLE, SYN_DIR, TRIPLES,
+    ALIGNMENT_TYPE, BEAM, FASTTEXT_MODEL, FREE_IDENTITY, LANG, LM, MODULES, PARA, PHRASE_TABLE,
+    PROB_COLUMN, ResourceOption, STEM_TABLE, SYN_DIR, TRIPLES,
 };
 use pairmetrics::resources::{self, Given, ResourceOptions};
 use pairmetrics::session::Tuning;
@@ -179,6 +179,8 @@ pub struct ResourceArgs {
     triples: Option<PathBuf>,
     #[arg(long = LM.flag, help = LM.help, value_name = "PATH")]
     lm: Option<PathBuf>,
+    #[arg(long = FASTTEXT_MODEL.flag, help = FASTTEXT_MODEL.help, value_name = "PATH")]
+    fasttext_model: Option<PathBuf>,
     #[command(flatten)]
     aligner: AlignerArgs,
 }
@@ -194,6 +196,10 @@ impl ResourceArgs {
         given.push((FREE_IDENTITY, Given::Flag(self.free_identity)));
         given.extend(self.triples.map(|p| (TRIPLES, Given::Location(p))));
         given.extend(self.lm.map(|p| (LM, Given::Location(p))));
+        given.extend(
+            self.fasttext_model
+                .map(|p| (FASTTEXT_MODEL, Given::Location(p))),
+        );
         Ok(ResourceOptions::from_given(given)?)
     }
 }

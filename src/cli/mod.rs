@@ -13,6 +13,7 @@ mod demo;
 mod export;
 mod extract;
 mod fast_align;
+mod fasttext;
 mod import;
 mod l2_assist;
 mod lepod;
@@ -80,6 +81,7 @@ enum Command {
     Lepod(lepod::Args),
     Extract(extract::Args),
     FastAlign(fast_align::Args),
+    Fasttext(fasttext::Args),
     Lmplz(lmplz::Args),
     Lm(lm::Args),
     Export(export::Args),
@@ -122,6 +124,7 @@ impl Cli {
             Command::Lepod(args) => args.run(stdout)?,
             Command::Extract(args) => args.run(stdout).await?,
             Command::FastAlign(args) => args.run(stdout)?,
+            Command::Fasttext(args) => args.run(stdout)?,
             Command::Lmplz(args) => args.run(stdout)?,
             Command::Lm(args) => args.run(stdout).await?,
             Command::Export(args) => args.run(stdout).await?,

@@ -11,6 +11,7 @@ pub mod demo;
 pub mod export;
 pub mod extract;
 pub mod fast_align;
+pub mod fasttext;
 pub mod import;
 pub mod l2_assist;
 pub mod lepod;

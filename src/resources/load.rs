@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, Schema};
@@ -17,6 +17,7 @@ use crate::Resources;
 use crate::align::{AlignerOptions, Module, Objective};
 use crate::arrow::read::{Strings, TokenLists};
 use crate::formats::arpa;
+use crate::lid::fasttext;
 use crate::lm::ngram::NgramModel;
 use crate::pair::dep_fit::TripleIndex;
 use crate::pair::true_score::{Directions, Identity, PhraseIndex, PhraseIndexBuilder};
@@ -31,6 +32,8 @@ pub struct ResourceOptions {
     pub triples: Option<PathBuf>,
     /// An ARPA language model for the lm_* functions.
     pub lm: Option<PathBuf>,
+    /// A supervised fastText model (.bin, .ftz) for fasttext_lid and fasttext_predict.
+    pub fasttext_model: Option<PathBuf>,
     /// How meteor_align aligns by default (its resource files are read on first use).
     pub aligner: AlignerOptions,
 }
@@ -99,6 +102,7 @@ impl ResourceOptions {
                 },
                 options::TRIPLES => options.triples = Some(location()?),
                 options::LM => options.lm = Some(location()?),
+                options::FASTTEXT_MODEL => options.fasttext_model = Some(location()?),
                 options::LANG => aligner.language = text()?.to_string(),
                 options::MODULES => {
                     let modules = BadValue::parse(option, text()?, Module::parse_list)?;
@@ -130,6 +134,7 @@ impl ResourceOptions {
             super::Resource::PhraseTable => self.phrase_table.is_some(),
             super::Resource::Triples => self.triples.is_some(),
             super::Resource::Lm => self.lm.is_some(),
+            super::Resource::FastText => self.fasttext_model.is_some(),
         }
     }
 }
@@ -207,7 +212,30 @@ pub async fn load(options: &ResourceOptions) -> Result<(Resources, Vec<String>)>
         ));
         resources = resources.with_lm(model);
     }
+    if let Some(path) = &options.fasttext_model {
+        let started = Instant::now();
+        let model = load_fasttext(path)?;
+        loaded.push(format!(
+            "fastText model {}: {} labels, loaded in {:.2} s",
+            path.display(),
+            model.labels(),
+            started.elapsed().as_secs_f64()
+        ));
+        resources = resources.with_fasttext(model);
+    }
     Ok((resources, loaded))
+}
+
+/// Read a fastText model file (.bin or .ftz), naming it in errors.
+pub fn load_fasttext(path: &Path) -> Result<fasttext::Model> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("reading the fastText model {}", path.display()))?;
+    fasttext::Model::read(&bytes).with_context(|| {
+        format!(
+            "{} is not a model fastText can predict with",
+            path.display()
+        )
+    })
 }
 
 /// Read an ARPA file (plain, gzip or zstd) into an [`NgramModel`].

@@ -6,7 +6,7 @@ mod load;
 pub mod options;
 
 pub use load::{
-    DEFAULT_PROB_COLUMN, Given, PhraseTableOptions, ResourceOptions, load, load_lm,
+    DEFAULT_PROB_COLUMN, Given, PhraseTableOptions, ResourceOptions, load, load_fasttext, load_lm,
     load_phrase_index, load_triples,
 };
 
@@ -14,6 +14,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::align::{Aligner, AlignerOptions};
+use crate::lid::fasttext;
 use crate::lm::ngram::NgramModel;
 use crate::pair::dep_fit::TripleIndex;
 use crate::pair::true_score::PhraseIndex;
@@ -24,6 +25,7 @@ pub enum Resource {
     PhraseTable,
     Triples,
     Lm,
+    FastText,
 }
 
 impl Resource {
@@ -33,6 +35,7 @@ impl Resource {
             Resource::PhraseTable => "a phrase table",
             Resource::Triples => "triple counts",
             Resource::Lm => "a language model",
+            Resource::FastText => "a fastText model",
         }
     }
 
@@ -42,6 +45,7 @@ impl Resource {
             Resource::PhraseTable => "Resources::with_phrase_table",
             Resource::Triples => "Resources::with_triples",
             Resource::Lm => "Resources::with_lm",
+            Resource::FastText => "Resources::with_fasttext",
         }
     }
 }
@@ -72,6 +76,8 @@ pub struct Resources {
     pub phrase_index: Shared<PhraseIndex>,
     pub triples: Shared<TripleIndex>,
     pub lm: Shared<NgramModel>,
+    /// The model of `fasttext_lid`, `fasttext_predict` and `language_id_score(.., 'fasttext')`.
+    pub fasttext: Shared<fasttext::Model>,
     /// How `meteor_align` aligns when its arguments do not say: beam, objective, resource files
     /// (read when the function is first used), default modules and language.
     pub aligner: AlignerOptions,
@@ -87,6 +93,7 @@ impl Resources {
             phrase_index: Shared::elsewhere(),
             triples: Shared::elsewhere(),
             lm: Shared::elsewhere(),
+            fasttext: Shared::elsewhere(),
             ..Default::default()
         }
     }
@@ -118,6 +125,13 @@ impl Resources {
     pub fn with_built_aligner(mut self, aligner: Aligner) -> Self {
         self.aligner = aligner.options().clone();
         self.built_aligner = Shared::new(aligner);
+        self
+    }
+
+    /// Label texts with this fastText model in `fasttext_lid` and `fasttext_predict`
+    /// (`pipeline::fasttext::load_model` reads a .bin or .ftz file).
+    pub fn with_fasttext(mut self, model: fasttext::Model) -> Self {
+        self.fasttext = Shared::new(model);
         self
     }
 

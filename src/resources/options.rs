@@ -85,6 +85,14 @@ pub const LM: ResourceOption = ResourceOption {
     help: "An ARPA back-off language model (plain, .gz or .zst; make one with `lm estimate`) for \
            lm_logprob, lm_full_scores, lm_perplexity, lm_oov_count and model_score.",
 };
+pub const FASTTEXT_MODEL: ResourceOption = ResourceOption {
+    key: "fasttext_model",
+    flag: "fasttext-model",
+    value: Value::Path,
+    help: "A supervised fastText model (.bin or quantised .ftz) for fasttext_lid, \
+           fasttext_predict and language_id_score(..., 'fasttext'); for languages, fastText's \
+           lid.176.ftz or lid.176.bin (CC BY-SA 3.0, from fasttext.cc).",
+};
 pub const LANG: ResourceOption = ResourceOption {
     key: "lang",
     flag: "lang",
@@ -135,12 +143,13 @@ pub const PARA: ResourceOption = ResourceOption {
 };
 
 /// Every option, in the order help lists them.
-pub const ALL: [ResourceOption; 12] = [
+pub const ALL: [ResourceOption; 13] = [
     PHRASE_TABLE,
     PROB_COLUMN,
     FREE_IDENTITY,
     TRIPLES,
     LM,
+    FASTTEXT_MODEL,
     LANG,
     MODULES,
     BEAM,
@@ -157,6 +166,7 @@ impl Resource {
             Resource::PhraseTable => PHRASE_TABLE,
             Resource::Triples => TRIPLES,
             Resource::Lm => LM,
+            Resource::FastText => FASTTEXT_MODEL,
         }
     }
 }

@@ -65,6 +65,10 @@ names! {
     LM_FULL_SCORES = "lm_full_scores";
     LM_PERPLEXITY = "lm_perplexity";
     LM_OOV_COUNT = "lm_oov_count";
+    LANGID = "langid";
+    FASTTEXT_LID = "fasttext_lid";
+    FASTTEXT_PREDICT = "fasttext_predict";
+    LANGUAGE_ID_SCORE = "language_id_score";
     WORD_ACCURACY = "word_accuracy";
     SENTENCE_BLEU = "sentence_bleu";
     BLEU_STATS = "bleu_stats";

@@ -9,6 +9,7 @@ pub mod derp;
 pub mod docs;
 pub mod expr;
 pub mod lepod;
+pub mod lid;
 pub mod lm;
 pub mod loglinear;
 pub mod mcpg;
@@ -61,6 +62,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
     use true_score::{Kind as S, TrueScoreUdf};
     let phrases = || resources.phrase_index.clone();
     let triples = || resources.triples.clone();
+    let fasttext = || resources.fasttext.clone();
     vec![
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Led))),
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Pod))),
@@ -111,6 +113,22 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(model_score::ModelScoreUdf::new(
             phrases(),
             resources.lm.clone(),
+        ))),
+        Arc::new(ScalarUDF::from(lid::LidUdf::new(
+            lid::Kind::Langid,
+            fasttext(),
+        ))),
+        Arc::new(ScalarUDF::from(lid::LidUdf::new(
+            lid::Kind::FasttextLid,
+            fasttext(),
+        ))),
+        Arc::new(ScalarUDF::from(lid::LidUdf::new(
+            lid::Kind::FasttextPredict,
+            fasttext(),
+        ))),
+        Arc::new(ScalarUDF::from(lid::LidUdf::new(
+            lid::Kind::Score,
+            fasttext(),
         ))),
         Arc::new(ScalarUDF::from(word_accuracy::WordAccuracyUdf::default())),
         Arc::new(ScalarUDF::from(loglinear::LoglinearUdf::default())),

@@ -7,6 +7,8 @@
 //!   rank agreement);
 //! - [`sacrebleu`]: sacrebleu's BLEU, chrF and TER, their corpus statistics and paired tests;
 //! - [`stats`]: significance tests and the random generators they draw from;
+//! - [`lid`]: language identification (py3langid's, fastText's supervised models, OpusFilter's
+//!   filter score);
 //! - [`lm`]: n-gram language models (scoring, modified Kneser-Ney estimation);
 //! - [`smt`]: statistical MT (phrase extraction, synthetic phrases, the decoder, MCPG, MERT,
 //!   l2-assist);
@@ -18,6 +20,7 @@
 
 pub mod align;
 pub mod formats;
+pub mod lid;
 pub mod lm;
 pub mod pair;
 pub mod sacrebleu;
