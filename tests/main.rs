@@ -18,6 +18,7 @@ mod fitness;
 mod import;
 mod l2_assist;
 mod layers;
+mod lid;
 mod lepod_vectors;
 mod lmplz;
 mod mcpg;

@@ -110,7 +110,7 @@ static LANGID_DOC: LazyLock<Documentation> = LazyLock::new(|| {
         "Optional: the languages to choose from, a list of py3langid's codes, e.g. ['en', 'fr'].",
     )
     .with_sql_example(
-        "SELECT langid(src_text).lang AS lang, count(*) FROM pairs GROUP BY 1 ORDER BY 2 DESC;",
+        "SELECT langid(src_text)['lang'] AS lang, count(*) FROM pairs GROUP BY 1 ORDER BY 2 DESC;",
     )
     .with_related_udf(expr::LANGUAGE_ID_SCORE)
     .with_related_udf(expr::FASTTEXT_LID)
@@ -129,7 +129,7 @@ static FASTTEXT_LID_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     )
     .with_argument("text", TEXT_DOC)
     .with_sql_example(
-        "SELECT pair_id FROM pairs WHERE fasttext_lid(src_text).lang <> 'fr' OR fasttext_lid(tgt_text).prob < 0.5;",
+        "SELECT pair_id FROM pairs WHERE fasttext_lid(src_text)['lang'] <> 'fr' OR fasttext_lid(tgt_text)['prob'] < 0.5;",
     )
     .with_related_udf(expr::FASTTEXT_PREDICT)
     .with_related_udf(expr::LANGID)

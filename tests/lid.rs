@@ -1,0 +1,211 @@
+//! Language identification against the reference tools' own outputs (tests/data/lid, made by
+//! scripts/make_lid_vectors.py): fastText 0.9.2's command line byte for byte on eight models,
+//! lid.176.ftz among them when it is here; py3langid 0.4.0's labels on every text.
+
+use std::path::PathBuf;
+
+use datafusion::arrow::array::{AsArray, StringArray};
+use datafusion::arrow::datatypes::Float64Type;
+use pairmetrics::lid::langid::{Identifier, Model, Scratch};
+
+use crate::common::{self, pairmetrics, path_str, root};
+
+fn data() -> PathBuf {
+    root().join("tests/data/lid")
+}
+
+/// lid.176.ftz (CC BY-SA 3.0, not in the repository): `PAIRMETRICS_LID176`, or where
+/// scripts/test.sh puts it. Required under CI.
+fn lid176() -> Option<PathBuf> {
+    let path = std::env::var_os("PAIRMETRICS_LID176")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/models/lid.176.ftz"));
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI needs lid.176.ftz at {} (scripts/test.sh downloads it)",
+        path.display()
+    );
+    None
+}
+
+fn predict_args(name: &str) -> (String, Vec<String>) {
+    // NAME.EXT.COMMAND[.K[.THRESHOLD]], with the threshold's own dot.
+    let mut parts = name.splitn(4, '.');
+    let model = format!("{}.{}", parts.next().unwrap(), parts.next().unwrap());
+    let mut args: Vec<String> = vec![parts.next().unwrap().to_string()];
+    if let Some(rest) = parts.next() {
+        let (k, threshold) = match rest.split_once('.') {
+            Some((k, t)) => (k, Some(t)),
+            None => (rest, None),
+        };
+        args.push(k.to_string());
+        args.extend(threshold.map(str::to_string));
+    }
+    (model, args)
+}
+
+#[test]
+fn fasttext_predict_prints_what_fasttext_prints() {
+    let expected = data().join("expected");
+    let lid176 = lid176();
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&expected).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if name.starts_with("langid") {
+            continue;
+        }
+        let (model, args) = predict_args(&name);
+        let model = match model.as_str() {
+            "lid176.ftz" => match &lid176 {
+                Some(path) => path.clone(),
+                None => continue,
+            },
+            other => data().join("models").join(other),
+        };
+        let input = data().join("fasttext_input.txt");
+        let mut argv = vec!["fasttext", &args[0], path_str(&model), path_str(&input)];
+        argv.extend(args[1..].iter().map(String::as_str));
+        let out = pairmetrics(&argv);
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let want = std::fs::read(&path).unwrap();
+        assert!(out.stdout == want, "{name}: pairmetrics prints differently from fastText");
+        compared += 1;
+    }
+    assert!(compared >= 42, "{compared} outputs compared");
+}
+
+#[test]
+fn fasttext_reads_standard_input_and_refuses_bad_models() {
+    let model = data().join("models/hs.ftz");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
+        .args(["fasttext", "predict", path_str(&model), "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let input = std::fs::read(data().join("fasttext_input.txt")).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.stdout, std::fs::read(data().join("expected/hs.ftz.predict")).unwrap());
+
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::read(&model).unwrap();
+    let truncated = dir.path().join("truncated.ftz");
+    std::fs::write(&truncated, &full[..full.len() / 2]).unwrap();
+    for (bad, says) in [
+        (root().join("Cargo.toml"), "not a fastText model"),
+        (truncated, "truncated"),
+    ] {
+        let err = common::err(&["fasttext", "predict", path_str(&bad), "-"]);
+        assert!(err.contains(says) && err.contains(path_str(&bad)), "{err}");
+    }
+    let err = common::err(&["fasttext", "predict", path_str(&model), "-", "0"]);
+    assert!(err.contains("k needs to be 1 or higher"), "{err}");
+}
+
+fn texts() -> Vec<String> {
+    let text = std::fs::read_to_string(data().join("texts.txt")).unwrap();
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    assert_eq!(lines.pop().as_deref(), Some(""));
+    lines
+}
+
+fn expected_langid(name: &str) -> Vec<(String, f64)> {
+    std::fs::read_to_string(data().join("expected").join(name))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (lang, prob) = l.split_once('\t').unwrap();
+            (lang.to_string(), prob.parse().unwrap())
+        })
+        .collect()
+}
+
+/// py3langid sums through BLAS in float32: the probability's last bits depend on the CPU's
+/// kernel. The bound: a few float32 units in the last place of the raw scores, scaled by the
+/// softmax's temperature.
+fn assert_close(text: &str, ours: f64, theirs: f64) {
+    let tolerance = 1e-4 * theirs.max(1e-3) + 1e-6;
+    assert!(
+        (ours - theirs).abs() <= tolerance,
+        "{text:?}: {ours} against py3langid's {theirs}"
+    );
+}
+
+#[test]
+fn langid_is_py3langid() {
+    let texts = texts();
+    let model = Model::built_in();
+    let mut scratch = Scratch::default();
+    for (file, identifier) in [
+        ("langid.tsv", Identifier::new(model)),
+        (
+            "langid.de_en_fr_ru.tsv",
+            Identifier::restricted(model, &["de", "en", "fr", "ru"]).unwrap(),
+        ),
+    ] {
+        let expected = expected_langid(file);
+        assert_eq!(expected.len(), texts.len());
+        let mut worst = 0f64;
+        for (text, (lang, prob)) in texts.iter().zip(&expected) {
+            let guess = identifier.classify(text, &mut scratch);
+            assert_eq!(guess.lang, lang, "{file}: {text:?}");
+            assert_close(text, guess.prob, *prob);
+            worst = worst.max((guess.prob - prob).abs());
+        }
+        eprintln!("{file}: {} texts, same labels, largest |Δp| {worst:e}", texts.len());
+    }
+}
+
+#[tokio::test]
+async fn langid_in_sql() {
+    let texts = texts();
+    let ctx = common::context();
+    let batch = common::batch(vec![(
+        "text",
+        std::sync::Arc::new(StringArray::from(texts.clone())) as _,
+    )]);
+    common::register(&ctx, "t", batch);
+    let expected = expected_langid("langid.tsv");
+    let df = ctx
+        .sql("SELECT langid(text)['lang'] AS lang, langid(text)['prob'] AS prob, language_id_score(text, 'en') AS en FROM t")
+        .await
+        .unwrap();
+    let mut row = 0;
+    for batch in df.collect().await.unwrap() {
+        let langs = batch.column(0).as_string::<i32>();
+        let probs = batch.column(1).as_primitive::<Float64Type>();
+        let en = batch.column(2).as_primitive::<Float64Type>();
+        for i in 0..batch.num_rows() {
+            let (lang, prob) = &expected[row];
+            assert_eq!(langs.value(i), lang);
+            assert_close(&texts[row], probs.value(i), *prob);
+            // OpusFilter: 1 for an empty side, the rounded confidence for English, else 0.
+            let want = if texts[row].is_empty() {
+                1.0
+            } else if lang == "en" {
+                (prob * 100.0).round() / 100.0
+            } else {
+                0.0
+            };
+            assert!((en.value(i) - want).abs() < 0.0051, "{:?}", texts[row]);
+            row += 1;
+        }
+    }
+    assert_eq!(row, texts.len());
+}
+
+#[test]
+fn unknown_languages_are_named() {
+    let err = common::err(&["sql", "SELECT langid('hello', ['en', 'xx'])"]);
+    assert!(err.contains("xx"), "{err}");
+    let err = common::err(&["sql", "SELECT fasttext_lid('hello')"]);
+    assert!(err.contains("--fasttext-model"), "{err}");
+}
+
