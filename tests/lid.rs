@@ -70,9 +70,16 @@ fn fasttext_predict_prints_what_fasttext_prints() {
         let mut argv = vec!["fasttext", &args[0], path_str(&model), path_str(&input)];
         argv.extend(args[1..].iter().map(String::as_str));
         let out = pairmetrics(&argv);
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let want = std::fs::read(&path).unwrap();
-        assert!(out.stdout == want, "{name}: pairmetrics prints differently from fastText");
+        assert!(
+            out.stdout == want,
+            "{name}: pairmetrics prints differently from fastText"
+        );
         compared += 1;
     }
     assert!(compared >= 42, "{compared} outputs compared");
@@ -92,7 +99,10 @@ fn fasttext_reads_standard_input_and_refuses_bad_models() {
     let mut stdin = child.stdin.take().unwrap();
     std::thread::spawn(move || stdin.write_all(&input));
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.stdout, std::fs::read(data().join("expected/hs.ftz.predict")).unwrap());
+    assert_eq!(
+        out.stdout,
+        std::fs::read(data().join("expected/hs.ftz.predict")).unwrap()
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let full = std::fs::read(&model).unwrap();
@@ -159,7 +169,10 @@ fn langid_is_py3langid() {
             assert_close(text, guess.prob, *prob);
             worst = worst.max((guess.prob - prob).abs());
         }
-        eprintln!("{file}: {} texts, same labels, largest |Δp| {worst:e}", texts.len());
+        eprintln!(
+            "{file}: {} texts, same labels, largest |Δp| {worst:e}",
+            texts.len()
+        );
     }
 }
 
@@ -209,3 +222,32 @@ fn unknown_languages_are_named() {
     assert!(err.contains("--fasttext-model"), "{err}");
 }
 
+#[test]
+fn score_adds_language_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("scored.parquet");
+    let pairs = root().join("data/europarl-sample/pairs.parquet");
+    let model = data().join("models/hs.ftz");
+    let printed = common::ok(&[
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--out",
+        path_str(&out),
+        "--metrics",
+        "langid",
+        "--lid",
+        "fasttext",
+        "--fasttext-model",
+        path_str(&model),
+    ]);
+    assert!(printed.contains("langid:py3langid-0.4.0"), "{printed}");
+    // Each side's label is langid() of its tokens joined by spaces.
+    let rows = common::csv_rows(
+        &[],
+        &[("s", &out)],
+        "SELECT count(*) FROM s WHERE src_langid = langid(array_to_string(src, ' '))['lang'] \
+         AND tgt_fasttext_lid IS NOT NULL AND src_langid_prob > 0",
+    );
+    assert_eq!(rows, ["3000"]);
+}

@@ -55,6 +55,12 @@ pub struct Args {
     /// given, but not the opt-in ones).
     #[arg(long, value_delimiter = ',', value_name = "NAME,...", long_help = metrics_help())]
     metrics: Option<Vec<String>>,
+    /// Add each side's language and its probability: `langid` (py3langid 0.4.0, built in:
+    /// src_langid, src_langid_prob, tgt_langid, tgt_langid_prob) or `fasttext` (the
+    /// --fasttext-model's label: src_fasttext_lid, ...), over the side's tokens joined by
+    /// spaces. Repeatable; added to the default metrics or to --metrics.
+    #[arg(long, value_name = "METHOD", value_parser = ["langid", "fasttext"])]
+    lid: Vec<String>,
     /// --phrase-table adds `true_score` (tgt as a paraphrase of src); --triples with --arcs adds
     /// `tgt_dep_fit` (the whole tgt sentence's fitness) and `tgt_dep_fit_problem`; --lm adds
     /// `src_lm_logprob` and `tgt_lm_logprob`.
@@ -99,6 +105,7 @@ impl Args {
             lowercase,
             punct,
             metrics,
+            lid,
             resources,
             tuning,
             compression,
@@ -110,7 +117,7 @@ impl Args {
         let align = align
             .map(|spec| score_aligner(&spec, &resources.aligner))
             .transpose()?;
-        let options = score::ScoreOptions {
+        let mut options = score::ScoreOptions {
             pairs: pairs.into(),
             alignments: alignments.map(Into::into),
             align,
@@ -127,6 +134,20 @@ impl Args {
             progress: std::io::stderr().is_terminal() && cluster.is_none(),
             cluster,
         };
+        if !lid.is_empty() {
+            let mut names = match options.metrics.take() {
+                Some(names) => names,
+                None => score::selected_metrics(&options)?
+                    .iter()
+                    .map(|m| m.name.to_string())
+                    .collect(),
+            };
+            names.extend(lid.iter().map(|method| match method.as_str() {
+                "langid" => "langid".to_string(),
+                _ => "fasttext_lid".to_string(),
+            }));
+            options.metrics = Some(names);
+        }
         if explain {
             writeln!(stdout, "{}", score::explain(&options).await?)?;
         } else {

@@ -124,6 +124,10 @@ builders! {
     fn dep_fit(tokens, heads, deprels, start, end) = DEP_FIT;
     fn dep_fit_problem(tokens, heads, deprels, start, end) = DEP_FIT_PROBLEM;
     fn lm_logprob(tokens) = LM_LOGPROB;
+    /// py3langid's language of a text, as a struct {lang, prob}.
+    fn langid(text) = LANGID;
+    /// The session's fastText model's most likely label of a text, as a struct {lang, prob}.
+    fn fasttext_lid(text) = FASTTEXT_LID;
     /// sacrebleu's sentence BLEU of a hypothesis against a reference, with its options' words.
     fn sentence_bleu(hypothesis, reference, options) = SENTENCE_BLEU;
     fn chrf(hypothesis, reference, options) = CHRF;

@@ -10,7 +10,7 @@ use datafusion::common::Column as ColumnRef;
 use datafusion::execution::FunctionRegistry;
 use datafusion::functions::core::expr_ext::FieldAccessor;
 use datafusion::functions::expr_fn::concat;
-use datafusion::functions_nested::expr_fn::cardinality;
+use datafusion::functions_nested::expr_fn::{array_to_string, cardinality};
 use datafusion::logical_expr::{Expr, lit, when};
 
 use super::ScoreOptions;
@@ -53,6 +53,8 @@ pub enum Role {
     /// Why the metric is NULL for a row (Utf8, NULL when it scores): counted by reason, and
     /// the first one stops `--strict`.
     Problem,
+    /// A label (Utf8, a language say): written, not summarised.
+    Label,
 }
 
 #[derive(Debug)]
@@ -65,6 +67,13 @@ const fn score(name: &'static str) -> Column {
     Column {
         name,
         role: Role::Score,
+    }
+}
+
+const fn label(name: &'static str) -> Column {
+    Column {
+        name,
+        role: Role::Label,
     }
 }
 
@@ -194,6 +203,44 @@ pub static METRICS: &[Metric] = &[
         },
     },
     Metric {
+        name: "langid",
+        about: "src_langid, src_langid_prob, tgt_langid and tgt_langid_prob: each side's language \
+                and probability as py3langid 0.4.0 gives them (built in), the side's tokens \
+                joined by spaces",
+        columns: &[
+            label("src_langid"),
+            score("src_langid_prob"),
+            label("tgt_langid"),
+            score("tgt_langid_prob"),
+        ],
+        needs: &[],
+        uses: &[],
+        by_default: false,
+        signature: |_| "langid:py3langid-0.4.0,tokens-joined".into(),
+        exprs: |i| language_columns(i, "langid", expr::langid),
+    },
+    Metric {
+        name: "fasttext_lid",
+        about: "src_fasttext_lid, src_fasttext_lid_prob, tgt_fasttext_lid and \
+                tgt_fasttext_lid_prob: each side's most likely label (without __label__) and its \
+                probability under the fastText model, the side's tokens joined by spaces",
+        columns: &[
+            label("src_fasttext_lid"),
+            score("src_fasttext_lid_prob"),
+            label("tgt_fasttext_lid"),
+            score("tgt_fasttext_lid_prob"),
+        ],
+        needs: &[Input::Resource(Resource::FastText)],
+        uses: &[],
+        by_default: true,
+        signature: |o| {
+            let model = o.resources.fasttext_model.as_ref().expect("needed");
+            let name = model.file_name().unwrap_or_default().to_string_lossy();
+            format!("fasttext_lid:model={name},tokens-joined")
+        },
+        exprs: |i| language_columns(i, "fasttext_lid", expr::fasttext_lid),
+    },
+    Metric {
         name: "chrf",
         about: "chrf, sentence chrF2 of tgt against src as sacrebleu's sentence_chrf (its \
                 defaults)",
@@ -272,6 +319,37 @@ fn sacrebleu_metric(
         metric,
         function(i.functions, i.pairs("tgt"), i.pairs("src"), lit(words))?,
     )])
+}
+
+/// A language identifier's label and probability per side, over the side's tokens joined by
+/// spaces: `{side}_{name}` and `{side}_{name}_prob`.
+fn language_columns(
+    i: &Inputs,
+    name: &'static str,
+    identify: fn(&dyn FunctionRegistry, Expr) -> datafusion::common::Result<Expr>,
+) -> Result<Vec<(&'static str, Expr)>> {
+    let column_names = |side: &str| -> (&'static str, &'static str) {
+        let metric = METRICS.iter().find(|m| m.name == name).expect("a metric");
+        let find = |suffix: &str| {
+            let wanted = format!("{side}_{name}{suffix}");
+            metric
+                .columns
+                .iter()
+                .find(|c| c.name == wanted)
+                .expect("declared")
+                .name
+        };
+        (find(""), find("_prob"))
+    };
+    let mut columns = Vec::new();
+    for side in ["src", "tgt"] {
+        let text = array_to_string(i.pairs(side), lit(" "));
+        let guess = identify(i.functions, text)?;
+        let (label, prob) = column_names(side);
+        columns.push((label, guess.clone().field("lang")));
+        columns.push((prob, guess.field("prob")));
+    }
+    Ok(columns)
 }
 
 fn case(options: &ScoreOptions) -> &'static str {

@@ -25,7 +25,7 @@ use crate::parquet::{Codec, Encoding, KeyOrder, Layout, ParquetInput, TableWrite
 use crate::resources::{self, ResourceOptions};
 use crate::schema::{Table, with_dictionary_lists};
 use crate::session::{self, Session, Tuning};
-pub use columns::{METRICS, Metric, Role, all_columns};
+pub use columns::{METRICS, Metric, Role, all_columns, selected as selected_metrics};
 pub use summary::{MetricSummary, Summary};
 
 /// Where an input table comes from.
