@@ -20,7 +20,7 @@ def led(src: Any, tgt: Any, links: Any = None, **resources: Any) -> pa.Array | p
         links: Optional alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT led(tokenize('the cat sat'), tokenize('the cat slept')); -- 0.3333
     """
@@ -37,7 +37,7 @@ def pod(src: Any, tgt: Any, links: Any, punct: Any = None, **resources: Any) -> 
         punct: Punctuation characters, as lepod-score.py's -p (default: none).
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT pod(src, tgt, links, ',') FROM pairs JOIN alignments USING (pair_id);
     """
@@ -53,7 +53,7 @@ def lepod_problem(src: Any, tgt: Any, links: Any = None, **resources: Any) -> pa
         links: Optional alignment, as for led.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT lepod_problem(src, tgt, links) AS why, count(*) FROM scored GROUP BY why;
     """
@@ -70,7 +70,7 @@ def lepod(src: Any, tgt: Any, links: Any, punct: Any = None, **resources: Any) -
         punct: Punctuation characters, as for pod.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s['led'], s['pod'] FROM (SELECT lepod(src, tgt, links) AS s FROM pairs JOIN alignments USING (pair_id));
     """
@@ -88,7 +88,7 @@ def derp(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: 
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT avg(derp(src_head, src_deprel, tgt_head, tgt_deprel, links)) FROM arcs JOIN alignments USING (pair_id);
     """
@@ -106,7 +106,7 @@ def derp_detail(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, 
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT d.score, d.mst FROM (SELECT derp_detail(src_head, src_deprel, tgt_head, tgt_deprel, links) AS d FROM arcs JOIN alignments USING (pair_id));
     """
@@ -124,7 +124,7 @@ def derp_problem(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any,
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT derp_problem(src_head, src_deprel, tgt_head, tgt_deprel, links) AS why, count(*) FROM arcs JOIN alignments USING (pair_id) GROUP BY why;
     """
@@ -138,7 +138,7 @@ def tokenize(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
         text: A string column or literal.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT tokenize('the cat  sat'); -- [the, cat, sat]
     """
@@ -152,7 +152,7 @@ def lowercase_tokens(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArra
         tokens: A token list.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT led(lowercase_tokens(src), lowercase_tokens(tgt)) FROM pairs;
     """
@@ -166,7 +166,7 @@ def pharaoh(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
         text: One line of Pharaoh links.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT pod(tokenize('a b'), tokenize('b a'), pharaoh('0-1 1-0')); -- 0.5
     """
@@ -181,7 +181,7 @@ def true_score(src: Any, tgt: Any, **resources: Any) -> pa.Array | pa.ChunkedArr
         tgt: The paraphrase: a list of tokens.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT id, hyp, true_score(src, hyp_tokens) FROM nbest JOIN sources USING (id);
     """
@@ -196,7 +196,7 @@ def true_score_detail(src: Any, tgt: Any, **resources: Any) -> pa.Array | pa.Chu
         tgt: The paraphrase: a list of tokens.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
     """
 
 def dep_fit(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, len: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
@@ -212,7 +212,7 @@ def dep_fit(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, len: A
         positions: Or the phrase's positions: List<Int32>, 0-based.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT dep_fit(src, a.src_head, a.src_deprel, 1, 2) FROM pairs p JOIN arcs a USING (pair_id);
     """
@@ -230,7 +230,7 @@ def dep_fit_pos(upos: Any, head: Any, deprel: Any, start_or_positions: Any, len:
         positions: Or the phrase's positions: List<Int32>, 0-based.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT dep_fit_pos(src, a.src_head, a.src_deprel, 1, 2) FROM pairs p JOIN arcs a USING (pair_id);
     """
@@ -248,7 +248,7 @@ def dep_fit_iucl(tokens: Any, head: Any, deprel: Any, start_or_positions: Any, l
         positions: Or the phrase's positions: List<Int32>, 0-based.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT dep_fit_iucl(src, a.src_head, a.src_deprel, 1, 2) FROM pairs p JOIN arcs a USING (pair_id);
     """
@@ -266,7 +266,7 @@ def dep_fit_pos_iucl(upos: Any, head: Any, deprel: Any, start_or_positions: Any,
         positions: Or the phrase's positions: List<Int32>, 0-based.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT dep_fit_pos_iucl(src, a.src_head, a.src_deprel, 1, 2) FROM pairs p JOIN arcs a USING (pair_id);
     """
@@ -281,7 +281,7 @@ def dep_fit_problem(tokens: Any, head: Any, deprel: Any, start_or_positions: Any
         start, len | positions: As for dep_fit.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
     """
 
 def dep_triples(tokens: Any, head: Any, deprel: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
@@ -295,7 +295,7 @@ def dep_triples(tokens: Any, head: Any, deprel: Any, **resources: Any) -> pa.Arr
         deprel: Dependency relation of each token.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT t['head'], t['dep'], t['deprel'], count(*) FROM (SELECT unnest(dep_triples(src, a.src_head, a.src_deprel)) AS t FROM pairs p JOIN arcs a USING (pair_id)) GROUP BY 1, 2, 3;
     """
@@ -311,7 +311,7 @@ def lm_logprob(tokens: Any, bos: Any = None, eos: Any = None, **resources: Any) 
         eos: Whether </s> is scored after the tokens (default true).
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT avg(lm_logprob(tgt) / (cardinality(tgt) + 1)) AS per_word FROM pairs;
     """
@@ -327,7 +327,7 @@ def lm_full_scores(tokens: Any, bos: Any = None, eos: Any = None, **resources: A
         eos: Whether </s> is scored after the tokens (default true).
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT w.ngram_length, count(*) FROM (SELECT unnest(lm_full_scores(tgt)) AS w FROM pairs) GROUP BY 1 ORDER BY 1;
     """
@@ -341,7 +341,7 @@ def lm_perplexity(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
         tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT pair_id, lm_perplexity(tgt) AS ppl FROM pairs ORDER BY ppl DESC LIMIT 10;
     """
@@ -355,7 +355,7 @@ def lm_oov_count(tokens: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
         tokens: The sentence: a list of tokens, cased and tokenised as the model's training text.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT sum(lm_oov_count(tgt)) / sum(cardinality(tgt)) AS oov_rate FROM pairs;
     """
@@ -372,9 +372,69 @@ def model_score(src: Any, tgt: Any, alpha_phi: Any = None, alpha_lm: Any = None,
         alpha_lm: Weight of ln P(tgt) (default 1).
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT id, model_score(src, hyp_tokens) AS score FROM nbest JOIN sources USING (id);
+    """
+
+def langid(text: Any, languages: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """langid(text [, languages])
+
+    The language of a text and its probability, as py3langid 0.4.0 gives them (LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True).classify(text)), with py3langid's model built in (BSD-3-Clause): Struct{lang (ISO 639 code), prob}. The label is py3langid's; the probability agrees to float32 rounding (py3langid sums through BLAS, whose last bits vary with the CPU). A text with no features (empty, emoji only) gets py3langid's uniform answer. With languages, only those are considered (py3langid's set_languages); an unknown code is an error naming it. NULL text gives NULL.
+
+    Arguments:
+        text: The text: a string. NULL gives NULL.
+        languages: Optional: the languages to choose from, a list of py3langid's codes, e.g. ['en', 'fr'].
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT langid(src_text)['lang'] AS lang, count(*) FROM pairs GROUP BY 1 ORDER BY 2 DESC;
+    """
+
+def fasttext_lid(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """fasttext_lid(text)
+
+    The most likely label of a text under the session's fastText model (--fasttext-model; lid.176.ftz or .bin for languages) and its probability, exactly as fastText 0.9.2 predicts it: Struct{lang (the label without __label__), prob}. Newlines in the text read as spaces. NULL for NULL text, and for a text that gives the model no input (a pruned model that knows none of its words and n-grams). Needs the session's fastText model.
+
+    Arguments:
+        text: The text: a string. NULL gives NULL.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT pair_id FROM pairs WHERE fasttext_lid(src_text)['lang'] <> 'fr' OR fasttext_lid(tgt_text)['prob'] < 0.5;
+    """
+
+def fasttext_predict(text: Any, k: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """fasttext_predict(text [, k])
+
+    The k most likely labels of a text under the session's fastText model, best first, as fastText 0.9.2's predict (k = -1: every label; labels under 1e-5 are not reached by hierarchical softmax, as in fastText): List<Struct{label (with its __label__ prefix), prob}>. Newlines in the text read as spaces. NULL for NULL text or k. Needs the session's fastText model.
+
+    Arguments:
+        text: The text: a string. NULL gives NULL.
+        k: How many labels (default 1; -1 for every label).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT fasttext_predict(src_text, 3) FROM pairs LIMIT 5;
+    """
+
+def language_id_score(text: Any, lang: Any, method: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """language_id_score(text, lang [, method])
+
+    OpusFilter 3.3.1's language-ID filter score of one side (LanguageIDFilter, LangidFilter, FastTextFilter): the identifier's confidence when it finds lang, else 0; 1 for an empty text (OpusFilter keeps empty lines here). method 'langid' (the default: langid(text), its probability rounded to 2 decimals as OpusFilter rounds it) or 'fasttext' (fasttext_lid(text), unrounded; needs the session's fastText model). OpusFilter accepts a pair when every side scores above its threshold (default 0). NULL for NULL text or lang.
+
+    Arguments:
+        text: The text: a string. NULL gives NULL.
+        lang: The language the text should be in (the identifier's code).
+        method: Optional: 'langid' (default) or 'fasttext'.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FILTER (WHERE language_id_score(src_text, 'fr') > 0 AND language_id_score(tgt_text, 'en') > 0) AS kept FROM pairs;
     """
 
 def word_accuracy(out: Any, refs: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
@@ -387,7 +447,7 @@ def word_accuracy(out: Any, refs: Any, **resources: Any) -> pa.Array | pa.Chunke
         refs: The reference and its alternatives: a list of token lists (with a token-list out), or a list of strings (with a string out).
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT word_accuracy('auf der Grenze', ['an der Grenze']); -- 0.6667
     """
@@ -402,7 +462,7 @@ def loglinear(weights: Any, feature1: Any, feature2: Any = None, *more: Any, **r
         feature1: A number; then as many more as there are weights.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT sentence_id, candidate, loglinear([0.6, 0.3, 0.1], lm, direct, inverse) AS score FROM candidates;
     """
@@ -418,7 +478,7 @@ def chrf(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.Array 
         options: sacrebleu's options in the words of its signature, '|'-separated: nc:N (character order, 6), nw:N (word order, 0; 2 is chrF++), beta:N (2), case:mixed|lc, eff:yes|no (no: eps smoothing), space:yes|no; e.g. 'nw:2'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT chrf('the cat sat', 'the cat sat down'); -- 66.0176
     """
@@ -434,7 +494,7 @@ def chrf_stats(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.
         options: sacrebleu's options in the words of its signature, '|'-separated: nc:N (character order, 6), nw:N (word order, 0; 2 is chrF++), beta:N (2), case:mixed|lc, eff:yes|no (no: eps smoothing), space:yes|no; e.g. 'nw:2'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT chrf_stats('ab', 'abc', 'nc:2'); -- [2, 3, 2, 1, 2, 1]
     """
@@ -450,7 +510,7 @@ def sentence_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> 
         options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT sentence_bleu('the cat sat on the mat', 'the cat sat on a mat'); -- 53.7285
     """
@@ -466,7 +526,7 @@ def bleu_stats(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.
         options: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT bleu_stats('the cat sat', 'the cat sat down'); -- [3, 4, 3, 2, 1, 0, 3, 2, 1, 0]
     """
@@ -482,7 +542,7 @@ def sentence_ter(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> p
         options: sacrebleu's options in the words of its signature, '|'-separated: case:lc|mixed (lc: lowercase, the default), norm:yes|no (Tercom's normalisation), punct:yes|no (no: remove punctuation), asian:yes|no; e.g. 'norm:yes|case:mixed'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT sentence_ter('a b c', 'a c b'); -- 33.3333 (one shift)
     """
@@ -498,7 +558,7 @@ def ter_stats(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> pa.A
         options: sacrebleu's options in the words of its signature, '|'-separated: case:lc|mixed (lc: lowercase, the default), norm:yes|no (Tercom's normalisation), punct:yes|no (no: remove punctuation), asian:yes|no; e.g. 'norm:yes|case:mixed'. A whole signature reads as its options.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT ter_stats('a b c', ['a c b', 'a b c']); -- [0, 6, 2]
     """
@@ -515,7 +575,7 @@ def extract_phrases(src: Any, tgt: Any, links: Any, max_length: Any = None, **re
         max_length: Longest phrase, in tokens, on either side (default 7, at most 255).
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT unnest(extract_phrases(['la', 'maison'], ['the', 'house'], pharaoh('0-0 1-1')));
     -- {src: la, tgt: the, alignment: 0-0}, {src: la maison, tgt: the house, alignment: 0-0 1-1},
@@ -534,7 +594,7 @@ def meteor_align(src: Any, tgt: Any, modules: Any = None, lang: Any = None, **re
         lang: Language: en (default), da, de, es, fi, fr, hu, it, nl, no, pt, ro, ru, se, tr.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT pod(src, tgt, meteor_align(src, tgt)) FROM pairs;
     SELECT meteor_align(['the', 'cats'], ['a', 'cat'], 'exact stem');
@@ -554,7 +614,7 @@ def derp_pooled(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, 
         links: Alignment: List<Struct<src Int32, tgt Int32>>, 0-based.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links) FROM arcs JOIN alignments USING (pair_id);
     """
@@ -570,7 +630,7 @@ def corpus_bleu(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> An
         options: A constant: sacrebleu's options in the words of its signature, '|'-separated: tok:13a|intl|zh|char|none, case:mixed|lc, eff:yes|no, smooth:exp|none|floor[V]|add-k[V], order:N; e.g. 'tok:char|smooth:floor[0.1]'. A whole signature reads as its options.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT system, corpus_bleu(hyp, ref) FROM outputs GROUP BY system;
     """
@@ -586,7 +646,7 @@ def corpus_chrf(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> An
         options: A constant: sacrebleu's options in the words of its signature, '|'-separated: nc:N (character order, 6), nw:N (word order, 0; 2 is chrF++), beta:N (2), case:mixed|lc, eff:yes|no (no: eps smoothing), space:yes|no; e.g. 'nw:2'. A whole signature reads as its options.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT system, corpus_chrf(hyp, ref, 'nw:2') FROM outputs GROUP BY system;
     """
@@ -602,7 +662,7 @@ def corpus_ter(hyp: Any, ref: Any, options: Any = None, **resources: Any) -> Any
         options: A constant: sacrebleu's options in the words of its signature, '|'-separated: case:lc|mixed (lc: lowercase, the default), norm:yes|no (Tercom's normalisation), punct:yes|no (no: remove punctuation), asian:yes|no; e.g. 'norm:yes|case:mixed'. A whole signature reads as its options.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT system, corpus_ter(hyp, ref) FROM outputs GROUP BY system;
     """
@@ -617,7 +677,7 @@ def kendall_tau_a(x: Any, y: Any, **resources: Any) -> Any:
         y: Another numeric scoring of the same rows (e.g. the true score).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT id, kendall_tau_a(rank, -true_score) FROM scored_nbest GROUP BY id;
     """
@@ -634,7 +694,7 @@ def bootstrap_ci(x: Any, level: Any = None, resamples: Any = None, seed: Any = N
         seed: A non-negative integer constant; default 12345.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT bootstrap_ci(led, 0.95, 1000, 12345)['low'] FROM scored;
     """
@@ -652,7 +712,7 @@ def pooled_bootstrap_ci(num: Any, den: Any, level: Any = None, resamples: Any = 
         seed: A non-negative integer constant; default 12345.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT pooled_bootstrap_ci(d['sum_lmax'] - d['sum_l'], d['sum_lmax']) FROM (SELECT derp_detail(src_head, tgt_head, links) AS d FROM t);
     """
@@ -670,7 +730,7 @@ def paired_bootstrap(a: Any, b: Any, resamples: Any = None, seed: Any = None, le
         level: Confidence level, a constant in (0, 1); default 0.95.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT paired_bootstrap(a.pod, b.pod, 10000, 12345)['p_value'] FROM a JOIN b USING (pair_id);
     """
@@ -690,7 +750,7 @@ def pooled_paired_bootstrap(num_a: Any, den_a: Any, num_b: Any, den_b: Any, resa
         level: Confidence level, a constant in (0, 1); default 0.95.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT pooled_paired_bootstrap(a.correct, a.words, b.correct, b.words) FROM a JOIN b USING (pair_id);
     """
@@ -707,7 +767,7 @@ def approx_randomization(a: Any, b: Any, trials: Any = None, seed: Any = None, *
         seed: A non-negative integer constant; default 12345.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT approx_randomization(a.led, b.led) FROM a JOIN b USING (pair_id);
     """
@@ -726,7 +786,7 @@ def pooled_approx_randomization(num_a: Any, den_a: Any, num_b: Any, den_b: Any, 
         seed: A non-negative integer constant; default 12345.
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT pooled_approx_randomization(a.correct, a.words, b.correct, b.words) FROM a JOIN b USING (pair_id);
     """
@@ -746,7 +806,7 @@ def bleu_paired_bootstrap(segment: Any, stats_a: Any, stats_b: Any, resamples: A
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_bleu takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, bleu_paired_bootstrap(segment, b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -765,7 +825,7 @@ def bleu_approx_randomization(segment: Any, stats_a: Any, stats_b: Any, trials: 
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_bleu takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, bleu_approx_randomization(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -784,7 +844,7 @@ def bleu_paired_bs(segment: Any, stats_a: Any, stats_b: Any, resamples: Any = No
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_bleu takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, bleu_paired_bs(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -803,7 +863,7 @@ def bleu_paired_ar(segment: Any, stats_a: Any, stats_b: Any, trials: Any = None,
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_bleu takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, bleu_paired_ar(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -823,7 +883,7 @@ def chrf_paired_bootstrap(segment: Any, stats_a: Any, stats_b: Any, resamples: A
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_chrf takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, chrf_paired_bootstrap(segment, b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -842,7 +902,7 @@ def chrf_approx_randomization(segment: Any, stats_a: Any, stats_b: Any, trials: 
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_chrf takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, chrf_approx_randomization(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -861,7 +921,7 @@ def chrf_paired_bs(segment: Any, stats_a: Any, stats_b: Any, resamples: Any = No
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_chrf takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, chrf_paired_bs(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -880,7 +940,7 @@ def chrf_paired_ar(segment: Any, stats_a: Any, stats_b: Any, trials: Any = None,
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_chrf takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, chrf_paired_ar(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -900,7 +960,7 @@ def ter_paired_bootstrap(segment: Any, stats_a: Any, stats_b: Any, resamples: An
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_ter takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, ter_paired_bootstrap(segment, b.stats, s.stats)['p_value'] FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -919,7 +979,7 @@ def ter_approx_randomization(segment: Any, stats_a: Any, stats_b: Any, trials: A
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_ter takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, ter_approx_randomization(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -938,7 +998,7 @@ def ter_paired_bs(segment: Any, stats_a: Any, stats_b: Any, resamples: Any = Non
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_ter takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, ter_paired_bs(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
@@ -957,7 +1017,7 @@ def ter_paired_ar(segment: Any, stats_a: Any, stats_b: Any, trials: Any = None, 
         options: A constant: the options the statistics were made with, in the words of sacrebleu's signature, as corpus_ter takes them (how a total is scored: smoothing, order...).
 
     An aggregate: returns one Python value for all rows.
-    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT s.system, ter_paired_ar(segment, b.stats, s.stats) FROM s JOIN b USING (segment) GROUP BY s.system;
     """
