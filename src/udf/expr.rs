@@ -66,6 +66,7 @@ names! {
     LM_PERPLEXITY = "lm_perplexity";
     LM_OOV_COUNT = "lm_oov_count";
     LANGID = "langid";
+    LINGUA_LID = "lingua_lid";
     FASTTEXT_LID = "fasttext_lid";
     FASTTEXT_PREDICT = "fasttext_predict";
     LANGUAGE_ID_SCORE = "language_id_score";

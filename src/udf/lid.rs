@@ -20,12 +20,14 @@ use crate::arrow::read::{Strings, TokenLists};
 use crate::lid::fasttext::{self, text_tokens};
 use crate::lid::filter::{self, Method};
 use crate::lid::langid::{self, Identifier};
+use crate::lid::lingua::Lingua;
 use crate::resources::{MissingResource, Resource, Shared};
 use crate::schema::ColumnType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     Langid,
+    Lingua,
     FasttextLid,
     FasttextPredict,
     Score,
@@ -52,7 +54,7 @@ const TEXT: (&str, ColumnType) = ("text", ColumnType::Text);
 
 fn shapes(kind: Kind) -> Shapes {
     match kind {
-        Kind::Langid => &[&[TEXT], &[TEXT, ("languages", ColumnType::Tokens)]],
+        Kind::Langid | Kind::Lingua => &[&[TEXT], &[TEXT, ("languages", ColumnType::Tokens)]],
         Kind::FasttextLid => &[&[TEXT]],
         Kind::FasttextPredict => &[&[TEXT], &[TEXT, ("k", ColumnType::Int)]],
         Kind::Score => &[
@@ -114,6 +116,29 @@ static LANGID_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     )
     .with_related_udf(expr::LANGUAGE_ID_SCORE)
     .with_related_udf(expr::FASTTEXT_LID)
+    .build()
+});
+
+static LINGUA_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "The language of a text and lingua's confidence in it, as lingua-py 2.1.1 gives them \
+         (LanguageDetectorBuilder.from_all_languages().build().compute_language_confidence_values(text)[0], \
+         the same Rust code, lingua 1.7.2, its models built in): Struct{lang (ISO 639-1), prob}. \
+         lingua's default high-accuracy mode, strongest on short texts; the confidence's last \
+         bits vary from run to run, in lingua-py too (its sums follow hash-map order). NULL for a text in which \
+         lingua finds no language (no words: lingua-py then lists every language at 0, in an \
+         order that changes from run to run). With languages (ISO 639-1 codes, at \
+         least two), only those are considered. NULL text gives NULL.",
+        "lingua_lid(text [, languages])",
+    )
+    .with_argument("text", TEXT_DOC)
+    .with_argument(
+        "languages",
+        "Optional: the languages to choose from, ISO 639-1 codes, e.g. ['en', 'fr'].",
+    )
+    .with_sql_example("SELECT lingua_lid('Das ist ein Satz.');")
+    .with_related_udf(expr::LANGID)
     .build()
 });
 
@@ -179,6 +204,7 @@ impl ScalarUDFImpl for LidUdf {
     fn name(&self) -> &str {
         match self.kind {
             Kind::Langid => expr::LANGID,
+            Kind::Lingua => expr::LINGUA_LID,
             Kind::FasttextLid => expr::FASTTEXT_LID,
             Kind::FasttextPredict => expr::FASTTEXT_PREDICT,
             Kind::Score => expr::LANGUAGE_ID_SCORE,
@@ -193,7 +219,7 @@ impl ScalarUDFImpl for LidUdf {
             return Err(MissingResource::error(self.name(), Resource::FastText));
         }
         Ok(match self.kind {
-            Kind::Langid | Kind::FasttextLid => DataType::Struct(guess_fields()),
+            Kind::Langid | Kind::Lingua | Kind::FasttextLid => DataType::Struct(guess_fields()),
             Kind::FasttextPredict => prediction_list_type(),
             Kind::Score => DataType::Float64,
         })
@@ -210,6 +236,13 @@ impl ScalarUDFImpl for LidUdf {
                     .map(|a| TokenLists::new("languages", a))
                     .transpose()?;
                 langid_column(&texts, languages.as_ref(), rows)?
+            }
+            Kind::Lingua => {
+                let languages = arrays
+                    .get(1)
+                    .map(|a| TokenLists::new("languages", a))
+                    .transpose()?;
+                lingua_column(&texts, languages.as_ref(), rows)?
             }
             Kind::FasttextLid => {
                 let model = self.model()?;
@@ -332,6 +365,7 @@ impl ScalarUDFImpl for LidUdf {
     fn documentation(&self) -> Option<&Documentation> {
         Some(match self.kind {
             Kind::Langid => &LANGID_DOC,
+            Kind::Lingua => &LINGUA_DOC,
             Kind::FasttextLid => &FASTTEXT_LID_DOC,
             Kind::FasttextPredict => &FASTTEXT_PREDICT_DOC,
             Kind::Score => &SCORE_DOC,
@@ -417,6 +451,41 @@ fn langid_column(texts: &Strings, languages: Option<&TokenLists>, rows: usize) -
         };
         let guess = identifier.classify(text, &mut scratch);
         append_guess(&mut out, Some((guess.lang, guess.prob)));
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+fn lingua_column(texts: &Strings, languages: Option<&TokenLists>, rows: usize) -> Result<ArrayRef> {
+    let (mut wanted, mut restricted) = (Vec::new(), None::<(Vec<String>, Lingua)>);
+    let mut out = guess_builder(rows);
+    for i in 0..rows {
+        let Some(text) = texts.get(i) else {
+            append_guess(&mut out, None);
+            continue;
+        };
+        let detector = match languages {
+            None => Lingua::all(),
+            Some(lists) => {
+                if lists.row(i, &mut wanted).is_err() {
+                    append_guess(&mut out, None);
+                    continue;
+                }
+                let same = restricted
+                    .as_ref()
+                    .is_some_and(|(langs, _)| langs.iter().eq(wanted.iter()));
+                if !same {
+                    let detector = Lingua::restricted(&wanted)
+                        .or_else(|e| exec_err!("{}: {e}", expr::LINGUA_LID))?;
+                    restricted = Some((wanted.iter().map(|s| s.to_string()).collect(), detector));
+                }
+                &restricted.as_ref().expect("built above").1
+            }
+        };
+        let guess = detector.identify(text);
+        append_guess(
+            &mut out,
+            guess.as_ref().map(|(lang, prob)| (lang.as_str(), *prob)),
+        );
     }
     Ok(Arc::new(out.finish()))
 }

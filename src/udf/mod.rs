@@ -119,6 +119,10 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
             fasttext(),
         ))),
         Arc::new(ScalarUDF::from(lid::LidUdf::new(
+            lid::Kind::Lingua,
+            fasttext(),
+        ))),
+        Arc::new(ScalarUDF::from(lid::LidUdf::new(
             lid::Kind::FasttextLid,
             fasttext(),
         ))),

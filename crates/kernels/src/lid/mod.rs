@@ -5,4 +5,5 @@
 pub mod fasttext;
 pub mod filter;
 pub mod langid;
+pub mod lingua;
 mod npz;
