@@ -392,6 +392,21 @@ def langid(text: Any, languages: Any = None, **resources: Any) -> pa.Array | pa.
     In SQL: SELECT langid(src_text)['lang'] AS lang, count(*) FROM pairs GROUP BY 1 ORDER BY 2 DESC;
     """
 
+def lingua_lid(text: Any, languages: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """lingua_lid(text [, languages])
+
+    The language of a text and lingua's confidence in it, as lingua-py 2.1.1 gives them (LanguageDetectorBuilder.from_all_languages().build().compute_language_confidence_values(text)[0], the same Rust code, lingua 1.7.2, its models built in): Struct{lang (ISO 639-1), prob}. lingua's default high-accuracy mode, strongest on short texts; the confidence's last bits vary from run to run, in lingua-py too (its sums follow hash-map order). NULL for a text in which lingua finds no language (no words: lingua-py then lists every language at 0, in an order that changes from run to run). With languages (ISO 639-1 codes, at least two), only those are considered. NULL text gives NULL.
+
+    Arguments:
+        text: The text: a string. NULL gives NULL.
+        languages: Optional: the languages to choose from, ISO 639-1 codes, e.g. ['en', 'fr'].
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT lingua_lid('Das ist ein Satz.');
+    """
+
 def fasttext_lid(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """fasttext_lid(text)
 
