@@ -23,6 +23,7 @@ mod lid;
 mod lmplz;
 mod mcpg;
 mod meteor_align;
+mod opusfilter;
 mod pivot;
 mod properties;
 mod rank;

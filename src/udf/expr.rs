@@ -66,6 +66,17 @@ names! {
     LM_PERPLEXITY = "lm_perplexity";
     LM_OOV_COUNT = "lm_oov_count";
     LANGID = "langid";
+    SEGMENT_LENGTH = "segment_length";
+    LENGTH_RATIO = "length_ratio";
+    LONGEST_WORD = "longest_word";
+    AVERAGE_WORD_LENGTH = "average_word_length";
+    ALPHABET_RATIO = "alphabet_ratio";
+    CHARACTER_SCORE = "character_score";
+    TERMINAL_PUNCTUATION = "terminal_punctuation";
+    NON_ZERO_NUMERALS = "non_zero_numerals";
+    LONGEST_COMMON_SUBSTRING = "longest_common_substring";
+    LEVENSHTEIN_SIMILARITY = "levenshtein_similarity";
+    REPETITIONS = "repetitions";
     LINGUA_LID = "lingua_lid";
     FASTTEXT_LID = "fasttext_lid";
     FASTTEXT_PREDICT = "fasttext_predict";

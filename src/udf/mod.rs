@@ -4,6 +4,7 @@
 pub mod args;
 pub mod bleu;
 pub mod chrf;
+pub mod clean;
 pub mod dep_fit;
 pub mod derp;
 pub mod docs;
@@ -63,7 +64,10 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
     let phrases = || resources.phrase_index.clone();
     let triples = || resources.triples.clone();
     let fasttext = || resources.fasttext.clone();
-    vec![
+    let cleaning = clean::ALL
+        .into_iter()
+        .map(|kind| Arc::new(ScalarUDF::from(clean::CleanUdf::new(kind))));
+    let mut udfs = vec![
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Led))),
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Pod))),
         Arc::new(ScalarUDF::from(LepodUdf::new(L::Problem))),
@@ -147,7 +151,9 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
             resources.aligner.clone(),
             resources.built_aligner.arc(),
         ))),
-    ]
+    ];
+    udfs.extend(cleaning);
+    udfs
 }
 
 /// Every aggregate UDF of pairmetrics.

@@ -7,6 +7,7 @@
 //!   rank agreement);
 //! - [`sacrebleu`]: sacrebleu's BLEU, chrF and TER, their corpus statistics and paired tests;
 //! - [`stats`]: significance tests and the random generators they draw from;
+//! - [`clean`]: corpus cleaning (OpusFilter's filters, difflib, rapidfuzz's Levenshtein);
 //! - [`lid`]: language identification (py3langid's, fastText's supervised models, OpusFilter's
 //!   filter score);
 //! - [`lm`]: n-gram language models (scoring, modified Kneser-Ney estimation);
@@ -19,6 +20,7 @@
 //! - [`spill`]: record lists that spill to a scratch directory, so memory stays bounded.
 
 pub mod align;
+pub mod clean;
 pub mod formats;
 pub mod lid;
 pub mod lm;

@@ -1,0 +1,168 @@
+//! Python's `difflib.SequenceMatcher(None, a, b)` (autojunk on), as far as OpusFilter uses it:
+//! `find_longest_match` and `ratio`. Its quirks are kept: in a `b` of 200 items or more, an item
+//! occurring more than `len(b) // 100 + 1` times is "popular" and left out of the index, so a
+//! match can only grow over it by extension; the longest match is the one that starts earliest
+//! in `a`, then in `b`.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+pub struct SequenceMatcher<'a, T> {
+    a: &'a [T],
+    b: &'a [T],
+    /// Where each (not popular) item occurs in `b`, ascending.
+    b2j: HashMap<T, Vec<usize>>,
+}
+
+/// A matching block: `a[i..i + size] == b[j..j + size]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Match {
+    pub i: usize,
+    pub j: usize,
+    pub size: usize,
+}
+
+impl<'a, T: Copy + Eq + Hash> SequenceMatcher<'a, T> {
+    pub fn new(a: &'a [T], b: &'a [T]) -> Self {
+        let mut b2j: HashMap<T, Vec<usize>> = HashMap::new();
+        for (j, &item) in b.iter().enumerate() {
+            b2j.entry(item).or_default().push(j);
+        }
+        let n = b.len();
+        if n >= 200 {
+            let most = n / 100 + 1;
+            b2j.retain(|_, places| places.len() <= most);
+        }
+        SequenceMatcher { a, b, b2j }
+    }
+
+    /// `find_longest_match(alo, ahi, blo, bhi)`.
+    pub fn find_longest_match(&self, alo: usize, ahi: usize, blo: usize, bhi: usize) -> Match {
+        let (a, b) = (self.a, self.b);
+        let (mut besti, mut bestj, mut bestsize) = (alo, blo, 0);
+        // j2len[j]: the length of the match ending at a[i - 1], b[j] (the previous row), kept as
+        // two maps, as Python's dicts, so that only the row before counts.
+        let mut j2len: HashMap<usize, usize> = HashMap::new();
+        let mut new_j2len: HashMap<usize, usize> = HashMap::new();
+        for i in alo..ahi {
+            new_j2len.clear();
+            if let Some(places) = self.b2j.get(&a[i]) {
+                for &j in places {
+                    if j < blo {
+                        continue;
+                    }
+                    if j >= bhi {
+                        break;
+                    }
+                    let k = j
+                        .checked_sub(1)
+                        .and_then(|p| j2len.get(&p))
+                        .copied()
+                        .unwrap_or(0)
+                        + 1;
+                    new_j2len.insert(j, k);
+                    if k > bestsize {
+                        besti = i + 1 - k;
+                        bestj = j + 1 - k;
+                        bestsize = k;
+                    }
+                }
+            }
+            std::mem::swap(&mut j2len, &mut new_j2len);
+        }
+        // Extend over equal items on both sides (with no junk function, popular items too).
+        while besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1] {
+            besti -= 1;
+            bestj -= 1;
+            bestsize += 1;
+        }
+        while besti + bestsize < ahi
+            && bestj + bestsize < bhi
+            && a[besti + bestsize] == b[bestj + bestsize]
+        {
+            bestsize += 1;
+        }
+        Match {
+            i: besti,
+            j: bestj,
+            size: bestsize,
+        }
+    }
+
+    /// The total size of `get_matching_blocks()`.
+    pub fn matches(&self) -> usize {
+        let mut queue = vec![(0, self.a.len(), 0, self.b.len())];
+        let mut total = 0;
+        while let Some((alo, ahi, blo, bhi)) = queue.pop() {
+            let m = self.find_longest_match(alo, ahi, blo, bhi);
+            if m.size > 0 {
+                total += m.size;
+                if alo < m.i && blo < m.j {
+                    queue.push((alo, m.i, blo, m.j));
+                }
+                if m.i + m.size < ahi && m.j + m.size < bhi {
+                    queue.push((m.i + m.size, ahi, m.j + m.size, bhi));
+                }
+            }
+        }
+        total
+    }
+
+    /// `ratio()`: 2 * matches / (len(a) + len(b)), 1 when both are empty.
+    pub fn ratio(&self) -> f64 {
+        let length = self.a.len() + self.b.len();
+        if length == 0 {
+            return 1.0;
+        }
+        2.0 * self.matches() as f64 / length as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chars(s: &str) -> Vec<char> {
+        s.chars().collect()
+    }
+
+    #[test]
+    fn as_python() {
+        // SequenceMatcher(None, "abcd", "bcde").find_longest_match(0, 4, 0, 4) == Match(1, 0, 3)
+        let (a, b) = (chars("abcd"), chars("bcde"));
+        let m = SequenceMatcher::new(&a, &b);
+        assert_eq!(
+            m.find_longest_match(0, 4, 0, 4),
+            Match {
+                i: 1,
+                j: 0,
+                size: 3
+            }
+        );
+        // SequenceMatcher(None, "abxcd", "abcd").ratio() == 0.8888888888888888
+        let (a, b) = (chars("abxcd"), chars("abcd"));
+        assert_eq!(SequenceMatcher::new(&a, &b).ratio(), 0.8888888888888888);
+        let empty: Vec<char> = Vec::new();
+        assert_eq!(SequenceMatcher::new(&empty, &empty).ratio(), 1.0);
+    }
+
+    #[test]
+    fn autojunk_leaves_popular_items_to_extension() {
+        // a = "x" + "a" * 300, b = "a" * 300: "a" is popular in b (300 > 300 // 100 + 1), so
+        // find_longest_match finds nothing in the index: Match(0, 0, 0); ratio() == 0.0.
+        let a: Vec<char> = std::iter::once('x')
+            .chain(std::iter::repeat_n('a', 300))
+            .collect();
+        let b: Vec<char> = std::iter::repeat_n('a', 300).collect();
+        let m = SequenceMatcher::new(&a, &b);
+        assert_eq!(
+            m.find_longest_match(0, a.len(), 0, b.len()),
+            Match {
+                i: 0,
+                j: 0,
+                size: 0
+            }
+        );
+        assert_eq!(m.ratio(), 0.0);
+    }
+}

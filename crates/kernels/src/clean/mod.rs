@@ -1,0 +1,7 @@
+//! Corpus cleaning: OpusFilter's deterministic filters ([`opusfilter`]) and the Python library
+//! code they rest on, ported with its quirks (difflib's `SequenceMatcher`, rapidfuzz's weighted
+//! Levenshtein).
+
+pub mod difflib;
+pub mod levenshtein;
+pub mod opusfilter;

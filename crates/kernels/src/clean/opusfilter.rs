@@ -1,0 +1,335 @@
+//! OpusFilter 3.3.1's deterministic, model-free filters (`opusfilter/filters.py`): each one's
+//! score for a pair of segments, as OpusFilter writes it, and its `accept`.
+//!
+//! Words are Python's `str.split()` tokens ([`crate::text::whitespace`]); lengths count code
+//! points; `\s` and `\S` are the `regex` module's (White_Space), and Alphabetic and Script its
+//! Unicode properties (Rust's tables: same properties, Unicode 16 where `regex` has its own
+//! version).
+
+pub use unicode_script::Script;
+
+use crate::text::whitespace;
+
+use super::difflib::SequenceMatcher;
+use super::levenshtein;
+
+/// How a filter measures length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Word,
+    Char,
+}
+
+impl Unit {
+    /// OpusFilter's names: `word`, `char` or `character`.
+    pub fn parse(name: &str) -> Result<Unit, String> {
+        match name {
+            "word" => Ok(Unit::Word),
+            "char" | "character" => Ok(Unit::Char),
+            other => Err(format!("unit {other:?}: expected word, char or character")),
+        }
+    }
+
+    /// `get_length`: words (`len(segment.split())`) or code points (`len(segment)`).
+    pub fn length(self, segment: &str) -> usize {
+        match self {
+            Unit::Word => whitespace::split(segment).count(),
+            Unit::Char => segment.chars().count(),
+        }
+    }
+}
+
+/// LengthFilter's score of one segment.
+pub fn length(segment: &str, unit: Unit) -> usize {
+    unit.length(segment)
+}
+
+/// LengthFilter's `accept`: every length within its side's bounds, or (with `pass_empty`) all
+/// segments empty.
+pub fn length_accept(lengths: &[usize], min: &[f64], max: &[f64], pass_empty: bool) -> bool {
+    if pass_empty && lengths.iter().sum::<usize>() == 0 {
+        return true;
+    }
+    lengths
+        .iter()
+        .zip(min.iter().zip(max))
+        .all(|(&l, (&lo, &hi))| lo <= l as f64 && l as f64 <= hi)
+}
+
+/// LengthRatioFilter: the longer length over the shorter; 0 when both are empty, infinity when
+/// one is.
+pub fn length_ratio(lengths: &[usize]) -> f64 {
+    let (Some(&shortest), Some(&longest)) = (lengths.iter().min(), lengths.iter().max()) else {
+        return 0.0;
+    };
+    match (shortest, longest) {
+        (0, 0) => 0.0,
+        (0, _) => f64::INFINITY,
+        _ => longest as f64 / shortest as f64,
+    }
+}
+
+/// LongWordFilter: the longest word's length in code points (0 without words).
+pub fn longest_word(segment: &str) -> usize {
+    whitespace::split(segment)
+        .map(|w| w.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// AverageWordLengthFilter: code points of the words over their number (0 without words).
+pub fn average_word_length(segment: &str) -> f64 {
+    let (mut words, mut chars) = (0usize, 0usize);
+    for word in whitespace::split(segment) {
+        words += 1;
+        chars += word.chars().count();
+    }
+    if words == 0 {
+        return 0.0;
+    }
+    chars as f64 / words as f64
+}
+
+/// The `regex` module's `\s`: White_Space.
+fn is_regex_space(c: char) -> bool {
+    c.is_whitespace()
+}
+
+/// AlphabetRatioFilter: the share of alphabetic characters (Alphabetic) in the segment, with or
+/// without its whitespace (`\s`); 1 for an empty segment.
+pub fn alphabet_ratio(segment: &str, exclude_whitespace: bool) -> f64 {
+    let (mut total, mut alphas) = (0usize, 0usize);
+    for c in segment.chars() {
+        if exclude_whitespace && is_regex_space(c) {
+            continue;
+        }
+        total += 1;
+        alphas += usize::from(c.is_alphabetic());
+    }
+    if total == 0 {
+        return 1.0;
+    }
+    alphas as f64 / total as f64
+}
+
+/// A script as the `regex` module names it in `\p{Script=...}`: its long name (`Latin`,
+/// `Old_Italic`) or short name (`Latn`), case, spaces and hyphens aside.
+pub fn parse_script(name: &str) -> Result<unicode_script::Script, String> {
+    use unicode_script::Script;
+    let title = |word: &str| -> String {
+        let mut chars = word.chars();
+        chars
+            .next()
+            .map(|first| {
+                first
+                    .to_uppercase()
+                    .chain(chars.flat_map(char::to_lowercase))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let words: Vec<String> = name
+        .split([' ', '_', '-'])
+        .filter(|w| !w.is_empty())
+        .map(title)
+        .collect();
+    Script::from_full_name(&words.join("_"))
+        .or_else(|| Script::from_short_name(&title(name)))
+        .ok_or_else(|| {
+            format!("unknown script {name:?} (Unicode script names: Latin, Cyrillic, Han, ...)")
+        })
+}
+
+/// CharacterScoreFilter: the share of the segment's alphabetic characters that are in `script`
+/// (the Script property, not Script_Extensions); 1 without alphabetic characters.
+pub fn character_score(segment: &str, script: unicode_script::Script) -> f64 {
+    use unicode_script::UnicodeScript;
+    let (mut alphas, mut in_script) = (0usize, 0usize);
+    for c in segment.chars().filter(|c| c.is_alphabetic()) {
+        alphas += 1;
+        in_script += usize::from(c.script() == script);
+    }
+    if alphas == 0 {
+        return 1.0;
+    }
+    in_script as f64 / alphas as f64
+}
+
+/// TerminalPunctuationFilter: -ln(1 + |s - t| + extra marks), over the counts of `.?!…` in
+/// each side.
+pub fn terminal_punctuation(src: &str, tgt: &str) -> f64 {
+    let count = |s: &str| {
+        s.chars()
+            .filter(|c| matches!(c, '.' | '?' | '!' | '…'))
+            .count() as i64
+    };
+    let (spun, tpun) = (count(src), count(tgt));
+    let mut score = (spun - tpun).abs();
+    if spun > 1 {
+        score += spun - 1;
+    }
+    if tpun > 1 {
+        score += tpun - 1;
+    }
+    -((score + 1) as f64).ln()
+}
+
+/// NonZeroNumeralsFilter: difflib's ratio between the sequences of the digits 1-9 (ASCII only,
+/// `string.digits` without 0) of the two segments.
+pub fn non_zero_numerals(src: &str, tgt: &str) -> f64 {
+    let digits = |s: &str| -> Vec<u8> { s.bytes().filter(|b| (b'1'..=b'9').contains(b)).collect() };
+    let (a, b) = (digits(src), digits(tgt));
+    SequenceMatcher::new(&a, &b).ratio()
+}
+
+/// LongestCommonSubstringFilter: the longest common substring difflib finds (autojunk and all)
+/// over the shorter segment's length in code points; 0 when one is empty.
+pub fn longest_common_substring(src: &str, tgt: &str) -> f64 {
+    let a: Vec<char> = src.chars().collect();
+    let b: Vec<char> = tgt.chars().collect();
+    let shorter = a.len().min(b.len());
+    if shorter == 0 {
+        return 0.0;
+    }
+    let m = SequenceMatcher::new(&a, &b).find_longest_match(0, a.len(), 0, b.len());
+    m.size as f64 / shorter as f64
+}
+
+/// SimilarityFilter: rapidfuzz's normalised weighted Levenshtein similarity, over characters or
+/// words, lowercased first (Python's `str.lower()`) when asked.
+pub fn similarity(
+    src: &str,
+    tgt: &str,
+    unit: Unit,
+    lowercase: bool,
+    weights: (u64, u64, u64),
+) -> f64 {
+    let (src, tgt) = match lowercase {
+        true => (src.to_lowercase(), tgt.to_lowercase()),
+        false => (src.to_string(), tgt.to_string()),
+    };
+    match unit {
+        Unit::Char => {
+            let a: Vec<char> = src.chars().collect();
+            let b: Vec<char> = tgt.chars().collect();
+            levenshtein::normalized_similarity(&a, &b, weights)
+        }
+        Unit::Word => {
+            let a: Vec<&str> = whitespace::split(&src).collect();
+            let b: Vec<&str> = whitespace::split(&tgt).collect();
+            levenshtein::normalized_similarity(&a, &b, weights)
+        }
+    }
+}
+
+/// RepetitionFilter's parameters: a substring of `min_length` to `max_length + 1` characters
+/// (the first not `\s`), repeated at least `threshold` more times with only spaces between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Repetition {
+    pub threshold: usize,
+    pub min_length: usize,
+    pub max_length: usize,
+}
+
+impl Default for Repetition {
+    fn default() -> Self {
+        Repetition {
+            threshold: 2,
+            min_length: 3,
+            max_length: 100,
+        }
+    }
+}
+
+impl Repetition {
+    /// `get_repetitions(segment)[0]`: the first match of `(\S.{min-1,max}?)(?: *\1){threshold,}`
+    /// (leftmost start, then the shortest group), and `full.count(repeated) - 1` over it; 0
+    /// without a match.
+    pub fn repetitions(&self, segment: &str) -> usize {
+        let chars: Vec<char> = segment.chars().collect();
+        let n = chars.len();
+        for start in 0..n {
+            // `\S` must match the first character.
+            if is_regex_space(chars[start]) {
+                continue;
+            }
+            // The group: 1 + (min - 1 ..= max) characters, shortest first; `.` stops at \n.
+            let longest_group = 1 + self.max_length;
+            for len in self.min_length.max(1)..=longest_group {
+                if start + len > n {
+                    break;
+                }
+                if chars[start + 1..start + len].contains(&'\n') {
+                    break;
+                }
+                let group = &chars[start..start + len];
+                // `(?: *\1){threshold,}`, greedy: as many repeats as there are.
+                let (mut at, mut repeats) = (start + len, 0);
+                loop {
+                    let mut next = at;
+                    while next < n && chars[next] == ' ' {
+                        next += 1;
+                    }
+                    if chars.len() >= next + len && &chars[next..next + len] == group {
+                        at = next + len;
+                        repeats += 1;
+                    } else {
+                        break;
+                    }
+                }
+                if repeats >= self.threshold {
+                    return count_non_overlapping(&chars[start..at], group) - 1;
+                }
+            }
+        }
+        0
+    }
+}
+
+/// Python's `full.count(part)`: non-overlapping occurrences, left to right.
+fn count_non_overlapping(full: &[char], part: &[char]) -> usize {
+    let (mut count, mut at) = (0, 0);
+    while at + part.len() <= full.len() {
+        if &full[at..at + part.len()] == part {
+            count += 1;
+            at += part.len();
+        } else {
+            at += 1;
+        }
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_words_and_lengths() {
+        assert_eq!(length("a\u{1f}b\u{a0}c", Unit::Word), 3);
+        assert_eq!(length("héllo", Unit::Char), 5);
+        assert_eq!(length_ratio(&[0, 0]), 0.0);
+        assert_eq!(length_ratio(&[0, 3]), f64::INFINITY);
+        assert_eq!(length_ratio(&[2, 3]), 1.5);
+        assert_eq!(average_word_length("ab abcd"), 3.0);
+        assert_eq!(longest_word("a bbb cc"), 3);
+    }
+
+    #[test]
+    fn repetitions_as_the_regex() {
+        let r = Repetition::default();
+        // regex.search(r'(\S.{2,100}?)(?: *\1){2,}', 'abcabcabc') -> 'abcabcabc', group 'abc'
+        assert_eq!(r.repetitions("abcabcabc"), 2);
+        assert_eq!(r.repetitions("abc abc abc abc"), 3);
+        assert_eq!(r.repetitions("abcabc"), 0);
+        assert_eq!(r.repetitions("no repeats here"), 0);
+        // 'aaaaaaaaa': group 'aaa', full 'aaaaaaaaa', count 3 - 1.
+        assert_eq!(r.repetitions("aaaaaaaaa"), 2);
+    }
+
+    #[test]
+    fn terminal_punctuation_as_opusfilter() {
+        assert_eq!(terminal_punctuation("Hi.", "Salut."), -(1f64).ln());
+        assert_eq!(terminal_punctuation("Hi...", "Salut"), -(6f64).ln());
+    }
+}
