@@ -19,6 +19,7 @@ mod l2_assist;
 mod lepod;
 mod lm;
 mod lmplz;
+mod opusfilter;
 mod paraphrase;
 mod pivot;
 mod report;
@@ -83,6 +84,7 @@ enum Command {
     FastAlign(fast_align::Args),
     Fasttext(fasttext::Args),
     Lmplz(lmplz::Args),
+    Opusfilter(opusfilter::Args),
     Lm(lm::Args),
     Export(export::Args),
     Rerank(rerank::Args),
@@ -126,6 +128,7 @@ impl Cli {
             Command::FastAlign(args) => args.run(stdout)?,
             Command::Fasttext(args) => args.run(stdout)?,
             Command::Lmplz(args) => args.run(stdout)?,
+            Command::Opusfilter(args) => args.run()?,
             Command::Lm(args) => args.run(stdout).await?,
             Command::Export(args) => args.run(stdout).await?,
             Command::Rerank(args) => args.run(stdout).await?,

@@ -16,6 +16,7 @@ pub mod import;
 pub mod l2_assist;
 pub mod lepod;
 pub mod lm_estimate;
+pub mod opusfilter;
 pub mod paraphrase;
 pub mod pivot;
 pub mod report;

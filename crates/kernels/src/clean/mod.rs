@@ -3,5 +3,6 @@
 //! Levenshtein).
 
 pub mod difflib;
+pub mod json;
 pub mod levenshtein;
 pub mod opusfilter;

@@ -333,3 +333,164 @@ mod tests {
         assert_eq!(terminal_punctuation("Hi...", "Salut"), -(6f64).ln());
     }
 }
+
+/// One configured filter of an OpusFilter pipeline: its score for a tuple of segments, as
+/// OpusFilter's `score()` yields it (the JSON its `score` step writes), and `accept`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Filter {
+    Length { min: Vec<f64>, max: Vec<f64>, units: Vec<Unit>, pass_empty: bool },
+    LengthRatio { threshold: f64, units: Vec<Unit> },
+    LongWord { thresholds: Vec<f64> },
+    AverageWordLength { min: Vec<f64>, max: Vec<f64>, pass_empty: bool },
+    AlphabetRatio { thresholds: Vec<f64>, exclude_whitespace: bool },
+    CharacterScore { scripts: Vec<Script>, thresholds: Vec<f64> },
+    TerminalPunctuation { threshold: f64 },
+    NonZeroNumerals { threshold: f64, require_all: bool },
+    LongestCommonSubstring { threshold: f64, require_all: bool },
+    Similarity { threshold: f64, weights: (u64, u64, u64), unit: Unit, lowercase: bool, require_all: bool },
+    Repetition { repetition: Option<Repetition> },
+}
+
+/// A per-side parameter: one value for every side, or a list with one per side.
+pub fn per_side<T: Clone>(values: &[T], side: usize) -> &T {
+    if values.len() == 1 { &values[0] } else { &values[side] }
+}
+
+impl Filter {
+    /// The score of one tuple of segments.
+    pub fn score(&self, segments: &[&str]) -> Result<super::json::Value, String> {
+        use super::json::Value::{Float, Int, List};
+        let floats = |v: Vec<f64>| List(v.into_iter().map(Float).collect());
+        let pairs = || {
+            let mut pairs = Vec::new();
+            for i in 0..segments.len() {
+                for j in i + 1..segments.len() {
+                    pairs.push((segments[i], segments[j]));
+                }
+            }
+            pairs
+        };
+        Ok(match self {
+            Filter::Length { units, .. } => List(
+                segments
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| Int(per_side(units, i).length(s) as i64))
+                    .collect(),
+            ),
+            Filter::LengthRatio { units, .. } => {
+                let lengths: Vec<usize> =
+                    segments.iter().enumerate().map(|(i, s)| per_side(units, i).length(s)).collect();
+                match length_ratio(&lengths) {
+                    // Both empty: OpusFilter yields the integer 0.
+                    0.0 => Int(0),
+                    ratio => Float(ratio),
+                }
+            }
+            Filter::LongWord { .. } => {
+                List(segments.iter().map(|s| Int(longest_word(s) as i64)).collect())
+            }
+            Filter::AverageWordLength { .. } => List(
+                segments
+                    .iter()
+                    .map(|s| match whitespace::split(s).next() {
+                        None => Int(0),
+                        Some(_) => Float(average_word_length(s)),
+                    })
+                    .collect(),
+            ),
+            Filter::AlphabetRatio { exclude_whitespace, .. } => {
+                floats(segments.iter().map(|s| alphabet_ratio(s, *exclude_whitespace)).collect())
+            }
+            Filter::CharacterScore { scripts, .. } => {
+                if scripts.len() != segments.len() {
+                    return Err(format!(
+                        "Mismatch in number of scripts ({}) and sentences ({})",
+                        scripts.len(),
+                        segments.len()
+                    ));
+                }
+                floats(segments.iter().zip(scripts).map(|(s, &script)| character_score(s, script)).collect())
+            }
+            Filter::TerminalPunctuation { .. } => match segments {
+                [src, tgt] => Float(terminal_punctuation(src, tgt)),
+                _ => return Err("Only bilingual input supported by TerminalPunctuationFilter".into()),
+            },
+            Filter::NonZeroNumerals { .. } => {
+                floats(pairs().into_iter().map(|(a, b)| non_zero_numerals(a, b)).collect())
+            }
+            Filter::LongestCommonSubstring { .. } => List(
+                pairs()
+                    .into_iter()
+                    .map(|(a, b)| match a.is_empty() || b.is_empty() {
+                        true => Int(0),
+                        false => Float(longest_common_substring(a, b)),
+                    })
+                    .collect(),
+            ),
+            Filter::Similarity { weights, unit, lowercase, .. } => floats(
+                pairs()
+                    .into_iter()
+                    .map(|(a, b)| similarity(a, b, *unit, *lowercase, *weights))
+                    .collect(),
+            ),
+            Filter::Repetition { repetition } => Int(match repetition {
+                None => 0,
+                Some(r) => segments.iter().map(|s| r.repetitions(s)).max().unwrap_or(0) as i64,
+            }),
+        })
+    }
+
+    /// `accept(score)`.
+    pub fn accept(&self, score: &super::json::Value) -> bool {
+        use super::json::Value;
+        let numbers: Vec<f64> = match score {
+            Value::List(items) => items.iter().map(number).collect(),
+            single => vec![number(single)],
+        };
+        let all_or_any = |require_all: bool, ok: &dyn Fn(f64) -> bool| match require_all {
+            true => numbers.iter().all(|&x| ok(x)),
+            false => numbers.iter().any(|&x| ok(x)),
+        };
+        match self {
+            Filter::Length { min, max, pass_empty, .. } | Filter::AverageWordLength { min, max, pass_empty } => {
+                if *pass_empty && numbers.iter().sum::<f64>() == 0.0 {
+                    return true;
+                }
+                numbers
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &x)| *per_side(min, i) <= x && x <= *per_side(max, i))
+            }
+            Filter::LengthRatio { threshold, .. } => numbers[0] < *threshold,
+            Filter::LongWord { thresholds } => {
+                numbers.iter().enumerate().all(|(i, &x)| x < *per_side(thresholds, i))
+            }
+            Filter::AlphabetRatio { thresholds, .. } => {
+                numbers.iter().enumerate().all(|(i, &x)| x >= *per_side(thresholds, i))
+            }
+            // zip(score, thresholds): sides beyond the thresholds are not checked.
+            Filter::CharacterScore { thresholds, .. } => {
+                numbers.iter().zip(thresholds).all(|(&x, &t)| x >= t)
+            }
+            Filter::TerminalPunctuation { threshold } => numbers[0] >= *threshold,
+            Filter::NonZeroNumerals { threshold, require_all } => all_or_any(*require_all, &|x| x >= *threshold),
+            Filter::LongestCommonSubstring { threshold, require_all }
+            | Filter::Similarity { threshold, require_all, .. } => all_or_any(*require_all, &|x| x < *threshold),
+            Filter::Repetition { repetition } => match repetition {
+                None => true,
+                Some(r) => numbers[0] < r.threshold as f64,
+            },
+        }
+    }
+}
+
+fn number(value: &super::json::Value) -> f64 {
+    use super::json::Value;
+    match value {
+        Value::Int(i) => *i as f64,
+        Value::Float(x) => *x,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        _ => f64::NAN,
+    }
+}
