@@ -92,7 +92,30 @@ def main():
             scores = [repr(score) if score in (float("inf"), float("-inf")) else score
                       for score in cls(**params).score(pairs)]
             f.write(json.dumps({"name": name, "params": params, "scores": scores}) + "\n")
+    pipeline_outputs(pairs)
     print(f"{len(pairs)} pairs, {len(FILTERS)} filters")
+
+
+def pipeline_outputs(pairs):
+    """Run `opusfilter` on tests/data/opusfilter/pipeline/config.yaml over the pairs (as
+    src.txt and tgt.txt, line breaks inside segments as spaces), keeping its outputs
+    decompressed in pipeline/expected."""
+    import bz2, gzip, lzma, shutil, tempfile
+    base = OUT / "pipeline"
+    line = lambda s: s.replace("\n", " ").replace("\r", " ")
+    (base / "src.txt").write_text("".join(line(s) + "\n" for s, _ in pairs), encoding="utf-8")
+    (base / "tgt.txt").write_text("".join(line(t) + "\n" for _, t in pairs), encoding="utf-8")
+    with tempfile.TemporaryDirectory() as work:
+        for name in ["config.yaml", "src.txt", "tgt.txt"]:
+            shutil.copy(base / name, work)
+        subprocess.run(["opusfilter", "config.yaml"], cwd=work, check=True, capture_output=True)
+        expected = base / "expected"
+        shutil.rmtree(expected, ignore_errors=True)
+        expected.mkdir()
+        opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+        for out in sorted(Path(work, "out").iterdir()):
+            data = opener.get(out.suffix, open)(out, "rb").read()
+            (expected / (out.stem if out.suffix in opener else out.name)).write_bytes(data)
 
 
 if __name__ == "__main__":

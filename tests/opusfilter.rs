@@ -120,3 +120,147 @@ async fn every_filter_scores_as_opusfilter() {
     }
     assert_eq!(filters, 19);
 }
+
+fn run_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
+        .arg("opusfilter")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// A copy of tests/data/opusfilter/pipeline (its config and inputs) to run in.
+fn pipeline_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let data = root().join("tests/data/opusfilter/pipeline");
+    for name in ["config.yaml", "src.txt", "tgt.txt"] {
+        std::fs::copy(data.join(name), dir.path().join(name)).unwrap();
+    }
+    dir
+}
+
+fn decompressed(path: &std::path::Path) -> Vec<u8> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).unwrap();
+    let mut reader: Box<dyn Read> = match path.extension().and_then(|e| e.to_str()) {
+        Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(file)),
+        Some("bz2") => Box::new(bzip2::read::MultiBzDecoder::new(file)),
+        Some("xz") => Box::new(liblzma::read::XzDecoder::new(file)),
+        _ => Box::new(file),
+    };
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn the_drop_in_writes_what_opusfilter_writes() {
+    let dir = pipeline_dir();
+    let out = run_in(dir.path(), &["config.yaml"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = root().join("tests/data/opusfilter/pipeline/expected");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(dir.path().join("out")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let plain = ["gz", "bz2", "xz"]
+            .iter()
+            .find_map(|ext| name.strip_suffix(&format!(".{ext}")))
+            .unwrap_or(name);
+        let want = std::fs::read(expected.join(plain)).unwrap();
+        assert!(
+            decompressed(&path) == want,
+            "{name} differs from OpusFilter's"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 11);
+
+    // Outputs that exist are kept, unless --overwrite.
+    let kept = dir.path().join("out/kept.src");
+    std::fs::write(&kept, "mine\n").unwrap();
+    assert!(run_in(dir.path(), &["config.yaml"]).status.success());
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "mine\n");
+    assert!(
+        run_in(dir.path(), &["config.yaml", "--single", "3", "--overwrite"])
+            .status
+            .success()
+    );
+    assert_eq!(
+        std::fs::read(&kept).unwrap(),
+        std::fs::read(expected.join("kept.src")).unwrap()
+    );
+}
+
+#[test]
+fn what_it_cannot_run_is_refused_before_anything_is_written() {
+    let dir = pipeline_dir();
+    let config = std::fs::read_to_string(dir.path().join("config.yaml")).unwrap();
+    for (change, says) in [
+        (
+            config.replace("type: head", "type: train_ngram"),
+            "step type `train_ngram` is not supported",
+        ),
+        (
+            config.replace("LongWordFilter:", "LanguageIDFilter:"),
+            "filter LanguageIDFilter is not supported",
+        ),
+        (
+            config.replace("  chunksize: 50", "  chunksize: [50"),
+            "not a YAML configuration",
+        ),
+        (config.replace("n: 10", "n: ten"), "`n` must be an integer"),
+    ] {
+        std::fs::write(dir.path().join("bad.yaml"), change).unwrap();
+        let out = run_in(dir.path(), &["bad.yaml"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(says), "{says}: {err}");
+        assert!(
+            !dir.path().join("out").exists(),
+            "{says}: something was written"
+        );
+    }
+}
+
+#[test]
+fn bad_inputs_name_the_file_and_line() {
+    let dir = pipeline_dir();
+    // Invalid UTF-8 on line 3 of the source.
+    let mut src = std::fs::read(dir.path().join("src.txt")).unwrap();
+    let third = src
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(1)
+        .unwrap()
+        .0
+        + 1;
+    src.insert(third, 0xff);
+    std::fs::write(dir.path().join("src.txt"), &src).unwrap();
+    let out = run_in(dir.path(), &["config.yaml", "--single", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("src.txt:3: not UTF-8"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out/scores.jsonl").exists());
+
+    // Inputs of different lengths: the shortest ends it, with a warning.
+    let dir = pipeline_dir();
+    let tgt = std::fs::read_to_string(dir.path().join("tgt.txt")).unwrap();
+    let short: String = tgt.split_inclusive('\n').take(100).collect();
+    std::fs::write(dir.path().join("tgt.txt"), short).unwrap();
+    let out = run_in(dir.path(), &["config.yaml", "--single", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("different numbers of lines"),
+        "{err}"
+    );
+    let scores = std::fs::read_to_string(dir.path().join("out/scores.jsonl")).unwrap();
+    assert_eq!(scores.lines().count(), 100);
+}

@@ -70,10 +70,15 @@ pub fn run(options: &Options, log: &mut dyn Write) -> Result<()> {
     let output_dir = match common.get("output_directory") {
         Some(Yaml::String(dir)) => PathBuf::from(dir),
         Some(Yaml::Null) | None => {
-            writeln!(log, "warning: output directory not specified; writing files to the current directory")?;
+            writeln!(
+                log,
+                "warning: output directory not specified; writing files to the current directory"
+            )?;
             PathBuf::from(".")
         }
-        Some(other) => bail!(where_(&format!("common.output_directory must be a path, not {other:?}"))),
+        Some(other) => bail!(where_(&format!(
+            "common.output_directory must be a path, not {other:?}"
+        ))),
     };
     let chunksize = match common.get("chunksize") {
         None => 100_000,
@@ -145,7 +150,11 @@ pub fn run(options: &Options, log: &mut dyn Write) -> Result<()> {
         }
     }
     if !output_dir.is_dir() {
-        writeln!(log, "warning: directory {} does not exist; it will be created", output_dir.display())?;
+        writeln!(
+            log,
+            "warning: directory {} does not exist; it will be created",
+            output_dir.display()
+        )?;
         std::fs::create_dir(&output_dir)
             .with_context(|| format!("creating {}", output_dir.display()))?;
     }
@@ -156,7 +165,8 @@ pub fn run(options: &Options, log: &mut dyn Write) -> Result<()> {
     };
     for step in &planned {
         writeln!(log, "running step {}: {}", step.number, step.kind)?;
-        run_step(step, &context, log).with_context(|| format!("step {} ({})", step.number, step.kind))?;
+        run_step(step, &context, log)
+            .with_context(|| format!("step {} ({})", step.number, step.kind))?;
     }
     Ok(())
 }
@@ -168,7 +178,10 @@ struct Context_ {
 }
 
 /// The namespaces of a step's substeps: one per index of its `variables`' lists, or just one.
-fn substeps(step: &Yaml, namespace: serde_yaml::Mapping) -> Result<Vec<serde_yaml::Mapping>, String> {
+fn substeps(
+    step: &Yaml,
+    namespace: serde_yaml::Mapping,
+) -> Result<Vec<serde_yaml::Mapping>, String> {
     let Some(Yaml::Mapping(variables)) = step.get("variables") else {
         return Ok(vec![namespace]);
     };
@@ -178,7 +191,9 @@ fn substeps(step: &Yaml, namespace: serde_yaml::Mapping) -> Result<Vec<serde_yam
             return Err(format!("variable {key:?} does not define a list"));
         };
         if length.is_some_and(|l| l != values.len()) {
-            return Err(format!("variable {key:?} has a different length of values than the previous"));
+            return Err(format!(
+                "variable {key:?} has a different length of values than the previous"
+            ));
         }
         length = Some(values.len());
     }
@@ -186,7 +201,10 @@ fn substeps(step: &Yaml, namespace: serde_yaml::Mapping) -> Result<Vec<serde_yam
         .map(|i| {
             let mut namespace = namespace.clone();
             for (key, values) in variables {
-                namespace.insert(key.clone(), values.as_sequence().expect("checked")[i].clone());
+                namespace.insert(
+                    key.clone(),
+                    values.as_sequence().expect("checked")[i].clone(),
+                );
             }
             namespace
         })
@@ -197,9 +215,12 @@ fn substeps(step: &Yaml, namespace: serde_yaml::Mapping) -> Result<Vec<serde_yam
 /// `{name}` replaced (Python's `str.format(**namespace)`).
 fn expand(value: &Yaml, namespace: &serde_yaml::Mapping) -> Result<Yaml, String> {
     Ok(match value {
-        Yaml::Sequence(items) => {
-            Yaml::Sequence(items.iter().map(|v| expand(v, namespace)).collect::<Result<_, _>>()?)
-        }
+        Yaml::Sequence(items) => Yaml::Sequence(
+            items
+                .iter()
+                .map(|v| expand(v, namespace))
+                .collect::<Result<_, _>>()?,
+        ),
         Yaml::Mapping(m) => Yaml::Mapping(
             m.iter()
                 .map(|(k, v)| Ok((expand(k, namespace)?, expand(v, namespace)?)))
@@ -237,11 +258,13 @@ fn format_template(template: &str, namespace: &serde_yaml::Mapping) -> Result<St
         if brace == b'}' {
             return Err(format!("single '}}' in {template:?}"));
         }
-        let close = rest.find('}').ok_or_else(|| format!("unclosed '{{' in {template:?}"))?;
+        let close = rest
+            .find('}')
+            .ok_or_else(|| format!("unclosed '{{' in {template:?}"))?;
         let name = &rest[..close];
-        let value = namespace
-            .get(name)
-            .ok_or_else(|| format!("string substitutions not defined in the context: {template}"))?;
+        let value = namespace.get(name).ok_or_else(|| {
+            format!("string substitutions not defined in the context: {template}")
+        })?;
         out.push_str(&scalar_text(value));
         rest = &rest[close + 1..];
     }
@@ -267,7 +290,14 @@ fn scalar_text(value: &Yaml) -> String {
 /// Which parameters each step takes (others are an error, as OpusFilter's are).
 fn known_parameters(kind: &str) -> &'static [&'static str] {
     match kind {
-        "filter" => &["inputs", "outputs", "filters", "filterfalse", "limit", "n_jobs"],
+        "filter" => &[
+            "inputs",
+            "outputs",
+            "filters",
+            "filterfalse",
+            "limit",
+            "n_jobs",
+        ],
         "score" => &["inputs", "output", "filters", "n_jobs"],
         "concatenate" => &["inputs", "output"],
         "head" | "tail" => &["inputs", "outputs", "n"],
@@ -316,12 +346,18 @@ fn check(step: &Step, log: &mut dyn Write) -> Result<()> {
 }
 
 fn files(parameters: &serde_yaml::Mapping, key: &str) -> Result<Vec<String>> {
-    let value = parameters.get(key).ok_or_else(|| anyhow!("`{key}` is required"))?;
+    let value = parameters
+        .get(key)
+        .ok_or_else(|| anyhow!("`{key}` is required"))?;
     let list = value
         .as_sequence()
         .ok_or_else(|| anyhow!("`{key}` must be a list of file names"))?;
     list.iter()
-        .map(|f| f.as_str().map(str::to_string).ok_or_else(|| anyhow!("`{key}`: {f:?} is not a file name")))
+        .map(|f| {
+            f.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| anyhow!("`{key}`: {f:?} is not a file name"))
+        })
         .collect()
 }
 
@@ -337,7 +373,11 @@ fn integer(parameters: &serde_yaml::Mapping, key: &str) -> Result<Option<i64>> {
 
 /// The filters of a `filter` or `score` step, with their score names (OpusFilter's
 /// `get_score_tuples`: the class, its `name`, and an instance number when repeated).
-fn filters(parameters: &serde_yaml::Mapping, sides: usize, log: &mut dyn Write) -> Result<Vec<(Vec<String>, Filter)>> {
+fn filters(
+    parameters: &serde_yaml::Mapping,
+    sides: usize,
+    log: &mut dyn Write,
+) -> Result<Vec<(Vec<String>, Filter)>> {
     let specs = parameters
         .get("filters")
         .and_then(Yaml::as_sequence)
@@ -348,16 +388,26 @@ fn filters(parameters: &serde_yaml::Mapping, sides: usize, log: &mut dyn Write) 
             bail!("a filter must be a mapping of its class name to its parameters, not {spec:?}");
         };
         if spec.contains_key("module") {
-            bail!("custom filter modules (`module:`) are Python code: pairmetrics opusfilter cannot run them");
+            bail!(
+                "custom filter modules (`module:`) are Python code: pairmetrics opusfilter cannot run them"
+            );
         }
-        let (name, attributes) = spec.iter().next().ok_or_else(|| anyhow!("an empty filter"))?;
-        let name = name.as_str().ok_or_else(|| anyhow!("a filter's name must be a string"))?;
+        let (name, attributes) = spec
+            .iter()
+            .next()
+            .ok_or_else(|| anyhow!("an empty filter"))?;
+        let name = name
+            .as_str()
+            .ok_or_else(|| anyhow!("a filter's name must be a string"))?;
         let attributes = match attributes {
             Yaml::Mapping(m) => m.clone(),
             Yaml::Null => serde_yaml::Mapping::new(),
             other => bail!("{name}: parameters must be a mapping, not {other:?}"),
         };
-        let label = attributes.get("name").and_then(Yaml::as_str).map(str::to_string);
+        let label = attributes
+            .get("name")
+            .and_then(Yaml::as_str)
+            .map(str::to_string);
         let filter = parse_filter(name, &attributes, sides, log)?;
         parsed.push(((name.to_string(), label), filter));
     }
@@ -400,7 +450,12 @@ fn filters(parameters: &serde_yaml::Mapping, sides: usize, log: &mut dyn Write) 
 
 /// One filter's parameters, with OpusFilter's defaults; a parameter it does not know is
 /// ignored with a warning, as OpusFilter ignores it.
-fn parse_filter(name: &str, a: &serde_yaml::Mapping, sides: usize, log: &mut dyn Write) -> Result<Filter> {
+fn parse_filter(
+    name: &str,
+    a: &serde_yaml::Mapping,
+    sides: usize,
+    log: &mut dyn Write,
+) -> Result<Filter> {
     let known: &[&str] = match name {
         "LengthFilter" => &["min_length", "max_length", "unit", "pass_empty"],
         "LengthRatioFilter" => &["threshold", "unit"],
@@ -419,18 +474,24 @@ fn parse_filter(name: &str, a: &serde_yaml::Mapping, sides: usize, log: &mut dyn
     };
     for key in a.keys().filter_map(Yaml::as_str) {
         if !known.contains(&key) && key != "name" {
-            writeln!(log, "warning: {name}: ignoring extra keyword argument {key} (as OpusFilter does)")?;
+            writeln!(
+                log,
+                "warning: {name}: ignoring extra keyword argument {key} (as OpusFilter does)"
+            )?;
         }
     }
     let bad = |key: &str, what: &str| anyhow!("{name}: `{key}` {what}");
     let number = |v: &Yaml, key: &str| -> Result<f64> {
-        v.as_f64().ok_or_else(|| bad(key, &format!("must be a number, not {v:?}")))
+        v.as_f64()
+            .ok_or_else(|| bad(key, &format!("must be a number, not {v:?}")))
     };
     let float = |key: &str, default: f64| -> Result<f64> {
         a.get(key).map_or(Ok(default), |v| number(v, key))
     };
     let flag = |key: &str, default: bool| -> Result<bool> {
-        a.get(key).map_or(Ok(default), |v| v.as_bool().ok_or_else(|| bad(key, "must be true or false")))
+        a.get(key).map_or(Ok(default), |v| {
+            v.as_bool().ok_or_else(|| bad(key, "must be true or false"))
+        })
     };
     // A value or a list of one per side (OpusFilter's check_args_compability).
     let per_side = |key: &str, default: f64| -> Result<Vec<f64>> {
@@ -438,7 +499,10 @@ fn parse_filter(name: &str, a: &serde_yaml::Mapping, sides: usize, log: &mut dyn
             None => Ok(vec![default]),
             Some(Yaml::Sequence(values)) => {
                 if values.len() != sides {
-                    return Err(bad(key, &format!("has {} values for {sides} inputs", values.len())));
+                    return Err(bad(
+                        key,
+                        &format!("has {} values for {sides} inputs", values.len()),
+                    ));
                 }
                 values.iter().map(|v| number(v, key)).collect()
             }
@@ -450,14 +514,21 @@ fn parse_filter(name: &str, a: &serde_yaml::Mapping, sides: usize, log: &mut dyn
             None => Ok(vec![Unit::parse(default).expect("a unit")]),
             Some(Yaml::Sequence(values)) => {
                 if values.len() != sides {
-                    return Err(bad("unit", &format!("has {} values for {sides} inputs", values.len())));
+                    return Err(bad(
+                        "unit",
+                        &format!("has {} values for {sides} inputs", values.len()),
+                    ));
                 }
                 values
                     .iter()
-                    .map(|v| Unit::parse(v.as_str().unwrap_or_default()).map_err(|e| bad("unit", &e)))
+                    .map(|v| {
+                        Unit::parse(v.as_str().unwrap_or_default()).map_err(|e| bad("unit", &e))
+                    })
                     .collect()
             }
-            Some(v) => Ok(vec![Unit::parse(v.as_str().unwrap_or_default()).map_err(|e| bad("unit", &e))?]),
+            Some(v) => Ok(vec![
+                Unit::parse(v.as_str().unwrap_or_default()).map_err(|e| bad("unit", &e))?,
+            ]),
         }
     };
     Ok(match name {
@@ -490,11 +561,16 @@ fn parse_filter(name: &str, a: &serde_yaml::Mapping, sides: usize, log: &mut dyn
                 .ok_or_else(|| bad("scripts", "must be a list of scripts, one per input"))?;
             let scripts = scripts
                 .iter()
-                .map(|s| parse_script(s.as_str().unwrap_or_default()).map_err(|e| bad("scripts", &e)))
+                .map(|s| {
+                    parse_script(s.as_str().unwrap_or_default()).map_err(|e| bad("scripts", &e))
+                })
                 .collect::<Result<Vec<_>>>()?;
             let thresholds = match a.get("thresholds") {
                 None => vec![1.0; scripts.len()],
-                Some(Yaml::Sequence(t)) => t.iter().map(|v| number(v, "thresholds")).collect::<Result<_>>()?,
+                Some(Yaml::Sequence(t)) => t
+                    .iter()
+                    .map(|v| number(v, "thresholds"))
+                    .collect::<Result<_>>()?,
                 Some(_) => return Err(bad("thresholds", "must be a list")),
             };
             if thresholds.len() != scripts.len() {
@@ -504,7 +580,10 @@ fn parse_filter(name: &str, a: &serde_yaml::Mapping, sides: usize, log: &mut dyn
                     thresholds.len()
                 ));
             }
-            Filter::CharacterScore { scripts, thresholds }
+            Filter::CharacterScore {
+                scripts,
+                thresholds,
+            }
         }
         "TerminalPunctuationFilter" => Filter::TerminalPunctuation {
             threshold: float("threshold", -2.0)?,
@@ -523,7 +602,11 @@ fn parse_filter(name: &str, a: &serde_yaml::Mapping, sides: usize, log: &mut dyn
                 Some(Yaml::Sequence(w)) if w.len() == 3 => {
                     let w: Vec<u64> = w
                         .iter()
-                        .map(|v| v.as_u64().ok_or_else(|| bad("weights", "must be three non-negative integers")))
+                        .map(|v| {
+                            v.as_u64().ok_or_else(|| {
+                                bad("weights", "must be three non-negative integers")
+                            })
+                        })
                         .collect::<Result<_>>()?;
                     (w[0], w[1], w[2])
                 }
@@ -544,13 +627,17 @@ fn parse_filter(name: &str, a: &serde_yaml::Mapping, sides: usize, log: &mut dyn
         "RepetitionFilter" => {
             let count = |key: &str, default: usize| -> Result<usize> {
                 a.get(key).map_or(Ok(default), |v| {
-                    v.as_u64().map(|n| n as usize).ok_or_else(|| bad(key, "must be a non-negative integer"))
+                    v.as_u64()
+                        .map(|n| n as usize)
+                        .ok_or_else(|| bad(key, "must be a non-negative integer"))
                 })
             };
             let defaults = Repetition::default();
             let min_length = count("min_length", defaults.min_length)?;
             if min_length < 1 {
-                return Err(anyhow!("{name}: min_length for RepetitionFilter has to be at least one, got {min_length}"));
+                return Err(anyhow!(
+                    "{name}: min_length for RepetitionFilter has to be at least one, got {min_length}"
+                ));
             }
             // threshold .inf disables the filter, as in OpusFilter.
             let threshold = match a.get("threshold") {
@@ -558,13 +645,16 @@ fn parse_filter(name: &str, a: &serde_yaml::Mapping, sides: usize, log: &mut dyn
                 _ => Some(count("threshold", defaults.threshold)?),
             };
             if threshold == Some(0) {
-                return Err(anyhow!("{name}: threshold for RepetitionFilter has to be at least one, got 0"));
+                return Err(anyhow!(
+                    "{name}: threshold for RepetitionFilter has to be at least one, got 0"
+                ));
             }
             Filter::Repetition {
                 repetition: threshold.map(|threshold| Repetition {
                     threshold,
                     min_length,
-                    max_length: count("max_length", defaults.max_length).unwrap_or(defaults.max_length),
+                    max_length: count("max_length", defaults.max_length)
+                        .unwrap_or(defaults.max_length),
                 }),
             }
         }
@@ -589,13 +679,22 @@ fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> 
         writeln!(log, "output files exist, skipping step {}", step.number)?;
         return Ok(());
     }
-    let mut writers = outputs.iter().map(|o| Writer::create(o)).collect::<Result<Vec<_>>>()?;
+    let mut writers = outputs
+        .iter()
+        .map(|o| Writer::create(o))
+        .collect::<Result<Vec<_>>>()?;
     match step.kind.as_str() {
         "filter" | "score" => {
             let filters = filters(p, inputs.len(), log)?;
-            let mut readers = inputs.iter().map(|i| Lines::open(i)).collect::<Result<Vec<_>>>()?;
+            let mut readers = inputs
+                .iter()
+                .map(|i| Lines::open(i))
+                .collect::<Result<Vec<_>>>()?;
             let limit = integer(p, "limit")?.filter(|&l| l > 0).map(|l| l as usize);
-            let filterfalse = p.get("filterfalse").and_then(Yaml::as_bool).unwrap_or(false);
+            let filterfalse = p
+                .get("filterfalse")
+                .and_then(Yaml::as_bool)
+                .unwrap_or(false);
             let mut written = 0usize;
             let mut chunk: Vec<Vec<String>> = Vec::new();
             loop {
@@ -635,7 +734,8 @@ fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> 
                             for pair in &batch {
                                 let mut object = BTreeMap::new();
                                 for (names, filter) in &filters {
-                                    let score = filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
+                                    let score =
+                                        filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
                                     insert(&mut object, names, score);
                                 }
                                 writers[0].write_line(&Value::Object(object).dumps())?;
@@ -645,7 +745,8 @@ fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> 
                             for pair in &batch {
                                 let mut accepted = true;
                                 for (_, filter) in &filters {
-                                    let score = filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
+                                    let score =
+                                        filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
                                     if !filter.accept(&score) {
                                         accepted = false;
                                         break;
@@ -665,7 +766,8 @@ fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> 
                             for (_, filter) in &filters {
                                 let mut remaining = Vec::new();
                                 for pair in current {
-                                    let score = filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
+                                    let score =
+                                        filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
                                     if filter.accept(&score) {
                                         remaining.push(pair);
                                     } else if limit.is_none_or(|l| written < l) {
@@ -706,7 +808,9 @@ fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> 
                 match kind {
                     "head" => {
                         for _ in 0..n.max(0) {
-                            let Some(line) = lines.next_line()? else { break };
+                            let Some(line) = lines.next_line()? else {
+                                break;
+                            };
                             writer.write_raw(&line)?;
                         }
                     }
@@ -728,7 +832,9 @@ fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> 
                         let stop = integer(p, "stop")?;
                         let every = integer(p, "step")?.unwrap_or(1);
                         if start < 0 || stop.is_some_and(|s| s < 0) || every < 1 {
-                            bail!("slice: start and stop must be non-negative and step positive (itertools.islice)");
+                            bail!(
+                                "slice: start and stop must be non-negative and step positive (itertools.islice)"
+                            );
                         }
                         let mut index = 0i64;
                         while let Some(line) = lines.next_line()? {
@@ -790,7 +896,8 @@ struct Lines {
 
 impl Lines {
     fn open(file: &Path) -> Result<Lines> {
-        let raw = std::fs::File::open(file).with_context(|| format!("opening {}", file.display()))?;
+        let raw =
+            std::fs::File::open(file).with_context(|| format!("opening {}", file.display()))?;
         crate::storage::note_input(file);
         let name = file.to_string_lossy();
         let reader: Box<dyn Read> = if name.ends_with(".gz") {
@@ -900,9 +1007,15 @@ impl Writer {
         let output = Output::create(file)?;
         let name = file.to_string_lossy();
         let sink: Box<dyn Finish> = if name.ends_with(".gz") {
-            Box::new(flate2::write::GzEncoder::new(output, flate2::Compression::new(9)))
+            Box::new(flate2::write::GzEncoder::new(
+                output,
+                flate2::Compression::new(9),
+            ))
         } else if name.ends_with(".bz2") {
-            Box::new(bzip2::write::BzEncoder::new(output, bzip2::Compression::new(9)))
+            Box::new(bzip2::write::BzEncoder::new(
+                output,
+                bzip2::Compression::new(9),
+            ))
         } else if name.ends_with(".xz") {
             Box::new(liblzma::write::XzEncoder::new(output, 6))
         } else {

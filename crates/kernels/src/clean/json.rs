@@ -88,12 +88,20 @@ pub fn repr(x: f64) -> String {
         } else if decpt >= n {
             format!("{digits}{}.0", "0".repeat((decpt - n) as usize))
         } else {
-            format!("{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
+            format!(
+                "{}.{}",
+                &digits[..decpt as usize],
+                &digits[decpt as usize..]
+            )
         };
         format!("{sign}{body}")
     } else {
         let (first, rest) = digits.split_at(1);
-        let point = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let point = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
         let esign = if exponent < 0 { '-' } else { '+' };
         format!("{sign}{first}{point}e{esign}{:02}", exponent.abs())
     }
@@ -150,7 +158,10 @@ mod tests {
     #[test]
     fn objects_as_json_dumps() {
         let mut inner = BTreeMap::new();
-        inner.insert("b".to_string(), Value::List(vec![Value::Int(1), Value::Float(0.5)]));
+        inner.insert(
+            "b".to_string(),
+            Value::List(vec![Value::Int(1), Value::Float(0.5)]),
+        );
         inner.insert("a".to_string(), Value::Bool(false));
         inner.insert("é".to_string(), Value::Float(f64::NEG_INFINITY));
         // json.dumps({"b": [1, 0.5], "a": False, "é": float("-inf")}, sort_keys=True)

@@ -338,22 +338,62 @@ mod tests {
 /// OpusFilter's `score()` yields it (the JSON its `score` step writes), and `accept`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Filter {
-    Length { min: Vec<f64>, max: Vec<f64>, units: Vec<Unit>, pass_empty: bool },
-    LengthRatio { threshold: f64, units: Vec<Unit> },
-    LongWord { thresholds: Vec<f64> },
-    AverageWordLength { min: Vec<f64>, max: Vec<f64>, pass_empty: bool },
-    AlphabetRatio { thresholds: Vec<f64>, exclude_whitespace: bool },
-    CharacterScore { scripts: Vec<Script>, thresholds: Vec<f64> },
-    TerminalPunctuation { threshold: f64 },
-    NonZeroNumerals { threshold: f64, require_all: bool },
-    LongestCommonSubstring { threshold: f64, require_all: bool },
-    Similarity { threshold: f64, weights: (u64, u64, u64), unit: Unit, lowercase: bool, require_all: bool },
-    Repetition { repetition: Option<Repetition> },
+    Length {
+        min: Vec<f64>,
+        max: Vec<f64>,
+        units: Vec<Unit>,
+        pass_empty: bool,
+    },
+    LengthRatio {
+        threshold: f64,
+        units: Vec<Unit>,
+    },
+    LongWord {
+        thresholds: Vec<f64>,
+    },
+    AverageWordLength {
+        min: Vec<f64>,
+        max: Vec<f64>,
+        pass_empty: bool,
+    },
+    AlphabetRatio {
+        thresholds: Vec<f64>,
+        exclude_whitespace: bool,
+    },
+    CharacterScore {
+        scripts: Vec<Script>,
+        thresholds: Vec<f64>,
+    },
+    TerminalPunctuation {
+        threshold: f64,
+    },
+    NonZeroNumerals {
+        threshold: f64,
+        require_all: bool,
+    },
+    LongestCommonSubstring {
+        threshold: f64,
+        require_all: bool,
+    },
+    Similarity {
+        threshold: f64,
+        weights: (u64, u64, u64),
+        unit: Unit,
+        lowercase: bool,
+        require_all: bool,
+    },
+    Repetition {
+        repetition: Option<Repetition>,
+    },
 }
 
 /// A per-side parameter: one value for every side, or a list with one per side.
 pub fn per_side<T: Clone>(values: &[T], side: usize) -> &T {
-    if values.len() == 1 { &values[0] } else { &values[side] }
+    if values.len() == 1 {
+        &values[0]
+    } else {
+        &values[side]
+    }
 }
 
 impl Filter {
@@ -379,17 +419,23 @@ impl Filter {
                     .collect(),
             ),
             Filter::LengthRatio { units, .. } => {
-                let lengths: Vec<usize> =
-                    segments.iter().enumerate().map(|(i, s)| per_side(units, i).length(s)).collect();
+                let lengths: Vec<usize> = segments
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| per_side(units, i).length(s))
+                    .collect();
                 match length_ratio(&lengths) {
                     // Both empty: OpusFilter yields the integer 0.
                     0.0 => Int(0),
                     ratio => Float(ratio),
                 }
             }
-            Filter::LongWord { .. } => {
-                List(segments.iter().map(|s| Int(longest_word(s) as i64)).collect())
-            }
+            Filter::LongWord { .. } => List(
+                segments
+                    .iter()
+                    .map(|s| Int(longest_word(s) as i64))
+                    .collect(),
+            ),
             Filter::AverageWordLength { .. } => List(
                 segments
                     .iter()
@@ -399,9 +445,14 @@ impl Filter {
                     })
                     .collect(),
             ),
-            Filter::AlphabetRatio { exclude_whitespace, .. } => {
-                floats(segments.iter().map(|s| alphabet_ratio(s, *exclude_whitespace)).collect())
-            }
+            Filter::AlphabetRatio {
+                exclude_whitespace, ..
+            } => floats(
+                segments
+                    .iter()
+                    .map(|s| alphabet_ratio(s, *exclude_whitespace))
+                    .collect(),
+            ),
             Filter::CharacterScore { scripts, .. } => {
                 if scripts.len() != segments.len() {
                     return Err(format!(
@@ -410,15 +461,28 @@ impl Filter {
                         segments.len()
                     ));
                 }
-                floats(segments.iter().zip(scripts).map(|(s, &script)| character_score(s, script)).collect())
+                floats(
+                    segments
+                        .iter()
+                        .zip(scripts)
+                        .map(|(s, &script)| character_score(s, script))
+                        .collect(),
+                )
             }
             Filter::TerminalPunctuation { .. } => match segments {
                 [src, tgt] => Float(terminal_punctuation(src, tgt)),
-                _ => return Err("Only bilingual input supported by TerminalPunctuationFilter".into()),
+                _ => {
+                    return Err(
+                        "Only bilingual input supported by TerminalPunctuationFilter".into(),
+                    );
+                }
             },
-            Filter::NonZeroNumerals { .. } => {
-                floats(pairs().into_iter().map(|(a, b)| non_zero_numerals(a, b)).collect())
-            }
+            Filter::NonZeroNumerals { .. } => floats(
+                pairs()
+                    .into_iter()
+                    .map(|(a, b)| non_zero_numerals(a, b))
+                    .collect(),
+            ),
             Filter::LongestCommonSubstring { .. } => List(
                 pairs()
                     .into_iter()
@@ -428,7 +492,12 @@ impl Filter {
                     })
                     .collect(),
             ),
-            Filter::Similarity { weights, unit, lowercase, .. } => floats(
+            Filter::Similarity {
+                weights,
+                unit,
+                lowercase,
+                ..
+            } => floats(
                 pairs()
                     .into_iter()
                     .map(|(a, b)| similarity(a, b, *unit, *lowercase, *weights))
@@ -453,7 +522,17 @@ impl Filter {
             false => numbers.iter().any(|&x| ok(x)),
         };
         match self {
-            Filter::Length { min, max, pass_empty, .. } | Filter::AverageWordLength { min, max, pass_empty } => {
+            Filter::Length {
+                min,
+                max,
+                pass_empty,
+                ..
+            }
+            | Filter::AverageWordLength {
+                min,
+                max,
+                pass_empty,
+            } => {
                 if *pass_empty && numbers.iter().sum::<f64>() == 0.0 {
                     return true;
                 }
@@ -463,20 +542,32 @@ impl Filter {
                     .all(|(i, &x)| *per_side(min, i) <= x && x <= *per_side(max, i))
             }
             Filter::LengthRatio { threshold, .. } => numbers[0] < *threshold,
-            Filter::LongWord { thresholds } => {
-                numbers.iter().enumerate().all(|(i, &x)| x < *per_side(thresholds, i))
-            }
-            Filter::AlphabetRatio { thresholds, .. } => {
-                numbers.iter().enumerate().all(|(i, &x)| x >= *per_side(thresholds, i))
-            }
+            Filter::LongWord { thresholds } => numbers
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| x < *per_side(thresholds, i)),
+            Filter::AlphabetRatio { thresholds, .. } => numbers
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| x >= *per_side(thresholds, i)),
             // zip(score, thresholds): sides beyond the thresholds are not checked.
             Filter::CharacterScore { thresholds, .. } => {
                 numbers.iter().zip(thresholds).all(|(&x, &t)| x >= t)
             }
             Filter::TerminalPunctuation { threshold } => numbers[0] >= *threshold,
-            Filter::NonZeroNumerals { threshold, require_all } => all_or_any(*require_all, &|x| x >= *threshold),
-            Filter::LongestCommonSubstring { threshold, require_all }
-            | Filter::Similarity { threshold, require_all, .. } => all_or_any(*require_all, &|x| x < *threshold),
+            Filter::NonZeroNumerals {
+                threshold,
+                require_all,
+            } => all_or_any(*require_all, &|x| x >= *threshold),
+            Filter::LongestCommonSubstring {
+                threshold,
+                require_all,
+            }
+            | Filter::Similarity {
+                threshold,
+                require_all,
+                ..
+            } => all_or_any(*require_all, &|x| x < *threshold),
             Filter::Repetition { repetition } => match repetition {
                 None => true,
                 Some(r) => numbers[0] < r.threshold as f64,
