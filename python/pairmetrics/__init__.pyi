@@ -616,6 +616,177 @@ def meteor_align(src: Any, tgt: Any, modules: Any = None, lang: Any = None, **re
     -- [{src: 1, tgt: 1, module: stem}]
     """
 
+def segment_length(text: Any, unit: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """segment_length(text [, unit])
+
+    OpusFilter's LengthFilter score of one segment: its length in words (Python's str.split()) or characters. OpusFilter accepts a pair when every side is within [min_length, max_length] (defaults 1 and 100).
+
+    Arguments:
+        text: A segment: a string. NULL gives NULL.
+        unit: 'word' (the default: Python's str.split() words) or 'char' (code points).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE segment_length(src_text) BETWEEN 1 AND 100 AND segment_length(tgt_text) BETWEEN 1 AND 100;
+    """
+
+def length_ratio(src: Any, tgt: Any, unit: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """length_ratio(src, tgt [, unit])
+
+    OpusFilter's LengthRatioFilter score: the longer side's length over the shorter's, in words or characters; 0 when both are empty, Infinity when one is. OpusFilter accepts a pair when the score is below its threshold (default 3).
+
+    Arguments:
+        src: The first segment of the pair. NULL gives NULL.
+        tgt: The second segment. NULL gives NULL.
+        unit: 'word' (the default: Python's str.split() words) or 'char' (code points).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE length_ratio(src_text, tgt_text, 'word') < 3;
+    """
+
+def longest_word(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """longest_word(text)
+
+    OpusFilter's LongWordFilter score of one segment: its longest word's length in code points (0 without words). OpusFilter accepts when every side is below its threshold (default 40).
+
+    Arguments:
+        text: A segment: a string. NULL gives NULL.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT max(longest_word(src_text)) FROM pairs;
+    """
+
+def average_word_length(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """average_word_length(text)
+
+    OpusFilter's AverageWordLengthFilter score of one segment: code points of its words over their number (0 without words). Accepted within [min_length, max_length] (defaults 2 and 20) on every side, or with pass_empty when all sides score 0.
+
+    Arguments:
+        text: A segment: a string. NULL gives NULL.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT avg(average_word_length(tgt_text)) FROM pairs;
+    """
+
+def alphabet_ratio(text: Any, exclude_whitespace: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """alphabet_ratio(text [, exclude_whitespace])
+
+    OpusFilter's AlphabetRatioFilter score of one segment: the share of its characters that are Alphabetic (the Unicode property), whitespace left out when asked; 1 for an empty segment. Accepted when every side is at least its threshold (default 0.75).
+
+    Arguments:
+        text: A segment: a string. NULL gives NULL.
+        exclude_whitespace: Leave out whitespace (the regex module's \\s) first (default false).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE alphabet_ratio(src_text) >= 0.75 AND alphabet_ratio(tgt_text) >= 0.75;
+    """
+
+def character_score(text: Any, script: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """character_score(text, script)
+
+    OpusFilter's CharacterScoreFilter score of one segment: the share of its alphabetic characters in the script (the Script property, not Script_Extensions); 1 without alphabetic characters. Accepted when every side is at least its threshold (default 1).
+
+    Arguments:
+        text: A segment: a string. NULL gives NULL.
+        script: A Unicode script: Latin, Cyrillic, Han, Arabic, ... (long or short name).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE character_score(src_text, 'Latin') >= 1 AND character_score(tgt_text, 'Latin') >= 1;
+    """
+
+def terminal_punctuation(src: Any, tgt: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """terminal_punctuation(src, tgt)
+
+    OpusFilter's TerminalPunctuationFilter score of a pair: -ln(1 + |s - t| + (s - 1 if s > 1) + (t - 1 if t > 1)) for the counts s and t of . ? ! and … on each side. Accepted when at least the threshold (default -2).
+
+    Arguments:
+        src: The first segment of the pair. NULL gives NULL.
+        tgt: The second segment. NULL gives NULL.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE terminal_punctuation(src_text, tgt_text) >= -2;
+    """
+
+def non_zero_numerals(src: Any, tgt: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """non_zero_numerals(src, tgt)
+
+    OpusFilter's NonZeroNumeralsFilter score of a pair: difflib.SequenceMatcher's ratio between the two sides' sequences of the digits 1-9 (ASCII digits only, as string.digits; autojunk as difflib); 1 when neither has any. Accepted when at least the threshold (default 0.5).
+
+    Arguments:
+        src: The first segment of the pair. NULL gives NULL.
+        tgt: The second segment. NULL gives NULL.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE non_zero_numerals(src_text, tgt_text) >= 0.5;
+    """
+
+def longest_common_substring(src: Any, tgt: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """longest_common_substring(src, tgt)
+
+    OpusFilter's LongestCommonSubstringFilter score of a pair: the longest common substring difflib.SequenceMatcher finds (find_longest_match, autojunk and all) over the shorter side's length in code points; 0 when a side is empty. Accepted when below the threshold (default 0.9).
+
+    Arguments:
+        src: The first segment of the pair. NULL gives NULL.
+        tgt: The second segment. NULL gives NULL.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE longest_common_substring(src_text, tgt_text) < 0.9;
+    """
+
+def levenshtein_similarity(src: Any, tgt: Any, unit: Any = None, lowercase: Any = None, insertion: Any = None, deletion: Any = None, substitution: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """levenshtein_similarity(src, tgt [, unit [, lowercase [, insertion, deletion, substitution]]])
+
+    OpusFilter's SimilarityFilter score of a pair: rapidfuzz's Levenshtein.normalized_similarity over characters or words, with weights (insertion, deletion, substitution), both sides lowercased first when asked (Python's str.lower()). Accepted when below the threshold (default 0.9).
+
+    Arguments:
+        src: The first segment of the pair. NULL gives NULL.
+        tgt: The second segment. NULL gives NULL.
+        unit: 'char' (the default: code points) or 'word'.
+        lowercase: Lowercase both sides first (default false).
+        insertion: The cost of an insertion (default 1).
+        deletion: The cost of a deletion (default 1).
+        substitution: The cost of a substitution (default 1).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE levenshtein_similarity(src_text, tgt_text) < 0.9;
+    """
+
+def repetitions(text: Any, threshold: Any = None, min_length: Any = None, max_length: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """repetitions(text [, threshold [, min_length, max_length]])
+
+    OpusFilter's RepetitionFilter count for one segment: the first substring of min_length to max_length + 1 characters (not starting with whitespace) repeated at least threshold more times with only spaces between, as its regex (\\S.{min-1,max}?)(?: *\\1){threshold,} finds it, and how many times it repeats (non-overlapping occurrences in the match, minus one); 0 without one. OpusFilter's score is the larger of the two sides', accepted when below the threshold.
+
+    Arguments:
+        text: A segment: a string. NULL gives NULL.
+        threshold: Repeats needed after the first (default 2).
+        min_length: The shortest repeated substring, in characters (default 3).
+        max_length: The longest, minus one (default 100).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE greatest(repetitions(src_text), repetitions(tgt_text)) < 2;
+    """
+
 def derp_pooled(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: Any, **resources: Any) -> Any:
     """derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links)
 
