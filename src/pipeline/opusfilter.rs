@@ -729,59 +729,55 @@ fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> 
                 }
                 if chunk.len() == context.chunksize || (done && !chunk.is_empty()) {
                     let batch = std::mem::take(&mut chunk);
-                    match (step.kind.as_str(), filterfalse) {
-                        ("score", _) => {
-                            for pair in &batch {
-                                let mut object = BTreeMap::new();
-                                for (names, filter) in &filters {
-                                    let score =
-                                        filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
-                                    insert(&mut object, names, score);
-                                }
-                                writers[0].write_line(&Value::Object(object).dumps())?;
+                    if step.kind == "score" {
+                        let lines = on_cores(&batch, |pair| {
+                            let mut object = BTreeMap::new();
+                            for (names, filter) in &filters {
+                                let score =
+                                    filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
+                                insert(&mut object, names, score);
                             }
+                            Ok(Value::Object(object).dumps())
+                        })?;
+                        for line in lines {
+                            writers[0].write_line(&line)?;
                         }
-                        (_, false) => {
-                            for pair in &batch {
-                                let mut accepted = true;
-                                for (_, filter) in &filters {
-                                    let score =
-                                        filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
-                                    if !filter.accept(&score) {
-                                        accepted = false;
-                                        break;
-                                    }
-                                }
-                                if accepted && limit.is_none_or(|l| written < l) {
-                                    for (w, item) in writers.iter_mut().zip(pair) {
-                                        w.write_line(item)?;
-                                    }
-                                    written += 1;
+                    } else {
+                        // Each pair's first rejecting filter (None: every filter accepts it).
+                        let rejected_by = on_cores(&batch, |pair| {
+                            for (k, (_, filter)) in filters.iter().enumerate() {
+                                let score =
+                                    filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
+                                if !filter.accept(&score) {
+                                    return Ok(Some(k));
                                 }
                             }
-                        }
-                        (_, true) => {
-                            // Each filter's rejects in turn, over what the filters before kept.
-                            let mut current: Vec<&Vec<String>> = batch.iter().collect();
-                            for (_, filter) in &filters {
-                                let mut remaining = Vec::new();
-                                for pair in current {
-                                    let score =
-                                        filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
-                                    if filter.accept(&score) {
-                                        remaining.push(pair);
-                                    } else if limit.is_none_or(|l| written < l) {
-                                        for (w, item) in writers.iter_mut().zip(pair) {
-                                            w.write_line(item)?;
-                                        }
-                                        written += 1;
-                                    }
-                                }
-                                if remaining.is_empty() {
-                                    break;
-                                }
-                                current = remaining;
+                            Ok(None)
+                        })?;
+                        // filter: the accepted pairs in order; filterfalse: each filter's
+                        // rejects in turn, over what the filters before it kept (OpusFilter's
+                        // order within a chunk).
+                        let order: Vec<usize> = match filterfalse {
+                            false => (0..batch.len())
+                                .filter(|&i| rejected_by[i].is_none())
+                                .collect(),
+                            true => {
+                                let rejected_by = &rejected_by;
+                                (0..filters.len())
+                                    .flat_map(|k| {
+                                        (0..batch.len()).filter(move |&i| rejected_by[i] == Some(k))
+                                    })
+                                    .collect()
                             }
+                        };
+                        for i in order {
+                            if limit.is_some_and(|l| written >= l) {
+                                break;
+                            }
+                            for (w, item) in writers.iter_mut().zip(&batch[i]) {
+                                w.write_line(item)?;
+                            }
+                            written += 1;
                         }
                     }
                     if limit.is_some_and(|l| written >= l) {
@@ -855,6 +851,26 @@ fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> 
         writer.commit()?;
     }
     Ok(())
+}
+
+/// `f` of every pair, in order, computed on every core.
+fn on_cores<R: Send>(
+    batch: &[Vec<String>],
+    f: impl Fn(&[String]) -> Result<R> + Sync,
+) -> Result<Vec<R>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per_thread = batch.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = batch
+            .chunks(per_thread)
+            .map(|part| scope.spawn(|| part.iter().map(|pair| f(pair)).collect::<Result<Vec<R>>>()))
+            .collect();
+        let mut all = Vec::with_capacity(batch.len());
+        for handle in handles {
+            all.extend(handle.join().expect("a filter thread panicked")?);
+        }
+        Ok(all)
+    })
 }
 
 fn segments(pair: &[String]) -> Vec<&str> {
