@@ -179,7 +179,7 @@ fn the_drop_in_writes_what_opusfilter_writes() {
         );
         compared += 1;
     }
-    assert_eq!(compared, 11);
+    assert_eq!(compared, 20);
 
     // Outputs that exist are kept, unless --overwrite.
     let kept = dir.path().join("out/kept.src");
@@ -187,7 +187,7 @@ fn the_drop_in_writes_what_opusfilter_writes() {
     assert!(run_in(dir.path(), &["config.yaml"]).status.success());
     assert_eq!(std::fs::read_to_string(&kept).unwrap(), "mine\n");
     assert!(
-        run_in(dir.path(), &["config.yaml", "--single", "3", "--overwrite"])
+        run_in(dir.path(), &["config.yaml", "--single", "7", "--overwrite"]) // the filter step writing kept.src
             .status
             .success()
     );
@@ -242,7 +242,7 @@ fn bad_inputs_name_the_file_and_line() {
         + 1;
     src.insert(third, 0xff);
     std::fs::write(dir.path().join("src.txt"), &src).unwrap();
-    let out = run_in(dir.path(), &["config.yaml", "--single", "2"]);
+    let out = run_in(dir.path(), &["config.yaml", "--single", "6"]); // the score step
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.contains("src.txt:3: not UTF-8"),
@@ -255,7 +255,7 @@ fn bad_inputs_name_the_file_and_line() {
     let tgt = std::fs::read_to_string(dir.path().join("tgt.txt")).unwrap();
     let short: String = tgt.split_inclusive('\n').take(100).collect();
     std::fs::write(dir.path().join("tgt.txt"), short).unwrap();
-    let out = run_in(dir.path(), &["config.yaml", "--single", "2"]);
+    let out = run_in(dir.path(), &["config.yaml", "--single", "6"]); // the score step
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && err.contains("different numbers of lines"),

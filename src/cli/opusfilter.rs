@@ -8,7 +8,8 @@ use pairmetrics::pipeline::opusfilter::{self, FILTERS, Options, STEPS};
 /// Drop-in replacement for OpusFilter 3.3.1's `opusfilter CONFIG.yaml`: the same YAML, the same
 /// steps, the same files.
 ///
-/// Runs the steps filter (with filterfalse and limit), score, concatenate, head, tail and slice,
+/// Runs the steps filter (with filterfalse and limit), score, remove_duplicates (xxhash keys,
+/// compare, lowercase, letters_only, letter_words_only, overlap), concatenate, head, tail and slice,
 /// with OpusFilter's deterministic filters (LengthFilter, LengthRatioFilter, LongWordFilter,
 /// AverageWordLengthFilter, AlphabetRatioFilter, CharacterScoreFilter,
 /// TerminalPunctuationFilter, NonZeroNumeralsFilter, LongestCommonSubstringFilter,

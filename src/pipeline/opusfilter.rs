@@ -2,7 +2,8 @@
 //! the steps of its YAML configuration with the filters of `clean::opusfilter` and writing the
 //! files it writes.
 //!
-//! Supported: the steps `filter` (with `filterfalse` and `limit`), `score`, `concatenate`,
+//! Supported: the steps `filter` (with `filterfalse` and `limit`), `score`, `remove_duplicates`,
+//! `concatenate`,
 //! `head`, `tail` and `slice`; the filters of [`FILTERS`]; `common` (`output_directory`,
 //! `chunksize`, `constants`), step `variables` and `constants` with `!var` and `!varstr`. Every
 //! step is checked before the first runs: an unsupported step or filter is an error naming it,
@@ -21,6 +22,7 @@ use serde_yaml::Value as Yaml;
 
 use crate::clean::json::Value;
 use crate::clean::opusfilter::{Filter, Repetition, Unit, parse_script};
+use crate::clean::segment_hash::{Key, Method, SegmentHasher};
 use crate::storage::Output;
 use crate::text::whitespace;
 
@@ -40,7 +42,15 @@ pub const FILTERS: &[&str] = &[
 ];
 
 /// The steps it runs.
-pub const STEPS: &[&str] = &["filter", "score", "concatenate", "head", "tail", "slice"];
+pub const STEPS: &[&str] = &[
+    "filter",
+    "score",
+    "remove_duplicates",
+    "concatenate",
+    "head",
+    "tail",
+    "slice",
+];
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -302,6 +312,17 @@ fn known_parameters(kind: &str) -> &'static [&'static str] {
         "concatenate" => &["inputs", "output"],
         "head" | "tail" => &["inputs", "outputs", "n"],
         "slice" => &["inputs", "outputs", "start", "stop", "step"],
+        "remove_duplicates" => &[
+            "inputs",
+            "outputs",
+            "compare",
+            "hash",
+            "letters_only",
+            "letter_words_only",
+            "lowercase",
+            "tokenizers",
+            "overlap",
+        ],
         _ => &[],
     }
 }
@@ -340,9 +361,79 @@ fn check(step: &Step, log: &mut dyn Write) -> Result<()> {
         "filter" => {
             integer(&step.parameters, "limit")?;
         }
+        "remove_duplicates" => {
+            hasher(&step.parameters)?;
+            if step.parameters.contains_key("overlap") {
+                files(&step.parameters, "overlap")?;
+            }
+        }
         _ => {}
     }
     Ok(())
+}
+
+/// remove_duplicates' `SegmentHasher`.
+fn hasher(p: &serde_yaml::Mapping) -> Result<SegmentHasher> {
+    if p.get("tokenizers").is_some_and(|t| !t.is_null()) {
+        bail!(
+            "remove_duplicates: `tokenizers` (Moses, jieba, MeCab) are not supported by pairmetrics opusfilter"
+        );
+    }
+    let compare = match p.get("compare") {
+        None => None,
+        Some(Yaml::String(all)) if all == "all" => None,
+        Some(Yaml::Sequence(indices)) => {
+            let mut indices = indices
+                .iter()
+                .map(|i| i.as_u64().map(|i| i as usize))
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| anyhow!("The compare parameter for hashing has to be 'all' or a list of input file indices"))?;
+            indices.sort_unstable();
+            Some(indices)
+        }
+        Some(_) => bail!(
+            "The compare parameter for hashing has to be 'all' or a list of input file indices"
+        ),
+    };
+    let method = match p.get("hash") {
+        None => Method::Xxh64,
+        Some(Yaml::Null) => Method::None,
+        Some(Yaml::String(name)) if name.is_empty() => Method::None,
+        Some(Yaml::String(name)) => Method::parse(Some(name)).map_err(|e| anyhow!(e))?,
+        Some(other) => bail!("`hash` must be the name of an xxhash function, not {other:?}"),
+    };
+    let flag = |key: &str| -> Result<bool> {
+        p.get(key).map_or(Ok(false), |v| {
+            v.as_bool()
+                .ok_or_else(|| anyhow!("`{key}` must be true or false"))
+        })
+    };
+    Ok(SegmentHasher {
+        compare,
+        method,
+        lowercase: flag("lowercase")?,
+        letters_only: flag("letters_only")?,
+        letter_words_only: flag("letter_words_only")?,
+    })
+}
+
+/// The lines of parallel files, a line of each at a time (with their ends), until the first
+/// file ends (`zip(*files)`).
+fn parallel_lines(files: &[PathBuf]) -> Result<impl FnMut() -> Result<Option<Vec<String>>>> {
+    let mut readers = files
+        .iter()
+        .map(|f| Lines::open(f))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(move || {
+        let mut lines = Vec::with_capacity(readers.len());
+        for reader in &mut readers {
+            match reader.next_line()? {
+                Some(line) => lines.push(line),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(lines))
+    })
 }
 
 fn files(parameters: &serde_yaml::Mapping, key: &str) -> Result<Vec<String>> {
@@ -788,6 +879,55 @@ fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> 
                     break;
                 }
             }
+        }
+        "remove_duplicates" => {
+            let hasher = hasher(p)?;
+            let key = |lines: &[String]| -> Result<Key> {
+                let segments: Vec<&str> = lines.iter().map(String::as_str).collect();
+                hasher.key(&segments).map_err(|e| anyhow!(e))
+            };
+            let overlap: Option<std::collections::HashSet<Key>> = match p.get("overlap") {
+                None | Some(Yaml::Null) => None,
+                Some(_) => {
+                    // As OpusFilter reads them: relative to the working directory, not to
+                    // output_directory.
+                    let others: Vec<PathBuf> =
+                        files(p, "overlap")?.iter().map(PathBuf::from).collect();
+                    let mut next = parallel_lines(&others)?;
+                    let mut keys = std::collections::HashSet::new();
+                    while let Some(lines) = next()? {
+                        keys.insert(key(&lines)?);
+                    }
+                    Some(keys)
+                }
+            };
+            let mut seen = std::collections::HashSet::new();
+            let (mut total, mut removed) = (0u64, 0u64);
+            let mut next = parallel_lines(&inputs)?;
+            while let Some(lines) = next()? {
+                total += 1;
+                let k = key(&lines)?;
+                let duplicate = match &overlap {
+                    Some(keys) => keys.contains(&k),
+                    None => !seen.insert(k),
+                };
+                if duplicate {
+                    removed += 1;
+                    continue;
+                }
+                for (writer, line) in writers.iter_mut().zip(&lines) {
+                    writer.write_raw(line)?;
+                }
+            }
+            writeln!(
+                log,
+                "removed {removed} / {total} = {:.2}% duplicate lines",
+                if total > 0 {
+                    100.0 * removed as f64 / total as f64
+                } else {
+                    0.0
+                }
+            )?;
         }
         "concatenate" => {
             for input in &inputs {

@@ -6,3 +6,4 @@ pub mod difflib;
 pub mod json;
 pub mod levenshtein;
 pub mod opusfilter;
+pub mod segment_hash;
