@@ -298,3 +298,29 @@ async fn lingua_is_lingua_py() {
         assert_eq!(row, texts.len());
     }
 }
+
+#[test]
+fn unsupervised_models_and_huge_texts() {
+    // hs.bin with its `model` argument (the 8th int32 after the magic and the version) made 2,
+    // skipgram.
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(data().join("models/hs.bin")).unwrap();
+    bytes[8 + 7 * 4..8 + 8 * 4].copy_from_slice(&2i32.to_le_bytes());
+    let skipgram = dir.path().join("skipgram.bin");
+    std::fs::write(&skipgram, bytes).unwrap();
+    let err = common::err(&["fasttext", "predict", path_str(&skipgram), "-"]);
+    assert!(err.contains("unsupervised model (skipgram)"), "{err}");
+    let err = common::err(&[
+        "sql",
+        "--fasttext-model",
+        path_str(&skipgram),
+        "SELECT fasttext_lid('x')",
+    ]);
+    assert!(err.contains("unsupervised"), "{err}");
+    // A text of 10 MB is one prediction, not a panic.
+    let big = dir.path().join("big.txt");
+    std::fs::write(&big, "Das ist ein Satz. ".repeat(600_000) + "\n").unwrap();
+    let model = data().join("models/hs.ftz");
+    let out = common::ok(&["fasttext", "predict", path_str(&model), path_str(&big)]);
+    assert_eq!(out.lines().count(), 1);
+}

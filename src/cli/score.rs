@@ -56,10 +56,11 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', value_name = "NAME,...", long_help = metrics_help())]
     metrics: Option<Vec<String>>,
     /// Add each side's language and its probability: `langid` (py3langid 0.4.0, built in:
-    /// src_langid, src_langid_prob, tgt_langid, tgt_langid_prob) or `fasttext` (the
+    /// src_langid, src_langid_prob, tgt_langid, tgt_langid_prob), `lingua` (lingua-py 2.1.1's
+    /// detector, built in: src_lingua_lid, ...) or `fasttext` (the
     /// --fasttext-model's label: src_fasttext_lid, ...), over the side's tokens joined by
     /// spaces. Repeatable; added to the default metrics or to --metrics.
-    #[arg(long, value_name = "METHOD", value_parser = ["langid", "fasttext"])]
+    #[arg(long, value_name = "METHOD", value_parser = ["langid", "lingua", "fasttext"])]
     lid: Vec<String>,
     /// --phrase-table adds `true_score` (tgt as a paraphrase of src); --triples with --arcs adds
     /// `tgt_dep_fit` (the whole tgt sentence's fitness) and `tgt_dep_fit_problem`; --lm adds
@@ -144,6 +145,7 @@ impl Args {
             };
             names.extend(lid.iter().map(|method| match method.as_str() {
                 "langid" => "langid".to_string(),
+                "lingua" => "lingua_lid".to_string(),
                 _ => "fasttext_lid".to_string(),
             }));
             options.metrics = Some(names);

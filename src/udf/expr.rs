@@ -138,6 +138,8 @@ builders! {
     fn lm_logprob(tokens) = LM_LOGPROB;
     /// py3langid's language of a text, as a struct {lang, prob}.
     fn langid(text) = LANGID;
+    /// lingua's language of a text, as a struct {lang, prob}.
+    fn lingua_lid(text) = LINGUA_LID;
     /// The session's fastText model's most likely label of a text, as a struct {lang, prob}.
     fn fasttext_lid(text) = FASTTEXT_LID;
     /// sacrebleu's sentence BLEU of a hypothesis against a reference, with its options' words.

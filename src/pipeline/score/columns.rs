@@ -220,6 +220,23 @@ pub static METRICS: &[Metric] = &[
         exprs: |i| language_columns(i, "langid", expr::langid),
     },
     Metric {
+        name: "lingua_lid",
+        about: "src_lingua_lid, src_lingua_lid_prob, tgt_lingua_lid and tgt_lingua_lid_prob: each \
+                side's language and confidence as lingua-py 2.1.1 gives them (built in; NULL \
+                where lingua finds none), the side's tokens joined by spaces",
+        columns: &[
+            label("src_lingua_lid"),
+            score("src_lingua_lid_prob"),
+            label("tgt_lingua_lid"),
+            score("tgt_lingua_lid_prob"),
+        ],
+        needs: &[],
+        uses: &[],
+        by_default: false,
+        signature: |_| "lingua_lid:lingua-1.7.2,tokens-joined".into(),
+        exprs: |i| language_columns(i, "lingua_lid", expr::lingua_lid),
+    },
+    Metric {
         name: "fasttext_lid",
         about: "src_fasttext_lid, src_fasttext_lid_prob, tgt_fasttext_lid and \
                 tgt_fasttext_lid_prob: each side's most likely label (without __label__) and its \
