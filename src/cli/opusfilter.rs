@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use pairmetrics::pipeline::opusfilter::{self, FILTERS, Options, STEPS};
+use pairmetrics::pipeline::opusfilter::{self, Options};
 
 /// Drop-in replacement for OpusFilter 3.3.1's `opusfilter CONFIG.yaml`: the same YAML, the same
 /// steps, the same files.
@@ -34,14 +34,13 @@ pub struct Args {
     /// Run only step N (1 is the first; -1 the last).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     single: Option<i64>,
-    /// Accepted for OpusFilter's command line; pairmetrics needs no worker processes.
+    /// Accepted for OpusFilter's command line and not needed: every step uses every core.
     #[arg(long = "n-jobs", value_name = "N")]
-    n_jobs: Option<usize>,
+    _n_jobs: Option<usize>,
 }
 
 impl Args {
     pub fn run(self) -> Result<()> {
-        let _ = (FILTERS, STEPS, self.n_jobs);
         let options = Options {
             config: self.config,
             overwrite: self.overwrite,

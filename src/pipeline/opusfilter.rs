@@ -168,7 +168,7 @@ pub fn run(options: &Options, log: &mut dyn Write) -> Result<()> {
         std::fs::create_dir(&output_dir)
             .with_context(|| format!("creating {}", output_dir.display()))?;
     }
-    let context = Context_ {
+    let context = StepContext {
         dir: output_dir,
         chunksize,
         overwrite: options.overwrite,
@@ -181,7 +181,7 @@ pub fn run(options: &Options, log: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-struct Context_ {
+struct StepContext {
     dir: PathBuf,
     chunksize: usize,
     overwrite: bool,
@@ -340,10 +340,19 @@ fn check(step: &Step, log: &mut dyn Write) -> Result<()> {
         bail!("unknown parameter keys: {}", unknown.join(", "));
     }
     let inputs = files(&step.parameters, "inputs")?;
-    if let Some(outputs) = step.parameters.get("outputs") {
-        let _ = outputs;
-        if files(&step.parameters, "outputs")?.len() != inputs.len() {
-            bail!("the numbers of input and output files differ");
+    if step.parameters.contains_key("outputs")
+        && files(&step.parameters, "outputs")?.len() != inputs.len()
+    {
+        bail!("the numbers of input and output files differ");
+    }
+    match step.kind.as_str() {
+        "score" | "concatenate" => {
+            if !step.parameters.get("output").is_some_and(Yaml::is_string) {
+                bail!("`output` (a file name) is required");
+            }
+        }
+        _ => {
+            files(&step.parameters, "outputs")?;
         }
     }
     if matches!(step.kind.as_str(), "filter" | "score") {
@@ -753,7 +762,7 @@ fn parse_filter(
     })
 }
 
-fn run_step(step: &Step, context: &Context_, log: &mut dyn Write) -> Result<()> {
+fn run_step(step: &Step, context: &StepContext, log: &mut dyn Write) -> Result<()> {
     let p = &step.parameters;
     let path = |name: &String| context.dir.join(name);
     let inputs: Vec<PathBuf> = files(p, "inputs")?.iter().map(path).collect();
