@@ -2,7 +2,8 @@
 //! DERP at 10, 30 and 80 tokens (80 % of tokens aligned with local reordering, as after a word
 //! aligner), DERP's worst 1,000-token pairs, the true score under a 50,000-rule table, dependency
 //! fitness, Kendall tau_A, METEOR's aligner on the Europarl pairs of `tests/data/meteor`, and the
-//! keyed bootstrap. Run: `cargo bench --bench kernels [-- FILTER]`. The kernels fed by the main
+//! keyed bootstrap, language identification (py3langid's, fastText's) and OpusFilter's filters.
+//! Run: `cargo bench --bench kernels [-- FILTER]`. The kernels fed by the main
 //! crate's readers (DERP on the Parquet Europarl sample, the ARPA language model) are benched in
 //! the main crate's `benches/kernels_on_data.rs`.
 
@@ -424,8 +425,133 @@ fn keyed_bootstrap(c: &mut Criterion) {
     group.finish();
 }
 
+/// The texts of `tests/data/lid/texts.txt` (WMT23 and Europarl lines in nine languages, and
+/// adversarial lines).
+fn lid_texts() -> Vec<String> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/lid/texts.txt"
+    );
+    let text = std::fs::read_to_string(path).expect("tests/data/lid/texts.txt");
+    text.lines().map(str::to_string).collect()
+}
+
+/// Language identification, one thread, texts/s: py3langid's identifier (its model built in),
+/// and fastText's predict with the committed quantised model and, when `PAIRMETRICS_LID176` names
+/// it, lid.176.ftz.
+fn language_id(c: &mut Criterion) {
+    use pairmetrics_kernels::lid::{fasttext, langid};
+    let texts = lid_texts();
+    let mut group = c.benchmark_group("language_id");
+    group.throughput(Throughput::Elements(texts.len() as u64));
+    let identifier = langid::Identifier::new(langid::Model::built_in());
+    group.bench_function("langid", |b| {
+        let mut scratch = langid::Scratch::default();
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| identifier.classify(t, &mut scratch).prob)
+                .sum::<f64>()
+        })
+    });
+    let mut models = vec![(
+        "fasttext_hs_ftz",
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/lid/models/hs.ftz"
+        )
+        .to_string(),
+    )];
+    if let Ok(path) = std::env::var("PAIRMETRICS_LID176") {
+        models.push(("fasttext_lid176_ftz", path));
+    }
+    for (name, path) in models {
+        let model =
+            fasttext::Model::read(&std::fs::read(&path).expect("a model")).expect("a model");
+        group.bench_function(name, |b| {
+            let (mut scratch, mut predictions) = (fasttext::Scratch::default(), Vec::new());
+            b.iter(|| {
+                let mut n = 0;
+                for t in &texts {
+                    model
+                        .predict(
+                            fasttext::text_tokens(t.as_bytes()),
+                            1,
+                            0.0,
+                            &mut scratch,
+                            &mut predictions,
+                        )
+                        .expect("a prediction");
+                    n += predictions.len();
+                }
+                n
+            })
+        });
+    }
+    group.finish();
+}
+
+/// OpusFilter's filters over the language-ID texts paired with themselves shifted by one (so
+/// most pairs differ), one thread, pairs/s.
+fn opusfilter(c: &mut Criterion) {
+    use pairmetrics_kernels::clean::opusfilter as of;
+    let texts = lid_texts();
+    let pairs: Vec<(&str, &str)> = texts
+        .iter()
+        .zip(texts.iter().cycle().skip(1))
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let mut group = c.benchmark_group("opusfilter");
+    group.throughput(Throughput::Elements(pairs.len() as u64));
+    let repetition = of::Repetition::default();
+    let run =
+        |name: &str, f: &dyn Fn(&str, &str) -> f64, group: &mut criterion::BenchmarkGroup<_>| {
+            group.bench_function(name, |b| {
+                b.iter(|| pairs.iter().map(|(s, t)| f(s, t)).sum::<f64>())
+            });
+        };
+    run(
+        "length_ratio",
+        &|s, t| of::length_ratio(&[of::Unit::Word.length(s), of::Unit::Word.length(t)]),
+        &mut group,
+    );
+    run(
+        "alphabet_ratio",
+        &|s, t| of::alphabet_ratio(s, false) + of::alphabet_ratio(t, false),
+        &mut group,
+    );
+    run(
+        "terminal_punctuation",
+        &|s, t| of::terminal_punctuation(s, t),
+        &mut group,
+    );
+    run(
+        "non_zero_numerals",
+        &|s, t| of::non_zero_numerals(s, t),
+        &mut group,
+    );
+    run(
+        "longest_common_substring",
+        &|s, t| of::longest_common_substring(s, t),
+        &mut group,
+    );
+    run(
+        "similarity_char",
+        &|s, t| of::similarity(s, t, of::Unit::Char, false, (1, 1, 1)),
+        &mut group,
+    );
+    run(
+        "repetitions",
+        &|s, t| (repetition.repetitions(s) + repetition.repetitions(t)) as f64,
+        &mut group,
+    );
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    language_id,
+    opusfilter,
     keyed_bootstrap,
     lepod,
     derp,

@@ -219,11 +219,19 @@ impl<'m> Identifier<'m> {
             let classes = model.classes.len();
             sums.clear();
             sums.resize(n, 0.0);
+            let all_columns = n == classes;
             for &(feature, count) in counts.iter() {
                 let weight = f64::from(log1p_f32(count));
                 let row = &model.ptc[feature as usize * classes..][..classes];
-                for (sum, &c) in sums.iter_mut().zip(&self.columns) {
-                    *sum += weight * f64::from(row[c]);
+                if all_columns {
+                    // Contiguous: vectorised.
+                    for (sum, &p) in sums.iter_mut().zip(row) {
+                        *sum += weight * f64::from(p);
+                    }
+                } else {
+                    for (sum, &c) in sums.iter_mut().zip(&self.columns) {
+                        *sum += weight * f64::from(row[c]);
+                    }
                 }
             }
             scores.extend(
