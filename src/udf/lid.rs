@@ -425,30 +425,40 @@ fn langid_column(texts: &Strings, languages: Option<&TokenLists>, rows: usize) -
         None::<(Vec<String>, Identifier)>,
     );
     let mut out = guess_builder(rows);
+    let Some(languages) = languages else {
+        // Every language: the texts go to the identifier together, which interleaves them.
+        let present: Vec<(usize, &str)> = (0..rows)
+            .filter_map(|i| texts.get(i).map(|t| (i, t)))
+            .collect();
+        let list: Vec<&str> = present.iter().map(|&(_, t)| t).collect();
+        let mut guesses = vec![None; rows];
+        all.classify_all(&list, &mut scratch, |k, g| {
+            guesses[present[k].0] = Some((g.lang, g.prob))
+        });
+        for guess in guesses {
+            append_guess(&mut out, guess);
+        }
+        return Ok(Arc::new(out.finish()));
+    };
     for i in 0..rows {
         let Some(text) = texts.get(i) else {
             append_guess(&mut out, None);
             continue;
         };
-        let identifier = match languages {
-            None => &all,
-            Some(lists) => {
-                if lists.row(i, &mut wanted).is_err() {
-                    append_guess(&mut out, None);
-                    continue;
-                }
-                // Consecutive rows usually ask for the same languages: build once for them.
-                let same = restricted
-                    .as_ref()
-                    .is_some_and(|(langs, _)| langs.iter().eq(wanted.iter()));
-                if !same {
-                    let identifier = Identifier::restricted(model, &wanted)
-                        .or_else(|e| exec_err!("{}: {e}", expr::LANGID))?;
-                    restricted = Some((wanted.iter().map(|s| s.to_string()).collect(), identifier));
-                }
-                &restricted.as_ref().expect("built above").1
-            }
-        };
+        if languages.row(i, &mut wanted).is_err() {
+            append_guess(&mut out, None);
+            continue;
+        }
+        // Consecutive rows usually ask for the same languages: build once for them.
+        let same = restricted
+            .as_ref()
+            .is_some_and(|(langs, _)| langs.iter().eq(wanted.iter()));
+        if !same {
+            let identifier = Identifier::restricted(model, &wanted)
+                .or_else(|e| exec_err!("{}: {e}", expr::LANGID))?;
+            restricted = Some((wanted.iter().map(|s| s.to_string()).collect(), identifier));
+        }
+        let identifier = &restricted.as_ref().expect("built above").1;
         let guess = identifier.classify(text, &mut scratch);
         append_guess(&mut out, Some((guess.lang, guess.prob)));
     }

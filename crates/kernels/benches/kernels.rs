@@ -447,11 +447,11 @@ fn language_id(c: &mut Criterion) {
     let identifier = langid::Identifier::new(langid::Model::built_in());
     group.bench_function("langid", |b| {
         let mut scratch = langid::Scratch::default();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         b.iter(|| {
-            texts
-                .iter()
-                .map(|t| identifier.classify(t, &mut scratch).prob)
-                .sum::<f64>()
+            let mut total = 0.0;
+            identifier.classify_all(&texts, &mut scratch, |_, g| total += g.prob);
+            total
         })
     });
     let mut models = vec![(

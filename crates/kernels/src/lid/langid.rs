@@ -14,9 +14,9 @@ use std::collections::HashSet;
 use std::io::Read;
 use std::sync::OnceLock;
 
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
-use super::npz::Npz;
+use super::npz::{Npz, f16_to_f32};
 
 /// The model inside the py3langid 0.4.0 wheel, byte for byte (BSD-3-Clause; data/py3langid).
 const BUILT_IN_MODEL: &[u8] = include_bytes!("../../data/py3langid/model.npz.xz");
@@ -31,19 +31,26 @@ pub struct Guess<'a> {
 /// The model's arrays, as py3langid's `load_model` returns them.
 #[derive(Debug)]
 pub struct Model {
-    /// Per feature, a row of log-probabilities, one per class column (float16 in the file,
-    /// widened exactly to f32).
-    ptc: Vec<f32>,
+    /// Per feature, a row of log-probabilities, one per class column, float16 as in the file
+    /// (half the memory traffic of f32), each row padded with zeros to `width` columns.
+    ptc: Vec<u16>,
+    /// Columns a row of `ptc` takes: the classes, rounded up to a multiple of 8.
+    width: usize,
     /// Per class column, its prior.
     pc: Vec<f32>,
     /// The label of each class column; a label can have two columns (script variants).
     classes: Vec<String>,
     /// The DFA's distinct transition rows, 256 next states each.
     nextmove: Vec<u32>,
-    /// Per state, where its row starts in `nextmove`.
-    rowbase: Vec<u32>,
-    /// Per state, the feature it completes, or -1.
-    out_feat: Vec<i32>,
+    /// Per state, where its row starts in `nextmove` and the feature it completes (or -1): one
+    /// load per byte where py3langid's arrays take two.
+    states: Vec<State>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct State {
+    row: u32,
+    feature: i32,
 }
 
 impl Model {
@@ -68,7 +75,7 @@ impl Model {
         let classes = npz.unicode("classes")?;
         let n = classes.len();
         let pc = npz.f32("pc")?;
-        let ptc = npz.f16_as_f32("ptc")?;
+        let ptc = npz.f16_bits("ptc")?;
         let nextmove = npz.unsigned("nextmove")?;
         let rows = npz.unsigned("nextmove_row")?;
         let out_feat = npz.i32("out_feat")?;
@@ -91,14 +98,34 @@ impl Model {
         {
             return Err("the DFA's arrays do not fit together".into());
         }
+        let width = n.next_multiple_of(8);
+        let mut padded = vec![0u16; features * width];
+        for (to, from) in padded.chunks_exact_mut(width).zip(ptc.chunks_exact(n)) {
+            to[..n].copy_from_slice(from);
+        }
         Ok(Model {
-            ptc,
+            ptc: padded,
+            width,
             pc,
             classes,
             nextmove,
-            rowbase: rows.iter().map(|&r| r << 8).collect(),
-            out_feat,
+            states: rows
+                .iter()
+                .zip(&out_feat)
+                .map(|(&r, &feature)| State {
+                    row: r << 8,
+                    feature,
+                })
+                .collect(),
         })
+    }
+
+    fn features(&self) -> usize {
+        self.ptc.len() / self.width
+    }
+
+    fn row(&self, feature: u32) -> &[u16] {
+        &self.ptc[feature as usize * self.width..][..self.width]
     }
 
     /// Every label, once, in the model's order.
@@ -122,16 +149,28 @@ pub struct Identifier<'m> {
     aliases: Vec<(usize, usize)>,
 }
 
-/// What a text made of its features: the counts, in first-seen order (as `collections.Counter`
-/// keeps them).
+/// Buffers reused from text to text.
 #[derive(Debug, Default)]
 pub struct Scratch {
+    lanes: Vec<Lane>,
+    /// A text's features and their counts, in first-seen order (as `collections.Counter` keeps
+    /// them).
     counts: Vec<(u32, u32)>,
     slot: Vec<u32>,
     scores: Vec<f32>,
     sums: Vec<f64>,
-    bytes: String,
 }
+
+/// One text in flight: its encoded bytes and the features the DFA found in them, in order.
+#[derive(Debug, Default)]
+struct Lane {
+    bytes: String,
+    features: Vec<u32>,
+}
+
+/// Texts whose DFA walks run interleaved: each step of a walk waits on a load from a 39 MB
+/// table, and independent walks overlap those waits.
+const LANES: usize = 16;
 
 impl<'m> Identifier<'m> {
     /// All the model's languages.
@@ -184,8 +223,47 @@ impl<'m> Identifier<'m> {
 
     /// The language of `text` and its probability, as `classify(text)` gives them.
     pub fn classify(&self, text: &str, scratch: &mut Scratch) -> Guess<'m> {
-        let scores = self.decide(text, scratch);
-        // argmax: the first of the largest.
+        let mut guess = None;
+        self.classify_all(&[text], scratch, |_, g| guess = Some(g));
+        guess.expect("one text, one guess")
+    }
+
+    /// [`Identifier::classify`] for each text, given to `each` with the text's position; faster
+    /// than one at a time.
+    pub fn classify_all(
+        &self,
+        texts: &[&str],
+        scratch: &mut Scratch,
+        mut each: impl FnMut(usize, Guess<'m>),
+    ) {
+        scratch.lanes.resize_with(LANES, Lane::default);
+        for (group, texts) in texts.chunks(LANES).enumerate() {
+            let lanes = &mut scratch.lanes[..texts.len()];
+            for (lane, text) in lanes.iter_mut().zip(texts) {
+                encode(text, &mut lane.bytes);
+            }
+            walk(self.model, lanes);
+            for i in 0..texts.len() {
+                let lane = &scratch.lanes[i];
+                count(
+                    &lane.features,
+                    &mut scratch.counts,
+                    &mut scratch.slot,
+                    self.model.features(),
+                );
+                let scores = self.decide(
+                    &scratch.counts,
+                    lane.bytes.len(),
+                    &mut scratch.scores,
+                    &mut scratch.sums,
+                );
+                each(group * LANES + i, self.best(scores));
+            }
+        }
+    }
+
+    /// argmax: the first of the largest.
+    fn best(&self, scores: &[f32]) -> Guess<'m> {
         let mut best = 0;
         for (i, &s) in scores.iter().enumerate() {
             if s > scores[best] {
@@ -198,50 +276,35 @@ impl<'m> Identifier<'m> {
         }
     }
 
-    /// `_decide`: a probability per column in use.
-    fn decide<'s>(&self, text: &str, scratch: &'s mut Scratch) -> &'s [f32] {
+    /// `_decide`: a probability per column in use, from a text's feature counts and its length
+    /// in bytes.
+    fn decide<'s>(
+        &self,
+        counts: &[(u32, u32)],
+        bytes: usize,
+        scores: &'s mut Vec<f32>,
+        sums: &mut Vec<f64>,
+    ) -> &'s [f32] {
         let model = self.model;
-        let Scratch {
-            counts,
-            slot,
-            scores,
-            sums,
-            bytes,
-        } = scratch;
-        encode(text, bytes);
-        count_features(model, bytes.as_bytes(), counts, slot);
         let n = self.columns.len();
         scores.clear();
         if counts.is_empty() {
             // No features: every column 0 before the softmax (py3langid's "uniform, abstain").
             scores.resize(n, 0.0);
         } else {
-            let classes = model.classes.len();
             sums.clear();
-            sums.resize(n, 0.0);
-            let all_columns = n == classes;
-            for &(feature, count) in counts.iter() {
-                let weight = f64::from(log1p_f32(count));
-                let row = &model.ptc[feature as usize * classes..][..classes];
-                if all_columns {
-                    // Contiguous: vectorised.
-                    for (sum, &p) in sums.iter_mut().zip(row) {
-                        *sum += weight * f64::from(p);
-                    }
-                } else {
-                    for (sum, &c) in sums.iter_mut().zip(&self.columns) {
-                        *sum += weight * f64::from(row[c]);
-                    }
+            sums.resize(model.width, 0.0);
+            for (k, &(feature, count)) in counts.iter().enumerate() {
+                // The rows are scattered over 29 MB: ask for one a few features ahead.
+                if let Some(&(ahead, _)) = counts.get(k + 4) {
+                    prefetch(model.row(ahead));
                 }
+                add_row(sums, model.row(feature), f64::from(log1p_f32(count)));
             }
-            scores.extend(
-                sums.iter()
-                    .zip(&self.columns)
-                    .map(|(&s, &c)| s as f32 + model.pc[c]),
-            );
+            scores.extend(self.columns.iter().map(|&c| sums[c] as f32 + model.pc[c]));
         }
         // The temperature sqrt(bytes): a Python float, which numpy applies as a float32.
-        let temperature = (1.0 / (bytes.len().max(1) as f64).sqrt()) as f32;
+        let temperature = (1.0 / (bytes.max(1) as f64).sqrt()) as f32;
         let mut max = f32::NEG_INFINITY;
         for s in scores.iter_mut() {
             *s *= temperature;
@@ -262,12 +325,78 @@ impl<'m> Identifier<'m> {
     }
 }
 
+/// `sums += weight * row`, every column. Each product of two f32 values is exact in f64, so a
+/// fused multiply-add gives the same sums as a multiply and an add.
+fn add_row(sums: &mut [f64], row: &[u16], weight: f64) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: the CPU has the features; both slices are `width` long, a multiple of 8.
+        unsafe { avx2::add_row(sums, row, weight) };
+        return;
+    }
+    for (sum, &p) in sums.iter_mut().zip(row) {
+        *sum += weight * f64::from(f16_to_f32(p));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    pub fn available() -> bool {
+        is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("f16c")
+            && is_x86_feature_detected!("fma")
+    }
+
+    /// [`super::add_row`], 8 columns at a time.
+    ///
+    /// # Safety
+    /// The CPU has AVX2, F16C and FMA; `row` is as long as `sums`, a multiple of 8.
+    #[target_feature(enable = "avx2,f16c,fma")]
+    pub unsafe fn add_row(sums: &mut [f64], row: &[u16], weight: f64) {
+        debug_assert!(row.len() == sums.len() && row.len() % 8 == 0);
+        let weight = _mm256_set1_pd(weight);
+        for (sums, row) in sums.chunks_exact_mut(8).zip(row.chunks_exact(8)) {
+            // SAFETY: 8 u16 to read, 8 f64 to read and write, as the chunks are.
+            unsafe {
+                let halves = _mm_loadu_si128(row.as_ptr().cast());
+                let floats = _mm256_cvtph_ps(halves);
+                let low = _mm256_cvtps_pd(_mm256_castps256_ps128(floats));
+                let high = _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(floats));
+                let at = sums.as_mut_ptr();
+                _mm256_storeu_pd(at, _mm256_fmadd_pd(low, weight, _mm256_loadu_pd(at)));
+                _mm256_storeu_pd(
+                    at.add(4),
+                    _mm256_fmadd_pd(high, weight, _mm256_loadu_pd(at.add(4))),
+                );
+            }
+        }
+    }
+}
+
+/// Ask the CPU to bring a slice into cache (a hint: it never faults).
+fn prefetch<T>(slice: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let bytes = std::mem::size_of_val(slice);
+        let start = slice.as_ptr().cast::<i8>();
+        for offset in (0..bytes).step_by(64) {
+            // SAFETY: a prefetch reads nothing and cannot fault; the address is inside the slice.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(offset)) };
+        }
+    }
+}
+
 /// `_encode`: an all-uppercase text is lowercased (Python's `str.isupper`, `str.lower`), then
 /// NFC-normalised; its UTF-8 bytes are what the DFA reads.
 fn encode(text: &str, out: &mut String) {
     out.clear();
     if is_upper(text) {
         out.extend(text.to_lowercase().nfc());
+    } else if is_nfc_quick(text.chars()) == IsNormalized::Yes {
+        out.push_str(text);
     } else {
         out.extend(text.nfc());
     }
@@ -293,34 +422,50 @@ fn is_titlecase(c: char) -> bool {
         | '\u{1FBC}' | '\u{1FCC}' | '\u{1FFC}')
 }
 
-/// `visit_counts`: walk the DFA over the bytes and count the features it completes.
-fn count_features(model: &Model, bytes: &[u8], counts: &mut Vec<(u32, u32)>, slot: &mut Vec<u32>) {
+/// `visit_counts`, first half: walk the DFA over each lane's bytes, all lanes a step at a time,
+/// and list the features each walk completes.
+fn walk(model: &Model, lanes: &mut [Lane]) {
+    let mut states = [0u32; LANES];
+    let longest = lanes.iter().map(|l| l.bytes.len()).max().unwrap_or(0);
+    for lane in lanes.iter_mut() {
+        lane.features.clear();
+    }
+    for at in 0..longest {
+        for (lane, state) in lanes.iter_mut().zip(&mut states) {
+            if let Some(&b) = lane.bytes.as_bytes().get(at) {
+                let from = model.states[*state as usize].row as usize;
+                *state = model.nextmove[from + b as usize];
+                let feature = model.states[*state as usize].feature;
+                if feature >= 0 {
+                    lane.features.push(feature as u32);
+                }
+            }
+        }
+    }
+}
+
+/// `visit_counts`, second half: count the features, in first-seen order.
+fn count(features: &[u32], counts: &mut Vec<(u32, u32)>, slot: &mut Vec<u32>, all: usize) {
     counts.clear();
-    let mut state = 0usize;
-    for &b in bytes {
-        state = model.nextmove[model.rowbase[state] as usize + b as usize] as usize;
-        let feature = model.out_feat[state];
-        if feature >= 0 {
-            // Where this feature's count is, found by a linear probe over the few seen so far
-            // for short texts, by a table for long ones.
-            let feature = feature as u32;
-            if counts.len() < 32 {
-                if let Some(c) = counts.iter_mut().find(|c| c.0 == feature) {
-                    c.1 += 1;
-                    continue;
-                }
+    for &feature in features {
+        // Where this feature's count is, found by a linear probe over the few seen so far for
+        // short texts, by a table for long ones.
+        if counts.len() < 32 {
+            if let Some(c) = counts.iter_mut().find(|c| c.0 == feature) {
+                c.1 += 1;
+                continue;
+            }
+            counts.push((feature, 1));
+            if counts.len() == 32 {
+                index_counts(counts, slot, all);
+            }
+        } else {
+            let at = slot[feature as usize];
+            if at == u32::MAX {
+                slot[feature as usize] = counts.len() as u32;
                 counts.push((feature, 1));
-                if counts.len() == 32 {
-                    index_counts(counts, slot, model.ptc.len() / model.classes.len());
-                }
             } else {
-                let at = slot[feature as usize];
-                if at == u32::MAX {
-                    slot[feature as usize] = counts.len() as u32;
-                    counts.push((feature, 1));
-                } else {
-                    counts[at as usize].1 += 1;
-                }
+                counts[at as usize].1 += 1;
             }
         }
     }
@@ -342,9 +487,15 @@ fn index_counts(counts: &[(u32, u32)], slot: &mut Vec<u32>, features: usize) {
     }
 }
 
-/// numpy's float32 `log1p` of a count: the correctly rounded value.
+/// numpy's float32 `log1p` of a count: the correctly rounded value (a table for the common
+/// small counts).
 fn log1p_f32(count: u32) -> f32 {
-    (f64::from(count)).ln_1p() as f32
+    static SMALL: OnceLock<[f32; 64]> = OnceLock::new();
+    let small = SMALL.get_or_init(|| std::array::from_fn(|c| (c as f64).ln_1p() as f32));
+    match small.get(count as usize) {
+        Some(&w) => w,
+        None => (f64::from(count)).ln_1p() as f32,
+    }
 }
 
 /// numpy's float32 `sum` of a contiguous array: pairwise, with eight accumulators per block of

@@ -112,12 +112,12 @@ impl<'a> Npz<'a> {
             .collect())
     }
 
-    /// float16 values, widened (exactly) to f32.
-    pub fn f16_as_f32(&self, name: &str) -> Result<Vec<f32>, String> {
+    /// `<f2` values, as their bits.
+    pub fn f16_bits(&self, name: &str) -> Result<Vec<u16>, String> {
         let data = self.typed(name, "<f2", 2)?;
         Ok(data
             .chunks_exact(2)
-            .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
             .collect())
     }
 
