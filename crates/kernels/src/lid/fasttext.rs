@@ -8,9 +8,8 @@
 //! Reading a model checks every size against the file before allocating, so a truncated,
 //! corrupt or unsupervised model is an error, never a panic.
 
-use std::collections::HashMap;
 
-use hashbrown::HashTable;
+use hashbrown::{HashMap, HashTable};
 
 /// `Dictionary::EOS`: what a newline reads as, and where a line's tokens stop.
 pub const EOS: &[u8] = b"</s>";
@@ -137,6 +136,22 @@ impl Matrix {
     }
 }
 
+/// Where a quantised model's kept n-gram buckets went. Most of a text's n-grams were pruned: a
+/// bit per bucket answers those from cache, without a hash lookup.
+struct Pruned {
+    kept: Vec<u64>,
+    map: HashMap<i32, i32>,
+}
+
+impl Pruned {
+    fn get(&self, bucket: i32) -> Option<i32> {
+        match self.kept.get(bucket as usize / 64) {
+            Some(word) if word >> (bucket as usize % 64) & 1 == 0 => None,
+            _ => self.map.get(&bucket).copied(),
+        }
+    }
+}
+
 struct Entry {
     word: Vec<u8>,
     count: i64,
@@ -159,7 +174,7 @@ pub struct Model {
     /// Per entry, the input rows of its word and its character n-grams (`initNgrams`).
     subwords: Vec<Vec<i32>>,
     /// A quantised model's kept n-gram buckets; None when nothing was pruned.
-    pruned: Option<HashMap<i32, i32>>,
+    pruned: Option<Pruned>,
     input: Matrix,
     input_rows: usize,
     output: Matrix,
@@ -238,12 +253,13 @@ impl<'a> Reader<'a> {
 /// fastText's string hash: FNV-1a over the bytes read as signed chars (sign-extended), which
 /// every released model was trained with.
 pub fn hash(bytes: &[u8]) -> u32 {
-    let mut h: u32 = 2166136261;
-    for &b in bytes {
-        h ^= b as i8 as i32 as u32;
-        h = h.wrapping_mul(16777619);
-    }
-    h
+    bytes.iter().fold(FNV_OFFSET, |h, &b| fnv_step(h, b))
+}
+
+const FNV_OFFSET: u32 = 2166136261;
+
+fn fnv_step(h: u32, b: u8) -> u32 {
+    (h ^ b as i8 as i32 as u32).wrapping_mul(16777619)
 }
 
 impl Model {
@@ -345,13 +361,21 @@ impl Model {
         }
         let pruned = if prune_size >= 0 {
             let n = r.size(prune_size, r.remaining() / 8, "pruneidx_size")?;
-            let mut map = HashMap::with_capacity(n);
+            let mut pruned = Pruned {
+                // A bit per bucket up to 2^27 (16 MB; lid.176 has 2M buckets); buckets beyond
+                // go to the map.
+                kept: vec![0; (bucket.clamp(0, 1 << 27) as usize).div_ceil(64)],
+                map: HashMap::with_capacity(n),
+            };
             for _ in 0..n {
                 let from = r.i32("a pruned bucket")?;
                 let to = r.i32("a pruned bucket")?;
-                map.insert(from, to);
+                if let Some(word) = pruned.kept.get_mut(from.max(0) as usize / 64) {
+                    *word |= 1 << (from as usize % 64);
+                }
+                pruned.map.insert(from, to);
             }
-            Some(map)
+            Some(pruned)
         } else {
             None
         };
@@ -461,8 +485,8 @@ impl Model {
         }
         let id = match &self.pruned {
             None => id,
-            Some(kept) => match kept.get(&id) {
-                Some(&to) => to,
+            Some(pruned) => match pruned.get(id) {
+                Some(to) => to,
                 None => return,
             },
         };
@@ -476,15 +500,17 @@ impl Model {
             if continuation(word[i]) {
                 continue;
             }
-            let (mut j, mut n) = (i, 1);
+            // The hash of word[i..j], extended byte by byte as j moves on.
+            let (mut j, mut n, mut h) = (i, 1, FNV_OFFSET);
             while j < word.len() && n <= self.maxn {
+                h = fnv_step(h, word[j]);
                 j += 1;
                 while j < word.len() && continuation(word[j]) {
+                    h = fnv_step(h, word[j]);
                     j += 1;
                 }
                 if n >= self.minn && !(n == 1 && (i == 0 || j == word.len())) {
-                    let h = hash(&word[i..j]) % self.bucket as u32;
-                    self.push_hash(ids, h as i32);
+                    self.push_hash(ids, (h % self.bucket as u32) as i32);
                 }
                 n += 1;
             }
