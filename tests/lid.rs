@@ -1,6 +1,6 @@
 //! Language identification against the reference tools' own outputs (tests/data/lid, made by
 //! scripts/make_lid_vectors.py): fastText 0.9.2's command line byte for byte on eight models,
-//! lid.176.ftz among them when it is here; py3langid 0.4.0's labels on every text.
+//! lid.176.ftz among them when it is here; py3langid 0.4.0's and 0.3.0's labels on every text.
 
 use std::path::PathBuf;
 
@@ -150,7 +150,6 @@ fn assert_close(text: &str, ours: f64, theirs: f64) {
 
 #[test]
 fn langid_is_py3langid() {
-    let texts = texts();
     let model = Model::built_in();
     let mut scratch = Scratch::default();
     for (file, identifier) in [
@@ -160,20 +159,49 @@ fn langid_is_py3langid() {
             Identifier::restricted(model, &["de", "en", "fr", "ru"]).unwrap(),
         ),
     ] {
-        let expected = expected_langid(file);
-        assert_eq!(expected.len(), texts.len());
-        let mut worst = 0f64;
-        for (text, (lang, prob)) in texts.iter().zip(&expected) {
-            let guess = identifier.classify(text, &mut scratch);
-            assert_eq!(guess.lang, lang, "{file}: {text:?}");
-            assert_close(text, guess.prob, *prob);
-            worst = worst.max((guess.prob - prob).abs());
-        }
-        eprintln!(
-            "{file}: {} texts, same labels, largest |Δp| {worst:e}",
-            texts.len()
-        );
+        same_guesses(file, |text| {
+            let g = identifier.classify(text, &mut scratch);
+            (g.lang.to_string(), g.prob)
+        });
     }
+}
+
+/// OpusFilter 3.3.1's language-ID filters run py3langid 0.3.0 (scripts/make_langid_0_3_vectors.py).
+#[test]
+fn langid_legacy_is_py3langid_0_3() {
+    use pairmetrics::lid::langid_legacy::{Identifier, Model, Scratch};
+    let model = Model::built_in();
+    let mut scratch = Scratch::default();
+    for (file, identifier) in [
+        ("langid-0.3.0.tsv", Identifier::new(model)),
+        (
+            "langid-0.3.0.de_en_fr_ru.tsv",
+            Identifier::restricted(model, &["de", "en", "fr", "ru"]).unwrap(),
+        ),
+    ] {
+        same_guesses(file, |text| {
+            let g = identifier.classify(text, &mut scratch);
+            (g.lang.to_string(), g.prob)
+        });
+    }
+}
+
+/// Every text's label as the expected file's, its probability within float32 noise.
+fn same_guesses(file: &str, mut classify: impl FnMut(&str) -> (String, f64)) {
+    let texts = texts();
+    let expected = expected_langid(file);
+    assert_eq!(expected.len(), texts.len());
+    let mut worst = 0f64;
+    for (text, (lang, prob)) in texts.iter().zip(&expected) {
+        let (ours, p) = classify(text);
+        assert_eq!(&ours, lang, "{file}: {text:?}");
+        assert_close(text, p, *prob);
+        worst = worst.max((p - prob).abs());
+    }
+    eprintln!(
+        "{file}: {} texts, same labels, largest |Δp| {worst:e}",
+        texts.len()
+    );
 }
 
 #[tokio::test]

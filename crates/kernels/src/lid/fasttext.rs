@@ -8,7 +8,6 @@
 //! Reading a model checks every size against the file before allocating, so a truncated,
 //! corrupt or unsupervised model is an error, never a panic.
 
-
 use hashbrown::{HashMap, HashTable};
 
 /// `Dictionary::EOS`: what a newline reads as, and where a line's tokens stop.

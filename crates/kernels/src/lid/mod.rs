@@ -5,5 +5,6 @@
 pub mod fasttext;
 pub mod filter;
 pub mod langid;
+pub mod langid_legacy;
 pub mod lingua;
 mod npz;
