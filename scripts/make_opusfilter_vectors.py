@@ -6,7 +6,9 @@ these; CI needs none of the tools.
 
     python3 scripts/make_opusfilter_vectors.py [--wmt23 DIR]
 
-Needs: opusfilter==3.3.1 (pip; it brings regex, rapidfuzz, beautifulsoup4) and the WMT23
+Needs: opusfilter==3.3.1 (pip; it brings regex, rapidfuzz, beautifulsoup4, lingua) with
+py3langid==0.3.0 (OpusFilter 3.3.1 calls `from_pickled_model`, which 0.4.0 removed) and
+fasttext-predict (its `fasttext` module), and the WMT23
 systems repository (default /work/.mirror/wmt-conference+wmt23-news-systems/repo, a bare mirror
 read with `git show`).
 """
@@ -93,6 +95,7 @@ def main():
                       for score in cls(**params).score(pairs)]
             f.write(json.dumps({"name": name, "params": params, "scores": scores}) + "\n")
     pipeline_outputs(pairs)
+    lid_outputs()
     print(f"{len(pairs)} pairs, {len(FILTERS)} filters")
 
 
@@ -116,6 +119,23 @@ def pipeline_outputs(pairs):
         for out in sorted(Path(work, "out").iterdir()):
             data = opener.get(out.suffix, open)(out, "rb").read()
             (expected / (out.stem if out.suffix in opener else out.name)).write_bytes(data)
+
+
+def lid_outputs():
+    """Run `opusfilter` on tests/data/opusfilter/lid/config.yaml (the language-ID filters) over
+    the pipeline's src.txt and tgt.txt, with tests/data/lid/models/hs.ftz as ../hs.ftz, keeping
+    its outputs in lid/expected."""
+    import shutil, tempfile
+    base = OUT / "lid"
+    with tempfile.TemporaryDirectory() as work:
+        shutil.copy(base / "config.yaml", work)
+        for name in ["src.txt", "tgt.txt"]:
+            shutil.copy(OUT / "pipeline" / name, work)
+        shutil.copy(ROOT / "tests/data/lid/models/hs.ftz", work)
+        subprocess.run(["opusfilter", "config.yaml"], cwd=work, check=True, capture_output=True)
+        expected = base / "expected"
+        shutil.rmtree(expected, ignore_errors=True)
+        shutil.copytree(Path(work, "out"), expected)
 
 
 if __name__ == "__main__":

@@ -40,4 +40,5 @@ def test_fasttext_with_a_model_keyword():
 
 def test_language_id_score_is_opusfilter_s():
     got = pairmetrics.language_id_score(pa.array(["Bonjour le monde", "", "Hello there, how are you?"]), "fr").to_pylist()
-    assert got[0] == 0.94 and got[1] == 1.0 and got[2] == 0.0
+    # OpusFilter 3.3.1 runs py3langid 0.3.0: ('fr', 0.9999994), rounded to 2 decimals.
+    assert got[0] == 1.0 and got[1] == 1.0 and got[2] == 0.0

@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde_yaml::Value as Yaml;
@@ -23,6 +24,8 @@ use serde_yaml::Value as Yaml;
 use crate::clean::json::Value;
 use crate::clean::opusfilter::{Filter, Repetition, Unit, parse_script};
 use crate::clean::segment_hash::{Key, Method, SegmentHasher};
+use crate::lid::{self, filter::Identify, lingua::Lingua};
+use crate::resources::load_fasttext;
 use crate::storage::Output;
 use crate::text::whitespace;
 
@@ -39,6 +42,10 @@ pub const FILTERS: &[&str] = &[
     "LongestCommonSubstringFilter",
     "SimilarityFilter",
     "RepetitionFilter",
+    "LanguageIDFilter",
+    "LangidFilter",
+    "FastTextFilter",
+    "LinguaFilter",
 ];
 
 /// The steps it runs.
@@ -155,7 +162,7 @@ pub fn run(options: &Options, log: &mut dyn Write) -> Result<()> {
                 kind: kind.clone(),
                 parameters,
             };
-            check(&step, log).map_err(|e| anyhow!(at(&format!("{e:#}"))))?;
+            check(&step, &output_dir, log).map_err(|e| anyhow!(at(&format!("{e:#}"))))?;
             planned.push(step);
         }
     }
@@ -327,7 +334,7 @@ fn known_parameters(kind: &str) -> &'static [&'static str] {
     }
 }
 
-fn check(step: &Step, log: &mut dyn Write) -> Result<()> {
+fn check(step: &Step, workdir: &Path, log: &mut dyn Write) -> Result<()> {
     let known = known_parameters(&step.kind);
     let unknown: Vec<String> = step
         .parameters
@@ -356,7 +363,7 @@ fn check(step: &Step, log: &mut dyn Write) -> Result<()> {
         }
     }
     if matches!(step.kind.as_str(), "filter" | "score") {
-        filters(&step.parameters, inputs.len(), log)?;
+        filters(&step.parameters, inputs.len(), workdir, log)?;
     }
     match step.kind.as_str() {
         "head" | "tail" => {
@@ -471,11 +478,132 @@ fn integer(parameters: &serde_yaml::Mapping, key: &str) -> Result<Option<i64>> {
     }
 }
 
+/// A language-ID filter, configured as OpusFilter 3.3.1 configures it (its ConfigurationErrors
+/// are errors here too); a fastText model path is relative to the output directory, as
+/// OpusFilter joins it to its `workdir`.
+fn language_id_filter(name: &str, a: &serde_yaml::Mapping, workdir: &Path) -> Result<Filter> {
+    let strings = |key: &str| -> Result<Option<Vec<String>>> {
+        match a.get(key) {
+            None | Some(Yaml::Null) => Ok(None),
+            Some(Yaml::Sequence(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| anyhow!("{name}: `{key}` must be a list of language codes"))
+                })
+                .collect::<Result<_>>()
+                .map(Some),
+            Some(_) => bail!("{name}: `{key}` must be a list of language codes"),
+        }
+    };
+    let text = |key: &str| a.get(key).and_then(Yaml::as_str);
+    let languages = strings("languages")?
+        .ok_or_else(|| anyhow!("{name}: A list of language codes needs to be defined"))?;
+    let thresholds = match a.get("thresholds") {
+        None | Some(Yaml::Null) => vec![0.0; languages.len()],
+        Some(Yaml::Sequence(t)) => t
+            .iter()
+            .map(|v| {
+                v.as_f64()
+                    .ok_or_else(|| anyhow!("{name}: `thresholds` must be a list of numbers"))
+            })
+            .collect::<Result<_>>()?,
+        Some(_) => bail!("{name}: `thresholds` must be a list of numbers"),
+    };
+    let langid_languages = strings("langid_languages")?.filter(|l| !l.is_empty());
+    let method = match name {
+        "LangidFilter" => "langid",
+        "FastTextFilter" => "fasttext",
+        "LinguaFilter" => "lingua",
+        _ => text("id_method").unwrap_or("langid"),
+    };
+    let model_key = match name {
+        "FastTextFilter" => "model_path",
+        _ => "fasttext_model_path",
+    };
+    if langid_languages.is_some() && !matches!(method, "langid" | "lingua") {
+        bail!("{name}: langid_languages option is supported only by the langid and lingua methods");
+    }
+    if method != "fasttext" && text(model_key).is_some() {
+        bail!(
+            "{name}: FastText language ID method was not choosen but fasttext path to model was set"
+        );
+    }
+    if method != "lingua" && a.contains_key("lingua_mode") {
+        bail!("{name}: lingua_mode is supported only by the method lingua");
+    }
+    let identify = match method {
+        "langid" => {
+            let model = lid::langid_legacy::Model::built_in();
+            Identify::Langid(match &langid_languages {
+                None => lid::langid_legacy::Identifier::new(model),
+                Some(langs) => lid::langid_legacy::Identifier::restricted(model, langs)
+                    .map_err(|e| anyhow!("{name}: {e}"))?,
+            })
+        }
+        "fasttext" => {
+            let path = text(model_key).ok_or_else(|| {
+                anyhow!(
+                    "{name}: FastText language ID method was choosen without specifying any path \
+                     to fasttext model (`{model_key}`)"
+                )
+            })?;
+            let path = under(workdir, path);
+            Identify::FastText(Arc::new(
+                load_fasttext(&path).with_context(|| format!("{name}: `{model_key}`"))?,
+            ))
+        }
+        "lingua" => {
+            let low = match text("lingua_mode").unwrap_or("low") {
+                "low" => true,
+                "high" => false,
+                other => bail!("{name}: lingua mode '{other}' is not supported."),
+            };
+            Identify::Lingua(Arc::new(
+                Lingua::new(langid_languages.as_deref(), low)
+                    .map_err(|e| anyhow!("{name}: {e}"))?,
+            ))
+        }
+        "cld2" => bail!(
+            "{name}: id_method cld2 (pycld2) is not supported by pairmetrics opusfilter: use \
+             langid, fasttext or lingua; nothing was written"
+        ),
+        other => bail!("{name}: Unknown language identification method '{other}'"),
+    };
+    Ok(Filter::LanguageId {
+        languages,
+        thresholds,
+        identify,
+    })
+}
+
+/// `os.path.join(workdir, path)` as the file system will resolve it once `workdir` exists: the
+/// checks before the first step run before the output directory is created.
+fn under(workdir: &Path, path: &str) -> PathBuf {
+    let joined = workdir.join(path);
+    if workdir.is_dir() {
+        return joined;
+    }
+    let mut resolved = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            std::path::Component::ParentDir if resolved.file_name().is_some() => {
+                resolved.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    resolved
+}
+
 /// The filters of a `filter` or `score` step, with their score names (OpusFilter's
 /// `get_score_tuples`: the class, its `name`, and an instance number when repeated).
 fn filters(
     parameters: &serde_yaml::Mapping,
     sides: usize,
+    workdir: &Path,
     log: &mut dyn Write,
 ) -> Result<Vec<(Vec<String>, Filter)>> {
     let specs = parameters
@@ -508,7 +636,7 @@ fn filters(
             .get("name")
             .and_then(Yaml::as_str)
             .map(str::to_string);
-        let filter = parse_filter(name, &attributes, sides, log)?;
+        let filter = parse_filter(name, &attributes, sides, workdir, log)?;
         parsed.push(((name.to_string(), label), filter));
     }
     // Score names.
@@ -554,6 +682,7 @@ fn parse_filter(
     name: &str,
     a: &serde_yaml::Mapping,
     sides: usize,
+    workdir: &Path,
     log: &mut dyn Write,
 ) -> Result<Filter> {
     let known: &[&str] = match name {
@@ -567,6 +696,22 @@ fn parse_filter(
         "NonZeroNumeralsFilter" | "LongestCommonSubstringFilter" => &["threshold", "require_all"],
         "SimilarityFilter" => &["threshold", "weights", "unit", "lowercase", "require_all"],
         "RepetitionFilter" => &["threshold", "min_length", "max_length"],
+        "LanguageIDFilter" => &[
+            "languages",
+            "id_method",
+            "thresholds",
+            "fasttext_model_path",
+            "langid_languages",
+            "cld2_options",
+            "lingua_mode",
+        ],
+        "LangidFilter" => &["languages", "thresholds", "langid_languages"],
+        "FastTextFilter" => &["languages", "thresholds", "model_path"],
+        "LinguaFilter" => &["languages", "thresholds", "langid_languages", "lingua_mode"],
+        "Cld2Filter" => bail!(
+            "filter Cld2Filter (pycld2) is not supported by pairmetrics opusfilter: use \
+             LangidFilter, FastTextFilter or LinguaFilter; nothing was written"
+        ),
         other => bail!(
             "filter {other} is not supported by pairmetrics opusfilter (it runs {}); nothing was written",
             FILTERS.join(", ")
@@ -632,6 +777,9 @@ fn parse_filter(
         }
     };
     Ok(match name {
+        "LanguageIDFilter" | "LangidFilter" | "FastTextFilter" | "LinguaFilter" => {
+            language_id_filter(name, a, workdir)?
+        }
         "LengthFilter" => Filter::Length {
             min: per_side("min_length", 1.0)?,
             max: per_side("max_length", 100.0)?,
@@ -785,7 +933,7 @@ fn run_step(step: &Step, context: &StepContext, log: &mut dyn Write) -> Result<(
         .collect::<Result<Vec<_>>>()?;
     match step.kind.as_str() {
         "filter" | "score" => {
-            let filters = filters(p, inputs.len(), log)?;
+            let filters = filters(p, inputs.len(), &context.dir, log)?;
             let mut readers = inputs
                 .iter()
                 .map(|i| Lines::open(i))

@@ -18,8 +18,9 @@ use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{Strings, TokenLists};
 use crate::lid::fasttext::{self, text_tokens};
-use crate::lid::filter::{self, Method};
+use crate::lid::filter;
 use crate::lid::langid::{self, Identifier};
+use crate::lid::langid_legacy;
 use crate::lid::lingua::Lingua;
 use crate::resources::{MissingResource, Resource, Shared};
 use crate::schema::ColumnType;
@@ -182,17 +183,23 @@ static SCORE_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
         DOC_SECTION,
         "OpusFilter 3.3.1's language-ID filter score of one side (LanguageIDFilter, \
-         LangidFilter, FastTextFilter): the identifier's confidence when it finds lang, else 0; \
-         1 for an empty text (OpusFilter keeps empty lines here). method 'langid' (the default: \
-         langid(text), its probability rounded to 2 decimals as OpusFilter rounds it) or \
-         'fasttext' (fasttext_lid(text), unrounded; needs the session's fastText model). \
-         OpusFilter accepts a pair when every side scores above its threshold (default 0). NULL \
-         for NULL text or lang.",
+         LangidFilter, FastTextFilter, LinguaFilter): the identifier's confidence when it finds \
+         lang, else 0; 1 for an empty text (OpusFilter keeps empty lines here). method 'langid' \
+         (the default): py3langid 0.3.0, which OpusFilter 3.3.1 calls (not langid(), which is \
+         0.4.0), its probability rounded to 2 decimals as OpusFilter rounds it; 'fasttext': \
+         fasttext_lid(text), unrounded, needs the session's fastText model; 'lingua': lingua in \
+         its low accuracy mode (OpusFilter's default lingua_mode), 'lingua_high' in its default \
+         high accuracy mode (lingua_lid), both over every language; a text in which lingua finds \
+         no language scores 0. OpusFilter accepts a pair when every side scores above its \
+         threshold (default 0). NULL for NULL text, lang or method.",
         "language_id_score(text, lang [, method])",
     )
     .with_argument("text", TEXT_DOC)
     .with_argument("lang", "The language the text should be in (the identifier's code).")
-    .with_argument("method", "Optional: 'langid' (default) or 'fasttext'.")
+    .with_argument(
+        "method",
+        "Optional: 'langid' (default), 'fasttext', 'lingua' or 'lingua_high'.",
+    )
     .with_sql_example(
         "SELECT count(*) FILTER (WHERE language_id_score(src_text, 'fr') > 0 AND language_id_score(tgt_text, 'en') > 0) AS kept FROM pairs;",
     )
@@ -309,12 +316,7 @@ impl ScalarUDFImpl for LidUdf {
                     (Some(value), Some(array)) => Some(TextArg::new(value, array)?),
                     _ => None,
                 };
-                let identifier = Identifier::new(langid::Model::built_in());
-                let (mut lid_scratch, mut ft_scratch, mut predictions) = (
-                    langid::Scratch::default(),
-                    fasttext::Scratch::default(),
-                    Vec::new(),
-                );
+                let langid = langid_legacy::Identifier::new(langid_legacy::Model::built_in());
                 let mut out = Float64Builder::with_capacity(rows);
                 for i in 0..rows {
                     let (Some(text), Some(lang)) = (texts.get(i), langs.get(i)) else {
@@ -322,36 +324,25 @@ impl ScalarUDFImpl for LidUdf {
                         continue;
                     };
                     let method = match methods.as_ref().map(|m| m.get(i)) {
-                        None => Method::Langid,
+                        None => "langid",
                         Some(None) => {
                             out.append_null();
                             continue;
                         }
-                        Some(Some(name)) => Method::parse(name).map_err(|e| {
-                            datafusion::common::DataFusionError::Execution(format!(
-                                "{}: {e}",
-                                self.name()
-                            ))
-                        })?,
+                        Some(Some(name)) => name,
                     };
                     let score = match method {
-                        Method::Langid => filter::confidence(text, lang, method, |t| {
-                            let g = identifier.classify(t, &mut lid_scratch);
-                            (g.lang, g.prob)
-                        }),
-                        Method::FastText => {
-                            let model = self.model()?;
-                            let mut best = None;
-                            if !text.is_empty() {
-                                predict(model, text, 1, &mut ft_scratch, &mut predictions)?;
-                                best = predictions.first().copied();
-                            }
-                            let best =
-                                best.map(|(p, l)| (unprefixed(model.label(l)), f64::from(p)));
-                            filter::confidence(text, lang, method, |_| match &best {
-                                Some((l, p)) => (l.as_str(), *p),
-                                None => ("", 0.0),
-                            })
+                        "langid" => filter::langid_confidence(&langid, text, lang),
+                        "fasttext" => filter::fasttext_confidence(self.model()?, text, lang)
+                            .or_else(|e| exec_err!("{}: fasttext: {e}", self.name()))?,
+                        "lingua" => filter::lingua_confidence(lingua_low(), text, lang),
+                        "lingua_high" => filter::lingua_confidence(Lingua::all(), text, lang),
+                        other => {
+                            return exec_err!(
+                                "{}: unknown language identification method {other:?}: expected \
+                                 langid, fasttext, lingua or lingua_high",
+                                self.name()
+                            );
                         }
                     };
                     out.append_value(score);
@@ -393,6 +384,12 @@ fn predict(
     model
         .predict(text_tokens(text.as_bytes()), k, 0.0, scratch, predictions)
         .or_else(|e| exec_err!("fasttext: {e}"))
+}
+
+/// lingua over every language in its low accuracy mode (OpusFilter's default), built once.
+fn lingua_low() -> &'static Lingua {
+    static LOW: std::sync::OnceLock<Lingua> = std::sync::OnceLock::new();
+    LOW.get_or_init(|| Lingua::new(None::<&[&str]>, true).expect("every language"))
 }
 
 /// A label without fastText's `__label__`.

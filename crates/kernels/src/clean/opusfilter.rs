@@ -8,6 +8,7 @@
 
 pub use unicode_script::Script;
 
+use crate::lid::{self, filter::Identify};
 use crate::text::whitespace;
 
 use super::difflib::SequenceMatcher;
@@ -336,7 +337,7 @@ mod tests {
 
 /// One configured filter of an OpusFilter pipeline: its score for a tuple of segments, as
 /// OpusFilter's `score()` yields it (the JSON its `score` step writes), and `accept`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Filter {
     Length {
         min: Vec<f64>,
@@ -384,6 +385,13 @@ pub enum Filter {
     },
     Repetition {
         repetition: Option<Repetition>,
+    },
+    /// LanguageIDFilter, LangidFilter, FastTextFilter, LinguaFilter.
+    LanguageId {
+        /// The language expected of each side.
+        languages: Vec<String>,
+        thresholds: Vec<f64>,
+        identify: Identify,
     },
 }
 
@@ -507,6 +515,24 @@ impl Filter {
                 None => 0,
                 Some(r) => segments.iter().map(|s| r.repetitions(s)).max().unwrap_or(0) as i64,
             }),
+            Filter::LanguageId {
+                languages,
+                identify,
+                ..
+            } => List(
+                segments
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| match languages.get(i) {
+                        Some(lang) => identify.confidence(s, lang).map(Float),
+                        None => Err(format!(
+                            "{} languages for {} inputs (OpusFilter stops with an IndexError)",
+                            languages.len(),
+                            segments.len()
+                        )),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
         })
     }
 
@@ -572,6 +598,7 @@ impl Filter {
                 None => true,
                 Some(r) => numbers[0] < r.threshold as f64,
             },
+            Filter::LanguageId { thresholds, .. } => lid::filter::accept(&numbers, thresholds),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! lingua (lingua-rs 1.7.2, the code lingua-py 2.1.1 runs): its detector over every language it
-//! knows, or over some, in its default (high accuracy) mode.
+//! knows, or over some, in its default high accuracy mode or in its low accuracy mode
+//! (OpusFilter's default).
 
 use std::sync::OnceLock;
 
@@ -25,30 +26,24 @@ impl Lingua {
         })
     }
 
-    /// These languages, by ISO 639-1 code (`from_iso_codes_639_1`); lingua needs at least two.
-    pub fn restricted<S: AsRef<str>>(codes: &[S]) -> Result<Lingua, String> {
-        let mut isos = Vec::new();
-        let mut unknown = Vec::new();
-        for code in codes {
-            let code = code.as_ref();
-            match code.parse::<IsoCode639_1>() {
-                Ok(iso) if !isos.contains(&iso) => isos.push(iso),
-                Ok(_) => {}
-                Err(_) => unknown.push(code),
-            }
-        }
-        if !unknown.is_empty() {
-            return Err(format!(
-                "lingua does not know the language code(s) {} (ISO 639-1, e.g. en, fr)",
-                unknown.join(", ")
-            ));
-        }
-        if isos.len() < 2 {
-            return Err("lingua needs at least two languages to choose from".into());
+    /// As lingua-py's builder makes it: every language (`codes` None) or these, with
+    /// `.with_low_accuracy_mode()` when `low_accuracy`.
+    pub fn new<S: AsRef<str>>(codes: Option<&[S]>, low_accuracy: bool) -> Result<Lingua, String> {
+        let mut builder = match codes {
+            None => LanguageDetectorBuilder::from_all_languages(),
+            Some(codes) => LanguageDetectorBuilder::from_iso_codes_639_1(&isos(codes)?),
+        };
+        if low_accuracy {
+            builder.with_low_accuracy_mode();
         }
         Ok(Lingua {
-            detector: LanguageDetectorBuilder::from_iso_codes_639_1(&isos).build(),
+            detector: builder.build(),
         })
+    }
+
+    /// These languages, by ISO 639-1 code (`from_iso_codes_639_1`); lingua needs at least two.
+    pub fn restricted<S: AsRef<str>>(codes: &[S]) -> Result<Lingua, String> {
+        Lingua::new(Some(codes), false)
     }
 
     /// The most likely language (ISO 639-1, lowercase) and its confidence, as lingua-py's
@@ -60,4 +55,28 @@ impl Lingua {
         let &(language, value) = values.first()?;
         (value > 0.0).then(|| (language.iso_code_639_1().to_string(), value))
     }
+}
+
+/// ISO 639-1 codes as lingua's; at least two, as lingua needs.
+fn isos<S: AsRef<str>>(codes: &[S]) -> Result<Vec<IsoCode639_1>, String> {
+    let mut isos = Vec::new();
+    let mut unknown = Vec::new();
+    for code in codes {
+        let code = code.as_ref();
+        match code.parse::<IsoCode639_1>() {
+            Ok(iso) if !isos.contains(&iso) => isos.push(iso),
+            Ok(_) => {}
+            Err(_) => unknown.push(code),
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(format!(
+            "lingua does not know the language code(s) {} (ISO 639-1, e.g. en, fr)",
+            unknown.join(", ")
+        ));
+    }
+    if isos.len() < 2 {
+        return Err("lingua needs at least two languages to choose from".into());
+    }
+    Ok(isos)
 }
