@@ -59,6 +59,16 @@ FILTERS = {
     "similarity_weights": (filters.SimilarityFilter, {"weights": [1, 1, 2]}),
     "repetition": (filters.RepetitionFilter, {}),
     "repetition_short": (filters.RepetitionFilter, {"threshold": 1, "min_length": 2, "max_length": 10}),
+    "html_tags": (filters.HtmlTagFilter, {}),
+    "regexp_digits": (filters.RegExpFilter, {"regexps": r"\d"}),
+    "regexp_tags": (filters.RegExpFilter, {"regexps": "<[^>]+>"}),
+    "regexp_per_side": (filters.RegExpFilter, {"regexps": [r"[[:upper:]]{3,}", r"(\w)\1"], "accept_match": True}),
+    "regexp_posix": (filters.RegExpFilter, {"regexps": r"^[[:alpha:][:space:]]+$"}),
+    "regexp_posix_digit": (filters.RegExpFilter, {"regexps": r"[[:digit:]]"}),
+    "regexp_lookaround": (filters.RegExpFilter, {"regexps": r"(?<=\s)\d+(?=\s)"}),
+    "regexp_ignorecase": (filters.RegExpFilter, {"regexps": r"(?i)straße|the"}),
+    "regexp_end": (filters.RegExpFilter, {"regexps": r"[.!?]\Z"}),
+    "regexp_word_boundary": (filters.RegExpFilter, {"regexps": r"\b\w{12,}\b"}),
 }
 
 
@@ -96,6 +106,7 @@ def main():
             f.write(json.dumps({"name": name, "params": params, "scores": scores}) + "\n")
     pipeline_outputs(pairs)
     lid_outputs()
+    html_segments()
     print(f"{len(pairs)} pairs, {len(FILTERS)} filters")
 
 
@@ -119,6 +130,46 @@ def pipeline_outputs(pairs):
         for out in sorted(Path(work, "out").iterdir()):
             data = opener.get(out.suffix, open)(out, "rb").read()
             (expected / (out.stem if out.suffix in opener else out.name)).write_bytes(data)
+
+
+def html_segments():
+    """HtmlTagFilter's verdict (BeautifulSoup's html.parser on this CPython) on 3,000 random
+    fragments of HTML-like markup, broken and whole: tests/data/opusfilter/html.jsonl."""
+    import random
+    rng = random.Random(20261207)
+    pieces = ["<", ">", "</", "/>", "<!--", "-->", "<!", "<![", "<?", "?>", "]]>", "]>", "&", "&#",
+              "&#x", "&amp;", "&lt", ";", "=", "'", '"', " ", "\t", "\x1c", "\u3000", "/", "b",
+              "p", "div", "script", "style", "SCRIPT", "a href", "x=1", "CDATA[", "if", "endif",
+              "doctype", "DOCTYPE html", "3", "é", "ß", "中", "temp", "foo", "-", ".", "_", ":",
+              "\x00", "\u00a0", "\u2028"]
+    names = ["b", "p", "div", "a", "br", "script", "style", "SCRIPT", "x-y", "h1", "é", "b'c", 'q"']
+    spaces = [" ", "  ", "\t", "\n", "\x1c", "\u3000", "\u00a0", "", "/", " / "]
+    values = ["1", "'a b'", '"a>b"', "'open", '"open', "x'y", "", "&amp;", "=2"]
+
+    def tag():
+        t = "<" + rng.choice(["", "", "", "/", " ", "!", "?"]) + rng.choice(names)
+        for _ in range(rng.randint(0, 3)):
+            t += rng.choice(spaces) + rng.choice(["x", "href", "data-a", "'q", "=", "b"])
+            if rng.random() < 0.6:
+                t += rng.choice(["=", " = ", "==", "= "]) + rng.choice(values)
+        return t + rng.choice(spaces[:3] + [""]) + rng.choice([">", ">", "/>", "", "<", " >"])
+
+    def token():
+        r = rng.random()
+        if r < 0.45:
+            return tag()
+        if r < 0.6:
+            return rng.choice(["<!-- c -->", "<!--", "-- >", "<![CDATA[x]]>", "<![if x]>", "<![foo x",
+                               "<![", "<!DOCTYPE html>", "<!x>", "<?php ?>", "</>", "</ x>", "</b >"])
+        if r < 0.7:
+            return rng.choice(["&amp;", "&#65;", "&#x41", "&#;", "&#", "&lt", "&", "&zz;", "& "])
+        return "".join(rng.choice(pieces) for _ in range(rng.randint(1, 4)))
+
+    segments = ["".join(token() for _ in range(rng.randint(1, 5))) for _ in range(3000)]
+    check = filters.HtmlTagFilter.check
+    with open(OUT / "html.jsonl", "w", encoding="utf-8") as f:
+        for s in segments:
+            f.write(json.dumps({"segment": s, "found": check(s)}) + "\n")
 
 
 def lid_outputs():

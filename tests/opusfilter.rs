@@ -23,6 +23,7 @@ fn pairs() -> (Vec<String>, Vec<String>) {
 /// list, else one.
 fn columns(name: &str) -> Vec<String> {
     let sides = |f: &dyn Fn(&str) -> String| vec![f("src"), f("tgt")];
+    let regex = |pattern: &str| sides(&|s| format!("regex_search({s}, '{pattern}')"));
     match name {
         "length_word" => sides(&|s| format!("segment_length({s}, 'word')")),
         "length_char" => sides(&|s| format!("segment_length({s}, 'char')")),
@@ -54,6 +55,19 @@ fn columns(name: &str) -> Vec<String> {
         "repetition_short" => {
             vec!["greatest(repetitions(src, 1, 2, 10), repetitions(tgt, 1, 2, 10))".into()]
         }
+        "html_tags" => sides(&|s| format!("has_html_tag({s})")),
+        "regexp_digits" => regex("\\d"),
+        "regexp_tags" => regex("<[^>]+>"),
+        "regexp_per_side" => vec![
+            "regex_search(src, '[[:upper:]]{3,}')".into(),
+            "regex_search(tgt, '(\\w)\\1')".into(),
+        ],
+        "regexp_posix" => regex("^[[:alpha:][:space:]]+$"),
+        "regexp_posix_digit" => regex("[[:digit:]]"),
+        "regexp_lookaround" => regex("(?<=\\s)\\d+(?=\\s)"),
+        "regexp_ignorecase" => regex("(?i)straße|the"),
+        "regexp_end" => regex("[.!?]\\Z"),
+        "regexp_word_boundary" => regex("\\b\\w{12,}\\b"),
         other => panic!("no SQL for {other}"),
     }
 }
@@ -62,6 +76,7 @@ fn columns(name: &str) -> Vec<String> {
 fn number(value: &serde_json::Value) -> f64 {
     match value {
         serde_json::Value::String(s) => s.parse().unwrap(),
+        serde_json::Value::Bool(b) => f64::from(u8::from(*b)),
         v => v.as_f64().unwrap(),
     }
 }
@@ -98,6 +113,7 @@ async fn every_filter_scores_as_opusfilter() {
                         assert!(column.is_valid(i));
                         match column.data_type() {
                             DataType::Int64 => column.as_primitive::<Int64Type>().value(i) as f64,
+                            DataType::Boolean => f64::from(u8::from(column.as_boolean().value(i))),
                             _ => column.as_primitive::<Float64Type>().value(i),
                         }
                     })
@@ -118,7 +134,7 @@ async fn every_filter_scores_as_opusfilter() {
         assert_eq!(row, src.len(), "{name}");
         filters += 1;
     }
-    assert_eq!(filters, 19);
+    assert_eq!(filters, 29);
 }
 
 fn run_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
@@ -378,4 +394,24 @@ fn same_json(a: &serde_json::Value, b: &serde_json::Value, tolerance: f64) -> bo
         }
         _ => a == b,
     }
+}
+
+/// HtmlTagFilter on 3,000 random fragments of markup, whole and broken
+/// (tests/data/opusfilter/html.jsonl: BeautifulSoup 4.15's html.parser on CPython 3.11.7).
+#[test]
+fn html_tags_are_found_as_beautifulsoup_finds_them() {
+    let text = std::fs::read_to_string(root().join("tests/data/opusfilter/html.jsonl")).unwrap();
+    let mut found = 0;
+    for line in text.lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        let segment = row["segment"].as_str().unwrap();
+        let want = row["found"].as_bool().unwrap();
+        assert_eq!(
+            pairmetrics::clean::html::has_tag(segment),
+            want,
+            "{segment:?}"
+        );
+        found += usize::from(want);
+    }
+    assert_eq!((text.lines().count(), found), (3000, 862));
 }

@@ -23,6 +23,7 @@ use serde_yaml::Value as Yaml;
 
 use crate::clean::json::Value;
 use crate::clean::opusfilter::{Filter, Repetition, Unit, parse_script};
+use crate::clean::regexp::PyRegex;
 use crate::clean::segment_hash::{Key, Method, SegmentHasher};
 use crate::lid::{self, filter::Identify, lingua::Lingua};
 use crate::resources::load_fasttext;
@@ -42,6 +43,8 @@ pub const FILTERS: &[&str] = &[
     "LongestCommonSubstringFilter",
     "SimilarityFilter",
     "RepetitionFilter",
+    "HtmlTagFilter",
+    "RegExpFilter",
     "LanguageIDFilter",
     "LangidFilter",
     "FastTextFilter",
@@ -705,6 +708,8 @@ fn parse_filter(
             "cld2_options",
             "lingua_mode",
         ],
+        "HtmlTagFilter" => &[],
+        "RegExpFilter" => &["regexps", "accept_match"],
         "LangidFilter" => &["languages", "thresholds", "langid_languages"],
         "FastTextFilter" => &["languages", "thresholds", "model_path"],
         "LinguaFilter" => &["languages", "thresholds", "langid_languages", "lingua_mode"],
@@ -779,6 +784,37 @@ fn parse_filter(
     Ok(match name {
         "LanguageIDFilter" | "LangidFilter" | "FastTextFilter" | "LinguaFilter" => {
             language_id_filter(name, a, workdir)?
+        }
+        "HtmlTagFilter" => Filter::HtmlTag,
+        "RegExpFilter" => {
+            let compile = |v: &Yaml| -> Result<PyRegex> {
+                let pattern = v.as_str().ok_or_else(|| {
+                    bad(
+                        "regexps",
+                        &format!("Values of argument 'regexps' are not of the type str: {v:?}"),
+                    )
+                })?;
+                PyRegex::new(pattern).map_err(|e| anyhow!("{name}: {e}"))
+            };
+            let regexps = match a.get("regexps") {
+                None | Some(Yaml::Null) => {
+                    bail!("{name}: `regexps` (a pattern, or one per input) is required")
+                }
+                Some(Yaml::Sequence(patterns)) => {
+                    if patterns.len() < sides {
+                        return Err(bad(
+                            "regexps",
+                            &format!("has {} patterns for {sides} inputs", patterns.len()),
+                        ));
+                    }
+                    patterns.iter().map(compile).collect::<Result<_>>()?
+                }
+                Some(pattern) => vec![compile(pattern)?; sides],
+            };
+            Filter::RegExp {
+                regexps,
+                accept_match: flag("accept_match", false)?,
+            }
         }
         "LengthFilter" => Filter::Length {
             min: per_side("min_length", 1.0)?,

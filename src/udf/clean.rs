@@ -4,7 +4,9 @@
 
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{ArrayRef, Float64Builder, Int64Builder};
+use datafusion::arrow::array::{
+    ArrayRef, BooleanArray, BooleanBuilder, Float64Builder, Int64Builder,
+};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::logical_expr::{
@@ -14,7 +16,9 @@ use datafusion::logical_expr::{
 use super::args::{BoolArg, IntArg, Shapes, TextArg, checked_arguments, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
+use crate::clean::html;
 use crate::clean::opusfilter::{self as of, Repetition, Unit};
+use crate::clean::regexp::PyRegex;
 use crate::schema::ColumnType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,9 +34,11 @@ pub enum Kind {
     LongestCommonSubstring,
     Similarity,
     Repetitions,
+    RegexSearch,
+    HtmlTag,
 }
 
-pub const ALL: [Kind; 11] = [
+pub const ALL: [Kind; 13] = [
     Kind::Length,
     Kind::LengthRatio,
     Kind::LongestWord,
@@ -44,6 +50,8 @@ pub const ALL: [Kind; 11] = [
     Kind::LongestCommonSubstring,
     Kind::Similarity,
     Kind::Repetitions,
+    Kind::RegexSearch,
+    Kind::HtmlTag,
 ];
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -70,7 +78,7 @@ fn shapes(kind: Kind) -> Shapes {
     match kind {
         Kind::Length => &[&[TEXT], &[TEXT, UNIT]],
         Kind::LengthRatio => &[&[SRC, TGT], &[SRC, TGT, UNIT]],
-        Kind::LongestWord | Kind::AverageWordLength => &[&[TEXT]],
+        Kind::LongestWord | Kind::AverageWordLength | Kind::HtmlTag => &[&[TEXT]],
         Kind::AlphabetRatio => &[&[TEXT], &[TEXT, ("exclude_whitespace", ColumnType::Bool)]],
         Kind::CharacterScore => &[&[TEXT, ("script", ColumnType::Text)]],
         Kind::TerminalPunctuation | Kind::NonZeroNumerals | Kind::LongestCommonSubstring => {
@@ -90,6 +98,7 @@ fn shapes(kind: Kind) -> Shapes {
                 ("substitution", ColumnType::Int),
             ],
         ],
+        Kind::RegexSearch => &[&[TEXT, ("pattern", ColumnType::Text)]],
         Kind::Repetitions => &[
             &[TEXT],
             &[TEXT, ("threshold", ColumnType::Int)],
@@ -282,6 +291,41 @@ static DOCS: LazyLock<Vec<(Kind, Documentation)>> = LazyLock::new(|| {
                 "SELECT count(*) FROM pairs WHERE greatest(repetitions(src_text), repetitions(tgt_text)) < 2;",
             ),
         ),
+        (
+            Kind::HtmlTag,
+            doc(
+                "Whether BeautifulSoup finds an HTML tag in the segment, as OpusFilter's \
+             HtmlTagFilter asks it (bool(BeautifulSoup(text, 'html.parser').find()), bs4 4.15 \
+             on CPython 3.11's html.parser): a start or self-closing tag the tokenizer accepts, \
+             broken ones included as it reads them (<a href='x'>broken is a tag, x < y is not, \
+             a tag inside a comment is not); markup html.parser rejects (an unknown <![keyword \
+             section) counts as no tag, as OpusFilter counts it. OpusFilter rejects a pair when \
+             any side has one.",
+                "has_html_tag(text)",
+                &[TEXT_DOC],
+                "SELECT count(*) FROM pairs WHERE NOT has_html_tag(src_text) AND NOT has_html_tag(tgt_text);",
+            ),
+        ),
+        (
+            Kind::RegexSearch,
+            doc(
+                "Whether the pattern matches anywhere in the segment, as Python's regex module \
+             finds it (regex.search(pattern, text)): OpusFilter's RegExpFilter score for one \
+             side. Backreferences and lookaround work; POSIX classes are the regex module's \
+             Unicode ones ([[:alpha:]] Alphabetic, [[:upper:]] Uppercase, [[:lower:]] \
+             Lowercase, [[:space:]] White_Space; [[:digit:]] ASCII); \\Z is the end of the \
+             text. A pattern whose meaning would differ from the regex module's (other POSIX \
+             classes, the ASCII and locale flags) is an error naming it. OpusFilter rejects a \
+             pair when any side matches (accept_match false, its default), or keeps it only \
+             when every side matches (accept_match true).",
+                "regex_search(text, pattern)",
+                &[
+                    TEXT_DOC,
+                    ("pattern", "A pattern in the regex module's syntax."),
+                ],
+                "SELECT count(*) FROM pairs WHERE NOT regex_search(src_text, '<[^>]+>') AND NOT regex_search(tgt_text, '<[^>]+>');",
+            ),
+        ),
     ]
 });
 
@@ -299,6 +343,8 @@ impl ScalarUDFImpl for CleanUdf {
             Kind::LongestCommonSubstring => expr::LONGEST_COMMON_SUBSTRING,
             Kind::Similarity => expr::LEVENSHTEIN_SIMILARITY,
             Kind::Repetitions => expr::REPETITIONS,
+            Kind::RegexSearch => expr::REGEX_SEARCH,
+            Kind::HtmlTag => expr::HAS_HTML_TAG,
         }
     }
 
@@ -307,6 +353,7 @@ impl ScalarUDFImpl for CleanUdf {
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {
             Kind::Length | Kind::LongestWord | Kind::Repetitions => DataType::Int64,
+            Kind::RegexSearch | Kind::HtmlTag => DataType::Boolean,
             _ => DataType::Float64,
         })
     }
@@ -326,6 +373,28 @@ impl ScalarUDFImpl for CleanUdf {
         };
         let bad = |e: String| DataFusionError::Execution(format!("{}: {e}", self.name()));
         let out: ArrayRef = match self.kind {
+            Kind::RegexSearch => {
+                let patterns = text(1)?;
+                let mut compiled: Option<(String, PyRegex)> = None;
+                let mut out = BooleanBuilder::with_capacity(rows);
+                for i in 0..rows {
+                    let (Some(s), Some(pattern)) = (first.get(i), patterns.get(i)) else {
+                        out.append_null();
+                        continue;
+                    };
+                    if compiled.as_ref().is_none_or(|(p, _)| p != pattern) {
+                        compiled = Some((pattern.to_string(), PyRegex::new(pattern).map_err(bad)?));
+                    }
+                    let regex = &compiled.as_ref().expect("compiled").1;
+                    out.append_value(regex.search(s).map_err(bad)?);
+                }
+                Arc::new(out.finish())
+            }
+            Kind::HtmlTag => Arc::new(
+                (0..rows)
+                    .map(|i| first.get(i).map(html::has_tag))
+                    .collect::<BooleanArray>(),
+            ),
             Kind::Length | Kind::LongestWord | Kind::Repetitions => {
                 let units = match self.kind {
                     Kind::Length => args.args.get(1).map(|_| text(1)).transpose()?,

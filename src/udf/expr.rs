@@ -77,6 +77,8 @@ names! {
     LONGEST_COMMON_SUBSTRING = "longest_common_substring";
     LEVENSHTEIN_SIMILARITY = "levenshtein_similarity";
     REPETITIONS = "repetitions";
+    REGEX_SEARCH = "regex_search";
+    HAS_HTML_TAG = "has_html_tag";
     LINGUA_LID = "lingua_lid";
     FASTTEXT_LID = "fasttext_lid";
     FASTTEXT_PREDICT = "fasttext_predict";

@@ -3,7 +3,9 @@
 //! Levenshtein).
 
 pub mod difflib;
+pub mod html;
 pub mod json;
 pub mod levenshtein;
 pub mod opusfilter;
+pub mod regexp;
 pub mod segment_hash;

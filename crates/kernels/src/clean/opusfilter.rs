@@ -12,7 +12,9 @@ use crate::lid::{self, filter::Identify};
 use crate::text::whitespace;
 
 use super::difflib::SequenceMatcher;
+use super::html;
 use super::levenshtein;
+use super::regexp::PyRegex;
 
 /// How a filter measures length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -386,6 +388,13 @@ pub enum Filter {
     Repetition {
         repetition: Option<Repetition>,
     },
+    /// HtmlTagFilter.
+    HtmlTag,
+    /// RegExpFilter: a pattern per side.
+    RegExp {
+        regexps: Vec<PyRegex>,
+        accept_match: bool,
+    },
     /// LanguageIDFilter, LangidFilter, FastTextFilter, LinguaFilter.
     LanguageId {
         /// The language expected of each side.
@@ -407,7 +416,7 @@ pub fn per_side<T: Clone>(values: &[T], side: usize) -> &T {
 impl Filter {
     /// The score of one tuple of segments.
     pub fn score(&self, segments: &[&str]) -> Result<super::json::Value, String> {
-        use super::json::Value::{Float, Int, List};
+        use super::json::Value::{Bool, Float, Int, List};
         let floats = |v: Vec<f64>| List(v.into_iter().map(Float).collect());
         let pairs = || {
             let mut pairs = Vec::new();
@@ -515,6 +524,21 @@ impl Filter {
                 None => 0,
                 Some(r) => segments.iter().map(|s| r.repetitions(s)).max().unwrap_or(0) as i64,
             }),
+            Filter::HtmlTag => List(segments.iter().map(|s| Bool(html::has_tag(s))).collect()),
+            Filter::RegExp { regexps, .. } => List(
+                segments
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| match regexps.get(i) {
+                        Some(regex) => regex.search(s).map(Bool),
+                        None => Err(format!(
+                            "{} patterns for {} inputs (OpusFilter stops with an IndexError)",
+                            regexps.len(),
+                            segments.len()
+                        )),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
             Filter::LanguageId {
                 languages,
                 identify,
@@ -597,6 +621,11 @@ impl Filter {
             Filter::Repetition { repetition } => match repetition {
                 None => true,
                 Some(r) => numbers[0] < r.threshold as f64,
+            },
+            Filter::HtmlTag => numbers.iter().all(|&x| x == 0.0),
+            Filter::RegExp { accept_match, .. } => match accept_match {
+                true => numbers.iter().all(|&x| x != 0.0),
+                false => numbers.iter().all(|&x| x == 0.0),
             },
             Filter::LanguageId { thresholds, .. } => lid::filter::accept(&numbers, thresholds),
         }
