@@ -439,12 +439,12 @@ def fasttext_predict(text: Any, k: Any = None, **resources: Any) -> pa.Array | p
 def language_id_score(text: Any, lang: Any, method: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """language_id_score(text, lang [, method])
 
-    OpusFilter 3.3.1's language-ID filter score of one side (LanguageIDFilter, LangidFilter, FastTextFilter): the identifier's confidence when it finds lang, else 0; 1 for an empty text (OpusFilter keeps empty lines here). method 'langid' (the default: langid(text), its probability rounded to 2 decimals as OpusFilter rounds it) or 'fasttext' (fasttext_lid(text), unrounded; needs the session's fastText model). OpusFilter accepts a pair when every side scores above its threshold (default 0). NULL for NULL text or lang.
+    OpusFilter 3.3.1's language-ID filter score of one side (LanguageIDFilter, LangidFilter, FastTextFilter, LinguaFilter): the identifier's confidence when it finds lang, else 0; 1 for an empty text (OpusFilter keeps empty lines here). method 'langid' (the default): py3langid 0.3.0, which OpusFilter 3.3.1 calls (not langid(), which is 0.4.0), its probability rounded to 2 decimals as OpusFilter rounds it; 'fasttext': fasttext_lid(text), unrounded, needs the session's fastText model; 'lingua': lingua in its low accuracy mode (OpusFilter's default lingua_mode), 'lingua_high' in its default high accuracy mode (lingua_lid), both over every language; a text in which lingua finds no language scores 0. OpusFilter accepts a pair when every side scores above its threshold (default 0). NULL for NULL text, lang or method.
 
     Arguments:
         text: The text: a string. NULL gives NULL.
         lang: The language the text should be in (the identifier's code).
-        method: Optional: 'langid' (default) or 'fasttext'.
+        method: Optional: 'langid' (default), 'fasttext', 'lingua' or 'lingua_high'.
 
     Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
@@ -785,6 +785,35 @@ def repetitions(text: Any, threshold: Any = None, min_length: Any = None, max_le
     Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
 
     In SQL: SELECT count(*) FROM pairs WHERE greatest(repetitions(src_text), repetitions(tgt_text)) < 2;
+    """
+
+def regex_search(text: Any, pattern: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """regex_search(text, pattern)
+
+    Whether the pattern matches anywhere in the segment, as Python's regex module finds it (regex.search(pattern, text)): OpusFilter's RegExpFilter score for one side. Backreferences and lookaround work; POSIX classes are the regex module's Unicode ones ([[:alpha:]] Alphabetic, [[:upper:]] Uppercase, [[:lower:]] Lowercase, [[:space:]] White_Space; [[:digit:]] ASCII); \\Z is the end of the text. A pattern whose meaning would differ from the regex module's (other POSIX classes, the ASCII and locale flags) is an error naming it. OpusFilter rejects a pair when any side matches (accept_match false, its default), or keeps it only when every side matches (accept_match true).
+
+    Arguments:
+        text: A segment: a string. NULL gives NULL.
+        pattern: A pattern in the regex module's syntax.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE NOT regex_search(src_text, '<[^>]+>') AND NOT regex_search(tgt_text, '<[^>]+>');
+    """
+
+def has_html_tag(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """has_html_tag(text)
+
+    Whether BeautifulSoup finds an HTML tag in the segment, as OpusFilter's HtmlTagFilter asks it (bool(BeautifulSoup(text, 'html.parser').find()), bs4 4.15 on CPython 3.11's html.parser): a start or self-closing tag the tokenizer accepts, broken ones included as it reads them (<a href='x'>broken is a tag, x < y is not, a tag inside a comment is not); markup html.parser rejects (an unknown <![keyword section) counts as no tag, as OpusFilter counts it. OpusFilter rejects a pair when any side has one.
+
+    Arguments:
+        text: A segment: a string. NULL gives NULL.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(*) FROM pairs WHERE NOT has_html_tag(src_text) AND NOT has_html_tag(tgt_text);
     """
 
 def derp_pooled(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: Any, **resources: Any) -> Any:

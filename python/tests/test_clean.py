@@ -1,0 +1,34 @@
+"""OpusFilter 3.3.1's filter scores from Python: the same functions as in SQL, checked against
+values OpusFilter gives (tests/data/opusfilter holds the full comparison, run by cargo test)."""
+import math
+
+import pyarrow as pa
+
+import pairmetrics
+
+
+def test_lengths_and_ratios_are_opusfilter_s():
+    # Python's str.split(): \x1c and NBSP split words too.
+    assert pairmetrics.segment_length(pa.array(["a\x1cb\u00a0c", "", None])).to_pylist() == [3, 0, None]
+    assert pairmetrics.segment_length(pa.array(["héllo"]), "char").to_pylist() == [5]
+    assert pairmetrics.length_ratio(pa.array(["one two three"]), pa.array(["one"])).to_pylist() == [3.0]
+
+
+def test_terminal_punctuation_is_opusfilter_s():
+    got = pairmetrics.terminal_punctuation(pa.array(["Hi..."]), pa.array(["Salut"])).to_pylist()
+    assert got == [-math.log(6)]
+
+
+def test_html_tags_are_beautifulsoup_s():
+    # bs4 4.15, html.parser: a broken start tag counts, a tag in a comment does not, and
+    # markup the parser rejects counts as no tag.
+    texts = ["<a href='x'>broken", "x < y", "<!-- <b>no</b> -->", "<b>x</b> <![foo x", None]
+    assert pairmetrics.has_html_tag(pa.array(texts)).to_pylist() == [True, False, False, False, None]
+
+
+def test_regex_search_is_the_regex_module_s():
+    texts = pa.array(["ÉCOLE", "école", "٣ digits"])
+    assert pairmetrics.regex_search(texts, "[[:upper:]]{3}").to_pylist() == [True, False, False]
+    # [[:digit:]] is ASCII in the regex module, \d is not.
+    assert pairmetrics.regex_search(texts, "[[:digit:]]").to_pylist() == [False, False, False]
+    assert pairmetrics.regex_search(texts, r"\d").to_pylist() == [False, False, True]
