@@ -525,16 +525,26 @@ fn language_id_filter(name: &str, a: &serde_yaml::Mapping, workdir: &Path) -> Re
         "FastTextFilter" => "model_path",
         _ => "fasttext_model_path",
     };
-    if langid_languages.is_some() && !matches!(method, "langid" | "lingua") {
-        bail!("{name}: langid_languages option is supported only by the langid and lingua methods");
-    }
-    if method != "fasttext" && text(model_key).is_some() {
-        bail!(
-            "{name}: FastText language ID method was not choosen but fasttext path to model was set"
-        );
-    }
-    if method != "lingua" && a.contains_key("lingua_mode") {
-        bail!("{name}: lingua_mode is supported only by the method lingua");
+    // LanguageIDFilter's cross-checks; the other classes do not take these keys at all (an
+    // extra key is ignored with a warning there).
+    if name == "LanguageIDFilter" {
+        if langid_languages.is_some() && !matches!(method, "langid" | "lingua") {
+            bail!(
+                "{name}: langid_languages option is supported only by the langid and lingua methods"
+            );
+        }
+        if method != "fasttext" && text(model_key).is_some() {
+            bail!(
+                "{name}: FastText language ID method was not choosen but fasttext path to model \
+                 was set"
+            );
+        }
+        if method != "lingua" && a.contains_key("lingua_mode") {
+            bail!("{name}: lingua_mode is supported only by the method lingua");
+        }
+        if method != "cld2" && a.get("cld2_options").is_some_and(|o| !o.is_null()) {
+            bail!("{name}: cld2_options is supported only by the method cld2");
+        }
     }
     let identify = match method {
         "langid" => {

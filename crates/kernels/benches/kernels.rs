@@ -440,7 +440,7 @@ fn lid_texts() -> Vec<String> {
 /// and fastText's predict with the committed quantised model and, when `PAIRMETRICS_LID176` names
 /// it, lid.176.ftz.
 fn language_id(c: &mut Criterion) {
-    use pairmetrics_kernels::lid::{fasttext, langid};
+    use pairmetrics_kernels::lid::{fasttext, langid, langid_legacy};
     let texts = lid_texts();
     let mut group = c.benchmark_group("language_id");
     group.throughput(Throughput::Elements(texts.len() as u64));
@@ -452,6 +452,16 @@ fn language_id(c: &mut Criterion) {
             let mut total = 0.0;
             identifier.classify_all(&texts, &mut scratch, |_, g| total += g.prob);
             total
+        })
+    });
+    let legacy = langid_legacy::Identifier::new(langid_legacy::Model::built_in());
+    group.bench_function("langid_0_3", |b| {
+        let mut scratch = langid_legacy::Scratch::default();
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| legacy.classify(t, &mut scratch).prob)
+                .sum::<f64>()
         })
     });
     let mut models = vec![(
@@ -494,7 +504,7 @@ fn language_id(c: &mut Criterion) {
 /// OpusFilter's filters over the language-ID texts paired with themselves shifted by one (so
 /// most pairs differ), one thread, pairs/s.
 fn opusfilter(c: &mut Criterion) {
-    use pairmetrics_kernels::clean::opusfilter as of;
+    use pairmetrics_kernels::clean::{html, opusfilter as of, regexp};
     let texts = lid_texts();
     let pairs: Vec<(&str, &str)> = texts
         .iter()
@@ -543,6 +553,17 @@ fn opusfilter(c: &mut Criterion) {
     run(
         "repetitions",
         &|s, t| (repetition.repetitions(s) + repetition.repetitions(t)) as f64,
+        &mut group,
+    );
+    run(
+        "html_tag",
+        &|s, t| f64::from(u8::from(html::has_tag(s)) + u8::from(html::has_tag(t))),
+        &mut group,
+    );
+    let tags = regexp::PyRegex::new("<[^>]+>").expect("a pattern");
+    run(
+        "regexp",
+        &|s, t| f64::from(u8::from(tags.search(s).unwrap()) + u8::from(tags.search(t).unwrap())),
         &mut group,
     );
     group.finish();
