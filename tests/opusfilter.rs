@@ -374,6 +374,15 @@ fn the_language_id_filters_write_what_opusfilter_writes() {
         );
         assert!(!dir.path().join("bad/s.jsonl").exists(), "{filter}");
     }
+    // A key another class takes is ignored with a warning, as OpusFilter ignores it.
+    let config = "common: {output_directory: warn}\nsteps:\n  - type: score\n    parameters:\n      inputs: [../src.txt, ../tgt.txt]\n      output: s.jsonl\n      filters:\n        - LangidFilter: {languages: [de, en], lingua_mode: high}\n";
+    std::fs::write(dir.path().join("warn.yaml"), config).unwrap();
+    let out = run_in(dir.path(), &["warn.yaml"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.contains("lingua_mode"),
+        "{stderr}"
+    );
 }
 
 /// The same JSON, numbers equal to `tolerance`.

@@ -251,29 +251,46 @@ impl Repetition {
     pub fn repetitions(&self, segment: &str) -> usize {
         let chars: Vec<char> = segment.chars().collect();
         let n = chars.len();
+        // Past the spaces from each position: where ` *` leaves the next repeat to start (a
+        // group starts with \S, so the spaces are always all taken).
+        let mut past_spaces = vec![n; n + 1];
+        for i in (0..n).rev() {
+            past_spaces[i] = if chars[i] == ' ' {
+                past_spaces[i + 1]
+            } else {
+                i
+            };
+        }
         for start in 0..n {
             // `\S` must match the first character.
             if is_regex_space(chars[start]) {
                 continue;
             }
             // The group: 1 + (min - 1 ..= max) characters, shortest first; `.` stops at \n.
-            let longest_group = 1 + self.max_length;
-            for len in self.min_length.max(1)..=longest_group {
+            let (shortest, longest) = (self.min_length.max(1), 1 + self.max_length);
+            for len in shortest..=longest {
                 if start + len > n {
                     break;
                 }
-                if chars[start + 1..start + len].contains(&'\n') {
+                // Longer groups hold what shorter ones held: past the shortest, only the newest
+                // character can be the newline that `.` stops at.
+                let new = match len == shortest {
+                    true => &chars[start + 1..start + len],
+                    false => &chars[start + len - 1..start + len],
+                };
+                if new.contains(&'\n') {
                     break;
                 }
                 let group = &chars[start..start + len];
                 // `(?: *\1){threshold,}`, greedy: as many repeats as there are.
                 let (mut at, mut repeats) = (start + len, 0);
                 loop {
-                    let mut next = at;
-                    while next < n && chars[next] == ' ' {
-                        next += 1;
-                    }
-                    if chars.len() >= next + len && &chars[next..next + len] == group {
+                    let next = past_spaces[at];
+                    // The first character rules out most candidates without a memcmp call.
+                    if chars.len() >= next + len
+                        && chars[next] == group[0]
+                        && &chars[next..next + len] == group
+                    {
                         at = next + len;
                         repeats += 1;
                     } else {
