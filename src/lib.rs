@@ -35,7 +35,7 @@ pub mod storage;
 pub mod udf;
 
 pub use pairmetrics_kernels::{
-    self as kernels, align, clean, lid, lm, pair, sacrebleu, smt, stats, text,
+    self as kernels, align, clean, dedup, lid, lm, pair, sacrebleu, smt, stats, text,
 };
 pub use resources::Resources;
 pub use udf::{register_all, register_all_with, register_table_functions};

@@ -9,6 +9,7 @@ mod cluster;
 mod common;
 mod corpus_tests;
 mod decode;
+mod dedup;
 mod derp;
 mod docs;
 mod edges;

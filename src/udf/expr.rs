@@ -79,6 +79,8 @@ names! {
     REPETITIONS = "repetitions";
     REGEX_SEARCH = "regex_search";
     HAS_HTML_TAG = "has_html_tag";
+    MINHASH = "minhash";
+    CHAR_NGRAMS = "char_ngrams";
     LINGUA_LID = "lingua_lid";
     FASTTEXT_LID = "fasttext_lid";
     FASTTEXT_PREDICT = "fasttext_predict";

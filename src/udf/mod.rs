@@ -5,6 +5,7 @@ pub mod args;
 pub mod bleu;
 pub mod chrf;
 pub mod clean;
+pub mod dedup;
 pub mod dep_fit;
 pub mod derp;
 pub mod docs;
@@ -153,6 +154,12 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
         ))),
     ];
     udfs.extend(cleaning);
+    udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
+        dedup::Kind::MinHash,
+    ))));
+    udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
+        dedup::Kind::CharNgrams,
+    ))));
     udfs
 }
 

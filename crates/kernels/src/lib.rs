@@ -8,6 +8,7 @@
 //! - [`sacrebleu`]: sacrebleu's BLEU, chrF and TER, their corpus statistics and paired tests;
 //! - [`stats`]: significance tests and the random generators they draw from;
 //! - [`clean`]: corpus cleaning (OpusFilter's filters, difflib, rapidfuzz's Levenshtein);
+//! - [`dedup`]: duplicate detection (datasketch's MinHash);
 //! - [`lid`]: language identification (py3langid's, fastText's supervised models, OpusFilter's
 //!   filter score);
 //! - [`lm`]: n-gram language models (scoring, modified Kneser-Ney estimation);
@@ -21,6 +22,7 @@
 
 pub mod align;
 pub mod clean;
+pub mod dedup;
 pub mod formats;
 pub mod lid;
 pub mod lm;

@@ -3,6 +3,7 @@
 //! generators they draw from (SplitMix64, [`random`]; numpy's `RandomState`, [`numpy_random`]).
 
 pub mod keyed_totals;
+pub mod numpy_legacy;
 pub mod numpy_random;
 pub mod random;
 pub mod significance;

@@ -1,0 +1,171 @@
+//! datasketch 2.0's MinHash, bit for bit: `MinHash(num_perm, seed, scheme).update(token)` for
+//! each token (its UTF-8 bytes), then `hashvalues`. Read from datasketch's `minhash.py` and
+//! `hashfunc.py`:
+//!
+//! - a token's hash is the first 4 (affine32, legacy) or 8 (affine64) bytes of its SHA-1,
+//!   little-endian;
+//! - the permutations are drawn from numpy's `RandomState(seed)`: for legacy, per permutation
+//!   `a = randint(1, 2^61 - 1)` then `b = randint(0, 2^61 - 1)` (uint64); for affine32 and
+//!   affine64, all the `a`s (`randint(0, 2^(w-1)) * 2 + 1`) then all the `b`s
+//!   (`randint(0, 2^w)`), w the width;
+//! - legacy permutes `((a * h + b) mod 2^64) mod (2^61 - 1)`, keeping the low 32 bits (numpy's
+//!   uint64 arithmetic wraps before the modulo: a quirk kept); affine permutes MurmurHash3's
+//!   finaliser of h by `a * h + b`, wrapping at the width;
+//! - each value is the minimum over the tokens, starting from the scheme's largest value (so a
+//!   MinHash of no tokens is all maxima).
+
+use sha1::{Digest, Sha1};
+
+use crate::stats::numpy_legacy::RandomState;
+
+/// datasketch's permutation schemes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// The default since 2.0: 32-bit affine permutations of the finalised hash.
+    Affine32,
+    /// 64-bit affine permutations of a 64-bit hash.
+    Affine64,
+    /// Before 2.0: `(a * h + b) mod (2^61 - 1)`, 32 bits kept.
+    Legacy,
+}
+
+impl Scheme {
+    pub fn parse(name: &str) -> Result<Scheme, String> {
+        match name {
+            "affine32" => Ok(Scheme::Affine32),
+            "affine64" => Ok(Scheme::Affine64),
+            "legacy" => Ok(Scheme::Legacy),
+            other => Err(format!(
+                "unknown MinHash scheme {other:?}: expected affine32 (the default), affine64 or legacy"
+            )),
+        }
+    }
+}
+
+const MERSENNE_61: u64 = (1 << 61) - 1;
+
+/// The permutations of one (num_perm, seed, scheme): build once, sign many token lists.
+#[derive(Debug, Clone)]
+pub struct MinHasher {
+    scheme: Scheme,
+    a: Vec<u64>,
+    b: Vec<u64>,
+}
+
+impl MinHasher {
+    pub fn new(num_perm: usize, seed: u32, scheme: Scheme) -> MinHasher {
+        let mut rng = RandomState::new(seed);
+        let (mut a, mut b) = (Vec::with_capacity(num_perm), Vec::with_capacity(num_perm));
+        match scheme {
+            Scheme::Legacy => {
+                for _ in 0..num_perm {
+                    a.push(rng.randint_u64(1, u128::from(MERSENNE_61)));
+                    b.push(rng.randint_u64(0, u128::from(MERSENNE_61)));
+                }
+            }
+            Scheme::Affine32 => {
+                a.extend((0..num_perm).map(|_| u64::from(rng.randint_u32(0, 1 << 31)) * 2 + 1));
+                b.extend((0..num_perm).map(|_| u64::from(rng.randint_u32(0, 1 << 32))));
+            }
+            Scheme::Affine64 => {
+                a.extend((0..num_perm).map(|_| rng.randint_u64(0, 1 << 63).wrapping_mul(2) + 1));
+                b.extend((0..num_perm).map(|_| rng.randint_u64(0, 1 << 64)));
+            }
+        }
+        MinHasher { scheme, a, b }
+    }
+
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// The signature of these tokens (`hashvalues`): u32 values widened for affine32 and
+    /// legacy, u64 for affine64.
+    pub fn signature<'t>(&self, tokens: impl IntoIterator<Item = &'t [u8]>, out: &mut Vec<u64>) {
+        let largest = match self.scheme {
+            Scheme::Affine64 => u64::MAX,
+            _ => u64::from(u32::MAX),
+        };
+        out.clear();
+        out.resize(self.a.len(), largest);
+        for token in tokens {
+            let digest = Sha1::digest(token);
+            match self.scheme {
+                Scheme::Legacy => {
+                    let h = u64::from(u32::from_le_bytes(digest[..4].try_into().expect("4 bytes")));
+                    for ((v, &a), &b) in out.iter_mut().zip(&self.a).zip(&self.b) {
+                        let p = (a.wrapping_mul(h).wrapping_add(b) % MERSENNE_61) & largest;
+                        *v = (*v).min(p);
+                    }
+                }
+                Scheme::Affine32 => {
+                    let h = fmix32(u32::from_le_bytes(digest[..4].try_into().expect("4 bytes")));
+                    for ((v, &a), &b) in out.iter_mut().zip(&self.a).zip(&self.b) {
+                        let p = (a as u32).wrapping_mul(h).wrapping_add(b as u32);
+                        *v = (*v).min(u64::from(p));
+                    }
+                }
+                Scheme::Affine64 => {
+                    let h = fmix64(u64::from_le_bytes(digest[..8].try_into().expect("8 bytes")));
+                    for ((v, &a), &b) in out.iter_mut().zip(&self.a).zip(&self.b) {
+                        *v = (*v).min(a.wrapping_mul(h).wrapping_add(b));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// MurmurHash3's 32-bit finaliser.
+fn fmix32(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}
+
+/// MurmurHash3's 64-bit finaliser.
+fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signature(num_perm: usize, seed: u32, scheme: Scheme, tokens: &[&str]) -> Vec<u64> {
+        let mut out = Vec::new();
+        MinHasher::new(num_perm, seed, scheme)
+            .signature(tokens.iter().map(|t| t.as_bytes()), &mut out);
+        out
+    }
+
+    /// datasketch 2.0.0: `m = MinHash(num_perm=4, seed=1, scheme=...)`, `m.update(t.encode())`
+    /// for each token, `m.hashvalues.tolist()`.
+    #[test]
+    fn as_datasketch_signs() {
+        let tokens = ["the", "cat", "sat", "on", "the", "mat"];
+        assert_eq!(signature(4, 1, Scheme::Affine32, &tokens), AFFINE32);
+        assert_eq!(signature(4, 1, Scheme::Affine64, &tokens), AFFINE64);
+        assert_eq!(signature(4, 1, Scheme::Legacy, &tokens), LEGACY);
+        // No tokens: the scheme's maxima.
+        assert_eq!(
+            signature(2, 1, Scheme::Affine32, &[]),
+            [u64::from(u32::MAX); 2]
+        );
+    }
+
+    const AFFINE32: [u64; 4] = [224474114, 74494968, 85505115, 1403334846];
+    const AFFINE64: [u64; 4] = [
+        11454664964620893273,
+        4118142295975483422,
+        2495853278392988972,
+        1034601219530768809,
+    ];
+    const LEGACY: [u64; 4] = [85460458, 833734781, 641877471, 1073183585];
+}
