@@ -816,6 +816,38 @@ def has_html_tag(text: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
     In SQL: SELECT count(*) FROM pairs WHERE NOT has_html_tag(src_text) AND NOT has_html_tag(tgt_text);
     """
 
+def minhash(tokens: Any, num_perm: Any, seed: Any, scheme: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """minhash(tokens, num_perm, seed [, scheme])
+
+    The MinHash signature of a token list, equal to datasketch 2.0's: MinHash(num_perm, seed, scheme), update(token.encode('utf-8')) for each token in order, hashvalues. scheme 'affine32' (datasketch's default) gives List<UInt32>, 'legacy' (datasketch before 2.0) and 'affine64' List<UInt64>. Shingling is yours: tokenize(text) (Python's str.split() words) or char_ngrams(text, n). No tokens give the scheme's maxima, as datasketch. NULL list gives NULL; a NULL token is an error.
+
+    Arguments:
+        tokens: A token list (List<Utf8>).
+        num_perm: How many permutations (datasketch's default 128).
+        seed: The permutations' seed, 0 to 2^32 - 1 (datasketch's default 1).
+        scheme: Optional literal: 'affine32' (default), 'affine64' or 'legacy'.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT minhash(tokenize(src_text), 128, 1) FROM pairs LIMIT 3;
+    """
+
+def char_ngrams(text: Any, n: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """char_ngrams(text, n)
+
+    The character n-grams of a text, in order and with repeats: text[i:i+n] for every i (Python slicing over code points); a non-empty text shorter than n is one n-gram, itself; an empty text has none. NULL text or n gives NULL.
+
+    Arguments:
+        text: A string.
+        n: The n-gram length in characters, at least 1.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT minhash(char_ngrams(src_text, 5), 128, 1) FROM pairs LIMIT 3;
+    """
+
 def derp_pooled(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: Any, **resources: Any) -> Any:
     """derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links)
 

@@ -32,3 +32,11 @@ def test_regex_search_is_the_regex_module_s():
     # [[:digit:]] is ASCII in the regex module, \d is not.
     assert pairmetrics.regex_search(texts, "[[:digit:]]").to_pylist() == [False, False, False]
     assert pairmetrics.regex_search(texts, r"\d").to_pylist() == [False, False, True]
+
+
+def test_minhash_is_datasketch_s():
+    # datasketch 2.0.0: MinHash(num_perm=4, seed=1, scheme=...), update(t.encode()) per token.
+    tokens = pa.array([["the", "cat", "sat", "on", "the", "mat"], None])
+    assert pairmetrics.minhash(tokens, 4, 1).to_pylist() == [[224474114, 74494968, 85505115, 1403334846], None]
+    assert pairmetrics.minhash(tokens, 4, 1, "legacy").to_pylist()[0] == [85460458, 833734781, 641877471, 1073183585]
+    assert pairmetrics.char_ngrams(pa.array(["abcd", "ab", ""]), 3).to_pylist() == [["abc", "bcd"], ["ab"], []]
