@@ -7,10 +7,11 @@
 //!   rank agreement);
 //! - [`sacrebleu`]: sacrebleu's BLEU, chrF and TER, their corpus statistics and paired tests;
 //! - [`stats`]: significance tests and the random generators they draw from;
-//! - [`clean`]: corpus cleaning (OpusFilter's filters, difflib, rapidfuzz's Levenshtein);
+//! - [`clean`]: corpus cleaning (OpusFilter's filters, difflib, rapidfuzz's Levenshtein,
+//!   CPython's `html.parser`, the `regex` module's patterns);
 //! - [`dedup`]: duplicate detection (datasketch's MinHash);
-//! - [`lid`]: language identification (py3langid's, fastText's supervised models, OpusFilter's
-//!   filter score);
+//! - [`lid`]: language identification (py3langid 0.4.0's and 0.3.0's, fastText's supervised
+//!   models, lingua, OpusFilter's filter scores);
 //! - [`lm`]: n-gram language models (scoring, modified Kneser-Ney estimation);
 //! - [`smt`]: statistical MT (phrase extraction, synthetic phrases, the decoder, MCPG, MERT,
 //!   l2-assist);
