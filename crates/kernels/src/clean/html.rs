@@ -40,7 +40,7 @@ fn patterns() -> &'static Patterns {
         // comes before `pos` visible to lookbehind.
         let re = |p: &str| Regex::new(&p.replace("SP", SPACE)).expect("html.parser's patterns");
         let value = r#"(?:'[^']*'|"[^"]*"|(?!['"])[^>SP]*)"#;
-        let attribute = format!(r#"(?<=['"SP/])[^SP/>][^SP/=>]*"#);
+        let attribute = r#"(?<=['"SP/])[^SP/>][^SP/=>]*"#;
         Patterns {
             locate_start_tag_end: re(&format!(
                 r"\G<[a-zA-Z][^\t\n\r\x0C />\x00]*(?:[SP/]*(?:{attribute}(?:[SP]*=+[SP]*{value}[SP]*)?(?:[SP]|/(?!>))*)*)?[SP]*"
@@ -107,8 +107,8 @@ impl Parser {
                 break;
             }
             let rest = &raw[i..];
-            if rest.starts_with('<') {
-                let step = if rest[1..].starts_with(|c: char| c.is_ascii_alphabetic()) {
+            if let Some(after) = rest.strip_prefix('<') {
+                let step = if after.starts_with(|c: char| c.is_ascii_alphabetic()) {
                     self.parse_starttag(&raw, i)?
                 } else if rest.starts_with("</") {
                     self.parse_endtag(&raw, i)
