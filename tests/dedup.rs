@@ -23,7 +23,8 @@ async fn minhash_is_datasketch() {
         Arc::new(StringArray::from(texts.clone())) as _,
     )]);
     common::register(&ctx, "t", batch);
-    let expected = std::fs::read_to_string(root().join("tests/data/minhash/expected.jsonl")).unwrap();
+    let expected =
+        std::fs::read_to_string(root().join("tests/data/minhash/expected.jsonl")).unwrap();
     let rows: Vec<serde_json::Value> = expected
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -37,7 +38,9 @@ async fn minhash_is_datasketch() {
         };
         let sql = format!(
             "SELECT minhash({shingles}, {}, {}, '{}') AS m FROM t",
-            c["num_perm"], c["seed"], c["scheme"].as_str().unwrap()
+            c["num_perm"],
+            c["seed"],
+            c["scheme"].as_str().unwrap()
         );
         let batches = ctx.sql(&sql).await.unwrap().collect().await.unwrap();
         let mut row = 0;
@@ -70,10 +73,9 @@ async fn minhash_is_datasketch() {
         let wide = c["scheme"] != "affine32";
         assert_eq!(
             batches[0].schema().field(0).data_type()
-                == &DataType::List(Arc::new(datafusion::arrow::datatypes::Field::new_list_field(
-                    DataType::UInt64,
-                    true
-                ))),
+                == &DataType::List(Arc::new(
+                    datafusion::arrow::datatypes::Field::new_list_field(DataType::UInt64, true)
+                )),
             wide
         );
     }

@@ -12,7 +12,7 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{IntArg, Shapes, TextArg, checked_arguments, signature};
+use super::args::{IntArg, Shapes, checked_arguments, scalar_text, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{Strings, TokenLists};
@@ -167,8 +167,8 @@ fn scheme_of(value: Option<&ScalarValue>) -> Result<Scheme> {
     let Some(value) = value else {
         return Ok(Scheme::Affine32);
     };
-    match TextArg::new(&ColumnarValue::Scalar(value.clone()), &value.to_array()?)?.get(0) {
-        Some(name) => Scheme::parse(name).or_else(|e| plan_err!("minhash: {e}")),
+    match scalar_text(value)? {
+        Some(name) => Scheme::parse(&name).or_else(|e| plan_err!("minhash: {e}")),
         None => plan_err!("minhash: the scheme is NULL"),
     }
 }

@@ -416,11 +416,7 @@ fn append_guess(out: &mut StructBuilder, guess: Option<(&str, f64)>) {
 fn langid_column(texts: &Strings, languages: Option<&TokenLists>, rows: usize) -> Result<ArrayRef> {
     let model = langid::Model::built_in();
     let all = Identifier::new(model);
-    let (mut scratch, mut wanted, mut restricted) = (
-        langid::Scratch::default(),
-        Vec::new(),
-        None::<(Vec<String>, Identifier)>,
-    );
+    let (mut scratch, mut restricted) = (langid::Scratch::default(), ByLanguages::default());
     let mut out = guess_builder(rows);
     let Some(languages) = languages else {
         // Every language: the texts go to the identifier together, which interleaves them.
@@ -442,28 +438,61 @@ fn langid_column(texts: &Strings, languages: Option<&TokenLists>, rows: usize) -
             append_guess(&mut out, None);
             continue;
         };
-        if languages.row(i, &mut wanted).is_err() {
+        let Ok(identifier) = restricted.for_row(languages, i, |wanted| {
+            Identifier::restricted(model, wanted).or_else(|e| exec_err!("{}: {e}", expr::LANGID))
+        })?
+        else {
             append_guess(&mut out, None);
             continue;
-        }
-        // Consecutive rows usually ask for the same languages: build once for them.
-        let same = restricted
-            .as_ref()
-            .is_some_and(|(langs, _)| langs.iter().eq(wanted.iter()));
-        if !same {
-            let identifier = Identifier::restricted(model, &wanted)
-                .or_else(|e| exec_err!("{}: {e}", expr::LANGID))?;
-            restricted = Some((wanted.iter().map(|s| s.to_string()).collect(), identifier));
-        }
-        let identifier = &restricted.as_ref().expect("built above").1;
+        };
         let guess = identifier.classify(text, &mut scratch);
         append_guess(&mut out, Some((guess.lang, guess.prob)));
     }
     Ok(Arc::new(out.finish()))
 }
 
+/// An identifier restricted to the languages a row asks for, rebuilt only when they change
+/// (consecutive rows usually ask for the same ones).
+struct ByLanguages<'a, T> {
+    wanted: Vec<&'a str>,
+    built: Option<(Vec<String>, T)>,
+}
+
+impl<T> Default for ByLanguages<'_, T> {
+    fn default() -> Self {
+        ByLanguages {
+            wanted: Vec::new(),
+            built: None,
+        }
+    }
+}
+
+impl<'a, T> ByLanguages<'a, T> {
+    /// The identifier for row `i`'s languages; `Ok(Err(()))` when the row's list is unreadable
+    /// (its answer is NULL).
+    fn for_row(
+        &mut self,
+        lists: &TokenLists<'a>,
+        i: usize,
+        build: impl FnOnce(&[&str]) -> Result<T>,
+    ) -> Result<std::result::Result<&T, ()>> {
+        if lists.row(i, &mut self.wanted).is_err() {
+            return Ok(Err(()));
+        }
+        let same = self
+            .built
+            .as_ref()
+            .is_some_and(|(langs, _)| langs.iter().eq(self.wanted.iter()));
+        if !same {
+            let built = build(&self.wanted)?;
+            self.built = Some((self.wanted.iter().map(|s| s.to_string()).collect(), built));
+        }
+        Ok(Ok(&self.built.as_ref().expect("built above").1))
+    }
+}
+
 fn lingua_column(texts: &Strings, languages: Option<&TokenLists>, rows: usize) -> Result<ArrayRef> {
-    let (mut wanted, mut restricted) = (Vec::new(), None::<(Vec<String>, Lingua)>);
+    let mut restricted = ByLanguages::default();
     let mut out = guess_builder(rows);
     for i in 0..rows {
         let Some(text) = texts.get(i) else {
@@ -473,19 +502,14 @@ fn lingua_column(texts: &Strings, languages: Option<&TokenLists>, rows: usize) -
         let detector = match languages {
             None => Lingua::all(),
             Some(lists) => {
-                if lists.row(i, &mut wanted).is_err() {
+                let Ok(detector) = restricted.for_row(lists, i, |wanted| {
+                    Lingua::restricted(wanted).or_else(|e| exec_err!("{}: {e}", expr::LINGUA_LID))
+                })?
+                else {
                     append_guess(&mut out, None);
                     continue;
-                }
-                let same = restricted
-                    .as_ref()
-                    .is_some_and(|(langs, _)| langs.iter().eq(wanted.iter()));
-                if !same {
-                    let detector = Lingua::restricted(&wanted)
-                        .or_else(|e| exec_err!("{}: {e}", expr::LINGUA_LID))?;
-                    restricted = Some((wanted.iter().map(|s| s.to_string()).collect(), detector));
-                }
-                &restricted.as_ref().expect("built above").1
+                };
+                detector
             }
         };
         let guess = detector.identify(text);
