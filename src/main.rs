@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         .and_then(|runtime| runtime.block_on(cli.run()));
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if stdout_reader_left(&err) => die_of_sigpipe(),
         Err(err) => {
             // Paths, SQL and servers' replies echoed in an error may hold control characters,
             // which a terminal would obey: shown escaped, as `show` and `sql` show data.
@@ -30,6 +31,39 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `err` is a write to standard output whose reader has gone (`pairmetrics align … |
+/// head -1`): Rust ignores SIGPIPE, so the write returned EPIPE instead of ending the process.
+/// Only then: a broken pipe to anything else (a server, a child) stays an error. Arrow's
+/// writers keep only the text of the I/O error they met, so that text counts too.
+fn stdout_reader_left(err: &anyhow::Error) -> bool {
+    let epipe = std::io::Error::from_raw_os_error(libc::EPIPE).to_string();
+    let broken_pipe = err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || e.to_string().contains(&epipe)
+    });
+    let mut stdout = libc::pollfd {
+        fd: libc::STDOUT_FILENO,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: poll on one valid pollfd, no timeout. A pipe whose read end is closed reports
+    // POLLERR on its write end.
+    let polled = unsafe { libc::poll(&mut stdout, 1, 0) };
+    broken_pipe && polled == 1 && stdout.revents & libc::POLLERR != 0
+}
+
+/// End as Unix tools end when their reader leaves: killed by SIGPIPE, nothing printed (the
+/// shell sees status 141).
+fn die_of_sigpipe() -> ExitCode {
+    // SAFETY: restoring a signal's default action and raising it on this process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
+    ExitCode::from(141)
 }
 
 /// glibc raises its mmap threshold each time a large block is freed, up to 32 MiB, so the

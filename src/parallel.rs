@@ -109,6 +109,10 @@ where
             });
         }
         drop((chunk_rx, result_tx));
+        // Owned here, so that returning early drops it: the workers' sends then fail, they
+        // stop, and so does the reader. (Borrowed, it would outlive the scope, which waits
+        // for threads blocked on a full channel: a closed pipe hung `align | head -1`.)
+        let result_rx = result_rx;
         // Results arrive in any order; hand them on in sequence.
         let mut waiting = BTreeMap::new();
         let mut next = 0u64;
@@ -171,5 +175,23 @@ mod tests {
             [0, 512, 1024],
             "every record before the error, those of its own chunk too"
         );
+    }
+
+    /// A sink that fails early (a closed pipe) ends the run while the reader and the workers
+    /// still have records: nobody waits on a full channel.
+    #[test]
+    fn a_failing_sink_stops_every_thread() {
+        for threads in [1, 2, 4] {
+            let records = (0..1_000_000u64).map(Ok::<_, anyhow::Error>);
+            let err = map_ordered(
+                records,
+                threads,
+                || (),
+                |_, c| Ok(c.first),
+                |_| Err(anyhow::anyhow!("reader gone")),
+            )
+            .unwrap_err();
+            assert_eq!(err.to_string(), "reader gone");
+        }
     }
 }

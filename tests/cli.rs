@@ -2,7 +2,9 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::Arc;
+use std::time::Duration;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type};
@@ -855,4 +857,93 @@ fn cluster_options_name_the_missing_feature() {
         error.contains("built without the `cluster` feature"),
         "{error}"
     );
+}
+
+/// A printing command whose reader stops early (`… | head -1`) ends quietly, as Unix tools do
+/// (killed by SIGPIPE), and soon: it neither prints an error nor waits on its own threads.
+#[test]
+fn printing_commands_end_quietly_when_their_reader_leaves() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    europarl_pairs(d, None);
+    let bitext = d.join("europarl.fr-en");
+    std::fs::write(
+        &bitext,
+        gunzip(&root().join("tests/data/fast_align/europarl.fr-en.gz")),
+    )
+    .unwrap();
+    let align = d.join("meteor.align");
+    let out = pairmetrics(&[
+        "align",
+        path_str(&d.join("europarl.fr")),
+        path_str(&d.join("europarl.en")),
+    ]);
+    std::fs::write(&align, stdout(&out)).unwrap();
+    let pairs = d.join("pairs.parquet");
+    let fast_align = root().join("tests/data/fast_align");
+    let commands: Vec<Vec<String>> = [
+        vec![
+            "sql",
+            "--format",
+            "csv",
+            "SELECT value FROM generate_series(1, 2000000)",
+        ],
+        vec![
+            "sql",
+            "--table",
+            &format!("p={}", path_str(&pairs)),
+            "SELECT * FROM p",
+        ],
+        vec!["align", "europarl.fr", "europarl.en"],
+        vec![
+            "lepod",
+            "-v",
+            "-a",
+            "meteor.align",
+            "-f",
+            "europarl.fr",
+            "europarl.en",
+        ],
+        vec!["fast-align", "-i", "europarl.fr-en", "-d", "-o", "-v"],
+        vec![
+            "lmplz",
+            "-o",
+            "3",
+            "--text",
+            "europarl.en",
+            "--discount_fallback",
+        ],
+        vec!["sacrebleu", "europarl.en", "-i", "europarl.fr", "-sl"],
+        vec![
+            "atools",
+            "-i",
+            path_str(&fast_align.join("dov.align.gz")),
+            "-j",
+            path_str(&fast_align.join("dov-r.align.gz")),
+            "-c",
+            "grow-diag-final-and",
+        ],
+    ]
+    .iter()
+    .map(|args| args.iter().map(|a| a.to_string()).collect())
+    .collect();
+    for args in commands {
+        // The pipe's reader is `head`; the test waits for the whole pipeline.
+        let out = output_within(
+            Command::new("bash")
+                .args(["-c", r#""$@" | head -1 > /dev/null"#, "bash"])
+                .arg(env!("CARGO_BIN_EXE_pairmetrics"))
+                .args(&args)
+                .current_dir(d),
+            Duration::from_secs(300),
+        )
+        .unwrap_or_else(|| panic!("{args:?}: still running after 300 s"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // fast_align and lmplz log their progress on stderr, as the originals do.
+        if ["fast-align", "lmplz"].contains(&args[0].as_str()) {
+            assert!(!stderr.contains("rror") && !stderr.contains("pipe"), "{args:?}: {stderr}");
+        } else {
+            assert_eq!(stderr, "", "{args:?}");
+        }
+    }
 }

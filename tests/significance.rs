@@ -448,6 +448,48 @@ fn show_prints_a_pair_with_its_alignment() {
     );
 }
 
+/// A column's signature holds only what its value depends on: two files scored with different
+/// PoD punctuation differ in `pod`, not in `led`.
+#[test]
+fn compare_warns_about_pod_only_when_the_punctuation_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let scored = |name: &str, punct: &str| {
+        let out = dir.path().join(name);
+        ok(&[
+            "score",
+            "--pairs",
+            path_str(&sample().join("pairs.parquet")),
+            "--alignments",
+            path_str(&sample().join("alignments.parquet")),
+            "--metrics",
+            "lepod",
+            "--punct",
+            punct,
+            "--out",
+            path_str(&out),
+        ]);
+        out
+    };
+    let (a, b) = (scored("a.parquet", ","), scored("b.parquet", ",.;"));
+    let text = ok(&[
+        "compare",
+        path_str(&a),
+        path_str(&b),
+        "--metrics",
+        "led,pod",
+        "--resamples",
+        "100",
+        "--trials",
+        "100",
+    ]);
+    assert!(
+        text.lines().any(|l| l == "led: led:links|case:mixed"),
+        "{text}"
+    );
+    assert!(text.contains("pod: scored differently: "), "{text}");
+    assert!(!text.contains("led: scored differently"), "{text}");
+}
+
 /// `compare` shows each metric's signature as `score` recorded it, and says so when systems
 /// were scored differently (here: case-sensitive against lowercased).
 #[test]

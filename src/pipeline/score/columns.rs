@@ -100,6 +100,9 @@ pub struct Metric {
     pub by_default: bool,
     /// Its part of the output's signature.
     signature: fn(&ScoreOptions) -> String,
+    /// A score column's signature, when a column depends on less than the whole part (LeD
+    /// ignores PoD's punctuation); None: every column carries `signature`.
+    column_signature: Option<fn(&ScoreOptions, &str) -> String>,
     /// Its columns, as (name, expression), in the order of `columns`.
     exprs: fn(&Inputs) -> Result<Vec<(&'static str, Expr)>>,
 }
@@ -114,16 +117,8 @@ pub static METRICS: &[Metric] = &[
         needs: &[],
         uses: &[Input::Alignments],
         by_default: true,
-        signature: |o| match (&o.alignments, &o.align) {
-            (Some(_), _) => format!("led:links|{}|pod:punct={:?}", case(o), o.punct),
-            (None, Some(aligner)) => format!(
-                "led:links|{}|pod:punct={:?}|align:{}",
-                case(o),
-                o.punct,
-                aligner.describe()
-            ),
-            (None, None) => format!("led:multiset|{}", case(o)),
-        },
+        signature: |o| lepod_signature(o, true),
+        column_signature: Some(|o, column| lepod_signature(o, column == "pod")),
         exprs: lepod,
     },
     Metric {
@@ -134,6 +129,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: true,
         signature: |_| "derp:mst".into(),
+        column_signature: None,
         exprs: derp,
     },
     Metric {
@@ -150,6 +146,7 @@ pub static METRICS: &[Metric] = &[
                 .expect("needed")
                 .signature()
         },
+        column_signature: None,
         exprs: |i| {
             Ok(vec![(
                 "true_score",
@@ -165,6 +162,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: true,
         signature: |_| "dep_fit:paper,form,sentence".into(),
+        column_signature: None,
         exprs: dep_fit,
     },
     Metric {
@@ -175,6 +173,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: true,
         signature: |_| "lm:log10,bos,eos".into(),
+        column_signature: None,
         exprs: |i| {
             let logprob = |side| expr::lm_logprob(i.functions, i.tokens(side));
             Ok(vec![
@@ -195,6 +194,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: true,
         signature: |_| "model_score:alpha_phi=1,alpha_lm=1,lm:ln".into(),
+        column_signature: None,
         exprs: |i| {
             Ok(vec![(
                 "model_score",
@@ -217,6 +217,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: false,
         signature: |_| "langid:py3langid-0.4.0,tokens-joined".into(),
+        column_signature: None,
         exprs: |i| language_columns(i, "langid", expr::langid),
     },
     Metric {
@@ -234,6 +235,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: false,
         signature: |_| "lingua_lid:lingua-1.7.2,tokens-joined".into(),
+        column_signature: None,
         exprs: |i| language_columns(i, "lingua_lid", expr::lingua_lid),
     },
     Metric {
@@ -255,6 +257,7 @@ pub static METRICS: &[Metric] = &[
             let name = model.file_name().unwrap_or_default().to_string_lossy();
             format!("fasttext_lid:model={name},tokens-joined")
         },
+        column_signature: None,
         exprs: |i| language_columns(i, "fasttext_lid", expr::fasttext_lid),
     },
     Metric {
@@ -266,6 +269,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: false,
         signature: |o| sacrebleu_signature("chrf", o),
+        column_signature: None,
         exprs: |i| sacrebleu_metric(i, "chrf", expr::chrf),
     },
     Metric {
@@ -277,6 +281,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: false,
         signature: |o| sacrebleu_signature("bleu", o),
+        column_signature: None,
         exprs: |i| sacrebleu_metric(i, "bleu", expr::sentence_bleu),
     },
     Metric {
@@ -288,6 +293,7 @@ pub static METRICS: &[Metric] = &[
         uses: &[],
         by_default: false,
         signature: |o| sacrebleu_signature("ter", o),
+        column_signature: None,
         exprs: |i| sacrebleu_metric(i, "ter", expr::sentence_ter),
     },
 ];
@@ -369,6 +375,23 @@ fn language_columns(
     Ok(columns)
 }
 
+/// LePoD's part: the links, the case and, when `with_punct`, PoD's punctuation (what LeD
+/// does not depend on).
+fn lepod_signature(o: &ScoreOptions, with_punct: bool) -> String {
+    let punct = if with_punct {
+        format!("|pod:punct={:?}", o.punct)
+    } else {
+        String::new()
+    };
+    match (&o.alignments, &o.align) {
+        (Some(_), _) => format!("led:links|{}{punct}", case(o)),
+        (None, Some(aligner)) => {
+            format!("led:links|{}{punct}|align:{}", case(o), aligner.describe())
+        }
+        (None, None) => format!("led:multiset|{}", case(o)),
+    }
+}
+
 fn case(options: &ScoreOptions) -> &'static str {
     if options.lowercase {
         "case:lc"
@@ -441,7 +464,13 @@ pub fn column_signatures(options: &ScoreOptions, metrics: &[&Metric]) -> BTreeMa
             m.columns
                 .iter()
                 .filter(|c| c.role == Role::Score)
-                .map(move |c| (c.name.to_string(), signature.clone()))
+                .map(move |c| {
+                    let column = match m.column_signature {
+                        Some(of_column) => of_column(options, c.name),
+                        None => signature.clone(),
+                    };
+                    (c.name.to_string(), column)
+                })
         })
         .collect()
 }
