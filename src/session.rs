@@ -418,3 +418,21 @@ pub fn query_text(frame: &DataFrame) -> String {
         Err(_) => frame.logical_plan().display_indent().to_string(),
     }
 }
+
+/// DataFusion's and Arrow's names for their error kinds, which say where in the engine an error
+/// arose, not what is wrong.
+const ENGINE_PREFIXES: [&str; 4] = [
+    "Error during planning: ",
+    "Execution error: ",
+    "External error: ",
+    "Arrow error: ",
+];
+
+/// An error's text as front ends show it (the CLI, Python): without the engine's kind names,
+/// wherever they nest (`External error: Execution error: ...`). "Internal error" stays: it
+/// reports a bug.
+pub fn without_engine_prefixes(message: &str) -> String {
+    ENGINE_PREFIXES
+        .iter()
+        .fold(message.to_string(), |text, prefix| text.replace(prefix, ""))
+}

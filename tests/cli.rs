@@ -941,7 +941,10 @@ fn printing_commands_end_quietly_when_their_reader_leaves() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         // fast_align and lmplz log their progress on stderr, as the originals do.
         if ["fast-align", "lmplz"].contains(&args[0].as_str()) {
-            assert!(!stderr.contains("rror") && !stderr.contains("pipe"), "{args:?}: {stderr}");
+            assert!(
+                !stderr.contains("rror") && !stderr.contains("pipe"),
+                "{args:?}: {stderr}"
+            );
         } else {
             assert_eq!(stderr, "", "{args:?}");
         }

@@ -16,6 +16,7 @@ mod edges;
 mod extract;
 mod fast_align;
 mod fitness;
+mod guides;
 mod import;
 mod l2_assist;
 mod layers;

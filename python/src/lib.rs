@@ -71,7 +71,12 @@ fn python_error(context: &str, err: &(dyn std::error::Error + 'static)) -> PyErr
         }
         source = e.source();
     }
-    PyValueError::new_err(format!("{context}: {err}"))
+    let message = pairmetrics::session::without_engine_prefixes(&err.to_string());
+    // A function's own errors already start with its name.
+    match message.starts_with(&format!("{context}: ")) {
+        true => PyValueError::new_err(message),
+        false => PyValueError::new_err(format!("{context}: {message}")),
+    }
 }
 
 fn anyhow_error(context: &str, err: anyhow::Error) -> PyErr {

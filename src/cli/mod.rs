@@ -164,7 +164,7 @@ pub fn error_message(err: &anyhow::Error) -> String {
     {
         Some(missing) => resource_hint(missing),
         None if format!("{err:#}").contains("Resources exhausted") => memory_hint(err),
-        None => chain_text(err),
+        None => pairmetrics::session::without_engine_prefixes(&chain_text(err)),
     }
 }
 
