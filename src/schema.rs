@@ -158,6 +158,9 @@ pub enum ColumnType {
     /// An integer, stored as Int64.
     Int,
     Bool,
+    /// A MinHash signature: List<UInt32> (datasketch's affine32) or List<UInt64>, kept at its
+    /// width (LSH band keys are written at it).
+    Signature,
 }
 
 impl ColumnType {
@@ -177,6 +180,9 @@ impl ColumnType {
             }
             ColumnType::Rank => DataType::Int32,
             ColumnType::Bool => DataType::Boolean,
+            ColumnType::Signature => {
+                DataType::List(Field::new_list_field(DataType::UInt64, true).into())
+            }
         }
     }
 
@@ -193,6 +199,10 @@ impl ColumnType {
             ColumnType::Floats => list_item(dt).is_some_and(DataType::is_numeric),
             ColumnType::Rank | ColumnType::Int => dt.is_integer(),
             ColumnType::Bool => dt == &DataType::Boolean,
+            ColumnType::Signature => matches!(
+                dt,
+                DataType::List(item) if matches!(item.data_type(), DataType::UInt32 | DataType::UInt64)
+            ),
         }
     }
 
@@ -213,6 +223,7 @@ impl ColumnType {
             ColumnType::Floats => "a list of numbers: List<Float64>",
             ColumnType::Rank | ColumnType::Int => "an integer",
             ColumnType::Bool => "a boolean",
+            ColumnType::Signature => "a MinHash signature: List<UInt32> or List<UInt64>",
         }
     }
 }

@@ -848,6 +848,69 @@ def char_ngrams(text: Any, n: Any, **resources: Any) -> pa.Array | pa.ChunkedArr
     In SQL: SELECT minhash(char_ngrams(src_text, 5), 128, 1) FROM pairs LIMIT 3;
     """
 
+def lsh_params(threshold: Any, num_perm: Any, fp_weight: Any = None, fn_weight: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """lsh_params(threshold, num_perm [, fp_weight, fn_weight])
+
+    The bands b and rows per band r that datasketch 2.0's MinHashLSH(threshold, num_perm, weights=(fp_weight, fn_weight)) chooses: the b·r ≤ num_perm minimising the weighted probabilities of a false positive and a false negative (its _optimal_param, searched in its order). Struct {b, r}. threshold in (0, 1), num_perm 2 to 2^16, weights in [0, 1] summing to 1 (default 0.5, 0.5); otherwise an error naming the argument. NULL gives NULL.
+
+    Arguments:
+        threshold: The Jaccard similarity the index is for, in (0, 1).
+        num_perm: The signatures' length.
+        fp_weight: Weight of false positives (default 0.5).
+        fn_weight: Weight of false negatives (default 0.5).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT lsh_params(0.8, 128);  -- {b: 9, r: 13}
+    """
+
+def lsh_bands(signature: Any, b: Any, r: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """lsh_bands(signature, b, r)
+
+    The b band keys MinHashLSH files a signature under, as Binary: band i holds values [i·r, (i+1)·r), each big-endian at the signature's width (4 bytes for List<UInt32>, 8 for List<UInt64>), as datasketch's bytes(hs.byteswap().data). Two rows are candidates (MinHashLSH.query returns one for the other) when they share a key at the same band position: a self-join on (position, key) after unnest. NULL signature gives NULL; b·r beyond the signature is an error.
+
+    Arguments:
+        signature: A minhash(...) signature.
+        b: Bands (lsh_params(...)['b']).
+        r: Values per band (lsh_params(...)['r']).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT pair_id, lsh_bands(minhash(tokenize(src_text), 128, 1), 9, 13) FROM pairs;
+    """
+
+def jaccard(a: Any, b: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """jaccard(a, b)
+
+    The Jaccard similarity of two token lists as sets, |A ∩ B| / |A ∪ B| (repeats count once): the exact figure a MinHash estimates. NULL when both are empty or either is NULL; a NULL token is an error.
+
+    Arguments:
+        a: A token list.
+        b: A token list.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT jaccard(tokenize('a b c'), tokenize('b c d'));  -- 0.5
+    """
+
+def minhash_jaccard(a: Any, b: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """minhash_jaccard(a, b)
+
+    The Jaccard similarity two MinHash signatures estimate, as datasketch's MinHash.jaccard: the share of positions where they agree. NULL when either is NULL or their lengths differ (where datasketch raises).
+
+    Arguments:
+        a: A minhash(...) signature.
+        b: A signature of the same length and scheme.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT minhash_jaccard(minhash(tokenize('a b c'), 128, 1), minhash(tokenize('b c d'), 128, 1));
+    """
+
 def derp_pooled(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: Any, **resources: Any) -> Any:
     """derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links)
 

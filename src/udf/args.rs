@@ -5,7 +5,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Int64Array, StringBuilder};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int64Array, StringBuilder,
+};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
@@ -183,6 +185,25 @@ impl IntArg {
     }
 
     pub fn get(&self, i: usize) -> Option<i64> {
+        let i = if self.constant { 0 } else { i };
+        self.values.is_valid(i).then(|| self.values.value(i))
+    }
+}
+
+/// A number argument, literal or column, as Float64.
+pub struct FloatArg {
+    values: Float64Array,
+    constant: bool,
+}
+
+impl FloatArg {
+    pub fn new(value: &ColumnarValue) -> Result<Self> {
+        let (array, constant) = array_of(value)?;
+        let values = cast(&array, &DataType::Float64)?.as_primitive().clone();
+        Ok(FloatArg { values, constant })
+    }
+
+    pub fn get(&self, i: usize) -> Option<f64> {
         let i = if self.constant { 0 } else { i };
         self.values.is_valid(i).then(|| self.values.value(i))
     }

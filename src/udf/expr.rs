@@ -81,6 +81,10 @@ names! {
     HAS_HTML_TAG = "has_html_tag";
     MINHASH = "minhash";
     CHAR_NGRAMS = "char_ngrams";
+    LSH_PARAMS = "lsh_params";
+    LSH_BANDS = "lsh_bands";
+    JACCARD = "jaccard";
+    MINHASH_JACCARD = "minhash_jaccard";
     LINGUA_LID = "lingua_lid";
     FASTTEXT_LID = "fasttext_lid";
     FASTTEXT_PREDICT = "fasttext_predict";

@@ -160,6 +160,18 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
     udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
         dedup::Kind::CharNgrams,
     ))));
+    udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
+        dedup::Kind::LshParams,
+    ))));
+    udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
+        dedup::Kind::LshBands,
+    ))));
+    udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
+        dedup::Kind::Jaccard,
+    ))));
+    udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
+        dedup::Kind::MinhashJaccard,
+    ))));
     udfs
 }
 
