@@ -217,3 +217,54 @@ fn jaccards_and_lsh_refusals() {
     ]);
     assert_eq!(nulls, "a,b\ntrue,true\n");
 }
+
+/// `pair_hash` and `segment_hash` are OpusFilter's duplicate keys (xxh64 of the preprocessed
+/// lines), for every option and side, on 815 real and adversarial pairs
+/// (tests/data/minhash/pair_hash.tsv, from scripts/make_pair_hash_vectors.py).
+#[tokio::test]
+async fn pair_hash_is_opusfilters() {
+    let text = std::fs::read_to_string(root().join("tests/data/lid/texts.txt")).unwrap();
+    let texts: Vec<&str> = text.split('\n').collect();
+    let texts = &texts[..texts.len() - 1];
+    let reversed: Vec<&str> = texts.iter().rev().copied().collect();
+    let ctx = common::context();
+    let batch = common::batch(vec![
+        ("src", Arc::new(StringArray::from(texts.to_vec())) as _),
+        ("tgt", Arc::new(StringArray::from(reversed)) as _),
+    ]);
+    common::register(&ctx, "t", batch);
+    let expected =
+        std::fs::read_to_string(root().join("tests/data/minhash/pair_hash.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = expected
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    let mut compared = 0;
+    for set in rows.chunks(texts.len()) {
+        let (options, compare) = (set[0][1], set[0][2]);
+        let call = match compare {
+            "all" => format!("pair_hash(src, tgt, '{options}')"),
+            "0" => format!("segment_hash(src, '{options}')"),
+            _ => format!("segment_hash(tgt, '{options}')"),
+        };
+        let batches = ctx
+            .sql(&format!("SELECT {call} FROM t"))
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        let got: Vec<u64> = batches
+            .iter()
+            .flat_map(|b| b.column(0).as_primitive::<UInt64Type>().values().to_vec())
+            .collect();
+        for (row, want) in set.iter().enumerate() {
+            assert_eq!(got[row].to_string(), want[3], "{call}, line {row}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 815 * 15);
+    let err = common::err(&["sql", "SELECT pair_hash('a', 'b', 'uppercase')"]);
+    assert!(err.contains("unknown option 'uppercase'"), "{err}");
+}

@@ -911,6 +911,37 @@ def minhash_jaccard(a: Any, b: Any, **resources: Any) -> pa.Array | pa.ChunkedAr
     In SQL: SELECT minhash_jaccard(minhash(tokenize('a b c'), 128, 1), minhash(tokenize('b c d'), 128, 1));
     """
 
+def pair_hash(src: Any, tgt: Any, options: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """pair_hash(src, tgt [, options])
+
+    OpusFilter 3.3.1's key for exact duplicates (its SegmentHasher, the remove_duplicates step's default xxh64, seed 0) of a pair of lines: each text is taken as the line of a file it would be there (with its newline), preprocessed as the options say, the two joined by a newline and hashed as UTF-16-LE. Equal keys are duplicates: SELECT * FROM pairs WHERE pair_id IN (SELECT min(pair_id) FROM pairs GROUP BY pair_hash(src_text, tgt_text)) keeps what remove_duplicates keeps. NULL text gives NULL.
+
+    Arguments:
+        src: The source text.
+        tgt: The target text.
+        options: Optional literal, comma-separated: 'lowercase', 'letters_only' (non-letters removed), 'letter_words_only' (whitespace tokens with a non-letter removed), as OpusFilter's parameters of those names.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT pair_hash(src_text, tgt_text, 'lowercase') FROM pairs;
+    """
+
+def segment_hash(text: Any, options: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """segment_hash(text [, options])
+
+    pair_hash of one side: OpusFilter's key with `compare: [0]` (or [1]) over that side's line, for duplicates by source or by target alone.
+
+    Arguments:
+        text: The text.
+        options: As pair_hash's.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT count(DISTINCT segment_hash(src_text)) FROM pairs;
+    """
+
 def derp_pooled(src_head: Any, src_deprel: Any, tgt_head: Any, tgt_deprel: Any, links: Any, **resources: Any) -> Any:
     """derp_pooled(src_head, src_deprel, tgt_head, tgt_deprel, links)
 

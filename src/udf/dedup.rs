@@ -18,10 +18,11 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use super::args::{FloatArg, IntArg, Shapes, checked_arguments, scalar_text, signature};
+use super::args::{FloatArg, IntArg, Shapes, TextArg, checked_arguments, scalar_text, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{Strings, TokenLists};
+use crate::clean::segment_hash::{Key, Method, SegmentHasher};
 use crate::dedup::lsh;
 use crate::dedup::minhash::{MinHasher, Scheme};
 use crate::schema::ColumnType;
@@ -34,6 +35,8 @@ pub enum Kind {
     LshBands,
     Jaccard,
     MinhashJaccard,
+    PairHash,
+    SegmentHash,
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -56,6 +59,9 @@ const NUM_PERM: (&str, ColumnType) = ("num_perm", ColumnType::Int);
 const SEED: (&str, ColumnType) = ("seed", ColumnType::Int);
 const THRESHOLD: (&str, ColumnType) = ("threshold", ColumnType::Float);
 const SIGNATURE: (&str, ColumnType) = ("signature", ColumnType::Signature);
+const SRC: (&str, ColumnType) = ("src", ColumnType::Text);
+const TGT: (&str, ColumnType) = ("tgt", ColumnType::Text);
+const OPTIONS: (&str, ColumnType) = ("options", ColumnType::Text);
 
 /// The largest num_perm `minhash` and `lsh_params` take.
 const MAX_PERM: i64 = 1 << 16;
@@ -79,6 +85,11 @@ fn shapes(kind: Kind) -> Shapes {
         Kind::LshBands => &[&[SIGNATURE, ("b", ColumnType::Int), ("r", ColumnType::Int)]],
         Kind::Jaccard => &[&[("a", ColumnType::Tokens), ("b", ColumnType::Tokens)]],
         Kind::MinhashJaccard => &[&[("a", ColumnType::Signature), ("b", ColumnType::Signature)]],
+        Kind::PairHash => &[&[SRC, TGT], &[SRC, TGT, OPTIONS]],
+        Kind::SegmentHash => &[
+            &[("text", ColumnType::Text)],
+            &[("text", ColumnType::Text), OPTIONS],
+        ],
     }
 }
 
@@ -201,6 +212,44 @@ static MINHASH_JACCARD_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .build()
 });
 
+static PAIR_HASH_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "OpusFilter 3.3.1's key for exact duplicates (its SegmentHasher, the remove_duplicates \
+         step's default xxh64, seed 0) of a pair of lines: each text is taken as the line of a \
+         file it would be there (with its newline), preprocessed as the options say, the two \
+         joined by a newline and hashed as UTF-16-LE. Equal keys are duplicates: \
+         SELECT * FROM pairs WHERE pair_id IN (SELECT min(pair_id) FROM pairs GROUP BY \
+         pair_hash(src_text, tgt_text)) keeps what remove_duplicates keeps. NULL text gives NULL.",
+        "pair_hash(src, tgt [, options])",
+    )
+    .with_argument("src", "The source text.")
+    .with_argument("tgt", "The target text.")
+    .with_argument(
+        "options",
+        "Optional literal, comma-separated: 'lowercase', 'letters_only' (non-letters removed), \
+         'letter_words_only' (whitespace tokens with a non-letter removed), as OpusFilter's \
+         parameters of those names.",
+    )
+    .with_sql_example("SELECT pair_hash(src_text, tgt_text, 'lowercase') FROM pairs;")
+    .with_related_udf(expr::SEGMENT_HASH)
+    .build()
+});
+
+static SEGMENT_HASH_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        DOC_SECTION,
+        "pair_hash of one side: OpusFilter's key with `compare: [0]` (or [1]) over that side's \
+         line, for duplicates by source or by target alone.",
+        "segment_hash(text [, options])",
+    )
+    .with_argument("text", "The text.")
+    .with_argument("options", "As pair_hash's.")
+    .with_sql_example("SELECT count(DISTINCT segment_hash(src_text)) FROM pairs;")
+    .with_related_udf(expr::PAIR_HASH)
+    .build()
+});
+
 impl ScalarUDFImpl for DedupUdf {
     fn name(&self) -> &str {
         match self.kind {
@@ -210,6 +259,8 @@ impl ScalarUDFImpl for DedupUdf {
             Kind::LshBands => expr::LSH_BANDS,
             Kind::Jaccard => expr::JACCARD,
             Kind::MinhashJaccard => expr::MINHASH_JACCARD,
+            Kind::PairHash => expr::PAIR_HASH,
+            Kind::SegmentHash => expr::SEGMENT_HASH,
         }
     }
 
@@ -223,6 +274,7 @@ impl ScalarUDFImpl for DedupUdf {
             Kind::LshParams => DataType::Struct(params_fields()),
             Kind::LshBands => list_of(DataType::Binary),
             Kind::Jaccard | Kind::MinhashJaccard => DataType::Float64,
+            Kind::PairHash | Kind::SegmentHash => DataType::UInt64,
         })
     }
 
@@ -232,7 +284,9 @@ impl ScalarUDFImpl for DedupUdf {
             | Kind::LshParams
             | Kind::LshBands
             | Kind::Jaccard
-            | Kind::MinhashJaccard => self.return_type(&[])?,
+            | Kind::MinhashJaccard
+            | Kind::PairHash
+            | Kind::SegmentHash => self.return_type(&[])?,
             Kind::MinHash => match scheme_of(args.scalar_arguments.get(3).copied().flatten())? {
                 Scheme::Affine64 | Scheme::Legacy => list_of(DataType::UInt64),
                 Scheme::Affine32 => list_of(DataType::UInt32),
@@ -291,6 +345,18 @@ impl ScalarUDFImpl for DedupUdf {
                 }
                 Arc::new(out.finish())
             }
+            Kind::PairHash | Kind::SegmentHash => {
+                let sides = if self.kind == Kind::PairHash { 2 } else { 1 };
+                let hasher = match args.args.get(sides) {
+                    None => segment_hasher(None)?,
+                    Some(ColumnarValue::Scalar(s)) => segment_hasher(scalar_text(s)?.as_deref())?,
+                    Some(_) => return exec_err!("{}: options must be a literal", self.name()),
+                };
+                let texts = (0..sides)
+                    .map(|k| TextArg::new(&args.args[k], &arrays[k]))
+                    .collect::<Result<Vec<_>>>()?;
+                segment_hashes(&hasher, &texts, rows)
+            }
         };
         Ok(ColumnarValue::Array(out))
     }
@@ -303,6 +369,8 @@ impl ScalarUDFImpl for DedupUdf {
             Kind::LshBands => &LSH_BANDS_DOC,
             Kind::Jaccard => &JACCARD_DOC,
             Kind::MinhashJaccard => &MINHASH_JACCARD_DOC,
+            Kind::PairHash => &PAIR_HASH_DOC,
+            Kind::SegmentHash => &SEGMENT_HASH_DOC,
         })
     }
 }
@@ -430,7 +498,8 @@ fn lsh_params(
             weight(&fp_weight),
             weight(&fn_weight),
         ) else {
-            (b_out.append_value(0), r_out.append_value(0));
+            b_out.append_value(0);
+            r_out.append_value(0);
             nulls.push(false);
             continue;
         };
@@ -452,7 +521,8 @@ fn lsh_params(
         let (b, r) = *known
             .entry(key)
             .or_insert_with(|| lsh::optimal_params(t, n as u32, fp, fneg));
-        (b_out.append_value(b.into()), r_out.append_value(r.into()));
+        b_out.append_value(b.into());
+        r_out.append_value(r.into());
         nulls.push(true);
     }
     let columns: Vec<ArrayRef> = vec![Arc::new(b_out.finish()), Arc::new(r_out.finish())];
@@ -547,4 +617,56 @@ fn jaccard(a: &TokenLists, b: &TokenLists, rows: usize) -> Result<ArrayRef> {
         out.append_option(lsh::set_jaccard(&left, &right));
     }
     Ok(Arc::new(out.finish()))
+}
+
+/// OpusFilter's hasher for remove_duplicates' defaults (every segment, xxh64) with the options
+/// named in `options` (comma-separated).
+fn segment_hasher(options: Option<&str>) -> Result<SegmentHasher> {
+    let mut hasher = SegmentHasher {
+        compare: None,
+        method: Method::Xxh64,
+        lowercase: false,
+        letters_only: false,
+        letter_words_only: false,
+    };
+    let options = options.unwrap_or("").split(',').map(str::trim);
+    for option in options.filter(|o| !o.is_empty()) {
+        match option {
+            "lowercase" => hasher.lowercase = true,
+            "letters_only" => hasher.letters_only = true,
+            "letter_words_only" => hasher.letter_words_only = true,
+            other => {
+                return plan_err!(
+                    "pair_hash: unknown option '{other}' (lowercase, letters_only, letter_words_only)"
+                );
+            }
+        }
+    }
+    Ok(hasher)
+}
+
+/// Each row's key over its texts, each taken as a file's line (with its newline) as OpusFilter
+/// reads them; NULL when a text is NULL.
+fn segment_hashes(hasher: &SegmentHasher, texts: &[TextArg], rows: usize) -> ArrayRef {
+    let mut out = UInt64Builder::with_capacity(rows);
+    let mut lines: Vec<String> = vec![String::new(); texts.len()];
+    for row in 0..rows {
+        let mut all = true;
+        for (line, text) in lines.iter_mut().zip(texts) {
+            match text.get(row) {
+                Some(t) => {
+                    line.clear();
+                    line.push_str(t);
+                    line.push('\n');
+                }
+                None => all = false,
+            }
+        }
+        let segments: Vec<&str> = lines.iter().map(String::as_str).collect();
+        match (all, hasher.key(&segments)) {
+            (true, Ok(Key::Hash(h))) => out.append_value(h as u64),
+            _ => out.append_null(),
+        }
+    }
+    Arc::new(out.finish())
 }

@@ -85,6 +85,8 @@ names! {
     LSH_BANDS = "lsh_bands";
     JACCARD = "jaccard";
     MINHASH_JACCARD = "minhash_jaccard";
+    PAIR_HASH = "pair_hash";
+    SEGMENT_HASH = "segment_hash";
     LINGUA_LID = "lingua_lid";
     FASTTEXT_LID = "fasttext_lid";
     FASTTEXT_PREDICT = "fasttext_predict";

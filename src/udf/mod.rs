@@ -172,6 +172,12 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
     udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
         dedup::Kind::MinhashJaccard,
     ))));
+    udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
+        dedup::Kind::PairHash,
+    ))));
+    udfs.push(Arc::new(ScalarUDF::from(dedup::DedupUdf::new(
+        dedup::Kind::SegmentHash,
+    ))));
     udfs
 }
 
