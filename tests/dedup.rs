@@ -268,3 +268,45 @@ async fn pair_hash_is_opusfilters() {
     let err = common::err(&["sql", "SELECT pair_hash('a', 'b', 'uppercase')"]);
     assert!(err.contains("unknown option 'uppercase'"), "{err}");
 }
+
+/// Signatures and band keys depend on the row alone: a table of two files of many row groups
+/// gives the same output at 1 and 4 partitions and any batch size.
+#[test]
+fn minhash_and_bands_are_the_same_whatever_the_layout() {
+    let text = std::fs::read_to_string(root().join("tests/data/minhash/texts.txt")).unwrap();
+    let texts: Vec<&str> = text.split('\n').collect();
+    let texts = &texts[..texts.len() - 1];
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("texts");
+    common::write_two_parts(&table, texts.len(), 97, |range| {
+        let ids: Vec<i64> = range.clone().map(|i| i as i64).collect();
+        common::batch(vec![
+            ("id", common::ids(&ids)),
+            (
+                "text",
+                Arc::new(StringArray::from(texts[range].to_vec())) as _,
+            ),
+        ])
+    });
+    let run = |partitions: &str, batch_size: &str| {
+        common::ok(&[
+            "sql",
+            "--format",
+            "json",
+            "--partitions",
+            partitions,
+            "--batch-size",
+            batch_size,
+            "--table",
+            &format!("t={}", common::path_str(&table)),
+            "SELECT id, minhash(tokenize(text), 128, 1) AS m, \
+                    lsh_bands(minhash(char_ngrams(text, 5), 64, 7, 'legacy'), 8, 8) AS bands, \
+                    pair_hash(text, text) AS h \
+             FROM t ORDER BY id",
+        ])
+    };
+    let one = run("1", "64");
+    assert_eq!(one.lines().count(), texts.len());
+    assert_eq!(run("4", "1000"), one);
+    assert_eq!(run("2", "7"), one);
+}
