@@ -77,6 +77,9 @@ struct Step {
     number: usize,
     kind: String,
     parameters: serde_yaml::Mapping,
+    /// A `filter` or `score` step's filters, parsed (and their models loaded) once, by the
+    /// check before any step runs.
+    filters: Vec<(Vec<String>, Filter)>,
 }
 
 /// Run the configuration's steps, as `opusfilter CONFIG` does; warnings go to `log`.
@@ -160,12 +163,14 @@ pub fn run(options: &Options, log: &mut dyn Write) -> Result<()> {
             let Yaml::Mapping(parameters) = parameters else {
                 bail!(at("`parameters` must be a mapping"));
             };
-            let step = Step {
+            let mut step = Step {
                 number,
                 kind: kind.clone(),
                 parameters,
+                filters: Vec::new(),
             };
-            check(&step, &output_dir, log).map_err(|e| anyhow!(at(&format!("{e:#}"))))?;
+            step.filters =
+                check(&step, &output_dir, log).map_err(|e| anyhow!(at(&format!("{e:#}"))))?;
             planned.push(step);
         }
     }
@@ -337,7 +342,8 @@ fn known_parameters(kind: &str) -> &'static [&'static str] {
     }
 }
 
-fn check(step: &Step, workdir: &Path, log: &mut dyn Write) -> Result<()> {
+/// Check a step's parameters before anything runs; a `filter` or `score` step's filters.
+fn check(step: &Step, workdir: &Path, log: &mut dyn Write) -> Result<Vec<(Vec<String>, Filter)>> {
     let known = known_parameters(&step.kind);
     let unknown: Vec<String> = step
         .parameters
@@ -365,9 +371,10 @@ fn check(step: &Step, workdir: &Path, log: &mut dyn Write) -> Result<()> {
             files(&step.parameters, "outputs")?;
         }
     }
-    if matches!(step.kind.as_str(), "filter" | "score") {
-        filters(&step.parameters, inputs.len(), workdir, log)?;
-    }
+    let filters = match step.kind.as_str() {
+        "filter" | "score" => filters(&step.parameters, inputs.len(), workdir, log)?,
+        _ => Vec::new(),
+    };
     match step.kind.as_str() {
         "head" | "tail" => {
             integer(&step.parameters, "n")?.ok_or_else(|| anyhow!("`n` is required"))?;
@@ -388,7 +395,7 @@ fn check(step: &Step, workdir: &Path, log: &mut dyn Write) -> Result<()> {
         }
         _ => {}
     }
-    Ok(())
+    Ok(filters)
 }
 
 /// remove_duplicates' `SegmentHasher`.
@@ -979,7 +986,7 @@ fn run_step(step: &Step, context: &StepContext, log: &mut dyn Write) -> Result<(
         .collect::<Result<Vec<_>>>()?;
     match step.kind.as_str() {
         "filter" | "score" => {
-            let filters = filters(p, inputs.len(), &context.dir, log)?;
+            let filters = &step.filters;
             let mut readers = inputs
                 .iter()
                 .map(|i| Lines::open(i))
@@ -1026,7 +1033,7 @@ fn run_step(step: &Step, context: &StepContext, log: &mut dyn Write) -> Result<(
                     if step.kind == "score" {
                         let lines = on_cores(&batch, |pair| {
                             let mut object = BTreeMap::new();
-                            for (names, filter) in &filters {
+                            for (names, filter) in filters {
                                 let score =
                                     filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
                                 insert(&mut object, names, score);
