@@ -204,6 +204,14 @@ fn jaccards_and_lsh_refusals() {
             "SELECT lsh_bands(minhash(tokenize('a'), 8, 1), 3, 3)",
             "b × r = 9 exceeds",
         ),
+        (
+            "SELECT jaccard(['a', NULL], ['a'])",
+            "jaccard: row 0: a[1] is NULL",
+        ),
+        (
+            "SELECT minhash([NULL, 'b'], 4, 1)",
+            "minhash: row 0: tokens[0] is NULL",
+        ),
     ] {
         let err = common::err(&["sql", sql]);
         assert!(err.contains(says), "{sql}: {err}");

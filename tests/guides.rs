@@ -90,6 +90,7 @@ fn run_guide(guide: &str) {
     let path = root().join(guide);
     let text = std::fs::read_to_string(&path).unwrap();
     let blocks = blocks(&text);
+    let lines: Vec<&str> = text.lines().collect();
     let scratch = tempfile::tempdir().unwrap();
     for name in ["data", "tests", "scripts"] {
         std::os::unix::fs::symlink(root().join(name), scratch.path().join(name)).unwrap();
@@ -131,8 +132,7 @@ fn run_guide(guide: &str) {
         );
         let Some(shown) = blocks.get(k + 1).filter(|next| {
             (next.info.is_empty() || next.info == "text")
-                && text.lines().collect::<Vec<_>>()
-                    [block.start + block.lines.len() + 1..next.start - 1]
+                && lines[block.start + block.lines.len() + 1..next.start - 1]
                     .iter()
                     .all(|l| l.trim().is_empty())
         }) else {
@@ -154,7 +154,7 @@ fn run_guide(guide: &str) {
         return;
     }
     if std::env::var_os("PAIRMETRICS_BLESS").is_some() {
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let mut lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         for (start, len, got) in blessed.into_iter().rev() {
             lines.splice(start..start + len, got);
         }

@@ -21,7 +21,7 @@ use datafusion::logical_expr::{
 use super::args::{FloatArg, IntArg, Shapes, TextArg, checked_arguments, scalar_text, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
-use crate::arrow::read::{Strings, TokenLists};
+use crate::arrow::read::{RowProblem, Strings, TokenLists};
 use crate::clean::segment_hash::{Key, Method, SegmentHasher};
 use crate::dedup::lsh;
 use crate::dedup::minhash::{MinHasher, Scheme};
@@ -402,12 +402,16 @@ fn minhash(
     let mut narrow = ListBuilder::new(UInt32Builder::new());
     let mut wide = ListBuilder::new(UInt64Builder::new());
     for row in 0..rows {
-        let (Some(list), Some(n), Some(s)) = (tokens.items(row), num_perm.get(row), seed.get(row))
-        else {
+        let (Some(n), Some(s)) = (num_perm.get(row), seed.get(row)) else {
             narrow.append(false);
             wide.append(false);
             continue;
         };
+        if !read_tokens(expr::MINHASH, tokens, row, &mut items)? {
+            narrow.append(false);
+            wide.append(false);
+            continue;
+        }
         if hasher.as_ref().is_none_or(|(key, _)| *key != (n, s)) {
             let perms = usize::try_from(n)
                 .ok()
@@ -416,13 +420,6 @@ fn minhash(
             let seed = u32::try_from(s)
                 .map_or_else(|_| exec_err!("minhash: seed {s} is not 0 to 2^32 - 1"), Ok)?;
             hasher = Some(((n, s), MinHasher::new(perms, seed, scheme)));
-        }
-        items.clear();
-        for token in list {
-            match token {
-                Some(t) => items.push(t),
-                None => return exec_err!("minhash: row {row} has a NULL token"),
-            }
         }
         let minhasher = &hasher.as_ref().expect("built above").1;
         minhasher.signature(items.iter().map(|t| t.as_bytes()), &mut signature);
@@ -600,23 +597,26 @@ fn jaccard(a: &TokenLists, b: &TokenLists, rows: usize) -> Result<ArrayRef> {
     let mut out = Float64Builder::with_capacity(rows);
     let (mut left, mut right) = (Vec::new(), Vec::new());
     for row in 0..rows {
-        let (Some(x), Some(y)) = (a.items(row), b.items(row)) else {
-            out.append_null();
-            continue;
-        };
-        left.clear();
-        right.clear();
-        for (tokens, into) in [(x, &mut left), (y, &mut right)] {
-            for token in tokens {
-                match token {
-                    Some(t) => into.push(t),
-                    None => return exec_err!("jaccard: row {row} has a NULL token"),
-                }
-            }
-        }
-        out.append_option(lsh::set_jaccard(&left, &right));
+        let both = read_tokens(expr::JACCARD, a, row, &mut left)?
+            && read_tokens(expr::JACCARD, b, row, &mut right)?;
+        out.append_option(both.then(|| lsh::set_jaccard(&left, &right)).flatten());
     }
     Ok(Arc::new(out.finish()))
+}
+
+/// Row `row`'s tokens into `out`: false for a NULL list (the function gives NULL), an error
+/// naming the row and position for a NULL token.
+fn read_tokens<'a>(
+    function: &str,
+    tokens: &TokenLists<'a>,
+    row: usize,
+    out: &mut Vec<&'a str>,
+) -> Result<bool> {
+    match tokens.row(row, out) {
+        Ok(()) => Ok(true),
+        Err(RowProblem::NullArgument(_)) => Ok(false),
+        Err(problem) => exec_err!("{function}: row {row}: {problem}"),
+    }
 }
 
 /// OpusFilter's hasher for remove_duplicates' defaults (every segment, xxh64) with the options
