@@ -318,3 +318,293 @@ fn minhash_and_bands_are_the_same_whatever_the_layout() {
     assert_eq!(run("4", "1000"), one);
     assert_eq!(run("2", "7"), one);
 }
+
+/// The rows of a Parquet file or directory in file order.
+fn read_rows(path: &std::path::Path) -> Vec<datafusion::arrow::array::RecordBatch> {
+    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let mut files: Vec<std::path::PathBuf> = match path.is_dir() {
+        true => std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+            .collect(),
+        false => vec![path.to_path_buf()],
+    };
+    files.sort();
+    files
+        .iter()
+        .flat_map(|f| {
+            let file = std::fs::File::open(f).unwrap();
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                .unwrap()
+                .build()
+                .unwrap();
+            reader.map(Result::unwrap).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// A column of the batches as optional integers.
+fn int_column(batches: &[datafusion::arrow::array::RecordBatch], name: &str) -> Vec<Option<i64>> {
+    use datafusion::arrow::datatypes::Int64Type;
+    batches
+        .iter()
+        .flat_map(|b| {
+            b.column_by_name(name)
+                .unwrap_or_else(|| panic!("no column {name}"))
+                .as_primitive::<Int64Type>()
+                .iter()
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn dedup_data() -> std::path::PathBuf {
+    root().join("tests/data/dedup")
+}
+
+/// Run `pairmetrics dedup` on the test pairs with `args` (a relative --against path is in
+/// tests/data/dedup): each row's duplicate_of.
+fn dedup(args: &[String], out: &std::path::Path) -> Vec<Option<i64>> {
+    let pairs = dedup_data().join("pairs");
+    let mut all = vec![
+        "dedup".to_string(),
+        pairs.display().to_string(),
+        out.display().to_string(),
+    ];
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        all.push(arg.clone());
+        if arg == "--against" {
+            let table = args.next().unwrap();
+            all.push(dedup_data().join(table).display().to_string());
+        }
+    }
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    common::ok(&all);
+    int_column(&read_rows(out), "duplicate_of")
+}
+
+/// `pairmetrics dedup` marks the rows OpusFilter's remove_duplicates removes (pair, each side,
+/// its options, `overlap`), the rows either side repeats, and the near duplicates MinHashLSH's
+/// candidates joined into connected components give, each with the pair_id of the first row of
+/// its group (tests/data/dedup, scripts/make_dedup_vectors.py).
+#[test]
+fn dedup_marks_what_opusfilter_and_datasketch_mark() {
+    let expected = std::fs::read_to_string(dedup_data().join("expected.jsonl")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = read_rows(&dedup_data().join("pairs"));
+    let rows: usize = input.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 4870);
+    let mut settings = 0;
+    for (i, line) in expected.lines().enumerate() {
+        let setting: serde_json::Value = serde_json::from_str(line).unwrap();
+        let args: Vec<String> = setting["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect();
+        let got = dedup(&args, &dir.path().join(format!("{i}.parquet")));
+        let mut want = vec![None; rows];
+        for marked in setting["marked"].as_array().unwrap() {
+            want[marked[0].as_u64().unwrap() as usize] = marked[1].as_i64();
+        }
+        let name = setting["setting"].as_str().unwrap();
+        assert_eq!(got.len(), rows, "{name}");
+        for (row, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{name}: row {row}");
+        }
+        settings += 1;
+    }
+    assert_eq!(settings, 15);
+}
+
+/// The table comes back whole and in its order, with duplicate_of; `--only-kept` writes the rows
+/// whose duplicate_of is NULL, without the column. The result is the same at 1 and 2 threads
+/// and whatever the input's row groups.
+#[test]
+fn dedup_keeps_rows_order_and_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let near = ["--near", "0.8", "--side", "either"].map(String::from);
+    let out = dir.path().join("all.parquet");
+    let marked = dedup(&near, &out);
+    let input = read_rows(&dedup_data().join("pairs"));
+    let written = read_rows(&out);
+    assert_eq!(
+        int_column(&written, "pair_id"),
+        int_column(&input, "pair_id")
+    );
+    let texts = |batches: &[datafusion::arrow::array::RecordBatch]| -> Vec<String> {
+        batches
+            .iter()
+            .flat_map(|b| {
+                let s = b.column_by_name("src_text").unwrap().as_string::<i32>();
+                s.iter().map(|v| v.unwrap().to_string()).collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    assert_eq!(texts(&written), texts(&input));
+
+    let kept_path = dir.path().join("kept.parquet");
+    let mut args = near.to_vec();
+    args.push("--only-kept".into());
+    let pairs = dedup_data().join("pairs");
+    let mut all = vec![
+        "dedup",
+        common::path_str(&pairs),
+        common::path_str(&kept_path),
+    ];
+    all.extend(args.iter().map(String::as_str));
+    common::ok(&all);
+    let kept = read_rows(&kept_path);
+    assert!(kept[0].column_by_name("duplicate_of").is_none());
+    let want: Vec<Option<i64>> = int_column(&input, "pair_id")
+        .into_iter()
+        .zip(&marked)
+        .filter(|(_, d)| d.is_none())
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(int_column(&kept, "pair_id"), want);
+
+    // One file of 37-row row groups, one thread: the same marks.
+    let regrouped = dir.path().join("regrouped.parquet");
+    {
+        use datafusion::parquet::arrow::ArrowWriter;
+        use datafusion::parquet::file::properties::WriterProperties;
+        let props = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(37))
+            .build();
+        let file = std::fs::File::create(&regrouped).unwrap();
+        let mut w = ArrowWriter::try_new(file, input[0].schema(), Some(props)).unwrap();
+        for batch in &input {
+            w.write(batch).unwrap();
+        }
+        w.close().unwrap();
+    }
+    let again = dir.path().join("again.parquet");
+    let mut all = vec![
+        "dedup",
+        common::path_str(&regrouped),
+        common::path_str(&again),
+    ];
+    all.extend(near.iter().map(String::as_str));
+    all.extend(["--threads", "1"]);
+    common::ok(&all);
+    assert_eq!(int_column(&read_rows(&again), "duplicate_of"), marked);
+}
+
+/// Bad settings and tables are refused before anything is written, naming what is wrong; a row
+/// with a NULL text is compared with nothing and kept.
+#[test]
+fn dedup_refusals_and_null_texts() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = dedup_data().join("pairs");
+    let pairs = common::path_str(&pairs);
+    let out = dir.path().join("out.parquet");
+    let out = common::path_str(&out);
+    for (args, says) in [
+        (
+            vec!["--near", "0"],
+            "--near: the threshold must be in (0, 1), got 0",
+        ),
+        (vec!["--near", "1"], "must be in (0, 1), got 1"),
+        (
+            vec!["--near", "0.8", "--num-perm", "0"],
+            "--num-perm: must be 1 to 65536, got 0",
+        ),
+        (vec!["--near", "0.8", "--num-perm", "65537"], "got 65537"),
+        (
+            vec!["--near", "0.8", "--shingle", "chars:0"],
+            "expected words or chars:N",
+        ),
+        (
+            vec!["--options", "uppercase"],
+            "--options: unknown option 'uppercase'",
+        ),
+        (
+            vec!["--src-column", "nope"],
+            "no column `nope` (--src-column)",
+        ),
+        (
+            vec!["--tgt-column", "pair_id"],
+            "column `pair_id` is Int64, not text",
+        ),
+        (
+            vec!["--exact", "src", "--near", "0.8"],
+            "cannot be used with",
+        ),
+    ] {
+        let mut all = vec!["dedup", pairs, out];
+        all.extend(args);
+        let err = common::err(&all);
+        assert!(err.contains(says), "{all:?}: {err}");
+        assert!(!std::path::Path::new(out).exists(), "{all:?} wrote {out}");
+    }
+
+    // No pair_id; a duplicate_of column already there; the input as the output.
+    let no_id = dir.path().join("no_id.parquet");
+    common::write_parquet(
+        &no_id,
+        vec![
+            ("src_text", common::sentences(&["a"])),
+            ("tgt_text", common::sentences(&["b"])),
+        ],
+    );
+    let err = common::err(&["dedup", common::path_str(&no_id), out]);
+    assert!(err.contains("no pair_id column"), "{err}");
+    let marked = dir.path().join("marked.parquet");
+    common::ok(&["dedup", pairs, common::path_str(&marked)]);
+    let err = common::err(&["dedup", common::path_str(&marked), out]);
+    assert!(err.contains("already has a duplicate_of column"), "{err}");
+    let copy = dir.path().join("copy.parquet");
+    std::fs::copy(dedup_data().join("pairs/part-0.parquet"), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let err = common::err(&["dedup", common::path_str(&copy), common::path_str(&copy)]);
+    assert!(err.contains("input"), "{err}");
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+
+    // NULL texts: compared with nothing (kept), and counted.
+    let nulls = dir.path().join("nulls.parquet");
+    let text = |v: Vec<Option<&str>>| Arc::new(StringArray::from(v)) as _;
+    common::write_parquet(
+        &nulls,
+        vec![
+            ("pair_id", common::ids(&[1, 2, 3, 4])),
+            ("src_text", text(vec![Some("a"), None, Some("a"), None])),
+            (
+                "tgt_text",
+                text(vec![Some("b"), Some("b"), Some("b"), None]),
+            ),
+        ],
+    );
+    for (args, want) in [
+        (vec![], vec![None, None, Some(1), None]),
+        (
+            vec!["--exact", "either"],
+            vec![None, Some(1), Some(1), None],
+        ),
+        (vec!["--near", "0.5"], vec![None, None, Some(1), None]),
+    ] {
+        let out = dir.path().join(format!("nulls-{}.parquet", args.len()));
+        let mut all = vec!["dedup", common::path_str(&nulls), common::path_str(&out)];
+        all.extend(args.iter().copied());
+        let output = common::pairmetrics(&all);
+        assert!(output.status.success(), "{all:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let not_compared = if args.first() == Some(&"--exact") {
+            1
+        } else {
+            2
+        };
+        assert!(
+            stderr.contains(&format!("{not_compared} with a NULL text")),
+            "{all:?}: {stderr}"
+        );
+        assert_eq!(
+            int_column(&read_rows(&out), "duplicate_of"),
+            want,
+            "{all:?}"
+        );
+    }
+}

@@ -9,6 +9,7 @@ mod atools;
 mod cluster;
 mod compare;
 mod decode;
+mod dedup;
 mod demo;
 mod export;
 mod extract;
@@ -85,6 +86,7 @@ enum Command {
     Fasttext(fasttext::Args),
     Lmplz(lmplz::Args),
     Opusfilter(opusfilter::Args),
+    Dedup(dedup::Args),
     Lm(lm::Args),
     Export(export::Args),
     Rerank(rerank::Args),
@@ -129,6 +131,7 @@ impl Cli {
             Command::Fasttext(args) => args.run(stdout)?,
             Command::Lmplz(args) => args.run(stdout)?,
             Command::Opusfilter(args) => args.run()?,
+            Command::Dedup(args) => args.run().await?,
             Command::Lm(args) => args.run(stdout).await?,
             Command::Export(args) => args.run(stdout).await?,
             Command::Rerank(args) => args.run(stdout).await?,

@@ -214,6 +214,15 @@ impl ParquetInput {
         &self.path
     }
 
+    /// How many rows its files hold, from their footers.
+    pub fn num_rows(&self) -> u64 {
+        let rows = self
+            .files
+            .iter()
+            .map(|f| f.metadata.file_metadata().num_rows());
+        rows.map(|n| n.max(0) as u64).sum()
+    }
+
     /// The file of a single-file input, and its footer (None for a directory).
     pub fn single_file(&self) -> Option<(&Source, &Arc<ParquetMetaData>)> {
         match (self.is_file, self.files.as_slice()) {

@@ -3,6 +3,8 @@
 
 /// The pairmetrics version that wrote the file.
 pub const VERSION: &str = "pairmetrics.version";
+/// How `dedup` compared the rows (method, side, settings).
+pub const DEDUP: &str = "pairmetrics.dedup";
 /// The SQL a result was computed with (`sql`, `score`, `triples`, `extract`, `pivot`).
 pub const QUERY: &str = "pairmetrics.query";
 /// The signature of what was computed: metrics and their options (`score`), the phrase

@@ -7,6 +7,7 @@ pub mod atools;
 pub mod cluster;
 pub mod compare;
 pub mod decode;
+pub mod dedup;
 pub mod demo;
 pub mod export;
 pub mod extract;

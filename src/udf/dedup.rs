@@ -22,9 +22,10 @@ use super::args::{FloatArg, IntArg, Shapes, TextArg, checked_arguments, scalar_t
 use super::docs::DOC_SECTION;
 use super::expr;
 use crate::arrow::read::{RowProblem, Strings, TokenLists};
-use crate::clean::segment_hash::{Key, Method, SegmentHasher};
+use crate::clean::segment_hash::{Key, SegmentHasher};
 use crate::dedup::lsh;
 use crate::dedup::minhash::{MinHasher, Scheme};
+use crate::dedup::shingles::char_ngrams as char_ngrams_of;
 use crate::schema::ColumnType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -444,7 +445,7 @@ fn minhash(
 
 fn char_ngrams(texts: &Strings, n: &IntArg, rows: usize) -> Result<ArrayRef> {
     let mut out = ListBuilder::new(StringBuilder::new());
-    let mut starts = Vec::new();
+    let mut grams = Vec::new();
     for row in 0..rows {
         let (Some(text), Some(n)) = (texts.get(row), n.get(row)) else {
             out.append(false);
@@ -453,17 +454,10 @@ fn char_ngrams(texts: &Strings, n: &IntArg, rows: usize) -> Result<ArrayRef> {
         if n < 1 {
             return exec_err!("char_ngrams: n is {n}, not at least 1");
         }
-        let n = n as usize;
-        starts.clear();
-        starts.extend(text.char_indices().map(|(i, _)| i));
-        starts.push(text.len());
-        let chars = starts.len() - 1;
-        if chars > 0 {
-            // Python's text[i:i+n] for i in range(max(len - n + 1, 1)).
-            for i in 0..chars.saturating_sub(n - 1).max(1) {
-                out.values()
-                    .append_value(&text[starts[i]..starts[(i + n).min(chars)]]);
-            }
+        grams.clear();
+        char_ngrams_of(text, n as usize, &mut grams);
+        for gram in &grams {
+            out.values().append_value(gram);
         }
         out.append(true);
     }
@@ -619,52 +613,18 @@ fn read_tokens<'a>(
     }
 }
 
-/// OpusFilter's hasher for remove_duplicates' defaults (every segment, xxh64) with the options
-/// named in `options` (comma-separated).
 fn segment_hasher(options: Option<&str>) -> Result<SegmentHasher> {
-    let mut hasher = SegmentHasher {
-        compare: None,
-        method: Method::Xxh64,
-        lowercase: false,
-        letters_only: false,
-        letter_words_only: false,
-    };
-    let options = options.unwrap_or("").split(',').map(str::trim);
-    for option in options.filter(|o| !o.is_empty()) {
-        match option {
-            "lowercase" => hasher.lowercase = true,
-            "letters_only" => hasher.letters_only = true,
-            "letter_words_only" => hasher.letter_words_only = true,
-            other => {
-                return plan_err!(
-                    "pair_hash: unknown option '{other}' (lowercase, letters_only, letter_words_only)"
-                );
-            }
-        }
-    }
-    Ok(hasher)
+    SegmentHasher::with_options(options.unwrap_or("")).or_else(|e| plan_err!("pair_hash: {e}"))
 }
 
 /// Each row's key over its texts, each taken as a file's line (with its newline) as OpusFilter
 /// reads them; NULL when a text is NULL.
 fn segment_hashes(hasher: &SegmentHasher, texts: &[TextArg], rows: usize) -> ArrayRef {
     let mut out = UInt64Builder::with_capacity(rows);
-    let mut lines: Vec<String> = vec![String::new(); texts.len()];
     for row in 0..rows {
-        let mut all = true;
-        for (line, text) in lines.iter_mut().zip(texts) {
-            match text.get(row) {
-                Some(t) => {
-                    line.clear();
-                    line.push_str(t);
-                    line.push('\n');
-                }
-                None => all = false,
-            }
-        }
-        let segments: Vec<&str> = lines.iter().map(String::as_str).collect();
-        match (all, hasher.key(&segments)) {
-            (true, Ok(Key::Hash(h))) => out.append_value(h as u64),
+        let line: Option<Vec<&str>> = texts.iter().map(|t| t.get(row)).collect();
+        match line.map(|texts| hasher.key_of_texts(&texts)) {
+            Some(Ok(Key::Hash(h))) => out.append_value(h as u64),
             _ => out.append_null(),
         }
     }

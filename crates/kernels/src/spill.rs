@@ -34,15 +34,15 @@ macro_rules! number_records {
 
 number_records!(u32, u64, f32, u128);
 
-/// A 128-bit key with a count (n-gram counts as the estimators spill them).
-impl Record for (u128, u64) {
-    const SIZE: usize = 24;
+/// Two records side by side (a key and a count, a key and a row).
+impl<A: Record, B: Record> Record for (A, B) {
+    const SIZE: usize = A::SIZE + B::SIZE;
     fn put(self, to: &mut Vec<u8>) {
-        to.extend_from_slice(&self.0.to_le_bytes());
-        to.extend_from_slice(&self.1.to_le_bytes());
+        self.0.put(to);
+        self.1.put(to);
     }
     fn get(from: &[u8]) -> Self {
-        (u128::get(&from[..16]), u64::get(&from[16..]))
+        (A::get(&from[..A::SIZE]), B::get(&from[A::SIZE..]))
     }
 }
 

@@ -72,6 +72,39 @@ impl SegmentHasher {
         text.replace('\n', "\\n")
     }
 
+    /// The hasher of remove_duplicates' defaults (every segment, xxh64) with the options
+    /// named in `options`, comma-separated: `lowercase`, `letters_only`, `letter_words_only`.
+    pub fn with_options(options: &str) -> Result<SegmentHasher, String> {
+        let mut hasher = SegmentHasher {
+            compare: None,
+            method: Method::Xxh64,
+            lowercase: false,
+            letters_only: false,
+            letter_words_only: false,
+        };
+        for option in options.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            match option {
+                "lowercase" => hasher.lowercase = true,
+                "letters_only" => hasher.letters_only = true,
+                "letter_words_only" => hasher.letter_words_only = true,
+                other => {
+                    return Err(format!(
+                        "unknown option '{other}' (lowercase, letters_only, letter_words_only)"
+                    ));
+                }
+            }
+        }
+        Ok(hasher)
+    }
+
+    /// The key of texts each read as a line of its own file, with the newline OpusFilter's
+    /// reader keeps (`pair_hash(src, tgt)` is `key_of_texts(&[src, tgt])`).
+    pub fn key_of_texts(&self, texts: &[&str]) -> Result<Key, String> {
+        let lines: Vec<String> = texts.iter().map(|t| format!("{t}\n")).collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        self.key(&lines)
+    }
+
     /// `apply(segments)`: the key of one line of every file (each with its line end).
     pub fn key(&self, segments: &[&str]) -> Result<Key, String> {
         let chosen: Vec<&str> = match &self.compare {

@@ -171,6 +171,25 @@ pub fn band_keys(signature: &[u64], width: usize, b: usize, r: usize) -> Vec<Vec
         .collect()
 }
 
+/// The band keys of [`band_keys`] as 128-bit hashes (xxh3-128, seeded by `namespace` and the
+/// band's position, so that equal values in different bands or namespaces never share a key):
+/// fixed-size records for grouping rows by band. Two signatures share a hash where they share
+/// a key, but for a collision of 128-bit hashes.
+pub fn band_hashes(
+    signature: &[u64],
+    width: usize,
+    b: usize,
+    r: usize,
+    namespace: u64,
+) -> impl Iterator<Item = u128> {
+    band_keys(signature, width, b, r)
+        .into_iter()
+        .enumerate()
+        .map(move |(band, key)| {
+            twox_hash::XxHash3_128::oneshot_with_seed(namespace << 32 | band as u64, &key)
+        })
+}
+
 /// `MinHash.jaccard`: the share of positions where two signatures agree (None when their
 /// lengths differ, where datasketch raises).
 pub fn signature_jaccard<T: PartialEq>(a: &[T], b: &[T]) -> Option<f64> {

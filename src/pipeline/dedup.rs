@@ -1,0 +1,678 @@
+//! `pairmetrics dedup`: mark the rows of a table that repeat an earlier row, exactly (OpusFilter's
+//! segment hash of the pair, of one side, or of either side) or nearly (MinHash LSH, as
+//! datasketch's `MinHashLSH` finds candidates, joined into connected components).
+//!
+//! Two passes over the input in its order (files in path order, rows in file order), so that
+//! "earlier" means the same whatever the threads: the first computes each row's keys on every
+//! core and groups the rows sharing a key in bounded memory (`dedup::groups`, spilling by key);
+//! the second reads the rows again and writes them with `duplicate_of`, the pair_id of the row
+//! each repeats.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow, bail};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Int64Array, Int64Builder, RecordBatch,
+};
+use datafusion::arrow::compute::{cast, filter_record_batch};
+use datafusion::arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef};
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::prelude::SessionContext;
+use futures::TryStreamExt;
+
+use crate::arrow::read::{Strings, TokenLists};
+use crate::clean::segment_hash::{Key, SegmentHasher};
+use crate::dedup::groups::{Components, Firsts, FirstsInOrder, Grouping, Role};
+use crate::dedup::lsh;
+use crate::dedup::minhash::{MinHasher, Scheme};
+use crate::dedup::shingles::char_ngrams;
+use crate::parallel::{Chunk, map_ordered_in_chunks};
+use crate::parquet::{Encoding, Layout, ParquetInput, TableWriter, keys};
+use crate::session::{Session, Tuning};
+use crate::storage::spill::Scratch;
+use crate::text::whitespace;
+
+/// The column `dedup` adds.
+pub const DUPLICATE_OF: &str = "duplicate_of";
+
+/// Which text of a pair is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Side {
+    /// Source and target together.
+    Pair,
+    /// The source alone.
+    Src,
+    /// The target alone.
+    Tgt,
+    /// The source or the target: a row repeats an earlier row with the same source, or with
+    /// the same target.
+    Either,
+}
+
+/// What a text is cut into for its MinHash signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shingles {
+    /// Python's `text.split()`.
+    Words,
+    /// Character n-grams (`char_ngrams(text, n)`).
+    Chars(usize),
+}
+
+impl Shingles {
+    pub fn parse(value: &str) -> Result<Shingles, String> {
+        match value {
+            "words" => Ok(Shingles::Words),
+            _ => match value.strip_prefix("chars:").map(str::parse::<usize>) {
+                Some(Ok(n)) if n >= 1 => Ok(Shingles::Chars(n)),
+                _ => Err(format!("expected words or chars:N (N ≥ 1), got `{value}`")),
+            },
+        }
+    }
+}
+
+/// How rows are compared.
+#[derive(Debug, Clone)]
+pub enum Method {
+    /// Equal OpusFilter keys (`pair_hash`, `segment_hash`) with its options (comma-separated:
+    /// lowercase, letters_only, letter_words_only).
+    Exact { options: String },
+    /// MinHash LSH candidates: rows sharing a band key, grouped transitively.
+    Near {
+        threshold: f64,
+        num_perm: usize,
+        seed: u32,
+        shingles: Shingles,
+    },
+}
+
+pub struct Options {
+    pub input: PathBuf,
+    pub out: PathBuf,
+    /// Mark only the rows that repeat a row of this table (OpusFilter's `overlap`).
+    pub against: Option<PathBuf>,
+    pub method: Method,
+    pub side: Side,
+    /// The text columns; by default `src_text` and `tgt_text` when the table has them, else
+    /// `src` and `tgt`. Text, or token lists (joined by spaces).
+    pub src_column: Option<String>,
+    pub tgt_column: Option<String>,
+    /// Write only the rows kept (without the `duplicate_of` column).
+    pub only_kept: bool,
+    pub threads: usize,
+    /// Memory for the groups in bytes; beyond it they spill to `temp_dir`.
+    pub memory: usize,
+    pub temp_dir: Option<PathBuf>,
+    pub layout: Layout,
+}
+
+/// What a run found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub rows: u64,
+    /// Rows that repeat an earlier one (or, with `against`, a row of that table).
+    pub duplicates: u64,
+    /// Rows that later rows repeat (or, with `against`, that table's rows the input repeats).
+    pub groups: u64,
+    /// Rows with a NULL text, compared with nothing (kept).
+    pub not_compared: u64,
+    pub written: u64,
+}
+
+/// A table read in its order: Parquet (a file, a directory, a URL) or `delta:PATH[@VERSION]`.
+struct OrderedInput {
+    path: PathBuf,
+    schema: SchemaRef,
+    rows: u64,
+    source: Source,
+}
+
+enum Source {
+    Parquet(Box<ParquetInput>),
+    /// A session that reads the table (registered as the name) on one thread, so in the order
+    /// of its files.
+    #[cfg_attr(not(feature = "delta"), allow(dead_code))]
+    Delta(SessionContext, String),
+}
+
+impl OrderedInput {
+    async fn open(name: &str, path: &Path) -> Result<OrderedInput> {
+        if let Some(spec) = path.to_str().and_then(|s| s.strip_prefix("delta:")) {
+            #[cfg(feature = "delta")]
+            {
+                let tuning = Tuning {
+                    partitions: Some(1),
+                    ..Tuning::default()
+                };
+                let ctx = Session::tuned(tuning).build()?;
+                crate::storage::delta::register(&ctx, name, spec).await?;
+                let frame = ctx.table(name).await?;
+                let schema = frame.schema().inner().clone();
+                let rows = frame.clone().count().await? as u64;
+                return Ok(OrderedInput {
+                    path: path.to_path_buf(),
+                    schema,
+                    rows,
+                    source: Source::Delta(ctx, name.to_string()),
+                });
+            }
+            #[cfg(not(feature = "delta"))]
+            bail!("delta:{spec}: this pairmetrics was built without the `delta` feature");
+        }
+        let input = ParquetInput::open(name, path)?;
+        Ok(OrderedInput {
+            path: path.to_path_buf(),
+            schema: input.schema()?,
+            rows: input.num_rows(),
+            source: Source::Parquet(Box::new(input)),
+        })
+    }
+
+    async fn stream(&self, columns: &[&str]) -> Result<SendableRecordBatchStream> {
+        Ok(match &self.source {
+            Source::Parquet(input) => input.scan(columns, &self.schema, 8192)?,
+            Source::Delta(ctx, name) => {
+                let table = ctx.table(name.as_str()).await?;
+                table.select_columns(columns)?.execute_stream().await?
+            }
+        })
+    }
+
+    fn what(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// The column to compare for one side: the one named, or `{side}_text`, or `{side}`.
+    fn text_column(&self, side: &str, named: Option<&str>) -> Result<String> {
+        let column = match named {
+            Some(name) => name.to_string(),
+            None => [format!("{side}_text"), side.to_string()]
+                .into_iter()
+                .find(|c| self.schema.field_with_name(c).is_ok())
+                .ok_or_else(|| {
+                    anyhow!(
+                        "{}: no {side}_text or {side} column to compare (name one with --{side}-column)",
+                        self.what()
+                    )
+                })?,
+        };
+        let field = self
+            .schema
+            .field_with_name(&column)
+            .map_err(|_| anyhow!("{}: no column `{column}` (--{side}-column)", self.what()))?;
+        match field.data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {}
+            DataType::List(item) | DataType::LargeList(item)
+                if matches!(
+                    item.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                ) => {}
+            other => bail!(
+                "{}: column `{column}` is {other}, not text or a list of tokens",
+                self.what()
+            ),
+        }
+        Ok(column)
+    }
+
+    fn check_id(&self) -> Result<()> {
+        match self
+            .schema
+            .field_with_name("pair_id")
+            .map(|f| f.data_type())
+        {
+            Ok(t) if t.is_integer() => Ok(()),
+            Ok(other) => bail!("{}: pair_id is {other}, not an integer", self.what()),
+            Err(_) => bail!(
+                "{}: no pair_id column (duplicate_of names rows by their pair_id)",
+                self.what()
+            ),
+        }
+    }
+}
+
+/// A row's keys, computed the same way for the input and the table it is compared against.
+struct KeyMaker {
+    side: Side,
+    kind: KeyKind,
+}
+
+enum KeyKind {
+    Exact(SegmentHasher),
+    Near {
+        minhasher: MinHasher,
+        shingles: Shingles,
+        bands: usize,
+        rows_per_band: usize,
+    },
+}
+
+impl KeyMaker {
+    fn new(method: &Method, side: Side) -> Result<KeyMaker> {
+        let kind = match method {
+            Method::Exact { options } => KeyKind::Exact(
+                SegmentHasher::with_options(options).map_err(|e| anyhow!("--options: {e}"))?,
+            ),
+            &Method::Near {
+                threshold,
+                num_perm,
+                seed,
+                shingles,
+            } => {
+                if !(threshold > 0.0 && threshold < 1.0) {
+                    bail!("--near: the threshold must be in (0, 1), got {threshold}");
+                }
+                if !(1..=1 << 16).contains(&num_perm) {
+                    bail!("--num-perm: must be 1 to 65536, got {num_perm}");
+                }
+                let (b, r) = lsh::optimal_params(threshold, num_perm as u32, 0.5, 0.5);
+                KeyKind::Near {
+                    minhasher: MinHasher::new(num_perm, seed, Scheme::Affine32),
+                    shingles,
+                    bands: b as usize,
+                    rows_per_band: r as usize,
+                }
+            }
+        };
+        Ok(KeyMaker { side, kind })
+    }
+
+    /// How many keys a row has at most.
+    fn keys_per_row(&self) -> u64 {
+        let sides = if self.side == Side::Either { 2 } else { 1 };
+        match &self.kind {
+            KeyKind::Exact(_) => sides,
+            KeyKind::Near { bands, .. } => sides * *bands as u64,
+        }
+    }
+
+    /// The keys of one row given its texts (None for a NULL text), appended to `keys`; false
+    /// when a text it needs is NULL.
+    fn keys(&self, src: Option<&str>, tgt: Option<&str>, keys: &mut Vec<u128>) -> bool {
+        let texts: Vec<(u64, Vec<Option<&str>>)> = match self.side {
+            Side::Pair => vec![(0, vec![src, tgt])],
+            Side::Src => vec![(0, vec![src])],
+            Side::Tgt => vec![(0, vec![tgt])],
+            Side::Either => vec![(0, vec![src]), (1, vec![tgt])],
+        };
+        let mut compared = true;
+        for (namespace, texts) in texts {
+            let Some(texts) = texts.into_iter().collect::<Option<Vec<&str>>>() else {
+                compared = false;
+                continue;
+            };
+            match &self.kind {
+                KeyKind::Exact(hasher) => match hasher.key_of_texts(&texts) {
+                    // Each side's keys apart from the other's: the same text as a source and
+                    // as a target is no repeat.
+                    Ok(Key::Hash(h)) => keys.push(u128::from(namespace) << 64 | h),
+                    _ => unreachable!("xxh64 keys every line"),
+                },
+                KeyKind::Near {
+                    minhasher,
+                    shingles,
+                    bands,
+                    rows_per_band,
+                } => {
+                    let mut pieces = Vec::new();
+                    for text in &texts {
+                        match shingles {
+                            Shingles::Words => pieces.extend(whitespace::split(text)),
+                            Shingles::Chars(n) => char_ngrams(text, *n, &mut pieces),
+                        }
+                    }
+                    let mut signature = Vec::new();
+                    minhasher.signature(pieces.iter().map(|p| p.as_bytes()), &mut signature);
+                    keys.extend(lsh::band_hashes(
+                        &signature,
+                        4,
+                        *bands,
+                        *rows_per_band,
+                        namespace,
+                    ));
+                }
+            }
+        }
+        compared
+    }
+}
+
+/// A text column, as text or as token lists joined by spaces.
+enum TextColumn<'a> {
+    Text(Strings<'a>),
+    Tokens(TokenLists<'a>),
+}
+
+impl<'a> TextColumn<'a> {
+    fn new(array: &'a ArrayRef) -> Result<TextColumn<'a>> {
+        Ok(match array.data_type() {
+            DataType::List(_) | DataType::LargeList(_) => {
+                TextColumn::Tokens(TokenLists::new("text", array)?)
+            }
+            _ => TextColumn::Text(Strings::new(array.as_ref())?),
+        })
+    }
+
+    /// Row `row`'s text: None when NULL (or a token is NULL).
+    fn get(&self, row: usize) -> Option<std::borrow::Cow<'a, str>> {
+        match self {
+            TextColumn::Text(strings) => strings.get(row).map(Into::into),
+            TextColumn::Tokens(lists) => {
+                let tokens: Option<Vec<&str>> = lists.items(row)?.collect();
+                Some(tokens?.join(" ").into())
+            }
+        }
+    }
+}
+
+/// The keys of one batch's rows: (row in the batch, key).
+struct BatchKeys {
+    rows: usize,
+    keys: Vec<(u32, u128)>,
+    not_compared: u64,
+}
+
+/// The columns compared: source and target, when the side needs them.
+struct TextColumns {
+    src: Option<String>,
+    tgt: Option<String>,
+}
+
+impl TextColumns {
+    fn of(table: &OrderedInput, options: &Options) -> Result<TextColumns> {
+        let (src, tgt) = match options.side {
+            Side::Pair | Side::Either => (true, true),
+            Side::Src => (true, false),
+            Side::Tgt => (false, true),
+        };
+        Ok(TextColumns {
+            src: src
+                .then(|| table.text_column("src", options.src_column.as_deref()))
+                .transpose()?,
+            tgt: tgt
+                .then(|| table.text_column("tgt", options.tgt_column.as_deref()))
+                .transpose()?,
+        })
+    }
+
+    fn names(&self) -> Vec<&str> {
+        [&self.src, &self.tgt]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect()
+    }
+}
+
+/// Pass 1 over one table: every row's keys, on `threads` workers, pushed with the row's ordinal
+/// (`first` + its position) in input order.
+async fn push_keys(
+    table: &OrderedInput,
+    columns: &TextColumns,
+    maker: &KeyMaker,
+    threads: usize,
+    first: u64,
+    grouping: &mut Grouping<u128>,
+) -> Result<u64> {
+    let names = columns.names();
+    let stream = table.stream(&names).await?;
+    let at_src = columns.src.as_ref().map(|_| 0);
+    let at_tgt = columns.tgt.as_ref().map(|_| names.len() - 1);
+    let keys_of = |_: &mut (), mut chunk: Chunk<RecordBatch>| -> Result<BatchKeys> {
+        let batch = chunk.records.pop().expect("one batch per chunk");
+        let read = |at: Option<usize>| at.map(|i| TextColumn::new(batch.column(i))).transpose();
+        let (src, tgt) = (read(at_src)?, read(at_tgt)?);
+        let mut out = BatchKeys {
+            rows: batch.num_rows(),
+            keys: Vec::new(),
+            not_compared: 0,
+        };
+        let mut keys = Vec::new();
+        for row in 0..batch.num_rows() {
+            let s = src.as_ref().and_then(|c| c.get(row));
+            let t = tgt.as_ref().and_then(|c| c.get(row));
+            keys.clear();
+            maker.keys(s.as_deref(), t.as_deref(), &mut keys);
+            if keys.is_empty() {
+                out.not_compared += 1;
+            }
+            out.keys.extend(keys.iter().map(|&k| (row as u32, k)));
+        }
+        Ok(out)
+    };
+    let mut ordinal = first;
+    let mut not_compared = 0;
+    tokio::task::block_in_place(|| {
+        map_ordered_in_chunks(
+            1,
+            futures::executor::block_on_stream(stream),
+            threads,
+            || (),
+            keys_of,
+            |batch: BatchKeys| {
+                for (row, key) in batch.keys {
+                    grouping.push(key, ordinal + u64::from(row))?;
+                }
+                ordinal += batch.rows as u64;
+                not_compared += batch.not_compared;
+                Ok(())
+            },
+        )
+    })
+    .with_context(|| format!("reading {}", table.what()))?;
+    if ordinal - first != table.rows {
+        bail!(
+            "{}: read {} rows where its footers count {}",
+            table.what(),
+            ordinal - first,
+            table.rows
+        );
+    }
+    Ok(not_compared)
+}
+
+/// What the groups say of each row, asked in input order.
+enum Roles {
+    Exact(FirstsInOrder),
+    Near(Components),
+}
+
+impl Roles {
+    fn role(&mut self, ordinal: u64) -> Result<Role> {
+        Ok(match self {
+            Roles::Exact(firsts) => firsts.role(ordinal)?,
+            Roles::Near(components) => components.role(ordinal),
+        })
+    }
+}
+
+/// A row's pair_id, as Int64.
+fn ids(batch: &RecordBatch, what: &str) -> Result<Int64Array> {
+    let column = batch
+        .column_by_name("pair_id")
+        .ok_or_else(|| anyhow!("{what}: no pair_id column"))?;
+    Ok(cast(column, &DataType::Int64)?
+        .as_primitive::<Int64Type>()
+        .clone())
+}
+
+/// Mark the rows of `options.input` that repeat an earlier row (or a row of
+/// `options.against`), and write them with `duplicate_of` (or only those kept) to
+/// `options.out`.
+pub async fn run(options: &Options) -> Result<Summary> {
+    let input = OrderedInput::open("input", &options.input).await?;
+    input.check_id()?;
+    if input.schema.field_with_name(DUPLICATE_OF).is_ok() {
+        bail!(
+            "{}: already has a {DUPLICATE_OF} column (a dedup output?); select the columns without it first",
+            input.what()
+        );
+    }
+    let against = match &options.against {
+        Some(path) => {
+            let table = OrderedInput::open("against", path).await?;
+            table.check_id()?;
+            Some(table)
+        }
+        None => None,
+    };
+    let maker = KeyMaker::new(&options.method, options.side)?;
+    let columns = TextColumns::of(&input, options)?;
+    let against_columns = against
+        .as_ref()
+        .map(|a| TextColumns::of(a, options))
+        .transpose()?;
+
+    // The output is created first: a target that may not be written fails before any work.
+    let mut fields: Vec<_> = input.schema.fields().iter().cloned().collect();
+    if !options.only_kept {
+        fields.push(Arc::new(Field::new(DUPLICATE_OF, DataType::Int64, true)));
+    }
+    let out_schema = Arc::new(Schema::new(fields));
+    let metadata = vec![
+        (keys::VERSION.to_string(), crate::VERSION.to_string()),
+        (keys::DEDUP.to_string(), describe(options)),
+    ];
+    let ctx = Session::default().build()?;
+    let mut writer = TableWriter::create(
+        &ctx,
+        &options.out,
+        &options.layout,
+        out_schema.clone(),
+        metadata,
+        Encoding::COMPACT,
+    )
+    .await?;
+
+    // Pass 1: the keys, grouped. The rows of `against` come first (ordinals 0..M).
+    let scratch = Scratch::new(options.temp_dir.clone());
+    let m = against.as_ref().map_or(0, |a| a.rows);
+    let total = m + input.rows;
+    let mut grouping = Grouping::new(&scratch, total * maker.keys_per_row(), options.memory / 2);
+    let mut summary = Summary {
+        rows: input.rows,
+        ..Summary::default()
+    };
+    if let (Some(table), Some(columns)) = (&against, &against_columns) {
+        push_keys(table, columns, &maker, options.threads, 0, &mut grouping).await?;
+    }
+    summary.not_compared =
+        push_keys(&input, &columns, &maker, options.threads, m, &mut grouping).await?;
+    let mut roles = match maker.kind {
+        KeyKind::Exact(_) => {
+            let mut firsts = Firsts::new(&scratch, total, maker.keys_per_row(), options.memory / 2);
+            grouping.for_each_group(|members| {
+                // With a table to compare against, only its rows are repeated.
+                let in_input = members.partition_point(|&o| o < m);
+                match (m, in_input) {
+                    (0, _) => firsts.group(members),
+                    (_, 0) => Ok(()),
+                    _ => firsts.repeat(members[0], &members[in_input..]),
+                }
+            })?;
+            Roles::Exact(firsts.in_order())
+        }
+        KeyKind::Near { .. } => {
+            let mut components = Components::new(total);
+            grouping.for_each_group(|members| {
+                components.join(members);
+                Ok(())
+            })?;
+            Roles::Near(components)
+        }
+    };
+
+    // Pass 2: each row's role, in input order; the pair_ids of the rows repeated, for the rows
+    // after them.
+    let mut repeated: HashMap<u64, i64> = HashMap::new();
+    if let Some(table) = &against {
+        let mut stream = table.stream(&["pair_id"]).await?;
+        let mut ordinal = 0;
+        while let Some(batch) = stream.try_next().await? {
+            let ids = ids(&batch, &table.what())?;
+            for row in 0..batch.num_rows() {
+                if roles.role(ordinal)?.repeated {
+                    repeated.insert(ordinal, ids.value(row));
+                    summary.groups += 1;
+                }
+                ordinal += 1;
+            }
+        }
+    }
+    let names: Vec<&str> = input
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    let mut stream = input.stream(&names).await?;
+    let mut ordinal = m;
+    while let Some(batch) = stream.try_next().await? {
+        let ids = ids(&batch, &input.what())?;
+        let mut duplicate_of = Int64Builder::with_capacity(batch.num_rows());
+        for row in 0..batch.num_rows() {
+            let mut role = roles.role(ordinal)?;
+            if m > 0 {
+                // Against a table, rows repeat its rows only.
+                role.repeats = role.repeats.filter(|&first| first < m);
+                role.repeated = false;
+            }
+            if role.repeated {
+                repeated.insert(ordinal, ids.value(row));
+                summary.groups += 1;
+            }
+            match role.repeats {
+                None => duplicate_of.append_null(),
+                Some(first) => {
+                    let id = repeated.get(&first).copied().ok_or_else(|| {
+                        anyhow!("row {ordinal} repeats row {first}, which no group starts with")
+                    })?;
+                    duplicate_of.append_value(id);
+                    summary.duplicates += 1;
+                }
+            }
+            ordinal += 1;
+        }
+        let duplicate_of = duplicate_of.finish();
+        let batch = if options.only_kept {
+            let keep: BooleanArray = duplicate_of.iter().map(|d| Some(d.is_none())).collect();
+            filter_record_batch(&batch, &keep)?
+        } else {
+            let mut columns = batch.columns().to_vec();
+            columns.push(Arc::new(duplicate_of));
+            RecordBatch::try_new(out_schema.clone(), columns)?
+        };
+        summary.written += batch.num_rows() as u64;
+        writer.write(&batch).await?;
+    }
+    writer.finish().await?;
+    Ok(summary)
+}
+
+/// The settings, for the output's footer.
+fn describe(options: &Options) -> String {
+    let side = format!("{:?}", options.side).to_lowercase();
+    let against = options
+        .against
+        .as_ref()
+        .map(|a| format!(" against {}", a.display()))
+        .unwrap_or_default();
+    match &options.method {
+        Method::Exact { options } => format!("exact {side} options={options}{against}"),
+        Method::Near {
+            threshold,
+            num_perm,
+            seed,
+            shingles,
+        } => {
+            let shingles = match shingles {
+                Shingles::Words => "words".to_string(),
+                Shingles::Chars(n) => format!("chars:{n}"),
+            };
+            format!(
+                "near {threshold} {side} num_perm={num_perm} seed={seed} shingles={shingles}{against}"
+            )
+        }
+    }
+}
