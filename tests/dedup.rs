@@ -405,15 +405,24 @@ fn dedup_marks_what_opusfilter_and_datasketch_mark() {
             .iter()
             .map(|a| a.as_str().unwrap().to_string())
             .collect();
-        let got = dedup(&args, &dir.path().join(format!("{i}.parquet")));
         let mut want = vec![None; rows];
         for marked in setting["marked"].as_array().unwrap() {
             want[marked[0].as_u64().unwrap() as usize] = marked[1].as_i64();
         }
         let name = setting["setting"].as_str().unwrap();
-        assert_eq!(got.len(), rows, "{name}");
-        for (row, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(g, w, "{name}: row {row}");
+        // Exact keys in memory and on disk; near keys spilled into many partitions (1 MiB).
+        let ways: &[&[&str]] = match name.starts_with("exact") {
+            true => &[&[], &["--keys-on-disk", "--memory-limit", "1"]],
+            false => &[&["--memory-limit", "1", "--threads", "1"]],
+        };
+        for (w, way) in ways.iter().enumerate() {
+            let mut args = args.clone();
+            args.extend(way.iter().map(|a| a.to_string()));
+            let got = dedup(&args, &dir.path().join(format!("{i}-{w}.parquet")));
+            assert_eq!(got.len(), rows, "{name} {way:?}");
+            for (row, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{name} {way:?}: row {row}");
+            }
         }
         settings += 1;
     }
@@ -607,4 +616,43 @@ fn dedup_refusals_and_null_texts() {
             "{all:?}"
         );
     }
+}
+
+/// When the distinct keys pass --memory-limit, exact keys are grouped on disk instead, with the
+/// same result (30,000 distinct sources do not fit in 1 MiB).
+#[test]
+fn dedup_groups_on_disk_when_the_keys_exceed_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("many.parquet");
+    let n = 30_000;
+    let src: Vec<String> = (0..n).map(|i| format!("source {}", i % 29_000)).collect();
+    let tgt: Vec<String> = (0..n).map(|i| format!("target {}", i % 997)).collect();
+    let ids: Vec<i64> = (0..n as i64).collect();
+    common::write_parquet(
+        &table,
+        vec![
+            ("pair_id", common::ids(&ids)),
+            ("src_text", Arc::new(StringArray::from(src)) as _),
+            ("tgt_text", Arc::new(StringArray::from(tgt)) as _),
+        ],
+    );
+    let run = |extra: &[&str], out: &str| {
+        let out = dir.path().join(out);
+        let mut args = vec!["dedup", common::path_str(&table), common::path_str(&out)];
+        args.extend(["--exact", "either", "--memory-limit", "1"]);
+        args.extend(extra);
+        let output = common::pairmetrics(&args);
+        assert!(output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        (int_column(&read_rows(&out), "duplicate_of"), stderr)
+    };
+    let (fell_back, stderr) = run(&[], "a.parquet");
+    assert!(stderr.contains("the distinct keys exceed --memory-limit"), "{stderr}");
+    let (on_disk, _) = run(&["--keys-on-disk"], "b.parquet");
+    assert_eq!(fell_back, on_disk);
+    // Rows 997.. repeat a target; the first 997 rows are kept.
+    assert!(fell_back[..997].iter().all(Option::is_none));
+    assert_eq!(fell_back[997], Some(0));
+    // Row 29,500 repeats row 500 by its source and row 587 by its target: the earliest.
+    assert_eq!(fell_back[29_500], Some(500));
 }

@@ -16,8 +16,10 @@ use super::args::{LayoutArgs, at_least_one, cores};
 /// pair, one side, or either side. Near (--near T): rows sharing a MinHash LSH band, as
 /// datasketch's MinHashLSH(T, num_perm) finds candidates, joined transitively into groups
 /// (connected components). Either way the answer is the same whatever the threads and the
-/// files' row groups. Memory is bounded: the keys spill to --temp-dir beyond --memory-limit
-/// (about 24 bytes per row and key on disk); near duplicates also hold 9 bytes per row.
+/// files' row groups. Memory is bounded: exact keys are held in memory while their distinct
+/// values fit in --memory-limit (a billion rows of ten million distinct pairs take a few
+/// hundred MiB), and are otherwise grouped on disk in --temp-dir (about 24 bytes per row and
+/// key); near-duplicate keys are grouped on disk, and their groups take 9 bytes per row.
 ///
 /// Example: pairmetrics dedup pairs.parquet deduped.parquet --exact either --only-kept
 #[derive(clap::Args)]
@@ -78,6 +80,11 @@ pub struct Args {
     /// Memory for the keys in MiB; beyond it they spill to --temp-dir.
     #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = at_least_one)]
     memory_limit: usize,
+    /// Exact duplicates: group the keys on disk from the start. By default each key's first
+    /// row is held in memory (about 48 bytes a distinct key), and only when they pass
+    /// --memory-limit are the keys grouped on disk, after a partial pass this flag saves.
+    #[arg(long, conflicts_with = "near")]
+    keys_on_disk: bool,
     /// Where the scratch directory is made (default: the system's temporary directory).
     #[arg(long, value_name = "DIR")]
     temp_dir: Option<PathBuf>,
@@ -115,6 +122,7 @@ impl Args {
             only_kept: self.only_kept,
             threads: self.threads.unwrap_or_else(cores),
             memory: self.memory_limit << 20,
+            keys_on_disk: self.keys_on_disk,
             temp_dir: self.temp_dir,
             layout: self.layout.into(),
         };

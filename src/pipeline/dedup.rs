@@ -24,7 +24,7 @@ use futures::TryStreamExt;
 
 use crate::arrow::read::{Strings, TokenLists};
 use crate::clean::segment_hash::{Key, SegmentHasher};
-use crate::dedup::groups::{Components, Firsts, FirstsInOrder, Grouping, Role};
+use crate::dedup::groups::{Components, FirstSeen, Firsts, FirstsInOrder, Grouping, Role};
 use crate::dedup::lsh;
 use crate::dedup::minhash::{MinHasher, Scheme};
 use crate::dedup::shingles::char_ngrams;
@@ -103,6 +103,9 @@ pub struct Options {
     pub threads: usize,
     /// Memory for the groups in bytes; beyond it they spill to `temp_dir`.
     pub memory: usize,
+    /// Group exact keys on disk from the start, instead of first trying to hold each key's
+    /// first row in memory.
+    pub keys_on_disk: bool,
     pub temp_dir: Option<PathBuf>,
     pub layout: Layout,
 }
@@ -405,45 +408,82 @@ impl TextColumns {
     }
 }
 
-/// Pass 1 over one table: every row's keys, on `threads` workers, pushed with the row's ordinal
-/// (`first` + its position) in input order.
+/// Where the batch's text columns are: source and target, when compared.
+#[derive(Clone, Copy)]
+struct TextAt {
+    src: Option<usize>,
+    tgt: Option<usize>,
+}
+
+impl TextAt {
+    fn of(schema: &Schema, columns: &TextColumns) -> Result<TextAt> {
+        let at = |c: &Option<String>| c.as_ref().map(|c| schema.index_of(c)).transpose();
+        Ok(TextAt {
+            src: at(&columns.src)?,
+            tgt: at(&columns.tgt)?,
+        })
+    }
+}
+
+/// The keys of a batch's rows.
+fn batch_keys(batch: &RecordBatch, at: TextAt, maker: &KeyMaker) -> Result<BatchKeys> {
+    let read = |at: Option<usize>| at.map(|i| TextColumn::new(batch.column(i))).transpose();
+    let (src, tgt) = (read(at.src)?, read(at.tgt)?);
+    let mut out = BatchKeys {
+        rows: batch.num_rows(),
+        keys: Vec::new(),
+        not_compared: 0,
+    };
+    let mut keys = Vec::new();
+    for row in 0..batch.num_rows() {
+        let s = src.as_ref().and_then(|c| c.get(row));
+        let t = tgt.as_ref().and_then(|c| c.get(row));
+        keys.clear();
+        maker.keys(s.as_deref(), t.as_deref(), &mut keys);
+        if keys.is_empty() {
+            out.not_compared += 1;
+        }
+        out.keys.extend(keys.iter().map(|&k| (row as u32, k)));
+    }
+    Ok(out)
+}
+
+/// `push` found no room for another key: they are grouped on disk instead.
+#[derive(Debug)]
+struct KeysExceedMemory;
+
+impl std::fmt::Display for KeysExceedMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the distinct keys exceed the memory given")
+    }
+}
+
+impl std::error::Error for KeysExceedMemory {}
+
+/// Pass 1 over one table: every row's keys, on `threads` workers, given to `push` with the
+/// row's ordinal (`first` + its position) in input order. The rows with no key (a NULL text);
+/// None when `push` had no room (it returned false).
 async fn push_keys(
     table: &OrderedInput,
     columns: &TextColumns,
     maker: &KeyMaker,
     threads: usize,
     first: u64,
-    grouping: &mut Grouping<u128>,
-) -> Result<u64> {
+    mut push: impl FnMut(u128, u64) -> std::io::Result<bool>,
+) -> Result<Option<u64>> {
     let names = columns.names();
     let stream = table.stream(&names).await?;
-    let at_src = columns.src.as_ref().map(|_| 0);
-    let at_tgt = columns.tgt.as_ref().map(|_| names.len() - 1);
+    let at = TextAt::of(stream.schema().as_ref(), columns)?;
     let keys_of = |_: &mut (), mut chunk: Chunk<RecordBatch>| -> Result<BatchKeys> {
-        let batch = chunk.records.pop().expect("one batch per chunk");
-        let read = |at: Option<usize>| at.map(|i| TextColumn::new(batch.column(i))).transpose();
-        let (src, tgt) = (read(at_src)?, read(at_tgt)?);
-        let mut out = BatchKeys {
-            rows: batch.num_rows(),
-            keys: Vec::new(),
-            not_compared: 0,
-        };
-        let mut keys = Vec::new();
-        for row in 0..batch.num_rows() {
-            let s = src.as_ref().and_then(|c| c.get(row));
-            let t = tgt.as_ref().and_then(|c| c.get(row));
-            keys.clear();
-            maker.keys(s.as_deref(), t.as_deref(), &mut keys);
-            if keys.is_empty() {
-                out.not_compared += 1;
-            }
-            out.keys.extend(keys.iter().map(|&k| (row as u32, k)));
-        }
-        Ok(out)
+        batch_keys(
+            &chunk.records.pop().expect("one batch per chunk"),
+            at,
+            maker,
+        )
     };
     let mut ordinal = first;
     let mut not_compared = 0;
-    tokio::task::block_in_place(|| {
+    let pushed = tokio::task::block_in_place(|| {
         map_ordered_in_chunks(
             1,
             futures::executor::block_on_stream(stream),
@@ -452,15 +492,20 @@ async fn push_keys(
             keys_of,
             |batch: BatchKeys| {
                 for (row, key) in batch.keys {
-                    grouping.push(key, ordinal + u64::from(row))?;
+                    if !push(key, ordinal + u64::from(row))? {
+                        return Err(KeysExceedMemory.into());
+                    }
                 }
                 ordinal += batch.rows as u64;
                 not_compared += batch.not_compared;
                 Ok(())
             },
         )
-    })
-    .with_context(|| format!("reading {}", table.what()))?;
+    });
+    match pushed {
+        Err(e) if e.is::<KeysExceedMemory>() => return Ok(None),
+        other => other.with_context(|| format!("reading {}", table.what()))?,
+    }
     if ordinal - first != table.rows {
         bail!(
             "{}: read {} rows where its footers count {}",
@@ -469,21 +514,67 @@ async fn push_keys(
             table.rows
         );
     }
-    Ok(not_compared)
+    Ok(Some(not_compared))
 }
 
 /// What the groups say of each row, asked in input order.
 enum Roles {
-    Exact(FirstsInOrder),
+    /// Exact keys, each key's first row in memory: a row's role from its keys.
+    InMemory(FirstSeen),
+    /// Exact keys grouped on disk.
+    Spilled(FirstsInOrder),
     Near(Components),
 }
 
 impl Roles {
-    fn role(&mut self, ordinal: u64) -> Result<Role> {
+    /// Whether [`Self::role`] needs the row's keys.
+    fn needs_keys(&self) -> bool {
+        matches!(self, Roles::InMemory(_))
+    }
+
+    fn role(&mut self, ordinal: u64, keys: &[u128]) -> Result<Role> {
         Ok(match self {
-            Roles::Exact(firsts) => firsts.role(ordinal)?,
+            Roles::InMemory(seen) => seen.role(ordinal, keys),
+            Roles::Spilled(firsts) => firsts.role(ordinal)?,
             Roles::Near(components) => components.role(ordinal),
         })
+    }
+}
+
+/// Each row's keys, from a batch's (row, key) list, handed out row by row.
+struct KeysByRow {
+    keys: Vec<(u32, u128)>,
+    /// Rows without keys (a NULL text).
+    not_compared: u64,
+    next: usize,
+    row: Vec<u128>,
+}
+
+impl KeysByRow {
+    fn of(batch: &RecordBatch, at: Option<TextAt>, maker: &KeyMaker) -> Result<KeysByRow> {
+        let (keys, not_compared) = match at {
+            Some(at) => {
+                let keys = batch_keys(batch, at, maker)?;
+                (keys.keys, keys.not_compared)
+            }
+            None => (Vec::new(), 0),
+        };
+        Ok(KeysByRow {
+            keys,
+            not_compared,
+            next: 0,
+            row: Vec::new(),
+        })
+    }
+
+    /// Row `row`'s keys; rows are asked in ascending order.
+    fn of_row(&mut self, row: usize) -> &[u128] {
+        self.row.clear();
+        while let Some(&(_, key)) = self.keys.get(self.next).filter(|(r, _)| *r as usize == row) {
+            self.row.push(key);
+            self.next += 1;
+        }
+        &self.row
     }
 }
 
@@ -549,52 +640,77 @@ pub async fn run(options: &Options) -> Result<Summary> {
     let scratch = Scratch::new(options.temp_dir.clone());
     let m = against.as_ref().map_or(0, |a| a.rows);
     let total = m + input.rows;
-    let mut grouping = Grouping::new(&scratch, total * maker.keys_per_row(), options.memory / 2);
     let mut summary = Summary {
         rows: input.rows,
         ..Summary::default()
     };
-    if let (Some(table), Some(columns)) = (&against, &against_columns) {
-        push_keys(table, columns, &maker, options.threads, 0, &mut grouping).await?;
-    }
-    summary.not_compared =
-        push_keys(&input, &columns, &maker, options.threads, m, &mut grouping).await?;
-    let mut roles = match maker.kind {
-        KeyKind::Exact(_) => {
-            let mut firsts = Firsts::new(&scratch, total, maker.keys_per_row(), options.memory / 2);
-            grouping.for_each_group(|members| {
-                // With a table to compare against, only its rows are repeated.
-                let in_input = members.partition_point(|&o| o < m);
-                match (m, in_input) {
-                    (0, _) => firsts.group(members),
-                    (_, 0) => Ok(()),
-                    _ => firsts.repeat(members[0], &members[in_input..]),
+    let threads = options.threads;
+    let mut roles = None;
+    if matches!(maker.kind, KeyKind::Exact(_)) && !options.keys_on_disk {
+        // First in memory: the first row of each key. Against a table, only its keys.
+        let mut seen = FirstSeen::new(options.memory);
+        let mut push = |key, ordinal| Ok(seen.insert(key, ordinal));
+        let fits = match (&against, &against_columns) {
+            (Some(table), Some(columns)) => {
+                // The input's NULL texts are counted in pass 2, which computes its keys.
+                let fits = push_keys(table, columns, &maker, threads, 0, &mut push).await?;
+                fits.is_some()
+            }
+            _ => match push_keys(&input, &columns, &maker, threads, 0, &mut push).await? {
+                Some(nulls) => {
+                    summary.not_compared = nulls;
+                    true
                 }
-            })?;
-            Roles::Exact(firsts.in_order())
+                None => false,
+            },
+        };
+        if fits {
+            roles = Some(Roles::InMemory(seen));
+        } else {
+            eprintln!(
+                "the distinct keys exceed --memory-limit: grouping them on disk (in {})",
+                scratch.location().display()
+            );
         }
-        KeyKind::Near { .. } => {
-            let mut components = Components::new(total);
-            grouping.for_each_group(|members| {
-                components.join(members);
-                Ok(())
-            })?;
-            Roles::Near(components)
+    }
+    let mut roles = match roles {
+        Some(roles) => roles,
+        None => {
+            let mut grouping =
+                Grouping::new(&scratch, total * maker.keys_per_row(), options.memory / 2);
+            let mut push = |key, ordinal| grouping.push(key, ordinal).map(|()| true);
+            if let (Some(table), Some(columns)) = (&against, &against_columns) {
+                push_keys(table, columns, &maker, threads, 0, &mut push).await?;
+            }
+            let pushed = push_keys(&input, &columns, &maker, threads, m, &mut push).await?;
+            summary.not_compared = pushed.expect("a grouping has room for every key");
+            group(grouping, &maker, &scratch, total, m, options.memory / 2)?
         }
     };
 
     // Pass 2: each row's role, in input order; the pair_ids of the rows repeated, for the rows
     // after them.
     let mut repeated: HashMap<u64, i64> = HashMap::new();
-    if let Some(table) = &against {
-        let mut stream = table.stream(&["pair_id"]).await?;
+    if let (Some(table), Some(columns)) = (&against, &against_columns) {
+        let mut names = vec!["pair_id"];
+        names.extend(columns.names());
+        let mut stream = table.stream(&names).await?;
+        let at = TextAt::of(stream.schema().as_ref(), columns)?;
+        let at = roles.needs_keys().then_some(at);
         let mut ordinal = 0;
         while let Some(batch) = stream.try_next().await? {
             let ids = ids(&batch, &table.what())?;
+            let mut keys = KeysByRow::of(&batch, at, &maker)?;
             for row in 0..batch.num_rows() {
-                if roles.role(ordinal)?.repeated {
+                let keys = keys.of_row(row);
+                // In memory, which of this table's rows the input repeats is known only later:
+                // the first row of every key is remembered.
+                let remembered = match &mut roles {
+                    Roles::InMemory(seen) => seen.is_first(ordinal, keys),
+                    other => other.role(ordinal, keys)?.repeated,
+                };
+                if remembered {
                     repeated.insert(ordinal, ids.value(row));
-                    summary.groups += 1;
                 }
                 ordinal += 1;
             }
@@ -607,12 +723,19 @@ pub async fn run(options: &Options) -> Result<Summary> {
         .map(|f| f.name().as_str())
         .collect();
     let mut stream = input.stream(&names).await?;
+    let at = TextAt::of(stream.schema().as_ref(), &columns)?;
+    let at = roles.needs_keys().then_some(at);
+    let mut repeated_against = std::collections::HashSet::new();
     let mut ordinal = m;
     while let Some(batch) = stream.try_next().await? {
         let ids = ids(&batch, &input.what())?;
+        let mut keys = KeysByRow::of(&batch, at, &maker)?;
+        if against.is_some() && roles.needs_keys() {
+            summary.not_compared += keys.not_compared;
+        }
         let mut duplicate_of = Int64Builder::with_capacity(batch.num_rows());
         for row in 0..batch.num_rows() {
-            let mut role = roles.role(ordinal)?;
+            let mut role = roles.role(ordinal, keys.of_row(row))?;
             if m > 0 {
                 // Against a table, rows repeat its rows only.
                 role.repeats = role.repeats.filter(|&first| first < m);
@@ -625,6 +748,9 @@ pub async fn run(options: &Options) -> Result<Summary> {
             match role.repeats {
                 None => duplicate_of.append_null(),
                 Some(first) => {
+                    if first < m {
+                        repeated_against.insert(first);
+                    }
                     let id = repeated.get(&first).copied().ok_or_else(|| {
                         anyhow!("row {ordinal} repeats row {first}, which no group starts with")
                     })?;
@@ -646,8 +772,43 @@ pub async fn run(options: &Options) -> Result<Summary> {
         summary.written += batch.num_rows() as u64;
         writer.write(&batch).await?;
     }
+    summary.groups += repeated_against.len() as u64;
     writer.finish().await?;
     Ok(summary)
+}
+
+/// The groups of the keys on disk, as roles: exact keys' first rows, or near keys' components.
+fn group(
+    grouping: Grouping<u128>,
+    maker: &KeyMaker,
+    scratch: &std::sync::Arc<Scratch>,
+    total: u64,
+    m: u64,
+    memory: usize,
+) -> Result<Roles> {
+    Ok(match maker.kind {
+        KeyKind::Exact(_) => {
+            let mut firsts = Firsts::new(scratch, total, maker.keys_per_row(), memory);
+            grouping.for_each_group(|members| {
+                // Against a table, only its rows are repeated.
+                let in_input = members.partition_point(|&o| o < m);
+                match (m, in_input) {
+                    (0, _) => firsts.group(members),
+                    (_, 0) => Ok(()),
+                    _ => firsts.repeat(members[0], &members[in_input..]),
+                }
+            })?;
+            Roles::Spilled(firsts.in_order())
+        }
+        KeyKind::Near { .. } => {
+            let mut components = Components::new(total);
+            grouping.for_each_group(|members| {
+                components.join(members);
+                Ok(())
+            })?;
+            Roles::Near(components)
+        }
+    })
 }
 
 /// The settings, for the output's footer.

@@ -5,7 +5,7 @@
 //! key (a hash repartition, as a cluster would shard them) and visits each group of rows sharing
 //! a key, one partition in memory at a time. What the groups say is then asked row by row in
 //! input order: [`Firsts`] (exact duplicates: the first row of each group, spilled by ordinal
-//! range) or [`Components`] (near duplicates: groups joined transitively, in memory at 8 bytes a
+//! range), [`FirstSeen`] (the same in memory, when the distinct keys fit) or [`Components`] (near duplicates: groups joined transitively, in memory at 8 bytes a
 //! row). Both answer with a [`Role`], and neither depends on the order groups are visited in,
 //! so the answer is the same whatever the partitions and threads.
 
@@ -213,6 +213,66 @@ impl FirstsInOrder {
     }
 }
 
+/// The first row of each key, in memory: for inputs whose distinct keys fit (a billion rows of
+/// ten million distinct pairs hold ten million entries), no key is written to disk. Keys are
+/// inserted in input order, so the first insert of a key is its first row.
+pub struct FirstSeen {
+    firsts: hashbrown::HashMap<u128, (u64, bool)>,
+    capacity: usize,
+}
+
+/// What a [`FirstSeen`] entry costs: the key, the row, the flag, and the table's slack.
+const SEEN_ENTRY_BYTES: usize = 48;
+
+impl FirstSeen {
+    /// A map of at most `memory` bytes.
+    pub fn new(memory: usize) -> FirstSeen {
+        FirstSeen {
+            firsts: hashbrown::HashMap::new(),
+            capacity: memory / SEEN_ENTRY_BYTES,
+        }
+    }
+
+    /// Record that row `ordinal` has `key`; false, and nothing recorded, when a new key would
+    /// pass the memory given (the keys are then to be grouped on disk instead).
+    pub fn insert(&mut self, key: u128, ordinal: u64) -> bool {
+        if let Some((_, repeated)) = self.firsts.get_mut(&key) {
+            *repeated = true;
+            return true;
+        }
+        if self.firsts.len() >= self.capacity {
+            return false;
+        }
+        self.firsts.insert(key, (ordinal, false));
+        true
+    }
+
+    /// Whether row `ordinal` is the first row of one of its `keys`.
+    pub fn is_first(&self, ordinal: u64, keys: &[u128]) -> bool {
+        keys.iter().any(|key| {
+            self.firsts
+                .get(key)
+                .is_some_and(|&(first, _)| first == ordinal)
+        })
+    }
+
+    /// The role of row `ordinal`, whose keys are `keys`: it repeats the earliest first row among
+    /// its keys' before it, and is repeated when it is the first of a key that repeats.
+    pub fn role(&self, ordinal: u64, keys: &[u128]) -> Role {
+        let mut role = Role::UNIQUE;
+        for key in keys {
+            match self.firsts.get(key) {
+                Some(&(first, _)) if first < ordinal => {
+                    role.repeats = Some(role.repeats.map_or(first, |r| r.min(first)));
+                }
+                Some(&(first, true)) if first == ordinal => role.repeated = true,
+                _ => {}
+            }
+        }
+        role
+    }
+}
+
 /// Rows joined into groups transitively (a union-find whose roots are each group's first row).
 pub struct Components {
     parent: Vec<u64>,
@@ -306,7 +366,27 @@ mod tests {
             grouping.for_each_group(|m| firsts.group(m)).unwrap();
         }
         let mut in_order = firsts.in_order();
-        (0..rows).map(|row| in_order.role(row).unwrap()).collect()
+        let spilled: Vec<Role> = (0..rows).map(|row| in_order.role(row).unwrap()).collect();
+        // The same in memory, each side's keys apart.
+        let mut seen = FirstSeen::new(64 << 20);
+        let side_keys = |k: &Vec<u64>| -> Vec<u128> {
+            k.iter()
+                .enumerate()
+                .map(|(side, &key)| (side as u128) << 64 | u128::from(key))
+                .collect()
+        };
+        for (row, k) in keys.iter().enumerate() {
+            for key in side_keys(k) {
+                assert!(seen.insert(key, row as u64));
+            }
+        }
+        let in_memory: Vec<Role> = keys
+            .iter()
+            .enumerate()
+            .map(|(row, k)| seen.role(row as u64, &side_keys(k)))
+            .collect();
+        assert_eq!(in_memory, spilled);
+        spilled
     }
 
     /// Keys drawn so that many rows repeat: a small xorshift generator, fixed seed.
@@ -344,6 +424,17 @@ mod tests {
         let keys = vec![vec![1, 2], vec![3, 4], vec![1, 4]];
         let roles = roles_through_spills(&keys, 1 << 20);
         assert_eq!(roles, vec![Role::KEPT, Role::KEPT, Role::duplicate(0)]);
+    }
+
+    #[test]
+    fn first_seen_refuses_keys_past_its_memory() {
+        let mut seen = FirstSeen::new(2 * SEEN_ENTRY_BYTES);
+        assert!(seen.insert(1, 0) && seen.insert(2, 1) && seen.insert(1, 2));
+        assert!(!seen.insert(3, 3));
+        assert_eq!(seen.role(2, &[1]), Role::duplicate(0));
+        assert_eq!(seen.role(0, &[1]), Role::KEPT);
+        assert_eq!(seen.role(1, &[2]), Role::UNIQUE);
+        assert!(seen.is_first(1, &[2]) && !seen.is_first(2, &[1]));
     }
 
     #[test]
