@@ -515,12 +515,12 @@ fn dedup_refusals_and_null_texts() {
     for (args, says) in [
         (
             vec!["--near", "0"],
-            "--near: the threshold must be in (0, 1), got 0",
+            "'--near <THRESHOLD>': must be in (0, 1), got 0",
         ),
         (vec!["--near", "1"], "must be in (0, 1), got 1"),
         (
             vec!["--near", "0.8", "--num-perm", "0"],
-            "--num-perm: must be 1 to 65536, got 0",
+            "'--num-perm <NUM_PERM>': must be 1 to 65536, got 0",
         ),
         (vec!["--near", "0.8", "--num-perm", "65537"], "got 65537"),
         (
@@ -529,11 +529,11 @@ fn dedup_refusals_and_null_texts() {
         ),
         (
             vec!["--options", "uppercase"],
-            "--options: unknown option 'uppercase'",
+            "'--options <OPTIONS>': unknown option 'uppercase'",
         ),
         (
             vec!["--src-column", "nope"],
-            "no column `nope` (--src-column)",
+            "no column `nope` (the src column)",
         ),
         (
             vec!["--tgt-column", "pair_id"],
@@ -647,7 +647,10 @@ fn dedup_groups_on_disk_when_the_keys_exceed_memory() {
         (int_column(&read_rows(&out), "duplicate_of"), stderr)
     };
     let (fell_back, stderr) = run(&[], "a.parquet");
-    assert!(stderr.contains("the distinct keys exceed --memory-limit"), "{stderr}");
+    assert!(
+        stderr.contains("the distinct keys exceeded --memory-limit"),
+        "{stderr}"
+    );
     let (on_disk, _) = run(&["--keys-on-disk"], "b.parquet");
     assert_eq!(fell_back, on_disk);
     // Rows 997.. repeat a target; the first 997 rows are kept.

@@ -39,18 +39,19 @@ pub struct Args {
         long,
         value_name = "OPTIONS",
         default_value = "",
-        conflicts_with = "near"
+        conflicts_with = "near",
+        value_parser = hash_options
     )]
     options: String,
     /// Near duplicates at this Jaccard threshold, in (0, 1): the bands and rows
     /// MinHashLSH(threshold, num_perm) chooses (`lsh_params`).
-    #[arg(long, value_name = "THRESHOLD")]
+    #[arg(long, value_name = "THRESHOLD", value_parser = threshold)]
     near: Option<f64>,
     /// Near duplicates: which text is compared (pair: the shingles of both sides together).
     #[arg(long, value_enum, default_value = "pair", requires = "near")]
     side: Side,
     /// Near duplicates: MinHash permutations (datasketch's num_perm; 1 to 65536).
-    #[arg(long, default_value_t = 128, requires = "near")]
+    #[arg(long, default_value_t = 128, requires = "near", value_parser = num_perm)]
     num_perm: usize,
     /// Near duplicates: the MinHash seed (datasketch's seed).
     #[arg(long, default_value_t = 1, requires = "near")]
@@ -92,6 +93,20 @@ pub struct Args {
     layout: LayoutArgs,
 }
 
+fn threshold(value: &str) -> Result<f64, String> {
+    let threshold = value.parse::<f64>().map_err(|e| e.to_string())?;
+    dedup::check_threshold(threshold).map(|()| threshold)
+}
+
+fn num_perm(value: &str) -> Result<usize, String> {
+    let n = value.parse::<usize>().map_err(|e| e.to_string())?;
+    dedup::check_num_perm(n).map(|()| n)
+}
+
+fn hash_options(value: &str) -> Result<String, String> {
+    pairmetrics::clean::segment_hash::SegmentHasher::with_options(value).map(|_| value.to_string())
+}
+
 impl Args {
     pub async fn run(self) -> Result<()> {
         let (method, side) = match self.near {
@@ -127,6 +142,11 @@ impl Args {
             layout: self.layout.into(),
         };
         let summary = dedup::run(&options).await?;
+        if summary.keys_exceeded_memory {
+            eprintln!(
+                "the distinct keys exceeded --memory-limit: they were grouped on disk (--keys-on-disk saves the first attempt)"
+            );
+        }
         eprintln!(
             "{} rows: {} repeat an earlier row (or the other table's), {} are repeated, {} with a NULL text compared with nothing; wrote {} rows to {}",
             summary.rows,

@@ -72,6 +72,22 @@ impl Shingles {
     }
 }
 
+/// A near-duplicate threshold: in (0, 1).
+pub fn check_threshold(threshold: f64) -> Result<(), String> {
+    match threshold > 0.0 && threshold < 1.0 {
+        true => Ok(()),
+        false => Err(format!("must be in (0, 1), got {threshold}")),
+    }
+}
+
+/// A number of MinHash permutations: 1 to 2^16 (as `minhash` takes).
+pub fn check_num_perm(num_perm: usize) -> Result<(), String> {
+    match (1..=1 << 16).contains(&num_perm) {
+        true => Ok(()),
+        false => Err(format!("must be 1 to 65536, got {num_perm}")),
+    }
+}
+
 /// How rows are compared.
 #[derive(Debug, Clone)]
 pub enum Method {
@@ -120,6 +136,9 @@ pub struct Summary {
     pub groups: u64,
     /// Rows with a NULL text, compared with nothing (kept).
     pub not_compared: u64,
+    /// The exact keys' first rows did not fit in the memory given: the keys were grouped on
+    /// disk after all (after a partial pass in memory).
+    pub keys_exceeded_memory: bool,
     pub written: u64,
 }
 
@@ -195,7 +214,7 @@ impl OrderedInput {
                 .find(|c| self.schema.field_with_name(c).is_ok())
                 .ok_or_else(|| {
                     anyhow!(
-                        "{}: no {side}_text or {side} column to compare (name one with --{side}-column)",
+                        "{}: no {side}_text or {side} column to compare (name the {side} column)",
                         self.what()
                     )
                 })?,
@@ -203,7 +222,7 @@ impl OrderedInput {
         let field = self
             .schema
             .field_with_name(&column)
-            .map_err(|_| anyhow!("{}: no column `{column}` (--{side}-column)", self.what()))?;
+            .map_err(|_| anyhow!("{}: no column `{column}` (the {side} column)", self.what()))?;
         match field.data_type() {
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {}
             DataType::List(item) | DataType::LargeList(item)
@@ -255,7 +274,7 @@ impl KeyMaker {
     fn new(method: &Method, side: Side) -> Result<KeyMaker> {
         let kind = match method {
             Method::Exact { options } => KeyKind::Exact(
-                SegmentHasher::with_options(options).map_err(|e| anyhow!("--options: {e}"))?,
+                SegmentHasher::with_options(options).map_err(|e| anyhow!("options: {e}"))?,
             ),
             &Method::Near {
                 threshold,
@@ -263,12 +282,8 @@ impl KeyMaker {
                 seed,
                 shingles,
             } => {
-                if !(threshold > 0.0 && threshold < 1.0) {
-                    bail!("--near: the threshold must be in (0, 1), got {threshold}");
-                }
-                if !(1..=1 << 16).contains(&num_perm) {
-                    bail!("--num-perm: must be 1 to 65536, got {num_perm}");
-                }
+                check_threshold(threshold).map_err(|e| anyhow!("threshold: {e}"))?;
+                check_num_perm(num_perm).map_err(|e| anyhow!("num_perm: {e}"))?;
                 let (b, r) = lsh::optimal_params(threshold, num_perm as u32, 0.5, 0.5);
                 KeyKind::Near {
                     minhasher: MinHasher::new(num_perm, seed, Scheme::Affine32),
@@ -664,13 +679,9 @@ pub async fn run(options: &Options) -> Result<Summary> {
                 None => false,
             },
         };
-        if fits {
-            roles = Some(Roles::InMemory(seen));
-        } else {
-            eprintln!(
-                "the distinct keys exceed --memory-limit: grouping them on disk (in {})",
-                scratch.location().display()
-            );
+        match fits {
+            true => roles = Some(Roles::InMemory(seen)),
+            false => summary.keys_exceeded_memory = true,
         }
     }
     let mut roles = match roles {
