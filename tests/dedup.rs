@@ -659,3 +659,44 @@ fn dedup_groups_on_disk_when_the_keys_exceed_memory() {
     // Row 29,500 repeats row 500 by its source and row 587 by its target: the earliest.
     assert_eq!(fell_back[29_500], Some(500));
 }
+
+/// A Delta table in, a Delta table out: the same marks as from the table's Parquet file read
+/// as such (one file: the same order).
+#[test]
+fn dedup_reads_and_writes_delta_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = dedup_data().join("pairs");
+    let delta_dir = dir.path().join("in");
+    let delta_in = format!("delta:{}", delta_dir.display());
+    common::ok(&[
+        "sql",
+        "--table",
+        &format!("p={}", pairs.display()),
+        "--out",
+        &delta_in,
+        "SELECT * FROM p",
+    ]);
+    let files: Vec<_> = std::fs::read_dir(&delta_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    assert_eq!(files.len(), 1);
+    let delta_out = format!("delta:{}", dir.path().join("out").display());
+    common::ok(&["dedup", &delta_in, &delta_out, "--exact", "either"]);
+    let parquet_out = dir.path().join("out.parquet");
+    let file = common::path_str(&files[0]);
+    common::ok(&[
+        "dedup",
+        file,
+        common::path_str(&parquet_out),
+        "--exact",
+        "either",
+    ]);
+    let query = "SELECT pair_id, duplicate_of FROM t ORDER BY pair_id";
+    let marks = |table: &std::path::Path| common::csv_rows(&[], &[("t", table)], query);
+    let got = marks(std::path::Path::new(&delta_out));
+    assert_eq!(got, marks(&parquet_out));
+    assert_eq!(got.len(), 4870);
+    assert!(got.iter().filter(|row| !row.ends_with(',')).count() > 1000);
+}

@@ -9,7 +9,8 @@ use super::args::{LayoutArgs, at_least_one, cores};
 
 /// Mark the pairs that repeat an earlier pair, exactly or nearly, and write the table with a
 /// `duplicate_of` column: the pair_id of the row kept (the first of its group in the input's
-/// order: files in path order, rows in file order), NULL for rows kept.
+/// order: files in path order, or a Delta table's as its log lists them; rows in file order),
+/// NULL for rows kept.
 ///
 /// Exact (the default): rows whose OpusFilter segment hashes are equal (`pair_hash`,
 /// `segment_hash`: xxh64 of the lines as OpusFilter's remove_duplicates keys them), over the

@@ -19,8 +19,9 @@ use datafusion::arrow::array::{
 use datafusion::arrow::compute::{cast, filter_record_batch};
 use datafusion::arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef};
 use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::prelude::SessionContext;
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 
 use crate::arrow::read::{Strings, TokenLists};
 use crate::clean::segment_hash::{Key, SegmentHasher};
@@ -195,8 +196,20 @@ impl OrderedInput {
         Ok(match &self.source {
             Source::Parquet(input) => input.scan(columns, &self.schema, 8192)?,
             Source::Delta(ctx, name) => {
-                let table = ctx.table(name.as_str()).await?;
-                table.select_columns(columns)?.execute_stream().await?
+                // Partition after partition, never interleaved: the files in the order the
+                // Delta log's scan plans them, each in its order.
+                let frame = ctx.table(name.as_str()).await?.select_columns(columns)?;
+                let plan = frame.create_physical_plan().await?;
+                let schema = plan.schema();
+                let task = ctx.task_ctx();
+                let partitions = plan.properties().output_partitioning().partition_count();
+                let streams = (0..partitions)
+                    .map(|i| plan.execute(i, task.clone()))
+                    .collect::<datafusion::error::Result<Vec<_>>>()?;
+                Box::pin(RecordBatchStreamAdapter::new(
+                    schema,
+                    futures::stream::iter(streams).flatten(),
+                ))
             }
         })
     }
@@ -501,7 +514,7 @@ async fn push_keys(
     let pushed = tokio::task::block_in_place(|| {
         map_ordered_in_chunks(
             1,
-            futures::executor::block_on_stream(stream),
+            blocking(stream),
             threads,
             || (),
             keys_of,
@@ -530,6 +543,22 @@ async fn push_keys(
         );
     }
     Ok(Some(not_compared))
+}
+
+/// `stream`'s batches for a thread outside the runtime: a task of the runtime polls the stream
+/// (its readers may need the runtime's reactor and blocking pool) and hands the batches over.
+fn blocking(
+    mut stream: SendableRecordBatchStream,
+) -> impl Iterator<Item = datafusion::error::Result<RecordBatch>> + Send {
+    let (tx, mut rx) = tokio::sync::mpsc::channel(2);
+    tokio::spawn(async move {
+        while let Some(batch) = stream.next().await {
+            if tx.send(batch).await.is_err() {
+                break; // the reader stopped
+            }
+        }
+    });
+    std::iter::from_fn(move || rx.blocking_recv())
 }
 
 /// What the groups say of each row, asked in input order.
