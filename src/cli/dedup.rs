@@ -18,8 +18,8 @@ use super::args::{LayoutArgs, at_least_one, cores};
 /// datasketch's MinHashLSH(T, num_perm) finds candidates, joined transitively into groups
 /// (connected components). Either way the answer is the same whatever the threads and the
 /// files' row groups. Memory is bounded: exact keys are held in memory while their distinct
-/// values fit in --memory-limit (a billion rows of ten million distinct pairs take a few
-/// hundred MiB), and are otherwise grouped on disk in --temp-dir (about 24 bytes per row and
+/// values fit in --memory-limit (a billion rows of ten million distinct pairs take less than
+/// 1 GiB), and are otherwise grouped on disk in --temp-dir (about 24 bytes per row and
 /// key); near-duplicate keys are grouped on disk, and their groups take 9 bytes per row.
 ///
 /// Example: pairmetrics dedup pairs.parquet deduped.parquet --exact either --only-kept
@@ -83,7 +83,7 @@ pub struct Args {
     #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = at_least_one)]
     memory_limit: usize,
     /// Exact duplicates: group the keys on disk from the start. By default each key's first
-    /// row is held in memory (about 48 bytes a distinct key), and only when they pass
+    /// row is held in memory (up to 96 bytes a distinct key), and only when they pass
     /// --memory-limit are the keys grouped on disk, after a partial pass this flag saves.
     #[arg(long, conflicts_with = "near")]
     keys_on_disk: bool,

@@ -402,6 +402,8 @@ struct BatchKeys {
     rows: usize,
     keys: Vec<(u32, u128)>,
     not_compared: u64,
+    /// The rows' pair_ids, when read.
+    ids: Option<Int64Array>,
 }
 
 /// The columns compared: source and target, when the side needs them.
@@ -461,6 +463,7 @@ fn batch_keys(batch: &RecordBatch, at: TextAt, maker: &KeyMaker) -> Result<Batch
         rows: batch.num_rows(),
         keys: Vec::new(),
         not_compared: 0,
+        ids: None,
     };
     let mut keys = Vec::new();
     for row in 0..batch.num_rows() {
@@ -489,25 +492,26 @@ impl std::fmt::Display for KeysExceedMemory {
 impl std::error::Error for KeysExceedMemory {}
 
 /// Pass 1 over one table: every row's keys, on `threads` workers, given to `push` with the
-/// row's ordinal (`first` + its position) in input order. The rows with no key (a NULL text);
-/// None when `push` had no room (it returned false).
+/// row's ordinal (`first` + its position) and pair_id, in input order. The rows with no key (a
+/// NULL text); None when `push` had no room (it returned false).
 async fn push_keys(
     table: &OrderedInput,
     columns: &TextColumns,
     maker: &KeyMaker,
     threads: usize,
     first: u64,
-    mut push: impl FnMut(u128, u64) -> std::io::Result<bool>,
+    mut push: impl FnMut(u128, u64, i64) -> std::io::Result<bool>,
 ) -> Result<Option<u64>> {
-    let names = columns.names();
+    let mut names = vec!["pair_id"];
+    names.extend(columns.names());
     let stream = table.stream(&names).await?;
     let at = TextAt::of(stream.schema().as_ref(), columns)?;
+    let what = table.what();
     let keys_of = |_: &mut (), mut chunk: Chunk<RecordBatch>| -> Result<BatchKeys> {
-        batch_keys(
-            &chunk.records.pop().expect("one batch per chunk"),
-            at,
-            maker,
-        )
+        let batch = chunk.records.pop().expect("one batch per chunk");
+        let mut keys = batch_keys(&batch, at, maker)?;
+        keys.ids = Some(ids(&batch, &what)?);
+        Ok(keys)
     };
     let mut ordinal = first;
     let mut not_compared = 0;
@@ -519,8 +523,10 @@ async fn push_keys(
             || (),
             keys_of,
             |batch: BatchKeys| {
+                let ids = batch.ids.expect("read");
                 for (row, key) in batch.keys {
-                    if !push(key, ordinal + u64::from(row))? {
+                    let id = ids.value(row as usize);
+                    if !push(key, ordinal + u64::from(row), id)? {
                         return Err(KeysExceedMemory.into());
                     }
                 }
@@ -563,24 +569,73 @@ fn blocking(
 
 /// What the groups say of each row, asked in input order.
 enum Roles {
-    /// Exact keys, each key's first row in memory: a row's role from its keys.
+    /// Exact keys, each key's first row in memory with its pair_id: a row's role from its keys.
     InMemory(FirstSeen),
     /// Exact keys grouped on disk.
     Spilled(FirstsInOrder),
     Near(Components),
 }
 
-impl Roles {
-    /// Whether [`Self::role`] needs the row's keys.
+/// Each row's duplicate_of, from the roles, asked in input order: the rows of the table
+/// compared against (ordinals below `against_rows`), then the input's.
+struct DuplicateOf {
+    roles: Roles,
+    against_rows: u64,
+    /// The pair_ids of the rows later rows repeat, until then (not needed in memory, where each
+    /// key keeps its first row's).
+    repeated: HashMap<u64, i64>,
+    /// The rows of the table compared against that the input repeats.
+    against_repeated: std::collections::HashSet<u64>,
+}
+
+impl DuplicateOf {
+    /// Whether the rows need their keys (in memory, roles come from them).
     fn needs_keys(&self) -> bool {
-        matches!(self, Roles::InMemory(_))
+        matches!(self.roles, Roles::InMemory(_))
     }
 
-    fn role(&mut self, ordinal: u64, keys: &[u128]) -> Result<Role> {
-        Ok(match self {
+    /// Whether the rows of the table compared against must be read (for their pair_ids).
+    fn needs_against_ids(&self) -> bool {
+        !self.needs_keys() && self.against_rows > 0
+    }
+
+    /// A row of the table compared against, `ordinal`, with `id`.
+    fn against_row(&mut self, ordinal: u64, id: i64) -> Result<()> {
+        if self.role(ordinal, &[])?.0.repeated {
+            self.repeated.insert(ordinal, id);
+        }
+        Ok(())
+    }
+
+    /// An input row, `ordinal`, with `keys` (when needed) and `id`: the pair_id it repeats, and
+    /// whether later rows repeat it.
+    fn input_row(&mut self, ordinal: u64, keys: &[u128], id: i64) -> Result<(Option<i64>, bool)> {
+        let (mut role, known) = self.role(ordinal, keys)?;
+        if self.against_rows > 0 {
+            // Against a table, rows repeat its rows only.
+            role.repeats = role.repeats.filter(|&first| first < self.against_rows);
+            role.repeated = false;
+            self.against_repeated.extend(role.repeats);
+        }
+        if role.repeated && !self.needs_keys() {
+            self.repeated.insert(ordinal, id);
+        }
+        let repeats = match (role.repeats, known) {
+            (None, _) => None,
+            (Some(_), Some(id)) => Some(id),
+            (Some(first), None) => Some(*self.repeated.get(&first).ok_or_else(|| {
+                anyhow!("row {ordinal} repeats row {first}, which no group starts with")
+            })?),
+        };
+        Ok((repeats, role.repeated))
+    }
+
+    /// A row's role, and in memory the pair_id of the row it repeats.
+    fn role(&mut self, ordinal: u64, keys: &[u128]) -> Result<(Role, Option<i64>)> {
+        Ok(match &mut self.roles {
             Roles::InMemory(seen) => seen.role(ordinal, keys),
-            Roles::Spilled(firsts) => firsts.role(ordinal)?,
-            Roles::Near(components) => components.role(ordinal),
+            Roles::Spilled(firsts) => (firsts.role(ordinal)?, None),
+            Roles::Near(components) => (components.role(ordinal), None),
         })
     }
 }
@@ -693,7 +748,7 @@ pub async fn run(options: &Options) -> Result<Summary> {
     if matches!(maker.kind, KeyKind::Exact(_)) && !options.keys_on_disk {
         // First in memory: the first row of each key. Against a table, only its keys.
         let mut seen = FirstSeen::new(options.memory);
-        let mut push = |key, ordinal| Ok(seen.insert(key, ordinal));
+        let mut push = |key, ordinal, id| Ok(seen.insert(key, ordinal, id));
         let fits = match (&against, &against_columns) {
             (Some(table), Some(columns)) => {
                 // The input's NULL texts are counted in pass 2, which computes its keys.
@@ -713,12 +768,12 @@ pub async fn run(options: &Options) -> Result<Summary> {
             false => summary.keys_exceeded_memory = true,
         }
     }
-    let mut roles = match roles {
+    let roles = match roles {
         Some(roles) => roles,
         None => {
             let mut grouping =
                 Grouping::new(&scratch, total * maker.keys_per_row(), options.memory / 2);
-            let mut push = |key, ordinal| grouping.push(key, ordinal).map(|()| true);
+            let mut push = |key, ordinal, _| grouping.push(key, ordinal).map(|()| true);
             if let (Some(table), Some(columns)) = (&against, &against_columns) {
                 push_keys(table, columns, &maker, threads, 0, &mut push).await?;
             }
@@ -728,30 +783,19 @@ pub async fn run(options: &Options) -> Result<Summary> {
         }
     };
 
-    // Pass 2: each row's role, in input order; the pair_ids of the rows repeated, for the rows
-    // after them.
-    let mut repeated: HashMap<u64, i64> = HashMap::new();
-    if let (Some(table), Some(columns)) = (&against, &against_columns) {
-        let mut names = vec!["pair_id"];
-        names.extend(columns.names());
-        let mut stream = table.stream(&names).await?;
-        let at = TextAt::of(stream.schema().as_ref(), columns)?;
-        let at = roles.needs_keys().then_some(at);
+    // Pass 2: each row's duplicate_of, in input order.
+    let mut duplicates = DuplicateOf {
+        roles,
+        against_rows: m,
+        repeated: HashMap::new(),
+        against_repeated: Default::default(),
+    };
+    if let (Some(table), true) = (&against, duplicates.needs_against_ids()) {
+        let mut stream = table.stream(&["pair_id"]).await?;
         let mut ordinal = 0;
         while let Some(batch) = stream.try_next().await? {
-            let ids = ids(&batch, &table.what())?;
-            let mut keys = KeysByRow::of(&batch, at, &maker)?;
-            for row in 0..batch.num_rows() {
-                let keys = keys.of_row(row);
-                // In memory, which of this table's rows the input repeats is known only later:
-                // the first row of every key is remembered.
-                let remembered = match &mut roles {
-                    Roles::InMemory(seen) => seen.is_first(ordinal, keys),
-                    other => other.role(ordinal, keys)?.repeated,
-                };
-                if remembered {
-                    repeated.insert(ordinal, ids.value(row));
-                }
+            for id in ids(&batch, &table.what())?.values() {
+                duplicates.against_row(ordinal, *id)?;
                 ordinal += 1;
             }
         }
@@ -764,40 +808,21 @@ pub async fn run(options: &Options) -> Result<Summary> {
         .collect();
     let mut stream = input.stream(&names).await?;
     let at = TextAt::of(stream.schema().as_ref(), &columns)?;
-    let at = roles.needs_keys().then_some(at);
-    let mut repeated_against = std::collections::HashSet::new();
+    let at = duplicates.needs_keys().then_some(at);
     let mut ordinal = m;
     while let Some(batch) = stream.try_next().await? {
         let ids = ids(&batch, &input.what())?;
         let mut keys = KeysByRow::of(&batch, at, &maker)?;
-        if against.is_some() && roles.needs_keys() {
+        if against.is_some() && duplicates.needs_keys() {
+            // Not counted in pass 1, which read the other table's keys alone.
             summary.not_compared += keys.not_compared;
         }
         let mut duplicate_of = Int64Builder::with_capacity(batch.num_rows());
-        for row in 0..batch.num_rows() {
-            let mut role = roles.role(ordinal, keys.of_row(row))?;
-            if m > 0 {
-                // Against a table, rows repeat its rows only.
-                role.repeats = role.repeats.filter(|&first| first < m);
-                role.repeated = false;
-            }
-            if role.repeated {
-                repeated.insert(ordinal, ids.value(row));
-                summary.groups += 1;
-            }
-            match role.repeats {
-                None => duplicate_of.append_null(),
-                Some(first) => {
-                    if first < m {
-                        repeated_against.insert(first);
-                    }
-                    let id = repeated.get(&first).copied().ok_or_else(|| {
-                        anyhow!("row {ordinal} repeats row {first}, which no group starts with")
-                    })?;
-                    duplicate_of.append_value(id);
-                    summary.duplicates += 1;
-                }
-            }
+        for (row, &id) in ids.values().iter().enumerate() {
+            let (repeats, repeated) = duplicates.input_row(ordinal, keys.of_row(row), id)?;
+            duplicate_of.append_option(repeats);
+            summary.duplicates += u64::from(repeats.is_some());
+            summary.groups += u64::from(repeated);
             ordinal += 1;
         }
         let duplicate_of = duplicate_of.finish();
@@ -812,7 +837,7 @@ pub async fn run(options: &Options) -> Result<Summary> {
         summary.written += batch.num_rows() as u64;
         writer.write(&batch).await?;
     }
-    summary.groups += repeated_against.len() as u64;
+    summary.groups += duplicates.against_repeated.len() as u64;
     writer.finish().await?;
     Ok(summary)
 }

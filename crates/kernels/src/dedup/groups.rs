@@ -213,16 +213,27 @@ impl FirstsInOrder {
     }
 }
 
-/// The first row of each key, in memory: for inputs whose distinct keys fit (a billion rows of
-/// ten million distinct pairs hold ten million entries), no key is written to disk. Keys are
-/// inserted in input order, so the first insert of a key is its first row.
+/// The first row of each key, in memory, with a value of the caller's (its id): for inputs
+/// whose distinct keys fit (a billion rows of ten million distinct pairs hold ten million
+/// entries), no key is written to disk. Keys are inserted in input order, so the first insert
+/// of a key is its first row.
 pub struct FirstSeen {
-    firsts: hashbrown::HashMap<u128, (u64, bool)>,
+    firsts: hashbrown::HashMap<u128, First>,
     capacity: usize,
 }
 
-/// What a [`FirstSeen`] entry costs: the key, the row, the flag, and the table's slack.
-const SEEN_ENTRY_BYTES: usize = 48;
+/// A key's first row, its value, and whether a later row has the key.
+#[derive(Debug, Clone, Copy)]
+struct First {
+    row: u64,
+    value: i64,
+    repeated: bool,
+}
+
+/// What a [`FirstSeen`] entry may cost at worst: 41 bytes (key, row, value, flag, and the
+/// table's control byte) in a table at most 7/8 full, twice while it grows (the old table and
+/// the new one, twice as large, are both held).
+const SEEN_ENTRY_BYTES: usize = 96;
 
 impl FirstSeen {
     /// A map of at most `memory` bytes.
@@ -233,43 +244,39 @@ impl FirstSeen {
         }
     }
 
-    /// Record that row `ordinal` has `key`; false, and nothing recorded, when a new key would
-    /// pass the memory given (the keys are then to be grouped on disk instead).
-    pub fn insert(&mut self, key: u128, ordinal: u64) -> bool {
-        if let Some((_, repeated)) = self.firsts.get_mut(&key) {
-            *repeated = true;
+    /// Record that row `ordinal`, with `value`, has `key`; false, and nothing recorded, when a
+    /// new key would pass the memory given (the keys are then to be grouped on disk instead).
+    pub fn insert(&mut self, key: u128, ordinal: u64, value: i64) -> bool {
+        if let Some(first) = self.firsts.get_mut(&key) {
+            first.repeated = true;
             return true;
         }
         if self.firsts.len() >= self.capacity {
             return false;
         }
-        self.firsts.insert(key, (ordinal, false));
+        let first = First {
+            row: ordinal,
+            value,
+            repeated: false,
+        };
+        self.firsts.insert(key, first);
         true
     }
 
-    /// Whether row `ordinal` is the first row of one of its `keys`.
-    pub fn is_first(&self, ordinal: u64, keys: &[u128]) -> bool {
-        keys.iter().any(|key| {
-            self.firsts
-                .get(key)
-                .is_some_and(|&(first, _)| first == ordinal)
-        })
-    }
-
     /// The role of row `ordinal`, whose keys are `keys`: it repeats the earliest first row among
-    /// its keys' before it, and is repeated when it is the first of a key that repeats.
-    pub fn role(&self, ordinal: u64, keys: &[u128]) -> Role {
+    /// its keys' before it (given with its value), and is repeated when it is the first of a key
+    /// that repeats.
+    pub fn role(&self, ordinal: u64, keys: &[u128]) -> (Role, Option<i64>) {
         let mut role = Role::UNIQUE;
-        for key in keys {
-            match self.firsts.get(key) {
-                Some(&(first, _)) if first < ordinal => {
-                    role.repeats = Some(role.repeats.map_or(first, |r| r.min(first)));
-                }
-                Some(&(first, true)) if first == ordinal => role.repeated = true,
-                _ => {}
+        let mut value = None;
+        for first in keys.iter().filter_map(|key| self.firsts.get(key)) {
+            if first.row < ordinal && role.repeats.is_none_or(|r| first.row < r) {
+                role.repeats = Some(first.row);
+                value = Some(first.value);
             }
+            role.repeated |= first.row == ordinal && first.repeated;
         }
-        role
+        (role, value)
     }
 }
 
@@ -377,13 +384,17 @@ mod tests {
         };
         for (row, k) in keys.iter().enumerate() {
             for key in side_keys(k) {
-                assert!(seen.insert(key, row as u64));
+                assert!(seen.insert(key, row as u64, -(row as i64)));
             }
         }
         let in_memory: Vec<Role> = keys
             .iter()
             .enumerate()
-            .map(|(row, k)| seen.role(row as u64, &side_keys(k)))
+            .map(|(row, k)| {
+                let (role, value) = seen.role(row as u64, &side_keys(k));
+                assert_eq!(value, role.repeats.map(|r| -(r as i64)));
+                role
+            })
             .collect();
         assert_eq!(in_memory, spilled);
         spilled
@@ -429,12 +440,11 @@ mod tests {
     #[test]
     fn first_seen_refuses_keys_past_its_memory() {
         let mut seen = FirstSeen::new(2 * SEEN_ENTRY_BYTES);
-        assert!(seen.insert(1, 0) && seen.insert(2, 1) && seen.insert(1, 2));
-        assert!(!seen.insert(3, 3));
-        assert_eq!(seen.role(2, &[1]), Role::duplicate(0));
-        assert_eq!(seen.role(0, &[1]), Role::KEPT);
-        assert_eq!(seen.role(1, &[2]), Role::UNIQUE);
-        assert!(seen.is_first(1, &[2]) && !seen.is_first(2, &[1]));
+        assert!(seen.insert(1, 0, 10) && seen.insert(2, 1, 11) && seen.insert(1, 2, 12));
+        assert!(!seen.insert(3, 3, 13));
+        assert_eq!(seen.role(2, &[1]), (Role::duplicate(0), Some(10)));
+        assert_eq!(seen.role(0, &[1]), (Role::KEPT, None));
+        assert_eq!(seen.role(1, &[2]), (Role::UNIQUE, None));
     }
 
     #[test]
