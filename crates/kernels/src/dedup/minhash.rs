@@ -105,21 +105,22 @@ impl MinHasher {
         // affine32's minima as u32s, widened into `out` at the end.
         let mut narrow = vec![u32::MAX; self.a32.len()];
         for token in tokens {
-            let digest = Sha1::digest(token);
+            // The first 8 bytes of the token's SHA-1, little-endian.
+            let digest = DIGESTS.with_borrow_mut(|cache| cache.prefix(token));
             match self.scheme {
                 Scheme::Legacy => {
-                    let h = u64::from(u32::from_le_bytes(digest[..4].try_into().expect("4 bytes")));
+                    let h = u64::from(digest as u32);
                     for ((v, &a), &b) in out.iter_mut().zip(&self.a).zip(&self.b) {
                         let p = (a.wrapping_mul(h).wrapping_add(b) % MERSENNE_61) & largest;
                         *v = (*v).min(p);
                     }
                 }
                 Scheme::Affine32 => {
-                    let h = fmix32(u32::from_le_bytes(digest[..4].try_into().expect("4 bytes")));
+                    let h = fmix32(digest as u32);
                     affine32_min(&mut narrow, &self.a32, &self.b32, h);
                 }
                 Scheme::Affine64 => {
-                    let h = fmix64(u64::from_le_bytes(digest[..8].try_into().expect("8 bytes")));
+                    let h = fmix64(digest);
                     for ((v, &a), &b) in out.iter_mut().zip(&self.a).zip(&self.b) {
                         *v = (*v).min(a.wrapping_mul(h).wrapping_add(b));
                     }
@@ -169,6 +170,89 @@ fn affine32_min_lanes(mins: &mut [u32], a: &[u32], b: &[u32], h: u32) {
     for ((v, &a), &b) in mins.iter_mut().zip(a).zip(b) {
         *v = (*v).min(a.wrapping_mul(h).wrapping_add(b));
     }
+}
+
+/// The first 8 bytes of a SHA-1 digest, little-endian (datasketch reads 4 or 8 of them).
+fn sha1_prefix(token: &[u8]) -> u64 {
+    let state = match token.len() {
+        // One block, padded by hand: the hasher's buffering cost as much as the compression.
+        0..56 => {
+            let mut block = [0u8; 64];
+            block[..token.len()].copy_from_slice(token);
+            block[token.len()] = 0x80;
+            block[56..].copy_from_slice(&(token.len() as u64 * 8).to_be_bytes());
+            let mut state = SHA1_IV;
+            sha1::compress(&mut state, &[block.into()]);
+            state
+        }
+        _ => {
+            let digest = Sha1::digest(token);
+            let word = |i: usize| u32::from_be_bytes(digest[4 * i..4 * i + 4].try_into().expect("4"));
+            [word(0), word(1), 0, 0, 0]
+        }
+    };
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&state[0].to_be_bytes());
+    bytes[4..].copy_from_slice(&state[1].to_be_bytes());
+    u64::from_le_bytes(bytes)
+}
+
+const SHA1_IV: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
+
+/// Tokens of up to this many bytes are remembered with their digest.
+const CACHED_LEN: usize = 22;
+
+/// A recently hashed token and its digest's prefix (len 255: an empty slot).
+#[derive(Clone, Copy)]
+struct Slot {
+    len: u8,
+    bytes: [u8; CACHED_LEN],
+    digest: u64,
+}
+
+/// The digests of short tokens seen lately, one per slot of a table indexed by a cheap hash of
+/// the token: words repeat (a Zipf law), and a lookup costs a tenth of a SHA-1. A token is
+/// compared whole, so the cache never changes a digest.
+struct DigestCache {
+    slots: Vec<Slot>,
+}
+
+const CACHE_SLOTS: usize = 1 << 15;
+
+impl DigestCache {
+    fn prefix(&mut self, token: &[u8]) -> u64 {
+        if token.len() > CACHED_LEN {
+            return sha1_prefix(token);
+        }
+        if self.slots.is_empty() {
+            let empty = Slot {
+                len: u8::MAX,
+                bytes: [0; CACHED_LEN],
+                digest: 0,
+            };
+            self.slots = vec![empty; CACHE_SLOTS];
+        }
+        let mut h = token.len() as u64;
+        for chunk in token.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+        let slot = &mut self.slots[(h >> 49) as usize];
+        if usize::from(slot.len) == token.len() && slot.bytes[..token.len()] == *token {
+            return slot.digest;
+        }
+        let digest = sha1_prefix(token);
+        slot.len = token.len() as u8;
+        slot.bytes[..token.len()].copy_from_slice(token);
+        slot.digest = digest;
+        digest
+    }
+}
+
+thread_local! {
+    static DIGESTS: std::cell::RefCell<DigestCache> =
+        const { std::cell::RefCell::new(DigestCache { slots: Vec::new() }) };
 }
 
 /// MurmurHash3's 32-bit finaliser.
@@ -235,6 +319,27 @@ mod tests {
         }
         assert_eq!(plain, fast);
         assert!(plain.iter().all(|&v| v < u32::MAX));
+    }
+
+    /// The hand-padded block, the hasher for long tokens, and the cache give SHA-1's digest.
+    #[test]
+    fn digest_prefixes_are_sha1s() {
+        let mut cache = DigestCache { slots: Vec::new() };
+        for len in [0, 1, 7, 8, 21, 22, 23, 54, 55, 56, 63, 64, 65, 200] {
+            let token: Vec<u8> = (0..len).map(|i| (i * 37 + len) as u8).collect();
+            let digest = Sha1::digest(&token);
+            let want = u64::from_le_bytes(digest[..8].try_into().unwrap());
+            assert_eq!(sha1_prefix(&token), want, "{len} bytes");
+            assert_eq!(cache.prefix(&token), want, "{len} bytes, first");
+            assert_eq!(cache.prefix(&token), want, "{len} bytes, cached");
+        }
+        // Tokens sharing a slot replace each other and are never confused.
+        for i in 0..100_000u32 {
+            let token = i.to_le_bytes();
+            let digest = Sha1::digest(token);
+            let want = u64::from_le_bytes(digest[..8].try_into().unwrap());
+            assert_eq!(cache.prefix(&token), want);
+        }
     }
 
     const AFFINE32: [u64; 4] = [224474114, 74494968, 85505115, 1403334846];
