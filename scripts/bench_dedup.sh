@@ -31,12 +31,13 @@ BIN=$PWD/target/release/pairmetrics
 VENV=${VENV:-$DIR/venv}
 [ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install --quiet opusfilter==3.3.1 datasketch==2.0.0 pyarrow; }
 
-# Inputs.
+# Inputs: 200k and 1m as pyarrow writes them by default (one row group), 10m in ten files of
+# 2^17-row row groups.
 "$VENV/bin/python" - "$DIR" "$WMT23" <<'PY'
 import os, subprocess, sys
 import pyarrow as pa, pyarrow.parquet as pq
 out, repo = sys.argv[1], sys.argv[2]
-if os.path.exists(f"{out}/10m/part-0.parquet"):
+if os.path.exists(f"{out}/10m/part-9.parquet"):
     sys.exit(0)
 show = lambda path: subprocess.run(["git", "--git-dir", repo, "show", f"HEAD:{path}"], check=True,
                                    capture_output=True).stdout.decode("utf-8").split("\n")[:-1]
@@ -52,7 +53,7 @@ for name in sorted(n for n in names if n.startswith("txt-ts/system-outputs/gener
     src += sources
     tgt += hyps
 print(f"{len(src)} WMT23 pairs", file=sys.stderr)
-def write(path, n, rows_per_file):
+def write(path, n, rows_per_file, row_group_size=None):
     os.makedirs(path, exist_ok=True)
     for part, start in enumerate(range(0, n, rows_per_file)):
         idx = range(start, min(n, start + rows_per_file))
@@ -61,14 +62,14 @@ def write(path, n, rows_per_file):
             "pair_id": pa.array(list(idx), pa.int64()),
             "src_text": [src[i % len(src)] + copy(i) for i in idx],
             "tgt_text": [tgt[i % len(src)] + copy(i) for i in idx],
-        }), f"{path}/part-{part}.parquet", row_group_size=1 << 17)
+        }), f"{path}/part-{part}.parquet", row_group_size=row_group_size)
 write(f"{out}/200k", 200_000, 200_000)
 write(f"{out}/1m", 1_000_000, 1_000_000)
 with open(f"{out}/1m.src", "w", encoding="utf-8") as s, open(f"{out}/1m.tgt", "w", encoding="utf-8") as t:
     for b in pq.read_table(f"{out}/1m").to_batches():
         for x, y in zip(b.column(1).to_pylist(), b.column(2).to_pylist()):
             s.write(x + "\n"); t.write(y + "\n")
-write(f"{out}/10m", 10_000_000, 1_000_000)
+write(f"{out}/10m", 10_000_000, 1_000_000, 1 << 17)
 PY
 for copies in 10 100; do
     [ "$copies" = 100 ] && [ "$BILLION" != 1 ] && continue
