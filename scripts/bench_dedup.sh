@@ -113,10 +113,11 @@ of_wall=$wall
 rm -rf "$DIR/exact.parquet"
 seconds "$BIN" dedup "$DIR/1m" "$DIR/exact.parquet" --only-kept 2> /dev/null
 ex_wall=$wall ex_kb=$kb
-"$BIN" sql --format csv --table "t=$DIR/exact.parquet" "SELECT src_text FROM t" | "$VENV/bin/python" -c "
-import csv, sys
-ours = [r[0] for r in csv.reader(sys.stdin)][1:]
-theirs = open(sys.argv[1], encoding='utf-8').read().split('\n')[:-1]
+# One partition: `sql` keeps the file's order.
+"$BIN" sql --partitions 1 --format json --table "t=$DIR/exact.parquet" "SELECT src_text FROM t" | "$VENV/bin/python" -c "
+import json, sys
+ours = [json.loads(line)['src_text'] for line in sys.stdin]
+theirs = open(sys.argv[1], encoding='utf-8', newline='').read().split('\n')[:-1]
 assert ours == theirs, 'the rows kept differ'
 print(len(ours))
 " "$DIR/of.src" > "$DIR/exact_kept"

@@ -806,13 +806,20 @@ pub async fn run(options: &Options) -> Result<Summary> {
         .iter()
         .map(|f| f.name().as_str())
         .collect();
-    let mut stream = input.stream(&names).await?;
+    // The keys (in memory, what roles come from) are computed on every core; the roles are
+    // asked and the rows written in order, on this thread.
+    let stream = input.stream(&names).await?;
     let at = TextAt::of(stream.schema().as_ref(), &columns)?;
     let at = duplicates.needs_keys().then_some(at);
+    let keyed = |_: &mut (), mut chunk: Chunk<RecordBatch>| -> Result<(RecordBatch, KeysByRow)> {
+        let batch = chunk.records.pop().expect("one batch per chunk");
+        let keys = KeysByRow::of(&batch, at, &maker)?;
+        Ok((batch, keys))
+    };
+    let runtime = tokio::runtime::Handle::current();
     let mut ordinal = m;
-    while let Some(batch) = stream.try_next().await? {
+    let write = |(batch, mut keys): (RecordBatch, KeysByRow)| -> Result<()> {
         let ids = ids(&batch, &input.what())?;
-        let mut keys = KeysByRow::of(&batch, at, &maker)?;
         if against.is_some() && duplicates.needs_keys() {
             // Not counted in pass 1, which read the other table's keys alone.
             summary.not_compared += keys.not_compared;
@@ -835,8 +842,11 @@ pub async fn run(options: &Options) -> Result<Summary> {
             RecordBatch::try_new(out_schema.clone(), columns)?
         };
         summary.written += batch.num_rows() as u64;
-        writer.write(&batch).await?;
-    }
+        runtime.block_on(writer.write(&batch))
+    };
+    tokio::task::block_in_place(|| {
+        map_ordered_in_chunks(1, blocking(stream), options.threads, || (), keyed, write)
+    })?;
     summary.groups += duplicates.against_repeated.len() as u64;
     writer.finish().await?;
     Ok(summary)

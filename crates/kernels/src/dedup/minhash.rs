@@ -187,7 +187,8 @@ fn sha1_prefix(token: &[u8]) -> u64 {
         }
         _ => {
             let digest = Sha1::digest(token);
-            let word = |i: usize| u32::from_be_bytes(digest[4 * i..4 * i + 4].try_into().expect("4"));
+            let word =
+                |i: usize| u32::from_be_bytes(digest[4 * i..4 * i + 4].try_into().expect("4"));
             [word(0), word(1), 0, 0, 0]
         }
     };
@@ -197,7 +198,13 @@ fn sha1_prefix(token: &[u8]) -> u64 {
     u64::from_le_bytes(bytes)
 }
 
-const SHA1_IV: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
+const SHA1_IV: [u32; 5] = [
+    0x6745_2301,
+    0xEFCD_AB89,
+    0x98BA_DCFE,
+    0x1032_5476,
+    0xC3D2_E1F0,
+];
 
 /// Tokens of up to this many bytes are remembered with their digest.
 const CACHED_LEN: usize = 22;
