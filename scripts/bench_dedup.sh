@@ -5,8 +5,9 @@
 # systems and whose translations are often near copies of each other.
 #  1. `minhash(tokenize(src_text), 128, 1)` over 200,000 rows, process start and Parquet read
 #     included, against datasketch 2.0.0's fastest way (`MinHash.bulk`, the same rows read with
-#     pyarrow): wall times, and the counts of distinct signatures must be equal; then 10M rows
-#     (the pairs repeated with a copy number appended to both sides): rows/s;
+#     pyarrow): wall times, and checksums of the signatures must be equal; then 10M rows (the
+#     pairs repeated with a copy number appended to both sides): rows/s. Its own section
+#     ("MinHash"; STEPS=minhash runs it alone);
 #  2. `dedup --exact pair --only-kept` against OpusFilter 3.3.1's `remove_duplicates` on 1M rows
 #     (its input as text files): the rows kept must be equal (checked);
 #  3. `dedup --near 0.8` against datasketch's MinHashLSH(0.8, 128) with every row inserted and
@@ -17,7 +18,7 @@
 #     CPU and memory, not storage): wall time and peak RSS; the rows kept must be the 10M run's.
 # Needs: the WMT23 mirror (WMT23=path of its git directory); python3 with venv (datasketch,
 # opusfilter and pyarrow are installed in $BENCH_DIR/dedup/venv, or give VENV).
-# Rewrites the "Duplicates" section of BENCHMARKS.md.
+# Rewrites the "MinHash" and "Duplicates" sections of BENCHMARKS.md (STEPS=dedup: the second).
 #
 #   WMT23=/work/.mirror/wmt-conference+wmt23-news-systems/repo scripts/bench_dedup.sh
 set -euo pipefail
@@ -25,6 +26,7 @@ cd "$(dirname "$0")/.."
 DIR=${BENCH_DIR:-/tmp/pm-bench}/dedup
 WMT23=${WMT23:?the git directory of wmt-conference/wmt23-news-systems}
 BILLION=${BILLION:-1}
+STEPS=${STEPS:-minhash,dedup}
 mkdir -p "$DIR"
 cargo build --release --quiet --bin pairmetrics
 BIN=$PWD/target/release/pairmetrics
@@ -83,23 +85,49 @@ for copies in 10 100; do
 done
 
 seconds() { /usr/bin/time -f "%e %M" -o "$DIR/time" "$@"; read -r wall kb < "$DIR/time"; }
+rate() { echo "scale=0; $1 / $2" | bc; }
+ratio() { echo "scale=1; $1 / $2" | bc; }
 count() { "$BIN" sql --format csv --table "t=$1" "$2" | tail -1; }
 
-# 1. minhash.
+if [[ $STEPS == *minhash* ]]; then
+# 1. minhash: the signatures' first values summed and last values' maximum, on both sides (a
+# checksum of every row's signature that costs nothing beside it).
 seconds "$VENV/bin/python" -c "
 import sys, pyarrow.parquet as pq
 from datasketch import MinHash
 texts = pq.read_table(sys.argv[1], columns=['src_text']).column(0).to_pylist()
 sigs = MinHash.bulk([[w.encode('utf-8') for w in t.split()] for t in texts], num_perm=128, seed=1)
-print(len({tuple(m.hashvalues) for m in sigs}))
+print(f'{sum(int(m.hashvalues[0]) for m in sigs)},{max(int(m.hashvalues[127]) for m in sigs)}')
 " "$DIR/200k" > "$DIR/ds_minhash.out"
 ds_wall=$wall
-seconds "$BIN" sql --format csv --table "t=$DIR/200k" "SELECT count(DISTINCT minhash(tokenize(src_text), 128, 1)) FROM t" > "$DIR/pm_minhash.out"
+minhash="SELECT sum(s[1]), max(s[128]) FROM (SELECT minhash(tokenize(src_text), 128, 1) AS s FROM t)"
+seconds "$BIN" sql --format csv --table "t=$DIR/200k" "$minhash" > "$DIR/pm_minhash.out"
 pm_wall=$wall
-[ "$(cat "$DIR/ds_minhash.out")" = "$(tail -1 "$DIR/pm_minhash.out")" ] || { echo "minhash: distinct signatures differ" >&2; exit 1; }
-seconds "$BIN" sql --format csv --table "t=$DIR/10m" "SELECT count(DISTINCT minhash(tokenize(src_text), 128, 1)) FROM t" > /dev/null
+[ "$(cat "$DIR/ds_minhash.out")" = "$(tail -1 "$DIR/pm_minhash.out")" ] || { echo "minhash: signatures differ" >&2; exit 1; }
+seconds "$BIN" sql --format csv --table "t=$DIR/10m" "$minhash" > /dev/null
 mh10_wall=$wall mh10_kb=$kb
+section=$DIR/minhash.md
+{
+    echo "<!-- minhash: made by scripts/bench_dedup.sh -->"
+    echo "## MinHash"
+    echo
+    echo "At $(git rev-parse --short HEAD), 2 cores, release, one run, on the pairs of the next section"
+    echo "(\`scripts/bench_dedup.sh\` with STEPS=minhash): each row's signature of its source's words, as a"
+    echo "checksum (the first values summed, the largest last value) that costs nothing beside it."
+    echo "Times include process start and reading Parquet."
+    echo
+    echo "| job | datasketch 2.0.0 \`MinHash.bulk\` | pairmetrics | ratio |"
+    echo "|---|---|---|---|"
+    echo "| \`minhash(tokenize(src_text), 128, 1)\`, 200,000 rows (checksums equal, checked) | $ds_wall s | $pm_wall s | $(ratio "$ds_wall" "$pm_wall")x |"
+    echo "| the same, 10M rows (target ≥ 1M rows/s) | | $mh10_wall s, $(rate 10000000 "$mh10_wall") rows/s, $((mh10_kb / 1024)) MB | |"
+    echo
+    echo "<!-- /minhash -->"
+} > "$section"
+python3 scripts/bench_section.py minhash "$section"
+cat "$section"
+fi
 
+[[ $STEPS == *dedup* ]] || exit 0
 # 2. Exact, against OpusFilter.
 cat > "$DIR/remove_duplicates.yaml" <<YAML
 common: {output_directory: $DIR}
@@ -170,8 +198,6 @@ if [ "$BILLION" = 1 ]; then
     [ "$kept" = "$e10_kept" ] || { echo "1B: kept $kept, 10M kept $e10_kept" >&2; exit 1; }
 fi
 
-rate() { echo "scale=0; $1 / $2" | bc; }
-ratio() { echo "scale=1; $1 / $2" | bc; }
 section=$DIR/section.md
 {
     echo "<!-- dedup: made by scripts/bench_dedup.sh -->"
@@ -184,8 +210,6 @@ section=$DIR/section.md
     echo
     echo "| job | reference | pairmetrics | ratio |"
     echo "|---|---|---|---|"
-    echo "| \`minhash(tokenize(src_text), 128, 1)\`, 200,000 rows (distinct signatures equal, checked) | datasketch 2.0.0 \`MinHash.bulk\`: $ds_wall s | $pm_wall s | $(ratio "$ds_wall" "$pm_wall")x |"
-    echo "| the same, 10M rows | | $mh10_wall s, $(rate 10000000 "$mh10_wall") rows/s, $((mh10_kb / 1024)) MB | |"
     echo "| \`dedup --exact pair --only-kept\`, 1M rows (rows kept equal, checked: $(cat "$DIR/exact_kept")) | OpusFilter 3.3.1 \`remove_duplicates\` on text files: $of_wall s | $ex_wall s, $((ex_kb / 1024)) MB | $(ratio "$of_wall" "$ex_wall")x |"
     echo "| \`dedup --near 0.8\`, 200,000 rows (marked rows equal in number, checked: $near_marked) | datasketch \`MinHash.bulk\` + \`MinHashLSH(0.8, 128)\` insert and query + components: $dn_wall s, $((dn_kb / 1024)) MB | $pn_wall s, $((pn_kb / 1024)) MB | $(ratio "$dn_wall" "$pn_wall")x |"
     echo "| \`dedup --near 0.8 --only-kept\`, 10M rows | target ≤ 2 GiB | $n10_wall s, $((n10_kb / 1024)) MB, $n10_kept kept | |"
