@@ -196,7 +196,11 @@ mod tests {
             &["only one"],
             &["\n", "\r\n", "\t"],
         ] {
-            assert_eq!(hasher.key_of_texts(texts).unwrap(), general(texts), "{texts:?}");
+            assert_eq!(
+                hasher.key_of_texts(texts).unwrap(),
+                general(texts),
+                "{texts:?}"
+            );
         }
     }
 

@@ -5,9 +5,10 @@
 //! key (a hash repartition, as a cluster would shard them) and visits each group of rows sharing
 //! a key, one partition in memory at a time. What the groups say is then asked row by row in
 //! input order: [`Firsts`] (exact duplicates: the first row of each group, spilled by ordinal
-//! range), [`FirstSeen`] (the same in memory, when the distinct keys fit) or [`Components`] (near duplicates: groups joined transitively, in memory at 8 bytes a
-//! row). Both answer with a [`Role`], and neither depends on the order groups are visited in,
-//! so the answer is the same whatever the partitions and threads.
+//! range), [`FirstSeen`] (the same held in memory, when the distinct keys fit) or
+//! [`Components`] (near duplicates: groups joined transitively, 9 bytes a row in memory). Each
+//! answers with a [`Role`], and none depends on the order groups are visited in, so the answer
+//! is the same whatever the partitions and threads.
 
 use std::io;
 use std::sync::Arc;
