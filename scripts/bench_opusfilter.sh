@@ -45,7 +45,7 @@ steps:
         - LengthFilter: {unit: word, min_length: 1, max_length: 100}
         - LengthFilter: {unit: char, min_length: 1, max_length: 1000, name: chars}
         - LengthRatioFilter: {unit: word, threshold: 3}
-        - LengthRatioFilter: {unit: char, threshold: 3, name: chars}
+        - LengthRatioFilter: {unit: char, threshold: 3, name: char_ratio}
         - LongWordFilter: {threshold: 40}
         - AverageWordLengthFilter: {min_length: 1, max_length: 30}
         - AlphabetRatioFilter: {threshold: 0.5}
