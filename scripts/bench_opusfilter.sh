@@ -42,20 +42,23 @@ steps:
       inputs: [../src.txt, ../tgt.txt]
       output: scores.jsonl
       filters: &filters
-        - LengthFilter: {unit: word, min_length: 1, max_length: 100}
+        # Every filter of a class that appears twice has a name: OpusFilter 3.3.1 crashes (a
+        # TypeError in _update_score_dict) when an unnamed filter's scores and a named one's of
+        # the same class meet in the score file.
+        - LengthFilter: {unit: word, min_length: 1, max_length: 100, name: words}
         - LengthFilter: {unit: char, min_length: 1, max_length: 1000, name: chars}
-        - LengthRatioFilter: {unit: word, threshold: 3}
-        - LengthRatioFilter: {unit: char, threshold: 3, name: char_ratio}
-        - LongWordFilter: {threshold: 40}
+        - LengthRatioFilter: {unit: word, threshold: 3, name: words}
+        - LengthRatioFilter: {unit: char, threshold: 3, name: chars}
+        - LongWordFilter: {threshold: 40, name: long}
         - AverageWordLengthFilter: {min_length: 1, max_length: 30}
-        - AlphabetRatioFilter: {threshold: 0.5}
+        - AlphabetRatioFilter: {threshold: 0.5, name: all}
         - AlphabetRatioFilter: {threshold: 0.5, exclude_whitespace: true, name: nospace}
         - TerminalPunctuationFilter: {threshold: -2}
         - NonZeroNumeralsFilter: {threshold: 0.5}
         - LongestCommonSubstringFilter: {threshold: 0.9}
-        - SimilarityFilter: {threshold: 0.9}
+        - SimilarityFilter: {threshold: 0.9, name: chars}
         - SimilarityFilter: {threshold: 0.9, unit: word, lowercase: true, name: words}
-        - RepetitionFilter: {threshold: 2}
+        - RepetitionFilter: {threshold: 2, name: long}
         - RepetitionFilter: {threshold: 1, min_length: 2, max_length: 10, name: short}
         - LongWordFilter: {threshold: 100, name: very}
   - type: filter
