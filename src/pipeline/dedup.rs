@@ -27,7 +27,7 @@ use crate::arrow::read::{Strings, TokenLists};
 use crate::clean::segment_hash::{Key, SegmentHasher};
 use crate::dedup::groups::{Components, FirstSeen, Firsts, FirstsInOrder, Grouping, Role};
 use crate::dedup::lsh;
-use crate::dedup::minhash::{MinHasher, Scheme};
+use crate::dedup::minhash::{MAX_NUM_PERM, MinHasher, Scheme};
 use crate::dedup::shingles::char_ngrams;
 use crate::parallel::{Chunk, map_ordered_in_chunks};
 use crate::parquet::{Encoding, Layout, ParquetInput, TableWriter, keys};
@@ -83,7 +83,7 @@ pub fn check_threshold(threshold: f64) -> Result<(), String> {
 
 /// A number of MinHash permutations: 1 to 2^16 (as `minhash` takes).
 pub fn check_num_perm(num_perm: usize) -> Result<(), String> {
-    match (1..=1 << 16).contains(&num_perm) {
+    match (1..=MAX_NUM_PERM).contains(&num_perm) {
         true => Ok(()),
         false => Err(format!("must be 1 to 65536, got {num_perm}")),
     }
@@ -318,23 +318,28 @@ impl KeyMaker {
         }
     }
 
-    /// The keys of one row given its texts (None for a NULL text), appended to `keys`; false
-    /// when a text it needs is NULL.
-    fn keys(&self, src: Option<&str>, tgt: Option<&str>, keys: &mut Vec<u128>) -> bool {
-        let texts: Vec<(u64, Vec<Option<&str>>)> = match self.side {
-            Side::Pair => vec![(0, vec![src, tgt])],
-            Side::Src => vec![(0, vec![src])],
-            Side::Tgt => vec![(0, vec![tgt])],
-            Side::Either => vec![(0, vec![src]), (1, vec![tgt])],
+    /// The keys of one row given its texts (None for a NULL text), appended to `keys`: none
+    /// for a side whose text is NULL.
+    fn keys(&self, src: Option<&str>, tgt: Option<&str>, keys: &mut Vec<u128>) {
+        // (namespace, texts) per side compared: `either` keys each side apart.
+        let (pair, one_src, one_tgt) = ([src, tgt], [src], [tgt]);
+        let sides: &[(u64, &[Option<&str>])] = match self.side {
+            Side::Pair => &[(0, &pair)],
+            Side::Src => &[(0, &one_src)],
+            Side::Tgt => &[(0, &one_tgt)],
+            Side::Either => &[(0, &one_src), (1, &one_tgt)],
         };
-        let mut compared = true;
-        for (namespace, texts) in texts {
-            let Some(texts) = texts.into_iter().collect::<Option<Vec<&str>>>() else {
-                compared = false;
+        for &(namespace, texts) in sides {
+            if texts.iter().any(Option::is_none) {
                 continue;
-            };
+            }
+            let mut present = [""; 2];
+            for (slot, text) in present.iter_mut().zip(texts.iter().flatten()) {
+                *slot = text;
+            }
+            let texts = &present[..texts.len()];
             match &self.kind {
-                KeyKind::Exact(hasher) => match hasher.key_of_texts(&texts) {
+                KeyKind::Exact(hasher) => match hasher.key_of_texts(texts) {
                     // Each side's keys apart from the other's: the same text as a source and
                     // as a target is no repeat.
                     Ok(Key::Hash(h)) => keys.push(u128::from(namespace) << 64 | h),
@@ -347,7 +352,7 @@ impl KeyMaker {
                     rows_per_band,
                 } => {
                     let mut pieces = Vec::new();
-                    for text in &texts {
+                    for text in texts {
                         match shingles {
                             Shingles::Words => pieces.extend(whitespace::split(text)),
                             Shingles::Chars(n) => char_ngrams(text, *n, &mut pieces),
@@ -365,7 +370,6 @@ impl KeyMaker {
                 }
             }
         }
-        compared
     }
 }
 
@@ -402,8 +406,6 @@ struct BatchKeys {
     rows: usize,
     keys: Vec<(u32, u128)>,
     not_compared: u64,
-    /// The rows' pair_ids, when read.
-    ids: Option<Int64Array>,
 }
 
 /// The columns compared: source and target, when the side needs them.
@@ -463,7 +465,6 @@ fn batch_keys(batch: &RecordBatch, at: TextAt, maker: &KeyMaker) -> Result<Batch
         rows: batch.num_rows(),
         keys: Vec::new(),
         not_compared: 0,
-        ids: None,
     };
     let mut keys = Vec::new();
     for row in 0..batch.num_rows() {
@@ -507,11 +508,9 @@ async fn push_keys(
     let stream = table.stream(&names).await?;
     let at = TextAt::of(stream.schema().as_ref(), columns)?;
     let what = table.what();
-    let keys_of = |_: &mut (), mut chunk: Chunk<RecordBatch>| -> Result<BatchKeys> {
+    let keys_of = |_: &mut (), mut chunk: Chunk<RecordBatch>| -> Result<(BatchKeys, Int64Array)> {
         let batch = chunk.records.pop().expect("one batch per chunk");
-        let mut keys = batch_keys(&batch, at, maker)?;
-        keys.ids = Some(ids(&batch, &what)?);
-        Ok(keys)
+        Ok((batch_keys(&batch, at, maker)?, ids(&batch, &what)?))
     };
     let mut ordinal = first;
     let mut not_compared = 0;
@@ -522,8 +521,7 @@ async fn push_keys(
             threads,
             || (),
             keys_of,
-            |batch: BatchKeys| {
-                let ids = batch.ids.expect("read");
+            |(batch, ids): (BatchKeys, Int64Array)| {
                 for (row, key) in batch.keys {
                     let id = ids.value(row as usize);
                     if !push(key, ordinal + u64::from(row), id)? {

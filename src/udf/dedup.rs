@@ -24,7 +24,7 @@ use super::expr;
 use crate::arrow::read::{RowProblem, Strings, TokenLists};
 use crate::clean::segment_hash::{Key, SegmentHasher};
 use crate::dedup::lsh;
-use crate::dedup::minhash::{MinHasher, Scheme};
+use crate::dedup::minhash::{MAX_NUM_PERM, MinHasher, Scheme};
 use crate::dedup::shingles::char_ngrams as char_ngrams_of;
 use crate::schema::ColumnType;
 
@@ -65,7 +65,7 @@ const TGT: (&str, ColumnType) = ("tgt", ColumnType::Text);
 const OPTIONS: (&str, ColumnType) = ("options", ColumnType::Text);
 
 /// The largest num_perm `minhash` and `lsh_params` take.
-const MAX_PERM: i64 = 1 << 16;
+const MAX_PERM: i64 = MAX_NUM_PERM as i64;
 
 fn shapes(kind: Kind) -> Shapes {
     match kind {

@@ -44,6 +44,9 @@ impl Scheme {
 
 const MERSENNE_61: u64 = (1 << 61) - 1;
 
+/// The most permutations pairmetrics draws (`minhash`, `lsh_params`, `dedup --num-perm`).
+pub const MAX_NUM_PERM: usize = 1 << 16;
+
 /// The permutations of one (num_perm, seed, scheme): build once, sign many token lists.
 #[derive(Debug, Clone)]
 pub struct MinHasher {
