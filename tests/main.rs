@@ -17,6 +17,7 @@ mod extract;
 mod fast_align;
 mod fitness;
 mod guides;
+mod hardrules;
 mod import;
 mod l2_assist;
 mod layers;

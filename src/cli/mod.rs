@@ -15,6 +15,7 @@ mod export;
 mod extract;
 mod fast_align;
 mod fasttext;
+mod hardrules;
 mod import;
 mod l2_assist;
 mod lepod;
@@ -87,6 +88,7 @@ enum Command {
     Lmplz(lmplz::Args),
     Opusfilter(opusfilter::Args),
     Dedup(dedup::Args),
+    Hardrules(hardrules::Args),
     Lm(lm::Args),
     Export(export::Args),
     Rerank(rerank::Args),
@@ -132,6 +134,7 @@ impl Cli {
             Command::Lmplz(args) => args.run(stdout)?,
             Command::Opusfilter(args) => args.run()?,
             Command::Dedup(args) => args.run().await?,
+            Command::Hardrules(args) => args.run()?,
             Command::Lm(args) => args.run(stdout).await?,
             Command::Export(args) => args.run(stdout).await?,
             Command::Rerank(args) => args.run(stdout).await?,

@@ -4,6 +4,7 @@
 
 pub mod arpa;
 pub mod decimal;
+pub mod hardrules_config;
 pub mod input;
 pub mod python;
 pub mod semeval2014t5;

@@ -13,6 +13,7 @@ pub mod export;
 pub mod extract;
 pub mod fast_align;
 pub mod fasttext;
+pub mod hardrules;
 pub mod import;
 pub mod l2_assist;
 pub mod lepod;

@@ -79,6 +79,7 @@ names! {
     REPETITIONS = "repetitions";
     REGEX_SEARCH = "regex_search";
     HAS_HTML_TAG = "has_html_tag";
+    HARDRULES = "hardrules";
     MINHASH = "minhash";
     CHAR_NGRAMS = "char_ngrams";
     LSH_PARAMS = "lsh_params";

@@ -10,6 +10,7 @@ pub mod dep_fit;
 pub mod derp;
 pub mod docs;
 pub mod expr;
+pub mod hardrules;
 pub mod lepod;
 pub mod lid;
 pub mod lm;
@@ -119,6 +120,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
             phrases(),
             resources.lm.clone(),
         ))),
+        Arc::new(ScalarUDF::from(hardrules::HardrulesUdf::new())),
         Arc::new(ScalarUDF::from(lid::LidUdf::new(
             lid::Kind::Langid,
             fasttext(),

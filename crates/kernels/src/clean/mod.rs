@@ -3,6 +3,7 @@
 //! Levenshtein).
 
 pub mod difflib;
+pub mod hardrules;
 pub mod html;
 pub mod json;
 pub mod levenshtein;
