@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build tests/data/hardrules: inputs, and what bicleaner-hardrules 2.10.8 prints for them.
 
-Inputs: WMT23 general-task test sets (source and reference side by side) in six language pairs
+Inputs: the bundled Europarl sample (for `score --hardrules`), WMT23 general-task test sets (source and reference side by side) in six language pairs
 (CJK both ways, Cyrillic, Hebrew, German, Czech-Ukrainian), adversarial pairs aimed at every rule
 and at the Unicode tables they read, and a file of shapes (extra and missing columns, CR line
 ends, invalid UTF-8, empty lines, sides over 10,000 characters). Each input is run with several
@@ -173,6 +173,19 @@ def main():
     cases.append(("shapes.tsv", "en", "fr", "all", ["--scol", "2", "--tcol", "3"]))
     with open(os.path.join(OUT, "config.yaml"), "w") as f:
         f.write(CONFIG)
+
+    # The bundled Europarl sample's texts, for `score --hardrules` (tests/hardrules.rs).
+    import pyarrow.parquet as pq
+    table = pq.read_table(os.path.join(OUT, "..", "..", "..", "data", "europarl-sample",
+                                       "pairs.parquet")).to_pydict()
+    tsv = "".join(f"{a}\t{b}\n" for a, b in zip(table["src_text"], table["tgt_text"]))
+    assert "\r" not in tsv and tsv.count("\t") == len(table["src_text"])
+    out = subprocess.run(
+        ["bicleaner-hardrules", "-q", "--disable_lang_ident", "-s", "fr", "-t", "en", "-A",
+         "--annotated_output", "--score_only", "--dont_ignore_long", "-", "-"],
+        input=tsv.encode(), capture_output=True, check=True)
+    with open(os.path.join(OUT, "expected", "europarl-sample.fr-en.all.out"), "wb") as f:
+        f.write(out.stdout)
 
     manifest = []
     for i, (name, s, t, flags, extra) in enumerate(cases):

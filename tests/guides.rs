@@ -203,6 +203,7 @@ guides! {
     data_lake => "docs/guide/data-lake.md",
     dedup => "docs/guide/dedup.md",
     fitness_lm_semeval => "docs/guide/fitness-lm-semeval.md",
+    hardrules => "docs/guide/hardrules.md",
     language_id => "docs/guide/language-id.md",
     language_models => "docs/guide/language-models.md",
     lepod_score => "docs/guide/lepod-score.md",

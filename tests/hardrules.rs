@@ -217,3 +217,62 @@ async fn the_sql_function_lists_what_the_tool_lists_with_dash_a() {
         .unwrap_err();
     assert!(err.to_string().contains("no_url"), "{err}");
 }
+
+#[tokio::test]
+async fn score_adds_the_verdict_of_the_bundled_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("scored.parquet");
+    let pairs = root().join("data/europarl-sample/pairs.parquet");
+    common::ok(&[
+        "score",
+        "--pairs",
+        common::path_str(&pairs),
+        "--metrics",
+        "lepod",
+        "--hardrules",
+        "fr-en",
+        "--out",
+        common::path_str(&out),
+    ]);
+    let ctx = common::context();
+    ctx.register_parquet("s", common::path_str(&out), Default::default())
+        .await
+        .unwrap();
+    let got = common::strings(
+        &ctx,
+        "SELECT CASE WHEN hardrules_keep THEN 'keep' ELSE array_to_string(hardrules, '+') END, \
+         led FROM s ORDER BY pair_id",
+        0,
+    )
+    .await;
+    let want =
+        std::fs::read_to_string(data().join("expected/europarl-sample.fr-en.all.out")).unwrap();
+    let want: Vec<&str> = want
+        .lines()
+        .map(|l| l.split_once('\t').unwrap().1)
+        .collect();
+    assert_eq!(got.len(), 3000);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.as_deref(), Some(*w), "pair {i}");
+    }
+    let err = common::err(&[
+        "score",
+        "--pairs",
+        common::path_str(&pairs),
+        "--metrics",
+        "hardrules",
+        "--out",
+        "x.parquet",
+    ]);
+    assert!(err.contains("--hardrules SRC-TGT"), "{err}");
+    let err = common::err(&[
+        "score",
+        "--pairs",
+        common::path_str(&pairs),
+        "--hardrules",
+        "fr",
+        "--out",
+        "x.parquet",
+    ]);
+    assert!(err.contains("expected SRC-TGT"), "{err}");
+}

@@ -789,6 +789,7 @@ async fn score_takes_arrow_data_in_memory() {
         lowercase: false,
         punct: ",".into(),
         metrics: None,
+        hardrules: None,
         resources: Default::default(),
         tuning: Default::default(),
         compression: Codec::Zstd,

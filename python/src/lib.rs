@@ -365,6 +365,7 @@ fn score<'py>(
         lowercase,
         punct,
         metrics,
+        hardrules: None,
         resources,
         tuning: Tuning::default(),
         compression,

@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use pairmetrics::align::{AlignerOptions, Module};
 use pairmetrics::parquet::Codec;
 use pairmetrics::pipeline::score;
@@ -62,6 +62,13 @@ pub struct Args {
     /// spaces. Repeatable; added to the default metrics or to --metrics.
     #[arg(long, value_name = "METHOD", value_parser = ["langid", "lingua", "fasttext"])]
     lid: Vec<String>,
+    /// Add bicleaner-hardrules 2.10.8's verdict for pairs in these languages (SRC-TGT, e.g.
+    /// en-fr): `hardrules`, the failing rules in the tool's order and spelling (its -A list;
+    /// empty keeps the pair), and `hardrules_keep`. The sides are src_text and tgt_text when
+    /// the pairs table has them, else the tokens joined by spaces. Added to the default
+    /// metrics or to --metrics.
+    #[arg(long, value_name = "SRC-TGT", value_parser = language_pair)]
+    hardrules: Option<(String, String)>,
     /// --phrase-table adds `true_score` (tgt as a paraphrase of src); --triples with --arcs adds
     /// `tgt_dep_fit` (the whole tgt sentence's fitness) and `tgt_dep_fit_problem`; --lm adds
     /// `src_lm_logprob` and `tgt_lm_logprob`.
@@ -107,6 +114,7 @@ impl Args {
             punct,
             metrics,
             lid,
+            hardrules,
             resources,
             tuning,
             compression,
@@ -128,6 +136,7 @@ impl Args {
             lowercase,
             punct,
             metrics,
+            hardrules: hardrules.clone(),
             resources,
             tuning: tuning.into(),
             compression,
@@ -135,7 +144,22 @@ impl Args {
             progress: std::io::stderr().is_terminal() && cluster.is_none(),
             cluster,
         };
-        if !lid.is_empty() {
+        let named_hardrules = options.metrics.iter().flatten().any(|m| m == "hardrules");
+        if named_hardrules && hardrules.is_none() {
+            bail!("--metrics hardrules needs the pairs' languages: --hardrules SRC-TGT");
+        }
+        let mut added: Vec<String> = lid
+            .iter()
+            .map(|method| match method.as_str() {
+                "langid" => "langid".to_string(),
+                "lingua" => "lingua_lid".to_string(),
+                _ => "fasttext_lid".to_string(),
+            })
+            .collect();
+        if hardrules.is_some() && !named_hardrules {
+            added.push("hardrules".into());
+        }
+        if !added.is_empty() {
             let mut names = match options.metrics.take() {
                 Some(names) => names,
                 None => score::selected_metrics(&options)?
@@ -143,11 +167,7 @@ impl Args {
                     .map(|m| m.name.to_string())
                     .collect(),
             };
-            names.extend(lid.iter().map(|method| match method.as_str() {
-                "langid" => "langid".to_string(),
-                "lingua" => "lingua_lid".to_string(),
-                _ => "fasttext_lid".to_string(),
-            }));
+            names.extend(added);
             options.metrics = Some(names);
         }
         if explain {
@@ -159,6 +179,18 @@ impl Args {
         Ok(())
     }
 }
+/// SRC-TGT: two language codes.
+fn language_pair(text: &str) -> Result<(String, String), String> {
+    match text.split_once('-') {
+        Some((src, tgt)) if !src.is_empty() && !tgt.is_empty() && !tgt.contains('-') => {
+            Ok((src.to_string(), tgt.to_string()))
+        }
+        _ => Err(format!(
+            "expected SRC-TGT, two language codes (en-fr), not {text:?}"
+        )),
+    }
+}
+
 /// `score --help`'s list of metrics, from the metric table.
 fn metrics_help() -> String {
     let metrics: Vec<String> = score::METRICS

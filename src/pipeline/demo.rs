@@ -114,6 +114,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         layout: Default::default(),
         lowercase: true,
         metrics: None,
+        hardrules: None,
         punct: DEMO_PUNCT.to_string(),
         resources: Default::default(),
         tuning: Default::default(),

@@ -149,6 +149,8 @@ builders! {
     fn lm_logprob(tokens) = LM_LOGPROB;
     /// py3langid's language of a text, as a struct {lang, prob}.
     fn langid(text) = LANGID;
+    /// bicleaner-hardrules' failing rules of a pair, as its -A lists them.
+    fn hardrules(src, tgt, src_lang, tgt_lang) = HARDRULES;
     /// lingua's language of a text, as a struct {lang, prob}.
     fn lingua_lid(text) = LINGUA_LID;
     /// The session's fastText model's most likely label of a text, as a struct {lang, prob}.

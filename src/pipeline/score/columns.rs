@@ -261,6 +261,40 @@ pub static METRICS: &[Metric] = &[
         exprs: |i| language_columns(i, "fasttext_lid", expr::fasttext_lid),
     },
     Metric {
+        name: "hardrules",
+        about: "hardrules and hardrules_keep: bicleaner-hardrules 2.10.8's failing rules of the \
+                pair (its -A list, in its order and spelling; empty keeps the pair) and whether \
+                it keeps the pair, for the languages given; the sides are src_text and tgt_text \
+                when the pairs table has them, else the tokens joined by spaces",
+        columns: &[label("hardrules"), label("hardrules_keep")],
+        needs: &[],
+        uses: &[],
+        by_default: false,
+        signature: |o| {
+            let (src, tgt) = o
+                .hardrules
+                .as_ref()
+                .map(|(s, t)| (s.as_str(), t.as_str()))
+                .unwrap_or_default();
+            format!("hardrules:bicleaner-hardrules-2.10.8,langs={src}-{tgt}")
+        },
+        column_signature: None,
+        exprs: |i| {
+            let Some((src_lang, tgt_lang)) = &i.options.hardrules else {
+                bail!("the hardrules metric needs the pairs' languages");
+            };
+            let rules = expr::hardrules(
+                i.functions,
+                i.text("src"),
+                i.text("tgt"),
+                lit(src_lang.as_str()),
+                lit(tgt_lang.as_str()),
+            )?;
+            let keep = cardinality(rules.clone()).eq(lit(0u64));
+            Ok(vec![("hardrules", rules), ("hardrules_keep", keep)])
+        },
+    },
+    Metric {
         name: "chrf",
         about: "chrf, sentence chrF2 of tgt against src as sacrebleu's sentence_chrf (its \
                 defaults)",
@@ -533,12 +567,24 @@ pub struct Inputs<'a> {
     pub options: &'a ScoreOptions,
     pub functions: &'a dyn FunctionRegistry,
     pub lockstep: bool,
+    /// The pairs table's string columns `src_text` and `tgt_text`, those it has.
+    pub texts: Vec<String>,
 }
 
 impl Inputs<'_> {
     /// A column of the pairs table.
     pub fn pairs(&self, column: &str) -> Expr {
         Expr::Column(ColumnRef::new(Some("p"), column))
+    }
+
+    /// A side's text: its `{side}_text` column when the pairs table has one, else its tokens
+    /// joined by spaces.
+    fn text(&self, side: &str) -> Expr {
+        let column = format!("{side}_text");
+        match self.texts.contains(&column) {
+            true => self.pairs(&column),
+            false => array_to_string(self.pairs(side), lit(" ")),
+        }
     }
 
     /// A side's tokens, lowercased when asked.

@@ -82,6 +82,8 @@ pub struct ScoreOptions {
     /// The metrics to compute, by name (see [`METRICS`]); None = every default metric whose
     /// inputs are given.
     pub metrics: Option<Vec<String>>,
+    /// The languages of the pairs (source, target) for the `hardrules` metric.
+    pub hardrules: Option<(String, String)>,
     /// A phrase table adds `true_score` (tgt as a paraphrase of src); a language model adds
     /// `src_lm_logprob` and `tgt_lm_logprob`; triple counts (with arcs) add `tgt_dep_fit`.
     pub resources: ResourceOptions,
@@ -775,12 +777,19 @@ async fn score_frame(
     inputs: &[Keyed],
     lockstep: bool,
 ) -> Result<DataFrame> {
+    let pairs_schema = ctx.table_provider(Table::Pairs.name()).await?.schema();
     let builder = columns::Inputs {
         options,
         functions: ctx,
         lockstep,
+        texts: pairs_schema
+            .fields()
+            .iter()
+            .filter(|f| ["src_text", "tgt_text"].contains(&f.name().as_str()))
+            .filter(|f| crate::schema::is_string(f.data_type()))
+            .map(|f| f.name().clone())
+            .collect(),
     };
-    let pairs_schema = ctx.table_provider(Table::Pairs.name()).await?.schema();
     let mut select: Vec<Expr> = pairs_schema
         .fields()
         .iter()
