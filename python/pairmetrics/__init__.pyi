@@ -377,6 +377,24 @@ def model_score(src: Any, tgt: Any, alpha_phi: Any = None, alpha_lm: Any = None,
     In SQL: SELECT id, model_score(src, hyp_tokens) AS score FROM nbest JOIN sources USING (id);
     """
 
+def hardrules(src: Any, tgt: Any, src_lang: Any, tgt_lang: Any, config: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """hardrules(src, tgt, src_lang, tgt_lang [, config])
+
+    bicleaner-hardrules 2.10.8's rules (without its models: no_wrong_language, no_porn and lm_filter keep every pair): the failing rules of a pair, in the tool's order and spelling (`not_too_short(left)`, `length_ratio(left,right)`), as its `-A` lists them; an empty list keeps the pair. An empty sentence gives `no_empty` alone. Languages change rules as in the tool (CJK lengths, the languages `no_repeated_words` matches whole words in, Latin-1 and `Ã`/`Â` exceptions). `pairmetrics hardrules` is the tool's command line.
+
+    Arguments:
+        src: The source sentence (the tool's left side). NULL gives NULL.
+        tgt: The target sentence (right side). NULL gives NULL.
+        src_lang: The source language code (`en`, `zh`, ...): a string or a column.
+        tgt_lang: The target language code.
+        config: The tool's rules configuration as YAML, a literal: `'{no_urls: true, length_ratio: 2}'` (default: the tool's defaults).
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT r.rule, count(*) FROM (SELECT unnest(hardrules(src_text, tgt_text, 'en', 'fr')) AS rule FROM pairs) r GROUP BY r.rule ORDER BY 2 DESC;
+    """
+
 def langid(text: Any, languages: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """langid(text [, languages])
 

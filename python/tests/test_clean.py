@@ -40,3 +40,18 @@ def test_minhash_is_datasketch_s():
     assert pairmetrics.minhash(tokens, 4, 1).to_pylist() == [[224474114, 74494968, 85505115, 1403334846], None]
     assert pairmetrics.minhash(tokens, 4, 1, "legacy").to_pylist()[0] == [85460458, 833734781, 641877471, 1073183585]
     assert pairmetrics.char_ngrams(pa.array(["abcd", "ab", ""]), 3).to_pylist() == [["abc", "bcd"], ["ab"], []]
+
+
+def test_hardrules_lists_every_failing_rule_as_bicleaner_hardrules_does():
+    # bicleaner-hardrules 2.10.8 -A: the failing rules in its order; an empty list keeps.
+    src = pa.array(["Hi", "The cat sat on the mat.", "", None])
+    tgt = pa.array(["Salut", "Le chat est assis sur le tapis.", "Bonjour à tous", "x"])
+    assert pairmetrics.hardrules(src, tgt, "en", "fr").to_pylist() == [
+        ["not_too_short(left)", "not_too_short(right)"],
+        [],
+        ["no_empty(left)"],
+        None,
+    ]
+    # The configuration is the tool's YAML.
+    config = "{not_too_short: false}"
+    assert pairmetrics.hardrules(src, tgt, "en", "fr", config).to_pylist()[0] == []
