@@ -136,18 +136,15 @@ pub(super) fn has_glued_words(s: &[char]) -> bool {
     states & LOWER[1] != 0
 }
 
-/// `no_repeated_words`' count: of the matches of `pattern` (in `finditer` order), those whose
+/// `no_repeated_words`' count: of the matches of its pattern (in `finditer` order), those whose
 /// stripped text is longer than `min_chars` and holds a letter, counted up to `limit`.
+/// `with_words`: `(?i)(\b\S+(.+))\s+\b\1\b`, else `(.+)\1`.
 pub(super) fn repeated(s: &[char], with_words: bool, min_chars: usize, limit: usize) -> usize {
+    let matcher = Repeats::new(s, with_words);
     let mut found = 0;
     let mut start = 0;
     while start < s.len() && found < limit {
-        let end = if with_words {
-            repeated_words_at(s, start)
-        } else {
-            repeated_at(s, start)
-        };
-        let Some(end) = end else {
+        let Some(end) = matcher.at(start) else {
             start += 1;
             continue;
         };
@@ -161,50 +158,129 @@ pub(super) fn repeated(s: &[char], with_words: bool, min_chars: usize, limit: us
     found
 }
 
-/// The end of the line holding `start` (a `.` never crosses a newline).
-fn line_end(s: &[char], start: usize) -> usize {
-    s[start..]
-        .iter()
-        .position(|&c| c == '\n')
-        .map_or(s.len(), |i| start + i)
+/// The two patterns, matched at a position in the order the `regex` module's backtracking tries
+/// them: the longest group first. Only the candidates that can match are visited: for the word
+/// pattern the runs of spaces the group can end before, for the other the later occurrences of
+/// the group's first character.
+struct Repeats<'a> {
+    s: &'a [char],
+    with_words: bool,
+    /// For the word pattern: each character's caseless class and whether it is `\w`.
+    folded: Vec<u32>,
+    word: Vec<bool>,
+    /// For the word pattern: the ends of the `\s` runs, by the class of the character after
+    /// them, as (class, run index), sorted; the runs as (start, end), in order.
+    runs_by_next: Vec<(u32, usize)>,
+    spaces: Vec<(usize, usize)>,
+    /// For the other: (character, position) of every position, sorted.
+    occurrences: Vec<(char, usize)>,
+    /// Where the newlines are.
+    newlines: Vec<usize>,
 }
 
-/// `(.+)\1` matched at `start`: the longest group first.
-fn repeated_at(s: &[char], start: usize) -> Option<usize> {
-    let last = line_end(s, start).min(start + (s.len() - start) / 2);
-    (start + 1..=last)
-        .rev()
-        .find(|&end| s[start..end] == s[end..2 * end - start])
-        .map(|end| 2 * end - start)
-}
-
-/// `(?i)(\b\S+(.+))\s+\b\1\b` matched at `start`. Whatever split `\S+(.+)` backtracks through,
-/// the group is `s[start..end]` for every `end` from the line's end down; `\s+` then takes the
-/// whole run of spaces (a shorter take leaves a space where the group's first, non-space
-/// character must match).
-fn repeated_words_at(s: &[char], start: usize) -> Option<usize> {
-    let boundary = |i: usize| {
-        let before = i > 0 && is_word(s[i - 1]);
-        let after = i < s.len() && is_word(s[i]);
-        before != after
-    };
-    if is_space(s[start]) || !boundary(start) {
-        return None;
+impl<'a> Repeats<'a> {
+    fn new(s: &'a [char], with_words: bool) -> Repeats<'a> {
+        let (mut spaces, mut occurrences) = (Vec::new(), Vec::new());
+        let (mut folded, mut word, mut runs_by_next) = (Vec::new(), Vec::new(), Vec::new());
+        if with_words {
+            folded = s.iter().map(|&c| caseless(c)).collect();
+            word = s.iter().map(|&c| is_word(c)).collect();
+            let mut i = 0;
+            while i < s.len() {
+                if is_space(s[i]) {
+                    let start = i;
+                    while i < s.len() && is_space(s[i]) {
+                        i += 1;
+                    }
+                    // A copy starts with a word character (`\b` after a space).
+                    if i < s.len() && word[i] {
+                        runs_by_next.push((folded[i], spaces.len()));
+                    }
+                    spaces.push((start, i));
+                } else {
+                    i += 1;
+                }
+            }
+            runs_by_next.sort_unstable();
+        } else {
+            occurrences = s.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+            occurrences.sort_unstable();
+        }
+        let newlines = (0..s.len()).filter(|&i| s[i] == '\n').collect();
+        Repeats { s, with_words, folded, word, runs_by_next, spaces, occurrences, newlines }
     }
-    (start + 2..=line_end(s, start)).rev().find_map(|end| {
-        let spaces = s[end..].iter().take_while(|&&c| is_space(c)).count();
-        let copy = end + spaces;
-        let copy_end = copy + (end - start);
-        let matches = spaces > 0
-            && copy_end <= s.len()
-            && boundary(copy)
-            && s[start..end]
-                .iter()
-                .zip(&s[copy..copy_end])
-                .all(|(&a, &b)| caseless(a) == caseless(b))
-            && boundary(copy_end);
-        matches.then_some(copy_end)
-    })
+
+    /// The end of the match at `start`, if there is one.
+    fn at(&self, start: usize) -> Option<usize> {
+        match self.with_words {
+            true => self.words_at(start),
+            false => self.repeat_at(start),
+        }
+    }
+
+    /// The end of the line holding `start` (a `.` never crosses a newline).
+    fn line_end(&self, start: usize) -> usize {
+        let next = self.newlines.partition_point(|&i| i < start);
+        self.newlines.get(next).copied().unwrap_or(self.s.len())
+    }
+
+    /// `(.+)\1` at `start`: the group `s[start..end]` for every `end` from the line's end down
+    /// (the copy cannot cross it either), where the copy starts with the group's first character.
+    fn repeat_at(&self, start: usize) -> Option<usize> {
+        let s = self.s;
+        let last = self.line_end(start).min(start + (s.len() - start) / 2);
+        let first = s[start];
+        let from = self.occurrences.partition_point(|&o| o < (first, start + 1));
+        let to = self.occurrences.partition_point(|&o| o <= (first, last));
+        self.occurrences[from..to]
+            .iter()
+            .rev()
+            .map(|&(_, end)| end)
+            .find(|&end| s[start..end] == s[end..2 * end - start])
+            .map(|end| 2 * end - start)
+    }
+
+    /// `(?i)(\b\S+(.+))\s+\b\1\b` at `start`. Whatever split `\S+(.+)` backtracks through,
+    /// the group is `s[start..end]` for every `end` from the line's end down; `\s+` must take
+    /// at least one space, and takes the rest of its run (a shorter take leaves a space where the
+    /// group's first, non-space character must match). So `end` lies in a run of spaces, and the
+    /// copy starts where that run ends.
+    fn words_at(&self, start: usize) -> Option<usize> {
+        let (s, folded, word) = (self.s, &self.folded[..], &self.word[..]);
+        let boundary = |i: usize| {
+            let before = i > 0 && word[i - 1];
+            let after = i < s.len() && word[i];
+            before != after
+        };
+        if is_space(s[start]) || !boundary(start) {
+            return None;
+        }
+        let line_end = self.line_end(start);
+        // The runs after which the copy starts like the group (and with a word character).
+        let first = folded[start];
+        let from = self.runs_by_next.partition_point(|&(class, _)| class < first);
+        let to = self.runs_by_next.partition_point(|&(class, _)| class <= first);
+        for &(_, run) in self.runs_by_next[from..to].iter().rev() {
+            let (run_start, copy) = self.spaces[run];
+            if run_start > line_end {
+                continue;
+            }
+            if copy <= start + 2 {
+                break;
+            }
+            let ends = run_start.max(start + 2)..=(copy - 1).min(line_end);
+            for end in ends.rev() {
+                let copy_end = copy + (end - start);
+                if copy_end <= s.len()
+                    && folded[start..end] == folded[copy..copy_end]
+                    && boundary(copy_end)
+                {
+                    return Some(copy_end);
+                }
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]

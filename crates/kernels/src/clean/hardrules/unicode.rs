@@ -92,6 +92,11 @@ pub(super) fn strip(s: &str) -> &str {
 pub(super) fn letters_casefolded(s: &str, out: &mut String) {
     out.clear();
     for c in s.chars().filter(|&c| is_letter(c) || c == '\u{10FFFF}') {
+        // Python folds ASCII as it lowercases it.
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+            continue;
+        }
         match tables::PY_CASEFOLD.binary_search_by_key(&c, |&(from, _)| from) {
             Ok(i) => out.push_str(tables::PY_CASEFOLD[i].1),
             Err(_) => out.push(c),
@@ -121,9 +126,31 @@ pub(super) fn is_title(s: &str) -> bool {
     cased
 }
 
+/// [`caseless`] of the ASCII characters, from the same table.
+static ASCII_CASELESS: [u32; 128] = {
+    let mut out = [0u32; 128];
+    let mut c = 0;
+    while c < 128 {
+        out[c] = c as u32;
+        c += 1;
+    }
+    let mut i = 0;
+    while i < tables::RE_CASELESS.len() {
+        let (from, to) = tables::RE_CASELESS[i];
+        if from < 128 {
+            out[from as usize] = to;
+        }
+        i += 1;
+    }
+    out
+};
+
 /// The representative of `c`'s class under `(?i)`: characters match caselessly when equal.
 pub(super) fn caseless(c: char) -> u32 {
     let c = c as u32;
+    if c < 128 {
+        return ASCII_CASELESS[c as usize];
+    }
     match tables::RE_CASELESS.binary_search_by_key(&c, |&(from, _)| from) {
         Ok(i) => tables::RE_CASELESS[i].1,
         Err(_) => c,
