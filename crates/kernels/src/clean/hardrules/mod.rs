@@ -313,6 +313,16 @@ pub struct Hardrules {
 struct Sentence<'a> {
     text: &'a str,
     chars: Vec<char>,
+    /// Each character's `unicode::properties`.
+    props: Vec<u8>,
+}
+
+impl Sentence<'_> {
+    fn new(text: &str) -> Sentence<'_> {
+        let chars: Vec<char> = text.chars().collect();
+        let props = chars.iter().map(|&c| unicode::properties(c)).collect();
+        Sentence { text, chars, props }
+    }
 }
 
 impl Hardrules {
@@ -333,16 +343,7 @@ impl Hardrules {
     /// The failing rules of a pair, as `wrong_tu`: the first alone, or with `run_all` every one
     /// (left before right), except that an empty sentence ends the list at `no_empty`.
     pub fn check(&self, left: &str, right: &str, run_all: bool) -> Vec<Failure> {
-        let sides = [
-            Sentence {
-                text: left,
-                chars: left.chars().collect(),
-            },
-            Sentence {
-                text: right,
-                chars: right.chars().collect(),
-            },
-        ];
+        let sides = [Sentence::new(left), Sentence::new(right)];
         let mut failures = Vec::new();
         for rule in RULES {
             if !self.config.enabled(rule) {
@@ -385,7 +386,8 @@ impl Hardrules {
 
     fn keeps(&self, rule: Rule, sentence: &Sentence, side: usize) -> bool {
         let language = self.languages[side];
-        let (text, chars) = (sentence.text, &sentence.chars[..]);
+        let (text, chars, props) = (sentence.text, &sentence.chars[..], &sentence.props[..]);
+        let count = |bit: u8| props.iter().filter(|&&bits| bits & bit != 0).count();
         let length = chars.len() as f64;
         match rule {
             Rule::NoEmpty => !text.is_empty(),
@@ -402,10 +404,7 @@ impl Hardrules {
                 .literals
                 .iter()
                 .any(|l| text.contains(l.as_str())),
-            Rule::NoOnlySymbols => {
-                chars.is_empty()
-                    || chars.iter().filter(|&&c| unicode::is_alpha(c)).count() as f64 / length > 0.1
-            }
+            Rule::NoOnlySymbols => chars.is_empty() || count(unicode::ALPHA) as f64 / length > 0.1,
             Rule::NoOnlyNumbers => {
                 let threshold = if language.cjk { 0.7 } else { 0.5 };
                 chars.is_empty()
@@ -416,21 +415,21 @@ impl Hardrules {
                         / length)
                         < threshold
             }
-            Rule::NoUrls => !patterns::has_url(chars),
+            Rule::NoUrls => !patterns::has_url(chars, props),
             Rule::NoBreadcrumbs => {
                 patterns::breadcrumbs1(chars) < 3 || patterns::breadcrumbs2(chars) < 2
             }
-            Rule::NoGluedWords => !patterns::has_glued_words(chars),
+            Rule::NoGluedWords => !patterns::has_glued_words(props),
             Rule::NoRepeatedWords => {
                 let min_chars = if language.cjk { 4 } else { 7 };
                 let limit = self.config.repeated_words.ceil().max(1.0) as usize;
-                patterns::repeated(chars, language.safe_noise, min_chars, limit) < limit
+                patterns::repeated(chars, props, language.safe_noise, min_chars, limit) < limit
             }
             // Icelandic, Finnish and Azerbaijani words can hold several Latin-1 letters in a row.
             Rule::NoUnicodeNoise => {
                 !patterns::has_latin1_run(chars, if language.relaxed_unicode { 7 } else { 3 })
             }
-            Rule::NoSpaceNoise => !patterns::has_space_noise(chars),
+            Rule::NoSpaceNoise => !patterns::has_space_noise(chars, props),
             Rule::NoEscapedUnicode => !patterns::has_escaped_unicode(chars),
             Rule::NoBadEncoding => {
                 (language.atilde || !text.contains('Ã'))
@@ -439,8 +438,9 @@ impl Hardrules {
             Rule::NoScriptInconsistencies => {
                 let mut families = chars
                     .iter()
-                    .filter(|&&c| unicode::is_letter(c))
-                    .map(|&c| unicode::script_family(c))
+                    .zip(props)
+                    .filter(|&(_, &bits)| bits & unicode::LETTER != 0)
+                    .map(|(&c, _)| unicode::script_family(c))
                     .filter(|&family| family != 0);
                 let first = families.next();
                 families.all(|family| Some(family) == first)
@@ -469,10 +469,7 @@ impl Hardrules {
                 1.0 / self.config.length_ratio <= ratio && ratio <= self.config.length_ratio
             }
             Rule::NoIdentical => {
-                let (mut l, mut r) = (String::new(), String::new());
-                unicode::letters_casefolded(left.text, &mut l);
-                unicode::letters_casefolded(right.text, &mut r);
-                l != r
+                !unicode::letters_casefolded(left.text).eq(unicode::letters_casefolded(right.text))
             }
             Rule::NoTitles => {
                 let title = |s: &Sentence| {

@@ -4,13 +4,13 @@
 //! `regex` module, since the first match found at a position decides where the next search
 //! starts.
 
-use super::unicode::{caseless, is_alpha, is_decimal, is_lower, is_space, is_upper, is_word};
+use super::unicode::{ALPHA, DECIMAL, LOWER, SPACE, UPPER, WORD, caseless, strip_chars};
 
 /// `regex_url.findall(s)` is non-empty. Of the pattern
 /// `(http(s)?:\/\/.)?(www\.)?[-a-zA-Z0-9@:%._\+~#=]{2,256}\.[a-z]{2,6}\b(...)*`, the optional
 /// head and tail never decide whether a match exists: two characters of the host set before a
 /// dot, then 2–6 lowercase ASCII letters ending at a word boundary.
-pub(super) fn has_url(s: &[char]) -> bool {
+pub(super) fn has_url(s: &[char], p: &[u8]) -> bool {
     let host = |c: char| c.is_ascii_alphanumeric() || "-@:%._+~#=".contains(c);
     (2..s.len()).any(|dot| {
         s[dot] == '.' && host(s[dot - 1]) && host(s[dot - 2]) && {
@@ -18,7 +18,7 @@ pub(super) fn has_url(s: &[char]) -> bool {
                 .iter()
                 .take_while(|c| c.is_ascii_lowercase())
                 .count();
-            (2..=6).contains(&run) && s.get(dot + 1 + run).is_none_or(|&c| !is_word(c))
+            (2..=6).contains(&run) && p.get(dot + 1 + run).is_none_or(|&bits| bits & WORD == 0)
         }
     })
 }
@@ -76,12 +76,12 @@ pub(super) fn has_latin1_run(s: &[char], min: usize) -> bool {
 /// `([ ]\D){4,}[ ]` matches somewhere: four spaces each followed by a non-digit, then a space.
 /// (A fifth pair starts with that space, so a chain of five is a match; of exactly four, only if
 /// a space follows.)
-pub(super) fn has_space_noise(s: &[char]) -> bool {
+pub(super) fn has_space_noise(s: &[char], p: &[u8]) -> bool {
     (0..s.len()).any(|start| {
         let pairs = (0..)
             .take_while(|k| {
                 let i = start + 2 * k;
-                i + 1 < s.len() && s[i] == ' ' && !is_decimal(s[i + 1])
+                i + 1 < s.len() && s[i] == ' ' && p[i + 1] & DECIMAL == 0
             })
             .take(5)
             .count();
@@ -101,22 +101,22 @@ pub(super) fn has_escaped_unicode(s: &[char]) -> bool {
 
 /// `([[:alpha:]]*[[:upper:]]{1}[[:lower:]]+){2}` matches somewhere, run as its automaton:
 /// per unit, "in the letters before the capital", "after the capital", "after a lowercase".
-pub(super) fn has_glued_words(s: &[char]) -> bool {
+pub(super) fn has_glued_words(p: &[u8]) -> bool {
     const BEFORE: [u8; 2] = [1, 8];
     const CAPITAL: [u8; 2] = [2, 16];
-    const LOWER: [u8; 2] = [4, 32];
+    const AFTER_LOWER: [u8; 2] = [4, 32];
     let mut states = 0u8;
-    for &c in s {
+    for &bits in p {
         // Epsilon moves: a unit that has read a lowercase letter may end; the second one ending
         // is a match. A new attempt starts at every position.
-        if states & LOWER[1] != 0 {
+        if states & AFTER_LOWER[1] != 0 {
             return true;
         }
         states |= BEFORE[0];
-        if states & LOWER[0] != 0 {
+        if states & AFTER_LOWER[0] != 0 {
             states |= BEFORE[1];
         }
-        let (alpha, upper, lower) = (is_alpha(c), is_upper(c), is_lower(c));
+        let (alpha, upper, lower) = (bits & ALPHA != 0, bits & UPPER != 0, bits & LOWER != 0);
         let mut next = 0;
         for unit in 0..2 {
             if states & BEFORE[unit] != 0 {
@@ -127,20 +127,26 @@ pub(super) fn has_glued_words(s: &[char]) -> bool {
                     next |= CAPITAL[unit];
                 }
             }
-            if states & (CAPITAL[unit] | LOWER[unit]) != 0 && lower {
-                next |= LOWER[unit];
+            if states & (CAPITAL[unit] | AFTER_LOWER[unit]) != 0 && lower {
+                next |= AFTER_LOWER[unit];
             }
         }
         states = next;
     }
-    states & LOWER[1] != 0
+    states & AFTER_LOWER[1] != 0
 }
 
 /// `no_repeated_words`' count: of the matches of its pattern (in `finditer` order), those whose
 /// stripped text is longer than `min_chars` and holds a letter, counted up to `limit`.
 /// `with_words`: `(?i)(\b\S+(.+))\s+\b\1\b`, else `(.+)\1`.
-pub(super) fn repeated(s: &[char], with_words: bool, min_chars: usize, limit: usize) -> usize {
-    let matcher = Repeats::new(s, with_words);
+pub(super) fn repeated(
+    s: &[char],
+    p: &[u8],
+    with_words: bool,
+    min_chars: usize,
+    limit: usize,
+) -> usize {
+    let matcher = Repeats::new(s, p, with_words);
     let mut found = 0;
     let mut start = 0;
     while start < s.len() && found < limit {
@@ -148,9 +154,12 @@ pub(super) fn repeated(s: &[char], with_words: bool, min_chars: usize, limit: us
             start += 1;
             continue;
         };
-        let text: String = s[start..end].iter().collect();
-        let stripped = super::unicode::strip(&text);
-        if stripped.chars().count() > min_chars && stripped.chars().any(is_alpha) {
+        let (from, to) = strip_chars(&s[start..end]);
+        if to - from > min_chars
+            && p[start + from..start + to]
+                .iter()
+                .any(|&bits| bits & ALPHA != 0)
+        {
             found += 1;
         }
         start = end;
@@ -164,6 +173,7 @@ pub(super) fn repeated(s: &[char], with_words: bool, min_chars: usize, limit: us
 /// the group's first character.
 struct Repeats<'a> {
     s: &'a [char],
+    p: &'a [u8],
     with_words: bool,
     /// For the word pattern: each character's caseless class and whether it is `\w`.
     folded: Vec<u32>,
@@ -179,17 +189,17 @@ struct Repeats<'a> {
 }
 
 impl<'a> Repeats<'a> {
-    fn new(s: &'a [char], with_words: bool) -> Repeats<'a> {
+    fn new(s: &'a [char], p: &'a [u8], with_words: bool) -> Repeats<'a> {
         let (mut spaces, mut occurrences) = (Vec::new(), Vec::new());
         let (mut folded, mut word, mut runs_by_next) = (Vec::new(), Vec::new(), Vec::new());
         if with_words {
             folded = s.iter().map(|&c| caseless(c)).collect();
-            word = s.iter().map(|&c| is_word(c)).collect();
+            word = p.iter().map(|&bits| bits & WORD != 0).collect();
             let mut i = 0;
             while i < s.len() {
-                if is_space(s[i]) {
+                if p[i] & SPACE != 0 {
                     let start = i;
-                    while i < s.len() && is_space(s[i]) {
+                    while i < s.len() && p[i] & SPACE != 0 {
                         i += 1;
                     }
                     // A copy starts with a word character (`\b` after a space).
@@ -207,7 +217,17 @@ impl<'a> Repeats<'a> {
             occurrences.sort_unstable();
         }
         let newlines = (0..s.len()).filter(|&i| s[i] == '\n').collect();
-        Repeats { s, with_words, folded, word, runs_by_next, spaces, occurrences, newlines }
+        Repeats {
+            s,
+            p,
+            with_words,
+            folded,
+            word,
+            runs_by_next,
+            spaces,
+            occurrences,
+            newlines,
+        }
     }
 
     /// The end of the match at `start`, if there is one.
@@ -230,7 +250,9 @@ impl<'a> Repeats<'a> {
         let s = self.s;
         let last = self.line_end(start).min(start + (s.len() - start) / 2);
         let first = s[start];
-        let from = self.occurrences.partition_point(|&o| o < (first, start + 1));
+        let from = self
+            .occurrences
+            .partition_point(|&o| o < (first, start + 1));
         let to = self.occurrences.partition_point(|&o| o <= (first, last));
         self.occurrences[from..to]
             .iter()
@@ -252,14 +274,18 @@ impl<'a> Repeats<'a> {
             let after = i < s.len() && word[i];
             before != after
         };
-        if is_space(s[start]) || !boundary(start) {
+        if self.p[start] & SPACE != 0 || !boundary(start) {
             return None;
         }
         let line_end = self.line_end(start);
         // The runs after which the copy starts like the group (and with a word character).
         let first = folded[start];
-        let from = self.runs_by_next.partition_point(|&(class, _)| class < first);
-        let to = self.runs_by_next.partition_point(|&(class, _)| class <= first);
+        let from = self
+            .runs_by_next
+            .partition_point(|&(class, _)| class < first);
+        let to = self
+            .runs_by_next
+            .partition_point(|&(class, _)| class <= first);
         for &(_, run) in self.runs_by_next[from..to].iter().rev() {
             let (run_start, copy) = self.spaces[run];
             if run_start > line_end {
@@ -291,24 +317,49 @@ mod tests {
         s.chars().collect()
     }
 
+    fn props(s: &str) -> Vec<u8> {
+        s.chars().map(super::super::unicode::properties).collect()
+    }
+
     #[test]
     fn patterns_match_where_the_regexes_do() {
-        assert!(has_url(&chars("see example.com now")));
-        assert!(!has_url(&chars("see example.community")));
-        assert!(!has_url(&chars("e.com")));
-        assert!(has_url(&chars("ab.cd")));
+        assert!(has_url(
+            &chars("see example.com now"),
+            &props("see example.com now")
+        ));
+        assert!(!has_url(
+            &chars("see example.community"),
+            &props("see example.community")
+        ));
+        assert!(!has_url(&chars("e.com"), &props("e.com")));
+        assert!(has_url(&chars("ab.cd"), &props("ab.cd")));
         assert_eq!(breadcrumbs1(&chars("a - b / c : d <e>")), 5);
         assert_eq!(breadcrumbs1(&chars(" - - ")), 1);
         assert_eq!(breadcrumbs2(&chars("a » b | c · d")), 3);
         assert!(has_latin1_run(&chars("xÃ©Â©"), 3));
-        assert!(has_space_noise(&chars(" a b c d ")));
-        assert!(!has_space_noise(&chars(" a b c d")));
-        assert!(!has_space_noise(&chars(" a b 1 d e ")));
+        assert!(has_space_noise(&chars(" a b c d "), &props(" a b c d ")));
+        assert!(!has_space_noise(&chars(" a b c d"), &props(" a b c d")));
+        assert!(!has_space_noise(
+            &chars(" a b 1 d e "),
+            &props(" a b 1 d e ")
+        ));
         assert!(has_escaped_unicode(&chars("x \\u00e9")));
-        assert!(has_glued_words(&chars("the HelloWorld page")));
-        assert!(!has_glued_words(&chars("Hello World")));
-        assert!(has_glued_words(&chars("McDonald")));
-        assert_eq!(repeated(&chars("the house the house"), true, 7, 10), 1);
-        assert_eq!(repeated(&chars("abcabc"), false, 4, 10), 1);
+        assert!(has_glued_words(&props("the HelloWorld page")));
+        assert!(!has_glued_words(&props("Hello World")));
+        assert!(has_glued_words(&props("McDonald")));
+        assert_eq!(
+            repeated(
+                &chars("the house the house"),
+                &props("the house the house"),
+                true,
+                7,
+                10
+            ),
+            1
+        );
+        assert_eq!(
+            repeated(&chars("abcabc"), &props("abcabc"), false, 4, 10),
+            1
+        );
     }
 }

@@ -44,22 +44,53 @@ impl Class {
     }
 }
 
-/// `c.isalpha()` (category L*).
-pub(super) fn is_letter(c: char) -> bool {
-    tables::PY_LETTER.contains(c)
-}
+/// The properties the rules read most, one bit each, looked up once per character
+/// ([`properties`]).
+pub(super) const LETTER: u8 = 1;
+pub(super) const ALPHA: u8 = 2;
+pub(super) const UPPER: u8 = 4;
+pub(super) const LOWER: u8 = 8;
+pub(super) const WORD: u8 = 16;
+pub(super) const SPACE: u8 = 32;
+pub(super) const DECIMAL: u8 = 64;
 
-/// `regex`'s `[[:alpha:]]` (Alphabetic).
-pub(super) fn is_alpha(c: char) -> bool {
-    tables::RE_ALPHA.contains(c)
-}
+const PROPERTY_CLASSES: [(u8, &Class); 7] = [
+    (LETTER, &tables::PY_LETTER),
+    (ALPHA, &tables::RE_ALPHA),
+    (UPPER, &tables::RE_UPPER),
+    (LOWER, &tables::RE_LOWER),
+    (WORD, &tables::RE_WORD),
+    (SPACE, &tables::RE_SPACE),
+    (DECIMAL, &tables::RE_DECIMAL),
+];
 
-pub(super) fn is_upper(c: char) -> bool {
-    tables::RE_UPPER.contains(c)
-}
+static ASCII_PROPERTIES: [u8; 128] = {
+    let mut out = [0u8; 128];
+    let mut k = 0;
+    while k < PROPERTY_CLASSES.len() {
+        let (bit, class) = PROPERTY_CLASSES[k];
+        let mut c = 0;
+        while c < 128 {
+            if class.ascii >> c & 1 == 1 {
+                out[c] |= bit;
+            }
+            c += 1;
+        }
+        k += 1;
+    }
+    out
+};
 
-pub(super) fn is_lower(c: char) -> bool {
-    tables::RE_LOWER.contains(c)
+/// The property bits of `c`: `LETTER` (`str.isalpha`), then the `regex` module's
+/// `[[:alpha:]]`, `[[:upper:]]`, `[[:lower:]]`, `\w`, `\s` and `\d`.
+pub(super) fn properties(c: char) -> u8 {
+    if c.is_ascii() {
+        return ASCII_PROPERTIES[c as usize];
+    }
+    PROPERTY_CLASSES
+        .iter()
+        .filter(|(_, class)| class.contains(c))
+        .fold(0, |bits, (bit, _)| bits | bit)
 }
 
 /// `regex`'s `[[:digit:]]`: ASCII digits only.
@@ -67,19 +98,12 @@ pub(super) fn is_posix_digit(c: char) -> bool {
     tables::RE_DIGIT.contains(c)
 }
 
-/// `regex`'s `\d` (decimal numbers of every script).
-pub(super) fn is_decimal(c: char) -> bool {
-    tables::RE_DECIMAL.contains(c)
-}
-
-/// `regex`'s `\w`.
-pub(super) fn is_word(c: char) -> bool {
-    tables::RE_WORD.contains(c)
-}
-
-/// `regex`'s `\s` (White_Space: not `str.isspace`, which adds U+001C..U+001F).
-pub(super) fn is_space(c: char) -> bool {
-    tables::RE_SPACE.contains(c)
+/// `str.strip()` of a text's characters, as the range it keeps.
+pub(super) fn strip_chars(s: &[char]) -> (usize, usize) {
+    let space = |c: &char| tables::PY_SPACE.contains(*c);
+    let from = s.iter().position(|c| !space(c)).unwrap_or(s.len());
+    let to = s.iter().rposition(|c| !space(c)).map_or(from, |i| i + 1);
+    (from, to)
 }
 
 /// `str.strip()`.
@@ -89,17 +113,34 @@ pub(super) fn strip(s: &str) -> &str {
 
 /// `s.translate(tbl_non_alpha).casefold()`: the letters alone, case-folded. `tbl_non_alpha` is
 /// built over `range(sys.maxunicode)`, which stops before U+10FFFF: that one code point stays.
-pub(super) fn letters_casefolded(s: &str, out: &mut String) {
-    out.clear();
-    for c in s.chars().filter(|&c| is_letter(c) || c == '\u{10FFFF}') {
-        // Python folds ASCII as it lowercases it.
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-            continue;
-        }
-        match tables::PY_CASEFOLD.binary_search_by_key(&c, |&(from, _)| from) {
-            Ok(i) => out.push_str(tables::PY_CASEFOLD[i].1),
-            Err(_) => out.push(c),
+pub(super) fn letters_casefolded(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars()
+        .filter(|&c| tables::PY_LETTER.contains(c) || c == '\u{10FFFF}')
+        .flat_map(|c| {
+            // Python folds ASCII as it lowercases it.
+            if c.is_ascii() {
+                return Folded::One(Some(c.to_ascii_lowercase()));
+            }
+            match tables::PY_CASEFOLD.binary_search_by_key(&c, |&(from, _)| from) {
+                Ok(i) => Folded::Many(tables::PY_CASEFOLD[i].1.chars()),
+                Err(_) => Folded::One(Some(c)),
+            }
+        })
+}
+
+/// One character's case folding: itself or one other, or several (`ß` is `ss`).
+enum Folded {
+    One(Option<char>),
+    Many(std::str::Chars<'static>),
+}
+
+impl Iterator for Folded {
+    type Item = char;
+
+    fn next(&mut self) -> Option<char> {
+        match self {
+            Folded::One(c) => c.take(),
+            Folded::Many(chars) => chars.next(),
         }
     }
 }
@@ -182,13 +223,13 @@ mod tests {
     fn python_and_regex_tables_differ_where_the_tool_reads_them() {
         // U+001C is whitespace to str.strip but not to regex's \s.
         assert_eq!(strip("\u{1c} a \u{1c}"), "a");
-        assert!(!is_space('\u{1c}'));
-        assert!(is_posix_digit('7') && !is_posix_digit('٧') && is_decimal('٧'));
+        assert_eq!(properties('\u{1c}') & SPACE, 0);
+        assert!(is_posix_digit('7') && !is_posix_digit('٧') && properties('٧') & DECIMAL != 0);
         // Ⓐ is Alphabetic and Uppercase (regex) but not a letter (Python's category So).
-        assert!(is_alpha('Ⓐ') && is_upper('Ⓐ') && !is_letter('Ⓐ'));
-        let mut out = String::new();
-        letters_casefolded("Straße, ǅ 12!\u{10FFFF}", &mut out);
-        assert_eq!(out, "strasseǆ\u{10FFFF}");
+        assert_eq!(properties('Ⓐ') & (ALPHA | UPPER | LETTER), ALPHA | UPPER);
+        assert_eq!(properties('é'), LETTER | ALPHA | LOWER | WORD);
+        let folded: String = letters_casefolded("Straße, ǅ 12!\u{10FFFF}").collect();
+        assert_eq!(folded, "strasseǆ\u{10FFFF}");
         assert!(is_title("Hello World") && is_title("ǅungla") && !is_title("HeLLo"));
         assert!(!is_title("123 !"));
         assert_eq!(caseless('\u{212A}'), caseless('k'));
