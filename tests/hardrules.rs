@@ -276,3 +276,35 @@ async fn score_adds_the_verdict_of_the_bundled_sample() {
     ]);
     assert!(err.contains("expected SRC-TGT"), "{err}");
 }
+
+#[test]
+fn a_line_of_100_mb_is_not_too_long_as_in_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut line = "word ".repeat(20 << 20).into_bytes();
+    line.extend_from_slice(b"\tun deux trois\nshort line here\tune ligne courte ici\n");
+    std::fs::write(dir.path().join("long.tsv"), &line).unwrap();
+    let args: Vec<String> = [
+        "-q",
+        "-s",
+        "en",
+        "-t",
+        "fr",
+        "-A",
+        "--annotated_output",
+        "--score_only",
+        "long.tsv",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = hardrules(dir.path(), &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "0\tnot_too_long\n1\tkeep\n"
+    );
+}

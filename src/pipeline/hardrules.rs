@@ -10,13 +10,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::clean::hardrules::{Config, Failure, Hardrules};
+use crate::clean::hardrules::{Config, Failure, Hardrules, ignored_as_too_long};
 use crate::parallel::{Chunk, map_ordered};
 use crate::storage::Output;
-
-/// Sides longer than this (in characters) are `not_too_long` without running the rules, unless
-/// `dont_ignore_long`.
-const IGNORED_LENGTH: usize = 10_000;
 
 #[derive(Debug, Clone)]
 pub struct HardrulesOptions {
@@ -137,8 +133,7 @@ fn verdict(
         parts.get(options.tgt_column - 1),
     ) {
         (Some(left), Some(right)) => {
-            let too_long = |s: &str| s.len() > IGNORED_LENGTH && s.chars().count() > IGNORED_LENGTH;
-            if !options.dont_ignore_long && (too_long(left) || too_long(right)) {
+            if !options.dont_ignore_long && ignored_as_too_long(left, right) {
                 vec!["not_too_long".into()]
             } else {
                 rules

@@ -14,7 +14,7 @@ use datafusion::logical_expr::{
 use super::args::{Shapes, TextArg, checked_arguments, optional_tail, signature};
 use super::docs::DOC_SECTION;
 use super::expr;
-use crate::clean::hardrules::{Config, Hardrules};
+use crate::clean::hardrules::{Config, Hardrules, ignored_as_too_long};
 use crate::formats::hardrules_config;
 use crate::schema::ColumnType;
 
@@ -53,7 +53,9 @@ static DOC: LazyLock<Documentation> =
         "bicleaner-hardrules 2.10.8's rules (without its models: no_wrong_language, no_porn and \
          lm_filter keep every pair): the failing rules of a pair, in the tool's order and \
          spelling (`not_too_short(left)`, `length_ratio(left,right)`), as its `-A` lists them; an \
-         empty list keeps the pair. An empty sentence gives `no_empty` alone. Languages change \
+         empty list keeps the pair. An empty sentence gives `no_empty` alone, and a side over \
+         10,000 characters `not_too_long` alone (the tool's command line skips the rules for \
+         it, unless --dont_ignore_long). Languages change \
          rules as in the tool (CJK lengths, the languages `no_repeated_words` matches whole \
          words in, Latin-1 and `Ã`/`Â` exceptions). `pairmetrics hardrules` is the tool's \
          command line.",
@@ -123,8 +125,12 @@ impl ScalarUDFImpl for HardrulesUdf {
             let rules = rules
                 .entry(key)
                 .or_insert_with(|| Hardrules::new(config.clone(), sl, tl, false));
-            for failure in rules.check(s, t, true) {
-                out.values().append_value(failure.to_string());
+            if ignored_as_too_long(s, t) {
+                out.values().append_value("not_too_long");
+            } else {
+                for failure in rules.check(s, t, true) {
+                    out.values().append_value(failure.to_string());
+                }
             }
             out.append(true);
         }

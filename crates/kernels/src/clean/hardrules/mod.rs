@@ -148,6 +148,16 @@ impl fmt::Display for Failure {
     }
 }
 
+/// Sides longer than this many characters are `not_too_long` before any rule runs (the tool's
+/// command line does so unless `--dont_ignore_long`): the reason is printed without a side.
+pub const IGNORED_LENGTH: usize = 10_000;
+
+/// Whether a side of the pair is longer than [`IGNORED_LENGTH`].
+pub fn ignored_as_too_long(left: &str, right: &str) -> bool {
+    let too_long = |s: &str| s.len() > IGNORED_LENGTH && s.chars().count() > IGNORED_LENGTH;
+    too_long(left) || too_long(right)
+}
+
 /// A configuration value as YAML gives it to the tool.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Param {
