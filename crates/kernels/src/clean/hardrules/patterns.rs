@@ -169,51 +169,65 @@ pub(super) fn repeated(
 
 /// The two patterns, matched at a position in the order the `regex` module's backtracking tries
 /// them: the longest group first. Only the candidates that can match are visited: for the word
-/// pattern the runs of spaces the group can end before, for the other the later occurrences of
-/// the group's first character.
+/// pattern the runs of spaces after which the copy starts with the group's first two characters
+/// (caselessly), for the other the later occurrences of the group's first character.
 struct Repeats<'a> {
     s: &'a [char],
     p: &'a [u8],
     with_words: bool,
-    /// For the word pattern: each character's caseless class and whether it is `\w`.
-    folded: Vec<u32>,
-    word: Vec<bool>,
-    /// For the word pattern: the ends of the `\s` runs, by the class of the character after
-    /// them, as (class, run index), sorted; the runs as (start, end), in order.
-    runs_by_next: Vec<(u32, usize)>,
-    spaces: Vec<(usize, usize)>,
-    /// For the other: (character, position) of every position, sorted.
-    occurrences: Vec<(char, usize)>,
+    /// For the word pattern, each run of `\s` followed by a word character (`\b` after a space)
+    /// and a second character: (the classes of those two, the run's start, its end), sorted.
+    runs: Vec<(u64, usize, usize)>,
+    /// One bit per key of `runs` (by a hash): most starts are ruled out by it.
+    run_keys: u64,
+    /// For the other: (the two characters at a position, the position), sorted.
+    occurrences: Vec<(u64, usize)>,
     /// Where the newlines are.
     newlines: Vec<usize>,
 }
 
+/// The caseless classes of two characters, as one key.
+fn two_caseless(a: char, b: char) -> u64 {
+    u64::from(caseless(a)) << 32 | u64::from(caseless(b))
+}
+
+/// Two characters as one key.
+fn two(a: char, b: char) -> u64 {
+    u64::from(a) << 32 | u64::from(b)
+}
+
+/// A key's bit in `Repeats::run_keys`.
+fn key_bit(key: u64) -> u64 {
+    1 << (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+}
+
 impl<'a> Repeats<'a> {
     fn new(s: &'a [char], p: &'a [u8], with_words: bool) -> Repeats<'a> {
-        let (mut spaces, mut occurrences) = (Vec::new(), Vec::new());
-        let (mut folded, mut word, mut runs_by_next) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut runs, mut occurrences, mut run_keys) = (Vec::new(), Vec::new(), 0);
         if with_words {
-            folded = s.iter().map(|&c| caseless(c)).collect();
-            word = p.iter().map(|&bits| bits & WORD != 0).collect();
             let mut i = 0;
             while i < s.len() {
-                if p[i] & SPACE != 0 {
-                    let start = i;
-                    while i < s.len() && p[i] & SPACE != 0 {
-                        i += 1;
-                    }
-                    // A copy starts with a word character (`\b` after a space).
-                    if i < s.len() && word[i] {
-                        runs_by_next.push((folded[i], spaces.len()));
-                    }
-                    spaces.push((start, i));
-                } else {
+                if p[i] & SPACE == 0 {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < s.len() && p[i] & SPACE != 0 {
                     i += 1;
                 }
+                if i + 1 < s.len() && p[i] & WORD != 0 {
+                    let key = two_caseless(s[i], s[i + 1]);
+                    run_keys |= key_bit(key);
+                    runs.push((key, start, i));
+                }
             }
-            runs_by_next.sort_unstable();
+            runs.sort_unstable();
         } else {
-            occurrences = s.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+            occurrences = s
+                .windows(2)
+                .enumerate()
+                .map(|(i, w)| (two(w[0], w[1]), i))
+                .collect();
             occurrences.sort_unstable();
         }
         let newlines = (0..s.len()).filter(|&i| s[i] == '\n').collect();
@@ -221,10 +235,8 @@ impl<'a> Repeats<'a> {
             s,
             p,
             with_words,
-            folded,
-            word,
-            runs_by_next,
-            spaces,
+            runs,
+            run_keys,
             occurrences,
             newlines,
         }
@@ -245,49 +257,49 @@ impl<'a> Repeats<'a> {
     }
 
     /// `(.+)\1` at `start`: the group `s[start..end]` for every `end` from the line's end down
-    /// (the copy cannot cross it either), where the copy starts with the group's first character.
+    /// (the copy cannot cross it either): of two characters or more, where the copy starts with
+    /// the group's first two; then of one.
     fn repeat_at(&self, start: usize) -> Option<usize> {
         let s = self.s;
         let last = self.line_end(start).min(start + (s.len() - start) / 2);
-        let first = s[start];
-        let from = self
-            .occurrences
-            .partition_point(|&o| o < (first, start + 1));
-        let to = self.occurrences.partition_point(|&o| o <= (first, last));
+        if last <= start {
+            return None;
+        }
+        let key = two(s[start], s[start + 1]);
+        let from = self.occurrences.partition_point(|&o| o < (key, start + 2));
+        let to = self.occurrences.partition_point(|&o| o <= (key, last));
         self.occurrences[from..to]
             .iter()
             .rev()
             .map(|&(_, end)| end)
             .find(|&end| s[start..end] == s[end..2 * end - start])
+            .or_else(|| (s[start + 1] == s[start]).then_some(start + 1))
             .map(|end| 2 * end - start)
     }
 
     /// `(?i)(\b\S+(.+))\s+\b\1\b` at `start`. Whatever split `\S+(.+)` backtracks through,
-    /// the group is `s[start..end]` for every `end` from the line's end down; `\s+` must take
-    /// at least one space, and takes the rest of its run (a shorter take leaves a space where the
-    /// group's first, non-space character must match). So `end` lies in a run of spaces, and the
-    /// copy starts where that run ends.
+    /// the group is `s[start..end]` for every `end` from the line's end down (at least two
+    /// characters); `\s+` must take at least one space, and takes the rest of its run (a shorter
+    /// take leaves a space where the group's first, non-space character must match). So `end`
+    /// lies in a run of spaces, and the copy starts where that run ends.
     fn words_at(&self, start: usize) -> Option<usize> {
-        let (s, folded, word) = (self.s, &self.folded[..], &self.word[..]);
-        let boundary = |i: usize| {
-            let before = i > 0 && word[i - 1];
-            let after = i < s.len() && word[i];
-            before != after
-        };
-        if self.p[start] & SPACE != 0 || !boundary(start) {
+        let (s, p) = (self.s, self.p);
+        let word = |i: usize| i < s.len() && p[i] & WORD != 0;
+        let boundary = |i: usize| (i > 0 && word(i - 1)) != word(i);
+        if p[start] & SPACE != 0 || !boundary(start) || start + 2 >= s.len() {
+            return None;
+        }
+        let key = two_caseless(s[start], s[start + 1]);
+        if self.run_keys & key_bit(key) == 0 {
+            return None;
+        }
+        let from = self.runs.partition_point(|&(k, _, _)| k < key);
+        let to = self.runs.partition_point(|&(k, _, _)| k <= key);
+        if from == to {
             return None;
         }
         let line_end = self.line_end(start);
-        // The runs after which the copy starts like the group (and with a word character).
-        let first = folded[start];
-        let from = self
-            .runs_by_next
-            .partition_point(|&(class, _)| class < first);
-        let to = self
-            .runs_by_next
-            .partition_point(|&(class, _)| class <= first);
-        for &(_, run) in self.runs_by_next[from..to].iter().rev() {
-            let (run_start, copy) = self.spaces[run];
+        for &(_, run_start, copy) in self.runs[from..to].iter().rev() {
             if run_start > line_end {
                 continue;
             }
@@ -298,7 +310,10 @@ impl<'a> Repeats<'a> {
             for end in ends.rev() {
                 let copy_end = copy + (end - start);
                 if copy_end <= s.len()
-                    && folded[start..end] == folded[copy..copy_end]
+                    && s[start..end]
+                        .iter()
+                        .zip(&s[copy..copy_end])
+                        .all(|(&a, &b)| a == b || caseless(a) == caseless(b))
                     && boundary(copy_end)
                 {
                     return Some(copy_end);
