@@ -169,6 +169,47 @@ fn a_task_reward_is_maximised_instead_of_the_model_score() {
     assert!(!out.exists());
 }
 
+#[test]
+fn a_reward_that_is_not_finite_leaves_the_paraphrase_unrewarded() {
+    let dir = TempDir::new().unwrap();
+    let table = example_table(dir.path());
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "the dog runs after the young cat .\n").unwrap();
+    let run = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["paraphrase".to_string(), path_str(&input).to_string()];
+        args.extend(["--phrase-table".to_string(), table.clone()]);
+        args.extend(WORKED.iter().chain(extra).map(|s| s.to_string()));
+        args
+    };
+    let strs = |args: &[String]| -> Vec<String> { args.to_vec() };
+    // +inf for the kitten, NaN for the beast, -inf for the hound: none of them is rewarded,
+    // none ranks first, and the search runs to its end.
+    let reward = "CASE WHEN array_has(tgt, 'kitten') THEN CAST('inf' AS DOUBLE) \
+                  WHEN array_has(tgt, 'beast') THEN CAST('NaN' AS DOUBLE) \
+                  WHEN array_has(tgt, 'hound') THEN CAST('-inf' AS DOUBLE) \
+                  ELSE model_score END";
+    let out = ok(&as_strs(&strs(&run(&["--reward", reward]))));
+    for word in ["kitten", "beast", "hound", "inf", "NaN"] {
+        assert!(!out.contains(word), "{word} in {out}");
+    }
+    assert!(!out.is_empty());
+    // Functions whose value changes from call to call, or with the time, are refused by name.
+    for (expr, said) in [
+        ("model_score + random()", "random()"),
+        ("model_score + extract(second from now())", "now()"),
+    ] {
+        let error = err(&as_strs(&strs(&run(&["--reward", expr]))));
+        assert!(
+            error.contains(said) && error.contains("one seed"),
+            "{expr}: {error}"
+        );
+    }
+}
+
+fn as_strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
 /// A phrase table of `rules` (source, target, p for every score) in `row_groups` row groups.
 fn write_phrase_table(path: &Path, rules: &[(String, String, f64)], row_groups: usize) {
     let words = |side: &dyn Fn(&(String, String, f64)) -> &str| {

@@ -16,7 +16,8 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Schema, SchemaRef};
 use datafusion::common::DFSchema;
-use datafusion::logical_expr::cast;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::logical_expr::{Expr, Volatility, cast};
 use datafusion::physical_expr::PhysicalExpr;
 
 use crate::arrow::{append_tokens, token_list_builder};
@@ -215,8 +216,9 @@ pub async fn paraphrase(
 /// `--reward EXPR`: an SQL expression over one row of `src` and `tgt` (the sentence and a
 /// paraphrase, token lists) and `model_score` (what the mode would maximise), with every
 /// pairmetrics function and the session's resources (so `true_score` and `lm_logprob` too),
-/// evaluated once per distinct paraphrase the search reaches. NULL leaves the paraphrase
-/// unrewarded; the first error ends the run.
+/// evaluated once per distinct paraphrase the search reaches. NULL, ±inf and NaN leave the
+/// paraphrase unrewarded; the first error ends the run; functions whose value changes from call
+/// to call or run to run (random(), now()) are refused.
 pub struct SqlReward {
     schema: SchemaRef,
     expr: Arc<dyn PhysicalExpr>,
@@ -239,6 +241,24 @@ impl SqlReward {
         let parsed = ctx
             .parse_sql_expr(text, &df_schema)
             .with_context(|| format!("--reward {text:?}"))?;
+        // One seed must give one output: a function whose value changes from call to call
+        // (random()) or with the time of the run (now()) has no place in a reward.
+        let mut changing = Vec::new();
+        parsed.apply(|e| {
+            if let Expr::ScalarFunction(f) = e
+                && f.func.signature().volatility != Volatility::Immutable
+            {
+                changing.push(format!("{}()", f.name()));
+            }
+            Ok(TreeNodeRecursion::Continue)
+        })?;
+        if !changing.is_empty() {
+            bail!(
+                "--reward {text:?}: {} can give another value at each call or run, so one seed \
+                 would not give one output; use a value of src, tgt and model_score only",
+                changing.join(", ")
+            );
+        }
         let expr = ctx
             .create_physical_expr(cast(parsed, DataType::Float64), &df_schema)
             .with_context(|| {

@@ -118,7 +118,8 @@ pub struct Outcome {
 
 /// A task's reward for a paraphrase, maximised instead of the model score (the "global task
 /// scoring function" Chevelu et al. propose): of the source, the paraphrase and the reward the
-/// mode gives it. None leaves the paraphrase unrewarded.
+/// mode gives it. None, or a value that is not finite (±inf, NaN), leaves the paraphrase
+/// unrewarded.
 pub trait TaskReward: Sync {
     fn reward(&self, source: &[&str], paraphrase: &[&str], model_score: f64) -> Option<f64>;
 }
@@ -507,7 +508,9 @@ impl<'a> Evaluator<'a> {
                     let words = |ids: &[u32]| -> Vec<&str> {
                         ids.iter().map(|&id| p.index.word(id, &p.dp)).collect()
                     };
-                    let computed = task.reward(&words(&p.source), &words(&self.sentence), reward);
+                    let computed = task
+                        .reward(&words(&p.source), &words(&self.sentence), reward)
+                        .filter(|r| r.is_finite());
                     self.task_cache.insert(key, computed);
                     computed
                 }
