@@ -207,7 +207,7 @@ async fn score_adds_sacrebleus_metrics_when_asked() {
         "--metrics",
         "meteor",
     ]);
-    assert!(error.contains("unknown metric `meteor`; score knows lepod, derp, true_score, dep_fit, lm, model_score, langid, lingua_lid, fasttext_lid, chrf, bleu, ter"), "{error}");
+    assert!(error.contains("unknown metric `meteor`; score knows lepod, derp, true_score, dep_fit, lm, model_score, langid, lingua_lid, fasttext_lid, hardrules, chrf, bleu, ter"), "{error}");
     let default = ok(&[
         "score",
         "--pairs",

@@ -520,8 +520,9 @@ fn dedup_refusals_and_null_texts() {
         (vec!["--near", "1"], "must be in (0, 1), got 1"),
         (
             vec!["--near", "0.8", "--num-perm", "0"],
-            "'--num-perm <NUM_PERM>': must be 1 to 65536, got 0",
+            "'--num-perm <NUM_PERM>': must be 2 to 65536 (MinHashLSH needs two permutations or more), got 0",
         ),
+        (vec!["--near", "0.8", "--num-perm", "1"], "got 1"),
         (vec!["--near", "0.8", "--num-perm", "65537"], "got 65537"),
         (
             vec!["--near", "0.8", "--shingle", "chars:0"],

@@ -51,7 +51,7 @@ pub struct Args {
     /// Near duplicates: which text is compared (pair: the shingles of both sides together).
     #[arg(long, value_enum, default_value = "pair", requires = "near")]
     side: Side,
-    /// Near duplicates: MinHash permutations (datasketch's num_perm; 1 to 65536).
+    /// Near duplicates: MinHash permutations (datasketch's num_perm; 2 to 65536).
     #[arg(long, default_value_t = 128, requires = "near", value_parser = num_perm)]
     num_perm: usize,
     /// Near duplicates: the MinHash seed (datasketch's seed).

@@ -57,7 +57,9 @@ pub struct Args {
     /// A task reward to maximise instead of the model score: an SQL expression of `src` and
     /// `tgt` (the sentence and a paraphrase, token lists) and `model_score` (the mode's reward),
     /// with any pairmetrics function, e.g. 'model_score - 0.5 * led(src, tgt)'. Evaluated once
-    /// per distinct paraphrase; NULL leaves it unrewarded. The output's reward is the task's.
+    /// per distinct paraphrase; NULL, ±inf and NaN leave it unrewarded. Functions whose value
+    /// changes from call to call or run to run (random(), now()) are refused: one seed gives
+    /// one output. The output's reward is the task's.
     #[arg(long, value_name = "EXPR")]
     reward: Option<String>,
     /// Write a Parquet table (atomically) instead of n-best lines.

@@ -81,11 +81,14 @@ pub fn check_threshold(threshold: f64) -> Result<(), String> {
     }
 }
 
-/// A number of MinHash permutations: 1 to 2^16 (as `minhash` takes).
+/// A number of MinHash permutations for MinHashLSH: 2 to 2^16 (datasketch refuses fewer than
+/// two: "Too few permutation functions"; `lsh_params` takes the same).
 pub fn check_num_perm(num_perm: usize) -> Result<(), String> {
-    match (1..=MAX_NUM_PERM).contains(&num_perm) {
+    match (2..=MAX_NUM_PERM).contains(&num_perm) {
         true => Ok(()),
-        false => Err(format!("must be 1 to 65536, got {num_perm}")),
+        false => Err(format!(
+            "must be 2 to 65536 (MinHashLSH needs two permutations or more), got {num_perm}"
+        )),
     }
 }
 
