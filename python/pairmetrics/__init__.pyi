@@ -380,7 +380,7 @@ def model_score(src: Any, tgt: Any, alpha_phi: Any = None, alpha_lm: Any = None,
 def hardrules(src: Any, tgt: Any, src_lang: Any, tgt_lang: Any, config: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """hardrules(src, tgt, src_lang, tgt_lang [, config])
 
-    bicleaner-hardrules 2.10.8's rules (without its models: no_wrong_language, no_porn and lm_filter keep every pair): the failing rules of a pair, in the tool's order and spelling (`not_too_short(left)`, `length_ratio(left,right)`), as its `-A` lists them; an empty list keeps the pair. An empty sentence gives `no_empty` alone. Languages change rules as in the tool (CJK lengths, the languages `no_repeated_words` matches whole words in, Latin-1 and `Ã`/`Â` exceptions). `pairmetrics hardrules` is the tool's command line.
+    bicleaner-hardrules 2.10.8's rules (without its models: no_wrong_language, no_porn and lm_filter keep every pair): the failing rules of a pair, in the tool's order and spelling (`not_too_short(left)`, `length_ratio(left,right)`), as its `-A` lists them; an empty list keeps the pair. An empty sentence gives `no_empty` alone, and a side over 10,000 characters `not_too_long` alone (the tool's command line skips the rules for it, unless --dont_ignore_long). Languages change rules as in the tool (CJK lengths, the languages `no_repeated_words` matches whole words in, Latin-1 and `Ã`/`Â` exceptions). `pairmetrics hardrules` is the tool's command line.
 
     Arguments:
         src: The source sentence (the tool's left side). NULL gives NULL.

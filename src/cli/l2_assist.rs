@@ -12,9 +12,12 @@ use super::args::{AssistArgs, report_generated};
 /// The IUCL L2 writing assistant (SemEval-2014 Task 5): translate each L1 fragment of a task
 /// file in its L2 sentence and write a run file for the official scorer.
 ///
-/// Candidates per fragment, in back-off order: the phrase table's translations; synthetic
-/// phrases built from its pieces; the --dictionary's entries; the fragment itself. Each
-/// candidate is spliced into its sentence and gets the features lm (log10 of the whole
+/// Candidates per fragment, in back-off order, each step only when the one before gives none:
+/// the phrase table's translations (best direct probability first); synthetic phrases built
+/// from its pieces; the --dictionary's entries for the whole fragment; synthetic phrases whose
+/// pieces the table lacks are the dictionary's (`le chat noir` -> `the cat black` with `noir`
+/// only in the dictionary); the fragment itself, untranslated. Each step tries the fragment as
+/// written, then lowercased. Each candidate is spliced into its sentence and gets the features lm (log10 of the whole
 /// sentence), direct and inverse (log10 p(tgt|src), p(src|tgt)), pmi_lex and pmi_pos (its
 /// dependency fitness at form and UPOS level in a parse of the sentence: from --parses when
 /// they hold that sentence, else projected from the input's parse). A missing feature counts
