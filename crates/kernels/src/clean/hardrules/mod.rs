@@ -483,7 +483,8 @@ impl Hardrules {
             }
             Rule::NoTitles => {
                 let title = |s: &Sentence| {
-                    unicode::strip(s.text).contains(' ') && unicode::is_title(s.text)
+                    let (from, to) = unicode::strip_chars(&s.chars);
+                    s.chars[from..to].contains(&' ') && unicode::is_title(s.text)
                 };
                 left.text.is_empty() || right.text.is_empty() || !(title(left) && title(right))
             }
