@@ -424,3 +424,225 @@ fn html_tags_are_found_as_beautifulsoup_finds_them() {
     }
     assert_eq!((text.lines().count(), found), (3000, 862));
 }
+
+/// Python's `str.rstrip()` (its whitespace has U+001C–U+001F besides Unicode's).
+fn py_rstrip(text: &str) -> &str {
+    text.trim_end_matches(|c: char| c.is_whitespace() || ('\x1c'..='\x1f').contains(&c))
+}
+
+/// A score cell as OpusFilter's JSON writes it: a number or a list of them (booleans as 0/1).
+fn cell(column: &dyn Array, i: usize) -> Vec<f64> {
+    assert!(column.is_valid(i));
+    match column.data_type() {
+        DataType::List(_) => {
+            let items = column.as_list::<i32>().value(i);
+            (0..items.len())
+                .flat_map(|k| cell(items.as_ref(), k))
+                .collect()
+        }
+        DataType::Int64 => vec![column.as_primitive::<Int64Type>().value(i) as f64],
+        DataType::Boolean => vec![f64::from(u8::from(column.as_boolean().value(i)))],
+        _ => vec![column.as_primitive::<Float64Type>().value(i)],
+    }
+}
+
+/// `score --filters` with the pipeline's own configuration (its three `filter` steps share one
+/// list): every filter's column equals OpusFilter's score file, `keep` selects the lines its
+/// filter step kept, and `rejected_by` puts its filterfalse file in OpusFilter's order.
+#[tokio::test]
+async fn score_filters_are_what_opusfilter_scores_and_keeps() {
+    let data = root().join("tests/data/opusfilter/pipeline");
+    let lines = |name: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(data.join(name)).unwrap();
+        assert!(!text.contains('\r'));
+        text.lines().map(str::to_string).collect()
+    };
+    let (src, tgt) = (lines("src.txt"), lines("tgt.txt"));
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = dir.path().join("pairs.parquet");
+    let words = |side: &[String]| {
+        let rows: Vec<&str> = side.iter().map(String::as_str).collect();
+        common::sentences(&rows)
+    };
+    common::write_parquet(
+        &pairs,
+        vec![
+            (
+                "pair_id",
+                common::ids(&(0..src.len() as i64).collect::<Vec<_>>()),
+            ),
+            ("src", words(&src)),
+            ("tgt", words(&tgt)),
+            ("src_text", Arc::new(StringArray::from(src.clone())) as _),
+            ("tgt_text", Arc::new(StringArray::from(tgt.clone())) as _),
+        ],
+    );
+    let scored = dir.path().join("scored.parquet");
+    let summary = common::ok(&[
+        "score",
+        "--pairs",
+        common::path_str(&pairs),
+        "--filters",
+        common::path_str(&data.join("config.yaml")),
+        "--out",
+        common::path_str(&scored),
+    ]);
+    let ctx = common::context();
+    ctx.register_parquet("s", common::path_str(&scored), Default::default())
+        .await
+        .unwrap();
+    let batches = ctx
+        .sql("SELECT * FROM s ORDER BY pair_id")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    let batch = datafusion::arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap();
+    // Columns and the score file's keys, in the configuration's order.
+    let filters: [(&str, &[&str]); 15] = [
+        ("length_filter_1", &["LengthFilter", "1"]),
+        ("length_ratio_filter", &["LengthRatioFilter"]),
+        ("long_word_filter", &["LongWordFilter"]),
+        ("average_word_length_filter", &["AverageWordLengthFilter"]),
+        ("alphabet_ratio_filter", &["AlphabetRatioFilter"]),
+        ("character_score_filter", &["CharacterScoreFilter"]),
+        (
+            "terminal_punctuation_filter",
+            &["TerminalPunctuationFilter"],
+        ),
+        ("non_zero_numerals_filter", &["NonZeroNumeralsFilter"]),
+        (
+            "longest_common_substring_filter",
+            &["LongestCommonSubstringFilter"],
+        ),
+        ("similarity_filter", &["SimilarityFilter"]),
+        (
+            "repetition_filter_default",
+            &["RepetitionFilter", "default"],
+        ),
+        ("repetition_filter_short", &["RepetitionFilter", "short"]),
+        ("length_filter_2", &["LengthFilter", "2"]),
+        ("reg_exp_filter", &["RegExpFilter"]),
+        ("html_tag_filter", &["HtmlTagFilter"]),
+    ];
+    let names: Vec<String> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let added: Vec<&str> = filters
+        .iter()
+        .map(|(c, _)| *c)
+        .chain(["keep", "rejected_by"])
+        .collect();
+    assert!(
+        names.ends_with(&added.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+        "{names:?}"
+    );
+    let scores = std::fs::read_to_string(data.join("expected/scores.jsonl")).unwrap();
+    for (i, line) in scores.lines().enumerate() {
+        // serde_json reads no Infinity: the test's `number` reads it from a string.
+        let line = line
+            .replace("-Infinity", "\"-inf\"")
+            .replace("Infinity", "\"inf\"");
+        let object: serde_json::Value = serde_json::from_str(&line).unwrap();
+        for (column, keys) in filters {
+            let want: Vec<f64> = match keys.iter().fold(&object, |o, k| &o[k]) {
+                serde_json::Value::Array(items) => items.iter().map(number).collect(),
+                single => vec![number(single)],
+            };
+            let got = cell(batch.column_by_name(column).unwrap().as_ref(), i);
+            // serde_json (without float_roundtrip) may read a decimal one ulp off.
+            let same = |g: &f64, w: &f64| g == w || (g - w).abs() <= 2.0 * f64::EPSILON * w.abs();
+            assert!(
+                got.len() == want.len() && got.iter().zip(&want).all(|(g, w)| same(g, w)),
+                "{column}, pair {i}: pairmetrics {got:?}, OpusFilter {want:?}"
+            );
+        }
+    }
+    let keep = batch.column_by_name("keep").unwrap().as_boolean().clone();
+    let rejected_by = batch
+        .column_by_name("rejected_by")
+        .unwrap()
+        .as_string::<i32>()
+        .clone();
+    let kept: Vec<&str> = (0..src.len())
+        .filter(|&i| keep.value(i))
+        .map(|i| py_rstrip(&src[i]))
+        .collect();
+    assert_eq!(kept, lines("expected/kept.src"));
+    // filterfalse: chunk by chunk (chunksize 50), each filter's rejects in turn.
+    let mut dropped = Vec::new();
+    for chunk in (0..src.len()).collect::<Vec<_>>().chunks(50) {
+        for (column, _) in filters {
+            for &i in chunk {
+                if rejected_by.is_valid(i) && rejected_by.value(i) == column {
+                    assert!(!keep.value(i));
+                    dropped.push(py_rstrip(&src[i]));
+                }
+            }
+        }
+    }
+    assert_eq!(dropped, lines("expected/dropped.src"));
+    assert!(
+        summary.contains(&format!(
+            "filters: {} pairs kept, {} rejected",
+            kept.len(),
+            dropped.len()
+        )),
+        "{summary}"
+    );
+}
+
+#[test]
+fn the_opusfilter_function_in_sql() {
+    let sample = common::sample().join("pairs.parquet");
+    let rows = common::csv_rows(
+        &[],
+        &[("p", &sample)],
+        "SELECT f.rejected_by, count(*), sum(CASE WHEN f.keep THEN 1 ELSE 0 END) FROM \
+         (SELECT opusfilter('[{LengthRatioFilter: {threshold: 2}}, {TerminalPunctuationFilter: {}}]', \
+         src_text, tgt_text) AS f FROM p) GROUP BY 1 ORDER BY 1 NULLS FIRST",
+    );
+    // The same verdicts as the filters' own functions with OpusFilter's comparisons.
+    let direct = common::csv_rows(
+        &[],
+        &[("p", &sample)],
+        "SELECT CASE WHEN length_ratio(src_text, tgt_text) >= 2 THEN 'length_ratio_filter' \
+         WHEN terminal_punctuation(src_text, tgt_text) < -2 THEN 'terminal_punctuation_filter' END AS r, \
+         count(*), sum(CASE WHEN length_ratio(src_text, tgt_text) < 2 AND \
+         terminal_punctuation(src_text, tgt_text) >= -2 THEN 1 ELSE 0 END) FROM p \
+         GROUP BY 1 ORDER BY 1 NULLS FIRST",
+    );
+    assert_eq!(rows, direct);
+    assert!(rows.len() > 2, "{rows:?}");
+    // NULL sides give a NULL struct; a non-literal list, an unknown filter and clashing
+    // columns are errors naming what is wrong.
+    let nulls = common::ok(&[
+        "sql",
+        "--format",
+        "csv",
+        "SELECT opusfilter('[HtmlTagFilter: {}]', NULL, 'x') IS NULL",
+    ]);
+    assert!(nulls.contains("true"), "{nulls}");
+    for (sql, expected) in [
+        (
+            "SELECT opusfilter(lower('[HtmlTagFilter: {}]'), 'a', 'b')",
+            "filters must be a literal",
+        ),
+        (
+            "SELECT opusfilter('[{NoSuchFilter: {}}]', 'a', 'b')",
+            "filter NoSuchFilter is not supported",
+        ),
+        (
+            "SELECT opusfilter('[{HtmlTagFilter: {}}, {HtmlTagFilter: {}}, \
+             {HtmlTagFilter: {name: \"1\"}}]', 'a', 'b')",
+            "would both be column html_tag_filter_1: give one a `name`",
+        ),
+    ] {
+        let error = common::err(&["sql", sql]);
+        assert!(error.contains(expected), "{sql}: {error}");
+    }
+}

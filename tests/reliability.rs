@@ -790,6 +790,7 @@ async fn score_takes_arrow_data_in_memory() {
         punct: ",".into(),
         metrics: None,
         hardrules: None,
+        filters: None,
         resources: Default::default(),
         tuning: Default::default(),
         compression: Codec::Zstd,

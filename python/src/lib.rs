@@ -366,6 +366,7 @@ fn score<'py>(
         punct,
         metrics,
         hardrules: None,
+        filters: None,
         resources,
         tuning: Tuning::default(),
         compression,

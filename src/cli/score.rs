@@ -69,6 +69,17 @@ pub struct Args {
     /// metrics or to --metrics.
     #[arg(long, value_name = "SRC-TGT", value_parser = language_pair)]
     hardrules: Option<(String, String)>,
+    /// Add OpusFilter 3.3.1's filters from a YAML file: a list of filters as under a
+    /// `filter` step's `filters:`, or a whole OpusFilter configuration (the filters of its
+    /// `filter` steps, in order). Adds a column per filter, its score as OpusFilter's `score`
+    /// step writes it (a list with a value per side where it writes one per input), named
+    /// after the filter (`LengthRatioFilter` → `length_ratio_filter`, then its `name` and
+    /// instance number if any); `keep`, whether every filter accepts the pair (what its
+    /// `filter` step keeps); and `rejected_by`, the column of the first filter that rejects
+    /// it. The sides are src_text and tgt_text when the pairs table has them, else the tokens
+    /// joined by spaces, rstrip()ped as OpusFilter strips its lines. Besides the metrics.
+    #[arg(long, value_name = "CONFIG.yaml")]
+    filters: Option<PathBuf>,
     /// --phrase-table adds `true_score` (tgt as a paraphrase of src); --triples with --arcs adds
     /// `tgt_dep_fit` (the whole tgt sentence's fitness) and `tgt_dep_fit_problem`; --lm adds
     /// `src_lm_logprob` and `tgt_lm_logprob`.
@@ -115,6 +126,7 @@ impl Args {
             metrics,
             lid,
             hardrules,
+            filters,
             resources,
             tuning,
             compression,
@@ -122,6 +134,20 @@ impl Args {
             explain,
             cluster,
         } = self;
+        let filters = filters
+            .map(|path| -> Result<score::Filters> {
+                let yaml = std::fs::read_to_string(&path)
+                    .map_err(|e| anyhow::anyhow!("--filters {}: {e}", path.display()))?;
+                Ok(score::Filters {
+                    name: path
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into(),
+                    yaml,
+                })
+            })
+            .transpose()?;
         let resources = resources.options()?;
         let align = align
             .map(|spec| score_aligner(&spec, &resources.aligner))
@@ -137,6 +163,7 @@ impl Args {
             punct,
             metrics,
             hardrules: hardrules.clone(),
+            filters,
             resources,
             tuning: tuning.into(),
             compression,

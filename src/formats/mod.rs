@@ -6,6 +6,7 @@ pub mod arpa;
 pub mod decimal;
 pub mod hardrules_config;
 pub mod input;
+pub mod opusfilter_config;
 pub mod python;
 pub mod semeval2014t5;
 pub mod svg;

@@ -115,6 +115,7 @@ pub async fn run(data: &Path, out: &Path, sink: &mut dyn Write) -> Result<()> {
         lowercase: true,
         metrics: None,
         hardrules: None,
+        filters: None,
         punct: DEMO_PUNCT.to_string(),
         resources: Default::default(),
         tuning: Default::default(),

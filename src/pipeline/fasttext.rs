@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
+use crate::formats::opusfilter_config::read_fasttext;
 use crate::lid::fasttext::{Model, Scratch, next_line};
-use crate::resources::load_fasttext;
 use crate::text::cpp;
 
 #[derive(Debug, Clone)]
@@ -31,7 +31,7 @@ pub fn predict(options: &PredictOptions, out: &mut dyn Write) -> Result<()> {
             options.k
         );
     }
-    let model = load_fasttext(&options.model)?;
+    let model = read_fasttext(&options.model)?;
     let input: Box<dyn BufRead> = if options.input.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, Schema};
@@ -17,7 +17,7 @@ use crate::Resources;
 use crate::align::{AlignerOptions, Module, Objective};
 use crate::arrow::read::{Strings, TokenLists};
 use crate::formats::arpa;
-use crate::lid::fasttext;
+use crate::formats::opusfilter_config::read_fasttext;
 use crate::lm::ngram::NgramModel;
 use crate::pair::dep_fit::TripleIndex;
 use crate::pair::true_score::{Directions, Identity, PhraseIndex, PhraseIndexBuilder};
@@ -214,7 +214,7 @@ pub async fn load(options: &ResourceOptions) -> Result<(Resources, Vec<String>)>
     }
     if let Some(path) = &options.fasttext_model {
         let started = Instant::now();
-        let model = load_fasttext(path)?;
+        let model = read_fasttext(path)?;
         loaded.push(format!(
             "fastText model {}: {} labels, loaded in {:.2} s",
             path.display(),
@@ -224,18 +224,6 @@ pub async fn load(options: &ResourceOptions) -> Result<(Resources, Vec<String>)>
         resources = resources.with_fasttext(model);
     }
     Ok((resources, loaded))
-}
-
-/// Read a fastText model file (.bin or .ftz), naming it in errors.
-pub fn load_fasttext(path: &Path) -> Result<fasttext::Model> {
-    let bytes = std::fs::read(path)
-        .with_context(|| format!("reading the fastText model {}", path.display()))?;
-    fasttext::Model::read(&bytes).with_context(|| {
-        format!(
-            "{} is not a model fastText can predict with",
-            path.display()
-        )
-    })
 }
 
 /// Read an ARPA file (plain, gzip or zstd) into an [`NgramModel`].

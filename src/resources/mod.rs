@@ -6,7 +6,7 @@ mod load;
 pub mod options;
 
 pub use load::{
-    DEFAULT_PROB_COLUMN, Given, PhraseTableOptions, ResourceOptions, load, load_fasttext, load_lm,
+    DEFAULT_PROB_COLUMN, Given, PhraseTableOptions, ResourceOptions, load, load_lm,
     load_phrase_index, load_triples,
 };
 

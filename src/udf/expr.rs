@@ -80,6 +80,7 @@ names! {
     REGEX_SEARCH = "regex_search";
     HAS_HTML_TAG = "has_html_tag";
     HARDRULES = "hardrules";
+    OPUSFILTER = "opusfilter";
     MINHASH = "minhash";
     CHAR_NGRAMS = "char_ngrams";
     LSH_PARAMS = "lsh_params";
@@ -151,6 +152,8 @@ builders! {
     fn langid(text) = LANGID;
     /// bicleaner-hardrules' failing rules of a pair, as its -A lists them.
     fn hardrules(src, tgt, src_lang, tgt_lang) = HARDRULES;
+    /// OpusFilter's filters over a pair: each filter's score, keep and rejected_by, as a struct.
+    fn opusfilter(filters, src, tgt) = OPUSFILTER;
     /// lingua's language of a text, as a struct {lang, prob}.
     fn lingua_lid(text) = LINGUA_LID;
     /// The session's fastText model's most likely label of a text, as a struct {lang, prob}.

@@ -19,6 +19,7 @@ pub mod mcpg;
 pub mod meteor_align;
 pub mod model_score;
 pub mod options;
+pub mod opusfilter;
 pub mod paired_corpus;
 pub mod phrases;
 pub mod rank;
@@ -121,6 +122,7 @@ pub fn all_scalar_udfs_with(resources: &Resources) -> Vec<Arc<ScalarUDF>> {
             resources.lm.clone(),
         ))),
         Arc::new(ScalarUDF::from(hardrules::HardrulesUdf::new())),
+        Arc::new(ScalarUDF::from(opusfilter::OpusfilterUdf::new())),
         Arc::new(ScalarUDF::from(lid::LidUdf::new(
             lid::Kind::Langid,
             fasttext(),

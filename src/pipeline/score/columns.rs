@@ -486,6 +486,15 @@ pub fn signature(options: &ScoreOptions, metrics: &[&Metric]) -> String {
         parts.push(case(options).into());
     }
     parts.extend(metrics.iter().map(|m| (m.signature)(options)));
+    if let Some(filters) = &options.filters {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(filters.yaml.as_bytes());
+        let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+        parts.push(format!(
+            "filters:opusfilter-3.3.1,config={},sha256={hex}",
+            filters.name
+        ));
+    }
     parts.join("|")
 }
 
@@ -548,6 +557,28 @@ pub fn exprs(inputs: &Inputs, metrics: &[&Metric]) -> Result<Vec<Expr>> {
         }
     }
     Ok(out)
+}
+
+/// `--filters`' columns: each filter's score, `keep` and `rejected_by`, the fields of one
+/// `opusfilter` call (DataFusion evaluates the shared call once), as (name, expression). The
+/// names come from the call's type, so the filters are read once, by the function.
+pub fn filter_columns(
+    i: &Inputs,
+    yaml: &str,
+    pairs: &datafusion::arrow::datatypes::Schema,
+) -> Result<Vec<(String, Expr)>> {
+    use datafusion::arrow::datatypes::DataType;
+    use datafusion::common::DFSchema;
+    use datafusion::logical_expr::ExprSchemable;
+    let call = expr::opusfilter(i.functions, lit(yaml), i.text("src"), i.text("tgt"))?;
+    let schema = DFSchema::try_from_qualified_schema("p", pairs)?;
+    let DataType::Struct(fields) = call.get_type(&schema)? else {
+        bail!("opusfilter returns a struct");
+    };
+    Ok(fields
+        .iter()
+        .map(|f| (f.name().clone(), call.clone().field(f.name())))
+        .collect())
 }
 
 /// The alias of a joined table in the query: its columns are `a.links`, `r.src_head`, ... (or

@@ -25,8 +25,9 @@ use crate::parquet::{Codec, Encoding, KeyOrder, Layout, ParquetInput, TableWrite
 use crate::resources::{self, ResourceOptions};
 use crate::schema::{Table, with_dictionary_lists};
 use crate::session::{self, Session, Tuning};
+use crate::udf::opusfilter::{KEEP, REJECTED_BY};
 pub use columns::{METRICS, Metric, Role, all_columns, selected as selected_metrics};
-pub use summary::{MetricSummary, Summary};
+pub use summary::{Filtered, MetricSummary, Summary};
 
 /// Where an input table comes from.
 #[derive(Debug, Clone)]
@@ -84,6 +85,9 @@ pub struct ScoreOptions {
     pub metrics: Option<Vec<String>>,
     /// The languages of the pairs (source, target) for the `hardrules` metric.
     pub hardrules: Option<(String, String)>,
+    /// OpusFilter's filters (`--filters`): a column per filter's score, `keep` and
+    /// `rejected_by`.
+    pub filters: Option<Filters>,
     /// A phrase table adds `true_score` (tgt as a paraphrase of src); a language model adds
     /// `src_lm_logprob` and `tgt_lm_logprob`; triple counts (with arcs) add `tgt_dep_fit`.
     pub resources: ResourceOptions,
@@ -98,6 +102,15 @@ pub struct ScoreOptions {
     pub cluster: Option<String>,
 }
 
+/// The OpusFilter filters a job scores pairs with, as YAML (a list of filters or a whole
+/// configuration: `formats::opusfilter_config::pair_filters`).
+#[derive(Debug, Clone)]
+pub struct Filters {
+    /// Where the YAML comes from (a file name), for the signature.
+    pub name: String,
+    pub yaml: String,
+}
+
 /// A checked, planned job: the session with its tables and the query to stream.
 pub struct Prepared {
     pub ctx: SessionContext,
@@ -109,6 +122,8 @@ pub struct Prepared {
     /// read side by side and the query runs over the zipped batches, with no join.
     lockstep: Option<Vec<lockstep::Source>>,
     summary: Summary,
+    /// The columns `--filters` adds (input columns of these names are replaced).
+    filter_columns: Vec<String>,
 }
 
 /// What a scored file records of how it was made: the tables it was scored from (absolute
@@ -215,6 +230,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
     let mut summary = Summary {
         signature: columns::signature(options, &metrics),
         column_signatures: columns::column_signatures(options, &metrics),
+        filtered: options.filters.as_ref().map(|_| Default::default()),
         ..Default::default()
     };
     summary.notes.extend(loaded);
@@ -333,7 +349,8 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             }
         }
     }
-    let frame = score_frame(&ctx, options, &metrics, &inputs, lockstep.is_some()).await?;
+    let (frame, filter_columns) =
+        score_frame(&ctx, options, &metrics, &inputs, lockstep.is_some()).await?;
     let query = crate::session::query_text(&frame);
     Ok(Prepared {
         ctx,
@@ -342,6 +359,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         rows,
         lockstep,
         summary,
+        filter_columns,
     })
 }
 
@@ -580,6 +598,7 @@ impl Scoring {
             rows,
             lockstep,
             summary,
+            filter_columns,
             ..
         } = prepared;
         let mut copy = None;
@@ -590,7 +609,7 @@ impl Scoring {
                 let columns = sources[0]
                     .columns
                     .iter()
-                    .filter(|c| !columns::is_computed(c))
+                    .filter(|c| !columns::is_computed(c) && !filter_columns.contains(c))
                     .cloned()
                     .collect::<Vec<_>>();
                 copy = Some((sources[0].input.clone(), columns));
@@ -671,9 +690,11 @@ async fn score_on_cluster(
     let local = Session::default().build()?;
     dataset.register(&local, "scored").await?;
     let scored = local.table("scored").await?;
+    let filtered = summary.filtered.is_some().then_some([KEEP, REJECTED_BY]);
     let wanted = std::iter::once("pair_id")
         .chain(summary::columns(Role::Score))
-        .chain(summary::columns(Role::Problem));
+        .chain(summary::columns(Role::Problem))
+        .chain(filtered.into_iter().flatten());
     let present: Vec<&str> = wanted
         .filter(|c| scored.schema().has_column_with_unqualified_name(c))
         .collect();
@@ -769,14 +790,15 @@ fn check_strict(batch: &RecordBatch) -> Result<()> {
 
 /// `SELECT <pairs columns>, <metrics> FROM pairs p LEFT JOIN alignments a ... LEFT JOIN arcs r
 /// ... ORDER BY p.pair_id`, or in lockstep the same projection over the zipped batches
-/// (`lockstep p`), built as expressions: option values travel typed, never as SQL text.
+/// (`lockstep p`), built as expressions: option values travel typed, never as SQL text. With it,
+/// the columns `--filters` adds.
 async fn score_frame(
     ctx: &SessionContext,
     options: &ScoreOptions,
     metrics: &[&Metric],
     inputs: &[Keyed],
     lockstep: bool,
-) -> Result<DataFrame> {
+) -> Result<(DataFrame, Vec<String>)> {
     let pairs_schema = ctx.table_provider(Table::Pairs.name()).await?.schema();
     let builder = columns::Inputs {
         options,
@@ -790,13 +812,33 @@ async fn score_frame(
             .map(|f| f.name().clone())
             .collect(),
     };
+    let filters = match &options.filters {
+        Some(filters) => columns::filter_columns(&builder, &filters.yaml, &pairs_schema)?,
+        None => Vec::new(),
+    };
+    let filter_columns: Vec<String> = filters.iter().map(|(name, _)| name.clone()).collect();
     let mut select: Vec<Expr> = pairs_schema
         .fields()
         .iter()
-        .filter(|f| !columns::is_computed(f.name()))
+        .filter(|f| !columns::is_computed(f.name()) && !filter_columns.contains(f.name()))
         .map(|f| builder.pairs(f.name()))
         .collect();
     select.extend(columns::exprs(&builder, metrics)?);
+    select.extend(filters.into_iter().map(|(name, expr)| expr.alias(name)));
+    let frame = plan_frame(ctx, options, &builder, inputs, lockstep, select).await?;
+    Ok((frame, filter_columns))
+}
+
+/// The projection `select` over the pairs (joined to the other tables, or zipped in lockstep),
+/// in pair_id order.
+async fn plan_frame(
+    ctx: &SessionContext,
+    options: &ScoreOptions,
+    builder: &columns::Inputs<'_>,
+    inputs: &[Keyed],
+    lockstep: bool,
+    select: Vec<Expr>,
+) -> Result<DataFrame> {
     if lockstep {
         let frame = ctx.table(LOCKSTEP).await?.alias("p")?.select(select)?;
         // Lockstep batches come in pair_id order. A cluster's shares are each in that order:

@@ -7,6 +7,7 @@ use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::Float64Type;
 
 use super::columns::{Role, all_columns};
+use crate::udf::opusfilter::{KEEP, REJECTED_BY};
 
 /// Per-metric corpus figures, accumulated batch by batch.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -21,6 +22,16 @@ impl MetricSummary {
     }
 }
 
+/// What `--filters` kept and rejected.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Filtered {
+    pub kept: u64,
+    /// By the first filter that rejects the pair (`rejected_by`).
+    pub rejected: BTreeMap<String, u64>,
+    /// Pairs with a NULL side: keep is NULL.
+    pub unfiltered: u64,
+}
+
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Summary {
     pub rows: u64,
@@ -30,6 +41,8 @@ pub struct Summary {
     /// Rows of the alignments and arcs tables whose pair_id is not in the pairs table (they are
     /// not in the output), by table.
     pub orphans: BTreeMap<&'static str, u64>,
+    /// With `--filters`: the pairs kept and rejected; None without filters.
+    pub filtered: Option<Filtered>,
     pub signature: String,
     /// Each score column's part of the signature: its metric's.
     pub column_signatures: BTreeMap<String, String>,
@@ -49,6 +62,18 @@ impl Summary {
             // Sequential sum in row order: the corpus mean is reproducible to the last bit.
             for v in values.iter().flatten() {
                 entry.sum += v;
+            }
+        }
+        if let (Some(filtered), Some(keep), Some(rejected_by)) = (
+            &mut self.filtered,
+            batch.column_by_name(KEEP),
+            batch.column_by_name(REJECTED_BY),
+        ) {
+            let keep = keep.as_boolean();
+            filtered.kept += keep.true_count() as u64;
+            filtered.unfiltered += keep.null_count() as u64;
+            for filter in rejected_by.as_string::<i32>().iter().flatten() {
+                *filtered.rejected.entry(filter.to_string()).or_default() += 1;
             }
         }
         for name in columns(Role::Problem) {
@@ -87,6 +112,26 @@ impl fmt::Display for Summary {
                 column = Some(name);
             }
             writeln!(f, "  {count:>8}  {reason}")?;
+        }
+        if let Some(filtered) = &self.filtered {
+            let rejected: u64 = filtered.rejected.values().sum();
+            writeln!(
+                f,
+                "filters: {} pairs kept, {rejected} rejected, by the first filter that rejects them:",
+                filtered.kept
+            )?;
+            if filtered.unfiltered > 0 {
+                writeln!(
+                    f,
+                    "  {:>8}  (not filtered: src or tgt is NULL)",
+                    filtered.unfiltered
+                )?;
+            }
+            let mut by_count: Vec<_> = filtered.rejected.iter().collect();
+            by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            for (filter, count) in by_count {
+                writeln!(f, "  {count:>8}  {filter}")?;
+            }
         }
         for (table, count) in self.orphans.iter().filter(|&(_, &count)| count > 0) {
             writeln!(

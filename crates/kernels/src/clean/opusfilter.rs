@@ -649,6 +649,42 @@ impl Filter {
     }
 }
 
+/// What a filter's score holds, for a table with a column per filter: one value per side
+/// (`per_side`, where OpusFilter writes a list over its inputs) or one value for the pair (a
+/// number, or the one comparison of a two-sided list over pairs of inputs), and of what type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub per_side: bool,
+    pub item: Item,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    Integer,
+    Float,
+    Flag,
+}
+
+impl Filter {
+    pub fn shape(&self) -> Shape {
+        let (per_side, item) = match self {
+            Filter::Length { .. } | Filter::LongWord { .. } => (true, Item::Integer),
+            Filter::AverageWordLength { .. }
+            | Filter::AlphabetRatio { .. }
+            | Filter::CharacterScore { .. }
+            | Filter::LanguageId { .. } => (true, Item::Float),
+            Filter::HtmlTag | Filter::RegExp { .. } => (true, Item::Flag),
+            Filter::LengthRatio { .. }
+            | Filter::TerminalPunctuation { .. }
+            | Filter::NonZeroNumerals { .. }
+            | Filter::LongestCommonSubstring { .. }
+            | Filter::Similarity { .. } => (false, Item::Float),
+            Filter::Repetition { .. } => (false, Item::Integer),
+        };
+        Shape { per_side, item }
+    }
+}
+
 fn number(value: &super::json::Value) -> f64 {
     use super::json::Value;
     match value {
