@@ -27,6 +27,7 @@ Also here: :func:`register` (every function into a datafusion-python ``SessionCo
 from __future__ import annotations
 
 import inspect
+import json
 import os
 from functools import lru_cache
 from typing import Any
@@ -213,6 +214,7 @@ def score(
     align: bool = False,
     strict: bool = False,
     compression: str = "zstd",
+    filters: str | os.PathLike | list | None = None,
     **resources: Any,
 ) -> Any:
     """``pairmetrics score``: join pairs, alignments and arcs on ``pair_id`` and add a column
@@ -224,7 +226,10 @@ def score(
     never written to disk). ``metrics`` picks columns by name (default: every metric
     the inputs allow); ``lowercase`` and ``punct`` are LePoD's ``-l`` and ``-p``; ``align``
     aligns with METEOR's aligner when no alignments are given; ``strict`` raises at the first
-    row that cannot be scored.
+    row that cannot be scored. ``filters`` adds OpusFilter's filters as ``score --filters``
+    does (a column per filter, ``keep``, ``rejected_by``): a YAML file's path (a list of filters
+    or an OpusFilter configuration) or the list itself, as Python values
+    (``[{"LengthRatioFilter": {"threshold": 3}}]``).
 
     Without ``out``, returns the scored pyarrow Table (its schema metadata holds
     ``pairmetrics.signature``). With ``out``, writes that Parquet file atomically and returns
@@ -234,8 +239,15 @@ def score(
     options = {k: v for k, v in resources.items() if v is not None}
     _resource_key(options)  # checks the keywords and that the files exist
     target = os.fspath(out) if out is not None else None
+    if isinstance(filters, list):
+        # JSON is YAML: the list travels as the text a YAML file would hold.
+        filters = ("<list>", json.dumps(filters))
+    elif filters is not None:
+        path = os.fspath(filters)
+        with open(path, encoding="utf-8") as f:
+            filters = (os.path.basename(path), f.read())
     result = _native.score(
-        tables["pairs"], target, tables["alignments"], tables["arcs"], metrics, lowercase, punct, align, strict, compression, options
+        tables["pairs"], target, tables["alignments"], tables["arcs"], metrics, lowercase, punct, align, strict, compression, options, filters
     )
     if out is not None:
         return result

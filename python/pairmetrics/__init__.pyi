@@ -395,6 +395,22 @@ def hardrules(src: Any, tgt: Any, src_lang: Any, tgt_lang: Any, config: Any = No
     In SQL: SELECT r.rule, count(*) FROM (SELECT unnest(hardrules(src_text, tgt_text, 'en', 'fr')) AS rule FROM pairs) r GROUP BY r.rule ORDER BY 2 DESC;
     """
 
+def opusfilter(filters: Any, src: Any, tgt: Any, **resources: Any) -> pa.Array | pa.ChunkedArray:
+    """opusfilter(filters, src, tgt)
+
+    OpusFilter 3.3.1's filters over a pair, as its `filter` step runs them: a struct with each filter's score as OpusFilter's `score` step writes it (a list of one value per side where it writes one per input, else one value for the pair), `keep` (every filter accepts the pair) and `rejected_by` (the first filter that rejects it, NULL when kept). A field is named after its filter: the class in snake case, then its `name` and instance number if any (`LengthRatioFilter` → `length_ratio_filter`). Both sides are `rstrip()`ped first, as OpusFilter strips the lines it reads. `score --filters` writes the fields as columns; `pairmetrics opusfilter` runs whole configurations.
+
+    Arguments:
+        filters: A literal: the YAML list of filters, as under a `filter` step's `filters:` (`'[{LengthRatioFilter: {threshold: 2}}, TerminalPunctuationFilter: {}]'`), or a whole OpusFilter configuration, whose `filter` steps' filters are taken in order.
+        src: The source segment. NULL gives NULL.
+        tgt: The target segment. NULL gives NULL.
+
+    Returns a pyarrow Array, one value per row (a ChunkedArray when an argument is chunked).
+    Resources, when the function needs one, are keywords: phrase_table, prob_column, free_identity, triples, lm, fasttext_model, lang, modules, beam, alignment_type, stem_table, syn_dir, para.
+
+    In SQL: SELECT f.rejected_by, count(*) FROM (SELECT opusfilter('[{LengthRatioFilter: {threshold: 2}}, {TerminalPunctuationFilter: {}}]', src_text, tgt_text) AS f FROM pairs) GROUP BY 1;
+    """
+
 def langid(text: Any, languages: Any = None, **resources: Any) -> pa.Array | pa.ChunkedArray:
     """langid(text [, languages])
 
@@ -1396,7 +1412,7 @@ def register(ctx: Any, **resources: Any) -> None:
     ImportError rather than risk a crash.
     """
 
-def score(pairs: Any, alignments: Any = None, arcs: Any = None, *, out: str | os.PathLike | None = None, metrics: list[str] | None = None, lowercase: bool = False, punct: str = '', align: bool = False, strict: bool = False, compression: str = 'zstd', **resources: Any) -> Any:
+def score(pairs: Any, alignments: Any = None, arcs: Any = None, *, out: str | os.PathLike | None = None, metrics: list[str] | None = None, lowercase: bool = False, punct: str = '', align: bool = False, strict: bool = False, compression: str = 'zstd', filters: str | os.PathLike | list | None = None, **resources: Any) -> Any:
     """``pairmetrics score``: join pairs, alignments and arcs on ``pair_id`` and add a column
     per metric their columns allow (led, pod, derp, true_score with ``phrase_table=``, ...),
     with the CLI's columns, NULL reasons and signature.
@@ -1406,7 +1422,10 @@ def score(pairs: Any, alignments: Any = None, arcs: Any = None, *, out: str | os
     never written to disk). ``metrics`` picks columns by name (default: every metric
     the inputs allow); ``lowercase`` and ``punct`` are LePoD's ``-l`` and ``-p``; ``align``
     aligns with METEOR's aligner when no alignments are given; ``strict`` raises at the first
-    row that cannot be scored.
+    row that cannot be scored. ``filters`` adds OpusFilter's filters as ``score --filters``
+    does (a column per filter, ``keep``, ``rejected_by``): a YAML file's path (a list of filters
+    or an OpusFilter configuration) or the list itself, as Python values
+    (``[{"LengthRatioFilter": {"threshold": 3}}]``).
 
     Without ``out``, returns the scored pyarrow Table (its schema metadata holds
     ``pairmetrics.signature``). With ``out``, writes that Parquet file atomically and returns

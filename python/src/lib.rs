@@ -323,7 +323,7 @@ fn table_source(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Source> {
 /// writes it atomically and returns the summary; without, returns the summary, the metadata
 /// the file would hold, and the scored rows as struct arrays (at least one, maybe empty).
 #[pyfunction]
-#[pyo3(signature = (pairs, out = None, alignments = None, arcs = None, metrics = None, lowercase = false, punct = String::new(), align = false, strict = false, compression = "zstd", resources = None))]
+#[pyo3(signature = (pairs, out = None, alignments = None, arcs = None, metrics = None, lowercase = false, punct = String::new(), align = false, strict = false, compression = "zstd", resources = None, filters = None))]
 #[allow(clippy::too_many_arguments)]
 fn score<'py>(
     py: Python<'py>,
@@ -338,6 +338,7 @@ fn score<'py>(
     strict: bool,
     compression: &str,
     resources: Option<Bound<'py, PyDict>>,
+    filters: Option<(String, String)>,
 ) -> PyResult<Bound<'py, PyAny>> {
     // The CLI's --compression values, from the same enum.
     let compression = Codec::from_str(compression, false).map_err(|_| {
@@ -366,7 +367,7 @@ fn score<'py>(
         punct,
         metrics,
         hardrules: None,
-        filters: None,
+        filters: filters.map(|(name, yaml)| pairmetrics::pipeline::score::Filters { name, yaml }),
         resources,
         tuning: Tuning::default(),
         compression,
@@ -414,6 +415,14 @@ fn score<'py>(
             .map(|(t, n)| (t.to_string(), *n))
             .collect::<Vec<_>>(),
     )?;
+    if let Some(filtered) = &summary.filtered {
+        let rejected = PyDict::new(py);
+        for (filter, n) in &filtered.rejected {
+            rejected.set_item(filter, n)?;
+        }
+        result.set_item("kept", filtered.kept)?;
+        result.set_item("rejected", rejected)?;
+    }
     result.set_item("signature", &summary.signature)?;
     result.set_item("notes", &summary.notes)?;
     let Some((schema, batches)) = in_memory else {

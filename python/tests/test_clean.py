@@ -55,3 +55,23 @@ def test_hardrules_lists_every_failing_rule_as_bicleaner_hardrules_does():
     # The configuration is the tool's YAML.
     config = "{not_too_short: false}"
     assert pairmetrics.hardrules(src, tgt, "en", "fr", config).to_pylist()[0] == []
+
+
+def test_opusfilter_filters_give_scores_keep_and_rejected_by(tmp_path):
+    src = pa.array(["Hello world.", "Short", "<b>tag</b> here", None])
+    tgt = pa.array(["Bonjour le monde.", "A much much longer sentence than that", "balise ici", "x"])
+    filters = "[{LengthRatioFilter: {threshold: 3}}, {HtmlTagFilter: {}}]"
+    rows = pairmetrics.opusfilter(filters, src, tgt).to_pylist()
+    assert rows[0] == {"length_ratio_filter": 1.5, "html_tag_filter": [False, False], "keep": True, "rejected_by": None}
+    assert rows[1]["rejected_by"] == "length_ratio_filter" and rows[1]["keep"] is False
+    assert rows[2]["rejected_by"] == "html_tag_filter"
+    assert rows[3] is None
+
+
+def test_score_adds_the_filters_columns(sample_pairs):
+    filters = [{"LengthRatioFilter": {"threshold": 2, "unit": "char"}}, {"TerminalPunctuationFilter": {}}]
+    table = pairmetrics.score(sample_pairs, metrics=["lepod"], filters=filters)
+    assert table.column_names[-4:] == ["length_ratio_filter", "terminal_punctuation_filter", "keep", "rejected_by"]
+    rejected = [r for r in table.column("rejected_by").to_pylist() if r is not None]
+    assert len(rejected) == table.num_rows - sum(table.column("keep").to_pylist())
+    assert "length_ratio_filter" in rejected and set(rejected) <= {"length_ratio_filter", "terminal_punctuation_filter"}
