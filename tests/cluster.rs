@@ -547,6 +547,39 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
         ])
     };
     assert_eq!(rows(&hive), rows(&local));
+
+    // --filters: the executors compute the filters' columns, keep and rejected_by as one
+    // process does, and the summary counts them the same.
+    let filters = dir.path().join("filters.yaml");
+    std::fs::write(
+        &filters,
+        "- LengthRatioFilter: {unit: char, threshold: 2}\n- TerminalPunctuationFilter: {}\n\
+         - NonZeroNumeralsFilter: {}\n",
+    )
+    .unwrap();
+    let filtered_inputs = [&sample_inputs[..], &["--filters", path_str(&filters)]].concat();
+    let (local, filtered) = (dir.path().join("f.parquet"), dir.path().join("filtered"));
+    let local_summary =
+        ok(&[&["score", "--out", path_str(&local)], &filtered_inputs[..]].concat());
+    let cluster_summary =
+        cluster.ok(&[&["score", "--out", path_str(&filtered)], &filtered_inputs[..]].concat());
+    assert!(local_summary.contains("filters: 2945 pairs kept"), "{local_summary}");
+    assert_eq!(
+        summary_figures(&cluster_summary),
+        summary_figures(&local_summary)
+    );
+    let rows = |table: &Path| {
+        let query = "SELECT pair_id, length_ratio_filter, terminal_punctuation_filter, \
+                     non_zero_numerals_filter, keep, rejected_by FROM s ORDER BY pair_id";
+        ok(&[
+            "sql",
+            "--format",
+            "json",
+            &format!("--table=s={}", table.display()),
+            query,
+        ])
+    };
+    assert_eq!(rows(&filtered), rows(&local));
 }
 
 /// A `score` summary past its "wrote PATH" line, without its notes: the figures and the
