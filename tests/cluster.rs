@@ -559,11 +559,16 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
     .unwrap();
     let filtered_inputs = [&sample_inputs[..], &["--filters", path_str(&filters)]].concat();
     let (local, filtered) = (dir.path().join("f.parquet"), dir.path().join("filtered"));
-    let local_summary =
-        ok(&[&["score", "--out", path_str(&local)], &filtered_inputs[..]].concat());
-    let cluster_summary =
-        cluster.ok(&[&["score", "--out", path_str(&filtered)], &filtered_inputs[..]].concat());
-    assert!(local_summary.contains("filters: 2945 pairs kept"), "{local_summary}");
+    let local_summary = ok(&[&["score", "--out", path_str(&local)], &filtered_inputs[..]].concat());
+    let cluster_summary = cluster.ok(&[
+        &["score", "--out", path_str(&filtered)],
+        &filtered_inputs[..],
+    ]
+    .concat());
+    assert!(
+        local_summary.contains("filters: 2945 pairs kept"),
+        "{local_summary}"
+    );
     assert_eq!(
         summary_figures(&cluster_summary),
         summary_figures(&local_summary)

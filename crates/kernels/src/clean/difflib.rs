@@ -4,8 +4,9 @@
 //! match can only grow over it by extension; the longest match is the one that starts earliest
 //! in `a`, then in `b`.
 
-use std::collections::HashMap;
 use std::hash::Hash;
+
+use hashbrown::HashMap;
 
 pub struct SequenceMatcher<'a, T> {
     a: &'a [T],
@@ -40,12 +41,12 @@ impl<'a, T: Copy + Eq + Hash> SequenceMatcher<'a, T> {
     pub fn find_longest_match(&self, alo: usize, ahi: usize, blo: usize, bhi: usize) -> Match {
         let (a, b) = (self.a, self.b);
         let (mut besti, mut bestj, mut bestsize) = (alo, blo, 0);
-        // j2len[j]: the length of the match ending at a[i - 1], b[j] (the previous row), kept as
-        // two maps, as Python's dicts, so that only the row before counts.
-        let mut j2len: HashMap<usize, usize> = HashMap::new();
-        let mut new_j2len: HashMap<usize, usize> = HashMap::new();
+        // j2len[j]: the length of the match ending at a[i - 1], b[j]. Python keeps the row
+        // before and the row being made as two dicts; here two arrays whose entries carry the
+        // row that wrote them, so an entry of an older row reads as absent (0).
+        let mut j2len = vec![(usize::MAX, 0usize); b.len()];
+        let mut new_j2len = j2len.clone();
         for i in alo..ahi {
-            new_j2len.clear();
             if let Some(places) = self.b2j.get(&a[i]) {
                 for &j in places {
                     if j < blo {
@@ -54,13 +55,11 @@ impl<'a, T: Copy + Eq + Hash> SequenceMatcher<'a, T> {
                     if j >= bhi {
                         break;
                     }
-                    let k = j
-                        .checked_sub(1)
-                        .and_then(|p| j2len.get(&p))
-                        .copied()
-                        .unwrap_or(0)
-                        + 1;
-                    new_j2len.insert(j, k);
+                    let k = match j.checked_sub(1).map(|p| j2len[p]) {
+                        Some((row, k)) if row.wrapping_add(1) == i => k + 1,
+                        _ => 1,
+                    };
+                    new_j2len[j] = (i, k);
                     if k > bestsize {
                         besti = i + 1 - k;
                         bestj = j + 1 - k;

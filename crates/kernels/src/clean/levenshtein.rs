@@ -1,9 +1,22 @@
 //! rapidfuzz's `distance.Levenshtein` with weights (insertion, deletion, substitution): the
 //! weighted edit distance and `normalized_similarity`, over any sequence of comparable items
-//! (characters, or words).
+//! (characters, or words). The distance is an integer: any exact algorithm gives rapidfuzz's.
+//! With unit weights (its default) it is computed bit-parallel, as rapidfuzz computes it.
+
+use std::hash::Hash;
+
+use hashbrown::HashMap;
 
 /// The weighted Levenshtein distance turning `a` into `b`.
-pub fn distance<T: PartialEq>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> u64 {
+pub fn distance<T: Eq + Hash>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> u64 {
+    if weights == (1, 1, 1) {
+        return unit_distance(a, b);
+    }
+    weighted_distance(a, b, weights)
+}
+
+/// Wagner-Fischer, one row at a time: any weights.
+fn weighted_distance<T: PartialEq>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> u64 {
     let (insert, delete, replace) = weights;
     // One row of the Wagner-Fischer table over b.
     let mut row: Vec<u64> = (0..=b.len() as u64).map(|j| j * insert).collect();
@@ -18,6 +31,55 @@ pub fn distance<T: PartialEq>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> u64
         }
     }
     row[b.len()]
+}
+
+/// The Levenshtein distance with unit weights: Myers' bit-vector algorithm in blocks of 64
+/// items of `a` (each column of the table as vertical deltas, a block's top delta passed down
+/// from the block above), O(len(a) / 64 · len(b)).
+fn unit_distance<T: Eq + Hash>(a: &[T], b: &[T]) -> u64 {
+    if a.is_empty() || b.is_empty() {
+        return (a.len() + b.len()) as u64;
+    }
+    let blocks = a.len().div_ceil(64);
+    // Where each item occurs in `a`, a bit per position.
+    let mut positions: HashMap<&T, Vec<u64>> = HashMap::new();
+    for (i, item) in a.iter().enumerate() {
+        positions.entry(item).or_insert_with(|| vec![0; blocks])[i / 64] |= 1 << (i % 64);
+    }
+    let none = vec![0u64; blocks];
+    let (mut plus, mut minus) = (vec![u64::MAX; blocks], vec![0u64; blocks]);
+    let last = 1u64 << ((a.len() - 1) % 64);
+    let mut score = a.len() as i64;
+    for item in b {
+        let eq = positions.get(item).unwrap_or(&none);
+        // The delta along the table's top row: D[0][j] - D[0][j - 1] = 1.
+        let mut h_in: i64 = 1;
+        for k in 0..blocks {
+            let (pv, mv) = (plus[k], minus[k]);
+            let mut eq = eq[k];
+            let xv = eq | mv;
+            if h_in < 0 {
+                eq |= 1;
+            }
+            let xh = ((eq & pv).wrapping_add(pv) ^ pv) | eq;
+            let mut ph = mv | !(xh | pv);
+            let mut mh = pv & xh;
+            let high = if k + 1 == blocks { last } else { 1 << 63 };
+            let h_out = i64::from(ph & high != 0) - i64::from(mh & high != 0);
+            ph <<= 1;
+            mh <<= 1;
+            if h_in < 0 {
+                mh |= 1;
+            } else if h_in > 0 {
+                ph |= 1;
+            }
+            plus[k] = mh | !(xv | ph);
+            minus[k] = ph & xv;
+            h_in = h_out;
+        }
+        score += h_in;
+    }
+    score as u64
 }
 
 /// The largest distance two sequences of these lengths can have (rapidfuzz's
@@ -35,7 +97,7 @@ pub fn maximum(len_a: usize, len_b: usize, weights: (u64, u64, u64)) -> u64 {
 
 /// `Levenshtein.normalized_similarity(a, b, weights=weights)`: 1 - distance / maximum (1 when
 /// the maximum is 0).
-pub fn normalized_similarity<T: PartialEq>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> f64 {
+pub fn normalized_similarity<T: Eq + Hash>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> f64 {
     let most = maximum(a.len(), b.len(), weights);
     if most == 0 {
         return 1.0;
@@ -49,6 +111,16 @@ mod tests {
 
     fn chars(s: &str) -> Vec<char> {
         s.chars().collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_bit_vectors_give_the_table_s_distance(
+            a in proptest::collection::vec(0u8..4, 0..200),
+            b in proptest::collection::vec(0u8..4, 0..200),
+        ) {
+            proptest::prop_assert_eq!(unit_distance(&a, &b), weighted_distance(&a, &b, (1, 1, 1)));
+        }
     }
 
     #[test]

@@ -8,6 +8,10 @@
 
 pub use unicode_script::Script;
 
+use std::borrow::Cow;
+
+use hashbrown::HashMap;
+
 use crate::lid::{self, filter::Identify};
 use crate::text::whitespace;
 
@@ -207,9 +211,9 @@ pub fn similarity(
     lowercase: bool,
     weights: (u64, u64, u64),
 ) -> f64 {
-    let (src, tgt) = match lowercase {
-        true => (src.to_lowercase(), tgt.to_lowercase()),
-        false => (src.to_string(), tgt.to_string()),
+    let (src, tgt): (Cow<str>, Cow<str>) = match lowercase {
+        true => (src.to_lowercase().into(), tgt.to_lowercase().into()),
+        false => (src.into(), tgt.into()),
     };
     match unit {
         Unit::Char => {
@@ -248,58 +252,74 @@ impl Repetition {
     /// `get_repetitions(segment)[0]`: the first match of `(\S.{min-1,max}?)(?: *\1){threshold,}`
     /// (leftmost start, then the shortest group), and `full.count(repeated) - 1` over it; 0
     /// without a match.
+    ///
+    /// The regex tries every group length at every start; a length can only match where its
+    /// first repeat begins with the group's first character, so only the lengths that end
+    /// (past spaces) at a later occurrence of that character are tried, in the same order.
     pub fn repetitions(&self, segment: &str) -> usize {
         let chars: Vec<char> = segment.chars().collect();
         let n = chars.len();
         // Past the spaces from each position: where ` *` leaves the next repeat to start (a
         // group starts with \S, so the spaces are always all taken).
         let mut past_spaces = vec![n; n + 1];
+        // Where the run of spaces ending before each position starts (itself without one).
+        let mut spaces_from = vec![0; n + 1];
+        // The next occurrence of each position's character, and the next newline after it.
+        let mut next_same = vec![usize::MAX; n];
+        let mut newline_after = vec![n; n + 1];
+        let mut last_seen: HashMap<char, usize> = HashMap::new();
         for i in (0..n).rev() {
             past_spaces[i] = if chars[i] == ' ' {
                 past_spaces[i + 1]
             } else {
                 i
             };
+            newline_after[i] = if chars.get(i + 1) == Some(&'\n') {
+                i + 1
+            } else {
+                newline_after[i + 1]
+            };
+            if let Some(next) = last_seen.insert(chars[i], i) {
+                next_same[i] = next;
+            }
         }
+        for i in 0..=n {
+            spaces_from[i] = match i > 0 && chars[i - 1] == ' ' {
+                true => spaces_from[i - 1],
+                false => i,
+            };
+        }
+        let (shortest, longest) = (self.min_length.max(1), 1 + self.max_length);
         for start in 0..n {
             // `\S` must match the first character.
             if is_regex_space(chars[start]) {
                 continue;
             }
-            // The group: 1 + (min - 1 ..= max) characters, shortest first; `.` stops at \n.
-            let (shortest, longest) = (self.min_length.max(1), 1 + self.max_length);
-            for len in shortest..=longest {
-                if start + len > n {
-                    break;
-                }
-                // Longer groups hold what shorter ones held: past the shortest, only the newest
-                // character can be the newline that `.` stops at.
-                let new = match len == shortest {
-                    true => &chars[start + 1..start + len],
-                    false => &chars[start + len - 1..start + len],
-                };
-                if new.contains(&'\n') {
-                    break;
-                }
-                let group = &chars[start..start + len];
-                // `(?: *\1){threshold,}`, greedy: as many repeats as there are.
-                let (mut at, mut repeats) = (start + len, 0);
-                loop {
-                    let next = past_spaces[at];
-                    // The first character rules out most candidates without a memcmp call.
-                    if chars.len() >= next + len
-                        && chars[next] == group[0]
-                        && &chars[next..next + len] == group
-                    {
-                        at = next + len;
-                        repeats += 1;
-                    } else {
-                        break;
+            // `.` stops at \n: the group ends before the next newline.
+            let longest = longest.min(newline_after[start] - start);
+            let mut repeat = next_same[start];
+            while repeat != usize::MAX && spaces_from[repeat] - start <= longest {
+                // The lengths whose first repeat starts at `repeat`, shortest first.
+                let lengths =
+                    (spaces_from[repeat] - start).max(shortest)..=(repeat - start).min(longest);
+                for len in lengths {
+                    let group = &chars[start..start + len];
+                    // `(?: *\1){threshold,}`, greedy: as many repeats as there are.
+                    let (mut at, mut repeats) = (start + len, 0);
+                    loop {
+                        let next = past_spaces[at];
+                        if chars.len() >= next + len && &chars[next..next + len] == group {
+                            at = next + len;
+                            repeats += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    if repeats >= self.threshold {
+                        return count_non_overlapping(&chars[start..at], group) - 1;
                     }
                 }
-                if repeats >= self.threshold {
-                    return count_non_overlapping(&chars[start..at], group) - 1;
-                }
+                repeat = next_same[repeat];
             }
         }
         0
@@ -333,6 +353,53 @@ mod tests {
         assert_eq!(length_ratio(&[2, 3]), 1.5);
         assert_eq!(average_word_length("ab abcd"), 3.0);
         assert_eq!(longest_word("a bbb cc"), 3);
+    }
+
+    /// The regex's search as written: every start, every group length.
+    fn repetitions_by_every_length(r: &Repetition, segment: &str) -> usize {
+        let chars: Vec<char> = segment.chars().collect();
+        let n = chars.len();
+        for start in 0..n {
+            if is_regex_space(chars[start]) {
+                continue;
+            }
+            for len in r.min_length.max(1)..=1 + r.max_length {
+                if start + len > n || chars[start + 1..start + len].contains(&'\n') {
+                    break;
+                }
+                let group = &chars[start..start + len];
+                let (mut at, mut repeats) = (start + len, 0);
+                loop {
+                    let mut next = at;
+                    while next < n && chars[next] == ' ' {
+                        next += 1;
+                    }
+                    if next + len <= n && &chars[next..next + len] == group {
+                        at = next + len;
+                        repeats += 1;
+                    } else {
+                        break;
+                    }
+                }
+                if repeats >= r.threshold {
+                    return count_non_overlapping(&chars[start..at], group) - 1;
+                }
+            }
+        }
+        0
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn repetitions_try_the_lengths_the_regex_tries(
+            text in "[ab \n.]{0,60}",
+            threshold in 1usize..4,
+            min_length in 1usize..4,
+            max_length in 0usize..8,
+        ) {
+            let r = Repetition { threshold, min_length, max_length };
+            proptest::prop_assert_eq!(r.repetitions(&text), repetitions_by_every_length(&r, &text));
+        }
     }
 
     #[test]
