@@ -2,7 +2,9 @@
 # `pairmetrics opusfilter` against OpusFilter 3.3.1's `opusfilter`, in one run, 2 cores,
 # release: a 16-filter `score` step and the same filters' `filter` step on 17,000 WMT23 pairs
 # (every txt/sources file with its refA reference, in file-name order, the first 17,000), wall
-# time with process start. The outputs must be byte-identical (checked).
+# time with process start. The outputs must be byte-identical (checked). Then the same 16
+# filters as columns: `score --filters` over 10M pairs (those pairs repeated), against the floor
+# of reading the two text columns.
 # Needs the wmt-conference/wmt23-news-systems repository at $WMT23 (a git directory; default
 # /work/.mirror/wmt-conference+wmt23-news-systems/repo) and python3 with venv (opusfilter==3.3.1
 # is installed in $BENCH_DIR). Rewrites the "OpusFilter" section of BENCHMARKS.md.
@@ -91,6 +93,42 @@ for step in 1 2; do
     rows+=("| $name | $o_wall s, $((o_kb / 1024)) MB | $p_wall s, $((p_kb / 1024)) MB | ${ratio}x | identical |")
     echo "$name: opusfilter $o_wall s, pairmetrics $p_wall s (${ratio}x)" >&2
 done
+
+# 3. `score --filters` (the filter step's list) at 10M pairs; pyarrow writes the table.
+"$VENV/bin/python" -c "import pyarrow" 2> /dev/null || "$VENV/bin/pip" install --quiet pyarrow
+"$VENV/bin/python" - "$DIR" <<'PY'
+import sys, pyarrow as pa, pyarrow.parquet as pq
+out = sys.argv[1]
+src = open(f"{out}/data/src.txt", encoding="utf-8").read().split("\n")[:-1]
+tgt = open(f"{out}/data/tgt.txt", encoding="utf-8").read().split("\n")[:-1]
+base = pa.table({
+    "src": pa.array([s.split() for s in src], pa.list_(pa.string())),
+    "tgt": pa.array([t.split() for t in tgt], pa.list_(pa.string())),
+    "src_text": src,
+    "tgt_text": tgt,
+})
+n, total = len(src), 10_000_000
+with pq.ParquetWriter(f"{out}/10m.parquet", pa.schema([("pair_id", pa.int64())] + list(base.schema))) as w:
+    done = 0
+    while done < total:
+        part = base.slice(0, min(n, total - done))
+        ids = pa.array(range(done, done + part.num_rows), pa.int64())
+        w.write_table(pa.Table.from_arrays([ids] + part.columns, names=["pair_id"] + part.column_names),
+                      row_group_size=1 << 20)
+        done += part.num_rows
+PY
+/usr/bin/time -f "%e %M" -o "$DIR/time" "$BIN" score --pairs "$DIR/10m.parquet" --metrics none \
+    --filters "$DIR/data/config.yaml" --out "$DIR/scored.parquet" > "$DIR/score.log"
+read -r s_wall s_kb < "$DIR/time"
+/usr/bin/time -f "%e %M" -o "$DIR/time" "$BIN" sql --table "t=$DIR/10m.parquet" \
+    "SELECT sum(length(src_text)) + sum(length(tgt_text)) AS chars FROM t" > /dev/null
+read -r f_wall f_kb < "$DIR/time"
+# The 10M rows' verdicts are the 17,000 pairs' (588 whole copies and a part): check the count.
+kept_once=$(wc -l < "$DIR/done-pairmetrics/out/kept.src")
+kept_10m=$(grep -o '^filters: [0-9]* pairs kept' "$DIR/score.log" | grep -o '[0-9]*')
+echo "score --filters, 10M pairs: $s_wall s, $((s_kb / 1024)) MB, $kept_10m kept ($kept_once of $pairs once)" >&2
+rm -f "$DIR/scored.parquet"
+rows+=("| \`score --metrics none --filters\` (the 16 filters as columns, keep, rejected_by), 10M pairs (the pairs above repeated; $kept_10m kept) | target ≥ 500,000 pairs/s, ≤ 1 GiB | $(echo "scale=0; 10000000 / $s_wall" | bc) pairs/s, $s_wall s, $((s_kb / 1024)) MB | floor (\`sql\` reading src_text and tgt_text): $f_wall s | |")
 
 section=$DIR/section.md
 {

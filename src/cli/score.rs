@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long, default_value = "")]
     punct: String,
     /// The metrics to compute, comma-separated (default: every metric whose inputs are
-    /// given, but not the opt-in ones).
+    /// given, but not the opt-in ones); `none` with --filters: the filters' columns only.
     #[arg(long, value_delimiter = ',', value_name = "NAME,...", long_help = metrics_help())]
     metrics: Option<Vec<String>>,
     /// Add each side's language and its probability: `langid` (py3langid 0.4.0, built in:
@@ -171,6 +171,12 @@ impl Args {
             progress: std::io::stderr().is_terminal() && cluster.is_none(),
             cluster,
         };
+        if options.metrics.as_deref() == Some(&["none".to_string()]) {
+            if options.filters.is_none() {
+                bail!("--metrics none leaves nothing to compute: give --filters too");
+            }
+            options.metrics = Some(Vec::new());
+        }
         let named_hardrules = options.metrics.iter().flatten().any(|m| m == "hardrules");
         if named_hardrules && hardrules.is_none() {
             bail!("--metrics hardrules needs the pairs' languages: --hardrules SRC-TGT");
@@ -229,7 +235,8 @@ fn metrics_help() -> String {
         .collect();
     format!(
         "The metrics to compute, comma-separated. Default: every metric whose inputs are given, \
-         except the opt-in ones. A metric named here without its inputs is an error.\n\n{}",
+         except the opt-in ones. A metric named here without its inputs is an error. `none` \
+         computes no metric: with --filters, the filters' columns alone.\n\n{}",
         metrics.join("\n")
     )
 }
