@@ -7,7 +7,6 @@ pub mod decimal;
 pub mod hardrules_config;
 pub mod input;
 pub mod opusfilter_config;
-pub mod python;
 pub mod semeval2014t5;
 pub mod svg;
 pub mod tabulate;

@@ -273,7 +273,7 @@ pub fn scalar_text(value: &Yaml) -> String {
         Yaml::Bool(false) => "False".into(),
         Yaml::Null => "None".into(),
         Yaml::Number(n) => match n.as_f64() {
-            Some(f) if n.is_f64() => crate::clean::json::repr(f),
+            Some(f) if n.is_f64() => crate::text::python::float_repr(f),
             _ => n.to_string(),
         },
         other => format!("{other:?}"),

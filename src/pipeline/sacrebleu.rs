@@ -16,7 +16,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail};
 
-use crate::formats::python::{json_float, json_string};
 use crate::formats::tabulate::{self, Style};
 use crate::sacrebleu::bleu::{BleuOptions, Smoothing, Tokenizer};
 use crate::sacrebleu::chrf::ChrfOptions;
@@ -27,6 +26,7 @@ use crate::sacrebleu::paired::{
 };
 use crate::sacrebleu::ter::TerOptions;
 use crate::text::python::fixed;
+use crate::text::python::{json_float, json_string};
 use crate::text::whitespace;
 
 /// sacrebleu's `-f`.
