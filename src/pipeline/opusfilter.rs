@@ -376,220 +376,252 @@ fn run_step(step: &Step, context: &StepContext, log: &mut dyn Write) -> Result<(
         .map(|o| Writer::create(o))
         .collect::<Result<Vec<_>>>()?;
     match step.kind.as_str() {
-        "filter" | "score" => {
-            let filters = &step.filters;
-            let mut readers = inputs
-                .iter()
-                .map(|i| Lines::open(i))
-                .collect::<Result<Vec<_>>>()?;
-            let limit = integer(p, "limit")?.filter(|&l| l > 0).map(|l| l as usize);
-            let filterfalse = p
-                .get("filterfalse")
-                .and_then(Yaml::as_bool)
-                .unwrap_or(false);
-            let mut written = 0usize;
-            let mut chunk: Vec<Vec<String>> = Vec::new();
-            loop {
-                // pair_generator: a line of every file, each rstripped; the shortest file ends it.
-                let mut pair = Vec::with_capacity(readers.len());
-                for reader in &mut readers {
-                    match reader.next_line()? {
-                        Some(line) => pair.push(rstrip(&line).to_string()),
-                        None => break,
-                    }
-                }
-                let done = pair.len() < readers.len();
-                if done {
-                    let longer: Vec<String> = readers
-                        .iter_mut()
-                        .filter_map(|r| match r.next_line() {
-                            Ok(Some(_)) => Some(r.file.display().to_string()),
-                            _ => None,
-                        })
-                        .collect();
-                    if !longer.is_empty() {
-                        writeln!(
-                            log,
-                            "warning: the inputs have different numbers of lines; stopped at the \
-                             shortest, as OpusFilter does (longer: {})",
-                            longer.join(", ")
-                        )?;
-                    }
-                }
-                if !done {
-                    chunk.push(pair);
-                }
-                if chunk.len() == context.chunksize || (done && !chunk.is_empty()) {
-                    let batch = std::mem::take(&mut chunk);
-                    if step.kind == "score" {
-                        let lines = on_cores(&batch, |pair| {
-                            let mut object = BTreeMap::new();
-                            for NamedFilter { names, filter } in filters {
-                                let score =
-                                    filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
-                                insert(&mut object, names, score);
-                            }
-                            Ok(Value::Object(object).dumps())
-                        })?;
-                        for line in lines {
-                            writers[0].write_line(&line)?;
-                        }
-                    } else {
-                        // Each pair's first rejecting filter (None: every filter accepts it).
-                        let rejected_by = on_cores(&batch, |pair| {
-                            for (k, NamedFilter { filter, .. }) in filters.iter().enumerate() {
-                                let score =
-                                    filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
-                                if !filter.accept(&score) {
-                                    return Ok(Some(k));
-                                }
-                            }
-                            Ok(None)
-                        })?;
-                        // filter: the accepted pairs in order; filterfalse: each filter's
-                        // rejects in turn, over what the filters before it kept (OpusFilter's
-                        // order within a chunk).
-                        let order: Vec<usize> = match filterfalse {
-                            false => (0..batch.len())
-                                .filter(|&i| rejected_by[i].is_none())
-                                .collect(),
-                            true => {
-                                let rejected_by = &rejected_by;
-                                (0..filters.len())
-                                    .flat_map(|k| {
-                                        (0..batch.len()).filter(move |&i| rejected_by[i] == Some(k))
-                                    })
-                                    .collect()
-                            }
-                        };
-                        for i in order {
-                            if limit.is_some_and(|l| written >= l) {
-                                break;
-                            }
-                            for (w, item) in writers.iter_mut().zip(&batch[i]) {
-                                w.write_line(item)?;
-                            }
-                            written += 1;
-                        }
-                    }
-                    if limit.is_some_and(|l| written >= l) {
-                        break;
-                    }
-                }
-                if done {
-                    break;
-                }
-            }
-        }
-        "remove_duplicates" => {
-            let hasher = hasher(p)?;
-            let key = |lines: &[String]| -> Result<Key> {
-                let segments: Vec<&str> = lines.iter().map(String::as_str).collect();
-                hasher.key(&segments).map_err(|e| anyhow!(e))
-            };
-            let overlap: Option<std::collections::HashSet<Key>> = match p.get("overlap") {
-                None | Some(Yaml::Null) => None,
-                Some(_) => {
-                    // As OpusFilter reads them: relative to the working directory, not to
-                    // output_directory.
-                    let others: Vec<PathBuf> =
-                        files(p, "overlap")?.iter().map(PathBuf::from).collect();
-                    let mut next = parallel_lines(&others)?;
-                    let mut keys = std::collections::HashSet::new();
-                    while let Some(lines) = next()? {
-                        keys.insert(key(&lines)?);
-                    }
-                    Some(keys)
-                }
-            };
-            let mut seen = std::collections::HashSet::new();
-            let (mut total, mut removed) = (0u64, 0u64);
-            let mut next = parallel_lines(&inputs)?;
-            while let Some(lines) = next()? {
-                total += 1;
-                let k = key(&lines)?;
-                let duplicate = match &overlap {
-                    Some(keys) => keys.contains(&k),
-                    None => !seen.insert(k),
-                };
-                if duplicate {
-                    removed += 1;
-                    continue;
-                }
-                for (writer, line) in writers.iter_mut().zip(&lines) {
-                    writer.write_raw(line)?;
-                }
-            }
-            writeln!(
-                log,
-                "removed {removed} / {total} = {:.2}% duplicate lines",
-                if total > 0 {
-                    100.0 * removed as f64 / total as f64
-                } else {
-                    0.0
-                }
-            )?;
-        }
-        "concatenate" => {
-            for input in &inputs {
-                let mut lines = Lines::open(input)?;
-                while let Some(line) = lines.next_line()? {
-                    writers[0].write_line(rstrip(&line))?;
-                }
-            }
-        }
-        kind => {
-            let n = integer(p, "n")?.unwrap_or(0);
-            for (input, writer) in inputs.iter().zip(&mut writers) {
-                let mut lines = Lines::open(input)?;
-                match kind {
-                    "head" => {
-                        for _ in 0..n.max(0) {
-                            let Some(line) = lines.next_line()? else {
-                                break;
-                            };
-                            writer.write_raw(&line)?;
-                        }
-                    }
-                    "tail" => {
-                        let mut last = std::collections::VecDeque::new();
-                        while let Some(line) = lines.next_line()? {
-                            last.push_back(line);
-                            if last.len() as i64 > n {
-                                last.pop_front();
-                            }
-                        }
-                        for line in last {
-                            writer.write_raw(&line)?;
-                        }
-                    }
-                    _ => {
-                        // itertools.islice(inf, start, stop, step)
-                        let start = integer(p, "start")?.unwrap_or(0);
-                        let stop = integer(p, "stop")?;
-                        let every = integer(p, "step")?.unwrap_or(1);
-                        if start < 0 || stop.is_some_and(|s| s < 0) || every < 1 {
-                            bail!(
-                                "slice: start and stop must be non-negative and step positive (itertools.islice)"
-                            );
-                        }
-                        let mut index = 0i64;
-                        while let Some(line) = lines.next_line()? {
-                            if stop.is_some_and(|s| index >= s) {
-                                break;
-                            }
-                            if index >= start && (index - start) % every == 0 {
-                                writer.write_raw(&line)?;
-                            }
-                            index += 1;
-                        }
-                    }
-                }
-            }
-        }
+        "filter" | "score" => filter_or_score(step, context, &inputs, &mut writers, log)?,
+        "remove_duplicates" => remove_duplicates(p, &inputs, &mut writers, log)?,
+        "concatenate" => concatenate(&inputs, &mut writers[0])?,
+        kind => line_step(kind, p, &inputs, &mut writers)?,
     }
     for writer in writers {
         writer.commit()?;
+    }
+    Ok(())
+}
+
+/// `filter` (with `filterfalse` and `limit`) and `score`: the pairs read in chunks, each chunk
+/// scored on every core and written in order.
+fn filter_or_score(
+    step: &Step,
+    context: &StepContext,
+    inputs: &[PathBuf],
+    writers: &mut [Writer],
+    log: &mut dyn Write,
+) -> Result<()> {
+    let p = &step.parameters;
+    let filters = &step.filters;
+    let mut readers = inputs
+        .iter()
+        .map(|i| Lines::open(i))
+        .collect::<Result<Vec<_>>>()?;
+    let limit = integer(p, "limit")?.filter(|&l| l > 0).map(|l| l as usize);
+    let filterfalse = p
+        .get("filterfalse")
+        .and_then(Yaml::as_bool)
+        .unwrap_or(false);
+    let mut written = 0usize;
+    let mut chunk: Vec<Vec<String>> = Vec::new();
+    loop {
+        // pair_generator: a line of every file, each rstripped; the shortest file ends it.
+        let mut pair = Vec::with_capacity(readers.len());
+        for reader in &mut readers {
+            match reader.next_line()? {
+                Some(line) => pair.push(rstrip(&line).to_string()),
+                None => break,
+            }
+        }
+        let done = pair.len() < readers.len();
+        if done {
+            let longer: Vec<String> = readers
+                .iter_mut()
+                .filter_map(|r| match r.next_line() {
+                    Ok(Some(_)) => Some(r.file.display().to_string()),
+                    _ => None,
+                })
+                .collect();
+            if !longer.is_empty() {
+                writeln!(
+                    log,
+                    "warning: the inputs have different numbers of lines; stopped at the \
+                     shortest, as OpusFilter does (longer: {})",
+                    longer.join(", ")
+                )?;
+            }
+        }
+        if !done {
+            chunk.push(pair);
+        }
+        if chunk.len() == context.chunksize || (done && !chunk.is_empty()) {
+            let batch = std::mem::take(&mut chunk);
+            if step.kind == "score" {
+                let lines = on_cores(&batch, |pair| {
+                    let mut object = BTreeMap::new();
+                    for NamedFilter { names, filter } in filters {
+                        let score = filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
+                        insert(&mut object, names, score);
+                    }
+                    Ok(Value::Object(object).dumps())
+                })?;
+                for line in lines {
+                    writers[0].write_line(&line)?;
+                }
+            } else {
+                // Each pair's first rejecting filter (None: every filter accepts it).
+                let rejected_by = on_cores(&batch, |pair| {
+                    for (k, NamedFilter { filter, .. }) in filters.iter().enumerate() {
+                        let score = filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
+                        if !filter.accept(&score) {
+                            return Ok(Some(k));
+                        }
+                    }
+                    Ok(None)
+                })?;
+                // filter: the accepted pairs in order; filterfalse: each filter's
+                // rejects in turn, over what the filters before it kept (OpusFilter's
+                // order within a chunk).
+                let order: Vec<usize> = match filterfalse {
+                    false => (0..batch.len())
+                        .filter(|&i| rejected_by[i].is_none())
+                        .collect(),
+                    true => {
+                        let rejected_by = &rejected_by;
+                        (0..filters.len())
+                            .flat_map(|k| {
+                                (0..batch.len()).filter(move |&i| rejected_by[i] == Some(k))
+                            })
+                            .collect()
+                    }
+                };
+                for i in order {
+                    if limit.is_some_and(|l| written >= l) {
+                        break;
+                    }
+                    for (w, item) in writers.iter_mut().zip(&batch[i]) {
+                        w.write_line(item)?;
+                    }
+                    written += 1;
+                }
+            }
+            if limit.is_some_and(|l| written >= l) {
+                break;
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// `remove_duplicates`: the first of each key kept, or with `overlap` the lines whose key is in
+/// no overlap file.
+fn remove_duplicates(
+    p: &serde_yaml::Mapping,
+    inputs: &[PathBuf],
+    writers: &mut [Writer],
+    log: &mut dyn Write,
+) -> Result<()> {
+    let hasher = hasher(p)?;
+    let key = |lines: &[String]| -> Result<Key> {
+        let segments: Vec<&str> = lines.iter().map(String::as_str).collect();
+        hasher.key(&segments).map_err(|e| anyhow!(e))
+    };
+    let overlap: Option<std::collections::HashSet<Key>> = match p.get("overlap") {
+        None | Some(Yaml::Null) => None,
+        Some(_) => {
+            // As OpusFilter reads them: relative to the working directory, not to
+            // output_directory.
+            let others: Vec<PathBuf> = files(p, "overlap")?.iter().map(PathBuf::from).collect();
+            let mut next = parallel_lines(&others)?;
+            let mut keys = std::collections::HashSet::new();
+            while let Some(lines) = next()? {
+                keys.insert(key(&lines)?);
+            }
+            Some(keys)
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    let (mut total, mut removed) = (0u64, 0u64);
+    let mut next = parallel_lines(&inputs)?;
+    while let Some(lines) = next()? {
+        total += 1;
+        let k = key(&lines)?;
+        let duplicate = match &overlap {
+            Some(keys) => keys.contains(&k),
+            None => !seen.insert(k),
+        };
+        if duplicate {
+            removed += 1;
+            continue;
+        }
+        for (writer, line) in writers.iter_mut().zip(&lines) {
+            writer.write_raw(line)?;
+        }
+    }
+    writeln!(
+        log,
+        "removed {removed} / {total} = {:.2}% duplicate lines",
+        if total > 0 {
+            100.0 * removed as f64 / total as f64
+        } else {
+            0.0
+        }
+    )?;
+    Ok(())
+}
+
+/// `concatenate`: the inputs' lines, rstripped, one after the other.
+fn concatenate(inputs: &[PathBuf], writer: &mut Writer) -> Result<()> {
+    for input in inputs {
+        let mut lines = Lines::open(input)?;
+        while let Some(line) = lines.next_line()? {
+            writer.write_line(rstrip(&line))?;
+        }
+    }
+    Ok(())
+}
+
+/// `head`, `tail` and `slice`, file by file.
+fn line_step(
+    kind: &str,
+    p: &serde_yaml::Mapping,
+    inputs: &[PathBuf],
+    writers: &mut [Writer],
+) -> Result<()> {
+    let n = integer(p, "n")?.unwrap_or(0);
+    for (input, writer) in inputs.iter().zip(writers.iter_mut()) {
+        let mut lines = Lines::open(input)?;
+        match kind {
+            "head" => {
+                for _ in 0..n.max(0) {
+                    let Some(line) = lines.next_line()? else {
+                        break;
+                    };
+                    writer.write_raw(&line)?;
+                }
+            }
+            "tail" => {
+                let mut last = std::collections::VecDeque::new();
+                while let Some(line) = lines.next_line()? {
+                    last.push_back(line);
+                    if last.len() as i64 > n {
+                        last.pop_front();
+                    }
+                }
+                for line in last {
+                    writer.write_raw(&line)?;
+                }
+            }
+            _ => {
+                // itertools.islice(inf, start, stop, step)
+                let start = integer(p, "start")?.unwrap_or(0);
+                let stop = integer(p, "stop")?;
+                let every = integer(p, "step")?.unwrap_or(1);
+                if start < 0 || stop.is_some_and(|s| s < 0) || every < 1 {
+                    bail!(
+                        "slice: start and stop must be non-negative and step positive (itertools.islice)"
+                    );
+                }
+                let mut index = 0i64;
+                while let Some(line) = lines.next_line()? {
+                    if stop.is_some_and(|s| index >= s) {
+                        break;
+                    }
+                    if index >= start && (index - start) % every == 0 {
+                        writer.write_raw(&line)?;
+                    }
+                    index += 1;
+                }
+            }
+        }
     }
     Ok(())
 }
