@@ -11,8 +11,11 @@ use hashbrown::HashMap;
 pub struct SequenceMatcher<'a, T> {
     a: &'a [T],
     b: &'a [T],
-    /// Where each (not popular) item occurs in `b`, ascending.
-    b2j: HashMap<T, Vec<usize>>,
+    /// `b2j`, flat: each item of `b` has a group, whose places in `b` are
+    /// `places[ranges[group].0..ranges[group].1]`, ascending (empty for popular items).
+    groups: HashMap<T, usize>,
+    ranges: Vec<(usize, usize)>,
+    places: Vec<usize>,
 }
 
 /// A matching block: `a[i..i + size] == b[j..j + size]`.
@@ -25,16 +28,55 @@ pub struct Match {
 
 impl<'a, T: Copy + Eq + Hash> SequenceMatcher<'a, T> {
     pub fn new(a: &'a [T], b: &'a [T]) -> Self {
-        let mut b2j: HashMap<T, Vec<usize>> = HashMap::new();
-        for (j, &item) in b.iter().enumerate() {
-            b2j.entry(item).or_default().push(j);
+        let mut groups: HashMap<T, usize> = HashMap::new();
+        let mut counts: Vec<usize> = Vec::new();
+        let group_of: Vec<usize> = b
+            .iter()
+            .map(|&item| {
+                let group = *groups.entry(item).or_insert_with(|| {
+                    counts.push(0);
+                    counts.len() - 1
+                });
+                counts[group] += 1;
+                group
+            })
+            .collect();
+        let mut ranges = Vec::with_capacity(counts.len());
+        let mut start = 0;
+        for &count in &counts {
+            ranges.push((start, start));
+            start += count;
+        }
+        let mut places = vec![0; b.len()];
+        for (j, &group) in group_of.iter().enumerate() {
+            let end = &mut ranges[group].1;
+            places[*end] = j;
+            *end += 1;
         }
         let n = b.len();
         if n >= 200 {
             let most = n / 100 + 1;
-            b2j.retain(|_, places| places.len() <= most);
+            for range in &mut ranges {
+                if range.1 - range.0 > most {
+                    range.1 = range.0;
+                }
+            }
         }
-        SequenceMatcher { a, b, b2j }
+        SequenceMatcher {
+            a,
+            b,
+            groups,
+            ranges,
+            places,
+        }
+    }
+
+    /// Where an item occurs in `b` (not if it is popular), ascending.
+    fn places_of(&self, item: &T) -> &[usize] {
+        match self.groups.get(item) {
+            Some(&group) => &self.places[self.ranges[group].0..self.ranges[group].1],
+            None => &[],
+        }
     }
 
     /// `find_longest_match(alo, ahi, blo, bhi)`.
@@ -47,24 +89,22 @@ impl<'a, T: Copy + Eq + Hash> SequenceMatcher<'a, T> {
         let mut j2len = vec![(usize::MAX, 0usize); b.len()];
         let mut new_j2len = j2len.clone();
         for i in alo..ahi {
-            if let Some(places) = self.b2j.get(&a[i]) {
-                for &j in places {
-                    if j < blo {
-                        continue;
-                    }
-                    if j >= bhi {
-                        break;
-                    }
-                    let k = match j.checked_sub(1).map(|p| j2len[p]) {
-                        Some((row, k)) if row.wrapping_add(1) == i => k + 1,
-                        _ => 1,
-                    };
-                    new_j2len[j] = (i, k);
-                    if k > bestsize {
-                        besti = i + 1 - k;
-                        bestj = j + 1 - k;
-                        bestsize = k;
-                    }
+            for &j in self.places_of(&a[i]) {
+                if j < blo {
+                    continue;
+                }
+                if j >= bhi {
+                    break;
+                }
+                let k = match j.checked_sub(1).map(|p| j2len[p]) {
+                    Some((row, k)) if row.wrapping_add(1) == i => k + 1,
+                    _ => 1,
+                };
+                new_j2len[j] = (i, k);
+                if k > bestsize {
+                    besti = i + 1 - k;
+                    bestj = j + 1 - k;
+                    bestsize = k;
                 }
             }
             std::mem::swap(&mut j2len, &mut new_j2len);

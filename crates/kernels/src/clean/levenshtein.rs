@@ -41,17 +41,24 @@ fn unit_distance<T: Eq + Hash>(a: &[T], b: &[T]) -> u64 {
         return (a.len() + b.len()) as u64;
     }
     let blocks = a.len().div_ceil(64);
-    // Where each item occurs in `a`, a bit per position.
-    let mut positions: HashMap<&T, Vec<u64>> = HashMap::new();
+    // Where each item occurs in `a`, a bit per position: the item's row of `bits` (row 0 for
+    // items not in `a`).
+    let mut rows: HashMap<&T, usize> = HashMap::new();
+    let mut bits = vec![0u64; blocks];
     for (i, item) in a.iter().enumerate() {
-        positions.entry(item).or_insert_with(|| vec![0; blocks])[i / 64] |= 1 << (i % 64);
+        let next = rows.len() + 1;
+        let row = *rows.entry(item).or_insert(next);
+        if row == next {
+            bits.resize((row + 1) * blocks, 0);
+        }
+        bits[row * blocks + i / 64] |= 1 << (i % 64);
     }
-    let none = vec![0u64; blocks];
     let (mut plus, mut minus) = (vec![u64::MAX; blocks], vec![0u64; blocks]);
     let last = 1u64 << ((a.len() - 1) % 64);
     let mut score = a.len() as i64;
     for item in b {
-        let eq = positions.get(item).unwrap_or(&none);
+        let row = rows.get(item).copied().unwrap_or(0);
+        let eq = &bits[row * blocks..(row + 1) * blocks];
         // The delta along the table's top row: D[0][j] - D[0][j - 1] = 1.
         let mut h_in: i64 = 1;
         for k in 0..blocks {
