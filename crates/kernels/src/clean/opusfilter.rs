@@ -106,12 +106,25 @@ fn is_regex_space(c: char) -> bool {
 /// without its whitespace (`\s`); 1 for an empty segment.
 pub fn alphabet_ratio(segment: &str, exclude_whitespace: bool) -> f64 {
     let (mut total, mut alphas) = (0usize, 0usize);
-    for c in segment.chars() {
-        if exclude_whitespace && is_regex_space(c) {
-            continue;
+    let mut count = |space: bool, alpha: bool| {
+        if !(exclude_whitespace && space) {
+            total += 1;
+            alphas += usize::from(alpha);
         }
-        total += 1;
-        alphas += usize::from(c.is_alphabetic());
+    };
+    // ASCII bytes are characters of their own: read them without decoding.
+    let bytes = segment.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b.is_ascii() {
+            count(matches!(b, b'\t'..=b'\r' | b' '), b.is_ascii_alphabetic());
+            at += 1;
+        } else {
+            let c = segment[at..].chars().next().expect("a character");
+            count(is_regex_space(c), c.is_alphabetic());
+            at += c.len_utf8();
+        }
     }
     if total == 0 {
         return 1.0;
@@ -267,7 +280,9 @@ impl Repetition {
         // The next occurrence of each position's character, and the next newline after it.
         let mut next_same = vec![usize::MAX; n];
         let mut newline_after = vec![n; n + 1];
-        let mut last_seen: HashMap<char, usize> = HashMap::new();
+        // The last position seen of each character: ASCII in an array, the rest in a map.
+        let mut last_ascii = [usize::MAX; 128];
+        let mut last_other: HashMap<char, usize> = HashMap::new();
         for i in (0..n).rev() {
             past_spaces[i] = if chars[i] == ' ' {
                 past_spaces[i + 1]
@@ -279,9 +294,11 @@ impl Repetition {
             } else {
                 newline_after[i + 1]
             };
-            if let Some(next) = last_seen.insert(chars[i], i) {
-                next_same[i] = next;
-            }
+            let c = chars[i];
+            next_same[i] = match c.is_ascii() {
+                true => std::mem::replace(&mut last_ascii[c as usize], i),
+                false => last_other.insert(c, i).unwrap_or(usize::MAX),
+            };
         }
         for i in 0..=n {
             spaces_from[i] = match i > 0 && chars[i - 1] == ' ' {
@@ -303,6 +320,14 @@ impl Repetition {
                 let lengths =
                     (spaces_from[repeat] - start).max(shortest)..=(repeat - start).min(longest);
                 for len in lengths {
+                    // The group's second and last characters rule out most lengths without a
+                    // slice comparison.
+                    let second = 1.min(len - 1);
+                    if chars.get(repeat + second) != Some(&chars[start + second])
+                        || chars.get(repeat + len - 1) != Some(&chars[start + len - 1])
+                    {
+                        continue;
+                    }
                     let group = &chars[start..start + len];
                     // `(?: *\1){threshold,}`, greedy: as many repeats as there are.
                     let (mut at, mut repeats) = (start + len, 0);
@@ -390,6 +415,20 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn alphabet_ratio_reads_ascii_bytes_as_their_characters(
+            text in "[a-z0-9 \t\n\u{b}\u{1c}\u{85}\u{a0}é中 .]{0,30}",
+            exclude_whitespace: bool,
+        ) {
+            let kept: Vec<char> = text
+                .chars()
+                .filter(|c| !(exclude_whitespace && c.is_whitespace()))
+                .collect();
+            let alphas = kept.iter().filter(|c| c.is_alphabetic()).count();
+            let want = if kept.is_empty() { 1.0 } else { alphas as f64 / kept.len() as f64 };
+            proptest::prop_assert_eq!(alphabet_ratio(&text, exclude_whitespace), want);
+        }
+
         #[test]
         fn repetitions_try_the_lengths_the_regex_tries(
             text in "[ab \n.]{0,60}",
