@@ -7,8 +7,33 @@ use std::hash::Hash;
 
 use hashbrown::HashMap;
 
+/// An item of the sequences compared: characters, words, bytes.
+pub trait Symbol: Eq + Hash {
+    /// An index below 256 for the items a table can hold (ASCII characters, bytes), so the
+    /// common ones need no hashing.
+    fn small(&self) -> Option<usize>;
+}
+
+impl Symbol for char {
+    fn small(&self) -> Option<usize> {
+        self.is_ascii().then_some(*self as usize)
+    }
+}
+
+impl Symbol for &str {
+    fn small(&self) -> Option<usize> {
+        None
+    }
+}
+
+impl Symbol for u8 {
+    fn small(&self) -> Option<usize> {
+        Some(*self as usize)
+    }
+}
+
 /// The weighted Levenshtein distance turning `a` into `b`.
-pub fn distance<T: Eq + Hash>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> u64 {
+pub fn distance<T: Symbol>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> u64 {
     if weights == (1, 1, 1) {
         return unit_distance(a, b);
     }
@@ -36,28 +61,37 @@ fn weighted_distance<T: PartialEq>(a: &[T], b: &[T], weights: (u64, u64, u64)) -
 /// The Levenshtein distance with unit weights: Myers' bit-vector algorithm in blocks of 64
 /// items of `a` (each column of the table as vertical deltas, a block's top delta passed down
 /// from the block above), O(len(a) / 64 · len(b)).
-fn unit_distance<T: Eq + Hash>(a: &[T], b: &[T]) -> u64 {
+fn unit_distance<T: Symbol>(a: &[T], b: &[T]) -> u64 {
     if a.is_empty() || b.is_empty() {
         return (a.len() + b.len()) as u64;
     }
     let blocks = a.len().div_ceil(64);
     // Where each item occurs in `a`, a bit per position: the item's row of `bits` (row 0 for
-    // items not in `a`).
+    // items not in `a`), found in a table for small items and in a map for the others.
+    let mut small_rows = [0usize; 256];
     let mut rows: HashMap<&T, usize> = HashMap::new();
+    let mut count = 0;
     let mut bits = vec![0u64; blocks];
     for (i, item) in a.iter().enumerate() {
-        let next = rows.len() + 1;
-        let row = *rows.entry(item).or_insert(next);
-        if row == next {
-            bits.resize((row + 1) * blocks, 0);
+        let row = match item.small() {
+            Some(k) => &mut small_rows[k],
+            None => rows.entry(item).or_insert(0),
+        };
+        if *row == 0 {
+            count += 1;
+            *row = count;
+            bits.resize((count + 1) * blocks, 0);
         }
-        bits[row * blocks + i / 64] |= 1 << (i % 64);
+        bits[*row * blocks + i / 64] |= 1 << (i % 64);
     }
     let (mut plus, mut minus) = (vec![u64::MAX; blocks], vec![0u64; blocks]);
     let last = 1u64 << ((a.len() - 1) % 64);
     let mut score = a.len() as i64;
     for item in b {
-        let row = rows.get(item).copied().unwrap_or(0);
+        let row = match item.small() {
+            Some(k) => small_rows[k],
+            None => rows.get(item).copied().unwrap_or(0),
+        };
         let eq = &bits[row * blocks..(row + 1) * blocks];
         // The delta along the table's top row: D[0][j] - D[0][j - 1] = 1.
         let mut h_in: i64 = 1;
@@ -104,7 +138,7 @@ pub fn maximum(len_a: usize, len_b: usize, weights: (u64, u64, u64)) -> u64 {
 
 /// `Levenshtein.normalized_similarity(a, b, weights=weights)`: 1 - distance / maximum (1 when
 /// the maximum is 0).
-pub fn normalized_similarity<T: Eq + Hash>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> f64 {
+pub fn normalized_similarity<T: Symbol>(a: &[T], b: &[T], weights: (u64, u64, u64)) -> f64 {
     let most = maximum(a.len(), b.len(), weights);
     if most == 0 {
         return 1.0;
@@ -121,6 +155,15 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn the_bit_vectors_give_the_table_s_distance_for_characters(
+            a in "[ab\u{e9}\u{4e2d}]{0,150}",
+            b in "[ab\u{e9}\u{4e2d}]{0,150}",
+        ) {
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            proptest::prop_assert_eq!(unit_distance(&a, &b), weighted_distance(&a, &b, (1, 1, 1)));
+        }
+
         #[test]
         fn the_bit_vectors_give_the_table_s_distance(
             a in proptest::collection::vec(0u8..4, 0..200),

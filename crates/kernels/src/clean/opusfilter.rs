@@ -9,6 +9,7 @@
 pub use unicode_script::Script;
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::LazyLock;
 
 use hashbrown::HashMap;
@@ -298,12 +299,12 @@ impl Repetition {
         let mut past_spaces = vec![n; n + 1];
         // Where the run of spaces ending before each position starts (itself without one).
         let mut spaces_from = vec![0; n + 1];
-        // The next occurrence of each position's character, and the next newline after it.
-        let mut next_same = vec![usize::MAX; n];
+        let (shortest, longest) = (self.min_length.max(1), 1 + self.max_length);
+        // A repeat begins with the group's first characters: its first two when every group
+        // has two, which far fewer later positions share than the first alone.
+        let next_same = next_occurrences(&chars, shortest.min(2));
+        // The next newline after each position.
         let mut newline_after = vec![n; n + 1];
-        // The last position seen of each character: ASCII in an array, the rest in a map.
-        let mut last_ascii = [usize::MAX; 128];
-        let mut last_other: HashMap<char, usize> = HashMap::new();
         for i in (0..n).rev() {
             past_spaces[i] = if chars[i] == ' ' {
                 past_spaces[i + 1]
@@ -315,11 +316,6 @@ impl Repetition {
             } else {
                 newline_after[i + 1]
             };
-            let c = chars[i];
-            next_same[i] = match c.is_ascii() {
-                true => std::mem::replace(&mut last_ascii[c as usize], i),
-                false => last_other.insert(c, i).unwrap_or(usize::MAX),
-            };
         }
         for i in 0..=n {
             spaces_from[i] = match i > 0 && chars[i - 1] == ' ' {
@@ -327,7 +323,6 @@ impl Repetition {
                 false => i,
             };
         }
-        let (shortest, longest) = (self.min_length.max(1), 1 + self.max_length);
         for start in 0..n {
             // `\S` must match the first character.
             if is_regex_space(chars[start]) {
@@ -370,6 +365,51 @@ impl Repetition {
         }
         0
     }
+}
+
+thread_local! {
+    /// The last position of each pair of ASCII characters in the text being read, valid when
+    /// its stamp is the text's (so the table is not cleared for every text).
+    static ASCII_PAIRS: RefCell<(u32, Vec<(u32, u32)>)> = RefCell::new((0, vec![(0, 0); 128 * 128]));
+}
+
+/// For each position, the next one whose `width` characters (1 or 2) are the same; `usize::MAX`
+/// for none (and for the last position, with width 2).
+fn next_occurrences(chars: &[char], width: usize) -> Vec<usize> {
+    let n = chars.len();
+    let mut next = vec![usize::MAX; n];
+    // Sized once for text past ASCII: growing it was a sixth of the time on such text.
+    let ascii = chars.iter().all(char::is_ascii);
+    let mut others: HashMap<(char, char), usize> =
+        HashMap::with_capacity(if ascii { 0 } else { n });
+    let key = |i: usize| (chars[i], if width == 2 { chars[i + 1] } else { '\0' });
+    let first = n.saturating_sub(width - 1);
+    if n >= u32::MAX as usize {
+        for i in (0..first).rev() {
+            next[i] = others.insert(key(i), i).unwrap_or(usize::MAX);
+        }
+        return next;
+    }
+    ASCII_PAIRS.with_borrow_mut(|(stamp, last)| {
+        *stamp = stamp.wrapping_add(1);
+        if *stamp == 0 {
+            last.fill((0, 0));
+            *stamp = 1;
+        }
+        for i in (0..first).rev() {
+            let (a, b) = key(i);
+            next[i] = match a.is_ascii() && b.is_ascii() {
+                true => {
+                    let entry = &mut last[a as usize * 128 + b as usize];
+                    let seen = (entry.0 == *stamp).then_some(entry.1 as usize);
+                    *entry = (*stamp, i as u32);
+                    seen.unwrap_or(usize::MAX)
+                }
+                false => others.insert((a, b), i).unwrap_or(usize::MAX),
+            };
+        }
+    });
+    next
 }
 
 /// Python's `full.count(part)`: non-overlapping occurrences, left to right.
