@@ -36,6 +36,7 @@ pub const FILTERS: &[&str] = &[
     "FastTextFilter",
     "LinguaFilter",
 ];
+
 /// A filter with its score names: OpusFilter's `get_score_tuples` (the class, its `name`, an
 /// instance number when one is repeated), the keys its score file nests the score under.
 #[derive(Debug, Clone)]
@@ -77,8 +78,8 @@ pub fn read_fasttext(path: &Path) -> Result<lid::fasttext::Model> {
 
 /// The filters to score pairs (two sides) with, from YAML: a list of filters as a `filter`
 /// step's `filters` holds them, or an OpusFilter configuration, whose `filter` steps' filters
-/// are taken in order (a pair the first step rejects never reaches the second, so the first
-/// rejecting filter is the same). Model paths are as OpusFilter reads them: relative to the
+/// are taken in order, a list several steps share once (a pair the first step rejects never
+/// reaches the second, so the first rejecting filter is the same). Model paths are as OpusFilter reads them: relative to the
 /// configuration's `output_directory` (the working directory for a list). Columns must differ:
 /// the same filter with other parameters in two steps needs a `name`.
 pub fn pair_filters(yaml: &str, log: &mut dyn Write) -> Result<Vec<NamedFilter>> {
