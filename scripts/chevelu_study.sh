@@ -1,33 +1,49 @@
 #!/usr/bin/env bash
 # Chevelu et al. (Coling 2010), §3.3 with Figure 1 and §4 with Figure 3, on the bundled
-# Europarl sample with pairmetrics alone:
-# - a French paraphrase table (extract, then pivot through English) learnt from every pair but
-#   the first N;
-# - Figure 1: the first N French sentences decoded into 100-best lists, each list re-ranked by
-#   its true model score, every statistic of §3.3 for n = 5..100 over the full lists (the
-#   paper's fixed set);
+# Europarl sample with pairmetrics alone, under the paper's protocol:
+# - a random sample of SAMPLE French sentences (drawn with SEED: the pairs ordered by
+#   md5(SEED:pair_id)) is held out; a French paraphrase table (extract, then pivot through
+#   English) and a French LM are learnt from the other pairs;
+# - Figure 1: each sampled sentence decoded into an NBEST-best list of distinct paraphrases
+#   (`decode --distinct`, as the paper's Moses lists); sentences whose list has fewer than
+#   NBEST distinct paraphrases are left out, as the paper's 94 of 100; the lists re-ranked by
+#   the true model score, every statistic of §3.3 for n = 5..NBEST over the same lists;
 # - Figure 3: for the same sentences, the true model score of the decoder's re-ranked 1-best
 #   (the source itself left out, as MCPG never returns it), of MCPG's 1-best in true-score
-#   mode and in translator mode, and the mean ± sd of their differences.
+#   mode and in translator mode, each sentence and the mean ± sd of their differences.
+# Reordering: the decoder reorders as Moses does by default (distance-based, limit 6, the
+# paper's weight 10); the true score, under the paper's assumption A2, scores monotone
+# derivations only, so a hypothesis reachable only by a reordering has no true score: it is
+# counted ("unscored") and left out. REORDERING=monotone decodes monotone instead.
 # Differences from the paper: 2,900 training pairs, not Europarl's million; fast_align's model
 # (`align-words`, grow-diag-final-and), not GIZA++; the language model is a 5-gram estimated by
-# `lm estimate` (KenLM's modified Kneser-Ney) on the same 2,900 French sentences, not SRILM's on
-# a large corpus; MCPG at eta = 10,000 episodes, not 100,000, to run in minutes.
+# `lm estimate` (KenLM's modified Kneser-Ney) on the same French sentences, not SRILM's on a
+# large corpus; one phrase feature (the pivot probability), not Moses' five; MCPG at
+# eta = 10,000 episodes, not 100,000, to run in minutes.
+#
+# Writes OUT_DIR/summary.txt (the commit, the parameters, the table's size and every number
+# of the study: `rerank`'s report with Figure 3's row), OUT_DIR/study/ (the plots of every
+# statistic against n, figure3.svg, figure3.parquet: each sentence's three scores) and the
+# intermediate files.
 #
 # Usage: scripts/chevelu_study.sh [OUT_DIR]   (default target/chevelu-study; must not exist)
-# Environment: PAIRMETRICS (default target/release/pairmetrics), HELD_OUT (default 100),
-# NBEST (default 100), ETA (default 10000), LM_ORDER (default 5; 0: no language model, the
-# model score is the phrase score alone), ALIGNMENTS (align-words, the default, or bundled:
-# the sample's eflomal links).
+# Environment: PAIRMETRICS (default target/release/pairmetrics), SAMPLE (default 100), SEED
+# (default 1), NBEST (default 100), ETA (default 10000), LM_ORDER (default 5; 0: no language
+# model, the model score is the phrase score alone), ALIGNMENTS (align-words, the default, or
+# bundled: the sample's eflomal links), REORDERING (distortion, the default, or monotone),
+# TRAIN_PAIRS (default: all the pairs not sampled; fewer for a quick run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${PAIRMETRICS:-target/release/pairmetrics}
 out=${1:-target/chevelu-study}
-held=${HELD_OUT:-100}
+sample=${SAMPLE:-100}
+seed=${SEED:-1}
 nbest=${NBEST:-100}
 eta=${ETA:-10000}
 lm_order=${LM_ORDER:-5}
 alignments=${ALIGNMENTS:-align-words}
+reordering=${REORDERING:-distortion}
+train_pairs=${TRAIN_PAIRS:-}
 data=data/europarl-sample
 if [ ! -x "$bin" ]; then
     echo "no $bin: run cargo build --release, or set PAIRMETRICS" >&2
@@ -37,28 +53,45 @@ if [ -e "$out" ]; then
     echo "$out: already exists" >&2
     exit 1
 fi
+case $reordering in
+    distortion) reorder=() ;;
+    monotone) reorder=(--monotone) ;;
+    *) echo "REORDERING is distortion or monotone, not $reordering" >&2; exit 1 ;;
+esac
+case $alignments in
+    align-words|bundled) ;;
+    *) echo "ALIGNMENTS is align-words or bundled, not $alignments" >&2; exit 1 ;;
+esac
+for n in "$sample" "$seed" "$nbest" "$eta" "$lm_order" ${train_pairs:+"$train_pairs"}; do
+    case $n in ''|*[!0-9]*) echo "SAMPLE, SEED, NBEST, ETA, LM_ORDER and TRAIN_PAIRS are whole numbers, not '$n'" >&2; exit 1 ;; esac
+done
 mkdir -p "$out"
+# The steps report on stderr; stdout is the summary alone.
+exec 3>&1 1>&2
 step() { echo "== $*" >&2; }
+count() { "$bin" sql --format csv --table t="$1" "SELECT count(*) AS n FROM t" | tail -n 1; }
 
-step "split: pairs $held.. learn the table, pairs 0..$held are decoded"
-"$bin" sql --table p="$data/pairs.parquet" --out "$out/train-pairs.parquet" \
-    "SELECT * FROM p WHERE pair_id >= $held ORDER BY pair_id"
+step "split: $sample sentences drawn with seed $seed are decoded, the other pairs learn the tables"
+order="md5(concat('$seed:', CAST(pair_id AS VARCHAR)))"
+"$bin" sql --table p="$data/pairs.parquet" --out "$out/held-out.parquet" \
+    "SELECT pair_id, src, src AS tgt FROM p ORDER BY $order LIMIT $sample"
+"$bin" sql --table p="$data/pairs.parquet" --table h="$out/held-out.parquet" \
+    --out "$out/train-pairs.parquet" \
+    "SELECT * FROM p WHERE pair_id NOT IN (SELECT pair_id FROM h) ORDER BY pair_id ${train_pairs:+LIMIT $train_pairs}"
 case $alignments in
     align-words)
         step "word alignments of the training pairs: fast_align's model both ways, grow-diag-final-and"
         "$bin" align-words --pairs "$out/train-pairs.parquet" --out "$out/train-alignments.parquet" ;;
     bundled)
-        "$bin" sql --table a="$data/alignments.parquet" --out "$out/train-alignments.parquet" \
-            "SELECT * FROM a WHERE pair_id >= $held ORDER BY pair_id" ;;
-    *) echo "ALIGNMENTS is align-words or bundled, not $alignments" >&2; exit 1 ;;
+        "$bin" sql --table a="$data/alignments.parquet" --table t="$out/train-pairs.parquet" \
+            --out "$out/train-alignments.parquet" \
+            "SELECT * FROM a WHERE pair_id IN (SELECT pair_id FROM t) ORDER BY pair_id" ;;
 esac
-"$bin" sql --table p="$data/pairs.parquet" --out "$out/held-out.parquet" \
-    "SELECT pair_id, src, src AS tgt FROM p WHERE pair_id < $held ORDER BY pair_id"
 
 step "the paraphrase table"
 "$bin" extract --pairs "$out/train-pairs.parquet" --alignments "$out/train-alignments.parquet" \
     --out "$out/bilingual.parquet"
-"$bin" pivot --table "$out/bilingual.parquet" --out "$out/paraphrases.parquet"
+"$bin" pivot --table "$out/bilingual.parquet" --out "$out/paraphrases.parquet" | tee "$out/pivot.txt"
 
 # The language model's flags for decode, rerank and paraphrase (none without one).
 lm=()
@@ -71,16 +104,10 @@ if [ "$lm_order" -gt 0 ]; then
     rerank_lm=(--lm-feature lm=)
 fi
 
-step "$nbest-best lists of the held-out sentences"
+step "$nbest-best lists of distinct paraphrases of the sampled sentences ($reordering)"
 "$bin" decode "$out/held-out.parquet" --phrase-table "$out/paraphrases.parquet" \
-    "${lm[@]}" --nbest "$nbest" > "$out/nbest.txt"
+    "${lm[@]}" "${reorder[@]}" --nbest "$nbest" --distinct > "$out/nbest.txt"
 "$bin" import moses-nbest --nbest "$out/nbest.txt" --out "$out/nbest.parquet"
-
-step "re-ranked by the true model score (Figure 1: $out/study/tau_a.svg; changed.svg, ranks.svg, gap.svg)"
-"$bin" rerank --nbest "$out/nbest.parquet" --sources "$out/held-out.parquet" \
-    --phrase-table "$out/paraphrases.parquet" --sizes "$(seq -s, 5 5 "$nbest")" --full-lists-only \
-    --phrase-feature phrase= "${lm[@]}" "${rerank_lm[@]}" \
-    --out "$out/study"
 
 step "MCPG in both modes (eta = $eta)"
 for mode in true-score translator; do
@@ -88,21 +115,26 @@ for mode in true-score translator; do
         "${lm[@]}" --mode "$mode" --episodes "$eta" --out "$out/mcpg-$mode.parquet"
 done
 
-step "Figure 3: differences of true model scores, per sentence"
-"$bin" sql --table h="$out/study/hypotheses.parquet" --table s="$out/held-out.parquet" \
-    --table ts="$out/mcpg-true-score.parquet" --table tr="$out/mcpg-translator.parquet" "
-WITH decoder AS (
-  SELECT h.id, max(h.model_score) AS decoder
-  FROM h JOIN s ON h.id = s.pair_id
-  WHERE h.hyp <> array_to_string(s.src, ' ')
-  GROUP BY h.id),
-scores AS (
-  SELECT d.id, d.decoder, ts.model_score AS ts, tr.model_score AS tr
-  FROM decoder d
-  JOIN ts ON ts.id = d.id AND ts.rank = 1
-  JOIN tr ON tr.id = d.id AND tr.rank = 1)
-SELECT count(*) AS sentences,
-       round(avg(ts - decoder), 2) AS ts_minus_decoder, round(stddev(ts - decoder), 2) AS sd1,
-       round(avg(tr - decoder), 2) AS translator_minus_decoder, round(stddev(tr - decoder), 2) AS sd2,
-       round(avg(ts - tr), 2) AS ts_minus_translator, round(stddev(ts - tr), 2) AS sd3
-FROM scores"
+step "re-ranked by the true model score (Figure 1: $out/study/tau_a.svg; Figure 3: figure3.svg)"
+sizes=$(seq -s, 5 5 "$nbest")
+if [ "$nbest" -lt 5 ]; then sizes=$nbest; fi
+"$bin" rerank --nbest "$out/nbest.parquet" --sources "$out/held-out.parquet" \
+    --phrase-table "$out/paraphrases.parquet" --sizes "$sizes" --full-lists-only \
+    --phrase-feature phrase= "${lm[@]}" "${rerank_lm[@]}" \
+    --versus mcpg_true_score="$out/mcpg-true-score.parquet" \
+    --versus mcpg_translator="$out/mcpg-translator.parquet" \
+    --out "$out/study" > "$out/rerank.txt"
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ "$commit" != unknown ] && [ -n "$(git status --porcelain 2>/dev/null)" ]; then
+    commit="$commit (with uncommitted changes)"
+fi
+{
+    echo "Chevelu et al. (2010) §3.3 and §4 on data/europarl-sample, scripts/chevelu_study.sh"
+    echo "commit: $commit"
+    echo "sample: $sample sentences, seed $seed; training pairs: $(count "$out/train-pairs.parquet")"
+    echo "nbest: $nbest distinct; reordering: $reordering; lm order: $lm_order; alignments: $alignments; eta: $eta"
+    grep '^wrote .*paraphrase rules' "$out/pivot.txt"
+    cat "$out/rerank.txt"
+} > "$out/summary.txt"
+cat "$out/summary.txt" >&3

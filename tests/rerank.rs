@@ -6,7 +6,7 @@ use std::process::Command;
 
 use tempfile::TempDir;
 
-use crate::common::{csv_rows, err, import_text, ok, path_str, root};
+use crate::common::{csv_rows, err, import_text, ok, pairmetrics, path_str, root};
 
 /// One generated list: per hypothesis in decoder order, its true score (None: unreachable),
 /// whether the decoder's total differs from it, and that total.
@@ -482,6 +482,28 @@ fn decoder_lists_compared_feature_by_feature() {
     // `the young -> the` then `cat -> kitten` reaches the 1-best's sentence by a worse
     // derivation: its score changed.
     assert_eq!(changed, 2, "{by_feature:?}");
+    // Such repeats are what `decode --distinct` avoids: rerank warns of them.
+    let out = pairmetrics(&[
+        "rerank",
+        "--nbest",
+        path_str(&imported),
+        "--sources",
+        path_str(&sources),
+        "--phrase-table",
+        path_str(&rules),
+        "--sizes",
+        "2",
+        "--out",
+        path_str(&file("warned")),
+    ]);
+    let warning = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success()
+            && warning.contains(
+                "warning: 1 of 1 lists hold a hypothesis more than once (the first: list 0)"
+            ),
+        "{warning}"
+    );
 
     let e = err(&[
         "rerank",
@@ -500,4 +522,229 @@ fn decoder_lists_compared_feature_by_feature() {
         e.contains("12 n-best lines have no number after feature `tm:`"),
         "{e}"
     );
+}
+
+/// Figure 3 (`--versus`): each system's rank-1 score against the decoder's best true model
+/// score per list, counted and differenced as by hand; a system without a list's sentence
+/// leaves the sentence out, named.
+#[test]
+fn figure3_compares_each_system_with_the_reranked_decoder() {
+    let dir = TempDir::new().unwrap();
+    let lists = generate(dir.path());
+    let file = |name: &str| dir.path().join(name);
+    // System a has every sentence, b all but sentence 3; b's rank 2 rows must be ignored.
+    let a = [-1.5, -0.25, -4.0, -2.0, -0.5];
+    let mut rows_a = vec![];
+    let mut rows_b = vec![];
+    for (k, score) in a.iter().enumerate() {
+        rows_a.push(format!("({k}, 1, {score:?})"));
+        if k != 3 {
+            rows_b.push(format!("({k}, 1, {:?})", score - 1.0 - k as f64));
+            rows_b.push(format!("({k}, 2, 100.0)"));
+        }
+    }
+    for (name, rows) in [("a.parquet", &rows_a), ("b.parquet", &rows_b)] {
+        ok(&[
+            "sql",
+            "--out",
+            path_str(&file(name)),
+            &format!(
+                "SELECT * FROM (VALUES {}) AS v(id, rank, model_score)",
+                rows.join(", ")
+            ),
+        ]);
+    }
+    let study = file("study");
+    let out = pairmetrics(&[
+        "rerank",
+        "--nbest",
+        path_str(&file("nbest.parquet")),
+        "--sources",
+        path_str(&file("sources.parquet")),
+        "--phrase-table",
+        path_str(&file("rules.parquet")),
+        "--sizes",
+        "2,3",
+        "--versus",
+        &format!("sys_a={}", file("a.parquet").display()),
+        "--versus",
+        &format!("sys_b={}", file("b.parquet").display()),
+        "--out",
+        path_str(&study),
+    ]);
+    let printed = crate::common::stdout(&out);
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("warning"),
+        "no list repeats a hypothesis"
+    );
+    // The decoder's re-ranked best: the best true score of the list.
+    let decoder: Vec<f64> = (lists.iter())
+        .map(|list| list.iter().filter_map(|h| h.0).fold(f64::MIN, f64::max))
+        .collect();
+    let b = |k: usize| a[k] - 1.0 - k as f64;
+    let complete = [0, 1, 2, 4];
+    let stats = |d: Vec<f64>| {
+        let n = d.len() as f64;
+        let mean = d.iter().sum::<f64>() / n;
+        let std = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        format!("{mean:.2} ± {std:.2}")
+    };
+    let a_minus = stats(complete.iter().map(|&k| a[k] - decoder[k]).collect());
+    let b_minus = stats(complete.iter().map(|&k| b(k) - decoder[k]).collect());
+    let a_b = stats(complete.iter().map(|&k| a[k] - b(k)).collect());
+    assert!(
+        printed.contains(
+            "Figure 3: true model scores of the best paraphrases, 4 sentences \
+             (left out: 1 without a paraphrase from sys_b)"
+        ),
+        "{printed}"
+    );
+    for (label, value) in [
+        ("sys_a - decoder", a_minus),
+        ("sys_b - decoder", b_minus),
+        ("sys_a - sys_b", a_b),
+    ] {
+        assert!(
+            printed.contains(&format!("  {label:<15} {value:>15}")),
+            "{label} {value}\n{printed}"
+        );
+    }
+    assert!(printed.contains("|versus=sys_a,sys_b"), "{printed}");
+    // figure3.parquet: a row per list, ordered by the decoder's score.
+    let rows = csv_rows(
+        &[],
+        &[("f", &study.join("figure3.parquet"))],
+        "SELECT * FROM f",
+    );
+    let mut order: Vec<usize> = (0..5).collect();
+    order.sort_by(|&i, &j| decoder[i].total_cmp(&decoder[j]).then(i.cmp(&j)));
+    let want: Vec<String> = (order.iter())
+        .map(|&k| {
+            let b = if k == 3 {
+                String::new()
+            } else {
+                format!("{:?}", b(k))
+            };
+            format!("{k},{:?},{:?},{b}", decoder[k], a[k])
+        })
+        .collect();
+    assert_eq!(rows, want);
+    // The plot: a point per complete sentence and line (decoder, a, b).
+    let svg = std::fs::read_to_string(study.join("figure3.svg")).unwrap();
+    assert_eq!(svg.matches("<circle").count(), 12, "{svg}");
+    assert!(
+        svg.contains("<title>sentence 1: decoder (re-ranked)"),
+        "{svg}"
+    );
+
+    // Names that cannot be a column, and tables without the columns read, are refused.
+    for (versus, expected) in [
+        ("decoder=a.parquet", "not id or decoder"),
+        ("Sys=a.parquet", "lowercase letters"),
+        ("sys", "expected NAME=TABLE"),
+        ("sys=missing.parquet", "no such file"),
+        ("sys=sources.parquet", "expected a column id (integer)"),
+    ] {
+        let versus = match versus.split_once('=') {
+            Some((name, table)) => format!("{name}={}", file(table).display()),
+            None => versus.to_string(),
+        };
+        let e = err(&[
+            "rerank",
+            "--nbest",
+            path_str(&file("nbest.parquet")),
+            "--sources",
+            path_str(&file("sources.parquet")),
+            "--phrase-table",
+            path_str(&file("rules.parquet")),
+            "--versus",
+            &versus,
+            "--out",
+            path_str(&file("refused")),
+        ]);
+        assert!(e.contains(expected), "{versus}: {e}");
+        assert!(!file("refused").exists());
+    }
+}
+
+/// `scripts/chevelu_study.sh` on a small configuration: every step runs, and the summary has
+/// the shape the guide quotes (its header, the full lists, a row per size, Figure 3's three
+/// differences), beside the plots and the per-sentence table.
+#[test]
+fn the_study_script_writes_its_summary_and_plots() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("study");
+    let run = Command::new("bash")
+        .arg(root().join("scripts/chevelu_study.sh"))
+        .arg(&out)
+        .envs([
+            ("PAIRMETRICS", env!("CARGO_BIN_EXE_pairmetrics")),
+            ("SAMPLE", "5"),
+            ("SEED", "7"),
+            ("NBEST", "10"),
+            ("ETA", "50"),
+            ("LM_ORDER", "2"),
+            ("ALIGNMENTS", "bundled"),
+            ("TRAIN_PAIRS", "300"),
+        ])
+        .output()
+        .unwrap();
+    let summary = crate::common::stdout(&run);
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.txt")).unwrap(),
+        summary
+    );
+    let lines: Vec<&str> = summary.lines().collect();
+    assert!(lines[1].starts_with("commit: "), "{summary}");
+    assert_eq!(lines[2], "sample: 5 sentences, seed 7; training pairs: 300");
+    assert_eq!(
+        lines[3],
+        "nbest: 10 distinct; reordering: distortion; lm order: 2; alignments: bundled; eta: 50"
+    );
+    assert!(lines[4].ends_with("paraphrase rules"), "{summary}");
+    let full = lines
+        .iter()
+        .find(|l| l.starts_with("full lists: "))
+        .unwrap();
+    assert!(full.ends_with("of 5 have at least 10 hypotheses; every size is measured over them"));
+    for n in ["5", "10"] {
+        assert!(
+            lines.iter().any(|l| l.split_whitespace().next() == Some(n)),
+            "no row for n = {n}\n{summary}"
+        );
+    }
+    for label in [
+        "mcpg_true_score - decoder",
+        "mcpg_translator - decoder",
+        "mcpg_true_score - mcpg_translator",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.trim_start().starts_with(label)),
+            "{label}\n{summary}"
+        );
+    }
+    assert!(
+        !String::from_utf8_lossy(&run.stderr).contains("lists hold a hypothesis more than once"),
+        "the lists are distinct"
+    );
+    // The sample is the seed's: five distinct sentences, none of them in the training pairs.
+    let sample = csv_rows(
+        &[],
+        &[
+            ("h", &out.join("held-out.parquet")),
+            ("t", &out.join("train-pairs.parquet")),
+        ],
+        "SELECT count(DISTINCT pair_id), (SELECT count(*) FROM t WHERE pair_id IN (SELECT pair_id FROM h)) FROM h",
+    );
+    assert_eq!(sample, ["5,0"]);
+    for file in [
+        "tau_a.svg",
+        "changed.svg",
+        "ranks.svg",
+        "gap.svg",
+        "figure3.svg",
+        "figure3.parquet",
+    ] {
+        assert!(out.join("study").join(file).is_file(), "{file}");
+    }
 }

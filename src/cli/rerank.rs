@@ -27,11 +27,20 @@ use super::args::{ModelArgs, TuningArgs};
 /// gap between the decoder totals of the 1st and the n-th hypothesis. Hypotheses no
 /// derivation reaches (NULL true score) are left out and counted.
 ///
+/// A list that holds a hypothesis more than once (n-best lists of derivations, not of
+/// distinct sentences) gets a warning: each repeat counts as a changed score and ties.
+///
+/// With --versus (Figure 3, §4): the true model score of each other system's best paraphrase
+/// of each sentence against the decoder's re-ranked best (its best true model score, the
+/// source itself left out), the mean ± std of each difference, and how many sentences were
+/// left out and why.
+///
 /// Writes a new directory: hypotheses.parquet (id, rank, hyp, total, true_score,
 /// model_score, score_changed, true_rank), sizes.parquet (one row per n) and a plot of each
 /// statistic against n: tau_a.svg (Figure 1: mean tau_A ± std), changed.svg (the two
-/// shares), ranks.svg (the old and new tops' ranks, mean ± std and worst) and gap.svg; staged
-/// and renamed when complete.
+/// shares), ranks.svg (the old and new tops' ranks, mean ± std and worst) and gap.svg; with
+/// --versus, figure3.parquet (id, decoder, a column per system, ordered by decoder) and
+/// figure3.svg. Staged and renamed when complete.
 #[derive(clap::Args)]
 pub struct Args {
     /// The n-best lists: an nbest table (see schemas/nbest.md; `import moses-nbest`).
@@ -64,6 +73,11 @@ pub struct Args {
     /// With --phrase-feature and --lm: the feature holding the decoder's ln P (`lm=`).
     #[arg(long, value_name = "NAME", requires_all = ["phrase_feature", "lm"])]
     lm_feature: Option<String>,
+    /// Figure 3: another system's paraphrases of the same sentences, as NAME=TABLE (a table
+    /// with id, rank and model_score, as `paraphrase --out` writes; its rank 1 is compared).
+    /// Repeat for several systems, e.g. --versus mcpg=mcpg.parquet.
+    #[arg(long, value_name = "NAME=TABLE", value_parser = rerank::Versus::parse)]
+    versus: Vec<rerank::Versus>,
     /// Output directory (must not exist).
     #[arg(long)]
     out: PathBuf,
@@ -82,6 +96,7 @@ impl Args {
             tolerance,
             phrase_feature,
             lm_feature,
+            versus,
             out,
             tuning,
         } = self;
@@ -102,11 +117,12 @@ impl Args {
                 phrase,
                 lm: lm_feature,
             }),
+            versus,
             out,
             tuning: tuning.into(),
         };
         let (summary, loaded) = rerank::rerank(&options).await?;
-        for line in loaded {
+        for line in loaded.into_iter().chain(summary.repeating_warning()) {
             eprintln!("{line}");
         }
         writeln!(stdout, "wrote {}\n{summary}", options.out.display())?;

@@ -106,7 +106,8 @@ pub fn axes(
     );
 }
 
-/// A line of a [`by_size`] plot: its name (for the legend) and its points (n, mean, std).
+/// A line of a [`by_size`] or [`lines`] plot: its name (for the legend) and its points
+/// (x, mean, std).
 pub struct SizeLine<'a> {
     pub name: &'a str,
     pub points: Vec<(f64, f64, Option<f64>)>,
@@ -117,6 +118,18 @@ pub struct SizeLine<'a> {
 /// when there are several lines. The y axis spans `range`, or the values when None.
 pub fn by_size(
     title: &str,
+    y_label: &str,
+    range: Option<(f64, f64)>,
+    lines: &[SizeLine],
+) -> String {
+    self::lines(title, ("n-best size", "n ="), y_label, range, lines)
+}
+
+/// Lines against an x axis labelled `x_label`, whose points' tooltips name x as `x_name`
+/// (`n = 5`, `sentence 3`): see [`by_size`].
+pub fn lines(
+    title: &str,
+    (x_label, x_name): (&str, &str),
     y_label: &str,
     range: Option<(f64, f64)>,
     lines: &[SizeLine],
@@ -152,7 +165,7 @@ pub fn by_size(
         &mut svg,
         (low, high),
         (bottom, top, YTicks::Values),
-        "n-best size",
+        x_label,
         y_label,
     );
     if bottom < 0.0 && top > 0.0 {
@@ -193,9 +206,10 @@ pub fn by_size(
             let spread = std.map_or(String::new(), |s| format!(" ± {}", number(s)));
             let _ = write!(
                 svg,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"><title>n = {n}: {} {}{spread}</title></circle>"#,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"><title>{} {n}: {} {}{spread}</title></circle>"#,
                 x(n),
                 y(mean),
+                escape(x_name),
                 escape(line.name),
                 number(mean)
             );

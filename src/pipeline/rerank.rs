@@ -54,8 +54,12 @@ pub struct RerankOptions {
     /// The decoder's features the true model replaces, compared feature by feature; None
     /// compares the decoder's total.
     pub decoder_features: Option<DecoderFeatures>,
+    /// Other systems' paraphrases of the same sentences (`paraphrase --out` tables), compared
+    /// with the decoder's re-ranked 1-best as Figure 3 compares MCPG's.
+    pub versus: Vec<Versus>,
     /// A new local directory: hypotheses.parquet, sizes.parquet, and the plots tau_a.svg
-    /// (Figure 1), changed.svg, ranks.svg and gap.svg.
+    /// (Figure 1), changed.svg, ranks.svg and gap.svg; with `versus`, figure3.parquet and
+    /// figure3.svg.
     pub out: PathBuf,
     pub tuning: Tuning,
 }
@@ -84,6 +88,57 @@ impl DecoderFeatures {
         }
         Ok(())
     }
+}
+
+/// A system Figure 3 compares with the decoder: its name (a column of figure3.parquet) and a
+/// table with `id`, `rank` (1 = its best) and `model_score` per paraphrase, as `paraphrase
+/// --out` writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Versus {
+    pub name: String,
+    pub table: PathBuf,
+}
+
+impl Versus {
+    /// `NAME=PATH`, NAME in lowercase letters, digits and `_`, not `id` or `decoder`.
+    pub fn parse(text: &str) -> Result<Versus> {
+        let Some((name, table)) = text.split_once('=') else {
+            bail!("`{text}`: expected NAME=TABLE, such as mcpg=mcpg.parquet");
+        };
+        let lowercase = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_';
+        if name.is_empty()
+            || !name.bytes().all(lowercase)
+            || name.starts_with(|c: char| c.is_ascii_digit())
+            || matches!(name, "id" | "decoder")
+        {
+            bail!(
+                "`{name}`: a system's name is lowercase letters, digits and _, not id or decoder \
+                 (it names a column of figure3.parquet)"
+            );
+        }
+        Ok(Versus {
+            name: name.into(),
+            table: table.into(),
+        })
+    }
+}
+
+/// Figure 3: the true model score of each system's best paraphrase of each sentence against
+/// the decoder's re-ranked best, the source itself left out of the decoder's list (MCPG never
+/// returns it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Figure3 {
+    /// The systems, in the order given.
+    pub systems: Vec<String>,
+    /// Sentences with a score from the decoder and from every system.
+    pub sentences: u64,
+    /// Lists whose hypotheses are only the source, or whose other ones no derivation reaches.
+    pub no_decoder_paraphrase: u64,
+    /// For each system, the sentences it has no paraphrase of.
+    pub no_paraphrase: Vec<u64>,
+    /// (label, mean, sample std) of each difference: each system − decoder, then each system
+    /// − each later one.
+    pub differences: Vec<(String, Option<f64>, Option<f64>)>,
 }
 
 /// SQL for the first value after feature `name` in an n-best line's features.
@@ -118,7 +173,14 @@ pub struct RerankSummary {
     pub hypotheses: u64,
     /// Hypotheses no derivation of the phrase table reaches (NULL true score): left out.
     pub unscored: u64,
+    /// Lists holding one hypothesis more than once, and the first of them: a repeat is the
+    /// same paraphrase under a worse derivation, whose score then counts as changed and ties.
+    pub repeating: (u64, i64),
+    /// With `full_lists_only`: the lists with at least the largest size's hypotheses, over
+    /// which every size is measured.
+    pub full_lists: Option<(u64, usize)>,
     pub sizes: Vec<SizeStats>,
+    pub figure3: Option<Figure3>,
     pub signature: String,
     pub seconds: f64,
 }
@@ -149,6 +211,13 @@ impl fmt::Display for RerankSummary {
             "lists: {}, hypotheses: {} ({} unscored: no derivation reaches them)",
             self.lists, self.hypotheses, self.unscored
         )?;
+        if let Some((lists, size)) = self.full_lists {
+            writeln!(
+                f,
+                "full lists: {lists} of {} have at least {size} hypotheses; every size is measured over them",
+                self.lists
+            )?;
+        }
         writeln!(
             f,
             "ranks are 1-based; \"lost\": lists whose decoder 1-best is not the best by true model score"
@@ -198,8 +267,63 @@ impl fmt::Display for RerankSummary {
                 mean_std(s.gap),
             )?;
         }
+        if let Some(figure) = &self.figure3 {
+            write!(f, "{figure}")?;
+        }
         writeln!(f, "signature: {}", self.signature)?;
         write!(f, "{:.2} s", self.seconds)
+    }
+}
+
+impl RerankSummary {
+    /// The warning a list with a repeated hypothesis deserves, if any list has one.
+    pub fn repeating_warning(&self) -> Option<String> {
+        let (lists, first) = self.repeating;
+        (lists > 0).then(|| {
+            format!(
+                "warning: {lists} of {} lists hold a hypothesis more than once (the first: list {first}): \
+                 each repeat is the same paraphrase under a worse derivation, so its score counts as \
+                 changed and it ties with itself; n-best lists of distinct paraphrases (decode \
+                 --distinct) avoid both",
+                self.lists
+            )
+        })
+    }
+}
+
+impl fmt::Display for Figure3 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut left_out = vec![];
+        if self.no_decoder_paraphrase > 0 {
+            left_out.push(format!(
+                "{} whose list has no scored hypothesis but the source",
+                self.no_decoder_paraphrase
+            ));
+        }
+        for (system, &missing) in self.systems.iter().zip(&self.no_paraphrase) {
+            if missing > 0 {
+                left_out.push(format!("{missing} without a paraphrase from {system}"));
+            }
+        }
+        let left_out = match left_out.is_empty() {
+            true => "none left out".to_string(),
+            false => format!("left out: {}", left_out.join(", ")),
+        };
+        writeln!(
+            f,
+            "Figure 3: true model scores of the best paraphrases, {} sentences ({left_out})",
+            self.sentences
+        )?;
+        let width = self
+            .differences
+            .iter()
+            .map(|d| d.0.len())
+            .max()
+            .unwrap_or(0);
+        for (label, mean, std) in &self.differences {
+            writeln!(f, "  {label:<width$} {:>15}", mean_std((*mean, *std)))?;
+        }
+        Ok(())
     }
 }
 
@@ -216,8 +340,13 @@ impl RerankOptions {
                 format!("{phrase}{}", lm.as_deref().unwrap_or_default())
             }
         };
+        let names: Vec<&str> = self.versus.iter().map(|v| v.name.as_str()).collect();
+        let versus = match names.is_empty() {
+            true => String::new(),
+            false => format!("|versus={}", names.join(",")),
+        };
         format!(
-            "pairmetrics:{}|rerank|{}|alpha_phi={},{lm}|tolerance={}|compared={compared}|lists={}",
+            "pairmetrics:{}|rerank|{}|alpha_phi={},{lm}|tolerance={}|compared={compared}|lists={}{versus}",
             crate::VERSION,
             self.phrase_table.signature(),
             self.weights.phrase,
@@ -387,6 +516,9 @@ pub async fn rerank(options: &RerankOptions) -> Result<(RerankSummary, Vec<Strin
             }
         }
     }
+    for (k, versus) in options.versus.iter().enumerate() {
+        register_versus(&ctx, k, versus).await?;
+    }
     let staging = crate::storage::partial_path(&options.out)?;
     std::fs::create_dir(&staging).with_context(|| format!("creating {}", staging.display()))?;
     let result = write_study(&ctx, options, &staging).await;
@@ -457,14 +589,186 @@ async fn write_study(
     for (file, svg) in plots(&sizes) {
         crate::storage::write_whole(&dir.join(file), svg.as_bytes())?;
     }
+    let repeating = "SELECT count(DISTINCT id), min(id) FROM \
+                     (SELECT id FROM hypotheses GROUP BY id, hyp HAVING count(*) > 1)";
+    let repeating = session::integers(ctx.sql(repeating).await?).await?;
+    let figure3 = match options.versus.is_empty() {
+        true => None,
+        false => Some(figure3(ctx, options, dir, &signature).await?),
+    };
     Ok(RerankSummary {
         lists: counts[0] as u64,
         hypotheses: rows,
         unscored: counts[1] as u64,
+        repeating: (repeating[0] as u64, repeating[1]),
+        full_lists: (options.full_lists_only).then(|| {
+            let largest = options.sizes.iter().max().copied().unwrap_or(0);
+            let lists = sizes.first().map_or(0, |s| s.lists as u64);
+            (lists, largest)
+        }),
         sizes,
+        figure3,
         signature,
         seconds: 0.0,
     })
+}
+
+/// The table of system `k`, checked for the columns Figure 3 reads.
+async fn register_versus(ctx: &SessionContext, k: usize, versus: &Versus) -> Result<()> {
+    let path = &versus.table;
+    if !path.is_file() {
+        bail!("--versus {}: {}: no such file", versus.name, path.display());
+    }
+    let table = format!("versus_{k}");
+    ctx.register_parquet(
+        &table,
+        path.to_str().context("a non-UTF-8 path")?,
+        Default::default(),
+    )
+    .await
+    .with_context(|| format!("reading {}", path.display()))?;
+    let schema = ctx.table(&table).await?.schema().clone();
+    for (column, integer) in [("id", true), ("rank", true), ("model_score", false)] {
+        let fits = schema
+            .field_with_unqualified_name(column)
+            .is_ok_and(|field| {
+                let kind = field.data_type();
+                if integer {
+                    kind.is_integer()
+                } else {
+                    kind.is_numeric()
+                }
+            });
+        if !fits {
+            bail!(
+                "{}: expected a column {column} ({}), as `paraphrase --out` writes",
+                path.display(),
+                if integer { "integer" } else { "number" }
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Writes figure3.parquet (a row per list: id, decoder, a column per system; ordered by the
+/// decoder's score) and figure3.svg, and returns its summary.
+async fn figure3(
+    ctx: &SessionContext,
+    options: &RerankOptions,
+    dir: &Path,
+    signature: &str,
+) -> Result<Figure3> {
+    let mut columns = String::new();
+    let mut joins = String::new();
+    for (k, versus) in options.versus.iter().enumerate() {
+        columns += &format!(", v{k}.model_score AS {}", versus.name);
+        joins += &format!(
+            " LEFT JOIN (SELECT id, min(model_score) AS model_score FROM versus_{k} \
+               WHERE rank = 1 GROUP BY id) v{k} ON v{k}.id = l.id"
+        );
+    }
+    // The decoder's re-ranked best: its best true model score, the source left out.
+    let query = format!(
+        "WITH lists AS (SELECT DISTINCT id FROM hypotheses), \
+         decoder AS ( \
+           SELECT h.id, max(h.model_score) AS decoder \
+           FROM hypotheses h JOIN pairs s ON h.id = s.pair_id \
+           WHERE h.hyp <> array_to_string(s.src, ' ') GROUP BY h.id) \
+         SELECT l.id, d.decoder{columns} \
+         FROM lists l LEFT JOIN decoder d ON d.id = l.id{joins} \
+         ORDER BY d.decoder NULLS FIRST, l.id"
+    );
+    let file = dir.join("figure3.parquet");
+    crate::session::write_query(ctx, &query, &file, signature).await?;
+    let batches = ctx
+        .read_parquet(
+            file.to_str().context("a non-UTF-8 path")?,
+            Default::default(),
+        )
+        .await?
+        .sort(vec![
+            ident("decoder").sort(true, true),
+            ident("id").sort(true, false),
+        ])?
+        .collect()
+        .await?;
+    let column = |name: &str| -> Result<Vec<Option<f64>>> {
+        let mut values = vec![];
+        for batch in &batches {
+            let array = batch
+                .column_by_name(name)
+                .with_context(|| format!("figure3 has no column {name}"))?;
+            let array = cast(array, &DataType::Float64)?;
+            let array = array.as_primitive::<Float64Type>();
+            values.extend((0..array.len()).map(|i| array.is_valid(i).then(|| array.value(i))));
+        }
+        Ok(values)
+    };
+    let names: Vec<&str> = options.versus.iter().map(|v| v.name.as_str()).collect();
+    let decoder = column("decoder")?;
+    let systems = (names.iter())
+        .map(|name| column(name))
+        .collect::<Result<Vec<_>>>()?;
+    let complete: Vec<usize> = (0..decoder.len())
+        .filter(|&i| decoder[i].is_some() && systems.iter().all(|s| s[i].is_some()))
+        .collect();
+    let value = |values: &[Option<f64>], i: usize| values[i].unwrap_or_default();
+    let mut differences = vec![];
+    let mut difference = |label: String, a: &[Option<f64>], b: &[Option<f64>]| {
+        let d: Vec<f64> = (complete.iter())
+            .map(|&i| value(a, i) - value(b, i))
+            .collect();
+        let (mean, std) = mean_and_sample_std(&d);
+        differences.push((label, mean, std));
+    };
+    for (name, system) in names.iter().zip(&systems) {
+        difference(format!("{name} - decoder"), system, &decoder);
+    }
+    for (a, (name_a, system_a)) in names.iter().zip(&systems).enumerate() {
+        for (name_b, system_b) in names.iter().zip(&systems).skip(a + 1) {
+            difference(format!("{name_a} - {name_b}"), system_a, system_b);
+        }
+    }
+    let line = |name, values: &[Option<f64>]| crate::formats::svg::SizeLine {
+        name,
+        points: (complete.iter().enumerate())
+            .map(|(x, &i)| ((x + 1) as f64, value(values, i), None))
+            .collect(),
+    };
+    let lines: Vec<_> = std::iter::once(line("decoder (re-ranked)", &decoder))
+        .chain(names.iter().zip(&systems).map(|(name, s)| line(name, s)))
+        .collect();
+    let svg = crate::formats::svg::lines(
+        "true model score of each system's best paraphrase, sentences ordered by the decoder's re-ranked best (Figure 3)",
+        ("sentence, by the decoder's score", "sentence"),
+        "true model score",
+        None,
+        &lines,
+    );
+    crate::storage::write_whole(&dir.join("figure3.svg"), svg.as_bytes())?;
+    Ok(Figure3 {
+        systems: names.iter().map(|n| n.to_string()).collect(),
+        sentences: complete.len() as u64,
+        no_decoder_paraphrase: decoder.iter().filter(|d| d.is_none()).count() as u64,
+        no_paraphrase: (systems.iter())
+            .map(|s| s.iter().filter(|v| v.is_none()).count() as u64)
+            .collect(),
+        differences,
+    })
+}
+
+/// The mean and the sample standard deviation (n − 1), as SQL's avg and stddev give them.
+fn mean_and_sample_std(values: &[f64]) -> (Option<f64>, Option<f64>) {
+    let n = values.len() as f64;
+    if values.is_empty() {
+        return (None, None);
+    }
+    let mean = values.iter().sum::<f64>() / n;
+    let squares: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
+    (
+        Some(mean),
+        (values.len() > 1).then(|| (squares / (n - 1.0)).sqrt()),
+    )
 }
 
 /// Every statistic of §3.3 against n, as (file, SVG): Figure 1 (tau_A) and the others.
