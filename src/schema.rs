@@ -238,6 +238,7 @@ pub enum Table {
     Nbest,
     Triples,
     Fragments,
+    Dictionary,
 }
 
 struct Column {
@@ -340,6 +341,16 @@ const FRAGMENTS: &[Column] = &[
     col("output_alternatives", ColumnType::TokenLists),
 ];
 
+const DICTIONARY: &[Column] = &[
+    col("src", ColumnType::Text),
+    col("tgt", ColumnType::Text),
+    Column {
+        name: "p",
+        kind: ColumnType::Float,
+        required: false,
+    },
+];
+
 const TRIPLES: &[Column] = &[
     col("level", ColumnType::Text),
     col("head", ColumnType::Text),
@@ -358,6 +369,7 @@ impl Table {
             Table::Nbest => "nbest",
             Table::Triples => "triples",
             Table::Fragments => "fragments",
+            Table::Dictionary => "dictionary",
         }
     }
 
@@ -370,6 +382,7 @@ impl Table {
             Table::Nbest => NBEST,
             Table::Triples => TRIPLES,
             Table::Fragments => FRAGMENTS,
+            Table::Dictionary => DICTIONARY,
         }
     }
 

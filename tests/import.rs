@@ -295,3 +295,56 @@ fn meteor_import_reports_the_bad_line() {
         "{e}"
     );
 }
+
+/// `import dictionary`: entries with and without a probability, phrases' spaces normalised,
+/// blank lines skipped; a malformed line is an error naming file and line, and nothing is
+/// written.
+#[test]
+fn dictionary_imports_tab_separated_entries() {
+    let dir = TempDir::new().unwrap();
+    let input = dir.path().join("dictionary.tsv");
+    fs::write(
+        &input,
+        "chat\tcat\t0.75\nchat\tpussy cat\t0.25\n\nchat  noir\t black  cat \nnoir\tblack\t\n",
+    )
+    .unwrap();
+    let out = dir.path().join("dictionary.parquet");
+    let printed = ok(&[
+        "import",
+        "dictionary",
+        path_str(&input),
+        "--out",
+        path_str(&out),
+    ]);
+    assert!(printed.contains(": 4 rows"), "{printed}");
+    let rows = column(
+        &[("d", out.as_path())],
+        "SELECT concat(src, '|', tgt, '|', coalesce(CAST(p AS VARCHAR), 'NULL')) FROM d",
+    );
+    assert_eq!(
+        rows,
+        [
+            "chat|cat|0.75",
+            "chat|pussy cat|0.25",
+            "chat noir|black cat|NULL",
+            "noir|black|NULL"
+        ]
+    );
+
+    for (text, message) in [
+        ("chat\tcat\nchien dog\n", ":2: 1 tab-separated field(s)"),
+        ("chat\tcat\t2\n", ":1: probability 2 is not in (0, 1]"),
+    ] {
+        fs::write(&input, text).unwrap();
+        let refused = dir.path().join("refused.parquet");
+        let e = err(&[
+            "import",
+            "dictionary",
+            path_str(&input),
+            "--out",
+            path_str(&refused),
+        ]);
+        assert!(e.contains(&format!("{}{message}", input.display())), "{e}");
+        assert!(!refused.exists());
+    }
+}

@@ -82,10 +82,14 @@ fn task() -> Task {
     ]);
     let dictionary = dir.path().join("dictionary.parquet");
     ok(&[
-        "sql",
+        "import",
+        "dictionary",
+        path_str(&file(
+            "dictionary.tsv",
+            "constamment\tconstantly\nconstamment\talways\nobjection\tcomplaint\n",
+        )),
         "--out",
         path_str(&dictionary),
-        "SELECT * FROM (VALUES ('constamment', 'constantly'), ('constamment', 'always'), ('objection', 'complaint')) AS d(src, tgt)",
     ]);
     let triples = dir.path().join("triples.parquet");
     let (pairs, arcs) = (

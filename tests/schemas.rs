@@ -27,6 +27,7 @@ fn schema_files_match_the_code() {
         Table::Nbest,
         Table::Triples,
         Table::Fragments,
+        Table::Dictionary,
     ] {
         let code: Vec<(String, String)> = table
             .schema()

@@ -381,8 +381,9 @@ pub struct AssistArgs {
     /// The phrase table translating L1 fragments (src = L1, tgt = L2).
     #[arg(long, value_name = "PATH")]
     phrase_table: Option<PathBuf>,
-    /// A bilingual dictionary (Parquet: src, tgt as text or token lists, optional p) for
-    /// fragments the phrase table cannot translate; uniform probabilities where p is absent.
+    /// A bilingual dictionary (Parquet: src, tgt as text or token lists, optional p; see
+    /// schemas/dictionary.md, and `import dictionary` for a tab-separated file) for fragments
+    /// the phrase table cannot translate; uniform probabilities where p is absent.
     #[arg(long, value_name = "PATH")]
     dictionary: Option<PathBuf>,
     /// An ARPA language model of the L2 (the lm feature).

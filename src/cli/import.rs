@@ -99,6 +99,17 @@ enum Format {
         #[arg(long)]
         out: PathBuf,
     },
+    /// A bilingual dictionary, one entry per line: `source phrase<TAB>translation
+    /// [<TAB>probability]`, into a dictionary table (see schemas/dictionary.md) for
+    /// `l2-assist --dictionary`. A phrase may have several translations (several lines); a
+    /// probability is in (0, 1], and where a line has none its phrase's k translations get
+    /// 1/k each. Blank lines are skipped; any other malformed line is an error naming it.
+    Dictionary {
+        /// The dictionary file (plain, .gz or .zst), tab-separated.
+        file: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Google Books Syntactic N-grams `arcs` (or `extended-arcs`) files (`head<TAB>w/pos/label/
     /// head-index ...<TAB>total<TAB>year,count...`) into a triples table (see
     /// schemas/triples.md): per arc of each line a `form` row and a `upos` row (its Penn
@@ -164,6 +175,7 @@ impl Format {
             Format::MosesPhraseTable { table, out } => (Source::MosesPhraseTable { table }, out),
             Format::MosesNbest { nbest, out } => (Source::MosesNbest { nbest }, out),
             Format::Semeval2014t5 { file, out } => (Source::Semeval2014t5 { file }, out),
+            Format::Dictionary { file, out } => (Source::Dictionary { file }, out),
             Format::SyntacticNgrams {
                 files,
                 out,

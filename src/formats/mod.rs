@@ -13,4 +13,6 @@ pub mod tabulate;
 pub mod terminal;
 pub mod xml;
 
-pub use pairmetrics_kernels::formats::{conllu, meteor, moses, pharaoh, syntactic_ngrams};
+pub use pairmetrics_kernels::formats::{
+    conllu, dictionary, meteor, moses, pharaoh, syntactic_ngrams,
+};

@@ -7,6 +7,7 @@
 
 mod alignments;
 mod arcs;
+mod dictionary;
 mod nbest;
 mod pairs;
 mod phrase_table;
@@ -64,6 +65,8 @@ pub enum Source {
     },
     /// A SemEval-2014 Task 5 file (task data, gold or run), one row per fragment.
     Semeval2014t5 { file: PathBuf },
+    /// A tab-separated bilingual dictionary, one entry per line.
+    Dictionary { file: PathBuf },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +93,7 @@ impl Source {
             Source::MosesNbest { .. } => Table::Nbest,
             Source::SyntacticNgrams { .. } => Table::Triples,
             Source::Semeval2014t5 { .. } => Table::Fragments,
+            Source::Dictionary { .. } => Table::Dictionary,
         }
     }
 
@@ -128,6 +132,7 @@ impl Source {
                 format!("syntactic-ngrams {} lowercase={lowercase}", files.join(" "))
             }
             Source::Semeval2014t5 { file } => format!("semeval2014t5 {}", file.display()),
+            Source::Dictionary { file } => format!("dictionary {}", file.display()),
         }
     }
 }
@@ -209,6 +214,12 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
                 rows.into_iter().map(Ok::<_, anyhow::Error>),
                 move |chunk| semeval::build(&schema, chunk),
             )?
+        }
+        Source::Dictionary { file } => {
+            let path = file.clone();
+            run(writer, open(file)?.numbered(), move |chunk| {
+                dictionary::build(&schema, &path, chunk)
+            })?
         }
     };
     Ok(ImportSummary {
