@@ -1,7 +1,7 @@
 //! `pairmetrics decode`: the paper's worked example decoded by hand and by the command, its
 //! n-best lines read back by `import moses-nbest`, the same output at any thread count, and
 //! what it refuses. The search itself is checked against exhaustive search in
-//! `metrics::decode`'s unit tests.
+//! the kernels' `smt::decode` unit tests.
 
 use tempfile::TempDir;
 
@@ -216,4 +216,85 @@ fn sentences_past_the_length_limit_are_refused() {
             "{command}: {said}"
         );
     }
+}
+
+/// `--moses-weights`: Moses' untuned model. Each n-best line's tm values are the sums of
+/// ln p_e_f and ln p_f_e of the rules (two columns that differ here), pp the phrases, and the
+/// total Moses' weighting of them; the list is ordered by it, and no --alpha-* goes with it.
+#[test]
+fn moses_weights_score_both_directions_and_the_phrase_penalty() {
+    let dir = TempDir::new().unwrap();
+    let text = dir.path().join("pt.txt");
+    // src ||| tgt ||| p(f|e) lex(f|e) p(e|f) lex(e|f)
+    std::fs::write(
+        &text,
+        "a ||| x ||| 0.2 1 0.6 1\nb ||| y ||| 0.5 1 0.3 1\na b ||| z ||| 0.9 1 0.1 1\n",
+    )
+    .unwrap();
+    let table = dir.path().join("pt.parquet");
+    ok(&[
+        "import",
+        "moses-phrase-table",
+        "--table",
+        path_str(&text),
+        "--out",
+        path_str(&table),
+    ]);
+    let source = dir.path().join("in.txt");
+    std::fs::write(&source, "a b\n").unwrap();
+    let args = [
+        "decode",
+        path_str(&source),
+        "--phrase-table",
+        path_str(&table),
+        "--nbest",
+        "3",
+        "--moses-weights",
+    ];
+    let lines = ok(&args);
+    let ln = f64::ln;
+    // (target, phrase (p_f_e), direct (p_e_f), inverse (p_f_e), phrases, words, distortion)
+    let derivations = [
+        (
+            "x y",
+            ln(0.2) + ln(0.5),
+            ln(0.6) + ln(0.3),
+            ln(0.2) + ln(0.5),
+            2.0,
+            2.0,
+            0.0,
+        ),
+        ("z", ln(0.9), ln(0.1), ln(0.9), 1.0, 1.0, 0.0),
+        (
+            "y x",
+            ln(0.2) + ln(0.5),
+            ln(0.6) + ln(0.3),
+            ln(0.2) + ln(0.5),
+            2.0,
+            2.0,
+            -3.0,
+        ),
+    ];
+    let mut expected: Vec<(f64, String)> = derivations
+        .iter()
+        .map(|&(t, phrase, direct, inverse, pp, words, d)| {
+            let total = 0.2 * (direct + inverse) + 0.2 * pp + 0.3 * d + words;
+            let line = format!(
+                "0 ||| {t} ||| phrase= {phrase} tm= {direct} {inverse} pp= {pp} lm= 0 distortion= {d} word= {} ||| ",
+                -words
+            );
+            (total, line)
+        })
+        .collect();
+    expected.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let got: Vec<&str> = lines.lines().collect();
+    assert_eq!(got.len(), 3, "{lines}");
+    for (line, (total, prefix)) in got.iter().zip(&expected) {
+        let (head, printed) = line.rsplit_once(" ||| ").unwrap();
+        assert_eq!(format!("{head} ||| "), *prefix);
+        let printed: f64 = printed.parse().unwrap();
+        assert!((printed - total).abs() < 1e-12, "{line}: {total}");
+    }
+    let e = err(&[&args[..], &["--alpha-d", "3"]].concat());
+    assert!(e.contains("cannot be used with"), "{e}");
 }

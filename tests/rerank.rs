@@ -686,6 +686,7 @@ fn the_study_script_writes_its_summary_and_plots() {
             ("LM_ORDER", "2"),
             ("ALIGNMENTS", "bundled"),
             ("TRAIN_PAIRS", "300"),
+            ("MODEL", "moses"),
         ])
         .output()
         .unwrap();
@@ -699,7 +700,7 @@ fn the_study_script_writes_its_summary_and_plots() {
     assert_eq!(lines[2], "sample: 5 sentences, seed 7; training pairs: 300");
     assert_eq!(
         lines[3],
-        "nbest: 10 distinct; reordering: distortion; lm order: 2; alignments: bundled; eta: 50"
+        "nbest: 10 distinct; decoder model: moses; reordering: distortion; lm order: 2; alignments: bundled; eta: 50"
     );
     assert!(lines[4].ends_with("paraphrase rules"), "{summary}");
     let full = lines

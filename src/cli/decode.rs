@@ -17,15 +17,21 @@ use super::args::{at_least_one, cores, weight};
 /// The model is log-linear over four features, as Moses reports them: phrase (sum of ln p of
 /// the rules applied), lm (ln P of the whole sentence), distortion (minus the sum of the jumps
 /// between consecutive phrases) and word (minus the number of words), weighted by
-/// --alpha-phi, --alpha-lm, --alpha-d and --alpha-w (the paper's 1, 1, 10, 0). A source word no
-/// rule covers alone is passed through unchanged (ln p = 0). The search is Moses' stack
+/// --alpha-phi, --alpha-lm, --alpha-d and --alpha-w (the paper's 1, 1, 10, 0). With
+/// --moses-weights it is Moses' untuned model instead: its translation model, tm (the sums of
+/// ln p(tgt|src) and ln p(src|tgt) of the rules: the table's p_e_f and p_f_e) and pp (the
+/// phrase penalty, 1 per phrase), weighted 0.2, 0.2 and 0.2, beside lm 0.5, distortion 0.3
+/// and word -1 (a bonus per word), as train-model.perl writes moses.ini; the phrase feature
+/// is still printed but weighted 0, and a table's lexical weights are not used. A source word
+/// no rule covers alone is passed through unchanged (ln p = 0). The search is Moses' stack
 /// decoding with recombination, future-cost estimates, histogram pruning (--stack-size) and
 /// threshold pruning (--beam-threshold); with both off it is exact. Sentences are decoded in
 /// parallel; the output does not depend on --threads.
 ///
 /// Prints each sentence's best translation, a line each (an empty line when there is none),
 /// or with --nbest N Moses n-best lines (`id ||| translation ||| phrase= P lm= L distortion= D
-/// word= W ||| total`, ids 0-based, best first), which `import moses-nbest` and `rerank` read.
+/// word= W ||| total`, with --moses-weights `tm= D I pp= N` after P; ids 0-based, best
+/// first), which `import moses-nbest` and `rerank` read.
 #[derive(clap::Args)]
 pub struct Args {
     /// The sentences: a text file (one tokenised sentence per line; gzip or zstd too) or a
@@ -56,6 +62,10 @@ pub struct Args {
     /// Weight of the word feature (the word penalty).
     #[arg(long, default_value_t = 0.0, value_parser = weight, allow_negative_numbers = true)]
     alpha_w: f64,
+    /// Moses' untuned model in place of the paper's (see above): translation model 0.2 for
+    /// each phrase probability, phrase penalty 0.2, lm 0.5, distortion 0.3, word -1.
+    #[arg(long, conflicts_with_all = ["alpha_phi", "alpha_lm", "alpha_d", "alpha_w"])]
+    moses_weights: bool,
     /// The longest jump between consecutive phrases; -1: no limit.
     #[arg(long, default_value_t = decode::DEFAULT_DISTORTION_LIMIT as i64, allow_negative_numbers = true,
           value_parser = clap::value_parser!(i64).range(-1..), conflicts_with = "monotone")]
@@ -101,11 +111,15 @@ impl Args {
             ),
             lm: self.lm,
             decode: decode::Options {
-                weights: Weights {
-                    phrase: self.alpha_phi,
-                    lm: self.alpha_lm,
-                    distortion: self.alpha_d,
-                    word: self.alpha_w,
+                weights: match self.moses_weights {
+                    true => Weights::moses(),
+                    false => Weights {
+                        phrase: self.alpha_phi,
+                        lm: self.alpha_lm,
+                        distortion: self.alpha_d,
+                        word: self.alpha_w,
+                        ..Weights::default()
+                    },
                 },
                 distortion_limit: match (self.monotone, self.distortion_limit) {
                     (true, _) => Some(0),

@@ -55,7 +55,13 @@ impl DecodeOptions {
             w.phrase,
             w.distortion,
             w.word,
-        )
+        ) + &match w.has_translation_model() {
+            true => format!(
+                ",alpha_direct={},alpha_inverse={},alpha_pp={}",
+                w.direct, w.inverse, w.phrase_penalty
+            ),
+            false => String::new(),
+        }
     }
 }
 
@@ -127,7 +133,8 @@ pub async fn decode(
                 match options.nbest_lines {
                     true => {
                         for t in translations {
-                            write_nbest_line(stdout, *id, t)?;
+                            let tm = options.decode.weights.has_translation_model();
+                            write_nbest_line(stdout, *id, t, tm)?;
                         }
                     }
                     false => {
@@ -163,13 +170,23 @@ pub(crate) fn nbest_text<T: AsRef<str>>(id: i64, tokens: &[T]) -> Result<String>
 }
 
 /// A Moses n-best line, `id ||| translation ||| phrase= P lm= L distortion= D word= W |||
-/// total`, features unweighted (L is ln P, 0 without an LM) and the total weighted, so that
-/// `import moses-nbest` and `rerank` read it.
-fn write_nbest_line(out: &mut dyn Write, id: i64, t: &Translation) -> Result<()> {
+/// total` (with Moses' translation model, `tm= DIRECT INVERSE pp= PHRASES` after P), features
+/// unweighted (L is ln P, 0 without an LM) and the total weighted, so that `import
+/// moses-nbest` and `rerank` read it.
+fn write_nbest_line(
+    out: &mut dyn Write,
+    id: i64,
+    t: &Translation,
+    translation_model: bool,
+) -> Result<()> {
     let f = &t.features;
+    let tm = match translation_model {
+        true => format!(" tm= {} {} pp= {}", f.direct, f.inverse, f.phrase_penalty),
+        false => String::new(),
+    };
     writeln!(
         out,
-        "{id} ||| {} ||| phrase= {} lm= {} distortion= {} word= {} ||| {}",
+        "{id} ||| {} ||| phrase= {}{tm} lm= {} distortion= {} word= {} ||| {}",
         nbest_text(id, &t.tokens)?,
         f.phrase,
         f.lm,

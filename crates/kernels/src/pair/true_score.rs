@@ -173,6 +173,7 @@ pub(crate) struct Application {
     target: (u32, u32),
     /// ln p of the rule.
     pub(crate) log_p: f64,
+    pub(crate) directions: Directions,
 }
 
 /// The true score of one pair and how it was reached.
@@ -334,6 +335,7 @@ impl PhraseIndex {
                     end: (i + k + 1) as u32,
                     target: rule.target,
                     log_p: rule.log_p,
+                    directions: rule.directions,
                 }));
             }
         }

@@ -2,13 +2,17 @@
 //! decoder of Chevelu et al.'s (Coling 2010) experiments. Plain Rust: no Arrow.
 //!
 //! A translation segments the source into phrases, rewrites each by a rule of the phrase table
-//! and puts the targets in some order. Its score is log-linear over four features, each as
+//! and puts the targets in some order. Its score is log-linear over these features, each as
 //! Moses reports it:
 //! - phrase: Σ ln p of the rules applied (the table's probability column);
 //! - lm: ln P(T) of the whole target, `<s>` and `</s>` included (the model's log10 × ln 10);
 //! - distortion: −Σ |start of a phrase − end of the phrase translated before it| (Moses'
 //!   distance-based reordering; the first phrase jumps from 0, ends are exclusive);
-//! - word: −|T| (Moses' word penalty).
+//! - word: −|T| (Moses' word penalty);
+//! - and Moses' translation model beside them, weighted 0 in the paper's model
+//!   ([`Weights::default`]) and 0.2 each in Moses' ([`Weights::moses`]): direct and inverse,
+//!   Σ ln p(tgt | src) and Σ ln p(src | tgt) of the rules (the table's p_e_f and p_f_e), and
+//!   the phrase penalty, 1 per phrase.
 //!
 //! A source word no rule of one word covers is passed through unchanged with ln p = 0 and
 //! counted as unknown, as Moses passes unknown words through.
@@ -32,7 +36,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::f64::consts::LN_10;
 
 use crate::lm::ngram::NgramModel;
-use crate::pair::true_score::{PhraseIndex, Scratch as IndexScratch};
+use crate::pair::true_score::{Directions, PhraseIndex, Scratch as IndexScratch};
 
 /// The weight of each feature.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,17 +49,50 @@ pub struct Weights {
     pub distortion: f64,
     /// α_W.
     pub word: f64,
+    /// Moses' translation-model weights: of Σ ln p(tgt | src), of Σ ln p(src | tgt), and of
+    /// the phrase penalty.
+    pub direct: f64,
+    pub inverse: f64,
+    pub phrase_penalty: f64,
 }
 
 impl Default for Weights {
-    /// The paper's: α_Φ = 1, α_LM = 1, α_D = 10, α_W = 0.
+    /// The paper's: α_Φ = 1, α_LM = 1, α_D = 10, α_W = 0, no other feature.
     fn default() -> Self {
         Weights {
             phrase: 1.0,
             lm: 1.0,
             distortion: 10.0,
             word: 0.0,
+            direct: 0.0,
+            inverse: 0.0,
+            phrase_penalty: 0.0,
         }
+    }
+}
+
+impl Weights {
+    /// Moses' untuned model, as `train-model.perl` writes moses.ini: translation model 0.2
+    /// for each score (here the two phrase probabilities; a pivoted table has no lexical
+    /// weights, whose logs would be 0), phrase penalty 0.2, LM 0.5, distortion 0.3, word
+    /// penalty −1 (a bonus per word); the phrase score of the probability column is not a
+    /// feature of its own (weight 0).
+    pub fn moses() -> Self {
+        Weights {
+            phrase: 0.0,
+            lm: 0.5,
+            distortion: 0.3,
+            word: -1.0,
+            direct: 0.2,
+            inverse: 0.2,
+            phrase_penalty: 0.2,
+        }
+    }
+
+    /// Whether Moses' translation-model features count: without them totals are computed as
+    /// before they existed, to the bit.
+    pub fn has_translation_model(&self) -> bool {
+        self.direct != 0.0 || self.inverse != 0.0 || self.phrase_penalty != 0.0
     }
 }
 
@@ -67,14 +104,51 @@ pub struct Features {
     pub lm: f64,
     pub distortion: f64,
     pub word: f64,
+    /// Σ ln p(tgt | src) and Σ ln p(src | tgt) of the rules (0 for passed-through words).
+    pub direct: f64,
+    pub inverse: f64,
+    /// The number of phrases, passed-through words included.
+    pub phrase_penalty: f64,
 }
 
 impl Features {
     pub fn total(&self, w: &Weights) -> f64 {
-        w.phrase * self.phrase
+        let total = w.phrase * self.phrase
             + w.lm * self.lm
             + w.distortion * self.distortion
-            + w.word * self.word
+            + w.word * self.word;
+        match w.has_translation_model() {
+            true => {
+                total
+                    + w.direct * self.direct
+                    + w.inverse * self.inverse
+                    + w.phrase_penalty * self.phrase_penalty
+            }
+            false => total,
+        }
+    }
+
+    /// An option's own features: all but the LM and the distortion, which depend on the
+    /// words and the phrase before it.
+    fn of_option(option: &TranslationOption) -> Features {
+        Features {
+            phrase: option.log_p,
+            word: -((option.target.1 - option.target.0) as f64),
+            direct: option.log_direct,
+            inverse: option.log_inverse,
+            phrase_penalty: 1.0,
+            ..Features::default()
+        }
+    }
+
+    fn add(&mut self, other: &Features) {
+        self.phrase += other.phrase;
+        self.lm += other.lm;
+        self.distortion += other.distortion;
+        self.word += other.word;
+        self.direct += other.direct;
+        self.inverse += other.inverse;
+        self.phrase_penalty += other.phrase_penalty;
     }
 }
 
@@ -161,6 +235,9 @@ struct TranslationOption {
     start: u32,
     end: u32,
     log_p: f64,
+    /// ln p(tgt | src) and ln p(src | tgt) of the rule.
+    log_direct: f64,
+    log_inverse: f64,
     /// The target, in `Problem::words` and `Problem::lm_ids`.
     target: (u32, u32),
     unknown: bool,
@@ -203,10 +280,11 @@ impl<'a> Problem<'a> {
         };
         for application in index.applications(&ids, options.rules_per_phrase) {
             let words: Vec<&'a str> = index.application_words(&application).collect();
+            let Directions { direct, inverse } = application.directions;
             found.push((
                 application.start,
                 application.end,
-                application.log_p,
+                [application.log_p, direct.ln(), inverse.ln()],
                 words,
                 false,
             ));
@@ -214,12 +292,12 @@ impl<'a> Problem<'a> {
         for (i, &word) in source.iter().enumerate() {
             let i = i as u32;
             if !found.iter().any(|o| (o.0, o.1) == (i, i + 1)) {
-                found.push((i, i + 1, 0.0, vec![word], true));
+                found.push((i, i + 1, [0.0; 3], vec![word], true));
             }
         }
         // Stable: a position's options keep the table's order (most probable first).
         found.sort_by_key(|o| o.0);
-        for (start, end, log_p, words, unknown) in found {
+        for (start, end, [log_p, log_direct, log_inverse], words, unknown) in found {
             let first = problem.words.len() as u32;
             problem
                 .lm_ids
@@ -229,6 +307,8 @@ impl<'a> Problem<'a> {
                 start,
                 end,
                 log_p,
+                log_direct,
+                log_inverse,
                 target: (first, problem.words.len() as u32),
                 unknown,
             });
@@ -264,7 +344,11 @@ impl<'a> Problem<'a> {
                         &mut scratch,
                     )
             });
-            let estimate = w.phrase * option.log_p + w.lm * lm - w.word * target.len() as f64;
+            let estimate = Features {
+                lm,
+                ..Features::of_option(option)
+            }
+            .total(w);
             let cell = &mut future[option.start as usize * width + option.end as usize];
             *cell = cell.max(estimate);
         }
@@ -499,10 +583,9 @@ impl<'p, 'a> Search<'p, 'a> {
                 }
             }
             let step = Features {
-                phrase: option.log_p,
                 lm: LN_10 * lm_log10,
                 distortion: -(option.start.abs_diff(node.state.end) as f64),
-                word: -(target.len() as f64),
+                ..Features::of_option(&option)
             };
             let score = node.score + step.total(weights);
             // A complete translation needs no state: all are one node.
@@ -642,9 +725,8 @@ impl<'p, 'a> Search<'p, 'a> {
         let (mut tokens, mut lm_ids, mut end) = (Vec::new(), Vec::new(), 0);
         for option in applied {
             let target = problem.target(option);
-            features.phrase += option.log_p;
+            features.add(&Features::of_option(option));
             features.distortion -= option.start.abs_diff(end) as f64;
-            features.word -= target.len() as f64;
             tokens.extend(problem.words[target.clone()].iter().map(|w| w.to_string()));
             lm_ids.extend_from_slice(&problem.lm_ids[target]);
             end = option.end;
@@ -666,6 +748,7 @@ impl<'p, 'a> Search<'p, 'a> {
 mod tests {
     use super::*;
     use crate::lm::ngram::{NgramModelBuilder, Scratch as LmScratch};
+    use crate::pair::true_score::{Identity, PhraseIndexBuilder};
     use crate::stats::random::SplitMix64;
 
     fn words(s: &str) -> Vec<&str> {
@@ -702,9 +785,12 @@ mod tests {
         ) {
             if (0..problem.length).all(|i| is_set(coverage, i)) {
                 let (mut words, mut phrase, mut distortion, mut from) = (vec![], 0.0, 0.0, 0);
+                let (mut direct, mut inverse) = (0.0, 0.0);
                 for option in applied.iter() {
                     words.extend_from_slice(&problem.words[problem.target(option)]);
                     phrase += option.log_p;
+                    direct += option.log_direct;
+                    inverse += option.log_inverse;
                     distortion -= (option.start as f64 - from as f64).abs();
                     from = option.end;
                 }
@@ -713,7 +799,10 @@ mod tests {
                 });
                 let w = &problem.options.weights;
                 let total = w.phrase * phrase + w.lm * lm + w.distortion * distortion
-                    - w.word * words.len() as f64;
+                    - w.word * words.len() as f64
+                    + w.direct * direct
+                    + w.inverse * inverse
+                    + w.phrase_penalty * applied.len() as f64;
                 out.push((words.join(" "), total));
                 return;
             }
@@ -764,7 +853,10 @@ mod tests {
                 phrase: 0.5f64.ln() + 0.4f64.ln(),
                 lm: 0.0,
                 distortion: -3.0,
-                word: -2.0
+                word: -2.0,
+                direct: 0.5f64.ln() + 0.4f64.ln(),
+                inverse: 0.5f64.ln() + 0.4f64.ln(),
+                phrase_penalty: 2.0,
             }
         );
         assert_eq!((got[0].phrases, got[1].phrases, got[0].unknown), (1, 2, 0));
@@ -831,12 +923,18 @@ mod tests {
             let target: Vec<&str> = (0..1 + random.below(2))
                 .map(|_| TARGET[random.below(4)])
                 .collect();
-            rules.push((span, target.join(" "), 0.05 + 0.95 * random.next_f64()));
+            let direct = 0.05 + 0.95 * random.next_f64();
+            let inverse = 0.05 + 0.95 * random.next_f64();
+            rules.push((span, target.join(" "), direct, inverse));
         }
-        let rules: Vec<(&str, &str, f64)> = rules
-            .iter()
-            .map(|(s, t, p)| (s.as_str(), t.as_str(), *p))
-            .collect();
+        // The probability column is the direct one; the inverse differs.
+        let mut index = PhraseIndexBuilder::new(Identity::UnlessInTable);
+        for (s, t, direct, inverse) in &rules {
+            let s: Vec<&str> = s.split_whitespace().collect();
+            let t: Vec<&str> = t.split_whitespace().collect();
+            let (direct, inverse) = (*direct, *inverse);
+            index.add_with_directions(&s, &t, direct, Directions { direct, inverse });
+        }
         let mut b = NgramModelBuilder::new(&[6, 8]);
         let mut weight = || -(0.1 + 2.0 * random.next_f64()) as f32;
         for word in ["<s>", "</s>"].iter().chain(&TARGET) {
@@ -848,20 +946,25 @@ mod tests {
                 b.add(&[first, second], weight() / 3.0, 0.0).unwrap();
             }
         }
-        (PhraseIndex::of_rules(&rules), b.build(), source)
+        (index.build(), b.build(), source)
     }
 
     /// With nothing pruned the search is exact: its n-best list is the model's n best
-    /// derivations, each once, for any distortion limit.
+    /// derivations, each once, for any distortion limit, under the paper's weights and under
+    /// Moses' (whose translation-model features the paper's model does not have).
     #[test]
     fn unpruned_the_nbest_list_is_the_exhaustive_one() {
-        for seed in 0..100 {
+        for seed in 0..200 {
             let (index, lm, source) = random_problem(seed);
             let options = Options {
                 stack_size: 0,
                 beam_threshold: 0.0,
                 distortion_limit: [None, Some(0), Some(1), Some(2)][seed as usize % 4],
                 nbest: 10,
+                weights: match seed < 100 {
+                    true => Weights::default(),
+                    false => Weights::moses(),
+                },
                 ..Options::default()
             };
             let got = decode(&index, Some(&lm), &source, &options);
