@@ -646,3 +646,103 @@ fn the_opusfilter_function_in_sql() {
         assert!(error.contains(expected), "{sql}: {error}");
     }
 }
+
+/// `score --filters` over a table of two files of many row groups, planned with 1 and with 3
+/// partitions and small batches: the same rows, the same columns, bit for bit.
+#[test]
+fn score_filters_do_not_depend_on_the_layout_or_the_partitions() {
+    let data = root().join("tests/data/opusfilter/pipeline");
+    let read = |name: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(data.join(name)).unwrap();
+        text.lines().map(str::to_string).collect()
+    };
+    let (src, tgt) = (read("src.txt"), read("tgt.txt"));
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = dir.path().join("pairs");
+    common::write_two_parts(&pairs, src.len(), 60, |range| {
+        let text = |side: &[String]| -> Vec<&str> {
+            side[range.clone()].iter().map(String::as_str).collect()
+        };
+        let ids: Vec<i64> = range.clone().map(|i| i as i64).collect();
+        common::batch(vec![
+            ("pair_id", common::ids(&ids)),
+            ("src", common::sentences(&text(&src))),
+            ("tgt", common::sentences(&text(&tgt))),
+            ("src_text", Arc::new(StringArray::from(text(&src))) as _),
+            ("tgt_text", Arc::new(StringArray::from(text(&tgt))) as _),
+        ])
+    });
+    let config = data.join("config.yaml");
+    let score = |name: &str, partitions: &str| {
+        let out = dir.path().join(name);
+        common::ok(&[
+            "score",
+            "--pairs",
+            common::path_str(&pairs),
+            "--filters",
+            common::path_str(&config),
+            "--metrics",
+            "none",
+            "--partitions",
+            partitions,
+            "--batch-size",
+            "37",
+            "--out",
+            common::path_str(&out),
+        ]);
+        common::csv_rows(
+            &[],
+            &[("s", &out)],
+            "SELECT * EXCEPT (src, tgt) FROM s ORDER BY pair_id",
+        )
+    };
+    let one = score("one.parquet", "1");
+    assert_eq!(one.len(), src.len());
+    assert_eq!(one, score("three.parquet", "3"));
+}
+
+/// `score --filters` refuses what it cannot run before writing anything, naming it.
+#[test]
+fn score_filters_refuse_bad_configurations_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = common::sample().join("pairs.parquet");
+    let out = dir.path().join("scored.parquet");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let missing = dir.path().join("missing.yaml");
+    let bad_yaml = write("bad.yaml", "- LengthFilter: {min: 1\n");
+    let unknown = write("unknown.yaml", "- NoSuchFilter: {}\n");
+    let parameter = write("parameter.yaml", "- LengthRatioFilter: {treshold: 3}\n");
+    for (config, expected) in [
+        (&missing, "missing.yaml"),
+        (&bad_yaml, "bad.yaml"),
+        (&unknown, "NoSuchFilter"),
+        (&parameter, "treshold"),
+    ] {
+        let e = common::err(&[
+            "score",
+            "--pairs",
+            common::path_str(&pairs),
+            "--filters",
+            common::path_str(config),
+            "--out",
+            common::path_str(&out),
+        ]);
+        assert!(e.contains(expected), "{}: {e}", config.display());
+        assert!(!out.exists(), "{}", config.display());
+    }
+    let e = common::err(&[
+        "score",
+        "--pairs",
+        common::path_str(&pairs),
+        "--metrics",
+        "none",
+        "--out",
+        common::path_str(&out),
+    ]);
+    assert!(e.contains("--filters"), "{e}");
+    assert!(!out.exists());
+}

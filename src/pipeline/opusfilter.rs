@@ -414,7 +414,7 @@ fn filter_or_score(
         let mut pair = Vec::with_capacity(readers.len());
         for reader in &mut readers {
             match reader.next_line()? {
-                Some(line) => pair.push(rstrip(&line).to_string()),
+                Some(line) => pair.push(whitespace::rstrip(&line).to_string()),
                 None => break,
             }
         }
@@ -563,7 +563,7 @@ fn concatenate(inputs: &[PathBuf], writer: &mut Writer) -> Result<()> {
     for input in inputs {
         let mut lines = Lines::open(input)?;
         while let Some(line) = lines.next_line()? {
-            writer.write_line(rstrip(&line))?;
+            writer.write_line(whitespace::rstrip(&line))?;
         }
     }
     Ok(())
@@ -666,11 +666,6 @@ fn insert(object: &mut BTreeMap<String, Value>, names: &[String], score: Value) 
         }
         [] => {}
     }
-}
-
-/// Python's `str.rstrip()`.
-fn rstrip(line: &str) -> &str {
-    line.trim_end_matches(whitespace::is_space)
 }
 
 /// A text file read as Python reads it in text mode: UTF-8, universal newlines; compressed by

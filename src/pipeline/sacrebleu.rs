@@ -134,7 +134,7 @@ fn split_lines(bytes: &[u8], name: &str) -> Result<Vec<String>> {
     for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
         let text = std::str::from_utf8(line)
             .map_err(|e| anyhow::anyhow!("{name}, line {}: not UTF-8 ({e})", i + 1))?;
-        lines.push(text.trim_end_matches(whitespace::is_space).to_string());
+        lines.push(whitespace::rstrip(text).to_string());
     }
     Ok(lines)
 }
@@ -216,7 +216,7 @@ fn read_systems(
                     );
                 }
                 for (system, field) in systems.iter_mut().zip(fields) {
-                    system.push(field.trim_end_matches(whitespace::is_space).to_string());
+                    system.push(whitespace::rstrip(field).to_string());
                 }
             }
             if systems.is_empty() {

@@ -201,7 +201,7 @@ impl ScalarUDFImpl for OpusfilterUdf {
                 valid.push(false);
                 continue;
             };
-            let segments = [rstrip(s), rstrip(t)];
+            let segments = [whitespace::rstrip(s), whitespace::rstrip(t)];
             let mut first_rejecting = None;
             for ((f, out), column) in filters.iter().zip(&mut scores).zip(&columns) {
                 let score = f.filter.score(&segments).map_err(bad)?;
@@ -224,11 +224,6 @@ impl ScalarUDFImpl for OpusfilterUdf {
     fn documentation(&self) -> Option<&Documentation> {
         Some(&DOC)
     }
-}
-
-/// Python's `str.rstrip()`, as OpusFilter strips every line it reads.
-fn rstrip(text: &str) -> &str {
-    text.trim_end_matches(whitespace::is_space)
 }
 
 fn builder(shape: Shape, rows: usize) -> Box<dyn ArrayBuilder> {

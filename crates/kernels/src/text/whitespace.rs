@@ -151,6 +151,11 @@ pub fn strip(line: &str) -> &str {
     line.trim_matches(is_space)
 }
 
+/// Python's `line.rstrip()`, as OpusFilter and sacrebleu strip the lines they read.
+pub fn rstrip(line: &str) -> &str {
+    line.trim_end_matches(is_space)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +165,7 @@ mod tests {
         let line = " a\u{1f}b\u{a0}c\u{3000}d\te  ";
         assert_eq!(split(line).collect::<Vec<_>>(), ["a", "b", "c", "d", "e"]);
         assert_eq!(strip("\u{1c} x y \u{85}"), "x y");
+        assert_eq!(rstrip("\u{1c} x y \u{85}\u{3000}\n"), "\u{1c} x y");
         // Zero-width space and joiner are not whitespace, in Python either.
         assert_eq!(split("a\u{200b}b\u{200d}c").count(), 1);
         assert_eq!(
