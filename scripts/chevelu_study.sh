@@ -77,6 +77,11 @@ esac
 for n in "$sample" "$seed" "$nbest" "$eta" "$lm_order" ${train_pairs:+"$train_pairs"}; do
     case $n in ''|*[!0-9]*) echo "SAMPLE, SEED, NBEST, ETA, LM_ORDER and TRAIN_PAIRS are whole numbers, not '$n'" >&2; exit 1 ;; esac
 done
+# The commit the study runs at, taken before any step.
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ "$commit" != unknown ] && [ -n "$(git status --porcelain 2>/dev/null)" ]; then
+    commit="$commit (with uncommitted changes)"
+fi
 mkdir -p "$out"
 # The steps report on stderr; stdout is the summary alone.
 exec 3>&1 1>&2
@@ -137,10 +142,6 @@ if [ "$nbest" -lt 5 ]; then sizes=$nbest; fi
     --versus mcpg_translator="$out/mcpg-translator.parquet" \
     --out "$out/study" > "$out/rerank.txt"
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ "$commit" != unknown ] && [ -n "$(git status --porcelain 2>/dev/null)" ]; then
-    commit="$commit (with uncommitted changes)"
-fi
 {
     echo "Chevelu et al. (2010) §3.3 and §4 on data/europarl-sample, scripts/chevelu_study.sh"
     echo "commit: $commit"
