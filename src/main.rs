@@ -6,6 +6,7 @@ mod cli;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pairmetrics::kernels::sys;
 
 fn main() -> ExitCode {
     fix_malloc_thresholds();
@@ -38,31 +39,19 @@ fn main() -> ExitCode {
 /// Only then: a broken pipe to anything else (a server, a child) stays an error. Arrow's
 /// writers keep only the text of the I/O error they met, so that text counts too.
 fn stdout_reader_left(err: &anyhow::Error) -> bool {
-    let epipe = std::io::Error::from_raw_os_error(libc::EPIPE).to_string();
+    let epipe = sys::broken_pipe_text();
     let broken_pipe = err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
             || e.to_string().contains(&epipe)
     });
-    let mut stdout = libc::pollfd {
-        fd: libc::STDOUT_FILENO,
-        events: 0,
-        revents: 0,
-    };
-    // SAFETY: poll on one valid pollfd, no timeout. A pipe whose read end is closed reports
-    // POLLERR on its write end.
-    let polled = unsafe { libc::poll(&mut stdout, 1, 0) };
-    broken_pipe && polled == 1 && stdout.revents & libc::POLLERR != 0
+    broken_pipe && sys::stdout_reader_gone()
 }
 
 /// End as Unix tools end when their reader leaves: killed by SIGPIPE, nothing printed (the
 /// shell sees status 141).
 fn die_of_sigpipe() -> ExitCode {
-    // SAFETY: restoring a signal's default action and raising it on this process.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        libc::raise(libc::SIGPIPE);
-    }
+    sys::die_of_sigpipe();
     ExitCode::from(141)
 }
 
@@ -70,11 +59,7 @@ fn die_of_sigpipe() -> ExitCode {
 /// encoder's large buffers go back to the heap and `score`'s peak grew with the run (449 MB
 /// at 1M pairs, 716 MB at 10M). A fixed threshold keeps them mmapped and the peak flat.
 fn fix_malloc_thresholds() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets a parameter of the allocator; it is called before any thread starts.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
-    }
+    sys::fix_mmap_threshold(4 << 20);
 }
 
 /// On SIGINT or SIGTERM, remove the scratch directories of the jobs that spill (fast-align,
@@ -82,22 +67,5 @@ fn fix_malloc_thresholds() {
 /// The signals are blocked here, before any thread starts, so every thread inherits the mask,
 /// and one thread takes them with sigwait, where removing files is allowed.
 fn remove_scratch_on_signals() {
-    // SAFETY: sigset operations on a local set; pthread_sigmask on this (the only) thread;
-    // the thread below only waits, removes files and raises the signal on itself.
-    unsafe {
-        let mut signals: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut signals);
-        libc::sigaddset(&mut signals, libc::SIGINT);
-        libc::sigaddset(&mut signals, libc::SIGTERM);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &signals, std::ptr::null_mut());
-        std::thread::spawn(move || {
-            let mut signal = 0;
-            if libc::sigwait(&signals, &mut signal) == 0 {
-                pairmetrics::storage::spill::remove_scratch_directories();
-                libc::signal(signal, libc::SIG_DFL);
-                libc::pthread_sigmask(libc::SIG_UNBLOCK, &signals, std::ptr::null_mut());
-                libc::raise(signal);
-            }
-        });
-    }
+    sys::on_interrupt(pairmetrics::storage::spill::remove_scratch_directories);
 }

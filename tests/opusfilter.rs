@@ -660,17 +660,24 @@ fn score_filters_do_not_depend_on_the_layout_or_the_partitions() {
     let dir = tempfile::tempdir().unwrap();
     let pairs = dir.path().join("pairs");
     common::write_two_parts(&pairs, src.len(), 60, |range| {
-        let text = |side: &[String]| -> Vec<&str> {
-            side[range.clone()].iter().map(String::as_str).collect()
-        };
+        fn text(side: &[String], range: std::ops::Range<usize>) -> Vec<&str> {
+            side[range].iter().map(String::as_str).collect()
+        }
         let ids: Vec<i64> = range.clone().map(|i| i as i64).collect();
-        common::batch(vec![
+        datafusion::arrow::array::RecordBatch::try_from_iter(vec![
             ("pair_id", common::ids(&ids)),
-            ("src", common::sentences(&text(&src))),
-            ("tgt", common::sentences(&text(&tgt))),
-            ("src_text", Arc::new(StringArray::from(text(&src))) as _),
-            ("tgt_text", Arc::new(StringArray::from(text(&tgt))) as _),
+            ("src", common::sentences(&text(&src, range.clone()))),
+            ("tgt", common::sentences(&text(&tgt, range.clone()))),
+            (
+                "src_text",
+                Arc::new(StringArray::from(text(&src, range.clone()))) as _,
+            ),
+            (
+                "tgt_text",
+                Arc::new(StringArray::from(text(&tgt, range.clone()))) as _,
+            ),
         ])
+        .unwrap()
     });
     let config = data.join("config.yaml");
     let score = |name: &str, partitions: &str| {
@@ -690,14 +697,18 @@ fn score_filters_do_not_depend_on_the_layout_or_the_partitions() {
             "--out",
             common::path_str(&out),
         ]);
-        common::csv_rows(
-            &[],
-            &[("s", &out)],
+        let table = format!("s={}", out.display());
+        common::ok(&[
+            "sql",
+            "--format",
+            "json",
+            "--table",
+            &table,
             "SELECT * EXCEPT (src, tgt) FROM s ORDER BY pair_id",
-        )
+        ])
     };
     let one = score("one.parquet", "1");
-    assert_eq!(one.len(), src.len());
+    assert_eq!(one.lines().count(), src.len());
     assert_eq!(one, score("three.parquet", "3"));
 }
 
@@ -715,12 +726,10 @@ fn score_filters_refuse_bad_configurations_by_name() {
     let missing = dir.path().join("missing.yaml");
     let bad_yaml = write("bad.yaml", "- LengthFilter: {min: 1\n");
     let unknown = write("unknown.yaml", "- NoSuchFilter: {}\n");
-    let parameter = write("parameter.yaml", "- LengthRatioFilter: {treshold: 3}\n");
     for (config, expected) in [
         (&missing, "missing.yaml"),
-        (&bad_yaml, "bad.yaml"),
+        (&bad_yaml, "filters bad.yaml: opusfilter: filters: not YAML"),
         (&unknown, "NoSuchFilter"),
-        (&parameter, "treshold"),
     ] {
         let e = common::err(&[
             "score",
@@ -734,6 +743,27 @@ fn score_filters_refuse_bad_configurations_by_name() {
         assert!(e.contains(expected), "{}: {e}", config.display());
         assert!(!out.exists(), "{}", config.display());
     }
+    // An unknown parameter is ignored with a warning, as OpusFilter ignores it.
+    let parameter = write("parameter.yaml", "- LengthRatioFilter: {treshold: 3}\n");
+    let run = common::pairmetrics(&[
+        "score",
+        "--pairs",
+        common::path_str(&pairs),
+        "--filters",
+        common::path_str(&parameter),
+        "--metrics",
+        "none",
+        "--out",
+        common::path_str(&out),
+    ]);
+    common::stdout(&run);
+    assert!(
+        String::from_utf8_lossy(&run.stderr)
+            .contains("LengthRatioFilter: ignoring extra keyword argument treshold"),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::remove_file(&out).unwrap();
     let e = common::err(&[
         "score",
         "--pairs",

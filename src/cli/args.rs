@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, anyhow, bail};
 use pairmetrics::align::AlignerOptions;
+use pairmetrics::kernels::sys::physical_memory;
 use pairmetrics::lm::kneser_ney::{Options, SpecialWords};
 use pairmetrics::pair::dep_fit::Formula;
 use pairmetrics::pair::true_score::ModelWeights;
@@ -315,18 +316,6 @@ pub fn parse_size(text: &str) -> Result<usize> {
         bail!("`{text}`: the memory size must be at least one byte");
     }
     Ok(bytes.min(usize::MAX as f64) as usize)
-}
-
-/// Bytes of physical memory.
-fn physical_memory() -> Option<u64> {
-    // SAFETY: sysconf reads system constants and has no preconditions.
-    let (pages, size) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    (pages > 0 && size > 0).then(|| pages as u64 * size as u64)
 }
 
 /// The estimator's options from the flags `lmplz` and `lm estimate` share: the order, the

@@ -82,6 +82,8 @@ impl ExtractOptions {
     /// (source-to-target order), as Moses' inverse pass does.
     pub fn phrase_pairs_query(&self) -> String {
         let max = self.max_length;
+        let direct_order = ScoreKind::AlignmentOrder.name(Direction::TgtGivenSrc);
+        let inverse_order = ScoreKind::AlignmentOrder.name(Direction::SrcGivenTgt);
         format!(
             "WITH occurrences AS ( \
                SELECT o['src'] AS src, o['tgt'] AS tgt, o['alignment'] AS alignment \
@@ -89,8 +91,8 @@ impl ExtractOptions {
                      FROM pairs p JOIN alignments a ON p.pair_id = a.pair_id)), \
              by_alignment AS ( \
                SELECT src, tgt, alignment, count(*) AS n, \
-                      alignment_order_tgt_given_src(src, tgt, alignment) AS direct_order, \
-                      alignment_order_src_given_tgt(src, tgt, alignment) AS inverse_order \
+                      {direct_order}(src, tgt, alignment) AS direct_order, \
+                      {inverse_order}(src, tgt, alignment) AS inverse_order \
                FROM occurrences GROUP BY src, tgt, alignment) \
              SELECT src, tgt, CAST(sum(n) AS DOUBLE) AS c_fe, \
                     first_value(alignment ORDER BY n DESC, direct_order DESC) AS direct_alignment, \
@@ -103,12 +105,14 @@ impl ExtractOptions {
     /// c(e) as GROUP BYs joined back (window functions would hold the whole table in one
     /// batch), the four scores, sorted.
     pub fn table_query(&self) -> String {
+        let lex_f_e = ScoreKind::LexicalWeight.name(Direction::SrcGivenTgt);
+        let lex_e_f = ScoreKind::LexicalWeight.name(Direction::TgtGivenSrc);
         format!(
             "WITH c_f AS (SELECT src, sum(c_fe) AS c_f FROM phrase_pairs GROUP BY src), \
               c_e AS (SELECT tgt, sum(c_fe) AS c_e FROM phrase_pairs GROUP BY tgt) \
          SELECT p.src, p.tgt, {TOKENIZE}(p.src) AS src_tokens, {TOKENIZE}(p.tgt) AS tgt_tokens, \
-                p.c_fe / c_e.c_e AS p_f_e, lexical_weight_src_given_tgt(p.src, p.tgt, p.inverse_alignment) AS lex_f_e, \
-                p.c_fe / c_f.c_f AS p_e_f, lexical_weight_tgt_given_src(p.src, p.tgt, p.direct_alignment) AS lex_e_f, \
+                p.c_fe / c_e.c_e AS p_f_e, {lex_f_e}(p.src, p.tgt, p.inverse_alignment) AS lex_f_e, \
+                p.c_fe / c_f.c_f AS p_e_f, {lex_e_f}(p.src, p.tgt, p.direct_alignment) AS lex_e_f, \
                 {PHARAOH}(p.direct_alignment) AS alignment, make_array(c_e.c_e, c_f.c_f, p.c_fe) AS counts \
          FROM phrase_pairs p JOIN c_f ON p.src = c_f.src JOIN c_e ON p.tgt = c_e.tgt \
          ORDER BY p.src, p.tgt"

@@ -167,13 +167,8 @@ impl ScoreFiles {
 /// has fewer to free (2 of its 7 ms for each score file of 100,000 pairs). The file itself is
 /// untouched: pages not yet written to disk stay, and a run that fails leaves it as it was.
 fn uncache(path: &Path) {
-    #[cfg(target_os = "linux")]
     if let Ok(file) = File::open(path) {
-        use std::os::fd::AsRawFd;
-        // SAFETY: advice about an open file descriptor; it reads and writes no memory of ours.
-        unsafe {
-            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
-        }
+        crate::kernels::sys::drop_cached_pages(&file);
     }
 }
 
@@ -181,12 +176,7 @@ fn uncache(path: &Path) {
 /// `sync_all` before the rename finds little left to write: it waited about 10 ms for each score
 /// file of 100,000 pairs, after everything else was done.
 fn start_writeback(file: &File) {
-    #[cfg(target_os = "linux")]
-    // SAFETY: a hint about an open file descriptor; it reads and writes no memory of ours.
-    unsafe {
-        use std::os::fd::AsRawFd;
-        libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
-    }
+    crate::kernels::sys::start_writeback(file);
 }
 
 /// Pairs a worker scores in one go.

@@ -105,7 +105,7 @@ fn keep_owner_and_mode(file: &File, old: &fs::Metadata) -> io::Result<()> {
         Err(e) if e.kind() != io::ErrorKind::PermissionDenied => return Err(e),
         _ => {}
     }
-    let mode = old.permissions().mode() & !(libc::S_ISUID | libc::S_ISGID);
+    let mode = old.permissions().mode() & !crate::kernels::sys::SET_ID_BITS;
     file.set_permissions(fs::Permissions::from_mode(mode))
 }
 

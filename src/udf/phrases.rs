@@ -249,23 +249,25 @@ pub struct PhraseScoreUdf {
     signature: Signature,
 }
 
+impl ScoreKind {
+    /// The SQL name of the function of this kind and direction, as `extract`'s queries call
+    /// it (the job registers it; it is not one of the session's functions).
+    pub fn name(self, direction: Direction) -> &'static str {
+        match (self, direction) {
+            (ScoreKind::AlignmentOrder, Direction::TgtGivenSrc) => "alignment_order_tgt_given_src",
+            (ScoreKind::AlignmentOrder, Direction::SrcGivenTgt) => "alignment_order_src_given_tgt",
+            (ScoreKind::LexicalWeight, Direction::TgtGivenSrc) => "lexical_weight_tgt_given_src",
+            (ScoreKind::LexicalWeight, Direction::SrcGivenTgt) => "lexical_weight_src_given_tgt",
+        }
+    }
+}
+
 impl PhraseScoreUdf {
     pub fn new(kind: ScoreKind, direction: Direction, lexicon: Arc<Lexicon>) -> Self {
-        let name = format!(
-            "{}_{}",
-            match kind {
-                ScoreKind::AlignmentOrder => "alignment_order",
-                ScoreKind::LexicalWeight => "lexical_weight",
-            },
-            match direction {
-                Direction::TgtGivenSrc => "tgt_given_src",
-                Direction::SrcGivenTgt => "src_given_tgt",
-            }
-        );
         PhraseScoreUdf {
             kind,
             direction,
-            name,
+            name: kind.name(direction).to_string(),
             lexicon,
             signature: signature(SCORE_SHAPES),
         }

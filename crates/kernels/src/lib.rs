@@ -32,6 +32,7 @@ pub mod sacrebleu;
 pub mod smt;
 pub mod spill;
 pub mod stats;
+pub mod sys;
 pub mod text;
 
 use std::fmt;

@@ -66,12 +66,7 @@ pub fn remove_scratch_directories() {
 
 /// Whether process `pid` exists on this machine (signal 0 sends nothing, it only asks).
 pub fn process_runs(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: kill with signal 0 sends nothing; it only reports whether the process exists.
-    let found = unsafe { libc::kill(pid, 0) } == 0;
-    found || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    crate::sys::process_runs(pid)
 }
 
 /// Remove the scratch directories in `parent` of processes that no longer run (a run killed

@@ -7,7 +7,7 @@ mod summary;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
 use datafusion::common::JoinType;
@@ -813,7 +813,8 @@ async fn score_frame(
             .collect(),
     };
     let filters = match &options.filters {
-        Some(filters) => columns::filter_columns(&builder, &filters.yaml, &pairs_schema)?,
+        Some(filters) => columns::filter_columns(&builder, &filters.yaml, &pairs_schema)
+            .with_context(|| format!("filters {}", filters.name))?,
         None => Vec::new(),
     };
     let filter_columns: Vec<String> = filters.iter().map(|(name, _)| name.clone()).collect();

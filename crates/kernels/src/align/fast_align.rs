@@ -922,11 +922,7 @@ pub fn align(
 /// worker threads, in glibc's per-thread arenas, which keep freed memory: without this the
 /// process would hold the build's peak and the training's arrays at once.
 fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free memory to the system; it takes no pointer.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+    crate::sys::release_freed_memory();
 }
 
 /// What one pass over the corpus needs: the model of one iteration, read only.

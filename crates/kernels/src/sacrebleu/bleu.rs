@@ -927,25 +927,69 @@ pub struct Bleu {
 pub fn bleu(stats: &[u64], options: &BleuOptions) -> Bleu {
     let order = options.max_order;
     let (sys_len, ref_len) = (stats[0], stats[1]);
-    let mut correct: Vec<f64> = stats[2..2 + order].iter().map(|&c| c as f64).collect();
-    let mut total: Vec<f64> = stats[2 + order..2 + 2 * order]
-        .iter()
-        .map(|&t| t as f64)
-        .collect();
+    let as_f64 = |counts: &[u64]| counts.iter().map(|&c| c as f64).collect();
+    let (score, precisions, bp) = compute_bleu::<f64>(
+        (sys_len, ref_len),
+        as_f64(&stats[2..2 + order]),
+        as_f64(&stats[2 + order..2 + 2 * order]),
+        options,
+    );
+    Bleu {
+        score,
+        precisions,
+        bp,
+        sys_len,
+        ref_len,
+    }
+}
+
+/// The number type sacrebleu's `compute_bleu` counts in: Python floats (f64) for a corpus,
+/// numpy's float32 rows in its paired tests. Constants are made in f64 and then converted, as
+/// Python makes them before numpy meets them.
+pub(crate) trait Counts:
+    Copy + PartialEq + std::ops::AddAssign + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self>
+{
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Counts for f64 {
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+impl Counts for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+/// sacrebleu's `BLEU.compute_bleu` on the matches and totals per order: (score, smoothed
+/// precisions, brevity penalty), every precision computed in `F`, the logarithms and the
+/// score in f64.
+pub(crate) fn compute_bleu<F: Counts>(
+    (sys_len, ref_len): (u64, u64),
+    mut correct: Vec<F>,
+    mut total: Vec<F>,
+    options: &BleuOptions,
+) -> (f64, Vec<f64>, f64) {
+    let order = options.max_order;
+    let zero = F::from_f64(0.0);
     let bp = match (sys_len < ref_len, sys_len > 0) {
         (false, _) => 1.0,
         (true, true) => (1.0 - ref_len as f64 / sys_len as f64).exp(),
         (true, false) => 0.0,
     };
     let mut precisions = vec![0.0; order];
-    if correct.iter().all(|&c| c == 0.0) {
-        return Bleu {
-            score: 0.0,
-            precisions,
-            bp,
-            sys_len,
-            ref_len,
-        };
+    if correct.iter().all(|&c| c == zero) {
+        return (0.0, precisions, bp);
     }
     let mut smooth_mteval = 1.0;
     let mut effective_order = order;
@@ -953,26 +997,29 @@ pub fn bleu(stats: &[u64], options: &BleuOptions) -> Bleu {
         if let Smoothing::AddK(k) = options.smoothing
             && n > 0
         {
-            correct[n] += k;
-            total[n] += k;
+            correct[n] += F::from_f64(k);
+            total[n] += F::from_f64(k);
         }
-        if total[n] == 0.0 {
+        if total[n] == zero {
             break;
         }
         if options.effective_order {
             effective_order = n + 1;
         }
-        if correct[n] == 0.0 {
+        if correct[n] == zero {
             match options.smoothing {
                 Smoothing::Exp => {
                     smooth_mteval *= 2.0;
-                    precisions[n] = 100.0 / (smooth_mteval * total[n]);
+                    precisions[n] =
+                        (F::from_f64(100.0) / (F::from_f64(smooth_mteval) * total[n])).to_f64();
                 }
-                Smoothing::Floor(value) => precisions[n] = 100.0 * value / total[n],
+                Smoothing::Floor(value) => {
+                    precisions[n] = (F::from_f64(100.0 * value) / total[n]).to_f64()
+                }
                 Smoothing::None | Smoothing::AddK(_) => {}
             }
         } else {
-            precisions[n] = 100.0 * correct[n] / total[n];
+            precisions[n] = (F::from_f64(100.0) * correct[n] / total[n]).to_f64();
         }
     }
     // sacrebleu's my_log: log, with -9999999999 for 0.
@@ -980,13 +1027,7 @@ pub fn bleu(stats: &[u64], options: &BleuOptions) -> Bleu {
     let sum = precisions[..effective_order]
         .iter()
         .fold(0.0, |sum, &p| sum + log(p));
-    Bleu {
-        score: bp * (sum / effective_order as f64).exp(),
-        precisions,
-        bp,
-        sys_len,
-        ref_len,
-    }
+    (bp * (sum / effective_order as f64).exp(), precisions, bp)
 }
 
 #[cfg(test)]

@@ -332,53 +332,9 @@ fn ter_rate(edits: Py, ref_length: Py) -> Py {
 /// float32, their logarithms and the score Python floats.
 fn bleu_of_float32(sums: &[f32], options: &BleuOptions) -> f64 {
     let order = options.max_order;
-    let (sys_len, ref_len) = (sums[0] as i64, sums[1] as i64);
-    let mut correct = sums[2..2 + order].to_vec();
-    let mut total = sums[2 + order..2 + 2 * order].to_vec();
-    let bp = match (sys_len < ref_len, sys_len > 0) {
-        (false, _) => 1.0,
-        (true, true) => (1.0 - ref_len as f64 / sys_len as f64).exp(),
-        (true, false) => 0.0,
-    };
-    if correct.iter().all(|&c| c == 0.0) {
-        return 0.0;
-    }
-    let mut precisions = vec![0.0f64; order];
-    let mut smooth_mteval = 1.0f64;
-    let mut effective_order = order;
-    for n in 0..order {
-        if let Smoothing::AddK(k) = options.smoothing
-            && n > 0
-        {
-            correct[n] += k as f32;
-            total[n] += k as f32;
-        }
-        if total[n] == 0.0 {
-            break;
-        }
-        if options.effective_order {
-            effective_order = n + 1;
-        }
-        if correct[n] == 0.0 {
-            match options.smoothing {
-                Smoothing::Exp => {
-                    smooth_mteval *= 2.0;
-                    precisions[n] = f64::from(100.0f32 / (smooth_mteval as f32 * total[n]));
-                }
-                Smoothing::Floor(value) => {
-                    precisions[n] = f64::from((100.0 * value) as f32 / total[n])
-                }
-                Smoothing::None | Smoothing::AddK(_) => {}
-            }
-        } else {
-            precisions[n] = f64::from(100.0f32 * correct[n] / total[n]);
-        }
-    }
-    let log = |p: f64| if p == 0.0 { -9999999999.0 } else { p.ln() };
-    let sum = precisions[..effective_order]
-        .iter()
-        .fold(0.0, |sum, &p| sum + log(p));
-    bp * (sum / effective_order as f64).exp()
+    let lengths = (sums[0] as i64 as u64, sums[1] as i64 as u64);
+    let (correct, total) = (&sums[2..2 + order], &sums[2 + order..2 + 2 * order]);
+    bleu::compute_bleu::<f32>(lengths, correct.to_vec(), total.to_vec(), options).0
 }
 
 /// `CHRF._compute_f_score` on a float32 row, each operation typed as Python types it.
