@@ -16,7 +16,7 @@ fn import_args(kind: &str, input: &str, out: &str) -> Vec<String> {
         "pharaoh" | "meteor" => &["--alignments", input],
         "moses-phrase-table" => &["--table", input],
         "moses-nbest" => &["--nbest", input],
-        "syntactic-ngrams" => &[input],
+        "syntactic-ngrams" | "dictionary" => &[input],
         other => panic!("no importer {other}"),
     };
     args.extend(flags.iter().map(|s| s.to_string()));
@@ -232,6 +232,18 @@ fn import_cases() -> Vec<(&'static str, Vec<u8>, Result<u64, String>)> {
             "syntactic-ngrams",
             b"ok\tok/DT/det/0\t1\n\xff\n".to_vec(),
             err("input:2: invalid UTF-8"),
+        ),
+        ("dictionary", b"".to_vec(), ok(0)),
+        ("dictionary", b"a\tb\r\nc\td\t0.5".to_vec(), ok(2)),
+        (
+            "dictionary",
+            b"a\tb\n\xff\tc\n".to_vec(),
+            err("input:2: invalid UTF-8"),
+        ),
+        (
+            "dictionary",
+            b"a\tb\na b\n".to_vec(),
+            err("input:2: 1 tab-separated field(s)"),
         ),
     ]
 }
