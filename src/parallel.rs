@@ -128,6 +128,29 @@ where
     })
 }
 
+/// `f` of each item of a slice, on up to `threads` threads, in order: [`map_ordered_in_chunks`]
+/// for work that cannot fail, an item per chunk (each is costly).
+pub fn map_each<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let mut results = Vec::with_capacity(items.len());
+    map_ordered_in_chunks(
+        1,
+        items.iter().map(Ok::<_, anyhow::Error>),
+        threads,
+        || (),
+        |(), chunk| Ok(chunk.records.into_iter().map(&f).collect::<Vec<R>>()),
+        |done| {
+            results.extend(done);
+            Ok(())
+        },
+    )
+    .expect("nothing fails");
+    results
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,11 +12,11 @@
 use std::fmt::Write as _;
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail};
 
 use crate::formats::tabulate::{self, Style};
+use crate::parallel::{map_each, map_ordered_in_chunks};
 use crate::sacrebleu::bleu::{BleuOptions, Smoothing, Tokenizer};
 use crate::sacrebleu::chrf::ChrfOptions;
 use crate::sacrebleu::corpus::{Py, SacreMetric, Scratch};
@@ -285,54 +285,40 @@ fn all_stats(
     refs: &[Vec<String>],
     threads: usize,
 ) -> Result<Vec<Vec<Stats>>> {
-    let jobs: Vec<(usize, usize)> = (0..systems.len())
-        .flat_map(|s| (0..metrics.len()).map(move |m| (s, m)))
-        .collect();
-    let next = AtomicUsize::new(0);
-    let results: Vec<Vec<(usize, Result<Stats>)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.clamp(1, jobs.len().max(1)))
-            .map(|_| {
-                scope.spawn(|| {
-                    let (mut done, mut scratch, mut row_refs) =
-                        (Vec::new(), Scratch::default(), Vec::new());
-                    loop {
-                        let job = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&(s, m)) = jobs.get(job) else { break };
-                        let metric = &metrics[m];
-                        let mut stats = Stats {
-                            width: metric.stats_len(),
-                            values: Vec::with_capacity(systems[s].len() * metric.stats_len()),
-                        };
-                        let result = systems[s]
-                            .iter()
-                            .enumerate()
-                            .try_for_each(|(row, hyp)| {
-                                row_refs.clear();
-                                row_refs.extend(refs.iter().map(|stream| stream[row].as_str()));
-                                metric
-                                    .segment_stats(hyp, &row_refs, &mut scratch, &mut stats.values)
-                                    .map_err(|e| anyhow::anyhow!("line {}: {e}", row + 1))
-                            })
-                            .map(|()| stats);
-                        done.push((job, result));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().expect("a statistics thread"))
-            .collect()
-    });
-    let mut by_job: Vec<Option<Result<Stats>>> = (0..jobs.len()).map(|_| None).collect();
-    for (job, result) in results.into_iter().flatten() {
-        by_job[job] = Some(result);
-    }
+    let jobs = (0..systems.len()).flat_map(|s| (0..metrics.len()).map(move |m| (s, m)));
     let mut out: Vec<Vec<Stats>> = vec![Vec::new(); systems.len()];
-    for ((s, _), result) in jobs.iter().zip(by_job) {
-        out[*s].push(result.expect("every job ran")?);
-    }
+    // A job (a system's statistics for a metric) per chunk: each is a whole file's work.
+    map_ordered_in_chunks(
+        1,
+        jobs.map(Ok::<_, anyhow::Error>),
+        threads,
+        || (Scratch::default(), Vec::new()),
+        |(scratch, row_refs), chunk| {
+            let mut done = Vec::new();
+            for (s, m) in chunk.records {
+                let metric = &metrics[m];
+                let mut stats = Stats {
+                    width: metric.stats_len(),
+                    values: Vec::with_capacity(systems[s].len() * metric.stats_len()),
+                };
+                for (row, hyp) in systems[s].iter().enumerate() {
+                    row_refs.clear();
+                    row_refs.extend(refs.iter().map(|stream| stream[row].as_str()));
+                    metric
+                        .segment_stats(hyp, row_refs, scratch, &mut stats.values)
+                        .map_err(|e| anyhow::anyhow!("line {}: {e}", row + 1))?;
+                }
+                done.push((s, stats));
+            }
+            Ok(done)
+        },
+        |done| {
+            for (s, stats) in done {
+                out[s].push(stats);
+            }
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 
@@ -402,9 +388,52 @@ impl ScoreLine<'_> {
     }
 }
 
+/// The checked inputs of a run: the references, the systems with their names, the metrics.
+struct Inputs {
+    refs: Vec<Vec<String>>,
+    names: Vec<String>,
+    systems: Vec<Vec<String>>,
+    metrics: Vec<SacreMetric>,
+}
+
 /// Run the command, writing what sacrebleu writes to standard output to `out`.
 pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Write) -> Result<()> {
     let paired = options.paired_bs || options.paired_ar;
+    let Inputs {
+        refs,
+        names,
+        systems,
+        mut metrics,
+    } = read_inputs(options, stdin, paired)?;
+    if options.sentence_level {
+        return sentence_scores(options, &metrics[0], &systems[0], &refs, out);
+    }
+    // sacrebleu reports each system's metrics in name order, except in paired tests (-m order).
+    if !paired {
+        metrics.sort_by_key(|m| match m {
+            SacreMetric::Bleu(_) => 0,
+            SacreMetric::Chrf(_) => 1,
+            SacreMetric::Ter(_) => 2,
+        });
+    }
+    let stats = all_stats(&metrics, &systems, &refs, options.threads)?;
+    let nrefs = refs.len();
+    if systems.len() == 1 {
+        return single_system(options, &metrics, &stats[0], nrefs, out);
+    }
+    let (columns, signatures) = match paired {
+        false => scores_by_system(options, &metrics, &stats, nrefs),
+        true => paired_tests(options, &metrics, &stats, nrefs)?,
+    };
+    print_results_table(&names, &columns, &signatures, options, out)
+}
+
+/// The references, systems and metrics, checked as sacrebleu checks them.
+fn read_inputs(
+    options: &SacrebleuOptions,
+    stdin: &mut dyn BufRead,
+    paired: bool,
+) -> Result<Inputs> {
     if options.paired_bs && options.paired_ar {
         bail!("--paired-bs and --paired-ar exclude each other");
     }
@@ -445,173 +474,180 @@ pub fn run(options: &SacrebleuOptions, stdin: &mut dyn BufRead, out: &mut dyn Wr
             metrics.push(build_metric(name, options)?);
         }
     }
-    let nrefs = refs.len();
-
-    if options.sentence_level {
-        let metric = &metrics[0];
-        let signature = metric.signature(nrefs, &[], options.short);
-        let (mut scratch, mut stats, mut row_refs) = (Scratch::default(), Vec::new(), Vec::new());
-        for (row, hyp) in systems[0].iter().enumerate() {
-            row_refs.clear();
-            row_refs.extend(refs.iter().map(|stream| stream[row].as_str()));
-            stats.clear();
-            metric
-                .segment_stats(hyp, &row_refs, &mut scratch, &mut stats)
-                .map_err(|e| anyhow::anyhow!("line {}: {e}", row + 1))?;
-            let line = ScoreLine {
-                name: metric.name(),
-                score: metric.score(&stats),
-                signature: &signature,
-                confidence: None,
-                verbose: metric.verbose(&stats),
-            };
-            writeln!(
-                out,
-                "{}",
-                line.format(options.width, options.score_only, false)
-            )?;
-        }
-        return Ok(());
-    }
-
-    // sacrebleu reports each system's metrics in name order, except in paired tests (-m order).
-    if !paired {
-        metrics.sort_by_key(|m| match m {
-            SacreMetric::Bleu(_) => 0,
-            SacreMetric::Chrf(_) => 1,
-            SacreMetric::Ter(_) => 2,
-        });
-    }
-    let stats = all_stats(&metrics, &systems, &refs, options.threads)?;
-    // Only the tests read the seed, as in sacrebleu.
-    let seed = || Seed::parse(&options.seed);
-
-    if systems.len() == 1 {
-        let json = options.format == Format::Json;
-        let mut results = Vec::new();
-        for (metric, stats) in metrics.iter().zip(&stats[0]) {
-            let sums = stats.sums();
-            let mut test = Vec::new();
-            let mut confidence = None;
-            if options.confidence && options.confidence_n > 1 {
-                check_draws(stats.rows(), options.confidence_n as u64)
-                    .map_err(anyhow::Error::msg)?;
-                let indices =
-                    bootstrap_indices(seed()?.value(), stats.rows(), options.confidence_n);
-                confidence = Some(estimate_ci_exact(&resample_scores(metric, stats, &indices)));
-                test = vec![
-                    ("bs", options.confidence_n.to_string()),
-                    ("seed", options.seed.to_lowercase()),
-                ];
-            }
-            let signature = metric.signature(nrefs, &test, options.short && !json);
-            let line = ScoreLine {
-                name: metric.name(),
-                score: metric.score(&sums),
-                signature: &signature,
-                confidence,
-                verbose: metric.verbose(&sums),
-            };
-            results.push(line.format(options.width, options.score_only, json));
-        }
-        return print_single_results(&results, json, out);
-    }
-
-    let mut columns: Vec<(String, Vec<Cell>)> = Vec::new();
-    let mut signatures = Vec::new();
-    if !paired {
-        for (m, metric) in metrics.iter().enumerate() {
-            let cells = stats
-                .iter()
-                .map(|system| Cell::Text(fixed(metric.score(&system[m].sums()), options.width)))
-                .collect();
-            columns.push((metric.name(), cells));
-            signatures.push((metric.name(), metric.signature(nrefs, &[], options.short)));
-        }
-    } else {
-        let rows = stats[0][0].rows();
-        let samples = match (options.paired_bs, options.paired_bs_n, options.paired_ar_n) {
-            (true, n, _) if n > 0 => n as usize,
-            (true, _, _) => 1000,
-            (false, _, n) if n > 0 => n as usize,
-            (false, _, _) => 10000,
-        };
-        check_draws(rows, samples as u64).map_err(anyhow::Error::msg)?;
-        // The systems' tests draw from the seed unless it is 0 or none; the baseline's
-        // interval from the seed as given.
-        let seed = seed()?;
-        let test_seed = match seed {
-            Seed::Fixed(0) => Seed::None,
-            other => other,
-        };
-        for (m, metric) in metrics.iter().enumerate() {
-            let mut cells = Vec::new();
-            let test_kind;
-            if options.paired_bs {
-                test_kind = "bs";
-                let baseline_indices = bootstrap_indices(seed.value(), rows, samples);
-                let indices = if test_seed == seed {
-                    baseline_indices.clone()
-                } else {
-                    bootstrap_indices(test_seed.value(), rows, samples)
-                };
-                let baseline_stats = &stats[0][m];
-                let baseline = Baseline::new(metric, baseline_stats, &baseline_indices);
-                let (mean, ci) = estimate_ci(&baseline.resampled);
-                cells.push(Cell::Result(TestResult {
-                    score: baseline.score,
-                    p_value: None,
-                    mean: Some(mean),
-                    ci: Some(ci),
-                }));
-                let tested_baseline = if test_seed == seed {
-                    baseline
-                } else {
-                    Baseline::new(metric, baseline_stats, &indices)
-                };
-                let results = parallel_map(&stats[1..], options.threads, |system| {
-                    paired_bootstrap(metric, &tested_baseline, &system[m], &indices)
-                });
-                cells.extend(results.into_iter().map(Cell::Result));
-            } else {
-                test_kind = "ar";
-                let flips = randomization_flips(test_seed.value(), rows, samples);
-                cells.push(Cell::Result(TestResult {
-                    score: metric.score(&stats[0][m].sums()),
-                    p_value: None,
-                    mean: None,
-                    ci: None,
-                }));
-                let results = parallel_map(&stats[1..], options.threads, |system| {
-                    paired_randomization(metric, &stats[0][m], &system[m], &flips)
-                });
-                cells.extend(results.into_iter().map(Cell::Result));
-            }
-            columns.push((metric.name(), cells));
-            let test = [(test_kind, samples.to_string()), ("seed", seed.text())];
-            signatures.push((metric.name(), metric.signature(nrefs, &test, options.short)));
-        }
-    }
-    print_results_table(&names, &columns, &signatures, options, out)
+    Ok(Inputs {
+        refs,
+        names,
+        systems,
+        metrics,
+    })
 }
 
-/// `f` of each item, on up to `threads` threads, in order.
-fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let chunk = items.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+/// `--sentence-level`: a score line per segment.
+fn sentence_scores(
+    options: &SacrebleuOptions,
+    metric: &SacreMetric,
+    system: &[String],
+    refs: &[Vec<String>],
+    out: &mut dyn Write,
+) -> Result<()> {
+    let signature = metric.signature(refs.len(), &[], options.short);
+    let (mut scratch, mut stats, mut row_refs) = (Scratch::default(), Vec::new(), Vec::new());
+    for (row, hyp) in system.iter().enumerate() {
+        row_refs.clear();
+        row_refs.extend(refs.iter().map(|stream| stream[row].as_str()));
+        stats.clear();
+        metric
+            .segment_stats(hyp, &row_refs, &mut scratch, &mut stats)
+            .map_err(|e| anyhow::anyhow!("line {}: {e}", row + 1))?;
+        let line = ScoreLine {
+            name: metric.name(),
+            score: metric.score(&stats),
+            signature: &signature,
+            confidence: None,
+            verbose: metric.verbose(&stats),
+        };
+        writeln!(
+            out,
+            "{}",
+            line.format(options.width, options.score_only, false)
+        )?;
+    }
+    Ok(())
+}
+
+/// One system: a score line per metric, with its bootstrap interval under `--confidence`.
+fn single_system(
+    options: &SacrebleuOptions,
+    metrics: &[SacreMetric],
+    stats: &[Stats],
+    nrefs: usize,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let json = options.format == Format::Json;
+    let mut results = Vec::new();
+    for (metric, stats) in metrics.iter().zip(stats) {
+        let sums = stats.sums();
+        let mut test = Vec::new();
+        let mut confidence = None;
+        if options.confidence && options.confidence_n > 1 {
+            check_draws(stats.rows(), options.confidence_n as u64).map_err(anyhow::Error::msg)?;
+            // Only the tests read the seed, as in sacrebleu.
+            let seed = Seed::parse(&options.seed)?;
+            let indices = bootstrap_indices(seed.value(), stats.rows(), options.confidence_n);
+            confidence = Some(estimate_ci_exact(&resample_scores(metric, stats, &indices)));
+            test = vec![
+                ("bs", options.confidence_n.to_string()),
+                ("seed", options.seed.to_lowercase()),
+            ];
+        }
+        let signature = metric.signature(nrefs, &test, options.short && !json);
+        let line = ScoreLine {
+            name: metric.name(),
+            score: metric.score(&sums),
+            signature: &signature,
+            confidence,
+            verbose: metric.verbose(&sums),
+        };
+        results.push(line.format(options.width, options.score_only, json));
+    }
+    print_single_results(&results, json, out)
+}
+
+/// The columns of the systems' table and the metrics' signatures.
+type Columns = (Vec<(String, Vec<Cell>)>, Vec<(String, String)>);
+
+/// Several systems, no test: each metric's score per system.
+fn scores_by_system(
+    options: &SacrebleuOptions,
+    metrics: &[SacreMetric],
+    stats: &[Vec<Stats>],
+    nrefs: usize,
+) -> Columns {
+    let mut columns = Vec::new();
+    let mut signatures = Vec::new();
+    for (m, metric) in metrics.iter().enumerate() {
+        let cells = stats
+            .iter()
+            .map(|system| Cell::Text(fixed(metric.score(&system[m].sums()), options.width)))
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a test thread"))
-            .collect()
-    })
+        columns.push((metric.name(), cells));
+        signatures.push((metric.name(), metric.signature(nrefs, &[], options.short)));
+    }
+    (columns, signatures)
+}
+/// Paired tests (`--paired-bs`, `--paired-ar`): the baseline's score and each other system's
+/// test against it, per metric.
+fn paired_tests(
+    options: &SacrebleuOptions,
+    metrics: &[SacreMetric],
+    stats: &[Vec<Stats>],
+    nrefs: usize,
+) -> Result<Columns> {
+    let mut columns = Vec::new();
+    let mut signatures = Vec::new();
+    let rows = stats[0][0].rows();
+    let samples = match (options.paired_bs, options.paired_bs_n, options.paired_ar_n) {
+        (true, n, _) if n > 0 => n as usize,
+        (true, _, _) => 1000,
+        (false, _, n) if n > 0 => n as usize,
+        (false, _, _) => 10000,
+    };
+    check_draws(rows, samples as u64).map_err(anyhow::Error::msg)?;
+    // The systems' tests draw from the seed unless it is 0 or none; the baseline's
+    // interval from the seed as given.
+    let seed = Seed::parse(&options.seed)?;
+    let test_seed = match seed {
+        Seed::Fixed(0) => Seed::None,
+        other => other,
+    };
+    for (m, metric) in metrics.iter().enumerate() {
+        let mut cells = Vec::new();
+        let test_kind;
+        if options.paired_bs {
+            test_kind = "bs";
+            let baseline_indices = bootstrap_indices(seed.value(), rows, samples);
+            let indices = if test_seed == seed {
+                baseline_indices.clone()
+            } else {
+                bootstrap_indices(test_seed.value(), rows, samples)
+            };
+            let baseline_stats = &stats[0][m];
+            let baseline = Baseline::new(metric, baseline_stats, &baseline_indices);
+            let (mean, ci) = estimate_ci(&baseline.resampled);
+            cells.push(Cell::Result(TestResult {
+                score: baseline.score,
+                p_value: None,
+                mean: Some(mean),
+                ci: Some(ci),
+            }));
+            let tested_baseline = if test_seed == seed {
+                baseline
+            } else {
+                Baseline::new(metric, baseline_stats, &indices)
+            };
+            let results = map_each(&stats[1..], options.threads, |system| {
+                paired_bootstrap(metric, &tested_baseline, &system[m], &indices)
+            });
+            cells.extend(results.into_iter().map(Cell::Result));
+        } else {
+            test_kind = "ar";
+            let flips = randomization_flips(test_seed.value(), rows, samples);
+            cells.push(Cell::Result(TestResult {
+                score: metric.score(&stats[0][m].sums()),
+                p_value: None,
+                mean: None,
+                ci: None,
+            }));
+            let results = map_each(&stats[1..], options.threads, |system| {
+                paired_randomization(metric, &stats[0][m], &system[m], &flips)
+            });
+            cells.extend(results.into_iter().map(Cell::Result));
+        }
+        columns.push((metric.name(), cells));
+        let test = [(test_kind, samples.to_string()), ("seed", seed.text())];
+        signatures.push((metric.name(), metric.signature(nrefs, &test, options.short)));
+    }
+    Ok((columns, signatures))
 }
 
 /// A table cell: a formatted score, or a test's figures.
