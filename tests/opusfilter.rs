@@ -279,6 +279,25 @@ fn bad_inputs_name_the_file_and_line() {
     );
     let scores = std::fs::read_to_string(dir.path().join("out/scores.jsonl")).unwrap();
     assert_eq!(scores.lines().count(), 100);
+
+    // The first file longer by one line only: that line, read as the pair was tried, is what
+    // makes it longer.
+    let dir = pipeline_dir();
+    let src = std::fs::read_to_string(dir.path().join("src.txt")).unwrap();
+    let tgt = std::fs::read_to_string(dir.path().join("tgt.txt")).unwrap();
+    let lines = |text: &str, n: usize| -> String { text.split_inclusive('\n').take(n).collect() };
+    std::fs::write(dir.path().join("src.txt"), lines(&src, 101)).unwrap();
+    std::fs::write(dir.path().join("tgt.txt"), lines(&tgt, 100)).unwrap();
+    let out = run_in(dir.path(), &["config.yaml", "--single", "6"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success()
+            && err.contains("different numbers of lines")
+            && err.contains("src.txt"),
+        "{err}"
+    );
+    let scores = std::fs::read_to_string(dir.path().join("out/scores.jsonl")).unwrap();
+    assert_eq!(scores.lines().count(), 100);
 }
 
 /// The language-ID filters (tests/data/opusfilter/lid: py3langid 0.3.0, fastText, lingua in

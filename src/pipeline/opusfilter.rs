@@ -402,6 +402,15 @@ fn filter_or_score(
         .iter()
         .map(|i| Lines::open(i))
         .collect::<Result<Vec<_>>>()?;
+    let mut pairs = Pairs {
+        readers: &mut readers,
+        longer: Vec::new(),
+        ended: false,
+    };
+    if step.kind == "score" {
+        score_pairs(filters, &mut pairs, &mut writers[0])?;
+        return pairs.warn_if_longer(log);
+    }
     let limit = integer(p, "limit")?.filter(|&l| l > 0).map(|l| l as usize);
     let filterfalse = p
         .get("filterfalse")
@@ -410,85 +419,42 @@ fn filter_or_score(
     let mut written = 0usize;
     let mut chunk: Vec<Vec<String>> = Vec::new();
     loop {
-        // pair_generator: a line of every file, each rstripped; the shortest file ends it.
-        let mut pair = Vec::with_capacity(readers.len());
-        for reader in &mut readers {
-            match reader.next_line()? {
-                Some(line) => pair.push(whitespace::rstrip(&line).to_string()),
-                None => break,
-            }
-        }
-        let done = pair.len() < readers.len();
-        if done {
-            let longer: Vec<String> = readers
-                .iter_mut()
-                .filter_map(|r| match r.next_line() {
-                    Ok(Some(_)) => Some(r.file.display().to_string()),
-                    _ => None,
-                })
-                .collect();
-            if !longer.is_empty() {
-                writeln!(
-                    log,
-                    "warning: the inputs have different numbers of lines; stopped at the \
-                     shortest, as OpusFilter does (longer: {})",
-                    longer.join(", ")
-                )?;
-            }
-        }
-        if !done {
-            chunk.push(pair);
-        }
+        let pair = pairs.next().transpose()?;
+        let done = pair.is_none();
+        chunk.extend(pair);
         if chunk.len() == context.chunksize || (done && !chunk.is_empty()) {
             let batch = std::mem::take(&mut chunk);
-            if step.kind == "score" {
-                let lines = on_cores(&batch, |pair| {
-                    let mut object = BTreeMap::new();
-                    for NamedFilter { names, filter } in filters {
-                        let score = filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
-                        insert(&mut object, names, score);
+            // Each pair's first rejecting filter (None: every filter accepts it).
+            let rejected_by = on_cores(&batch, |pair| {
+                for (k, NamedFilter { filter, .. }) in filters.iter().enumerate() {
+                    let score = filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
+                    if !filter.accept(&score) {
+                        return Ok(Some(k));
                     }
-                    Ok(Value::Object(object).dumps())
-                })?;
-                for line in lines {
-                    writers[0].write_line(&line)?;
                 }
-            } else {
-                // Each pair's first rejecting filter (None: every filter accepts it).
-                let rejected_by = on_cores(&batch, |pair| {
-                    for (k, NamedFilter { filter, .. }) in filters.iter().enumerate() {
-                        let score = filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
-                        if !filter.accept(&score) {
-                            return Ok(Some(k));
-                        }
-                    }
-                    Ok(None)
-                })?;
-                // filter: the accepted pairs in order; filterfalse: each filter's
-                // rejects in turn, over what the filters before it kept (OpusFilter's
-                // order within a chunk).
-                let order: Vec<usize> = match filterfalse {
-                    false => (0..batch.len())
-                        .filter(|&i| rejected_by[i].is_none())
-                        .collect(),
-                    true => {
-                        let rejected_by = &rejected_by;
-                        (0..filters.len())
-                            .flat_map(|k| {
-                                (0..batch.len()).filter(move |&i| rejected_by[i] == Some(k))
-                            })
-                            .collect()
-                    }
-                };
-                for i in order {
-                    if limit.is_some_and(|l| written >= l) {
-                        break;
-                    }
-                    for (w, item) in writers.iter_mut().zip(&batch[i]) {
-                        w.write_line(item)?;
-                    }
-                    written += 1;
+                Ok(None)
+            })?;
+            // filter: the accepted pairs in order; filterfalse: each filter's rejects in
+            // turn, over what the filters before it kept (OpusFilter's order within a chunk).
+            let order: Vec<usize> = match filterfalse {
+                false => (0..batch.len())
+                    .filter(|&i| rejected_by[i].is_none())
+                    .collect(),
+                true => {
+                    let rejected_by = &rejected_by;
+                    (0..filters.len())
+                        .flat_map(|k| (0..batch.len()).filter(move |&i| rejected_by[i] == Some(k)))
+                        .collect()
                 }
+            };
+            for i in order {
+                if limit.is_some_and(|l| written >= l) {
+                    break;
+                }
+                for (w, item) in writers.iter_mut().zip(&batch[i]) {
+                    w.write_line(item)?;
+                }
+                written += 1;
             }
             if limit.is_some_and(|l| written >= l) {
                 break;
@@ -498,7 +464,90 @@ fn filter_or_score(
             break;
         }
     }
-    Ok(())
+    pairs.warn_if_longer(log)
+}
+
+/// OpusFilter's `pair_generator`: a line of every file, each rstripped; the shortest file ends
+/// it (the longer ones are named in a warning).
+struct Pairs<'a> {
+    readers: &'a mut [Lines],
+    /// The files that had lines left when another ended.
+    longer: Vec<String>,
+    ended: bool,
+}
+
+impl Iterator for Pairs<'_> {
+    type Item = Result<Vec<String>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.ended {
+            return None;
+        }
+        let mut pair = Vec::with_capacity(self.readers.len());
+        for reader in self.readers.iter_mut() {
+            match reader.next_line() {
+                Ok(Some(line)) => pair.push(whitespace::rstrip(&line).to_string()),
+                Ok(None) => break,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        if pair.len() == self.readers.len() {
+            return Some(Ok(pair));
+        }
+        // The files before the one that ended gave a line; those after it are read once more.
+        self.ended = true;
+        let (before, after) = self.readers.split_at_mut(pair.len());
+        let after = (after.iter_mut().skip(1))
+            .filter_map(|r| matches!(r.next_line(), Ok(Some(_))).then_some(&*r));
+        self.longer = (before.iter().chain(after))
+            .map(|r| r.file.display().to_string())
+            .collect();
+        None
+    }
+}
+
+impl Pairs<'_> {
+    fn warn_if_longer(&self, log: &mut dyn Write) -> Result<()> {
+        if !self.longer.is_empty() {
+            writeln!(
+                log,
+                "warning: the inputs have different numbers of lines; stopped at the \
+                 shortest, as OpusFilter does (longer: {})",
+                self.longer.join(", ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The `score` step: a score line per pair, computed on every core while the pairs are read
+/// and the lines written, in input order (chunks of OpusFilter's `chunksize` change nothing
+/// in its score file).
+fn score_pairs(filters: &[NamedFilter], pairs: &mut Pairs, writer: &mut Writer) -> Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    crate::parallel::map_ordered(
+        pairs,
+        threads,
+        || (),
+        |(), chunk| {
+            (chunk.records.iter())
+                .map(|pair| {
+                    let mut object = BTreeMap::new();
+                    for NamedFilter { names, filter } in filters {
+                        let score = filter.score(&segments(pair)).map_err(|e| anyhow!(e))?;
+                        insert(&mut object, names, score);
+                    }
+                    Ok(Value::Object(object).dumps())
+                })
+                .collect::<Result<Vec<String>>>()
+        },
+        |lines| {
+            for line in lines {
+                writer.write_line(&line)?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// `remove_duplicates`: the first of each key kept, or with `overlap` the lines whose key is in
@@ -671,7 +720,7 @@ fn insert(object: &mut BTreeMap<String, Value>, names: &[String], score: Value) 
 /// A text file read as Python reads it in text mode: UTF-8, universal newlines; compressed by
 /// its extension.
 struct Lines {
-    reader: Box<dyn BufRead>,
+    reader: Box<dyn BufRead + Send>,
     file: PathBuf,
     line: u64,
     /// A `\r` ended the last line: a `\n` right after it belongs to it.
@@ -684,7 +733,7 @@ impl Lines {
             std::fs::File::open(file).with_context(|| format!("opening {}", file.display()))?;
         crate::storage::note_input(file);
         let name = file.to_string_lossy();
-        let reader: Box<dyn Read> = if name.ends_with(".gz") {
+        let reader: Box<dyn Read + Send> = if name.ends_with(".gz") {
             Box::new(flate2::read::MultiGzDecoder::new(raw))
         } else if name.ends_with(".bz2") {
             Box::new(bzip2::read::MultiBzDecoder::new(raw))
