@@ -100,8 +100,12 @@ pub fn link_lists(rows: &[Option<Vec<(i32, i32)>>]) -> ArrayRef {
     Arc::new(b.finish())
 }
 
-/// A batch with `pair_id` 0.. and the given columns.
+/// A batch with `pair_id` 0.. and the given columns (which must not have a pair_id).
 pub fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    assert!(
+        columns.iter().all(|(name, _)| *name != "pair_id"),
+        "batch() makes the pair_id column itself"
+    );
     let rows = columns[0].1.len();
     let mut all = vec![(
         "pair_id",

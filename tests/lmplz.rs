@@ -279,13 +279,15 @@ fn a_table_of_many_row_groups_and_files_gives_the_same_model() {
     let table = dir.path().join("table");
     crate::common::write_two_parts(&table, lines.len(), 17, |range| {
         let ids = Int64Array::from_iter_values(range.clone().map(|i| i as i64));
-        crate::common::batch(vec![
+        // Not common::batch, which adds a pair_id of its own (0.. in each part).
+        datafusion::arrow::array::RecordBatch::try_from_iter(vec![
             ("pair_id", Arc::new(ids) as ArrayRef),
             (
                 "tgt",
                 Arc::new(StringArray::from_iter_values(&lines[range])) as ArrayRef,
             ),
         ])
+        .unwrap()
     });
     let printed = ok(&[
         "lm",
