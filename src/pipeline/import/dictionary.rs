@@ -11,7 +11,6 @@ use datafusion::arrow::datatypes::SchemaRef;
 use super::Chunk;
 use crate::formats::dictionary;
 use crate::formats::input::InputError;
-use crate::text::whitespace;
 
 /// Parse a chunk of dictionary lines (with their line numbers) into `dictionary` rows, each
 /// phrase's words joined by single spaces; blank lines give no row.
@@ -30,14 +29,7 @@ pub(super) fn build(
             .map_err(|e| anyhow!(InputError::at(path, *line_number, e.to_string())))?;
         let Some(entry) = entry else { continue };
         for (phrase, column) in [(entry.src, &mut src), (entry.tgt, &mut tgt)] {
-            joined.clear();
-            for (i, word) in whitespace::split(phrase).enumerate() {
-                if i > 0 {
-                    joined.push(' ');
-                }
-                joined.push_str(word);
-            }
-            column.append_value(&joined);
+            super::append_words(column, phrase, &mut joined);
         }
         p.append_option(entry.p);
     }

@@ -228,6 +228,23 @@ pub fn import(source: &Source, out: &Path) -> Result<ImportSummary> {
     })
 }
 
+/// Append `phrase` with its words (as Python's `str.split()` finds them) joined by single
+/// spaces; `joined` is the caller's buffer, reused from row to row.
+fn append_words(
+    column: &mut datafusion::arrow::array::StringBuilder,
+    phrase: &str,
+    joined: &mut String,
+) {
+    joined.clear();
+    for (i, word) in crate::text::whitespace::split(phrase).enumerate() {
+        if i > 0 {
+            joined.push(' ');
+        }
+        joined.push_str(word);
+    }
+    column.append_value(joined.as_str());
+}
+
 type Reader = Lines<Box<dyn std::io::BufRead + Send>>;
 
 fn open(path: &Path) -> Result<Reader, InputError> {

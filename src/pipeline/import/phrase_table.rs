@@ -38,14 +38,7 @@ pub(super) fn build(
             (entry.src, &mut src, &mut src_tokens),
             (entry.tgt, &mut tgt, &mut tgt_tokens),
         ] {
-            joined.clear();
-            for (i, token) in whitespace::split(phrase).enumerate() {
-                if i > 0 {
-                    joined.push(' ');
-                }
-                joined.push_str(token);
-            }
-            text.append_value(&joined);
+            super::append_words(text, phrase, &mut joined);
             append_tokens(tokens, whitespace::split(phrase), false);
         }
         for (column, value) in scores.iter_mut().zip(&entry.scores) {
