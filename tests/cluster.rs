@@ -511,6 +511,28 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
     assert_eq!(local_rows.lines().count(), 120_001);
     assert_eq!(cluster_rows, local_rows);
 
+    // Pairs in row groups of 30,000: each share is two whole row groups, and each task copies
+    // the pairs' columns into its file as stored, chunk for chunk, with the same rows.
+    let grouped = dir.path().join("grouped.parquet");
+    in_row_groups(&pairs, &grouped, 30_000);
+    let inputs = [&["--pairs", path_str(&grouped)][..], &inputs[2..]].concat();
+    let copied = dir.path().join("copied");
+    let summary = cluster.ok(&[&["score", "--out", path_str(&copied)], &inputs[..]].concat());
+    assert!(
+        summary.contains("src, tgt copied from") && summary.contains("whole row groups"),
+        "{summary}"
+    );
+    assert_eq!(rows(&copied), local_rows);
+    for share in 0..2 {
+        let part = copied.join(format!("part-0000{share}.parquet"));
+        for group in 0..2 {
+            assert_eq!(
+                column_chunk(&part, group, "src"),
+                column_chunk(&grouped, 2 * share + group, "src")
+            );
+        }
+    }
+
     // --partition-by splits the rows otherwise: one task writes the Hive dataset, the same rows.
     let sample_inputs = [
         "--pairs",
@@ -585,6 +607,42 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
         ])
     };
     assert_eq!(rows(&filtered), rows(&local));
+}
+
+/// `input` rewritten with row groups of `rows` rows.
+fn in_row_groups(input: &Path, output: &Path, rows: usize) {
+    use datafusion::arrow::record_batch::RecordBatchReader;
+    use datafusion::parquet::arrow::ArrowWriter;
+    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use datafusion::parquet::file::properties::WriterProperties;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(input).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(rows))
+        .build();
+    let file = std::fs::File::create(output).unwrap();
+    let mut writer = ArrowWriter::try_new(file, reader.schema(), Some(props)).unwrap();
+    for batch in reader {
+        writer.write(&batch.unwrap()).unwrap();
+    }
+    writer.close().unwrap();
+}
+
+/// The bytes of the first leaf column chunk of `column` in row group `group` of `file`.
+fn column_chunk(file: &Path, group: usize, column: &str) -> Vec<u8> {
+    use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
+    let bytes = std::fs::read(file).unwrap();
+    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes.clone())).unwrap();
+    let row_group = reader.metadata().row_group(group);
+    let chunk = row_group
+        .columns()
+        .iter()
+        .find(|c| c.column_path().parts()[0] == column)
+        .unwrap();
+    let (start, length) = chunk.byte_range();
+    bytes[start as usize..(start + length) as usize].to_vec()
 }
 
 /// A `score` summary past its "wrote PATH" line, without its notes: the figures and the

@@ -400,6 +400,7 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
         schema,
         vec![("k".into(), "v".into())],
         Encoding::fast(Codec::Zstd),
+        None,
     );
     let sink = SharesSink::from_bytes(&sink.to_bytes().unwrap())
         .unwrap()

@@ -6,6 +6,7 @@
 //! a read and a write. The output's row groups then follow the input's.
 
 use std::io::BufReader;
+use std::ops::Range;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -40,27 +41,35 @@ pub struct Copier {
     current: usize,
     next: usize,
     rows_left: usize,
+    /// The row groups after the last one copied.
+    end: usize,
 }
 
 impl Copier {
-    /// Copy `columns` (top-level, named alike in both) of `input` into an output of `schema`.
-    /// None when nothing can be copied: the input is a directory, has an offset index for some
-    /// columns only, a column's Parquet type differs between the files (as when another writer
-    /// named the list items differently), or a row group is too large.
+    /// Copy `columns` (top-level, named alike in both) of `input`'s `row_groups` (all when
+    /// None) into an output of `schema`. None when nothing can be copied: the input is a
+    /// directory, has an offset index for some columns only, a column's Parquet type differs
+    /// between the files (as when another writer named the list items differently), or a row
+    /// group is too large.
     pub fn open(
         input: &ParquetInput,
         columns: &[String],
+        row_groups: Option<Range<usize>>,
         schema: &Schema,
         output: &SchemaDescriptor,
     ) -> Result<Option<Copier>> {
         let Some((source, metadata)) = input.single_file() else {
             return Ok(None);
         };
-        if metadata
-            .row_groups()
-            .iter()
-            .any(|rg| rg.num_rows() > MAX_ROW_GROUP_ROWS)
-        {
+        let row_groups = row_groups.unwrap_or(0..metadata.num_row_groups());
+        let Some(copied) = metadata.row_groups().get(row_groups.clone()) else {
+            bail!(
+                "internal error: {} has {} row groups, not {row_groups:?}",
+                source.name(),
+                metadata.num_row_groups()
+            );
+        };
+        if copied.iter().any(|rg| rg.num_rows() > MAX_ROW_GROUP_ROWS) {
             return Ok(None);
         }
         // A file's offset index covers all of its columns or none, so must the input's: the
@@ -106,9 +115,10 @@ impl Copier {
             metadata,
             sources,
             copied_fields,
-            current: 0,
-            next: 0,
+            current: row_groups.start,
+            next: row_groups.start,
             rows_left: 0,
+            end: row_groups.end,
         }))
     }
 
@@ -128,9 +138,11 @@ impl Copier {
     /// Rows the output's current row group still needs; after a complete one, the next's.
     pub fn rows_left(&mut self) -> Result<usize> {
         while self.rows_left == 0 {
-            let row_group = self.metadata.row_groups().get(self.next).ok_or_else(|| {
-                anyhow!("internal error: more rows to write than {} has", self.path)
-            })?;
+            let row_group = self.metadata.row_groups()[..self.end]
+                .get(self.next)
+                .ok_or_else(|| {
+                    anyhow!("internal error: more rows to write than {} has", self.path)
+                })?;
             (self.current, self.rows_left) = (self.next, row_group.num_rows() as usize);
             self.next += 1;
         }
@@ -175,7 +187,7 @@ impl Copier {
 
     /// Check, at the end, that every row of the input was written.
     pub fn finish(&self) -> Result<()> {
-        let later: usize = self.metadata.row_groups()[self.next..]
+        let later: usize = self.metadata.row_groups()[self.next..self.end]
             .iter()
             .map(|rg| rg.num_rows() as usize)
             .sum();

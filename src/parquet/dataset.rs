@@ -26,7 +26,7 @@ use datafusion::prelude::{DataFrame, ParquetReadOptions};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 
-use super::shares::SharesSink;
+use super::shares::{CopiedColumns, SharesSink};
 use super::write::{AtomicParquetWriter, Encoding};
 use super::{NULL_PARTITION, ParquetInput, keys};
 use crate::storage::{self, Location, Mode, Remote};
@@ -521,15 +521,18 @@ impl ExecutorDataset {
 
     /// Run `frame` on the cluster with each of its partitions written by the task that
     /// computes it, to a file of its own (see [`SharesSink`]), encoded as
-    /// [`TableWriter::create`] encodes; returns the rows written.
+    /// [`TableWriter::create`] encodes, the columns of `copy` copied as stored; returns the
+    /// rows written.
     pub async fn write_shares(
         &self,
         frame: DataFrame,
         metadata: Vec<(String, String)>,
         encoding: Encoding,
+        copy: Option<CopiedColumns>,
     ) -> Result<u64> {
         let schema = frame.schema().inner().clone();
-        let sink = SharesSink::new(&self.url(), schema, with_marker_key(metadata), encoding);
+        let metadata = with_marker_key(metadata);
+        let sink = SharesSink::new(&self.url(), schema, metadata, encoding, copy);
         let (state, plan) = frame.into_parts();
         let insert = LogicalPlanBuilder::insert_into(
             plan,

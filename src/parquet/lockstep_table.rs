@@ -64,6 +64,9 @@ pub struct LockstepTable {
     schema: SchemaRef,
     rows: u64,
     split: RowSplit,
+    /// The shares' rows when the caller fixed them ([`with_shares`](Self::with_shares)); else
+    /// they follow the session's partitions.
+    shares: Option<Vec<Range<u64>>>,
 }
 
 impl LockstepTable {
@@ -75,7 +78,15 @@ impl LockstepTable {
             schema,
             rows,
             split,
+            shares: None,
         })
+    }
+
+    /// Split in these shares of the rows (contiguous, in order, covering every row), whatever
+    /// the session's partitions: one partition each.
+    pub fn with_shares(mut self, shares: Vec<Range<u64>>) -> LockstepTable {
+        self.shares = Some(shares);
+        self
     }
 
     /// The sources, in the order their columns are zipped.
@@ -88,9 +99,13 @@ impl LockstepTable {
         if self.split == RowSplit::Dealt {
             bail!("internal error: a lockstep table dealt in one process cannot be shipped");
         }
+        let shares = self
+            .shares
+            .as_ref()
+            .map(|shares| shares.iter().map(|s| [s.start, s.end]).collect::<Vec<_>>());
         encode(
             "lockstep_table",
-            json!({ "sources": sources_to_json(&self.sources)?, "rows": self.rows }),
+            json!({ "sources": sources_to_json(&self.sources)?, "rows": self.rows, "shares": shares }),
         )
     }
 
@@ -104,7 +119,13 @@ impl LockstepTable {
         let rows = table["rows"]
             .as_u64()
             .context("lockstep table: no row count")?;
-        Ok(Some(LockstepTable::new(sources, rows, RowSplit::Shares)?))
+        let shares: Option<Vec<[u64; 2]>> =
+            serde_json::from_value(table["shares"].clone()).context("lockstep table: shares")?;
+        let table = LockstepTable::new(sources, rows, RowSplit::Shares)?;
+        Ok(Some(match shares {
+            Some(shares) => table.with_shares(shares.into_iter().map(|[a, b]| a..b).collect()),
+            None => table,
+        }))
     }
 }
 
@@ -127,9 +148,10 @@ impl TableProvider for LockstepTable {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let config = state.config();
         let partitions = match self.split {
-            RowSplit::Shares => {
-                Partitions::Shares(row_shares(self.rows, config.target_partitions()))
-            }
+            RowSplit::Shares => Partitions::Shares(match &self.shares {
+                Some(shares) => shares.clone(),
+                None => row_shares(self.rows, config.target_partitions()),
+            }),
             // Twice as many partitions as threads, so a thread that finishes a batch finds the
             // next one dealt while the writer takes the batches in turn.
             RowSplit::Dealt => Partitions::dealt(2 * config.target_partitions()),

@@ -8,6 +8,7 @@
 //! rows in pair_id order.
 
 use std::fmt;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -33,7 +34,20 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::encoded::{decode, encode, external, schema_from_json, schema_to_json};
-use super::{AtomicParquetWriter, Codec, Encoding};
+use super::{AtomicParquetWriter, Codec, Encoding, ParquetInput};
+
+/// Columns of an input file that each task copies as stored into its share's file, instead of
+/// encoding them again: when the shares are whole row groups of that file and its rows come in
+/// its order (`score`'s pairs table read in lockstep). See `AtomicParquetWriter::copy_columns`.
+#[derive(Debug, Clone)]
+pub struct CopiedColumns {
+    /// The file's table name (for messages) and path as the executors see it.
+    pub name: String,
+    pub path: String,
+    pub columns: Vec<String>,
+    /// The row groups of each share, partition k's at k.
+    pub shares: Vec<Range<usize>>,
+}
 
 /// Where and how the shares are written.
 #[derive(Debug, Clone)]
@@ -44,6 +58,7 @@ struct Target {
     schema: SchemaRef,
     metadata: Vec<(String, String)>,
     encoding: Encoding,
+    copy: Option<CopiedColumns>,
 }
 
 impl Target {
@@ -57,6 +72,12 @@ impl Target {
             "metadata": self.metadata,
             "codec": codec.get_name(),
             "dictionary": self.encoding.dictionary,
+            "copy": self.copy.as_ref().map(|copy| json!({
+                "name": copy.name,
+                "path": copy.path,
+                "columns": copy.columns,
+                "shares": copy.shares.iter().map(|s| [s.start, s.end]).collect::<Vec<_>>(),
+            })),
         }))
     }
 
@@ -72,11 +93,30 @@ impl Target {
         let dictionary = target["dictionary"]
             .as_bool()
             .context("shares: no dictionary flag")?;
+        let copy = match &target["copy"] {
+            Value::Null => None,
+            copy => {
+                let text = |key: &str| {
+                    copy[key]
+                        .as_str()
+                        .map(str::to_string)
+                        .with_context(|| format!("shares: no copy {key}"))
+                };
+                let shares: Vec<[usize; 2]> = serde_json::from_value(copy["shares"].clone())?;
+                Some(CopiedColumns {
+                    name: text("name")?,
+                    path: text("path")?,
+                    columns: serde_json::from_value(copy["columns"].clone())?,
+                    shares: shares.into_iter().map(|[a, b]| a..b).collect(),
+                })
+            }
+        };
         Ok(Target {
             directory,
             schema,
             metadata,
             encoding: Encoding { codec, dictionary },
+            copy,
         })
     }
 }
@@ -91,12 +131,13 @@ pub struct SharesSink {
 impl SharesSink {
     /// Files of rows of `schema` in `directory` (a local directory or a URL prefix, which must
     /// exist), encoded as [`AtomicParquetWriter::with_encoding`] encodes, `metadata` in every
-    /// footer.
+    /// footer; the columns of `copy`, if given, copied as stored.
     pub fn new(
         directory: &str,
         schema: SchemaRef,
         metadata: Vec<(String, String)>,
         encoding: Encoding,
+        copy: Option<CopiedColumns>,
     ) -> SharesSink {
         let directory = format!("{}/", directory.trim_end_matches('/'));
         SharesSink {
@@ -105,6 +146,7 @@ impl SharesSink {
                 schema,
                 metadata,
                 encoding,
+                copy,
             },
         }
     }
@@ -257,6 +299,19 @@ impl ExecutionPlan for WriteSharesExec {
                 target.encoding,
             )
             .map_err(external)?;
+            if let Some(copy) = &target.copy {
+                let row_groups = copy.shares.get(partition).cloned().ok_or_else(|| {
+                    DataFusionError::Internal(format!(
+                        "share {partition} of {}, which has {} shares",
+                        copy.name,
+                        copy.shares.len()
+                    ))
+                })?;
+                let input = ParquetInput::open(&copy.name, Path::new(&copy.path)).map_err(external)?;
+                writer
+                    .copy_columns(&input, &copy.columns, Some(row_groups))
+                    .map_err(external)?;
+            }
             let mut rows = 0u64;
             while let Some(batch) = input.next().await {
                 let batch = batch?;

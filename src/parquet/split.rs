@@ -56,6 +56,60 @@ pub fn row_shares(total: u64, partitions: usize) -> Vec<Range<u64>> {
     (0..n).map(|k| total * k / n..total * (k + 1) / n).collect()
 }
 
+/// Whole row groups of a file with these row groups' rows in contiguous shares, in order: the
+/// row groups `[a, b)` of each share, each cut at the row-group boundary nearest the even cut.
+/// A task whose share is whole row groups can copy their column chunks as stored (`score` on a
+/// cluster), which saves encoding them, often the largest part of its work. None unless there
+/// are as many shares as [`row_shares`] makes and none holds more than [`MAX_UNEVEN`] times an
+/// even share's rows: a file of fewer or larger row groups is better shared by rows.
+pub fn row_group_shares(group_rows: &[u64], partitions: usize) -> Option<Vec<Range<usize>>> {
+    let total: u64 = group_rows.iter().sum();
+    let n = row_shares(total, partitions).len();
+    if n > group_rows.len().max(1) {
+        return None;
+    }
+    if n <= 1 {
+        return Some(vec![0..group_rows.len()]);
+    }
+    // ends[b - 1]: the rows of row groups [0, b).
+    let ends: Vec<u64> = group_rows
+        .iter()
+        .scan(0, |sum, &rows| {
+            *sum += rows;
+            Some(*sum)
+        })
+        .collect();
+    let mut cuts = vec![0];
+    for k in 1..n {
+        let even = total * k as u64 / n as u64;
+        // Leave at least one row group for each share before and after this cut.
+        let (lowest, highest) = (cuts[k - 1] + 1, group_rows.len() - (n - k));
+        let cut = (lowest..=highest)
+            .min_by_key(|&b| ends[b - 1].abs_diff(even))
+            .expect("lowest <= highest");
+        cuts.push(cut);
+    }
+    cuts.push(group_rows.len());
+    let shares: Vec<Range<usize>> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
+    let even = total as f64 / n as f64;
+    let largest = rows_of_row_groups(group_rows, &shares)
+        .iter()
+        .map(|rows| rows.end - rows.start)
+        .max()
+        .unwrap_or(0);
+    (largest as f64 <= MAX_UNEVEN * even).then_some(shares)
+}
+
+/// How much larger than an even share a share of whole row groups may be: copying its columns
+/// instead of encoding them saves more than the wait for the largest share costs.
+const MAX_UNEVEN: f64 = 1.5;
+
+/// The rows of each share of [`row_group_shares`].
+pub fn rows_of_row_groups(group_rows: &[u64], shares: &[Range<usize>]) -> Vec<Range<u64>> {
+    let before = |b: usize| group_rows[..b].iter().sum::<u64>();
+    shares.iter().map(|s| before(s.start)..before(s.end)).collect()
+}
+
 /// The access plan reading rows `[from, to)` of a file with these row groups.
 pub fn access_plan(rows: &[u64], from: u64, to: u64) -> ParquetAccessPlan {
     let mut start = 0;
@@ -152,6 +206,28 @@ impl TableProvider for SplitRowGroups {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn row_group_shares_cut_at_the_nearest_boundary() {
+        let groups = [131_072; 7].into_iter().chain([82_496]).collect::<Vec<u64>>();
+        let shares = |groups: &[u64], partitions| row_group_shares(groups, partitions);
+        assert_eq!(shares(&groups, 2).unwrap(), [0..4, 4..8]);
+        assert_eq!(shares(&groups, 3).unwrap(), [0..3, 3..5, 5..8]);
+        assert_eq!(shares(&[200_000, 10, 10, 200_000], 2).unwrap(), [0..2, 2..4]);
+        // Too few rows to share in two, an empty file: one share.
+        assert_eq!(shares(&[30_000, 30_000], 2).unwrap(), [0..2]);
+        assert_eq!(shares(&[], 4).unwrap(), [0..0]);
+        // Fewer row groups than row shares (20 of 50,000 rows or more), or too uneven: none.
+        assert_eq!(shares(&groups, 32), None);
+        assert_eq!(shares(&[1_000_000], 4), None);
+        assert_eq!(shares(&[350_000, 50_000], 2), None);
+        assert_eq!(shares(&[250_000, 150_000], 2).unwrap(), [0..1, 1..2]);
+        let shares = shares(&groups, 3).unwrap();
+        assert_eq!(
+            rows_of_row_groups(&groups, &shares),
+            [0..393_216, 393_216..655_360, 655_360..1_000_000]
+        );
+    }
 
     #[test]
     fn shares_cover_every_row_once() {

@@ -2,6 +2,7 @@
 //! file renamed over the target once complete and synced, or a multipart upload completed only
 //! at the end), encoded column by column in parallel.
 
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -329,12 +330,14 @@ impl AtomicParquetWriter {
 
     /// Before the first write: take `columns` of `input` as they are stored there (encoding and
     /// compression unchanged) where their Parquet types match, instead of encoding them again;
-    /// the output's row groups then follow the input's. The caller must write the input's rows,
-    /// in its order. Returns the columns that will be copied (none, if the input cannot be).
+    /// the output's row groups then follow the input's. The caller must write the rows of the
+    /// input's `row_groups` (all when None), in its order. Returns the columns that will be
+    /// copied (none, if the input cannot be).
     pub fn copy_columns(
         &mut self,
         input: &ParquetInput,
         columns: &[String],
+        row_groups: Option<Range<usize>>,
     ) -> Result<Vec<String>> {
         let writer = self.writer.as_mut().expect("writer is open until finish");
         assert!(
@@ -342,7 +345,7 @@ impl AtomicParquetWriter {
             "copy_columns before writing"
         );
         let Some(copier) =
-            Copier::open(input, columns, &writer.schema, writer.file.schema_descr())?
+            Copier::open(input, columns, row_groups, &writer.schema, writer.file.schema_descr())?
         else {
             return Ok(vec![]);
         };

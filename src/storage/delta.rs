@@ -12,7 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow, bail};
 use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
 use datafusion::catalog::streaming::StreamingTable;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
@@ -130,6 +131,8 @@ pub async fn register(ctx: &SessionContext, name: &str, spec: &str) -> Result<()
 /// A write in progress: batches go through a bounded queue to the Delta writer, which runs the
 /// whole write as one plan and commits once, at the end.
 pub struct DeltaWriter {
+    /// The table's schema: the result's with unsigned integers made signed ([`signed`]).
+    schema: SchemaRef,
     batches: Option<mpsc::Sender<datafusion::error::Result<RecordBatch>>>,
     task: Option<tokio::task::JoinHandle<Result<u64>>>,
     target: String,
@@ -157,13 +160,14 @@ impl DeltaWriter {
                 table.version().unwrap_or(0)
             );
         }
+        let schema = signed_schema(&schema);
         let (batches, queue) = mpsc::channel(2);
         let source = Arc::new(QueueStream {
             schema: schema.clone(),
             queue: Mutex::new(Some(queue)),
         });
         let plan = ctx
-            .read_table(Arc::new(StreamingTable::try_new(schema, vec![source])?))?
+            .read_table(Arc::new(StreamingTable::try_new(schema.clone(), vec![source])?))?
             .into_unoptimized_plan();
         let save_mode = match mode {
             Mode::Error => SaveMode::ErrorIfExists,
@@ -197,6 +201,7 @@ impl DeltaWriter {
             Ok(table.version().unwrap_or(0))
         });
         Ok(DeltaWriter {
+            schema,
             batches: Some(batches),
             task: Some(task),
             target: target.to_string(),
@@ -204,11 +209,22 @@ impl DeltaWriter {
     }
 
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let batch = if batch.schema() == self.schema {
+            batch.clone()
+        } else {
+            let columns = batch
+                .columns()
+                .iter()
+                .zip(self.schema.fields())
+                .map(|(column, field)| cast(column, field.data_type()))
+                .collect::<Result<Vec<_>, _>>()?;
+            RecordBatch::try_new(self.schema.clone(), columns)?
+        };
         let sent = self
             .batches
             .as_ref()
             .expect("open until finish")
-            .send(Ok(batch.clone()))
+            .send(Ok(batch))
             .await;
         if sent.is_err() {
             // The writer stopped on an error: finishing says which.
@@ -224,6 +240,39 @@ impl DeltaWriter {
     pub async fn finish(mut self) -> Result<u64> {
         self.batches = None;
         self.task.take().expect("finish is called once").await?
+    }
+}
+
+/// Delta has no unsigned integers. Given a UInt32 column, delta-rs declares it `integer` and
+/// keeps the unsigned values in the files: Delta readers then read values past 2^31 as
+/// negative numbers, and the next append fails to cast them. So each unsigned integer becomes
+/// the narrowest signed type that holds all its values, as Spark reads an unsigned Parquet
+/// column: UInt8 → Int16, UInt16 → Int32, UInt32 → Int64, UInt64 → DECIMAL(20,0); inside lists
+/// and structs too. Every value is kept exactly.
+fn signed_schema(schema: &Schema) -> SchemaRef {
+    let fields: Fields = schema.fields().iter().map(|f| signed_field(f)).collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+fn signed_field(field: &Field) -> Field {
+    field.clone().with_data_type(signed(field.data_type()))
+}
+
+fn signed(data_type: &DataType) -> DataType {
+    match data_type {
+        DataType::UInt8 => DataType::Int16,
+        DataType::UInt16 => DataType::Int32,
+        DataType::UInt32 => DataType::Int64,
+        DataType::UInt64 => DataType::Decimal128(20, 0),
+        DataType::List(item) => DataType::List(Arc::new(signed_field(item))),
+        DataType::LargeList(item) => DataType::LargeList(Arc::new(signed_field(item))),
+        DataType::FixedSizeList(item, size) => {
+            DataType::FixedSizeList(Arc::new(signed_field(item)), *size)
+        }
+        DataType::Struct(fields) => {
+            DataType::Struct(fields.iter().map(|f| signed_field(f)).collect())
+        }
+        other => other.clone(),
     }
 }
 

@@ -4,6 +4,7 @@
 mod columns;
 mod summary;
 
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -21,6 +22,8 @@ use crate::align::{Aligner, AlignerOptions};
 use crate::parquet::dataset::ExecutorDataset;
 use crate::parquet::keys;
 use crate::parquet::lockstep_table::{LockstepTable, RowSplit, in_dealt_order};
+use crate::parquet::shares::CopiedColumns;
+use crate::parquet::split::{row_group_shares, rows_of_row_groups};
 use crate::parquet::{Codec, Encoding, KeyOrder, Layout, ParquetInput, TableWriter, lockstep};
 use crate::resources::{self, ResourceOptions};
 use crate::schema::{Table, with_dictionary_lists};
@@ -124,6 +127,9 @@ pub struct Prepared {
     summary: Summary,
     /// The columns `--filters` adds (input columns of these names are replaced).
     filter_columns: Vec<String>,
+    /// On a cluster, in lockstep: the pairs file's row groups of each share, when the shares
+    /// are whole row groups (their columns are then copied as stored).
+    share_row_groups: Option<Vec<Range<usize>>>,
 }
 
 /// What a scored file records of how it was made: the tables it was scored from (absolute
@@ -306,6 +312,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         true => lockstep_sources(&ctx, &inputs).await?,
         false => None,
     };
+    let mut share_row_groups = None;
     if let Some(sources) = &lockstep {
         for keyed in &inputs[1..] {
             summary.orphans.insert(keyed.table.name(), 0);
@@ -316,8 +323,22 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
             None => RowSplit::Dealt,
             Some(_) => RowSplit::Shares,
         };
-        let table = Arc::new(LockstepTable::new(sources.clone(), rows, split)?);
-        ctx.register_table(LOCKSTEP, table)?;
+        let mut table = LockstepTable::new(sources.clone(), rows, split)?;
+        if split == RowSplit::Shares
+            && let Some((_, metadata)) = sources[0].input.single_file()
+        {
+            let group_rows: Vec<u64> = metadata
+                .row_groups()
+                .iter()
+                .map(|rg| rg.num_rows() as u64)
+                .collect();
+            let partitions = ctx.copied_config().target_partitions();
+            share_row_groups = row_group_shares(&group_rows, partitions);
+            if let Some(shares) = &share_row_groups {
+                table = table.with_shares(rows_of_row_groups(&group_rows, shares));
+            }
+        }
+        ctx.register_table(LOCKSTEP, Arc::new(table))?;
         if options.cluster.is_some() && sources.len() > 1 {
             summary.notes.push(
                 "the tables list the same pair_ids in the same order: each task of the cluster \
@@ -360,6 +381,7 @@ pub async fn prepare(options: &ScoreOptions) -> Result<Prepared> {
         lockstep,
         summary,
         filter_columns,
+        share_row_groups,
     })
 }
 
@@ -472,10 +494,33 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
             frame,
             rows,
             lockstep,
-            summary,
+            mut summary,
+            filter_columns,
+            share_row_groups,
             ..
         } = prepared;
-        return score_on_cluster(options, frame, metadata, rows, lockstep.is_some(), summary).await;
+        let copy = match (&lockstep, share_row_groups) {
+            (Some(sources), Some(shares)) if writes_shares(options, true) => {
+                let pairs = &sources[0].input;
+                let columns = copied_columns(sources, &filter_columns);
+                summary.notes.push(format!(
+                    "{} copied from {} as stored by each task of the cluster (its encoding and \
+                     compression; the compression asked for applies to the computed columns): \
+                     the shares are whole row groups of it",
+                    columns.join(", "),
+                    options.pairs.describe()
+                ));
+                Some(CopiedColumns {
+                    name: pairs.name().to_string(),
+                    path: pairs.path().to_string_lossy().into_owned(),
+                    columns,
+                    shares,
+                })
+            }
+            _ => None,
+        };
+        let lockstep = lockstep.is_some();
+        return score_on_cluster(options, frame, metadata, rows, lockstep, copy, summary).await;
     }
     let Scoring {
         ctx,
@@ -496,7 +541,7 @@ pub async fn score(options: &ScoreOptions) -> Result<Summary> {
     .await?;
     let copied = match (&copy, &mut writer) {
         (Some((input, columns)), TableWriter::File(writer)) => {
-            writer.copy_columns(input, columns)?
+            writer.copy_columns(input, columns, None)?
         }
         _ => vec![],
     };
@@ -579,6 +624,17 @@ fn metadata(options: &ScoreOptions, prepared: &Prepared) -> Result<Vec<(String, 
     ])
 }
 
+/// The pairs file's columns that go to the output unchanged, which a writer may copy as stored
+/// when it writes the file's rows in order: those not computed or replaced by a filter's.
+fn copied_columns(sources: &[lockstep::Source], filter_columns: &[String]) -> Vec<String> {
+    sources[0]
+        .columns
+        .iter()
+        .filter(|c| !columns::is_computed(c) && !filter_columns.contains(c))
+        .cloned()
+        .collect()
+}
+
 /// A planned job, running: its batches in pair_id order.
 struct Scoring {
     ctx: SessionContext,
@@ -606,12 +662,7 @@ impl Scoring {
         {
             Some(sources) => {
                 // Rows come in the pairs file's order, so its columns can be copied as stored.
-                let columns = sources[0]
-                    .columns
-                    .iter()
-                    .filter(|c| !columns::is_computed(c) && !filter_columns.contains(c))
-                    .cloned()
-                    .collect::<Vec<_>>();
+                let columns = copied_columns(&sources, &filter_columns);
                 copy = Some((sources[0].input.clone(), columns));
                 let plan = frame.create_physical_plan().await?;
                 (plan.schema(), in_dealt_order(plan, ctx.task_ctx())?.boxed())
@@ -666,15 +717,15 @@ async fn score_on_cluster(
     metadata: Vec<(String, String)>,
     rows: u64,
     lockstep: bool,
+    copy: Option<CopiedColumns>,
     mut summary: Summary,
 ) -> Result<Summary> {
     let dataset = ExecutorDataset::create(&options.out, &options.layout)?;
     let shares = writes_shares(options, lockstep);
     let written = match shares {
         true => {
-            dataset
-                .write_shares(frame, metadata, Encoding::fast(options.compression))
-                .await?
+            let encoding = Encoding::fast(options.compression);
+            dataset.write_shares(frame, metadata, encoding, copy).await?
         }
         false => {
             dataset
