@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A Ballista cluster against one process: `score` LeD+PoD on a generated corpus, locally and
-# through a loopback cluster of one scheduler and two executors (separate processes of a
-# `--features cluster` release build, each executor with one task slot per core, all sharing
-# this machine), interleaved, the median of REPEAT runs each. The outputs must hold the same
+# A Ballista cluster against one process: `score` LeD+PoD and an `sql` GROUP BY on a generated
+# corpus, locally and through a loopback cluster of one scheduler and two executors (separate
+# processes of a `--features cluster` release build, each executor with one task slot per core,
+# all sharing this machine), interleaved, the median of REPEAT runs each. The outputs must hold the same
 # rows and values. Writes the "Cluster" section of BENCHMARKS.md.
 #
 #   scripts/bench_cluster.sh                      # 1M pairs
@@ -39,6 +39,12 @@ for i in 0 1; do
 done
 URL=df://127.0.0.1:${ports[0]}
 
+# A GROUP BY over every pair: LeD and chrF summed as integers (micro-units), so that the
+# answer does not depend on the order of the sums.
+AGGREGATE="SELECT least(cardinality(src), 60) AS len, count(*) AS pairs,
+    sum(CAST(round(led(src, tgt) * 1000000) AS BIGINT)) AS led_micro,
+    sum(CAST(round(chrf(tgt, src) * 1000000) AS BIGINT)) AS chrf_micro
+FROM p GROUP BY len ORDER BY len"
 results=$DIR/results.tsv
 : > "$results"
 measure() {
@@ -57,6 +63,10 @@ for n in $SIZES; do
             --out "$DIR/local.parquet"
         measure "$n" "cluster (1+2 processes)" "$BIN" score --cluster "$URL" --pairs "$c/pairs.parquet" \
             --alignments "$c/alignments.parquet" --out "$DIR/scored"
+        measure "$n" "sql one process" "$BIN" sql --format csv --table p="$c/pairs.parquet" "$AGGREGATE"
+        cp "$DIR/stdout" "$DIR/aggregate-local.csv"
+        measure "$n" "sql cluster" "$BIN" sql --cluster "$URL" --format csv --table p="$c/pairs.parquet" "$AGGREGATE"
+        cmp "$DIR/aggregate-local.csv" "$DIR/stdout" || { echo "the cluster's aggregate differs from the local one" >&2; exit 1; }
     done
     # Identical output: every row and value, in pair_id order.
     for t in local.parquet scored; do
@@ -77,16 +87,18 @@ for line in open(sys.argv[1]):
     runs[(int(n), job)].append(float(seconds))
 print("<!-- cluster: written by scripts/bench_cluster.sh -->")
 print("## Cluster\n")
-print("`score` LeD+PoD in one process and through a Ballista cluster on loopback (1 scheduler and")
-print("2 executors, separate processes of the release build, all on this machine's 2 cores),")
-print("interleaved, median of the runs (range in brackets). Outputs identical row for row.\n")
-print("| pairs | one process | cluster | cluster / local |")
-print("|---:|---:|---:|---:|")
+print("`score` LeD+PoD, and `sql` with a GROUP BY of LeD and chrF over every pair, in one process and")
+print("through a Ballista cluster on loopback (1 scheduler and 2 executors, separate processes of the")
+print("release build, all on this machine's 2 cores), interleaved, median of the runs (range in")
+print("brackets). Outputs identical row for row (the GROUP BY's sums are of integers, micro-units).\n")
+print("| job | pairs | one process | cluster | cluster / local |")
+print("|---|---:|---:|---:|---:|")
 sizes = sorted({n for n, _ in runs})
 for n in sizes:
-    local, cluster = runs[(n, "one process")], runs[(n, "cluster (1+2 processes)")]
-    ml, mc = statistics.median(local), statistics.median(cluster)
-    print(f"| {n:,} | {ml:.2f} s [{min(local):.2f}–{max(local):.2f}] | {mc:.2f} s [{min(cluster):.2f}–{max(cluster):.2f}] | {mc / ml:.2f}x |")
+    for job, local, cluster in [("score", "one process", "cluster (1+2 processes)"), ("sql GROUP BY", "sql one process", "sql cluster")]:
+        local, cluster = runs[(n, local)], runs[(n, cluster)]
+        ml, mc = statistics.median(local), statistics.median(cluster)
+        print(f"| {job} | {n:,} | {ml:.2f} s [{min(local):.2f}–{max(local):.2f}] | {mc:.2f} s [{min(cluster):.2f}–{max(cluster):.2f}] | {mc / ml:.2f}x |")
 print()
 for n in sizes:
     shuffle, inputs = runs[(n, "shuffle bytes")][0], runs[(n, "input bytes")][0]

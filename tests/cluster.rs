@@ -5,7 +5,7 @@
 //! one process, value for value and row for row; a killed executor must not give a short result.
 
 use std::net::TcpStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -40,6 +40,15 @@ impl Cluster {
 
     fn start_with(
         executors: usize,
+        resources: &[&str],
+        env: Vec<(&'static str, String)>,
+    ) -> Cluster {
+        Cluster::start_with_slots(executors, 2, resources, env)
+    }
+
+    fn start_with_slots(
+        executors: usize,
+        slots: usize,
         resources: &[&str],
         env: Vec<(&'static str, String)>,
     ) -> Cluster {
@@ -87,7 +96,7 @@ impl Cluster {
                 "--work-dir".into(),
                 work.display().to_string(),
                 "--slots".into(),
-                "2".into(),
+                slots.to_string(),
                 "--heartbeat".into(),
                 "1".into(),
             ];
@@ -441,20 +450,7 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
     let cluster = Cluster::start(2, &[]);
     let dir = TempDir::new().unwrap();
     let s = sample();
-    // The sample 40 times over under new pair_ids: 120,000 pairs, two shares of 60,000.
-    let grow = |table: &str, columns: &str, out: &Path| {
-        let input = format!("--table=t={}", s.join(table).display());
-        let query = format!(
-            "SELECT pair_id + value * 3000 AS pair_id, {columns} FROM t, range(40) ORDER BY 1"
-        );
-        ok(&["sql", "--out", path_str(out), &input, &query]);
-    };
-    let (pairs, alignments) = (
-        dir.path().join("pairs.parquet"),
-        dir.path().join("alignments.parquet"),
-    );
-    grow("pairs.parquet", "src, tgt", &pairs);
-    grow("alignments.parquet", "links", &alignments);
+    let (pairs, alignments) = grown_sample(dir.path());
     let inputs = [
         "--pairs",
         path_str(&pairs),
@@ -607,6 +603,46 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
         ])
     };
     assert_eq!(rows(&filtered), rows(&local));
+}
+
+/// The sample 40 times over under new pair_ids: 120,000 pairs (two shares of 60,000), in
+/// `dir`: the pairs and alignments files.
+fn grown_sample(dir: &Path) -> (PathBuf, PathBuf) {
+    let grow = |table: &str, columns: &str, out: &Path| {
+        let input = format!("--table=t={}", sample().join(table).display());
+        let query = format!(
+            "SELECT pair_id + value * 3000 AS pair_id, {columns} FROM t, range(40) ORDER BY 1"
+        );
+        ok(&["sql", "--out", path_str(out), &input, &query]);
+    };
+    let (pairs, alignments) = (dir.join("pairs.parquet"), dir.join("alignments.parquet"));
+    grow("pairs.parquet", "src, tgt", &pairs);
+    grow("alignments.parquet", "links", &alignments);
+    (pairs, alignments)
+}
+
+/// Executors of one task slot run a job's tasks one after another, and Ballista 55 then gives
+/// each result row of the final stage twice: `score` counts the rows its files hold instead of
+/// summing the tasks' counts (which had doubled them and refused the output).
+#[test]
+fn score_on_executors_of_one_slot_counts_each_share_once() {
+    let cluster = Cluster::start_with_slots(1, 1, &[], Vec::new());
+    let dir = TempDir::new().unwrap();
+    let (pairs, alignments) = grown_sample(dir.path());
+    let scored = dir.path().join("scored");
+    let summary = cluster.ok(&[
+        "score",
+        "--pairs",
+        path_str(&pairs),
+        "--alignments",
+        path_str(&alignments),
+        "--partitions",
+        "2",
+        "--out",
+        path_str(&scored),
+    ]);
+    assert!(summary.contains("rows: 120000"), "{summary}");
+    assert!(scored.join("part-00001.parquet").exists());
 }
 
 /// `input` rewritten with row groups of `rows` rows.
