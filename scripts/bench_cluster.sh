@@ -79,7 +79,7 @@ for n in $SIZES; do
 done
 
 section=$DIR/section.md
-python3 - "$results" > "$section" <<'PY'
+python3 - "$results" "$(git rev-parse --short HEAD)" > "$section" <<'PY'
 import statistics, sys, collections
 runs = collections.defaultdict(list)
 for line in open(sys.argv[1]):
@@ -87,7 +87,7 @@ for line in open(sys.argv[1]):
     runs[(int(n), job)].append(float(seconds))
 print("<!-- cluster: written by scripts/bench_cluster.sh -->")
 print("## Cluster\n")
-print("`score` LeD+PoD, and `sql` with a GROUP BY of LeD and chrF over every pair, in one process and")
+print(f"`scripts/bench_cluster.sh` at {sys.argv[2]}: `score` LeD+PoD, and `sql` with a GROUP BY of LeD and chrF over every pair, in one process and")
 print("through a Ballista cluster on loopback (1 scheduler and 2 executors, separate processes of the")
 print("release build, all on this machine's 2 cores), interleaved, median of the runs (range in")
 print("brackets). Outputs identical row for row (the GROUP BY's sums are of integers, micro-units).\n")
