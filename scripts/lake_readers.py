@@ -216,7 +216,7 @@ def main():
         verdicts.append(row)
 
     print("<!-- lake: written by scripts/lake_readers.sh -->")
-    print("## What Spark, DuckDB and Polars read\n")
+    print("### What Spark, DuckDB and Polars read\n")
     print(
         f"Every kind of table pairmetrics writes, made from the bundled data by "
         f"`scripts/lake_readers.sh` at {commit} and read by Spark {spark.version} (local mode, "
