@@ -793,7 +793,14 @@ fn delta_tables_hold_unsigned_values_in_signed_types() {
          pair_hash(array_to_string(src, ' '), array_to_string(tgt, ' ')) AS hash, \
          CAST(pair_id % 256 AS TINYINT UNSIGNED) AS small FROM p";
     let p = format!("p={}", pairs.display());
-    crate::common::ok(&["sql", "--table", &p, "--out", &delta, &format!("{select} WHERE pair_id < 1000")]);
+    crate::common::ok(&[
+        "sql",
+        "--table",
+        &p,
+        "--out",
+        &delta,
+        &format!("{select} WHERE pair_id < 1000"),
+    ]);
     crate::common::ok(&[
         "sql",
         "--table",
@@ -809,7 +816,9 @@ fn delta_tables_hold_unsigned_values_in_signed_types() {
         .lines()
         .find_map(|line| {
             let value: serde_json::Value = serde_json::from_str(line).unwrap();
-            value["metaData"]["schemaString"].as_str().map(str::to_string)
+            value["metaData"]["schemaString"]
+                .as_str()
+                .map(str::to_string)
         })
         .unwrap();
     let schema: serde_json::Value = serde_json::from_str(&schema).unwrap();
@@ -824,17 +833,37 @@ fn delta_tables_hold_unsigned_values_in_signed_types() {
         .collect();
     assert_eq!(
         types,
-        ["long", "array<long>", "array<decimal(20,0)>", "decimal(20,0)", "short"]
+        [
+            "long",
+            "array<long>",
+            "array<decimal(20,0)>",
+            "decimal(20,0)",
+            "short"
+        ]
     );
     // Every value as the query gives it, for the 3,000 rows of both commits.
     let text = "SELECT pair_id, array_to_string(sig32, ' '), array_to_string(sig64, ' '), \
                 CAST(hash AS VARCHAR), CAST(small AS VARCHAR) FROM t ORDER BY pair_id";
     let from_delta = crate::common::csv_rows(&[], &[("t", Path::new(&delta))], text);
     let direct = dir.path().join("direct.parquet");
-    crate::common::ok(&["sql", "--table", &p, "--out", crate::common::path_str(&direct), select]);
-    assert_eq!(from_delta, crate::common::csv_rows(&[], &[("t", &direct)], text));
+    crate::common::ok(&[
+        "sql",
+        "--table",
+        &p,
+        "--out",
+        crate::common::path_str(&direct),
+        select,
+    ]);
+    assert_eq!(
+        from_delta,
+        crate::common::csv_rows(&[], &[("t", &direct)], text)
+    );
     assert_eq!(from_delta.len(), 3000);
-    assert!(from_delta.iter().any(|row| row.split(',').nth(3).unwrap().len() == 20));
+    assert!(
+        from_delta
+            .iter()
+            .any(|row| row.split(',').nth(3).unwrap().len() == 20)
+    );
     // Cast back, a signature from Delta gives the same band keys and values.
     let same = "SELECT count(*) FROM d JOIN t USING (pair_id) \
                 WHERE lsh_bands(arrow_cast(d.sig32, 'List(UInt32)'), 2, 4) = lsh_bands(t.sig32, 2, 4) \

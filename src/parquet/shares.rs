@@ -307,7 +307,8 @@ impl ExecutionPlan for WriteSharesExec {
                         copy.shares.len()
                     ))
                 })?;
-                let input = ParquetInput::open(&copy.name, Path::new(&copy.path)).map_err(external)?;
+                let input =
+                    ParquetInput::open(&copy.name, Path::new(&copy.path)).map_err(external)?;
                 writer
                     .copy_columns(&input, &copy.columns, Some(row_groups))
                     .map_err(external)?;

@@ -107,7 +107,10 @@ const MAX_UNEVEN: f64 = 1.5;
 /// The rows of each share of [`row_group_shares`].
 pub fn rows_of_row_groups(group_rows: &[u64], shares: &[Range<usize>]) -> Vec<Range<u64>> {
     let before = |b: usize| group_rows[..b].iter().sum::<u64>();
-    shares.iter().map(|s| before(s.start)..before(s.end)).collect()
+    shares
+        .iter()
+        .map(|s| before(s.start)..before(s.end))
+        .collect()
 }
 
 /// The access plan reading rows `[from, to)` of a file with these row groups.
@@ -209,11 +212,17 @@ mod tests {
 
     #[test]
     fn row_group_shares_cut_at_the_nearest_boundary() {
-        let groups = [131_072; 7].into_iter().chain([82_496]).collect::<Vec<u64>>();
+        let groups = [131_072; 7]
+            .into_iter()
+            .chain([82_496])
+            .collect::<Vec<u64>>();
         let shares = |groups: &[u64], partitions| row_group_shares(groups, partitions);
         assert_eq!(shares(&groups, 2).unwrap(), [0..4, 4..8]);
         assert_eq!(shares(&groups, 3).unwrap(), [0..3, 3..5, 5..8]);
-        assert_eq!(shares(&[200_000, 10, 10, 200_000], 2).unwrap(), [0..2, 2..4]);
+        assert_eq!(
+            shares(&[200_000, 10, 10, 200_000], 2).unwrap(),
+            [0..2, 2..4]
+        );
         // Too few rows to share in two, an empty file: one share.
         assert_eq!(shares(&[30_000, 30_000], 2).unwrap(), [0..2]);
         assert_eq!(shares(&[], 4).unwrap(), [0..0]);

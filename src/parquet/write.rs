@@ -344,8 +344,13 @@ impl AtomicParquetWriter {
             writer.row_group.is_none() && writer.file.flushed_row_groups().is_empty(),
             "copy_columns before writing"
         );
-        let Some(copier) =
-            Copier::open(input, columns, row_groups, &writer.schema, writer.file.schema_descr())?
+        let Some(copier) = Copier::open(
+            input,
+            columns,
+            row_groups,
+            &writer.schema,
+            writer.file.schema_descr(),
+        )?
         else {
             return Ok(vec![]);
         };

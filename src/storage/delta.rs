@@ -167,7 +167,10 @@ impl DeltaWriter {
             queue: Mutex::new(Some(queue)),
         });
         let plan = ctx
-            .read_table(Arc::new(StreamingTable::try_new(schema.clone(), vec![source])?))?
+            .read_table(Arc::new(StreamingTable::try_new(
+                schema.clone(),
+                vec![source],
+            )?))?
             .into_unoptimized_plan();
         let save_mode = match mode {
             Mode::Error => SaveMode::ErrorIfExists,

@@ -725,7 +725,9 @@ async fn score_on_cluster(
     let written = match shares {
         true => {
             let encoding = Encoding::fast(options.compression);
-            dataset.write_shares(frame, metadata, encoding, copy).await?
+            dataset
+                .write_shares(frame, metadata, encoding, copy)
+                .await?
         }
         false => {
             dataset
