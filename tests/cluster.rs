@@ -621,9 +621,10 @@ fn grown_sample(dir: &Path) -> (PathBuf, PathBuf) {
     (pairs, alignments)
 }
 
-/// Executors of one task slot run a job's tasks one after another, and Ballista 55 then gives
-/// each result row of the final stage twice: `score` counts the rows its files hold instead of
-/// summing the tasks' counts (which had doubled them and refused the output).
+/// On executors of one task slot each task holds one partition, but Ballista 55 does not narrow
+/// the task's plan at our lockstep scan, so each task writes (the same) every share and counts
+/// it: `score` counts the rows its files hold instead of summing the tasks' counts (which had
+/// doubled them and refused the output). docs/cluster.md tells the repeated work.
 #[test]
 fn score_on_executors_of_one_slot_counts_each_share_once() {
     let cluster = Cluster::start_with_slots(1, 1, &[], Vec::new());

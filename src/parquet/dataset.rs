@@ -541,9 +541,9 @@ impl ExecutorDataset {
             InsertOp::Append,
         )?;
         DataFrame::new(state, insert.build()?).collect().await?;
-        // The rows the files hold, from their footers, not the sum of the tasks' counts: with
-        // one task slot per executor (its tasks run one after another) Ballista 55 gives each
-        // count of the final stage twice.
+        // The rows the files hold, from their footers, not the sum of the tasks' counts:
+        // Ballista 55 does not narrow a task's plan to its partitions at our lockstep scan, so
+        // a task of fewer partitions writes (the same) other shares too and counts them.
         Ok(self.input()?.num_rows())
     }
 
