@@ -20,13 +20,10 @@ for n in $SIZES; do
     [ -f "$DIR/c$n/alignments.parquet" ] || "$GEN" "$n" "$DIR/c$n" >&2
 done
 
-ports=($(python3 -c 'import socket
-s=[socket.socket() for _ in range(5)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(*[x.getsockname()[1] for x in s])'))
+source scripts/ports.sh
+ports=($(free_ports 5))
 pids=()
 trap 'kill ${pids[@]} 2>/dev/null; wait 2>/dev/null' EXIT
-wait_port() { for _ in $(seq 600); do (echo > /dev/tcp/127.0.0.1/$1) 2>/dev/null && return; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
 "$BIN" cluster scheduler --bind 127.0.0.1:${ports[0]} > "$DIR/scheduler.log" 2>&1 &
 pids+=($!)
 wait_port "${ports[0]}"

@@ -54,11 +54,7 @@ cap() {
 uncap() { for g in /sys/fs/cgroup/cpu/pm-scale-* /sys/fs/cgroup/pm-scale-*; do [ -d "$g" ] && rmdir "$g" 2> /dev/null; done; true; }
 # CPU seconds (user + system) a process has used so far.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"; }
-wait_port() { for _ in $(seq 600); do (echo > /dev/tcp/127.0.0.1/$1) 2> /dev/null && return; sleep 0.1; done; echo "port $1 never opened" >&2; exit 1; }
-free_ports() { python3 -c "import socket
-s = [socket.socket() for _ in range($1)]
-[x.bind(('127.0.0.1', 0)) for x in s]
-print(*[x.getsockname()[1] for x in s])"; }
+source scripts/ports.sh
 
 pids=()
 stop_cluster() { kill "${pids[@]}" 2> /dev/null || true; wait 2> /dev/null || true; pids=(); uncap; }

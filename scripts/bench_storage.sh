@@ -27,10 +27,8 @@ for n in $SIZES; do
 done
 
 # The server: every port its own, data in DIR, killed on exit.
-ports=($(python3 -c 'import socket
-s=[socket.socket() for _ in range(11)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(*[x.getsockname()[1] for x in s])'))
+source scripts/ports.sh
+ports=($(free_ports 11))
 rm -rf "$DIR/weed" && mkdir -p "$DIR/weed"
 cat > "$DIR/s3.json" <<JSON
 {"identities":[{"name":"bench","credentials":[{"accessKey":"bench","secretKey":"benchsecret"}],"actions":["Admin","Read","Write","List"]}]}
