@@ -152,7 +152,7 @@ impl PhysicalExtensionCodec for Codecs {
         ctx: &TaskContext,
         converter: &dyn PhysicalProtoConverterExtension,
     ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        if let Some(exec) = LockstepExec::from_bytes(buf).map_err(external)? {
+        if let Some(exec) = LockstepExec::from_bytes(buf, inputs).map_err(external)? {
             return Ok(Arc::new(exec));
         }
         if let [input] = inputs

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 use crate::common::{
-    finish, free_ports, ok, output_within, path_str, root, sample, spawn_to_files,
+    finish, free_ports, ids, ok, output_within, path_str, root, sample, spawn_to_files,
+    write_parquet,
 };
 use crate::storage::{S3Server, s3, upload};
 
@@ -890,4 +891,120 @@ fn a_wrong_or_absent_scheduler_is_named() {
         error.contains("--scheduler nowhere: expected HOST:PORT"),
         "{error}"
     );
+}
+
+/// Ballista's scheduler gives each task a plan narrowed to the task's partitions, and narrows
+/// only sources it knows. A score's plan (a lockstep scan in shares written through a
+/// SharesSink), narrowed by the scheduler's own function and sent through the codecs as a task
+/// is, reads only the task's shares and writes each to the file named by its number, so tasks
+/// of one share and of two together write every share once.
+#[tokio::test]
+async fn a_task_narrowed_by_the_scheduler_reads_and_writes_only_its_shares() {
+    use ballista_scheduler::state::task_builder::restrict_plan_to_partitions;
+    use datafusion::arrow::array::AsArray;
+    use datafusion::arrow::compute::concat_batches;
+    use datafusion::arrow::datatypes::{Int64Type, UInt64Type};
+    use datafusion::catalog::TableProvider;
+    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReader;
+    use datafusion::physical_plan::{ExecutionPlanProperties, collect_partitioned};
+    use datafusion::prelude::{SessionConfig, SessionContext};
+    use datafusion_proto::physical_plan::AsExecutionPlan;
+    use datafusion_proto::protobuf::PhysicalPlanNode;
+    use pairmetrics::cluster::Codecs;
+    use pairmetrics::parquet::lockstep::Source;
+    use pairmetrics::parquet::lockstep_table::{LockstepTable, RowSplit};
+    use pairmetrics::parquet::shares::SharesSink;
+    use pairmetrics::parquet::{Codec, Encoding, ParquetInput};
+    use std::sync::Arc;
+
+    let dir = TempDir::new().unwrap();
+    let rows: Vec<i64> = (0..90_000).collect();
+    let x: Vec<i64> = rows.iter().map(|i| i * 3).collect();
+    let pairs = dir.path().join("pairs.parquet");
+    write_parquet(&pairs, vec![("pair_id", ids(&rows)), ("x", ids(&x))]);
+    let input = ParquetInput::open("pairs", &pairs).unwrap();
+    let source = Source {
+        schema: input.schema().unwrap(),
+        input,
+        alias: None,
+        columns: vec!["pair_id".into(), "x".into()],
+    };
+    let table = LockstepTable::new(vec![source], rows.len() as u64, RowSplit::Shares)
+        .unwrap()
+        .with_shares(vec![0..25_000, 25_000..60_000, 60_000..90_000]);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(3));
+    let sink = SharesSink::new(
+        out.to_str().unwrap(),
+        table.schema(),
+        Vec::new(),
+        Encoding::fast(Codec::Zstd),
+        None,
+    );
+    ctx.register_table("zipped", Arc::new(table)).unwrap();
+    ctx.register_table("out", Arc::new(sink)).unwrap();
+    let plan = ctx
+        .sql("INSERT INTO out SELECT pair_id, x FROM zipped")
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    assert_eq!(plan.output_partitioning().partition_count(), 3);
+
+    let codec = Codecs::physical();
+    for (task, written) in [(vec![2], vec![30_000]), (vec![0, 1], vec![25_000, 35_000])] {
+        let narrowed = restrict_plan_to_partitions(plan.clone(), &task).unwrap();
+        let mut bytes = Vec::new();
+        PhysicalPlanNode::try_from_physical_plan(narrowed, codec.as_ref())
+            .unwrap()
+            .try_encode(&mut bytes)
+            .unwrap();
+        let arrived = PhysicalPlanNode::try_decode(&bytes)
+            .unwrap()
+            .try_into_physical_plan(&ctx.task_ctx(), codec.as_ref())
+            .unwrap();
+        assert_eq!(arrived.output_partitioning().partition_count(), task.len());
+        let counts: Vec<u64> = collect_partitioned(arrived, ctx.task_ctx())
+            .await
+            .unwrap()
+            .iter()
+            .flatten()
+            .map(|batch| batch.column(0).as_primitive::<UInt64Type>().value(0))
+            .collect();
+        assert_eq!(counts, written, "task of shares {task:?}");
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "part-00000.parquet",
+            "part-00001.parquet",
+            "part-00002.parquet"
+        ]
+    );
+    let batches: Vec<_> = names
+        .iter()
+        .flat_map(|name| {
+            let file = std::fs::File::open(out.join(name)).unwrap();
+            ParquetRecordBatchReader::try_new(file, 65_536)
+                .unwrap()
+                .map(Result::unwrap)
+        })
+        .collect();
+    let all = concat_batches(&batches[0].schema(), &batches).unwrap();
+    let column = |name: &str| {
+        all.column_by_name(name)
+            .unwrap()
+            .as_primitive::<Int64Type>()
+            .values()
+            .to_vec()
+    };
+    assert_eq!(column("pair_id"), rows);
+    assert_eq!(column("x"), x);
 }

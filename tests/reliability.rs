@@ -363,7 +363,7 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
         .unwrap();
     let exec = plan.downcast_ref::<LockstepExec>().unwrap();
     let decoded: Arc<dyn ExecutionPlan> = Arc::new(
-        LockstepExec::from_bytes(&exec.to_bytes().unwrap())
+        LockstepExec::from_bytes(&exec.to_bytes().unwrap(), &[plan.children()[0].clone()])
             .unwrap()
             .unwrap(),
     );

@@ -541,9 +541,8 @@ impl ExecutorDataset {
             InsertOp::Append,
         )?;
         DataFrame::new(state, insert.build()?).collect().await?;
-        // The rows the files hold, from their footers, not the sum of the tasks' counts:
-        // Ballista 55 does not narrow a task's plan to its partitions at our lockstep scan, so
-        // a task of fewer partitions writes (the same) other shares too and counts them.
+        // The rows the files hold, from their footers: what will be published, whatever the
+        // tasks (a task run again after a lost executor) reported.
         Ok(self.input()?.num_rows())
     }
 

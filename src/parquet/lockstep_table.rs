@@ -5,11 +5,14 @@
 //!
 //! - on a cluster, each partition reads one contiguous share of the rows of every table, so the
 //!   partitions can run on different machines (the types encode to bytes for the cluster's
-//!   codec);
+//!   codec). The shares are the scan's child, a memory source of one row per share, because
+//!   Ballista's scheduler narrows a task's plan to the task's partitions only at sources it
+//!   knows: a scan with no child would be run whole by every task;
 //! - in one process, one reading of all the rows deals its batches to the partitions in turn,
 //!   and [`in_dealt_order`] takes them back in turn: every core computes, and the rows come out
 //!   in the tables' order, for a writer that copies the pairs file's columns as stored.
 
+use std::any::Any;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
@@ -17,13 +20,15 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 use async_trait::async_trait;
-use datafusion::arrow::array::{AsArray, RecordBatch};
-use datafusion::arrow::datatypes::{Int64Type, SchemaRef};
+use datafusion::arrow::array::{ArrayRef, AsArray, RecordBatch, UInt64Array};
+use datafusion::arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef, UInt64Type};
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::runtime::SpawnedTask;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::TableType;
+use datafusion::datasource::memory::MemorySourceConfig;
+use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{
@@ -148,10 +153,11 @@ impl TableProvider for LockstepTable {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let config = state.config();
         let partitions = match self.split {
-            RowSplit::Shares => Partitions::Shares(match &self.shares {
+            RowSplit::Shares => Partitions::shares(match &self.shares {
                 Some(shares) => shares.clone(),
                 None => row_shares(self.rows, config.target_partitions()),
-            }),
+            })
+            .map_err(external)?,
             // Twice as many partitions as threads, so a thread that finishes a batch finds the
             // next one dealt while the writer takes the batches in turn.
             RowSplit::Dealt => Partitions::dealt(2 * config.target_partitions()),
@@ -169,24 +175,103 @@ impl TableProvider for LockstepTable {
 /// The partitions of a [`LockstepExec`].
 #[derive(Debug)]
 enum Partitions {
-    /// Partition k reads rows `[k]` of every table.
-    Shares(Vec<Range<u64>>),
+    /// Partition k reads the rows of `shares[k]` of every table. `source` holds the same
+    /// shares as data, partition k's as partition k (see [`shares_source`]).
+    Shares {
+        shares: Vec<Share>,
+        source: Arc<dyn ExecutionPlan>,
+    },
     /// This many partitions, dealt the batches of one reading; its receiving ends once the
     /// first partition is executed.
     Dealt(usize, Mutex<Option<Dealer>>),
 }
 
+/// One share of the rows: its place among all the shares of the split, and its rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Share {
+    index: usize,
+    rows: Range<u64>,
+}
+
 impl Partitions {
+    /// A partition for each of `shares`, in order.
+    fn shares(shares: Vec<Range<u64>>) -> anyhow::Result<Partitions> {
+        let shares: Vec<Share> = shares
+            .into_iter()
+            .enumerate()
+            .map(|(index, rows)| Share { index, rows })
+            .collect();
+        let source = shares_source(&shares)?;
+        Ok(Partitions::Shares { shares, source })
+    }
+
+    /// The shares `source` (a [`shares_source`], perhaps narrowed to some of its partitions)
+    /// holds.
+    fn of_source(source: Arc<dyn ExecutionPlan>) -> anyhow::Result<Partitions> {
+        let not_shares =
+            || anyhow::anyhow!("internal error: a lockstep scan's child is not its shares");
+        let exec = source
+            .downcast_ref::<DataSourceExec>()
+            .ok_or_else(not_shares)?;
+        let data: &dyn Any = exec.data_source().as_ref();
+        let memory = data
+            .downcast_ref::<MemorySourceConfig>()
+            .ok_or_else(not_shares)?;
+        let mut shares = Vec::new();
+        for partition in memory.partitions() {
+            let [batch] = partition.as_slice() else {
+                return Err(not_shares());
+            };
+            let column = |i: usize| batch.column(i).as_primitive_opt::<UInt64Type>();
+            let (Some(index), Some(first), Some(end)) = (column(0), column(1), column(2)) else {
+                return Err(not_shares());
+            };
+            if batch.num_rows() != 1 {
+                return Err(not_shares());
+            }
+            shares.push(Share {
+                index: index.value(0) as usize,
+                rows: first.value(0)..end.value(0),
+            });
+        }
+        Ok(Partitions::Shares { shares, source })
+    }
+
     fn dealt(partitions: usize) -> Partitions {
         Partitions::Dealt(partitions.max(1), Mutex::new(None))
     }
 
     fn count(&self) -> usize {
         match self {
-            Partitions::Shares(shares) => shares.len(),
+            Partitions::Shares { shares, .. } => shares.len(),
             Partitions::Dealt(partitions, _) => *partitions,
         }
     }
+}
+
+/// `shares` as a memory source of one partition per share, each a row of (share, first_row,
+/// end_row). Ballista's scheduler gives each task's plan only the task's partitions of such a
+/// source (it cannot narrow a scan of ours), and the scan takes its shares from what is left.
+fn shares_source(shares: &[Share]) -> anyhow::Result<Arc<dyn ExecutionPlan>> {
+    let schema = Arc::new(Schema::new(
+        ["share", "first_row", "end_row"]
+            .map(|name| Field::new(name, DataType::UInt64, false))
+            .to_vec(),
+    ));
+    let partitions = shares
+        .iter()
+        .map(|share| {
+            let column = |value: u64| Arc::new(UInt64Array::from(vec![value])) as ArrayRef;
+            let columns = vec![
+                column(share.index as u64),
+                column(share.rows.start),
+                column(share.rows.end),
+            ];
+            Ok(vec![RecordBatch::try_new(schema.clone(), columns)?])
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let source = MemorySourceConfig::try_new(&partitions, schema, None)?;
+    Ok(DataSourceExec::from_data_source(source))
 }
 
 /// One reading of every row, dealing batch i to partition i mod n through channels of one batch,
@@ -269,37 +354,52 @@ impl LockstepExec {
         })
     }
 
+    /// The bytes of everything but the shares, which are the child's (see [`shares_source`]).
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
-        let Partitions::Shares(shares) = &self.partitions else {
+        if let Partitions::Dealt(..) = self.partitions {
             bail!("internal error: a lockstep scan dealt in one process cannot be shipped");
-        };
+        }
         let sources = sources_to_json(&self.sources)?;
-        let shares: Vec<[u64; 2]> = shares.iter().map(|s| [s.start, s.end]).collect();
-        let exec = json!({ "sources": sources, "shares": shares, "batch_size": self.batch_size, "projection": self.projection });
+        let exec = json!({ "sources": sources, "batch_size": self.batch_size, "projection": self.projection });
         encode("lockstep_exec", exec)
     }
 
-    /// What [`to_bytes`](Self::to_bytes) wrote (the tables are opened again); None for bytes
-    /// of anything else.
-    pub fn from_bytes(bytes: &[u8]) -> anyhow::Result<Option<LockstepExec>> {
+    /// What [`to_bytes`](Self::to_bytes) wrote (the tables are opened again), over `inputs`,
+    /// its shares; None for bytes of anything else.
+    pub fn from_bytes(
+        bytes: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+    ) -> anyhow::Result<Option<LockstepExec>> {
         let Some(exec) = decode(bytes, "lockstep_exec") else {
             return Ok(None);
         };
+        let [source] = inputs else {
+            bail!(
+                "internal error: a lockstep scan arrived with {} children, not its shares",
+                inputs.len()
+            );
+        };
         let sources = sources_from_json(&exec["sources"])?;
-        let shares: Vec<[u64; 2]> =
-            serde_json::from_value(exec["shares"].clone()).context("lockstep scan: shares")?;
         let batch_size = exec["batch_size"]
             .as_u64()
             .context("lockstep scan: batch size")? as usize;
         let projection: Option<Vec<usize>> = serde_json::from_value(exec["projection"].clone())
             .context("lockstep scan: projection")?;
-        let shares = shares.into_iter().map(|[start, end]| start..end).collect();
         Ok(Some(LockstepExec::new(
             sources,
-            Partitions::Shares(shares),
+            Partitions::of_source(source.clone())?,
             batch_size,
             projection,
         )?))
+    }
+
+    /// The place among all the shares of the split of the share partition `partition` reads;
+    /// None for a dealt scan, or no such partition.
+    pub fn share_index(&self, partition: usize) -> Option<usize> {
+        match &self.partitions {
+            Partitions::Shares { shares, .. } => Some(shares.get(partition)?.index),
+            Partitions::Dealt(..) => None,
+        }
     }
 
     fn zip(&self, share: Range<u64>) -> Result<Zip> {
@@ -324,9 +424,13 @@ impl LockstepExec {
             ))
         };
         match &self.partitions {
-            Partitions::Shares(shares) => {
-                let share = shares.get(partition).cloned().ok_or_else(missing)?;
-                Ok(self.zip(share)?.into_stream().map_err(external).boxed())
+            Partitions::Shares { shares, .. } => {
+                let share = shares.get(partition).ok_or_else(missing)?;
+                Ok(self
+                    .zip(share.rows.clone())?
+                    .into_stream()
+                    .map_err(external)
+                    .boxed())
             }
             Partitions::Dealt(partitions, dealer) => {
                 let mut dealer = dealer.lock().expect("no panic while dealing");
@@ -355,7 +459,7 @@ impl DisplayAs for LockstepExec {
     fn fmt_as(&self, _: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         let tables: Vec<&str> = self.sources.iter().map(|s| s.input.name()).collect();
         let split = match &self.partitions {
-            Partitions::Shares(shares) => format!("shares={}", shares.len()),
+            Partitions::Shares { shares, .. } => format!("shares={}", shares.len()),
             Partitions::Dealt(partitions, _) => format!("batches dealt to {partitions} partitions"),
         };
         write!(f, "LockstepExec: tables=[{}], {split}", tables.join(", "))
@@ -372,7 +476,16 @@ impl ExecutionPlan for LockstepExec {
     }
 
     fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![]
+        match &self.partitions {
+            Partitions::Shares { source, .. } => vec![source],
+            Partitions::Dealt(..) => vec![],
+        }
+    }
+
+    /// The shares are data, not work: spreading them over more partitions would break the
+    /// one-to-one of share and partition.
+    fn benefits_from_input_partitioning(&self) -> Vec<bool> {
+        vec![false; self.children().len()]
     }
 
     fn apply_expressions(
@@ -382,11 +495,22 @@ impl ExecutionPlan for LockstepExec {
         Ok(TreeNodeRecursion::Continue)
     }
 
+    /// A new child of a scan in shares is its shares narrowed (by Ballista's scheduler, to a
+    /// task's partitions): the scan reads those shares.
     fn with_new_children(
         self: Arc<Self>,
-        _: Vec<Arc<dyn ExecutionPlan>>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(self)
+        let [source] = children.as_slice() else {
+            return Ok(self);
+        };
+        let exec = LockstepExec::new(
+            self.sources.clone(),
+            Partitions::of_source(source.clone()).map_err(external)?,
+            self.batch_size,
+            self.projection.clone(),
+        );
+        Ok(Arc::new(exec.map_err(external)?))
     }
 
     fn execute(&self, partition: usize, _: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {

@@ -2,10 +2,10 @@
 //!
 //! DataFusion's Parquet sink takes one input partition, so on a cluster every row of a result
 //! would travel to one task that encodes them all. `score` on a cluster instead inserts its
-//! result into a [`SharesSink`]: partition k is written by the task that computed it, to
-//! `part-0000k.parquet` in the dataset's directory. When the partitions are the shares of a
-//! [`LockstepTable`](super::lockstep_table::LockstepTable), the files in name order hold the
-//! rows in pair_id order.
+//! result into a [`SharesSink`]: each partition, share k of a
+//! [`LockstepTable`](super::lockstep_table::LockstepTable)'s rows, is written by the task that
+//! computed it, to `part-0000k.parquet` in the dataset's directory, so the files in name order
+//! hold the rows in pair_id order.
 
 use std::fmt;
 use std::ops::Range;
@@ -26,6 +26,7 @@ use datafusion::logical_expr::Expr;
 use datafusion::logical_expr::dml::InsertOp;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::repartition::RepartitionExec;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, PlanProperties,
@@ -34,6 +35,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::encoded::{decode, encode, external, schema_from_json, schema_to_json};
+use super::lockstep_table::LockstepExec;
 use super::{AtomicParquetWriter, Codec, Encoding, ParquetInput};
 
 /// Columns of an input file that each task copies as stored into its share's file, instead of
@@ -45,7 +47,7 @@ pub struct CopiedColumns {
     pub name: String,
     pub path: String,
     pub columns: Vec<String>,
-    /// The row groups of each share, partition k's at k.
+    /// The row groups of each share, share k's at k.
     pub shares: Vec<Range<usize>>,
 }
 
@@ -199,8 +201,8 @@ impl TableProvider for SharesSink {
     }
 }
 
-/// Writes each partition of its input to a file of its own and gives one row per partition:
-/// the rows written (`count`, as DataFusion's inserts give).
+/// Writes each partition of its input, a share of a lockstep scan, to a file of its own named
+/// by the share, and gives one row per partition: the rows written (`count`, as DataFusion's inserts give).
 #[derive(Debug)]
 pub struct WriteSharesExec {
     input: Arc<dyn ExecutionPlan>,
@@ -287,11 +289,16 @@ impl ExecutionPlan for WriteSharesExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
+        let share = share_index(&self.input, partition).ok_or_else(|| {
+            DataFusionError::Internal(format!(
+                "WriteSharesExec: partition {partition} of its input is not a share of a lockstep scan"
+            ))
+        })?;
         let mut input = self.input.execute(partition, context)?;
         let target = self.target.clone();
         let schema = self.schema();
         let written = futures::stream::once(async move {
-            let path = format!("{}part-{partition:05}.parquet", target.directory);
+            let path = format!("{}part-{share:05}.parquet", target.directory);
             let mut writer = AtomicParquetWriter::with_encoding(
                 Path::new(&path),
                 target.schema.clone(),
@@ -300,9 +307,9 @@ impl ExecutionPlan for WriteSharesExec {
             )
             .map_err(external)?;
             if let Some(copy) = &target.copy {
-                let row_groups = copy.shares.get(partition).cloned().ok_or_else(|| {
+                let row_groups = copy.shares.get(share).cloned().ok_or_else(|| {
                     DataFusionError::Internal(format!(
-                        "share {partition} of {}, which has {} shares",
+                        "share {share} of {}, which has {} shares",
                         copy.name,
                         copy.shares.len()
                     ))
@@ -330,4 +337,20 @@ impl ExecutionPlan for WriteSharesExec {
             written,
         )))
     }
+}
+
+/// Which share of the lockstep scan below `plan` its partition `partition` holds, through
+/// operators that keep each partition's rows (projections): the share's number names its file.
+/// It is not the partition's number on a cluster, where a task's plan holds only its shares.
+fn share_index(plan: &Arc<dyn ExecutionPlan>, partition: usize) -> Option<usize> {
+    if let Some(scan) = plan.downcast_ref::<LockstepExec>() {
+        return scan.share_index(partition);
+    }
+    let children = plan.children();
+    let [child] = children.as_slice() else {
+        return None;
+    };
+    let count = |plan: &Arc<dyn ExecutionPlan>| plan.output_partitioning().partition_count();
+    let one_to_one = !plan.is::<RepartitionExec>() && count(child) == count(plan);
+    one_to_one.then(|| share_index(child, partition)).flatten()
 }
