@@ -10,19 +10,21 @@
 # scripts/scale_model.py then gives throughput X(N) and efficiency E(N) = X(N) / (N · X(1)),
 # fits a cost model on N ≤ 4 and checks its prediction at N = 8. Writes BENCHMARKS.md "Scale".
 #
-#   scripts/bench_scale.sh                         # 10.5M pairs, quarter-core executors (as root)
+#   scripts/bench_scale.sh                         # 3.1M pairs, quarter-core executors (as root)
 #   PAIRS=262144 TASKS=2 EXECUTORS="1 2" scripts/bench_scale.sh   # a quick try
 #
-# PAIRS (10485760: 80 row groups of 131,072 pairs), TASKS (40: the jobs' partitions, the same
-# at every N; `score`'s shares are then 2 whole row groups each), EXECUTORS ("1 2 3 4 8"),
+# PAIRS (3145728: 24 row groups of 131,072 pairs), TASKS (24: the jobs' partitions, the same at
+# every N, and a multiple of every N, so no executor idles in the last wave; each task then reads
+# one whole row group in either job: a Parquet scan gives a partition whole row groups, so TASKS
+# should divide the row groups), EXECUTORS ("1 2 3 4 8"),
 # SHARE (0.25 of a core per executor), DIR (/tmp/pm-bench/scale). The machine should be
 # otherwise idle: at N = 8 the executors' caps add up to 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PAIRS=${PAIRS:-10485760}
+PAIRS=${PAIRS:-3145728}
 EXECUTORS=${EXECUTORS:-1 2 3 4 8}
 SHARE=${SHARE:-0.25}
-TASKS=${TASKS:-40}
+TASKS=${TASKS:-24}
 DIR=${DIR:-/tmp/pm-bench/scale}
 [ "$(id -u)" = 0 ] || { echo "the CPU caps need root (the kernel's CPU controller)" >&2; exit 1; }
 mkdir -p "$DIR"
