@@ -30,8 +30,8 @@ source scripts/ports.sh
 
 corpus=$DIR/c$PAIRS
 [ -f "$corpus/alignments.parquet" ] || target/release/examples/generate_corpus "$PAIRS" "$corpus" >&2
-table=$DIR/linked$PAIRS
-if [ ! -d "$table" ]; then
+table=$DIR/linked$PAIRS.parquet
+if [ ! -f "$table" ]; then
     "$BIN" sql --table p="$corpus/pairs.parquet" --table a="$corpus/alignments.parquet" \
         --out "$table" "SELECT p.pair_id, p.src, p.tgt, a.links FROM p JOIN a USING (pair_id)" > /dev/null
 fi
@@ -40,9 +40,7 @@ if [ ! -d "$lake" ]; then
     rm -rf "$lake.partial"
     for copy in $(seq -f '%02g' 0 $((COPIES - 1))); do
         mkdir -p "$lake.partial/copy=$copy"
-        for file in "$table"/*.parquet; do
-            ln "$file" "$lake.partial/copy=$copy/c$copy-$(basename "$file")"
-        done
+        ln "$table" "$lake.partial/copy=$copy/linked-$copy.parquet"
     done
     mv "$lake.partial" "$lake"
 fi
