@@ -16,7 +16,8 @@
 #   scripts/bench_billion.sh                             # 10,485,760 x 100 pairs (~70 min)
 #   PAIRS=262144 COPIES=4 scripts/bench_billion.sh       # a quick try
 #
-# PAIRS (10485760), COPIES (100), DIR (/tmp/pm-bench/billion), RUNS ("once one cluster").
+# PAIRS (10485760), COPIES (100), DIR (/tmp/pm-bench/billion), RUNS ("once one cluster"; a
+# run's line in DIR/results.tsv is replaced, the others kept, and the section made from all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${PAIRS:-10485760}
@@ -51,8 +52,9 @@ query="SELECT count(*) AS pairs,
     count(s['pod']) AS with_pod
 FROM (SELECT lepod(src, tgt, links) AS s FROM t)"
 
+# One line per run, kept across invocations (RUNS=cluster runs again only the cluster).
 results=$DIR/results.tsv
-: > "$results"
+touch "$results"
 executors=()
 # run NAME PAIRS -- COMMAND...: times COMMAND, keeps its answer, and records its wall time, its
 # peak resident memory and that of each running executor (VmHWM, kB).
@@ -62,6 +64,7 @@ run() {
     /usr/bin/time -f "%e %M" -o "$DIR/time" "$@" > "$DIR/answer-$name" 2> "$DIR/$name.err" ||
         { cat "$DIR/$name.err" >&2; exit 1; }
     read -r seconds kb < "$DIR/time"
+    sed -i "/^$name\t/d" "$results"
     local executor_kb
     executor_kb=$(for p in "${executors[@]}"; do awk '/VmHWM/ {print $2}' "/proc/$p/status"; done | paste -sd/)
     printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$pairs" "$seconds" "$kb" "$executor_kb" >> "$results"
@@ -113,4 +116,7 @@ print(f"{many}: {got} = {copies} x the single copy", file=sys.stderr)
 EOF
     done
 fi
-cat "$results"
+section=$DIR/section.md
+python3 scripts/billion_section.py "$results" "$(git rev-parse --short HEAD)" "$COPIES" "$DIR/answer-once" > "$section"
+python3 scripts/bench_section.py billion "$section"
+cat "$section"
