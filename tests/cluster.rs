@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 use crate::common::{
-    finish, free_ports, ids, ok, output_within, path_str, root, sample, spawn_to_files,
-    write_parquet,
+    file_names, finish, free_ports, ids, ok, output_within, path_str, read_batch, root, sample,
+    spawn_to_files, write_parquet,
 };
 use crate::storage::{S3Server, s3, upload};
 
@@ -468,13 +468,8 @@ fn score_on_a_cluster_writes_a_file_per_share_in_pair_id_order() {
         summary_figures(&cluster_summary),
         summary_figures(&local_summary)
     );
-    let mut files: Vec<String> = std::fs::read_dir(&scored)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    files.sort();
     assert_eq!(
-        files,
+        file_names(&scored),
         ["_SUCCESS", "part-00000.parquet", "part-00001.parquet"]
     );
     let range = |file: &Path| {
@@ -905,7 +900,6 @@ async fn a_task_narrowed_by_the_scheduler_reads_and_writes_only_its_shares() {
     use datafusion::arrow::compute::concat_batches;
     use datafusion::arrow::datatypes::{Int64Type, UInt64Type};
     use datafusion::catalog::TableProvider;
-    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReader;
     use datafusion::physical_plan::{ExecutionPlanProperties, collect_partitioned};
     use datafusion::prelude::{SessionConfig, SessionContext};
     use datafusion_proto::physical_plan::AsExecutionPlan;
@@ -975,11 +969,7 @@ async fn a_task_narrowed_by_the_scheduler_reads_and_writes_only_its_shares() {
             .collect();
         assert_eq!(counts, written, "task of shares {task:?}");
     }
-    let mut names: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
+    let names = file_names(&out);
     assert_eq!(
         names,
         [
@@ -990,12 +980,7 @@ async fn a_task_narrowed_by_the_scheduler_reads_and_writes_only_its_shares() {
     );
     let batches: Vec<_> = names
         .iter()
-        .flat_map(|name| {
-            let file = std::fs::File::open(out.join(name)).unwrap();
-            ParquetRecordBatchReader::try_new(file, 65_536)
-                .unwrap()
-                .map(Result::unwrap)
-        })
+        .map(|name| read_batch(&out.join(name)))
         .collect();
     let all = concat_batches(&batches[0].schema(), &batches).unwrap();
     let column = |name: &str| {

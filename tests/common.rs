@@ -10,9 +10,11 @@ use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Int32Builder, Int64Array, ListBuilder, RecordBatch, StringBuilder,
     StructBuilder,
 };
+use datafusion::arrow::compute::concat_batches;
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Schema};
 use datafusion::datasource::MemTable;
 use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use datafusion::prelude::SessionContext;
 use pairmetrics::schema::link_fields;
 
@@ -250,6 +252,24 @@ pub fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>) {
     let mut w = ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
     w.write(&batch).unwrap();
     w.close().unwrap();
+}
+
+/// Every row of a Parquet file, as one batch.
+pub fn read_batch(path: &Path) -> RecordBatch {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    let schema = builder.schema().clone();
+    let batches: Vec<RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
+    concat_batches(&schema, &batches).unwrap()
+}
+
+/// The names of the entries of `dir`, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
 }
 
 pub fn ids(values: &[i64]) -> ArrayRef {

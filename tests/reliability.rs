@@ -32,7 +32,7 @@ use pairmetrics::parquet::lockstep_table::{LockstepExec, LockstepTable, RowSplit
 use pairmetrics::parquet::shares::SharesSink;
 use pairmetrics::parquet::{Codec, Encoding};
 
-use crate::common::{ids, sample, write_parquet};
+use crate::common::{file_names, ids, read_batch, sample, write_parquet};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pairmetrics"))
@@ -46,13 +46,6 @@ fn run(args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn read(path: &Path) -> RecordBatch {
-    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
-    let schema = builder.schema().clone();
-    let batches: Vec<RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
-    concat_batches(&schema, &batches).unwrap()
 }
 
 fn s(path: &Path) -> &str {
@@ -94,7 +87,7 @@ fn output_is_the_same_for_any_partitions_and_batch_size() {
     let dir = TempDir::new().unwrap();
     let reference = dir.path().join("reference.parquet");
     score_sample(&reference, &["--partitions", "1", "--batch-size", "8192"]);
-    let want = read(&reference);
+    let want = read_batch(&reference);
     assert_eq!(want.num_rows(), 3000);
     for (partitions, batch) in [
         ("1", "1"),
@@ -109,7 +102,7 @@ fn output_is_the_same_for_any_partitions_and_batch_size() {
         let out = dir.path().join(format!("p{partitions}_b{batch}.parquet"));
         score_sample(&out, &["--partitions", partitions, "--batch-size", batch]);
         assert_eq!(
-            read(&out),
+            read_batch(&out),
             want,
             "--partitions {partitions} --batch-size {batch}"
         );
@@ -118,7 +111,7 @@ fn output_is_the_same_for_any_partitions_and_batch_size() {
 
 /// `from` rewritten with row groups of `rows` rows, its rows reversed when `reverse`.
 fn rewrite(from: &Path, to: &Path, rows: usize, reverse: bool) {
-    let mut batch = read(from);
+    let mut batch = read_batch(from);
     if reverse {
         let n = batch.num_rows() as u32;
         let back = UInt32Array::from_iter_values((0..n).rev());
@@ -143,7 +136,7 @@ fn lockstep_reading_and_the_join_give_the_same_output() {
     let dir = TempDir::new().unwrap();
     let reference = dir.path().join("reference.parquet");
     score_sample(&reference, &[]);
-    let want = read(&reference);
+    let want = read_batch(&reference);
     let data = sample();
     // Row groups of different sizes per table: batches of the three tables never line up.
     // Reversed alignments and arcs: the tables no longer list the same ids in the same order.
@@ -161,7 +154,7 @@ fn lockstep_reading_and_the_join_give_the_same_output() {
         );
         run(&args);
         // The same values; the metadata differs, as it holds the query each way ran.
-        let got = read(&out);
+        let got = read_batch(&out);
         assert_eq!(got.schema().fields(), want.schema().fields(), "{case}");
         assert_eq!(got.columns(), want.columns(), "{case}");
         args.push("--explain");
@@ -196,7 +189,7 @@ fn score_copies_the_pairs_columns_as_they_are_stored() {
     let dir = TempDir::new().unwrap();
     let reference = dir.path().join("reference.parquet");
     score_sample(&reference, &[]);
-    let want = read(&reference);
+    let want = read_batch(&reference);
     let data = sample();
     // Uncompressed (ArrowWriter's default), with an offset index, in row groups of 7 rows.
     let pairs = dir.path().join("pairs.parquet");
@@ -225,7 +218,7 @@ fn score_copies_the_pairs_columns_as_they_are_stored() {
             copied,
             "{pairs:?}"
         );
-        let got = read(&out);
+        let got = read_batch(&out);
         assert_eq!(got.schema().fields(), want.schema().fields(), "{pairs:?}");
         assert_eq!(got.columns(), want.columns(), "{pairs:?}");
         let (codecs, rows) = layout(&out);
@@ -239,7 +232,7 @@ fn score_copies_the_pairs_columns_as_they_are_stored() {
             // Copied chunks keep the input's codec (the rewritten file's none, the sample's zstd).
             let src_codec = group[src];
             let want = if copied {
-                layout(&pairs).0[0][read(&pairs).schema().index_of("src").unwrap()]
+                layout(&pairs).0[0][read_batch(&pairs).schema().index_of("src").unwrap()]
             } else {
                 Compression::ZSTD(Default::default())
             };
@@ -284,7 +277,7 @@ async fn lockstep_reading_stops_where_the_ids_differ() {
         let columns = vec!["pair_id".to_string(), column.to_string()];
         Source {
             input: ParquetInput::open(name, path).unwrap(),
-            schema: read(path).schema(),
+            schema: read_batch(path).schema(),
             alias,
             columns,
         }
@@ -337,7 +330,7 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
         let columns = vec!["pair_id".to_string(), column.to_string()];
         Source {
             input,
-            schema: read(path).schema(),
+            schema: read_batch(path).schema(),
             alias,
             columns,
         }
@@ -418,18 +411,14 @@ async fn a_lockstep_scan_shares_the_rows_of_every_table() {
         .flat_map(|b| b.column(0).as_primitive::<UInt64Type>().values().to_vec())
         .collect();
     assert_eq!(counts, [60_000, 60_000]);
-    let mut names: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
+    let names = file_names(&out);
     assert_eq!(names, ["part-00000.parquet", "part-00001.parquet"]);
     let mut written = Vec::new();
     for name in &names {
         let input = ParquetInput::open("out", &out.join(name)).unwrap();
         assert!(input.records_sorted_by_pair_id(), "{name}");
         assert_eq!(input.key_value("k"), Some("v"));
-        written.push(read(&out.join(name)));
+        written.push(read_batch(&out.join(name)));
     }
     let all = concat_batches(&written[0].schema(), &written).unwrap();
     assert_eq!(
@@ -466,7 +455,7 @@ async fn a_dealt_lockstep_scan_gives_the_rows_back_in_order() {
     write_parquet(&c, vec![("pair_id", ids(&changed)), ("y", ids(&rows))]);
     let source = |name: &'static str, path: &Path, alias: Option<&str>, column: &str| Source {
         input: ParquetInput::open(name, path).unwrap(),
-        schema: read(path).schema(),
+        schema: read_batch(path).schema(),
         alias: alias.map(str::to_string),
         columns: vec!["pair_id".to_string(), column.to_string()],
     };
@@ -554,7 +543,7 @@ fn big_pairs(dir: &Path) -> PathBuf {
 fn a_killed_score_leaves_no_finished_looking_file_and_a_rerun_completes() {
     let dir = TempDir::new().unwrap();
     let pairs = big_pairs(dir.path());
-    let rows = read(&pairs).num_rows();
+    let rows = read_batch(&pairs).num_rows();
     let out = dir.path().join("scored.parquet");
     let args = [
         "score",
@@ -602,7 +591,7 @@ fn a_killed_score_leaves_no_finished_looking_file_and_a_rerun_completes() {
 
     run(&args);
     assert_eq!(
-        read(&out).num_rows(),
+        read_batch(&out).num_rows(),
         rows,
         "the re-run has every input row"
     );
@@ -744,7 +733,7 @@ fn sql_merge_joins_tables_that_record_their_pair_id_order() {
 fn parquet_sorting_columns_record_a_pair_id_order() {
     use datafusion::parquet::file::metadata::SortingColumn;
     let dir = TempDir::new().unwrap();
-    let batch = read(&sample().join("alignments.parquet"));
+    let batch = read_batch(&sample().join("alignments.parquet"));
     for (descending, want) in [(false, true), (true, false)] {
         let path = dir.path().join(format!("sorted_{descending}.parquet"));
         let sorting = vec![SortingColumn {
@@ -801,15 +790,15 @@ async fn score_takes_arrow_data_in_memory() {
     };
     let from_files = options(pairs.clone().into(), alignments.clone().into());
     let summary = score(&from_files).await.unwrap();
-    let want = read(&from_files.out);
+    let want = read_batch(&from_files.out);
 
     let in_memory = |batch: RecordBatch| Source::Arrow {
         schema: batch.schema(),
         batches: vec![batch],
     };
-    let arrow_pairs = in_memory(read(&pairs));
+    let arrow_pairs = in_memory(read_batch(&pairs));
     // The alignments backwards, one row per batch: sorted on the way.
-    let all = read(&alignments);
+    let all = read_batch(&alignments);
     let schema = all.schema();
     let reversed: Vec<RecordBatch> = (0..all.num_rows()).rev().map(|r| all.slice(r, 1)).collect();
     let arrow_alignments = Source::Arrow {
@@ -844,7 +833,7 @@ async fn score_takes_arrow_data_in_memory() {
     );
     // A NULL pair_id: the row is named.
     let without_id = {
-        let first = read(&pairs);
+        let first = read_batch(&pairs);
         let column = first.schema().index_of("pair_id").unwrap();
         let ids = first.column(column).as_primitive::<Int64Type>();
         let holed: datafusion::arrow::array::Int64Array = (0..ids.len())
