@@ -6,7 +6,8 @@
 DATASET_DIR holds pairmetrics' layout as a lake keeps it: `pairs/` (pair_id, src, tgt) and
 `alignments/` (pair_id, links), the same pairs in files of the same names. One job, three ways:
 LeD and PoD of every pair, written with pair_id to Parquet (zstd).
-- the CLI: `pairmetrics sql` joining the two datasets on pair_id, `--out`, process start included;
+- the CLI: `pairmetrics score --metrics lepod` on both datasets, process start included (it
+  also copies the pairs' columns into its output, as `score` does);
 - PySpark, the DataFrame way: Spark reads and joins both datasets, `mapInArrow` hands each batch
   to `pairmetrics.lepod` on Spark's Python workers, Spark writes;
 - PySpark, the files way: `mapInArrow` over the names of the files, each task calling
@@ -32,8 +33,6 @@ parts = sorted(os.listdir(f"{data}/pairs"))
 rows = sum(pq.ParquetFile(f"{data}/pairs/{p}").metadata.num_rows for p in parts)
 outs = {job: f"{data}/out-{job}" for job in ("cli", "dataframe", "files")}
 
-# The subquery computes lepod once per pair; its fields become the columns.
-QUERY = "SELECT pair_id, s.led AS led, s.pod AS pod FROM (SELECT pair_id, lepod(src, tgt, links) AS s FROM p JOIN a USING (pair_id))"
 SCHEMA = "pair_id long, led double, pod double"
 
 
@@ -64,8 +63,7 @@ def timed(out, job):
 
 
 def cli(out):
-    args = [binary, "sql", "--table", f"p={data}/pairs", "--table", f"a={data}/alignments", "--out", f"{out}/cli.parquet", QUERY]
-    os.makedirs(out)
+    args = [binary, "score", "--metrics", "lepod", "--pairs", f"{data}/pairs", "--alignments", f"{data}/alignments", "--out", f"{out}/"]
     subprocess.run(args, check=True, capture_output=True)
 
 
@@ -81,7 +79,7 @@ def files(out):
 
 
 def scores(out):
-    table = pq.read_table(out).sort_by("pair_id")
+    table = pq.read_table(out, columns=["pair_id", "led", "pod"]).sort_by("pair_id")
     return [table.column(c) for c in ("pair_id", "led", "pod")]
 
 
@@ -141,7 +139,7 @@ print("(checked: every pair's led and pod, bit for bit).")
 print()
 print("| job | seconds | pairs/s | of the CLI's pairs/s |")
 print("|---|---|---|---|")
-print(row("cli", "`pairmetrics sql` joining the two on pair_id, `--out` (process start included)"))
+print(row("cli", "`pairmetrics score --metrics lepod` (process start included; it also writes the pairs' columns)"))
 print(row("dataframe", "PySpark, the DataFrame way: Spark reads and joins, `mapInArrow` calls `pairmetrics.lepod` on each batch"))
 print(row("files", "PySpark, the files way: `mapInArrow` over the file names, each task calling `pairmetrics.score` on its two files"))
 print("<!-- /spark -->")

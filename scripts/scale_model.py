@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The "Scale" section of BENCHMARKS.md from scripts/bench_scale.sh's results.
 
-    scale_model.py RESULTS.tsv COMMIT > section.md
+    scale_model.py RESULTS.tsv COMMIT LOAD > section.md
+
+LOAD: `busy` (every core kept busy by lowest-priority loops the executors displace) or `idle`.
 
 RESULTS: `job, N, pairs, tasks, share, seconds, executor CPU s, scheduler CPU s, shuffle bytes,
 client CPU s, client peak KB`.
@@ -28,7 +30,7 @@ import statistics
 import sys
 
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
-commit = sys.argv[2]
+commit, load = sys.argv[2], sys.argv[3]
 runs = collections.defaultdict(dict)
 for job, n, pairs, tasks, share, seconds, executor_cpu, scheduler_cpu, shuffle, client_cpu, kb in rows:
     runs[job][int(n)] = dict(
@@ -71,7 +73,14 @@ print(
     f"chrF of every pair, written out); `group` = a GROUP BY of LeD and chrF over every pair "
     f"(`sql --cluster`, one shuffle). Their answers are the same at every N (checked: a checksum "
     f"of every scored value; the GROUP BY's output byte for byte). Throughput X(N) = pairs / s; "
-    f"efficiency E(N) = X(N) / (N · X(1)). One run each.\n"
+    f"efficiency E(N) = X(N) / (N · X(1)). One run each. "
+    + (
+        "The machine was kept equally busy at every N: a busy loop per core at the lowest priority "
+        "(nice 19, outside the caps), which the executors displace (`LOAD=busy`; on a mostly idle "
+        "machine this VM's executors used ~20 % more CPU per pair at N = 1 than at N = 8).\n"
+        if load == "busy"
+        else "The machine was otherwise idle (`LOAD=idle`).\n"
+    )
 )
 print("| job | N | wall | pairs/s | E(N) | executors' CPU | scheduler's CPU | client's CPU (peak) | shuffle written | model | model error |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
