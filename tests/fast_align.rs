@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
-use crate::common::{err, gunzip, ok, path_str, root};
+use crate::common::{err, file_names, gunzip, ok, path_str, root};
 
 fn data() -> PathBuf {
     root().join("tests/data/fast_align")
@@ -375,22 +375,12 @@ fn align_words_writes_no_links_for_a_pair_with_an_empty_side() {
     }
 }
 
-/// The names in `dir`, sorted.
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// Wait until a scratch directory of `pid` appears in `dir` (at most 120 s).
 fn wait_for_scratch(dir: &Path, pid: u32) -> bool {
     let prefix = format!("pairmetrics-scratch.{pid}.");
     let started = std::time::Instant::now();
     while started.elapsed() < std::time::Duration::from_secs(120) {
-        if entries(dir).iter().any(|e| e.starts_with(&prefix)) {
+        if file_names(dir).iter().any(|e| e.starts_with(&prefix)) {
             return true;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
@@ -427,13 +417,21 @@ fn scratch_directories_go_on_signals_and_after_a_kill() {
         unsafe { libc::kill(child.id() as libc::pid_t, signal) };
         let status = child.wait().unwrap();
         assert_eq!(status.signal(), Some(signal), "dies of the signal");
-        assert_eq!(entries(&scratch), Vec::<String>::new(), "signal {signal}");
+        assert_eq!(
+            file_names(&scratch),
+            Vec::<String>::new(),
+            "signal {signal}"
+        );
     }
     let mut child = start();
     assert!(wait_for_scratch(&scratch, child.id()), "the run spills");
     child.kill().unwrap();
     child.wait().unwrap();
-    assert_eq!(entries(&scratch).len(), 1, "SIGKILL leaves the directory");
+    assert_eq!(
+        file_names(&scratch).len(),
+        1,
+        "SIGKILL leaves the directory"
+    );
     // PID 1 always runs; no process has a PID above the kernel's largest (4194304).
     std::fs::create_dir(scratch.join("pairmetrics-scratch.1.live")).unwrap();
     let elsewhere = dir.path().join("elsewhere");
@@ -451,7 +449,7 @@ fn scratch_directories_go_on_signals_and_after_a_kill() {
         path_str(&scratch),
     ]);
     assert_eq!(
-        entries(&scratch),
+        file_names(&scratch),
         [
             "pairmetrics-scratch.1.live",
             "pairmetrics-scratch.4194305.link"
@@ -525,7 +523,11 @@ fn a_killed_align_words_leaves_nothing_after_the_next_run() {
     assert!(wait_for_scratch(&scratch, child.id()), "the run spills");
     child.kill().unwrap();
     child.wait().unwrap();
-    assert_eq!(entries(&scratch).len(), 1, "SIGKILL leaves the directory");
+    assert_eq!(
+        file_names(&scratch).len(),
+        1,
+        "SIGKILL leaves the directory"
+    );
     // The next run sweeps when it starts, spilling or not: ten pairs are enough.
     let few = TempDir::new().unwrap();
     let few_pairs = crate::common::europarl_pairs(few.path(), Some(10));
@@ -534,5 +536,5 @@ fn a_killed_align_words_leaves_nothing_after_the_next_run() {
         &out,
         &["--temp-dir", path_str(&scratch)],
     ));
-    assert_eq!(entries(&scratch), Vec::<String>::new());
+    assert_eq!(file_names(&scratch), Vec::<String>::new());
 }
